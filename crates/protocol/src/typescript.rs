@@ -1,0 +1,41 @@
+//! Renders `ui/src/bindings.ts` from the Rust types.
+
+use crate::*;
+use ts_rs::{Config, TS};
+
+/// The whole TypeScript bindings file. A test compares it with the checked-in copy, so a change
+/// to a type that is not re-exported fails CI (`UPDATE_BINDINGS=1 cargo test -p protocol`
+/// rewrites it).
+pub fn typescript() -> String {
+    let cfg = Config::new().with_large_int("number");
+    let decls = [
+        EntryKind::decl(&cfg),
+        GitBadge::decl(&cfg),
+        FileEntry::decl(&cfg),
+        FileListing::decl(&cfg),
+        FileContent::decl(&cfg),
+        ProjectInfo::decl(&cfg),
+        RecentProject::decl(&cfg),
+        Startup::decl(&cfg),
+        CommandError::decl(&cfg),
+        ErrorCode::decl(&cfg),
+        OpenProjectArgs::decl(&cfg),
+        RemoveRecentArgs::decl(&cfg),
+        ListDirArgs::decl(&cfg),
+        ReadFileArgs::decl(&cfg),
+    ];
+    let mut out = String::from(
+        "// Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p protocol`. Do not edit.\n\n",
+    );
+    for decl in decls {
+        out.push_str("export ");
+        out.push_str(&decl);
+        out.push_str("\n\n");
+    }
+    out.push_str("export interface Commands {\n");
+    for (name, args, result) in COMMANDS {
+        out.push_str(&format!("  {name}: {{ args: {args}; result: {result} }};\n"));
+    }
+    out.push_str("}\n");
+    out
+}

@@ -1,0 +1,67 @@
+//! The tools' one error type. Every message says what went wrong *and* what to do next, since
+//! the reader is often a model that will retry.
+
+use protocol::{CommandError, ErrorCode};
+use std::path::PathBuf;
+
+pub type ToolResult<T> = Result<T, ToolError>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("{} does not exist. Check the spelling, or list the parent folder with list_files.", .0.display())]
+    NotFound(PathBuf),
+    #[error("{} is a file, not a folder. Use read_file to read it, or list its parent folder.", .0.display())]
+    NotADirectory(PathBuf),
+    #[error("{} is a folder, not a file. Use list_files to see what it contains.", .0.display())]
+    NotAFile(PathBuf),
+    #[error("Permission denied reading {}. Choose another path; this one cannot be read.", .0.display())]
+    PermissionDenied(PathBuf),
+    #[error("{path} is outside the project folder {root}. Use a path inside the project.")]
+    OutsideProject { path: String, root: String },
+    #[error("Invalid argument: {0}")]
+    InvalidArgument(String),
+    #[error("Could not read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("git failed: {0}")]
+    Git(#[from] git2::Error),
+}
+
+impl ToolError {
+    /// Maps an I/O error on `path` to the variant that explains it best.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        let path = path.into();
+        match source.kind() {
+            std::io::ErrorKind::NotFound => ToolError::NotFound(path),
+            std::io::ErrorKind::PermissionDenied => ToolError::PermissionDenied(path),
+            std::io::ErrorKind::NotADirectory => ToolError::NotADirectory(path),
+            std::io::ErrorKind::IsADirectory => ToolError::NotAFile(path),
+            _ => ToolError::Io { path, source },
+        }
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ToolError::NotFound(_) => ErrorCode::NotFound,
+            ToolError::NotADirectory(_) => ErrorCode::NotADirectory,
+            ToolError::NotAFile(_) => ErrorCode::NotAFile,
+            ToolError::PermissionDenied(_) => ErrorCode::PermissionDenied,
+            ToolError::OutsideProject { .. } => ErrorCode::OutsideProject,
+            ToolError::InvalidArgument(_) => ErrorCode::InvalidArgument,
+            ToolError::Io { .. } => ErrorCode::Io,
+            ToolError::Git(_) => ErrorCode::Git,
+        }
+    }
+}
+
+impl From<ToolError> for CommandError {
+    fn from(err: ToolError) -> Self {
+        CommandError {
+            code: err.code(),
+            message: err.to_string(),
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The tools the agent and the UI share.
+//!
+//! Owns what a tool does to the project: resolving paths inside the project root, listing and
+//! reading files, reading git state. Each tool has typed arguments with a JSON schema (what the
+//! model sees), a structured result from `protocol` (what the UI renders) and a text rendering
+//! (what the model reads). Must not touch Tauri, the policy engine or the model: callers decide
+//! whether a call may run; this crate only runs it, and refuses paths outside the project.
+
+mod error;
+mod git_status;
+mod list_files;
+mod paths;
+mod read_file;
+mod tree_order;
+
+pub use error::{ToolError, ToolResult};
+pub use git_status::{GitStatus, StatusEntry, git_status};
+pub use list_files::{ListFilesArgs, list_files, render_listing};
+pub use paths::ProjectRoot;
+pub use read_file::{
+    DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, LARGE_FILE_BYTES, MAX_LINE_CHARS, ReadFileArgs,
+    read_file, render_content,
+};

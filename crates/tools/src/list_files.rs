@@ -1,0 +1,411 @@
+//! `list_files`: a folder's entries, .gitignore-aware, never inside `.git/` or `node_modules/`.
+
+use crate::error::{ToolError, ToolResult};
+use crate::paths::{ProjectRoot, to_slash};
+use crate::tree_order::sort_entries;
+use globset::{GlobBuilder, GlobMatcher};
+use protocol::{EntryKind, FileEntry, FileListing};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::fmt::Write as _;
+
+/// Folders no listing ever enters: version-control internals and dependency trees that dwarf
+/// the project and are never what the user or the model is looking for.
+const NEVER_LISTED: &[&str] = &[".git", "node_modules"];
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListFilesArgs {
+    /// Folder to list, relative to the project root (or absolute inside it). Default: the root.
+    #[serde(default)]
+    pub path: String,
+    /// Include sub-folders' contents. Default false.
+    #[serde(default)]
+    pub recursive: bool,
+    /// Glob filter, e.g. `*.ts` (matched against names) or `src/**/*.rs` (matched against the
+    /// path relative to `path`).
+    #[serde(default)]
+    pub pattern: Option<String>,
+    /// Include hidden files (names starting with a dot). Default false.
+    #[serde(default)]
+    pub hidden: bool,
+    /// Maximum entries returned. Default 1000.
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+pub const DEFAULT_LIST_LIMIT: u32 = 1000;
+
+impl Default for ListFilesArgs {
+    fn default() -> Self {
+        Self {
+            path: String::new(),
+            recursive: false,
+            pattern: None,
+            hidden: false,
+            limit: None,
+        }
+    }
+}
+
+enum Pattern {
+    /// No `/` in the glob: matched against the entry's name, at any depth (ripgrep's `-g`).
+    Name(GlobMatcher),
+    /// Matched against the path relative to the listed folder.
+    Path(GlobMatcher),
+}
+
+impl Pattern {
+    fn parse(glob: &str) -> ToolResult<Self> {
+        // `*` stops at `/`, as in .gitignore and ripgrep's -g.
+        let matcher = GlobBuilder::new(glob)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| {
+                ToolError::InvalidArgument(format!(
+                    "pattern `{glob}` is not a valid glob ({e}); try something like `*.rs` or `src/**/*.ts`"
+                ))
+            })?
+            .compile_matcher();
+        Ok(if glob.contains('/') {
+            Pattern::Path(matcher)
+        } else {
+            Pattern::Name(matcher)
+        })
+    }
+
+    fn matches(&self, name: &str, rel: &str) -> bool {
+        match self {
+            Pattern::Name(m) => m.is_match(name),
+            Pattern::Path(m) => m.is_match(rel),
+        }
+    }
+}
+
+/// Lists a folder. Entries are sorted folder by folder, sub-folders first.
+pub fn list_files(root: &ProjectRoot, args: &ListFilesArgs) -> ToolResult<FileListing> {
+    let limit = args.limit.unwrap_or(DEFAULT_LIST_LIMIT);
+    if limit == 0 {
+        return Err(ToolError::InvalidArgument(
+            "limit must be at least 1".into(),
+        ));
+    }
+    let pattern = args.pattern.as_deref().map(Pattern::parse).transpose()?;
+    let dir = root.resolve(&args.path)?;
+    let meta = std::fs::metadata(&dir.real).map_err(|e| ToolError::io(&dir.real, e))?;
+    if !meta.is_dir() {
+        return Err(ToolError::NotADirectory(dir.real));
+    }
+
+    let mut walker = ignore::WalkBuilder::new(&dir.real);
+    walker
+        .hidden(!args.hidden)
+        .require_git(false)
+        .follow_links(false)
+        .max_depth(if args.recursive { None } else { Some(1) })
+        .filter_entry(|e| {
+            let never = e.depth() > 0
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && NEVER_LISTED.contains(&e.file_name().to_string_lossy().as_ref());
+            !never
+        });
+
+    let mut entries = Vec::new();
+    let mut skipped = Vec::new();
+    for item in walker.build() {
+        let entry = match item {
+            Ok(entry) => entry,
+            Err(err) => {
+                skipped.push(err.to_string());
+                continue;
+            }
+        };
+        if entry.depth() == 0 {
+            continue;
+        }
+        let rel_to_dir = match entry.path().strip_prefix(&dir.real) {
+            Ok(rel) => to_slash(rel),
+            Err(_) => continue,
+        };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(p) = &pattern {
+            if !p.matches(&name, &rel_to_dir) {
+                continue;
+            }
+        }
+        let symlink = entry.path_is_symlink();
+        // A symlink is shown as what it points to; a dangling one as a file.
+        let target = std::fs::metadata(entry.path()).ok();
+        let is_dir = target.as_ref().is_some_and(|m| m.is_dir());
+        let path = if dir.display.is_empty() {
+            rel_to_dir
+        } else {
+            format!("{}/{}", dir.display, rel_to_dir)
+        };
+        entries.push(FileEntry {
+            hidden: name.starts_with('.'),
+            path,
+            name,
+            kind: if is_dir { EntryKind::Dir } else { EntryKind::File },
+            symlink,
+            size: if is_dir {
+                None
+            } else {
+                target.map(|m| m.len())
+            },
+            git: None,
+        });
+    }
+    sort_entries(&mut entries);
+    let total = entries.len();
+    entries.truncate(limit as usize);
+    Ok(FileListing {
+        path: dir.display,
+        omitted: u32::try_from(total - entries.len()).unwrap_or(u32::MAX),
+        entries,
+        skipped,
+    })
+}
+
+/// The listing as the model reads it: one path per line, folders with a trailing `/`.
+pub fn render_listing(listing: &FileListing) -> String {
+    let mut out = String::new();
+    let shown = if listing.path.is_empty() {
+        "the project root"
+    } else {
+        listing.path.as_str()
+    };
+    if listing.entries.is_empty() {
+        let _ = writeln!(out, "No entries in {shown} (ignored and hidden files are not listed unless hidden=true).");
+    }
+    for e in &listing.entries {
+        match (e.kind, e.symlink) {
+            (EntryKind::Dir, false) => {
+                let _ = writeln!(out, "{}/", e.path);
+            }
+            (EntryKind::Dir, true) => {
+                let _ = writeln!(out, "{}/ (symlink)", e.path);
+            }
+            (EntryKind::File, symlink) => {
+                let size = e.size.map(human_size).unwrap_or_else(|| "broken link".into());
+                let link = if symlink { ", symlink" } else { "" };
+                let _ = writeln!(out, "{} ({size}{link})", e.path);
+            }
+        }
+    }
+    if listing.omitted > 0 {
+        let _ = writeln!(
+            out,
+            "… {} more entries not shown. Raise `limit`, narrow with `pattern`, or list a sub-folder.",
+            listing.omitted
+        );
+    }
+    for s in &listing.skipped {
+        let _ = writeln!(out, "skipped: {s}");
+    }
+    out
+}
+
+pub(crate) fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn project() -> (tempfile::TempDir, ProjectRoot) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path();
+        for d in ["src/inner", ".git/objects", "node_modules/pkg", "target", ".hidden_dir"] {
+            fs::create_dir_all(p.join(d)).expect("mkdir");
+        }
+        for (f, body) in [
+            ("README.md", "readme"),
+            ("src/main.rs", "fn main() {}"),
+            ("src/lib.rs", "lib"),
+            ("src/inner/deep.rs", "deep"),
+            ("build.log", "ignored"),
+            ("target/out.bin", "ignored dir"),
+            (".env", "SECRET=1"),
+            (".gitignore", "*.log\ntarget/\n"),
+            (".git/HEAD", "ref"),
+            ("node_modules/pkg/index.js", "x"),
+            (".hidden_dir/x.txt", "x"),
+        ] {
+            fs::write(p.join(f), body).expect("write");
+        }
+        let root = ProjectRoot::open(p).expect("open");
+        (dir, root)
+    }
+
+    fn paths(l: &FileListing) -> Vec<&str> {
+        l.entries.iter().map(|e| e.path.as_str()).collect()
+    }
+
+    #[test]
+    fn lists_root_non_recursively_honouring_gitignore_without_a_repo() {
+        let (_d, root) = project();
+        let l = list_files(&root, &ListFilesArgs::default()).expect("list");
+        assert_eq!(paths(&l), ["src", "README.md"]);
+        assert_eq!(l.entries[0].kind, EntryKind::Dir);
+        assert_eq!(l.entries[1].size, Some(6));
+        assert_eq!(l.omitted, 0);
+    }
+
+    #[test]
+    fn hidden_shows_dotfiles_but_never_git_or_node_modules() {
+        let (_d, root) = project();
+        let args = ListFilesArgs {
+            hidden: true,
+            ..Default::default()
+        };
+        let l = list_files(&root, &args).expect("list");
+        assert_eq!(paths(&l), [".hidden_dir", "src", ".env", ".gitignore", "README.md"]);
+        assert!(l.entries.iter().filter(|e| e.hidden).count() == 3);
+        let rec = list_files(
+            &root,
+            &ListFilesArgs {
+                hidden: true,
+                recursive: true,
+                ..Default::default()
+            },
+        )
+        .expect("list");
+        assert!(!paths(&rec).iter().any(|p| p.contains(".git/") || p.contains("node_modules")));
+    }
+
+    #[test]
+    fn recursive_lists_depth_first_in_tree_order() {
+        let (_d, root) = project();
+        let args = ListFilesArgs {
+            recursive: true,
+            ..Default::default()
+        };
+        let l = list_files(&root, &args).expect("list");
+        assert_eq!(
+            paths(&l),
+            ["src", "src/inner", "src/inner/deep.rs", "src/lib.rs", "src/main.rs", "README.md"]
+        );
+    }
+
+    #[test]
+    fn sub_folder_paths_stay_relative_to_the_root() {
+        let (_d, root) = project();
+        let args = ListFilesArgs {
+            path: "src".into(),
+            ..Default::default()
+        };
+        let l = list_files(&root, &args).expect("list");
+        assert_eq!(l.path, "src");
+        assert_eq!(paths(&l), ["src/inner", "src/lib.rs", "src/main.rs"]);
+    }
+
+    #[test]
+    fn pattern_by_name_and_by_path() {
+        let (_d, root) = project();
+        let by_name = ListFilesArgs {
+            recursive: true,
+            pattern: Some("*.rs".into()),
+            ..Default::default()
+        };
+        let l = list_files(&root, &by_name).expect("list");
+        assert_eq!(paths(&l), ["src/inner/deep.rs", "src/lib.rs", "src/main.rs"]);
+        let by_path = ListFilesArgs {
+            recursive: true,
+            pattern: Some("src/*.rs".into()),
+            ..Default::default()
+        };
+        let l = list_files(&root, &by_path).expect("list");
+        assert_eq!(paths(&l), ["src/lib.rs", "src/main.rs"]);
+        let bad = ListFilesArgs {
+            pattern: Some("a[".into()),
+            ..Default::default()
+        };
+        let err = list_files(&root, &bad).expect_err("bad glob");
+        assert!(err.to_string().contains("not a valid glob"), "{err}");
+    }
+
+    #[test]
+    fn limit_cuts_and_counts_the_rest() {
+        let (_d, root) = project();
+        let args = ListFilesArgs {
+            recursive: true,
+            limit: Some(2),
+            ..Default::default()
+        };
+        let l = list_files(&root, &args).expect("list");
+        assert_eq!(l.entries.len(), 2);
+        assert_eq!(l.omitted, 4);
+        assert!(render_listing(&l).contains("4 more entries not shown"));
+        let zero = ListFilesArgs {
+            limit: Some(0),
+            ..Default::default()
+        };
+        assert!(matches!(list_files(&root, &zero), Err(ToolError::InvalidArgument(_))));
+    }
+
+    #[test]
+    fn errors_say_what_to_do() {
+        let (_d, root) = project();
+        let file = ListFilesArgs {
+            path: "README.md".into(),
+            ..Default::default()
+        };
+        let err = list_files(&root, &file).expect_err("file");
+        assert!(err.to_string().contains("Use read_file"), "{err}");
+        let missing = ListFilesArgs {
+            path: "nope".into(),
+            ..Default::default()
+        };
+        assert!(matches!(list_files(&root, &missing), Err(ToolError::NotFound(_))));
+        let outside = ListFilesArgs {
+            path: "../".into(),
+            ..Default::default()
+        };
+        assert!(matches!(list_files(&root, &outside), Err(ToolError::OutsideProject { .. })));
+    }
+
+    #[test]
+    fn render_marks_folders() {
+        let (_d, root) = project();
+        let l = list_files(&root, &ListFilesArgs::default()).expect("list");
+        assert_eq!(render_listing(&l), "src/\nREADME.md (6 B)\n");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_do_not_hang_a_recursive_listing() {
+        let (_d, root) = project();
+        std::os::unix::fs::symlink(root.path(), root.path().join("src/loop")).expect("symlink");
+        let args = ListFilesArgs {
+            recursive: true,
+            ..Default::default()
+        };
+        let l = list_files(&root, &args).expect("list");
+        let looped = l.entries.iter().find(|e| e.path == "src/loop").expect("loop entry");
+        assert!(looped.symlink);
+        assert_eq!(looped.kind, EntryKind::Dir);
+        assert!(!paths(&l).iter().any(|p| p.starts_with("src/loop/")));
+    }
+
+    #[test]
+    fn schema_names_every_parameter() {
+        let schema = serde_json::to_value(schemars::schema_for!(ListFilesArgs)).expect("schema");
+        let props = schema["properties"].as_object().expect("properties");
+        for key in ["path", "recursive", "pattern", "hidden", "limit"] {
+            assert!(props.contains_key(key), "{key}");
+        }
+    }
+}

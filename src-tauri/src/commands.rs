@@ -1,0 +1,167 @@
+//! The commands the UI invokes. Thin: each validates the project, calls the `tools` crate off
+//! the UI thread, and maps errors to `CommandError`. Names and argument types match
+//! `protocol::COMMANDS`, from which the UI's typed wrapper is generated.
+
+use crate::state::AppState;
+use protocol::{
+    CommandError, ErrorCode, FileContent, FileListing, ListDirArgs, OpenProjectArgs, ProjectInfo,
+    ReadFileArgs, RecentProject, RemoveRecentArgs, Startup,
+};
+use std::time::{SystemTime, UNIX_EPOCH};
+use tauri::{Manager as _, State};
+use tools::{ProjectRoot, ToolError};
+
+type CmdResult<T> = Result<T, CommandError>;
+
+/// A directory of 100,000 entries must still paint at once: the tree shows this many per folder
+/// and says how many more there are.
+const TREE_FOLDER_LIMIT: u32 = 5000;
+
+fn internal(err: impl std::fmt::Display) -> CommandError {
+    CommandError {
+        code: ErrorCode::Internal,
+        message: format!("Internal error: {err}. Please report this; the log folder has details."),
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> CmdResult<T> + Send + 'static,
+) -> CmdResult<T> {
+    tauri::async_runtime::spawn_blocking(f)
+        .await
+        .map_err(internal)?
+}
+
+/// Opens a folder as a project: validates it and reads what the header shows.
+pub fn project_info(path: &str) -> Result<(ProjectRoot, ProjectInfo), ToolError> {
+    let root = ProjectRoot::open(path)?;
+    let status = tools::git_status(&root).unwrap_or_else(|err| {
+        tracing::warn!(%err, "git status failed; showing the project without badges");
+        None
+    });
+    let info = ProjectInfo {
+        root: root.path().to_string_lossy().into_owned(),
+        name: root.name(),
+        is_git: status.is_some(),
+        branch: status.and_then(|s| s.branch),
+    };
+    Ok((root, info))
+}
+
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Root paths come from the UI; only folders the user opened in this run may be browsed.
+fn opened_root(state: &AppState, root: &str) -> CmdResult<ProjectRoot> {
+    let root = ProjectRoot::open(root)?;
+    if !state.is_allowed(&root) {
+        return Err(CommandError {
+            code: ErrorCode::InvalidArgument,
+            message: format!("{} is not an open project. Open it first.", root.path().display()),
+        });
+    }
+    Ok(root)
+}
+
+#[tauri::command]
+pub fn startup(state: State<'_, AppState>) -> Startup {
+    state.startup.clone()
+}
+
+#[tauri::command]
+pub async fn open_project(
+    args: OpenProjectArgs,
+    window: tauri::WebviewWindow,
+) -> CmdResult<ProjectInfo> {
+    let app = window.app_handle().clone();
+    let info = blocking(move || {
+        let state = app.state::<AppState>();
+        let (root, info) = project_info(&args.path)?;
+        state.allow(&root);
+        if let Err(err) = state.recent.touch(&info.root, now_ms()) {
+            tracing::warn!(%err, "could not save the recent projects list");
+        }
+        Ok(info)
+    })
+    .await?;
+    tracing::info!(root = %info.root, git = info.is_git, "project opened");
+    if let Err(err) = window.set_title(&format!("{} — Tandem", info.name)) {
+        tracing::warn!(%err, "could not set the window title");
+    }
+    Ok(info)
+}
+
+#[tauri::command]
+pub async fn recent_projects(app: tauri::AppHandle) -> CmdResult<Vec<RecentProject>> {
+    blocking(move || Ok(app.state::<AppState>().recent.list())).await
+}
+
+#[tauri::command]
+pub async fn remove_recent(
+    args: RemoveRecentArgs,
+    app: tauri::AppHandle,
+) -> CmdResult<Vec<RecentProject>> {
+    blocking(move || {
+        app.state::<AppState>()
+            .recent
+            .remove(&args.path)
+            .map_err(|err| CommandError {
+                code: ErrorCode::Io,
+                message: format!("Could not update the recent projects list: {err}"),
+            })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn list_dir(args: ListDirArgs, app: tauri::AppHandle) -> CmdResult<FileListing> {
+    blocking(move || {
+        let state = app.state::<AppState>();
+        let root = opened_root(&state, &args.root)?;
+        let mut listing = tools::list_files(
+            &root,
+            &tools::ListFilesArgs {
+                path: args.path,
+                recursive: false,
+                pattern: None,
+                hidden: args.hidden,
+                limit: Some(TREE_FOLDER_LIMIT),
+            },
+        )?;
+        match state.git_status(&root) {
+            Ok(Some(status)) => {
+                for entry in &mut listing.entries {
+                    entry.git = match entry.kind {
+                        protocol::EntryKind::Dir => status.dir_badge(&entry.path),
+                        protocol::EntryKind::File => status.file_badge(&entry.path),
+                    };
+                }
+            }
+            Ok(None) => {}
+            Err(err) => tracing::warn!(%err, "git status failed; listing without badges"),
+        }
+        Ok(listing)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn read_file(args: ReadFileArgs, app: tauri::AppHandle) -> CmdResult<FileContent> {
+    blocking(move || {
+        let state = app.state::<AppState>();
+        let root = opened_root(&state, &args.root)?;
+        Ok(tools::read_file(
+            &root,
+            &tools::ReadFileArgs {
+                path: args.path,
+                offset: args.offset,
+                limit: args.limit,
+            },
+        )?)
+    })
+    .await
+}

@@ -1,0 +1,109 @@
+//! The Tandem desktop app: the Tauri shell.
+//!
+//! Owns the window, the command line, the commands the UI invokes, app-level state (recent
+//! projects, logs) and plugins. Thin by design: what a command *does* lives in the engine
+//! crates (`tools`, later `policy` and `agent`), which never depend on Tauri.
+
+mod cli_args;
+mod commands;
+mod logging;
+mod recent;
+mod state;
+
+use cli_args::CliAction;
+use protocol::Startup;
+use std::path::PathBuf;
+use tauri::Manager as _;
+
+/// Where the config lives: `TANDEM_CONFIG_DIR` when set (tests use a throwaway one), else the
+/// platform's app config folder.
+fn config_dir(app: &tauri::App) -> PathBuf {
+    if let Some(dir) = std::env::var_os("TANDEM_CONFIG_DIR") {
+        return PathBuf::from(dir);
+    }
+    app.path()
+        .app_config_dir()
+        .unwrap_or_else(|_| std::env::temp_dir().join("tandem-config"))
+}
+
+fn log_dir(app: &tauri::App) -> PathBuf {
+    if let Some(dir) = std::env::var_os("TANDEM_CONFIG_DIR") {
+        return PathBuf::from(dir).join("logs");
+    }
+    app.path()
+        .app_log_dir()
+        .unwrap_or_else(|_| std::env::temp_dir().join("tandem-logs"))
+}
+
+/// What to show first for the folder given on the command line.
+fn startup_for(project: Option<PathBuf>, state: &state::AppState) -> Startup {
+    let Some(path) = project else {
+        return Startup::Welcome;
+    };
+    let shown = path.display().to_string();
+    match commands::project_info(&shown) {
+        Ok((root, info)) => {
+            state.allow(&root);
+            Startup::Project { project: info }
+        }
+        Err(err) => {
+            tracing::warn!(path = %shown, %err, "cannot open the project given on the command line");
+            Startup::Error {
+                path: shown,
+                message: err.to_string(),
+            }
+        }
+    }
+}
+
+pub fn run() {
+    let project = match cli_args::parse(std::env::args().skip(1)) {
+        CliAction::Launch { project } => project,
+        CliAction::Help => {
+            println!("{}", cli_args::USAGE);
+            return;
+        }
+        CliAction::Version => {
+            println!("tandem {}", env!("CARGO_PKG_VERSION"));
+            return;
+        }
+        CliAction::Invalid(msg) => {
+            eprintln!("tandem: {msg}\n\n{}", cli_args::USAGE);
+            std::process::exit(2);
+        }
+    };
+
+    let result = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .setup(move |app| {
+            let guard = logging::init(&log_dir(app));
+            app.manage(guard);
+            let config = config_dir(app);
+            tracing::info!(version = env!("CARGO_PKG_VERSION"), config = %config.display(), "Tandem starting");
+            let mut state = state::AppState::new(Startup::Welcome, recent::RecentStore::new(&config));
+            state.startup = startup_for(project.clone(), &state);
+            if let Startup::Project { project } = &state.startup {
+                if let Err(err) = state.recent.touch(&project.root, commands::now_ms()) {
+                    tracing::warn!(%err, "could not save the recent projects list");
+                }
+                if let Some(window) = app.get_webview_window("main") {
+                    let _ = window.set_title(&format!("{} — Tandem", project.name));
+                }
+            }
+            app.manage(state);
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::startup,
+            commands::open_project,
+            commands::recent_projects,
+            commands::remove_recent,
+            commands::list_dir,
+            commands::read_file,
+        ])
+        .run(tauri::generate_context!());
+    if let Err(err) = result {
+        eprintln!("tandem: could not start: {err}");
+        std::process::exit(1);
+    }
+}

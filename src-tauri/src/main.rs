@@ -1,0 +1,1 @@
+fn main() { tandem_lib::run() }

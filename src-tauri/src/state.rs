@@ -1,0 +1,66 @@
+//! What the app holds between commands: how it was started, the recent list, which project
+//! folders the window has opened, and a short-lived git status cache per project.
+
+use crate::recent::RecentStore;
+use protocol::Startup;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+use tools::{GitStatus, ProjectRoot, ToolResult};
+
+/// A tree expanding several folders in a row asks for the same status; reuse it this long.
+const GIT_STATUS_TTL: Duration = Duration::from_millis(1500);
+
+pub struct AppState {
+    pub startup: Startup,
+    pub recent: RecentStore,
+    opened: Mutex<HashSet<PathBuf>>,
+    git: Mutex<HashMap<PathBuf, (Instant, Option<Arc<GitStatus>>)>>,
+}
+
+impl AppState {
+    pub fn new(startup: Startup, recent: RecentStore) -> Self {
+        Self {
+            startup,
+            recent,
+            opened: Mutex::new(HashSet::new()),
+            git: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Remembers a folder the user opened; only those can be browsed.
+    pub fn allow(&self, root: &ProjectRoot) {
+        self.opened
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(root.path().to_path_buf());
+    }
+
+    pub fn is_allowed(&self, root: &ProjectRoot) -> bool {
+        self.opened
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(root.path())
+    }
+
+    pub fn git_status(&self, root: &ProjectRoot) -> ToolResult<Option<Arc<GitStatus>>> {
+        let key = root.path().to_path_buf();
+        if let Some((at, status)) = self
+            .git
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            if at.elapsed() < GIT_STATUS_TTL {
+                return Ok(status.clone());
+            }
+        }
+        let status = tools::git_status(root)?.map(Arc::new);
+        self.git
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, (Instant::now(), status.clone()));
+        Ok(status)
+    }
+}

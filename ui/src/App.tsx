@@ -1,0 +1,35 @@
+import { useEffect, useState } from "react";
+import { useApp } from "./store";
+import { watchDragDrop } from "./dragDrop";
+import { WelcomeScreen } from "./components/WelcomeScreen";
+import { ProjectView } from "./components/ProjectView";
+
+export function App() {
+  const screen = useApp((s) => s.screen);
+  const init = useApp((s) => s.init);
+  const openProject = useApp((s) => s.openProject);
+  const [dropHover, setDropHover] = useState(false);
+
+  useEffect(() => {
+    void init();
+  }, [init]);
+
+  useEffect(
+    () =>
+      watchDragDrop({
+        onHover: setDropHover,
+        onDrop: (paths) => {
+          if (paths[0]) void openProject(paths[0]);
+        },
+      }),
+    [openProject],
+  );
+
+  if (screen.kind === "loading") {
+    return <div className="splash" data-testid="loading" />;
+  }
+  if (screen.kind === "project") {
+    return <ProjectView project={screen.project} dropHover={dropHover} />;
+  }
+  return <WelcomeScreen dropHover={dropHover} />;
+}

@@ -1,0 +1,41 @@
+// The one way the UI talks to Rust: a typed `call` over the generated `Commands` interface.
+import { invoke } from "@tauri-apps/api/core";
+import type { CommandError, Commands, ErrorCode } from "./bindings";
+
+type ArgsOf<K extends keyof Commands> = Commands[K]["args"] extends null ? [] : [Commands[K]["args"]];
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function isCommandError(value: unknown): value is CommandError {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as CommandError).message === "string" &&
+    typeof (value as CommandError).code === "string"
+  );
+}
+
+/** Turns whatever a rejected invoke carries into an AppError with a readable message. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (isCommandError(err)) return new AppError(err.code, err.message);
+  if (err instanceof Error) return new AppError("internal", err.message);
+  return new AppError("internal", String(err));
+}
+
+export async function call<K extends keyof Commands>(
+  cmd: K,
+  ...args: ArgsOf<K>
+): Promise<Commands[K]["result"]> {
+  try {
+    return await invoke<Commands[K]["result"]>(cmd, args.length ? { args: args[0] } : {});
+  } catch (err) {
+    throw toAppError(err);
+  }
+}

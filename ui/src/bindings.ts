@@ -1,0 +1,98 @@
+// Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p protocol`. Do not edit.
+
+export type EntryKind = "file" | "dir";
+
+export type GitBadge = "conflicted" | "modified" | "added" | "deleted" | "renamed" | "untracked";
+
+export type FileEntry = { path: string, name: string, kind: EntryKind, symlink: boolean, hidden: boolean, size: number | null, git: GitBadge | null, };
+
+export type FileListing = { 
+/**
+ * The listed folder, relative to the root ("" for the root itself).
+ */
+path: string, entries: Array<FileEntry>, 
+/**
+ * Entries that matched but were left out because of `limit`.
+ */
+omitted: number, 
+/**
+ * Folders that could not be read (permissions, symlink loops), with why.
+ */
+skipped: Array<string>, };
+
+export type FileContent = { "kind": "text", path: string, 
+/**
+ * 1-based number of the first line in `lines`.
+ */
+start_line: number, lines: Array<string>, 
+/**
+ * Lines in the whole file.
+ */
+total_lines: number, size: number, 
+/**
+ * Whether the file uses CRLF line endings (the lines themselves never carry `\r`).
+ */
+crlf: boolean, } | { "kind": "binary", path: string, size: number, } | { "kind": "image", path: string, mime: string, size: number, 
+/**
+ * Base64 of the image bytes; empty when the image is over the inline limit.
+ */
+data_base64: string, };
+
+export type ProjectInfo = { 
+/**
+ * Canonical absolute path of the folder.
+ */
+root: string, 
+/**
+ * The folder's name, for titles.
+ */
+name: string, 
+/**
+ * Whether the folder is inside a git work tree (git badges are shown only then).
+ */
+is_git: boolean, 
+/**
+ * The checked-out branch, when there is one.
+ */
+branch: string | null, };
+
+export type RecentProject = { path: string, name: string, 
+/**
+ * Milliseconds since the Unix epoch.
+ */
+opened_at_ms: number, 
+/**
+ * False when the folder no longer exists: the UI greys it out and offers "Remove".
+ */
+exists: boolean, };
+
+export type Startup = { "kind": "welcome" } | { "kind": "project", project: ProjectInfo, } | { "kind": "error", path: string, message: string, };
+
+export type CommandError = { code: ErrorCode, message: string, };
+
+export type ErrorCode = "not_found" | "not_a_directory" | "not_a_file" | "permission_denied" | "outside_project" | "invalid_argument" | "io" | "git" | "internal";
+
+export type OpenProjectArgs = { path: string, };
+
+export type RemoveRecentArgs = { path: string, };
+
+export type ListDirArgs = { root: string, 
+/**
+ * Folder relative to the root; "" for the root.
+ */
+path: string, hidden: boolean, };
+
+export type ReadFileArgs = { root: string, path: string, 
+/**
+ * 1-based first line; negative counts from the end.
+ */
+offset: number | null, limit: number | null, };
+
+export interface Commands {
+  startup: { args: null; result: Startup };
+  open_project: { args: OpenProjectArgs; result: ProjectInfo };
+  recent_projects: { args: null; result: Array<RecentProject> };
+  remove_recent: { args: RemoveRecentArgs; result: Array<RecentProject> };
+  list_dir: { args: ListDirArgs; result: FileListing };
+  read_file: { args: ReadFileArgs; result: FileContent };
+}

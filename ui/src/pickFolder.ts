@@ -1,0 +1,8 @@
+// The native folder picker.
+import { open } from "@tauri-apps/plugin-dialog";
+
+/** Asks the user for a folder; null when they cancel. */
+export async function pickFolder(): Promise<string | null> {
+  const picked = await open({ directory: true, multiple: false, title: "Open a project folder" });
+  return typeof picked === "string" ? picked : null;
+}

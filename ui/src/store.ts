@@ -1,0 +1,188 @@
+// App state: which screen shows, the recent list, the tree's folders and the open file.
+// Components read it and call its actions; every decision about files is made in Rust.
+import { create } from "zustand";
+import { call, toAppError } from "./api";
+import type { FileContent, FileEntry, ProjectInfo, RecentProject } from "./bindings";
+
+export type Screen =
+  | { kind: "loading" }
+  | { kind: "welcome"; error?: { path: string; message: string } }
+  | { kind: "project"; project: ProjectInfo };
+
+export type FolderState =
+  | { status: "loading" }
+  | { status: "loaded"; entries: FileEntry[]; omitted: number; skipped: string[] }
+  | { status: "error"; message: string };
+
+export type OpenFile = {
+  path: string;
+  status: "loading" | "loaded" | "error";
+  content?: FileContent;
+  message?: string;
+};
+
+/** Lines per page in the viewer; the tool pages the same way, so a huge file is never whole. */
+export const PAGE_LINES = 2000;
+
+type State = {
+  screen: Screen;
+  recent: RecentProject[];
+  showHidden: boolean;
+  folders: Record<string, FolderState>;
+  expanded: Record<string, boolean>;
+  selected: string | null;
+  openFile: OpenFile | null;
+
+  init: () => Promise<void>;
+  openProject: (path: string) => Promise<void>;
+  closeProject: () => void;
+  loadRecent: () => Promise<void>;
+  removeRecent: (path: string) => Promise<void>;
+  loadFolder: (path: string) => Promise<void>;
+  toggleFolder: (path: string) => Promise<void>;
+  setExpanded: (path: string, open: boolean) => Promise<void>;
+  select: (path: string | null) => void;
+  openFileAt: (path: string, offset?: number) => Promise<void>;
+  setShowHidden: (show: boolean) => Promise<void>;
+  refresh: () => Promise<void>;
+};
+
+function projectRoot(get: () => State): string | null {
+  const screen = get().screen;
+  return screen.kind === "project" ? screen.project.root : null;
+}
+
+export const useApp = create<State>((set, get) => ({
+  screen: { kind: "loading" },
+  recent: [],
+  showHidden: false,
+  folders: {},
+  expanded: {},
+  selected: null,
+  openFile: null,
+
+  async init() {
+    try {
+      const startup = await call("startup");
+      if (startup.kind === "project") {
+        showProject(set, startup.project);
+        await get().loadFolder("");
+      } else if (startup.kind === "error") {
+        set({ screen: { kind: "welcome", error: { path: startup.path, message: startup.message } } });
+      } else {
+        set({ screen: { kind: "welcome" } });
+      }
+    } catch (err) {
+      set({ screen: { kind: "welcome", error: { path: "", message: toAppError(err).message } } });
+    }
+    await get().loadRecent();
+  },
+
+  async openProject(path) {
+    try {
+      const project = await call("open_project", { path });
+      showProject(set, project);
+      await get().loadFolder("");
+    } catch (err) {
+      set({ screen: { kind: "welcome", error: { path, message: toAppError(err).message } } });
+    }
+    await get().loadRecent();
+  },
+
+  closeProject() {
+    set({ screen: { kind: "welcome" }, folders: {}, expanded: {}, selected: null, openFile: null });
+    void get().loadRecent();
+  },
+
+  async loadRecent() {
+    try {
+      set({ recent: await call("recent_projects") });
+    } catch {
+      // The list is a convenience: without it the welcome screen still works.
+      set({ recent: [] });
+    }
+  },
+
+  async removeRecent(path) {
+    try {
+      set({ recent: await call("remove_recent", { path }) });
+    } catch (err) {
+      set({ screen: { kind: "welcome", error: { path, message: toAppError(err).message } } });
+    }
+  },
+
+  async loadFolder(path) {
+    const root = projectRoot(get);
+    if (root === null) return;
+    const hidden = get().showHidden;
+    if (!get().folders[path]) set((s) => ({ folders: { ...s.folders, [path]: { status: "loading" } } }));
+    try {
+      const listing = await call("list_dir", { root, path, hidden });
+      if (projectRoot(get) !== root) return;
+      set((s) => ({
+        folders: {
+          ...s.folders,
+          [path]: {
+            status: "loaded",
+            entries: listing.entries,
+            omitted: listing.omitted,
+            skipped: listing.skipped,
+          },
+        },
+      }));
+    } catch (err) {
+      set((s) => ({
+        folders: { ...s.folders, [path]: { status: "error", message: toAppError(err).message } },
+      }));
+    }
+  },
+
+  async toggleFolder(path) {
+    await get().setExpanded(path, !get().expanded[path]);
+  },
+
+  async setExpanded(path, open) {
+    set((s) => ({ expanded: { ...s.expanded, [path]: open } }));
+    if (open && get().folders[path]?.status !== "loaded") await get().loadFolder(path);
+  },
+
+  select(path) {
+    set({ selected: path });
+  },
+
+  async openFileAt(path, offset) {
+    const root = projectRoot(get);
+    if (root === null) return;
+    set({ selected: path, openFile: { path, status: "loading" } });
+    try {
+      const content = await call("read_file", { root, path, offset: offset ?? null, limit: PAGE_LINES });
+      if (get().openFile?.path !== path) return;
+      set({ openFile: { path, status: "loaded", content } });
+    } catch (err) {
+      if (get().openFile?.path !== path) return;
+      set({ openFile: { path, status: "error", message: toAppError(err).message } });
+    }
+  },
+
+  async setShowHidden(show) {
+    set({ showHidden: show });
+    await get().refresh();
+  },
+
+  async refresh() {
+    const open = Object.entries(get().expanded)
+      .filter(([, isOpen]) => isOpen)
+      .map(([path]) => path);
+    await Promise.all(["", ...open].map((p) => get().loadFolder(p)));
+  },
+}));
+
+function showProject(set: (partial: Partial<State>) => void, project: ProjectInfo) {
+  set({
+    screen: { kind: "project", project },
+    folders: {},
+    expanded: {},
+    selected: null,
+    openFile: null,
+  });
+}

@@ -1,0 +1,20 @@
+import { defineConfig } from "vitest/config";
+import react from "@vitejs/plugin-react";
+
+// Tauri serves the built files from disk; the dev server is only for `tauri dev`.
+export default defineConfig({
+  plugins: [react()],
+  clearScreen: false,
+  server: { host: "127.0.0.1", port: 5173, strictPort: true },
+  build: {
+    target: "safari16",
+    outDir: "dist",
+    emptyOutDir: true,
+    chunkSizeWarningLimit: 1500,
+  },
+  test: {
+    environment: "jsdom",
+    setupFiles: ["./src/test/setup.ts"],
+    include: ["src/**/*.test.{ts,tsx}"],
+  },
+});
