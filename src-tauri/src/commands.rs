@@ -32,6 +32,32 @@ async fn blocking<T: Send + 'static>(
         .map_err(internal)?
 }
 
+/// Tool errors are worded for the model ("use list_files"); people get the same facts with a
+/// next step they can take in the app.
+pub fn for_people(err: ToolError) -> CommandError {
+    let code = err.code();
+    let message = match &err {
+        ToolError::NotFound(p) => format!(
+            "{} does not exist. It may have been moved, renamed or deleted.",
+            p.display()
+        ),
+        ToolError::NotADirectory(p) => format!(
+            "{} is a file, not a folder. Open the folder that contains it.",
+            p.display()
+        ),
+        ToolError::NotAFile(p) => format!("{} is a folder, not a file.", p.display()),
+        ToolError::PermissionDenied(p) => format!(
+            "Tandem is not allowed to read {}. Check its permissions, or choose another folder.",
+            p.display()
+        ),
+        ToolError::OutsideProject { path, .. } => {
+            format!("{path} is outside the project folder, so Tandem will not open it.")
+        }
+        _ => err.to_string(),
+    };
+    CommandError { code, message }
+}
+
 /// Opens a folder as a project: validates it and reads what the header shows.
 pub fn project_info(path: &str) -> Result<(ProjectRoot, ProjectInfo), ToolError> {
     let root = ProjectRoot::open(path)?;
@@ -57,11 +83,14 @@ pub(crate) fn now_ms() -> u64 {
 
 /// Root paths come from the UI; only folders the user opened in this run may be browsed.
 fn opened_root(state: &AppState, root: &str) -> CmdResult<ProjectRoot> {
-    let root = ProjectRoot::open(root)?;
+    let root = ProjectRoot::open(root).map_err(for_people)?;
     if !state.is_allowed(&root) {
         return Err(CommandError {
             code: ErrorCode::InvalidArgument,
-            message: format!("{} is not an open project. Open it first.", root.path().display()),
+            message: format!(
+                "{} is not an open project. Open it first.",
+                root.path().display()
+            ),
         });
     }
     Ok(root)
@@ -80,7 +109,7 @@ pub async fn open_project(
     let app = window.app_handle().clone();
     let info = blocking(move || {
         let state = app.state::<AppState>();
-        let (root, info) = project_info(&args.path)?;
+        let (root, info) = project_info(&args.path).map_err(for_people)?;
         state.allow(&root);
         if let Err(err) = state.recent.touch(&info.root, now_ms()) {
             tracing::warn!(%err, "could not save the recent projects list");
@@ -131,7 +160,8 @@ pub async fn list_dir(args: ListDirArgs, app: tauri::AppHandle) -> CmdResult<Fil
                 hidden: args.hidden,
                 limit: Some(TREE_FOLDER_LIMIT),
             },
-        )?;
+        )
+        .map_err(for_people)?;
         match state.git_status(&root) {
             Ok(Some(status)) => {
                 for entry in &mut listing.entries {
@@ -154,14 +184,15 @@ pub async fn read_file(args: ReadFileArgs, app: tauri::AppHandle) -> CmdResult<F
     blocking(move || {
         let state = app.state::<AppState>();
         let root = opened_root(&state, &args.root)?;
-        Ok(tools::read_file(
+        tools::read_file(
             &root,
             &tools::ReadFileArgs {
                 path: args.path,
                 offset: args.offset,
                 limit: args.limit,
             },
-        )?)
+        )
+        .map_err(for_people)
     })
     .await
 }

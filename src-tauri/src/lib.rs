@@ -50,7 +50,7 @@ fn startup_for(project: Option<PathBuf>, state: &state::AppState) -> Startup {
             tracing::warn!(path = %shown, %err, "cannot open the project given on the command line");
             Startup::Error {
                 path: shown,
-                message: err.to_string(),
+                message: commands::for_people(err).message,
             }
         }
     }

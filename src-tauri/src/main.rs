@@ -1,1 +1,3 @@
-fn main() { tandem_lib::run() }
+fn main() {
+    tandem_lib::run()
+}

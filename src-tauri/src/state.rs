@@ -12,11 +12,14 @@ use tools::{GitStatus, ProjectRoot, ToolResult};
 /// A tree expanding several folders in a row asks for the same status; reuse it this long.
 const GIT_STATUS_TTL: Duration = Duration::from_millis(1500);
 
+/// When a status was read, and what it was (`None`: not a repository).
+type CachedStatus = (Instant, Option<Arc<GitStatus>>);
+
 pub struct AppState {
     pub startup: Startup,
     pub recent: RecentStore,
     opened: Mutex<HashSet<PathBuf>>,
-    git: Mutex<HashMap<PathBuf, (Instant, Option<Arc<GitStatus>>)>>,
+    git: Mutex<HashMap<PathBuf, CachedStatus>>,
 }
 
 impl AppState {
@@ -46,15 +49,15 @@ impl AppState {
 
     pub fn git_status(&self, root: &ProjectRoot) -> ToolResult<Option<Arc<GitStatus>>> {
         let key = root.path().to_path_buf();
-        if let Some((at, status)) = self
+        let cached = self
             .git
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
-        {
-            if at.elapsed() < GIT_STATUS_TTL {
-                return Ok(status.clone());
-            }
+            .filter(|(at, _)| at.elapsed() < GIT_STATUS_TTL)
+            .map(|(_, status)| status.clone());
+        if let Some(status) = cached {
+            return Ok(status);
         }
         let status = tools::git_status(root)?.map(Arc::new);
         self.git

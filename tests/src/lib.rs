@@ -1,1 +1,291 @@
-//! End-to-end tests of the real app live in `tests/`; this library is empty.
+//! The harness for end-to-end tests of the real Tandem app.
+//!
+//! Owns launching the built `tandem` binary through `tauri-driver` (which fronts
+//! WebKitWebDriver), fixture projects made of real git repositories, and screenshots under
+//! `target/e2e/`. Must not reach into the app's internals: the tests see only what a user sees.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use thirtyfour::prelude::*;
+
+pub use thirtyfour;
+
+/// One app at a time: two WebKit instances on two cores make every test flaky and slow.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+pub type TestResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
+
+/// Checks what the tests need. Without a display or tauri-driver they fail with the way to fix
+/// it, rather than pass without testing anything; `TANDEM_SKIP_E2E=1` skips them on purpose.
+pub fn preflight() -> Option<PathBuf> {
+    if std::env::var_os("TANDEM_SKIP_E2E").is_some() {
+        eprintln!("TANDEM_SKIP_E2E is set: skipping the end-to-end test");
+        return None;
+    }
+    assert!(
+        std::env::var_os("DISPLAY").is_some(),
+        "end-to-end tests need a display: run them with `make test` (which uses xvfb-run), or set TANDEM_SKIP_E2E=1"
+    );
+    assert!(
+        tauri_driver().is_some(),
+        "tauri-driver is missing: `cargo install tauri-driver --locked` (make test does it)"
+    );
+    let app = app_binary();
+    assert!(
+        app.is_file(),
+        "the app binary {} is missing: build it with `cargo build --workspace --all-targets --features tandem/custom-protocol`",
+        app.display()
+    );
+    Some(app)
+}
+
+/// The `tandem` binary next to this test's own target folder (honours CARGO_TARGET_DIR).
+pub fn app_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    // target/debug/deps/app-xxxx -> target/debug/tandem
+    exe.parent()
+        .and_then(Path::parent)
+        .map(|dir| dir.join("tandem"))
+        .unwrap_or_default()
+}
+
+fn tauri_driver() -> Option<PathBuf> {
+    let from_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("tauri-driver"))
+            .find(|p| p.is_file())
+    });
+    from_path.or_else(|| {
+        let home = std::env::var_os("HOME")?;
+        let p = PathBuf::from(home).join(".cargo/bin/tauri-driver");
+        p.is_file().then_some(p)
+    })
+}
+
+/// The folder screenshots go to: `target/e2e/` of the repository.
+pub fn screenshot_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/e2e");
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(4444)
+}
+
+/// A running tauri-driver. Dropping it sends SIGTERM, never SIGKILL: only on SIGTERM does
+/// tauri-driver stop its WebKitWebDriver, and an orphan would keep the test's pipes open.
+struct DriverProcess {
+    child: Child,
+}
+
+impl Drop for DriverProcess {
+    fn drop(&mut self) {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A launched app with its own throwaway config folder.
+pub struct App {
+    pub driver: WebDriver,
+    pub config_dir: PathBuf,
+    _process: DriverProcess,
+    _lock: tokio::sync::MutexGuard<'static, ()>,
+}
+
+impl App {
+    /// Launches the app with these command-line arguments and a config folder of its own.
+    pub async fn launch(app: &Path, args: &[&str], config_dir: &Path) -> TestResult<App> {
+        let lock = ONE_AT_A_TIME.lock().await;
+        let port = free_port();
+        let native = free_port();
+        let child = Command::new(tauri_driver().ok_or("tauri-driver missing")?)
+            .args([
+                "--port",
+                &port.to_string(),
+                "--native-port",
+                &native.to_string(),
+            ])
+            .env("TANDEM_CONFIG_DIR", config_dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let process = DriverProcess { child };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                return Err("tauri-driver did not start listening within 20 s".into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let mut caps = thirtyfour::Capabilities::new();
+        caps.set("browserName", "wry")?;
+        caps.set(
+            "tauri:options",
+            serde_json::json!({ "application": app, "args": args }),
+        )?;
+        let driver = WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await?;
+        Ok(App {
+            driver,
+            config_dir: config_dir.to_path_buf(),
+            _process: process,
+            _lock: lock,
+        })
+    }
+
+    /// Waits up to 15 s for an element matching `css`.
+    pub async fn wait_for(&self, css: &str) -> TestResult<WebElement> {
+        Ok(self
+            .driver
+            .query(By::Css(css))
+            .wait(Duration::from_secs(15), Duration::from_millis(100))
+            .first()
+            .await
+            .map_err(|e| format!("waiting for `{css}`: {e}"))?)
+    }
+
+    /// Waits until `css` matches nothing.
+    pub async fn wait_gone(&self, css: &str) -> TestResult {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while !self.driver.find_all(By::Css(css)).await?.is_empty() {
+            if Instant::now() > deadline {
+                return Err(format!("`{css}` still present after 15 s").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok(())
+    }
+
+    /// Waits until the text of `css` contains `needle`, and returns the whole text.
+    pub async fn wait_text(&self, css: &str, needle: &str) -> TestResult<String> {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let text = match self.driver.find(By::Css(css)).await {
+                Ok(el) => el.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            };
+            if text.contains(needle) {
+                return Ok(text);
+            }
+            if Instant::now() > deadline {
+                return Err(format!("`{css}` text {text:?} never contained {needle:?}").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The tree row for a project-relative path.
+    pub async fn row(&self, path: &str) -> TestResult<WebElement> {
+        self.wait_for(&format!("[data-testid=tree-row][data-path=\"{path}\"]"))
+            .await
+    }
+
+    /// Paths of the rows the tree shows, top to bottom.
+    pub async fn tree_paths(&self) -> TestResult<Vec<String>> {
+        let mut out = Vec::new();
+        for row in self
+            .driver
+            .find_all(By::Css("[data-testid=tree-row]"))
+            .await?
+        {
+            out.push(row.attr("data-path").await?.unwrap_or_default());
+        }
+        Ok(out)
+    }
+
+    /// Saves a screenshot as `target/e2e/NAME.png`, after two animation frames so the picture
+    /// shows what the DOM already says (WebKit's screenshots lag otherwise).
+    pub async fn screenshot(&self, name: &str) -> TestResult<PathBuf> {
+        let _ = self
+            .driver
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+                Vec::new(),
+            )
+            .await;
+        let path = screenshot_dir().join(format!("{name}.png"));
+        self.driver.screenshot(&path).await?;
+        Ok(path)
+    }
+
+    pub async fn quit(self) -> TestResult {
+        let App {
+            driver, _process, ..
+        } = self;
+        driver.quit().await?;
+        drop(_process);
+        Ok(())
+    }
+}
+
+/// Writes `body` to `root/rel`, creating folders.
+pub fn write(root: &Path, rel: &str, body: &[u8]) {
+    let path = root.join(rel);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("create fixture folder");
+    }
+    std::fs::write(path, body).expect("write fixture file");
+}
+
+/// A real git repository with one modified, one untracked, one ignored and one binary file.
+pub fn fixture_repo() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("tandem-e2e-")
+        .tempdir()
+        .expect("tempdir");
+    let root = dir.path();
+    let repo = git2::Repository::init(root).expect("git init");
+    write(root, ".gitignore", b"*.log\n");
+    write(
+        root,
+        "README.md",
+        b"# Demo project\n\nUsed by the end-to-end tests.\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        b"fn main() {\n    println!(\"hello\");\n}\n",
+    );
+    write(
+        root,
+        "src/lib.rs",
+        b"pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+    );
+    write(root, "logo.bin", b"\x00\x01\x02\x03binary\x00");
+    let mut index = repo.index().expect("index");
+    index
+        .add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)
+        .expect("git add");
+    index.write().expect("write index");
+    let tree = repo
+        .find_tree(index.write_tree().expect("write tree"))
+        .expect("tree");
+    let sig = git2::Signature::now("Tandem Tests", "tests@tandem.invalid").expect("signature");
+    repo.commit(Some("HEAD"), &sig, &sig, "initial", &tree, &[])
+        .expect("commit");
+    // After the commit: one modified, one untracked, one ignored.
+    write(
+        root,
+        "src/main.rs",
+        b"fn main() {\n    println!(\"hello, tandem\");\n}\n",
+    );
+    write(root, "notes.txt", b"an untracked file\n");
+    write(root, "debug.log", b"an ignored file\n");
+    dir
+}

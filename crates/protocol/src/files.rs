@@ -40,7 +40,11 @@ impl GitBadge {
 
     /// The stronger of two badges.
     pub fn max(self, other: GitBadge) -> GitBadge {
-        if other.rank() > self.rank() { other } else { self }
+        if other.rank() > self.rank() {
+            other
+        } else {
+            self
+        }
     }
 }
 

@@ -34,7 +34,9 @@ pub fn typescript() -> String {
     }
     out.push_str("export interface Commands {\n");
     for (name, args, result) in COMMANDS {
-        out.push_str(&format!("  {name}: {{ args: {args}; result: {result} }};\n"));
+        out.push_str(&format!(
+            "  {name}: {{ args: {args}; result: {result} }};\n"
+        ));
     }
     out.push_str("}\n");
     out

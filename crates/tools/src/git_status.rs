@@ -90,7 +90,10 @@ fn badge(st: Status) -> Option<GitBadge> {
     } else if st.contains(Status::INDEX_NEW) {
         GitBadge::Added
     } else if st.intersects(
-        Status::INDEX_MODIFIED | Status::WT_MODIFIED | Status::INDEX_TYPECHANGE | Status::WT_TYPECHANGE,
+        Status::INDEX_MODIFIED
+            | Status::WT_MODIFIED
+            | Status::INDEX_TYPECHANGE
+            | Status::WT_TYPECHANGE,
     ) {
         GitBadge::Modified
     } else if st.contains(Status::WT_NEW) {
@@ -204,7 +207,9 @@ mod tests {
             .add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)
             .expect("add");
         index.write().expect("write index");
-        let tree = repo.find_tree(index.write_tree().expect("tree")).expect("find tree");
+        let tree = repo
+            .find_tree(index.write_tree().expect("tree"))
+            .expect("find tree");
         let sig = git2::Signature::now("Test", "test@example.com").expect("sig");
         let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
         let parents: Vec<_> = parent.iter().collect();
@@ -251,7 +256,11 @@ mod tests {
         assert_eq!(st.file_badge("notes.txt"), Some(GitBadge::Untracked));
         assert_eq!(st.file_badge("staged.rs"), Some(GitBadge::Added));
         assert_eq!(st.file_badge("README.md"), None);
-        assert_eq!(st.file_badge("build.log"), None, "ignored files have no badge");
+        assert_eq!(
+            st.file_badge("build.log"),
+            None,
+            "ignored files have no badge"
+        );
         assert_eq!(st.dir_badge("src"), Some(GitBadge::Modified));
         assert_eq!(st.dir_badge("src/util"), None);
         assert_eq!(st.dir_badge("newdir"), Some(GitBadge::Untracked));
@@ -263,7 +272,11 @@ mod tests {
     fn default_branch(root: &ProjectRoot) -> &'static str {
         let repo = Repository::open(root.path()).expect("open");
         let head = repo.head().expect("head");
-        if head.shorthand().ok() == Some("main") { "main" } else { "master" }
+        if head.shorthand().ok() == Some("main") {
+            "main"
+        } else {
+            "master"
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 /// the project and are never what the user or the model is looking for.
 const NEVER_LISTED: &[&str] = &[".git", "node_modules"];
 
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListFilesArgs {
     /// Folder to list, relative to the project root (or absolute inside it). Default: the root.
@@ -35,18 +35,6 @@ pub struct ListFilesArgs {
 }
 
 pub const DEFAULT_LIST_LIMIT: u32 = 1000;
-
-impl Default for ListFilesArgs {
-    fn default() -> Self {
-        Self {
-            path: String::new(),
-            recursive: false,
-            pattern: None,
-            hidden: false,
-            limit: None,
-        }
-    }
-}
 
 enum Pattern {
     /// No `/` in the glob: matched against the entry's name, at any depth (ripgrep's `-g`).
@@ -128,10 +116,11 @@ pub fn list_files(root: &ProjectRoot, args: &ListFilesArgs) -> ToolResult<FileLi
             Err(_) => continue,
         };
         let name = entry.file_name().to_string_lossy().into_owned();
-        if let Some(p) = &pattern {
-            if !p.matches(&name, &rel_to_dir) {
-                continue;
-            }
+        if pattern
+            .as_ref()
+            .is_some_and(|p| !p.matches(&name, &rel_to_dir))
+        {
+            continue;
         }
         let symlink = entry.path_is_symlink();
         // A symlink is shown as what it points to; a dangling one as a file.
@@ -146,7 +135,11 @@ pub fn list_files(root: &ProjectRoot, args: &ListFilesArgs) -> ToolResult<FileLi
             hidden: name.starts_with('.'),
             path,
             name,
-            kind: if is_dir { EntryKind::Dir } else { EntryKind::File },
+            kind: if is_dir {
+                EntryKind::Dir
+            } else {
+                EntryKind::File
+            },
             symlink,
             size: if is_dir {
                 None
@@ -176,7 +169,10 @@ pub fn render_listing(listing: &FileListing) -> String {
         listing.path.as_str()
     };
     if listing.entries.is_empty() {
-        let _ = writeln!(out, "No entries in {shown} (ignored and hidden files are not listed unless hidden=true).");
+        let _ = writeln!(
+            out,
+            "No entries in {shown} (ignored and hidden files are not listed unless hidden=true)."
+        );
     }
     for e in &listing.entries {
         match (e.kind, e.symlink) {
@@ -187,7 +183,10 @@ pub fn render_listing(listing: &FileListing) -> String {
                 let _ = writeln!(out, "{}/ (symlink)", e.path);
             }
             (EntryKind::File, symlink) => {
-                let size = e.size.map(human_size).unwrap_or_else(|| "broken link".into());
+                let size = e
+                    .size
+                    .map(human_size)
+                    .unwrap_or_else(|| "broken link".into());
                 let link = if symlink { ", symlink" } else { "" };
                 let _ = writeln!(out, "{} ({size}{link})", e.path);
             }
@@ -228,7 +227,13 @@ mod tests {
     fn project() -> (tempfile::TempDir, ProjectRoot) {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path();
-        for d in ["src/inner", ".git/objects", "node_modules/pkg", "target", ".hidden_dir"] {
+        for d in [
+            "src/inner",
+            ".git/objects",
+            "node_modules/pkg",
+            "target",
+            ".hidden_dir",
+        ] {
             fs::create_dir_all(p.join(d)).expect("mkdir");
         }
         for (f, body) in [
@@ -272,7 +277,10 @@ mod tests {
             ..Default::default()
         };
         let l = list_files(&root, &args).expect("list");
-        assert_eq!(paths(&l), [".hidden_dir", "src", ".env", ".gitignore", "README.md"]);
+        assert_eq!(
+            paths(&l),
+            [".hidden_dir", "src", ".env", ".gitignore", "README.md"]
+        );
         assert!(l.entries.iter().filter(|e| e.hidden).count() == 3);
         let rec = list_files(
             &root,
@@ -283,7 +291,11 @@ mod tests {
             },
         )
         .expect("list");
-        assert!(!paths(&rec).iter().any(|p| p.contains(".git/") || p.contains("node_modules")));
+        assert!(
+            !paths(&rec)
+                .iter()
+                .any(|p| p.contains(".git/") || p.contains("node_modules"))
+        );
     }
 
     #[test]
@@ -296,7 +308,14 @@ mod tests {
         let l = list_files(&root, &args).expect("list");
         assert_eq!(
             paths(&l),
-            ["src", "src/inner", "src/inner/deep.rs", "src/lib.rs", "src/main.rs", "README.md"]
+            [
+                "src",
+                "src/inner",
+                "src/inner/deep.rs",
+                "src/lib.rs",
+                "src/main.rs",
+                "README.md"
+            ]
         );
     }
 
@@ -321,7 +340,10 @@ mod tests {
             ..Default::default()
         };
         let l = list_files(&root, &by_name).expect("list");
-        assert_eq!(paths(&l), ["src/inner/deep.rs", "src/lib.rs", "src/main.rs"]);
+        assert_eq!(
+            paths(&l),
+            ["src/inner/deep.rs", "src/lib.rs", "src/main.rs"]
+        );
         let by_path = ListFilesArgs {
             recursive: true,
             pattern: Some("src/*.rs".into()),
@@ -353,7 +375,10 @@ mod tests {
             limit: Some(0),
             ..Default::default()
         };
-        assert!(matches!(list_files(&root, &zero), Err(ToolError::InvalidArgument(_))));
+        assert!(matches!(
+            list_files(&root, &zero),
+            Err(ToolError::InvalidArgument(_))
+        ));
     }
 
     #[test]
@@ -369,12 +394,18 @@ mod tests {
             path: "nope".into(),
             ..Default::default()
         };
-        assert!(matches!(list_files(&root, &missing), Err(ToolError::NotFound(_))));
+        assert!(matches!(
+            list_files(&root, &missing),
+            Err(ToolError::NotFound(_))
+        ));
         let outside = ListFilesArgs {
             path: "../".into(),
             ..Default::default()
         };
-        assert!(matches!(list_files(&root, &outside), Err(ToolError::OutsideProject { .. })));
+        assert!(matches!(
+            list_files(&root, &outside),
+            Err(ToolError::OutsideProject { .. })
+        ));
     }
 
     #[test]
@@ -394,7 +425,11 @@ mod tests {
             ..Default::default()
         };
         let l = list_files(&root, &args).expect("list");
-        let looped = l.entries.iter().find(|e| e.path == "src/loop").expect("loop entry");
+        let looped = l
+            .entries
+            .iter()
+            .find(|e| e.path == "src/loop")
+            .expect("loop entry");
         assert!(looped.symlink);
         assert_eq!(looped.kind, EntryKind::Dir);
         assert!(!paths(&l).iter().any(|p| p.starts_with("src/loop/")));
@@ -407,5 +442,28 @@ mod tests {
         for key in ["path", "recursive", "pattern", "hidden", "limit"] {
             assert!(props.contains_key(key), "{key}");
         }
+    }
+
+    #[test]
+    fn a_folder_of_100_000_files_lists_one_page_and_counts_the_rest() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let big = dir.path().join("big");
+        fs::create_dir(&big).expect("mkdir");
+        for i in 0..100_000 {
+            fs::File::create(big.join(format!("f{i:06}.txt"))).expect("create");
+        }
+        let root = ProjectRoot::open(dir.path()).expect("open");
+        // The root lists at once: the big folder is one entry until it is opened.
+        let top = list_files(&root, &ListFilesArgs::default()).expect("list root");
+        assert_eq!(paths(&top), ["big"]);
+        let args = ListFilesArgs {
+            path: "big".into(),
+            limit: Some(5000),
+            ..Default::default()
+        };
+        let l = list_files(&root, &args).expect("list big");
+        assert_eq!(l.entries.len(), 5000);
+        assert_eq!(l.omitted, 95_000);
+        assert_eq!(l.entries[0].path, "big/f000000.txt");
     }
 }

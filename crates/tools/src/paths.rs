@@ -114,7 +114,10 @@ fn canonicalize_existing_prefix(path: &Path) -> PathBuf {
             }
             return out;
         }
-        match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+        match (
+            existing.file_name().map(|n| n.to_os_string()),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
@@ -159,7 +162,10 @@ mod tests {
         let (_dir, root) = project();
         for bad in ["..", "../x", "src/../../x", "/etc/passwd", "/"] {
             let err = root.resolve(bad).expect_err(bad);
-            assert!(matches!(err, ToolError::OutsideProject { .. }), "{bad}: {err}");
+            assert!(
+                matches!(err, ToolError::OutsideProject { .. }),
+                "{bad}: {err}"
+            );
             assert!(err.to_string().contains("outside the project"));
         }
     }

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { act, cleanup, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { clearMocks } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
 import { App } from "../App";
 import { useApp } from "../store";
 import { entry, installFakeBackend, text, type FakeProject } from "./fakeBackend";
@@ -144,5 +145,23 @@ describe("welcome screen", () => {
     const item = await screen.findByTestId("recent-project");
     await user.click(within(item).getByTestId("recent-open"));
     expect(await screen.findByTestId("welcome-error")).toHaveTextContent("does not exist");
+  });
+
+  it("opens a folder dropped onto the window, showing a drop target while dragging", async () => {
+    const calls = installFakeBackend({ ...project, startup: { kind: "welcome" } });
+    render(<App />);
+    await screen.findByTestId("open-folder");
+    // The listeners are registered asynchronously after the first render.
+    await waitFor(async () => {
+      await emit("tauri://drag-enter", { paths: ["/dropped/project"], position: { x: 10, y: 10 } });
+      expect(screen.getByText("Drop a folder to open it")).toBeInTheDocument();
+    });
+    await emit("tauri://drag-drop", { paths: ["/dropped/project"], position: { x: 10, y: 10 } });
+    await waitFor(() => expect(calls.some((c) => c.cmd === "open_project")).toBe(true));
+    const open = calls.find((c) => c.cmd === "open_project");
+    expect(open?.payload).toEqual({ args: { path: "/dropped/project" } });
+    // The fake backend says the folder does not exist: the reason shows, the overlay is gone.
+    expect(await screen.findByTestId("welcome-error")).toHaveTextContent("/dropped/project");
+    expect(screen.queryByText("Drop a folder to open it")).not.toBeInTheDocument();
   });
 });

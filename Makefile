@@ -1,0 +1,64 @@
+# Tandem: `make run` sets up and launches the app; `make test` sets up and runs every test.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+export CARGO_TARGET_DIR ?= $(CURDIR)/target
+# The app embeds ui/dist only with this feature; without it the window expects `tauri dev`.
+APP_FEATURES := --features tandem/custom-protocol
+XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
+# make run PROJECT=/path/to/folder opens that folder directly.
+PROJECT ?=
+
+.PHONY: run test setup setup-test ui app lint test-rust test-ui test-e2e bindings dev deb clean
+
+run: setup app
+	"$(CARGO_TARGET_DIR)/debug/tandem" $(PROJECT)
+
+test: setup-test ui lint test-ui test-rust
+
+setup:
+	scripts/setup.sh run
+
+setup-test:
+	scripts/setup.sh test
+
+# Type-checks and builds the front end into ui/dist.
+ui:
+	cd ui && npm run build
+
+app: ui
+	cargo build -p tandem $(APP_FEATURES)
+
+lint: ui
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets $(APP_FEATURES) -- -D warnings
+	cd ui && npm run typecheck && npm run lint
+
+test-ui:
+	cd ui && npm test
+
+# Unit, integration and end-to-end tests. The e2e crate needs the app binary, which
+# `cargo test` does not build for another package's tests: build the workspace first.
+test-rust: ui
+	cargo build --workspace --all-targets $(APP_FEATURES)
+	$(XVFB) cargo test --workspace $(APP_FEATURES)
+
+test-e2e: ui
+	cargo build --workspace --all-targets $(APP_FEATURES)
+	$(XVFB) cargo test -p e2e $(APP_FEATURES)
+
+# Rewrites ui/src/bindings.ts from the Rust types in crates/protocol.
+bindings:
+	UPDATE_BINDINGS=1 cargo test -p protocol --test bindings
+
+# Hot-reloading development window (Vite dev server + debug app).
+dev: setup
+	TAURI_APP_PATH=src-tauri TAURI_FRONTEND_PATH=ui ui/node_modules/.bin/tauri dev
+
+# A release .deb under $(CARGO_TARGET_DIR)/release/bundle/deb.
+deb: setup
+	TAURI_APP_PATH=src-tauri TAURI_FRONTEND_PATH=ui ui/node_modules/.bin/tauri build --bundles deb
+
+clean:
+	cargo clean
+	rm -rf ui/dist target/e2e
