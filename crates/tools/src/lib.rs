@@ -18,6 +18,5 @@ pub use git_status::{GitStatus, StatusEntry, git_status};
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
 pub use paths::ProjectRoot;
 pub use read_file::{
-    DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs,
-    read_file, render_content,
+    DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
 };
