@@ -45,7 +45,7 @@ test-rust: ui
 
 test-e2e: ui
 	cargo build --workspace --all-targets $(APP_FEATURES)
-	$(XVFB) cargo test -p e2e $(APP_FEATURES)
+	$(XVFB) cargo test --workspace $(APP_FEATURES) --test app
 
 # Rewrites ui/src/bindings.ts from the Rust types in crates/protocol.
 bindings:

@@ -71,11 +71,11 @@ pub fn screenshot_dir() -> PathBuf {
     dir
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or(4444)
+/// Two distinct free ports (both listeners are held until both are known).
+fn free_ports() -> std::io::Result<(u16, u16)> {
+    let a = TcpListener::bind("127.0.0.1:0")?;
+    let b = TcpListener::bind("127.0.0.1:0")?;
+    Ok((a.local_addr()?.port(), b.local_addr()?.port()))
 }
 
 /// A running tauri-driver. Dropping it sends SIGTERM, never SIGKILL: only on SIGTERM does
@@ -110,10 +110,37 @@ pub struct App {
 
 impl App {
     /// Launches the app with these command-line arguments and a config folder of its own.
+    /// A session that fails to start (the driver's port racing a previous run's shutdown) is
+    /// retried with a fresh driver, twice at most; the error is reported if all attempts fail.
     pub async fn launch(app: &Path, args: &[&str], config_dir: &Path) -> TestResult<App> {
         let lock = ONE_AT_A_TIME.lock().await;
-        let port = free_port();
-        let native = free_port();
+        let mut last_err = String::new();
+        for attempt in 1..=3 {
+            match Self::start_session(app, args, config_dir).await {
+                Ok((driver, process)) => {
+                    return Ok(App {
+                        driver,
+                        config_dir: config_dir.to_path_buf(),
+                        _process: process,
+                        _lock: lock,
+                    });
+                }
+                Err(err) => {
+                    eprintln!("starting the app, attempt {attempt}: {err}");
+                    last_err = err.to_string();
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            }
+        }
+        Err(format!("could not start the app through tauri-driver: {last_err}").into())
+    }
+
+    async fn start_session(
+        app: &Path,
+        args: &[&str],
+        config_dir: &Path,
+    ) -> TestResult<(WebDriver, DriverProcess)> {
+        let (port, native) = free_ports()?;
         let child = Command::new(tauri_driver().ok_or("tauri-driver missing")?)
             .args([
                 "--port",
@@ -141,12 +168,7 @@ impl App {
             serde_json::json!({ "application": app, "args": args }),
         )?;
         let driver = WebDriver::new(format!("http://127.0.0.1:{port}"), caps).await?;
-        Ok(App {
-            driver,
-            config_dir: config_dir.to_path_buf(),
-            _process: process,
-            _lock: lock,
-        })
+        Ok((driver, process))
     }
 
     /// Waits up to 15 s for an element matching `css`.
