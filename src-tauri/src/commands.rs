@@ -162,7 +162,7 @@ pub async fn list_dir(args: ListDirArgs, app: tauri::AppHandle) -> CmdResult<Fil
             },
         )
         .map_err(for_people)?;
-        match state.git_status(&root) {
+        match state.git_status(&root, args.fresh) {
             Ok(Some(status)) => {
                 for entry in &mut listing.entries {
                     entry.git = match entry.kind {

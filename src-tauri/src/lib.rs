@@ -73,6 +73,17 @@ pub fn run() {
         }
     };
 
+    // GTK panics deep inside the event loop without a display; say so plainly instead.
+    if cfg!(target_os = "linux")
+        && std::env::var_os("DISPLAY").is_none()
+        && std::env::var_os("WAYLAND_DISPLAY").is_none()
+    {
+        eprintln!(
+            "tandem: no graphical display (neither DISPLAY nor WAYLAND_DISPLAY is set). Run it in a desktop session, or under xvfb-run."
+        );
+        std::process::exit(1);
+    }
+
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {

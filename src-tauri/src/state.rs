@@ -47,14 +47,19 @@ impl AppState {
             .contains(root.path())
     }
 
-    pub fn git_status(&self, root: &ProjectRoot) -> ToolResult<Option<Arc<GitStatus>>> {
+    /// The project's git status, reused for a moment unless `fresh` asks for a new reading.
+    pub fn git_status(
+        &self,
+        root: &ProjectRoot,
+        fresh: bool,
+    ) -> ToolResult<Option<Arc<GitStatus>>> {
         let key = root.path().to_path_buf();
         let cached = self
             .git
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
-            .filter(|(at, _)| at.elapsed() < GIT_STATUS_TTL)
+            .filter(|(at, _)| !fresh && at.elapsed() < GIT_STATUS_TTL)
             .map(|(_, status)| status.clone());
         if let Some(status) = cached {
             return Ok(status);

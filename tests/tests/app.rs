@@ -98,7 +98,21 @@ async fn project_from_the_command_line_shows_tree_badges_and_file_contents() -> 
     assert!(lines[0].text().await?.contains("# Demo project"));
     app.screenshot("project-readme").await?;
 
-    // Syntax-highlighted source, opened from the keyboard: select src/main.rs, press Enter.
+    // A change made outside the app shows after Refresh: a new badge, the new text.
+    e2e::write(
+        repo.path(),
+        "README.md",
+        b"# Demo project, edited\n\nUsed by the end-to-end tests.\n",
+    );
+    app.wait_for("[data-testid=refresh-tree]")
+        .await?
+        .click()
+        .await?;
+    app.wait_for("[data-testid=tree-row][data-path=\"README.md\"][data-git=modified]")
+        .await?;
+    app.wait_text("[data-testid=file-viewer]", "edited").await?;
+
+    // Syntax-highlighted source.
     app.row("src/main.rs").await?.click().await?;
     app.wait_text("[data-testid=file-viewer]", "hello, tandem")
         .await?;
@@ -169,7 +183,27 @@ async fn a_missing_folder_shows_the_welcome_screen_with_the_reason() -> TestResu
     assert!(text.contains("no-such-project"), "{text}");
     app.wait_for("[data-testid=open-folder]").await?;
     app.screenshot("error-missing-folder").await?;
-    app.quit().await
+    app.quit().await?;
+
+    // The refusal is in the log file, in the log folder under the config folder.
+    let logs = config.path().join("logs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let mut text = String::new();
+        for f in std::fs::read_dir(&logs).into_iter().flatten().flatten() {
+            text.push_str(&std::fs::read_to_string(f.path()).unwrap_or_default());
+        }
+        if text.contains("cannot open the project given on the command line") {
+            assert!(text.contains("no-such-project"), "{text}");
+            return Ok(());
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the log in {} never recorded the refusal: {text:?}",
+            logs.display()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { useApp } from "./store";
 import { watchDragDrop } from "./dragDrop";
+import { onWindowFocus } from "./windowFocus";
 import { WelcomeScreen } from "./components/WelcomeScreen";
 import { ProjectView } from "./components/ProjectView";
 
@@ -23,6 +24,15 @@ export function App() {
         },
       }),
     [openProject],
+  );
+
+  // Back from another app: files and git state may have changed.
+  useEffect(
+    () =>
+      onWindowFocus(() => {
+        if (useApp.getState().screen.kind === "project") void useApp.getState().refresh();
+      }),
+    [],
   );
 
   if (screen.kind === "loading") {

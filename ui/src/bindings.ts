@@ -80,7 +80,11 @@ export type ListDirArgs = { root: string,
 /**
  * Folder relative to the root; "" for the root.
  */
-path: string, hidden: boolean, };
+path: string, hidden: boolean, 
+/**
+ * Re-read git status now instead of reusing one a few moments old (the Refresh button).
+ */
+fresh: boolean, };
 
 export type ReadFileArgs = { root: string, path: string, 
 /**

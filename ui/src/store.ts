@@ -38,7 +38,7 @@ type State = {
   closeProject: () => void;
   loadRecent: () => Promise<void>;
   removeRecent: (path: string) => Promise<void>;
-  loadFolder: (path: string) => Promise<void>;
+  loadFolder: (path: string, fresh?: boolean) => Promise<void>;
   toggleFolder: (path: string) => Promise<void>;
   setExpanded: (path: string, open: boolean) => Promise<void>;
   select: (path: string | null) => void;
@@ -111,13 +111,13 @@ export const useApp = create<State>((set, get) => ({
     }
   },
 
-  async loadFolder(path) {
+  async loadFolder(path, fresh = false) {
     const root = projectRoot(get);
     if (root === null) return;
     const hidden = get().showHidden;
     if (!get().folders[path]) set((s) => ({ folders: { ...s.folders, [path]: { status: "loading" } } }));
     try {
-      const listing = await call("list_dir", { root, path, hidden });
+      const listing = await call("list_dir", { root, path, hidden, fresh });
       if (projectRoot(get) !== root) return;
       set((s) => ({
         folders: {
@@ -153,7 +153,11 @@ export const useApp = create<State>((set, get) => ({
   async openFileAt(path, offset) {
     const root = projectRoot(get);
     if (root === null) return;
-    set({ selected: path, openFile: { path, status: "loading" } });
+    // While a page loads, the previous page of the same file stays on screen (no flicker on
+    // refresh or paging).
+    const previous = get().openFile;
+    const keep = previous?.path === path ? previous.content : undefined;
+    set({ selected: path, openFile: { path, status: "loading", content: keep } });
     try {
       const content = await call("read_file", { root, path, offset: offset ?? null, limit: PAGE_LINES });
       if (get().openFile?.path !== path) return;
@@ -173,7 +177,14 @@ export const useApp = create<State>((set, get) => ({
     const open = Object.entries(get().expanded)
       .filter(([, isOpen]) => isOpen)
       .map(([path]) => path);
-    await Promise.all(["", ...open].map((p) => get().loadFolder(p)));
+    // The root asks for a fresh git status; the folders after it reuse that reading.
+    await get().loadFolder("", true);
+    await Promise.all(open.map((p) => get().loadFolder(p)));
+    const file = get().openFile;
+    if (file?.status === "loaded") {
+      const start = file.content?.kind === "text" ? file.content.start_line : undefined;
+      await get().openFileAt(file.path, start);
+    }
   },
 }));
 

@@ -20,6 +20,8 @@ pub struct ListDirArgs {
     /// Folder relative to the root; "" for the root.
     pub path: String,
     pub hidden: bool,
+    /// Re-read git status now instead of reusing one a few moments old (the Refresh button).
+    pub fresh: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -93,7 +93,7 @@ export function FileViewer() {
       </section>
     );
   }
-  const content = openFile.content;
+  const content = openFile.status === "error" ? undefined : openFile.content;
   return (
     <section className="viewer" data-testid="file-viewer" data-path={openFile.path}>
       <header className="viewer-header">
@@ -102,7 +102,7 @@ export function FileViewer() {
         {content?.kind === "text" && content.crlf && <span className="pill">CRLF</span>}
       </header>
       <div className="viewer-body">
-        {openFile.status === "loading" && <p className="viewer-note muted">Loading…</p>}
+        {openFile.status === "loading" && !content && <p className="viewer-note muted">Loading…</p>}
         {openFile.status === "error" && (
           <div className="banner error" role="alert" data-testid="viewer-error">
             {openFile.message}

@@ -165,3 +165,23 @@ describe("welcome screen", () => {
     expect(screen.queryByText("Drop a folder to open it")).not.toBeInTheDocument();
   });
 });
+
+describe("refresh", () => {
+  it("asks for a fresh git status and reloads the open file at its page", async () => {
+    const calls = installFakeBackend(project);
+    const user = userEvent.setup();
+    render(<App />);
+    await waitFor(() => expect(rowFor("README.md")).toBeDefined());
+    await user.click(rowFor("README.md")!);
+    await screen.findAllByTestId("file-line");
+    calls.length = 0;
+    await user.click(screen.getByTestId("refresh-tree"));
+    await waitFor(() => expect(calls.some((c) => c.cmd === "read_file")).toBe(true));
+    const list = calls.find((c) => c.cmd === "list_dir");
+    expect((list?.payload as { args: { fresh: boolean; path: string } }).args).toMatchObject({ path: "", fresh: true });
+    const read = calls.find((c) => c.cmd === "read_file");
+    expect((read?.payload as { args: { path: string; offset: number } }).args).toMatchObject({ path: "README.md", offset: 1 });
+    // The file stayed on screen while it reloaded.
+    expect(screen.getAllByTestId("file-line")).toHaveLength(3);
+  });
+});
