@@ -16,7 +16,7 @@ mod tree_order;
 pub use error::{ToolError, ToolResult};
 pub use git_status::{GitStatus, StatusEntry, git_status};
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
-pub use paths::ProjectRoot;
+pub use paths::{ProjectRoot, real_path};
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
 };

@@ -101,8 +101,13 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// Canonicalizes the longest existing ancestor and appends the rest, so a file about to be
-/// created is judged by where its folder really is.
+/// Where a path really is: `.` and `..` removed, then the longest existing ancestor
+/// canonicalized (symlinks followed) and the rest appended, so a file about to be created is
+/// judged by where its folder really is. Never fails; never refuses (callers judge the result).
+pub fn real_path(path: &Path) -> PathBuf {
+    canonicalize_existing_prefix(&normalize(path))
+}
+
 fn canonicalize_existing_prefix(path: &Path) -> PathBuf {
     let mut existing = path.to_path_buf();
     let mut rest = Vec::new();

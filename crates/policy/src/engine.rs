@@ -1,0 +1,335 @@
+//! `evaluate`: one call, the rules and the situation in; Allow, Ask or Deny out, with the rule
+//! that decided.
+
+use crate::call::{Context, ToolCall};
+use crate::command::judge_command;
+use crate::decision::{Decision, Finding, RuleRef, Verdict, decide};
+use crate::mode::Mode;
+use crate::paths::{Access, judge_path};
+use crate::rules::{NetworkMode, Policy};
+use crate::source::Source;
+use crate::suggest;
+use std::net::IpAddr;
+
+/// Judges one tool call. Pure: no I/O beyond the resolver the context carries.
+pub fn evaluate(policy: &Policy, call: &ToolCall<'_>, ctx: &Context<'_>) -> Decision {
+    let mode = ctx.mode.unwrap_or(policy.mode.value);
+    let findings = match call {
+        ToolCall::Read { path } => judge_read(policy, ctx, path),
+        ToolCall::Write { path, diff_lines } => judge_write(policy, ctx, mode, path, *diff_lines),
+        ToolCall::Command { command } => judge_command(policy, ctx, mode, command),
+        ToolCall::Fetch { url } => judge_fetch(policy, mode, url),
+        ToolCall::WebSearch => judge_search(policy, mode),
+        ToolCall::GitCommit { diff_lines } => {
+            let mut f = thresholds(policy, ctx, *diff_lines);
+            f.push(by_mode(mode, "committing", Vec::new()));
+            f
+        }
+        ToolCall::GitBranch { changes: false } => vec![Finding::floor(
+            Verdict::Allow,
+            "listing branches only reads",
+            "read-only tool",
+        )],
+        ToolCall::GitBranch { changes: true } => {
+            vec![by_mode(mode, "creating or switching branches", Vec::new())]
+        }
+        ToolCall::PullRequest => vec![match mode {
+            Mode::ReadOnly => Finding::floor(
+                Verdict::Deny,
+                "read-only mode: a pull request changes things on the server",
+                "read_only mode",
+            ),
+            _ => Finding::floor(
+                Verdict::Ask,
+                "a pull request changes things on the server, so it always needs your approval (built-in rule)",
+                "create_pull_request",
+            ),
+        }],
+        ToolCall::Internal { name } => vec![Finding::floor(
+            Verdict::Allow,
+            format!("`{name}` has no effect outside the agent"),
+            "internal tool",
+        )],
+    };
+    decide(findings).unwrap_or_else(|| Decision {
+        decision: Verdict::Ask,
+        reason: "no rule decided this call, so it needs your approval".into(),
+        rule: RuleRef {
+            name: "default".into(),
+            source: Source::Builtin,
+        },
+        suggestions: Vec::new(),
+    })
+}
+
+fn unresolvable(path: &str) -> Vec<Finding> {
+    vec![Finding::floor(
+        Verdict::Ask,
+        format!("`{path}` cannot be resolved to a file without running a shell"),
+        "unresolvable path",
+    )]
+}
+
+fn judge_read(policy: &Policy, ctx: &Context, path: &str) -> Vec<Finding> {
+    let Some(abs) = ctx.resolve(path) else {
+        return unresolvable(path);
+    };
+    let mut f = judge_path(policy, ctx, &abs, Access::Read);
+    f.push(Finding::floor(
+        Verdict::Allow,
+        "reading is always allowed",
+        "read-only tool",
+    ));
+    f
+}
+
+fn judge_write(
+    policy: &Policy,
+    ctx: &Context,
+    mode: Mode,
+    path: &str,
+    diff_lines: u32,
+) -> Vec<Finding> {
+    let Some(abs) = ctx.resolve(path) else {
+        return unresolvable(path);
+    };
+    let mut f = judge_path(policy, ctx, &abs, Access::Write);
+    f.extend(thresholds(policy, ctx, diff_lines));
+    let rel = ctx.relative(&abs).unwrap_or_default();
+    if mode == Mode::Ask
+        && let Some(rule) = policy.allow_write.iter().find(|r| r.glob.is_match(&rel))
+    {
+        f.push(
+            Finding::new(
+                Verdict::Allow,
+                format!("edits to `{rel}` are allowed ({})", rule.source.label()),
+                format!("paths.allow_write \"{}\"", rule.text),
+                rule.source.clone(),
+            )
+            .with_specificity(rule.text.len()),
+        );
+        return f;
+    }
+    f.push(by_mode(
+        mode,
+        &format!("editing `{rel}`"),
+        suggest::write(&rel),
+    ));
+    f
+}
+
+/// What the mode says about a change that no rule decided.
+fn by_mode(mode: Mode, what: &str, suggestions: Vec<crate::decision::Suggestion>) -> Finding {
+    match mode {
+        Mode::ReadOnly => Finding::floor(
+            Verdict::Deny,
+            format!("read-only mode: {what} is not allowed"),
+            "read_only mode",
+        ),
+        Mode::Ask => Finding::floor(
+            Verdict::Ask,
+            format!("{what} needs your approval (ask mode)"),
+            "ask mode",
+        )
+        .with_suggestions(suggestions),
+        Mode::AutoEdit | Mode::FullAuto => Finding::floor(
+            Verdict::Allow,
+            format!("{mode} mode allows {what}"),
+            &format!("{mode} mode"),
+        ),
+    }
+}
+
+/// The session's cumulative diff against `max_diff_lines` (deny) and `require_approval_above`
+/// (ask, whatever the mode).
+fn thresholds(policy: &Policy, ctx: &Context, diff_lines: u32) -> Vec<Finding> {
+    let total = ctx.session_diff_lines.saturating_add(diff_lines);
+    let mut f = Vec::new();
+    if total > policy.max_diff_lines.value {
+        f.push(Finding::new(
+            Verdict::Deny,
+            format!(
+                "this session would change {total} lines, over the limit of {} (max_diff_lines); review and commit what is there first",
+                policy.max_diff_lines.value
+            ),
+            "max_diff_lines",
+            policy.max_diff_lines.source.clone(),
+        ));
+    } else if total > policy.require_approval_above.value {
+        f.push(Finding::new(
+            Verdict::Ask,
+            format!(
+                "this session has changed {total} lines, over {} (require_approval_above): every further change needs your approval",
+                policy.require_approval_above.value
+            ),
+            "require_approval_above",
+            policy.require_approval_above.source.clone(),
+        ));
+    }
+    f
+}
+
+fn domain_matches(host: &str, domain: &str) -> bool {
+    host == domain || host.ends_with(&format!(".{domain}"))
+}
+
+fn is_private(host: &str) -> bool {
+    if host == "localhost"
+        || host.ends_with(".localhost")
+        || host.ends_with(".local")
+        || host.ends_with(".internal")
+    {
+        return true;
+    }
+    match host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+    {
+        Ok(IpAddr::V4(ip)) => {
+            ip.is_loopback()
+                || ip.is_private()
+                || ip.is_link_local()
+                || ip.is_unspecified()
+                || ip.is_broadcast()
+                || ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1])
+        }
+        Ok(IpAddr::V6(ip)) => {
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || (ip.segments()[0] & 0xfe00) == 0xfc00
+                || (ip.segments()[0] & 0xffc0) == 0xfe80
+        }
+        Err(_) => false,
+    }
+}
+
+fn judge_fetch(policy: &Policy, mode: Mode, url: &str) -> Vec<Finding> {
+    let parsed = match url::Url::parse(url) {
+        Ok(u) => u,
+        Err(e) => {
+            return vec![Finding::floor(
+                Verdict::Deny,
+                format!("`{url}` is not a valid URL ({e})"),
+                "invalid URL",
+            )];
+        }
+    };
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return vec![Finding::floor(
+            Verdict::Deny,
+            format!(
+                "only http and https can be fetched, not `{}:`",
+                parsed.scheme()
+            ),
+            "URL scheme",
+        )];
+    }
+    let Some(host) = parsed.host_str().map(|h| h.to_ascii_lowercase()) else {
+        return vec![Finding::floor(
+            Verdict::Deny,
+            format!("`{url}` names no host"),
+            "invalid URL",
+        )];
+    };
+    let mut f = Vec::new();
+    if let Some(d) = policy
+        .denied_domains
+        .iter()
+        .find(|d| domain_matches(&host, &d.domain))
+    {
+        f.push(Finding::new(
+            Verdict::Deny,
+            format!("`{host}` is a blocked domain ({})", d.source.label()),
+            format!("network.denied_domains \"{}\"", d.domain),
+            d.source.clone(),
+        ));
+    }
+    if is_private(&host) {
+        f.push(Finding::floor(
+            Verdict::Ask,
+            format!("`{host}` is on this machine or your private network; reaching it needs your approval (built-in rule)"),
+            "private network",
+        ));
+    }
+    if policy.network.value == NetworkMode::Deny {
+        f.push(Finding::new(
+            Verdict::Deny,
+            "web access is turned off (network = deny)",
+            "network.mode",
+            policy.network.source.clone(),
+        ));
+        return f;
+    }
+    if let Some(d) = policy
+        .allowed_domains
+        .iter()
+        .find(|d| domain_matches(&host, &d.domain))
+    {
+        f.push(
+            Finding::new(
+                Verdict::Allow,
+                format!("`{host}` is an allowed domain ({})", d.source.label()),
+                format!("network.allowed_domains \"{}\"", d.domain),
+                d.source.clone(),
+            )
+            .with_specificity(d.domain.len()),
+        );
+        return f;
+    }
+    f.push(network_by_mode(
+        policy,
+        mode,
+        &format!("fetching `{host}`"),
+        suggest::domain(&host),
+    ));
+    f
+}
+
+fn judge_search(policy: &Policy, mode: Mode) -> Vec<Finding> {
+    if policy.network.value == NetworkMode::Deny {
+        return vec![Finding::new(
+            Verdict::Deny,
+            "web access is turned off (network = deny)",
+            "network.mode",
+            policy.network.source.clone(),
+        )];
+    }
+    if let Some(src) = &policy.allow_search {
+        return vec![Finding::new(
+            Verdict::Allow,
+            "web searches were allowed",
+            "allow_search",
+            src.clone(),
+        )];
+    }
+    vec![network_by_mode(
+        policy,
+        mode,
+        "searching the web",
+        suggest::search(),
+    )]
+}
+
+fn network_by_mode(
+    policy: &Policy,
+    mode: Mode,
+    what: &str,
+    suggestions: Vec<crate::decision::Suggestion>,
+) -> Finding {
+    if policy.network.value == NetworkMode::Allow || mode == Mode::FullAuto {
+        return Finding::new(
+            Verdict::Allow,
+            format!("{what} is allowed"),
+            "network.mode",
+            policy.network.source.clone(),
+        );
+    }
+    Finding::new(
+        Verdict::Ask,
+        format!("{what} needs your approval"),
+        "network.mode",
+        policy.network.source.clone(),
+    )
+    .with_suggestions(suggestions)
+}

@@ -1,0 +1,747 @@
+//! Rule files (TOML) and the merged rule set: built-in defaults, then the user's file, then the
+//! project's, then session grants. A file that does not parse is an error with line and column,
+//! never "no rules"; rules that carry examples are checked against them when loaded.
+
+use crate::decision::Grant;
+use crate::mode::Mode;
+use crate::pattern::{Args, CommandPattern};
+use crate::shell::{self, basename};
+use crate::source::Source;
+use globset::{GlobBuilder, GlobMatcher};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+pub const BUILTIN_TOML: &str = include_str!("builtin.toml");
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PolicyError {
+    #[error("{file}:{line}:{column}: {message}")]
+    Parse {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    Invalid { file: String, message: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetworkMode {
+    Allow,
+    Ask,
+    Deny,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleFile {
+    mode: Option<Mode>,
+    max_diff_lines: Option<u32>,
+    require_approval_above: Option<u32>,
+    /// User file only: project folders whose own rules may loosen, not just tighten.
+    trusted_projects: Option<Vec<String>>,
+    #[serde(default)]
+    paths: PathsSection,
+    #[serde(default)]
+    commands: CommandsSection,
+    #[serde(default)]
+    network: NetworkSection,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PathsSection {
+    #[serde(default)]
+    protected: Vec<String>,
+    #[serde(default)]
+    protected_exceptions: Vec<String>,
+    /// Globs the agent may write without asking, in `ask` mode.
+    #[serde(default)]
+    allow_write: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CommandsSection {
+    #[serde(default)]
+    allow: Vec<CommandSpec>,
+    #[serde(default)]
+    ask: Vec<CommandSpec>,
+    #[serde(default)]
+    deny: Vec<CommandSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum CommandSpec {
+    Pattern(String),
+    Full(FullCommandSpec),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FullCommandSpec {
+    pattern: String,
+    #[serde(rename = "match", default)]
+    matches: Vec<String>,
+    #[serde(default)]
+    not_match: Vec<String>,
+    reason: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NetworkSection {
+    mode: Option<NetworkMode>,
+    #[serde(default)]
+    allowed_domains: Vec<String>,
+    #[serde(default)]
+    denied_domains: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CommandRule {
+    pub pattern: CommandPattern,
+    pub verdict: crate::decision::Verdict,
+    pub reason: Option<String>,
+    pub source: Source,
+}
+
+#[derive(Debug, Clone)]
+pub struct PathRule {
+    pub text: String,
+    pub glob: GlobMatcher,
+    pub source: Source,
+}
+
+#[derive(Debug, Clone)]
+pub struct DomainRule {
+    pub domain: String,
+    pub source: Source,
+}
+
+/// A setting and where its value came from.
+#[derive(Debug, Clone)]
+pub struct Setting<T> {
+    pub value: T,
+    pub source: Source,
+}
+
+/// The merged rules the engine evaluates against.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub mode: Setting<Mode>,
+    pub max_diff_lines: Setting<u32>,
+    pub require_approval_above: Setting<u32>,
+    pub network: Setting<NetworkMode>,
+    pub commands: Vec<CommandRule>,
+    pub protected: Vec<PathRule>,
+    pub protected_exceptions: Vec<PathRule>,
+    pub allow_write: Vec<PathRule>,
+    pub allow_read: Vec<PathRule>,
+    pub allowed_domains: Vec<DomainRule>,
+    pub denied_domains: Vec<DomainRule>,
+    pub allow_search: Option<Source>,
+    pub trusted_projects: Vec<String>,
+    /// What was left out and why (a looser rule in an untrusted project file).
+    pub notes: Vec<String>,
+}
+
+/// A rule file's text and where it lives.
+pub struct RuleText<'a> {
+    pub path: &'a Path,
+    pub text: &'a str,
+}
+
+fn path_glob(text: &str) -> Result<GlobMatcher, String> {
+    GlobBuilder::new(text.trim_start_matches("./"))
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| format!("`{text}` is not a valid glob: {e}"))
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map(|l| l.chars().count())
+        .unwrap_or(0)
+        + 1;
+    (line, column)
+}
+
+/// Where a value is written in a file, for errors about it (first occurrence of its quoted form).
+fn locate(text: &str, value: &str) -> (usize, usize) {
+    let quoted = format!("\"{value}\"");
+    match text.find(&quoted).or_else(|| text.find(value)) {
+        Some(off) => line_col(text, off),
+        None => (1, 1),
+    }
+}
+
+fn parse_file(file: &str, text: &str) -> Result<RuleFile, PolicyError> {
+    toml::from_str::<RuleFile>(text).map_err(|e| {
+        let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        PolicyError::Parse {
+            file: file.to_string(),
+            line,
+            column,
+            message: e.message().trim().to_string(),
+        }
+    })
+}
+
+impl Policy {
+    /// The built-in defaults alone.
+    pub fn builtin() -> Policy {
+        let mut policy = Policy::empty();
+        // The built-in file is part of the program and covered by tests; failing here would be
+        // a build defect, so fall back to the empty (strictest) set rather than panic.
+        if let Err(err) = policy.apply(BUILTIN_TOML, "built-in", Source::Builtin, true) {
+            policy
+                .notes
+                .push(format!("built-in rules failed to load: {err}"));
+        }
+        policy
+    }
+
+    fn empty() -> Policy {
+        Policy {
+            mode: Setting {
+                value: Mode::Ask,
+                source: Source::Builtin,
+            },
+            max_diff_lines: Setting {
+                value: 2000,
+                source: Source::Builtin,
+            },
+            require_approval_above: Setting {
+                value: 200,
+                source: Source::Builtin,
+            },
+            network: Setting {
+                value: NetworkMode::Ask,
+                source: Source::Builtin,
+            },
+            commands: Vec::new(),
+            protected: Vec::new(),
+            protected_exceptions: Vec::new(),
+            allow_write: Vec::new(),
+            allow_read: Vec::new(),
+            allowed_domains: Vec::new(),
+            denied_domains: Vec::new(),
+            allow_search: None,
+            trusted_projects: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Built-in defaults, then the user's file, then the project's. The project file may only
+    /// tighten unless `project_root` is listed in the user's `trusted_projects`.
+    pub fn load(
+        user: Option<RuleText<'_>>,
+        project: Option<RuleText<'_>>,
+        project_root: &Path,
+    ) -> Result<Policy, PolicyError> {
+        let mut policy = Policy::builtin();
+        if let Some(u) = user {
+            let file = u.path.display().to_string();
+            policy.apply(u.text, &file, Source::User(u.path.to_path_buf()), true)?;
+        }
+        if let Some(p) = project {
+            let root = project_root.to_string_lossy();
+            let trusted = policy
+                .trusted_projects
+                .iter()
+                .any(|t| Path::new(t) == project_root || t.as_str() == root);
+            let file = p.path.display().to_string();
+            policy.apply(
+                p.text,
+                &file,
+                Source::Project(p.path.to_path_buf()),
+                trusted,
+            )?;
+        }
+        Ok(policy)
+    }
+
+    /// Merges one file. `may_loosen` is false for an untrusted project file: its loosening
+    /// parts are left out, each with a note.
+    fn apply(
+        &mut self,
+        text: &str,
+        file: &str,
+        source: Source,
+        may_loosen: bool,
+    ) -> Result<(), PolicyError> {
+        use crate::decision::Verdict;
+        let parsed = parse_file(file, text)?;
+        let invalid = |message: String| PolicyError::Invalid {
+            file: file.to_string(),
+            message,
+        };
+        let note = |what: String| left_out(file, what);
+        let mut notes = Vec::new();
+
+        if let Some(mode) = parsed.mode {
+            if may_loosen || mode <= self.mode.value {
+                self.mode = Setting {
+                    value: mode,
+                    source: source.clone(),
+                };
+            } else {
+                notes.push(note(format!(
+                    "mode `{mode}` is looser than `{}`",
+                    self.mode.value
+                )));
+            }
+        }
+        if let Some(v) = parsed.max_diff_lines {
+            if may_loosen || v <= self.max_diff_lines.value {
+                self.max_diff_lines = Setting {
+                    value: v,
+                    source: source.clone(),
+                };
+            } else {
+                notes.push(note(format!(
+                    "max_diff_lines {v} is looser than {}",
+                    self.max_diff_lines.value
+                )));
+            }
+        }
+        if let Some(v) = parsed.require_approval_above {
+            if may_loosen || v <= self.require_approval_above.value {
+                self.require_approval_above = Setting {
+                    value: v,
+                    source: source.clone(),
+                };
+            } else {
+                notes.push(note(format!(
+                    "require_approval_above {v} is looser than {}",
+                    self.require_approval_above.value
+                )));
+            }
+        }
+        if let Some(t) = parsed.trusted_projects {
+            if matches!(source, Source::Project(_)) {
+                notes.push(note(
+                    "trusted_projects belongs in your own rules, not a project's".into(),
+                ));
+            } else {
+                self.trusted_projects.extend(t);
+            }
+        }
+        if let Some(n) = parsed.network.mode {
+            if may_loosen || n >= self.network.value {
+                self.network = Setting {
+                    value: n,
+                    source: source.clone(),
+                };
+            } else {
+                notes.push(note(
+                    "network mode is looser than the current one".to_string(),
+                ));
+            }
+        }
+
+        for g in &parsed.paths.protected {
+            let glob = path_glob(g).map_err(&invalid)?;
+            self.protected.push(PathRule {
+                text: g.clone(),
+                glob,
+                source: source.clone(),
+            });
+        }
+        for (list, texts, name) in [
+            (
+                &mut self.protected_exceptions,
+                &parsed.paths.protected_exceptions,
+                "paths.protected_exceptions",
+            ),
+            (
+                &mut self.allow_write,
+                &parsed.paths.allow_write,
+                "paths.allow_write",
+            ),
+        ] {
+            for g in texts {
+                let glob = path_glob(g).map_err(&invalid)?;
+                if may_loosen {
+                    list.push(PathRule {
+                        text: g.clone(),
+                        glob,
+                        source: source.clone(),
+                    });
+                } else {
+                    notes.push(note(format!("{name} `{g}` would loosen the rules")));
+                }
+            }
+        }
+
+        for (specs, verdict) in [
+            (&parsed.commands.deny, Verdict::Deny),
+            (&parsed.commands.ask, Verdict::Ask),
+            (&parsed.commands.allow, Verdict::Allow),
+        ] {
+            for spec in specs {
+                let (pattern_text, matches, not_match, reason) = match spec {
+                    CommandSpec::Pattern(p) => (p.as_str(), &[][..], &[][..], None),
+                    CommandSpec::Full(f) => (
+                        f.pattern.as_str(),
+                        &f.matches[..],
+                        &f.not_match[..],
+                        f.reason.clone(),
+                    ),
+                };
+                let pattern = CommandPattern::parse(pattern_text).map_err(|m| {
+                    let (line, column) = locate(text, pattern_text);
+                    PolicyError::Parse {
+                        file: file.to_string(),
+                        line,
+                        column,
+                        message: m,
+                    }
+                })?;
+                check_examples(&pattern, verdict, matches, not_match).map_err(|m| {
+                    let (line, column) = locate(text, pattern_text);
+                    PolicyError::Parse {
+                        file: file.to_string(),
+                        line,
+                        column,
+                        message: m,
+                    }
+                })?;
+                if verdict == Verdict::Allow && !may_loosen {
+                    notes.push(note(format!(
+                        "commands.allow `{pattern_text}` would loosen the rules"
+                    )));
+                    continue;
+                }
+                self.commands.push(CommandRule {
+                    pattern,
+                    verdict,
+                    reason,
+                    source: source.clone(),
+                });
+            }
+        }
+
+        for d in &parsed.network.denied_domains {
+            self.denied_domains.push(DomainRule {
+                domain: normalize_domain(d),
+                source: source.clone(),
+            });
+        }
+        for d in &parsed.network.allowed_domains {
+            if may_loosen {
+                self.allowed_domains.push(DomainRule {
+                    domain: normalize_domain(d),
+                    source: source.clone(),
+                });
+            } else {
+                notes.push(note(format!(
+                    "network.allowed_domains `{d}` would loosen the rules"
+                )));
+            }
+        }
+        self.notes.extend(notes);
+        Ok(())
+    }
+
+    /// Adds a rule granted in the approval dialog for the rest of the session.
+    pub fn grant(&mut self, grant: &Grant) -> Result<(), String> {
+        match grant {
+            Grant::AllowCommand(p) => {
+                let pattern = CommandPattern::parse(p)?;
+                self.commands.push(CommandRule {
+                    pattern,
+                    verdict: crate::decision::Verdict::Allow,
+                    reason: None,
+                    source: Source::Session,
+                });
+            }
+            Grant::AllowWrite(g) => self.allow_write.push(PathRule {
+                text: g.clone(),
+                glob: path_glob(g)?,
+                source: Source::Session,
+            }),
+            Grant::AllowRead(p) => self.allow_read.push(PathRule {
+                text: p.clone(),
+                glob: path_glob(&globset::escape(p))?,
+                source: Source::Session,
+            }),
+            Grant::AllowDomain(d) => self.allowed_domains.push(DomainRule {
+                domain: normalize_domain(d),
+                source: Source::Session,
+            }),
+            Grant::AllowSearch => self.allow_search = Some(Source::Session),
+        }
+        Ok(())
+    }
+
+    /// The merged rules as text, each with where it came from (`tandem-cli policy show`).
+    pub fn describe(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let _ = writeln!(out, "mode = {}  ({})", self.mode.value, self.mode.source);
+        let _ = writeln!(
+            out,
+            "max_diff_lines = {}  ({})",
+            self.max_diff_lines.value, self.max_diff_lines.source
+        );
+        let _ = writeln!(
+            out,
+            "require_approval_above = {}  ({})",
+            self.require_approval_above.value, self.require_approval_above.source
+        );
+        let _ = writeln!(
+            out,
+            "network = {:?}  ({})",
+            self.network.value, self.network.source
+        );
+        for (title, list) in [
+            ("paths.protected", &self.protected),
+            ("paths.protected_exceptions", &self.protected_exceptions),
+            ("paths.allow_write", &self.allow_write),
+        ] {
+            for r in list {
+                let _ = writeln!(out, "{title} \"{}\"  ({})", r.text, r.source);
+            }
+        }
+        for r in &self.commands {
+            let verdict = match r.verdict {
+                crate::decision::Verdict::Allow => "allow",
+                crate::decision::Verdict::Ask => "ask",
+                crate::decision::Verdict::Deny => "deny",
+            };
+            let _ = writeln!(
+                out,
+                "commands.{verdict} \"{}\"  ({})",
+                r.pattern.text(),
+                r.source
+            );
+        }
+        for d in &self.allowed_domains {
+            let _ = writeln!(
+                out,
+                "network.allowed_domains \"{}\"  ({})",
+                d.domain, d.source
+            );
+        }
+        for d in &self.denied_domains {
+            let _ = writeln!(
+                out,
+                "network.denied_domains \"{}\"  ({})",
+                d.domain, d.source
+            );
+        }
+        let _ = writeln!(
+            out,
+            "hard floors (built-in, no rule lifts them): sudo/doas/su; recursive deletes outside the project; writes outside the project; writes into .git/; secrets (.env, keys, ~/.ssh, cloud credentials); the policy files"
+        );
+        for n in &self.notes {
+            let _ = writeln!(out, "note: {n}");
+        }
+        out
+    }
+}
+
+fn left_out(file: &str, what: String) -> String {
+    format!("{file}: left out: {what} (this project is not trusted)")
+}
+
+fn normalize_domain(d: &str) -> String {
+    d.trim()
+        .trim_start_matches("*.")
+        .trim_start_matches('.')
+        .to_ascii_lowercase()
+}
+
+/// Checks a rule's own examples: each `match` must match and each `not_match` must not, with
+/// the matching the rule will really use.
+fn check_examples(
+    pattern: &CommandPattern,
+    verdict: crate::decision::Verdict,
+    matches: &[String],
+    not_match: &[String],
+) -> Result<(), String> {
+    let test = |example: &str| -> bool {
+        let parsed = shell::parse(example);
+        let Some(cmd) = parsed.commands.first() else {
+            return false;
+        };
+        let words: Vec<&str> = cmd.words.iter().map(|w| w.shown()).collect();
+        let Some((program, rest)) = words.split_first() else {
+            return false;
+        };
+        let args = Args::split(basename(program), rest);
+        if verdict == crate::decision::Verdict::Allow {
+            pattern.matches_strict(program, &args)
+        } else {
+            pattern.matches_lenient(program, &args)
+        }
+    };
+    for e in matches {
+        if !test(e) {
+            return Err(format!(
+                "rule `{}` should match its example `{e}` but does not",
+                pattern.text()
+            ));
+        }
+    }
+    for e in not_match {
+        if test(e) {
+            return Err(format!(
+                "rule `{}` matches `{e}`, which its examples say it must not",
+                pattern.text()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The user's policy file location on this platform (`$XDG_CONFIG_HOME/tandem/policy.toml`).
+pub fn user_policy_path(config_dir: &Path) -> PathBuf {
+    config_dir.join("tandem").join("policy.toml")
+}
+
+/// The project's policy file.
+pub fn project_policy_path(project_root: &Path) -> PathBuf {
+    project_root.join(".tandem").join("policy.toml")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decision::Verdict;
+
+    #[test]
+    fn builtin_rules_load_cleanly() {
+        let p = Policy::builtin();
+        assert!(p.notes.is_empty(), "{:?}", p.notes);
+        assert!(p.commands.iter().any(|c| c.verdict == Verdict::Deny));
+        assert_eq!(p.mode.value, Mode::Ask);
+    }
+
+    #[test]
+    fn a_broken_file_is_an_error_with_line_and_column() {
+        let text = "mode = \"ask\"\n[commands]\nallow = [\"ls\"\n";
+        let err = Policy::load(
+            Some(RuleText {
+                path: Path::new("/u/policy.toml"),
+                text,
+            }),
+            None,
+            Path::new("/p"),
+        )
+        .expect_err("broken");
+        match err {
+            PolicyError::Parse { line, file, .. } => {
+                assert_eq!(file, "/u/policy.toml");
+                assert!(line >= 3, "{line}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let typo = "mdoe = \"ask\"\n";
+        let err = Policy::load(
+            Some(RuleText {
+                path: Path::new("u.toml"),
+                text: typo,
+            }),
+            None,
+            Path::new("/p"),
+        )
+        .expect_err("typo");
+        assert!(err.to_string().starts_with("u.toml:1:1:"), "{err}");
+        assert!(err.to_string().contains("mdoe"), "{err}");
+    }
+
+    #[test]
+    fn examples_are_checked_at_load() {
+        let text = "[commands]\ndeny = [{ pattern = \"git push\", match = [\"git pull\"] }]\n";
+        let err = Policy::load(
+            Some(RuleText {
+                path: Path::new("u.toml"),
+                text,
+            }),
+            None,
+            Path::new("/p"),
+        )
+        .expect_err("bad example");
+        let msg = err.to_string();
+        assert!(msg.contains("should match its example `git pull`"), "{msg}");
+        assert!(msg.starts_with("u.toml:2:"), "{msg}");
+        let text = "[commands]\nallow = [{ pattern = \"cargo test\", not_match = [\"cargo test --all\"] }]\n";
+        assert!(
+            Policy::load(
+                Some(RuleText {
+                    path: Path::new("u.toml"),
+                    text
+                }),
+                None,
+                Path::new("/p")
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn untrusted_project_files_only_tighten() {
+        let project = "mode = \"full_auto\"\nmax_diff_lines = 100\n[commands]\nallow = [\"rm\"]\ndeny = [\"make deploy\"]\n[paths]\nallow_write = [\"**\"]\n";
+        let p = Policy::load(
+            None,
+            Some(RuleText {
+                path: Path::new("/p/.tandem/policy.toml"),
+                text: project,
+            }),
+            Path::new("/p"),
+        )
+        .expect("load");
+        assert_eq!(p.mode.value, Mode::Ask);
+        assert_eq!(p.max_diff_lines.value, 100);
+        assert!(p.commands.iter().any(|c| c.pattern.text() == "make deploy"));
+        assert!(!p.commands.iter().any(|c| c.pattern.text() == "rm"));
+        assert!(p.allow_write.is_empty());
+        assert_eq!(p.notes.len(), 3, "{:?}", p.notes);
+
+        let user = "trusted_projects = [\"/p\"]\n";
+        let p = Policy::load(
+            Some(RuleText {
+                path: Path::new("/u.toml"),
+                text: user,
+            }),
+            Some(RuleText {
+                path: Path::new("/p/.tandem/policy.toml"),
+                text: project,
+            }),
+            Path::new("/p"),
+        )
+        .expect("load");
+        assert_eq!(p.mode.value, Mode::FullAuto);
+        assert!(p.commands.iter().any(|c| c.pattern.text() == "rm"));
+    }
+
+    #[test]
+    fn describe_names_sources() {
+        let p = Policy::load(
+            Some(RuleText {
+                path: Path::new("/u.toml"),
+                text: "[commands]\nallow = [\"just test\"]\n",
+            }),
+            None,
+            Path::new("/p"),
+        )
+        .expect("load");
+        let d = p.describe();
+        assert!(
+            d.contains("commands.allow \"just test\"  (user file /u.toml)"),
+            "{d}"
+        );
+        assert!(d.contains("paths.protected \".env\"  (built-in)"), "{d}");
+    }
+}
