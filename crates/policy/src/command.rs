@@ -68,6 +68,11 @@ fn judge_source(
     depth: usize,
     out: &mut Vec<Finding>,
 ) {
+    // `((…))` is arithmetic to bash but two nested subshells to `sh` (dash): judge both readings.
+    if source.contains("((") && depth < MAX_DEPTH {
+        let as_subshells = source.replace("((", "( (").replace("))", ") )");
+        judge_source(policy, ctx, mode, &as_subshells, depth + 1, out);
+    }
     let parsed = shell::parse(source);
     if parsed.has_error {
         out.push(Finding::floor(
@@ -229,6 +234,16 @@ fn judge_words(
     depth: usize,
     out: &mut Vec<Finding>,
 ) {
+    // A reserved word in command position means the grammar took a compound command for a
+    // simple one (`! { sudo ls; }`): the shell runs what follows it, so judge that.
+    let mut words = words;
+    while let Some(w) = words.first() {
+        if w.literal().is_some_and(is_reserved_word) {
+            words = &words[1..];
+        } else {
+            break;
+        }
+    }
     let Some(first) = words.first() else { return };
     let Some(raw_name) = first.literal() else {
         out.push(Finding::floor(
@@ -242,7 +257,10 @@ fn judge_words(
         return;
     };
     // Look-alike letters (`ｒｍ`, a Cyrillic `о`): judge what it normalizes to, and ask anyway.
-    let normalized: String = raw_name.nfkc().collect();
+    let normalized: String = raw_name
+        .nfkc()
+        .filter(|c| !matches!(c, '\u{00ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'))
+        .collect();
     if !raw_name.is_ascii() {
         out.push(Finding::floor(
             Verdict::Ask,
@@ -569,6 +587,32 @@ fn judge_outside_mention(policy: &Policy, ctx: &Context, path: &str, out: &mut V
             .with_suggestions(vec![suggest::read(&abs)]),
         );
     }
+}
+
+fn is_reserved_word(w: &str) -> bool {
+    matches!(
+        w,
+        "{" | "}"
+            | "!"
+            | "[["
+            | "]]"
+            | "if"
+            | "then"
+            | "else"
+            | "elif"
+            | "fi"
+            | "do"
+            | "done"
+            | "case"
+            | "esac"
+            | "while"
+            | "until"
+            | "for"
+            | "in"
+            | "select"
+            | "function"
+            | "coproc"
+    )
 }
 
 /// Devices that swallow or show output: writing to them changes no file.

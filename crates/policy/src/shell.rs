@@ -67,18 +67,47 @@ pub struct Parsed {
     pub recursive_function: bool,
 }
 
+thread_local! {
+    /// A parser per thread: creating one and loading the grammar costs more than parsing a
+    /// typical command.
+    static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+}
+
+fn parse_tree(source: &str) -> Option<tree_sitter::Tree> {
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut parser = Parser::new();
+            parser
+                .set_language(&tree_sitter_bash::LANGUAGE.into())
+                .ok()?;
+            *slot = Some(parser);
+        }
+        slot.as_mut()?.parse(source, None)
+    })
+}
+
 /// Parses a command line. Never fails: what tree-sitter cannot parse is marked `has_error`.
 pub fn parse(source: &str) -> Parsed {
-    let mut parser = Parser::new();
     let mut parsed = Parsed::default();
-    if parser
-        .set_language(&tree_sitter_bash::LANGUAGE.into())
-        .is_err()
-    {
-        parsed.has_error = true;
-        return parsed;
-    }
-    let Some(tree) = parser.parse(source, None) else {
+    // The grammar's scanner crashes on some non-ASCII input (`''{` followed by U+E016B was a
+    // segfault). Bash treats every non-ASCII character as an ordinary word character, so the
+    // tree is built from a copy where each becomes as many `x` bytes as it had, and words are
+    // read back from the original at the same byte offsets.
+    let shape: String = if source.is_ascii() {
+        source.to_string()
+    } else {
+        source
+            .chars()
+            .flat_map(|c| {
+                let n = if c.is_ascii() { 0 } else { c.len_utf8() };
+                std::iter::once(c)
+                    .filter(|c| c.is_ascii())
+                    .chain(std::iter::repeat_n('x', n))
+            })
+            .collect()
+    };
+    let Some(tree) = parse_tree(&shape) else {
         parsed.has_error = true;
         return parsed;
     };
@@ -527,6 +556,22 @@ mod tests {
         let p = parse("rm -rf / ; ((");
         assert!(p.has_error);
         assert!(names("rm -rf / ; ((").contains(&"rm".to_string()));
+    }
+
+    #[test]
+    fn non_ascii_words_survive_and_do_not_crash_the_scanner() {
+        let p = parse("''{\u{E016B}");
+        assert!(!p.commands.is_empty() || p.has_error);
+        let p = parse("echo h\u{e9}llo \u{ff52}\u{ff4d} '\u{1F600}'");
+        let words: Vec<_> = p.commands[0]
+            .words
+            .iter()
+            .map(|w| w.shown().to_string())
+            .collect();
+        assert_eq!(
+            words,
+            ["echo", "h\u{e9}llo", "\u{ff52}\u{ff4d}", "\u{1F600}"]
+        );
     }
 
     #[test]

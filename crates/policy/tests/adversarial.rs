@@ -207,6 +207,8 @@ fn cases() -> Vec<Case> {
         cmd(ASK, "f() { rm -rf /; }; f", D),
         cmd(ASK, "! rm -rf /", D),
         cmd(ASK, "x=$(rm -rf /)", D),
+        cmd(FULL, "((find / -delete))", D),
+        cmd(FULL, "(( $(rm -rf /) ))", D),
         cmd(ASK, "cat <(rm -rf /)", D),
         // Shells, wrappers and indirection.
         cmd(ASK, "bash -c 'rm -rf /'", D),
@@ -347,7 +349,7 @@ fn cases() -> Vec<Case> {
         cmd(FULL, "rｍ -rf /", D),
         cmd(FULL, "ｒｍ -rf /", D),
         cmd(FULL, "\u{0440}m -rf /", Q),
-        cmd(FULL, "r\u{200b}m -rf /", Q),
+        cmd(FULL, "r\u{200b}m -rf /", D),
         cmd(FULL, "", D),
         cmd(FULL, "   \n\t ", D),
         cmd(FULL, "ls\0 -la", D),
