@@ -1,0 +1,182 @@
+//! `tandem-cli policy check` and `tandem-cli policy show`.
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Args, Subcommand};
+use policy::{Context, Mode, Policy, RuleText, ToolCall, evaluate};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Subcommand)]
+pub enum PolicyCommand {
+    /// Print the decision for one call as a JSON object.
+    Check(CheckArgs),
+    /// Print the merged rules, each with where it came from.
+    Show(ProjectArg),
+}
+
+#[derive(Args)]
+pub struct ProjectArg {
+    /// The project folder.
+    #[arg(long)]
+    project: PathBuf,
+    /// The user's rule file (default: $XDG_CONFIG_HOME/tandem/policy.toml).
+    #[arg(long)]
+    user_rules: Option<PathBuf>,
+}
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("call").required(true).args(["command", "write", "read", "fetch"])))]
+pub struct CheckArgs {
+    #[command(flatten)]
+    project: ProjectArg,
+    /// The mode to judge in (default: the rules' mode).
+    #[arg(long, value_parser = parse_mode)]
+    mode: Option<Mode>,
+    /// A shell command for run_command.
+    #[arg(long)]
+    command: Option<String>,
+    /// A path written by write_file / edit_file.
+    #[arg(long)]
+    write: Option<String>,
+    /// A path read by read_file / list_files / search_codebase.
+    #[arg(long)]
+    read: Option<String>,
+    /// A URL fetched by web_fetch.
+    #[arg(long)]
+    fetch: Option<String>,
+    /// Lines the write changes.
+    #[arg(long, default_value_t = 1)]
+    diff_lines: u32,
+    /// Lines the session has changed before this call.
+    #[arg(long, default_value_t = 0)]
+    session_diff: u32,
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    s.parse()
+}
+
+#[derive(Serialize)]
+struct CheckOutput<'a> {
+    decision: policy::Verdict,
+    reason: &'a str,
+    rule: &'a str,
+    source: String,
+    suggestions: &'a [policy::Suggestion],
+}
+
+fn user_rules_path(explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p.to_path_buf());
+    }
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(policy::user_policy_path(&config))
+}
+
+fn read_optional(path: &Path) -> Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read the rule file {}", path.display())),
+    }
+}
+
+struct Loaded {
+    root: PathBuf,
+    user_file: Option<PathBuf>,
+    policy: Policy,
+}
+
+fn load(args: &ProjectArg) -> Result<Loaded> {
+    let root = std::fs::canonicalize(&args.project).with_context(|| {
+        format!(
+            "the project folder {} cannot be opened",
+            args.project.display()
+        )
+    })?;
+    if !root.is_dir() {
+        bail!("{} is not a folder", root.display());
+    }
+    let user_file = user_rules_path(args.user_rules.as_deref());
+    if args.user_rules.is_some() && user_file.as_deref().is_some_and(|p| !p.exists()) {
+        bail!(
+            "the rule file {} does not exist",
+            args.user_rules
+                .as_deref()
+                .unwrap_or(Path::new(""))
+                .display()
+        );
+    }
+    let user_text = match &user_file {
+        Some(p) => read_optional(p)?,
+        None => None,
+    };
+    let project_file = policy::project_policy_path(&root);
+    let project_text = read_optional(&project_file)?;
+    let policy = Policy::load(
+        user_file
+            .as_deref()
+            .zip(user_text.as_deref())
+            .map(|(path, text)| RuleText { path, text }),
+        project_text.as_deref().map(|text| RuleText {
+            path: &project_file,
+            text,
+        }),
+        &root,
+    )?;
+    Ok(Loaded {
+        root,
+        user_file,
+        policy,
+    })
+}
+
+pub fn run(command: PolicyCommand) -> Result<()> {
+    match command {
+        PolicyCommand::Show(args) => {
+            let loaded = load(&args)?;
+            print!("{}", loaded.policy.describe());
+            Ok(())
+        }
+        PolicyCommand::Check(args) => {
+            let loaded = load(&args.project)?;
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let resolver = |p: &Path| tools::real_path(p);
+            let ctx = Context {
+                project_root: &loaded.root,
+                home: home.as_deref(),
+                mode: args.mode,
+                session_diff_lines: args.session_diff,
+                user_policy_file: loaded.user_file.as_deref(),
+                resolver: &resolver,
+            };
+            let call = if let Some(c) = &args.command {
+                ToolCall::Command { command: c }
+            } else if let Some(p) = &args.write {
+                ToolCall::Write {
+                    path: p,
+                    diff_lines: args.diff_lines,
+                }
+            } else if let Some(p) = &args.read {
+                ToolCall::Read { path: p }
+            } else if let Some(u) = &args.fetch {
+                ToolCall::Fetch { url: u }
+            } else {
+                bail!("give one of --command, --write, --read or --fetch");
+            };
+            let d = evaluate(&loaded.policy, &call, &ctx);
+            let out = CheckOutput {
+                decision: d.decision,
+                reason: &d.reason,
+                rule: &d.rule.name,
+                source: d.rule.source.to_string(),
+                suggestions: &d.suggestions,
+            };
+            println!("{}", serde_json::to_string(&out)?);
+            Ok(())
+        }
+    }
+}

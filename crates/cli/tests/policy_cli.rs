@@ -1,0 +1,148 @@
+//! `tandem-cli policy …` as scripts use it: the real binary, real folders, JSON on stdout.
+
+use std::path::Path;
+use std::process::Command;
+
+fn cli(project: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
+        .arg("policy")
+        .args(args)
+        .arg("--project")
+        .arg(project)
+        .env("XDG_CONFIG_HOME", project.join("no-user-config"))
+        .output()
+        .expect("run tandem-cli");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn check(project: &Path, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = cli(project, &all);
+    assert_eq!(code, 0, "stderr: {stderr}");
+    assert_eq!(
+        stdout.lines().count(),
+        1,
+        "one JSON object on one line: {stdout}"
+    );
+    serde_json::from_str(&stdout).expect("JSON")
+}
+
+#[test]
+fn check_prints_one_json_decision() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let v = check(dir.path(), &["--command", "cat .env"]);
+    assert_eq!(v["decision"], "deny");
+    assert!(v["reason"].as_str().is_some_and(|r| r.contains(".env")));
+    assert!(v["rule"].as_str().is_some_and(|r| !r.is_empty()));
+    assert_eq!(v["suggestions"], serde_json::json!([]));
+
+    let v = check(dir.path(), &["--command", "make check"]);
+    assert_eq!(v["decision"], "ask");
+    assert_eq!(
+        v["suggestions"][0]["label"],
+        "Always allow `make check` in this project"
+    );
+    assert_eq!(v["suggestions"][0]["grant"]["kind"], "allow_command");
+
+    assert_eq!(
+        check(
+            dir.path(),
+            &["--command", "make check", "--mode", "full_auto"]
+        )["decision"],
+        "allow"
+    );
+    assert_eq!(
+        check(dir.path(), &["--write", "src/a.rs", "--mode", "auto_edit"])["decision"],
+        "allow"
+    );
+    assert_eq!(
+        check(dir.path(), &["--write", "../a.rs", "--mode", "full_auto"])["decision"],
+        "deny"
+    );
+    assert_eq!(
+        check(dir.path(), &["--read", "/etc/hostname"])["decision"],
+        "ask"
+    );
+    assert_eq!(
+        check(dir.path(), &["--fetch", "https://docs.rs"])["decision"],
+        "ask"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_escapes_are_resolved_on_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).expect("symlink");
+    let v = check(
+        dir.path(),
+        &["--write", "link/evil.sh", "--mode", "full_auto"],
+    );
+    assert_eq!(v["decision"], "deny");
+    assert!(
+        v["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("outside the project")),
+        "{v}"
+    );
+}
+
+#[test]
+fn project_rules_are_read_and_a_broken_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join(".tandem")).expect("mkdir");
+    std::fs::write(
+        dir.path().join(".tandem/policy.toml"),
+        "[commands]\ndeny = [\"make deploy\"]\n",
+    )
+    .expect("write");
+    let v = check(
+        dir.path(),
+        &["--command", "make deploy", "--mode", "full_auto"],
+    );
+    assert_eq!(v["decision"], "deny");
+    assert!(
+        v["source"]
+            .as_str()
+            .is_some_and(|s| s.contains(".tandem/policy.toml")),
+        "{v}"
+    );
+
+    let (code, stdout, _) = cli(dir.path(), &["show"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("commands.deny \"make deploy\""), "{stdout}");
+    assert!(stdout.contains("(built-in)"), "{stdout}");
+
+    std::fs::write(
+        dir.path().join(".tandem/policy.toml"),
+        "[commands]\ndeny = [\"make deploy\"\n",
+    )
+    .expect("write");
+    let (code, stdout, stderr) = cli(dir.path(), &["check", "--command", "ls"]);
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("policy.toml:2:22: unclosed array"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn usage_errors_say_what_is_missing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (code, _, stderr) = cli(dir.path(), &["check"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--command"), "{stderr}");
+    let (code, _, stderr) = cli(dir.path(), &["check", "--command", "ls", "--mode", "yolo"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown mode"), "{stderr}");
+    let (code, _, stderr) = cli(&dir.path().join("missing"), &["check", "--command", "ls"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot be opened"), "{stderr}");
+}
