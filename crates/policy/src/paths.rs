@@ -144,20 +144,25 @@ pub fn judge_path(policy: &Policy, ctx: &Context, abs: &Path, access: Access) ->
     let subject = rel
         .clone()
         .unwrap_or_else(|| abs.to_string_lossy().trim_start_matches('/').to_string());
-    let excepted = policy
-        .protected_exceptions
-        .iter()
-        .any(|e| e.glob.is_match(&subject));
-    if !excepted && let Some(rule) = policy.protected.iter().find(|r| r.glob.is_match(&subject)) {
-        out.push(Finding::new(
-            Verdict::Deny,
-            format!(
-                "`{name}` is a protected path, so the agent may not {verb} it ({})",
-                rule.source.label()
-            ),
-            format!("paths.protected \"{}\"", rule.text),
-            rule.source.clone(),
-        ));
+    let excepted = policy.exceptions_set.is_match(&subject);
+    if !excepted {
+        // The set says whether any rule matched; the first matching one is named.
+        if let Some(rule) = policy
+            .protected_set
+            .matches(&subject)
+            .first()
+            .and_then(|&i| policy.protected.get(i))
+        {
+            out.push(Finding::new(
+                Verdict::Deny,
+                format!(
+                    "`{name}` is a protected path, so the agent may not {verb} it ({})",
+                    rule.source.label()
+                ),
+                format!("paths.protected \"{}\"", rule.text),
+                rule.source.clone(),
+            ));
+        }
     }
     out
 }

@@ -14,6 +14,9 @@ use globset::{GlobBuilder, GlobMatcher};
 pub struct CommandPattern {
     text: String,
     program: GlobMatcher,
+    /// The program name when it has no glob characters: compared as a string, which is most of
+    /// the rules and much cheaper than a glob.
+    program_literal: Option<String>,
     flags: Vec<String>,
     positionals: Vec<GlobMatcher>,
 }
@@ -115,6 +118,8 @@ impl CommandPattern {
         Ok(CommandPattern {
             text: text.split_whitespace().collect::<Vec<_>>().join(" "),
             program: glob(program_name)?,
+            program_literal: (!program_name.contains(['*', '?', '[', '{', '\\']))
+                .then(|| program_name.to_string()),
             flags,
             positionals,
         })
@@ -130,7 +135,10 @@ impl CommandPattern {
     }
 
     fn program_matches(&self, program: &str) -> bool {
-        self.program.is_match(basename(program))
+        match &self.program_literal {
+            Some(name) => name == basename(program),
+            None => self.program.is_match(basename(program)),
+        }
     }
 
     fn flags_match(&self, args: &Args) -> bool {

@@ -7,7 +7,7 @@ use crate::mode::Mode;
 use crate::pattern::{Args, CommandPattern};
 use crate::shell::{self, basename};
 use crate::source::Source;
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -139,6 +139,10 @@ pub struct Policy {
     pub commands: Vec<CommandRule>,
     pub protected: Vec<PathRule>,
     pub protected_exceptions: Vec<PathRule>,
+    /// `protected` and `protected_exceptions` compiled together, so a path is checked against
+    /// all of them in one pass (it runs for every path a command names).
+    pub(crate) protected_set: GlobSet,
+    pub(crate) exceptions_set: GlobSet,
     pub allow_write: Vec<PathRule>,
     pub allow_read: Vec<PathRule>,
     pub allowed_domains: Vec<DomainRule>,
@@ -231,6 +235,8 @@ impl Policy {
             commands: Vec::new(),
             protected: Vec::new(),
             protected_exceptions: Vec::new(),
+            protected_set: GlobSet::empty(),
+            exceptions_set: GlobSet::empty(),
             allow_write: Vec::new(),
             allow_read: Vec::new(),
             allowed_domains: Vec::new(),
@@ -450,6 +456,8 @@ impl Policy {
             }
         }
         self.notes.extend(notes);
+        self.protected_set = compile_set(&self.protected, file)?;
+        self.exceptions_set = compile_set(&self.protected_exceptions, file)?;
         Ok(())
     }
 
@@ -549,6 +557,24 @@ impl Policy {
         }
         out
     }
+}
+
+fn compile_set(rules: &[PathRule], file: &str) -> Result<GlobSet, PolicyError> {
+    let mut b = GlobSetBuilder::new();
+    for r in rules {
+        let glob = GlobBuilder::new(r.text.trim_start_matches("./"))
+            .literal_separator(true)
+            .build()
+            .map_err(|e| PolicyError::Invalid {
+                file: file.to_string(),
+                message: format!("`{}` is not a valid glob: {e}", r.text),
+            })?;
+        b.add(glob);
+    }
+    b.build().map_err(|e| PolicyError::Invalid {
+        file: file.to_string(),
+        message: format!("the path globs cannot be compiled together: {e}"),
+    })
 }
 
 fn left_out(file: &str, what: String) -> String {
