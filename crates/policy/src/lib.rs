@@ -5,6 +5,17 @@
 //! line, and [`evaluate`], which returns Allow, Ask (with suggested rules) or Deny with the rule
 //! that decided, in words a non-programmer understands. Pure: no file, network or process I/O,
 //! no tokio, no Tauri. Callers read rule files and resolve symlinks, and hand the results in.
+//!
+//! Precedence, decided once: every rule that applies to a call gives a finding, and the
+//! strongest wins — **deny beats ask beats allow**, whoever wrote the rule. Among allows the
+//! most specific is the one reported. So an allow (a user's rule, a session grant) can only
+//! settle what nothing else asks about or refuses: it never lifts a deny, a built-in ask
+//! (`git push --force`, package installs) or a hard floor. The hard floors live in code, not in
+//! the rule files: `sudo` and friends, recursive deletes outside the project, writes outside the
+//! project or into `.git/`, secrets (`.env*`, keys, `~/.ssh`, cloud credentials) and the policy
+//! files themselves. Files merge in order built-in → user → project → session; a project file
+//! may only tighten (a stricter mode, lower thresholds, more deny/ask rules) unless the user
+//! lists the project in `trusted_projects`; what it tried to loosen is reported as a note.
 
 mod call;
 mod command;
