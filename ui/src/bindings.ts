@@ -38,6 +38,30 @@ crlf: boolean, } | { "kind": "binary", path: string, size: number, } | { "kind":
  */
 data_base64: string, };
 
+export type FileChange = { path: string, 
+/**
+ * True when the file did not exist before.
+ */
+created: boolean, added_lines: number, removed_lines: number, 
+/**
+ * Size of the new content.
+ */
+chars: number, lines: number, };
+
+export type Hunk = { index: number, 
+/**
+ * 1-based first line and line count in the original.
+ */
+old_start: number, old_lines: number, 
+/**
+ * 1-based first line and line count in the proposed text.
+ */
+new_start: number, new_lines: number, 
+/**
+ * The hunk as unified-diff text, header included.
+ */
+text: string, };
+
 export type ProjectInfo = { 
 /**
  * Canonical absolute path of the folder.

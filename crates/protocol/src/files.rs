@@ -103,3 +103,31 @@ pub enum FileContent {
         data_base64: String,
     },
 }
+
+/// The structured result of `write_file` and `edit_file`: what changed, for the UI's change list
+/// and the session's diff counter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct FileChange {
+    pub path: String,
+    /// True when the file did not exist before.
+    pub created: bool,
+    pub added_lines: u32,
+    pub removed_lines: u32,
+    /// Size of the new content.
+    pub chars: u32,
+    pub lines: u32,
+}
+
+/// One hunk of a proposed change, for per-hunk review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Hunk {
+    pub index: u32,
+    /// 1-based first line and line count in the original.
+    pub old_start: u32,
+    pub old_lines: u32,
+    /// 1-based first line and line count in the proposed text.
+    pub new_start: u32,
+    pub new_lines: u32,
+    /// The hunk as unified-diff text, header included.
+    pub text: String,
+}

@@ -14,6 +14,8 @@ pub fn typescript() -> String {
         FileEntry::decl(&cfg),
         FileListing::decl(&cfg),
         FileContent::decl(&cfg),
+        FileChange::decl(&cfg),
+        Hunk::decl(&cfg),
         ProjectInfo::decl(&cfg),
         RecentProject::decl(&cfg),
         Startup::decl(&cfg),

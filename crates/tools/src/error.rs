@@ -26,6 +26,14 @@ pub enum ToolError {
         #[source]
         source: std::io::Error,
     },
+    #[error("Refusing to change {path}: {why}. Read it first with read_file, then retry.")]
+    Stale { path: String, why: &'static str },
+    #[error("edit {index} of {path}: {message}")]
+    Edit {
+        path: String,
+        index: usize,
+        message: String,
+    },
     #[error("git failed: {0}")]
     Git(#[from] git2::Error),
 }
@@ -53,6 +61,7 @@ impl ToolError {
             ToolError::InvalidArgument(_) => ErrorCode::InvalidArgument,
             ToolError::Io { .. } => ErrorCode::Io,
             ToolError::Git(_) => ErrorCode::Git,
+            ToolError::Stale { .. } | ToolError::Edit { .. } => ErrorCode::InvalidArgument,
         }
     }
 }

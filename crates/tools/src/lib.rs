@@ -6,13 +6,21 @@
 //! (what the model reads). Must not touch Tauri, the policy engine or the model: callers decide
 //! whether a call may run; this crate only runs it, and refuses paths outside the project.
 
+mod atomic;
+mod diff;
+mod edit_file;
 mod error;
 mod git_status;
+mod line_endings;
 mod list_files;
 mod paths;
 mod read_file;
 mod tree_order;
+mod workspace;
+mod write_file;
 
+pub use diff::{HUNK_CONTEXT, hunks, line_counts, merge_hunks};
+pub use edit_file::{Edit, EditFileArgs, edit_file};
 pub use error::{ToolError, ToolResult};
 pub use git_status::{GitStatus, StatusEntry, git_status};
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
@@ -20,3 +28,5 @@ pub use paths::{ProjectRoot, real_path};
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
 };
+pub use workspace::{DiffTotals, Workspace};
+pub use write_file::{WriteFileArgs, render_change, write_file};

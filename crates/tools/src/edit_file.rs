@@ -1,0 +1,148 @@
+//! `edit_file`: exact string replacements, one or many, applied all together or not at all.
+
+use crate::atomic::write_atomic;
+use crate::diff::line_counts;
+use crate::error::{ToolError, ToolResult};
+use crate::line_endings::{Style, to_lf};
+use crate::workspace::Workspace;
+use protocol::FileChange;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Edit {
+    /// Text to find: it must occur exactly once in the file.
+    pub old_string: String,
+    /// Text to put in its place.
+    pub new_string: String,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditFileArgs {
+    /// File to edit, relative to the project root. It must exist.
+    pub path: String,
+    /// A single replacement (with `new_string`), or use `edits` for several.
+    #[serde(default)]
+    pub old_string: Option<String>,
+    #[serde(default)]
+    pub new_string: Option<String>,
+    /// Several replacements, applied atomically: all or none.
+    #[serde(default)]
+    pub edits: Option<Vec<Edit>>,
+}
+
+impl EditFileArgs {
+    fn edits(&self) -> ToolResult<Vec<Edit>> {
+        match (&self.old_string, &self.new_string, &self.edits) {
+            (Some(o), Some(n), None) => Ok(vec![Edit {
+                old_string: o.clone(),
+                new_string: n.clone(),
+            }]),
+            (None, None, Some(e)) if !e.is_empty() => Ok(e.clone()),
+            (None, None, Some(_)) => Err(ToolError::InvalidArgument(
+                "`edits` is empty; give at least one edit".into(),
+            )),
+            (None, None, None) => Err(ToolError::InvalidArgument(
+                "give `old_string` and `new_string`, or `edits: [{old_string, new_string}]`".into(),
+            )),
+            _ => Err(ToolError::InvalidArgument(
+                "give either `old_string` + `new_string` or `edits`, not a mix".into(),
+            )),
+        }
+    }
+}
+
+pub fn edit_file(ws: &Workspace, args: &EditFileArgs) -> ToolResult<FileChange> {
+    let edits = args.edits()?;
+    let resolved = ws.root().resolve(&args.path)?;
+    let real = &resolved.real;
+    let path = resolved.display.clone();
+    let meta = std::fs::metadata(real).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => ToolError::InvalidArgument(format!(
+            "{path} does not exist; edit_file changes existing files, use write_file to create it"
+        )),
+        _ => ToolError::io(real, e),
+    })?;
+    if meta.is_dir() {
+        return Err(ToolError::NotAFile(real.clone()));
+    }
+    ws.check_fresh(real, &path)?;
+    let bytes = std::fs::read(real).map_err(|e| ToolError::io(real, e))?;
+    let original = String::from_utf8(bytes).map_err(|_| {
+        ToolError::InvalidArgument(format!(
+            "{path} is not UTF-8 text; it cannot be edited by string replacement"
+        ))
+    })?;
+    let style = Style::of(&original);
+    // Matching happens on `\n` text, whatever the file uses; the style is restored at the end.
+    let text = to_lf(&original);
+
+    let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+    for (i, e) in edits.iter().enumerate() {
+        let n = i + 1;
+        let err = |message: String| ToolError::Edit {
+            path: path.clone(),
+            index: n,
+            message,
+        };
+        let old = to_lf(&e.old_string);
+        let new = to_lf(&e.new_string);
+        if old.is_empty() {
+            return Err(err(
+                "old_string is empty; include the text next to the insertion point".into(),
+            ));
+        }
+        if old == new {
+            return Err(err(
+                "old_string and new_string are the same; nothing would change".into(),
+            ));
+        }
+        let mut found = text.match_indices(&old);
+        let Some((at, _)) = found.next() else {
+            let hint = if text.contains(old.trim()) {
+                " (it appears with different leading or trailing whitespace; copy it exactly from read_file's output, without the line numbers)"
+            } else {
+                "; read the file again and copy the text exactly"
+            };
+            return Err(err(format!("old_string was not found{hint}")));
+        };
+        let count = 1 + found.count();
+        if count > 1 {
+            return Err(err(format!(
+                "old_string was found {count} times; it must occur exactly once, so include more surrounding lines"
+            )));
+        }
+        spans.push((at, at + old.len(), i));
+    }
+    spans.sort();
+    for pair in spans.windows(2) {
+        if let [(_, a_end, a), (b_start, _, b)] = pair
+            && b_start < a_end
+        {
+            return Err(ToolError::Edit {
+                path: path.clone(),
+                index: b + 1,
+                message: format!("it overlaps edit {}; merge them into one edit", a + 1),
+            });
+        }
+    }
+    let mut result = text.clone();
+    for (start, end, i) in spans.iter().rev() {
+        result.replace_range(*start..*end, &to_lf(&edits[*i].new_string));
+    }
+    let content = style.apply(&result);
+    write_atomic(real, content.as_bytes()).map_err(|e| ToolError::io(real, e))?;
+    ws.note_seen(real);
+    let (added, removed) = line_counts(&original, &content);
+    ws.record_diff(added, removed);
+    Ok(FileChange {
+        path,
+        created: false,
+        added_lines: added,
+        removed_lines: removed,
+        chars: content.chars().count() as u32,
+        lines: content.lines().count() as u32,
+    })
+}

@@ -1,0 +1,112 @@
+//! A session's view of the project: the root, which files the agent has read (the freshness
+//! guard), and how many lines it has changed so far.
+
+use crate::error::{ToolError, ToolResult};
+use crate::paths::ProjectRoot;
+use std::collections::HashMap;
+use std::hash::{Hash as _, Hasher as _};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::SystemTime;
+
+/// What a file looked like when the agent last read or wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    hash: u64,
+}
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    let bytes = std::fs::read(path).ok()?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    Some(Stamp {
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        hash: h.finish(),
+    })
+}
+
+/// Lines added and removed in this session, across every write and edit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiffTotals {
+    pub added: u32,
+    pub removed: u32,
+}
+
+impl DiffTotals {
+    pub fn changed(&self) -> u32 {
+        self.added.saturating_add(self.removed)
+    }
+}
+
+pub struct Workspace {
+    root: ProjectRoot,
+    seen: Mutex<HashMap<PathBuf, Stamp>>,
+    diff: Mutex<DiffTotals>,
+}
+
+impl Workspace {
+    pub fn new(root: ProjectRoot) -> Self {
+        Workspace {
+            root,
+            seen: Mutex::new(HashMap::new()),
+            diff: Mutex::new(DiffTotals::default()),
+        }
+    }
+
+    pub fn root(&self) -> &ProjectRoot {
+        &self.root
+    }
+
+    /// `read_file`, remembering that the agent has now seen the file (the freshness guard).
+    pub fn read_file(&self, args: &crate::ReadFileArgs) -> ToolResult<protocol::FileContent> {
+        let content = crate::read_file(&self.root, args)?;
+        if let Ok(r) = self.root.resolve(&args.path) {
+            self.note_seen(&r.real);
+        }
+        Ok(content)
+    }
+
+    /// Records that the agent has seen this file as it is now.
+    pub fn note_seen(&self, path: &Path) {
+        if let Some(s) = stamp(path) {
+            self.seen
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(path.to_path_buf(), s);
+        }
+    }
+
+    /// Refuses to change an existing file the agent has not read since it last changed.
+    pub fn check_fresh(&self, path: &Path, shown: &str) -> ToolResult<()> {
+        let Some(now) = stamp(path) else {
+            return Ok(());
+        };
+        let seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        match seen.get(path) {
+            Some(s) if *s == now => Ok(()),
+            Some(_) => Err(ToolError::Stale {
+                path: shown.to_string(),
+                why: "it changed on disk since you last read it",
+            }),
+            None => Err(ToolError::Stale {
+                path: shown.to_string(),
+                why: "you have not read it in this session",
+            }),
+        }
+    }
+
+    pub fn record_diff(&self, added: u32, removed: u32) -> DiffTotals {
+        let mut d = self.diff.lock().unwrap_or_else(PoisonError::into_inner);
+        d.added = d.added.saturating_add(added);
+        d.removed = d.removed.saturating_add(removed);
+        *d
+    }
+
+    pub fn diff_totals(&self) -> DiffTotals {
+        *self.diff.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}

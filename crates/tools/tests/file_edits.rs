@@ -1,0 +1,224 @@
+//! write_file and edit_file on real files: atomic, line endings kept, the freshness guard, and
+//! every error naming what failed.
+
+use std::fs;
+use tools::{
+    Edit, EditFileArgs, ProjectRoot, ReadFileArgs, ToolError, Workspace, WriteFileArgs, edit_file,
+    write_file,
+};
+
+fn ws() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = ProjectRoot::open(dir.path()).expect("open");
+    (dir, Workspace::new(root))
+}
+
+fn read(ws: &Workspace, path: &str) {
+    ws.read_file(&ReadFileArgs {
+        path: path.into(),
+        offset: None,
+        limit: None,
+    })
+    .expect("read");
+}
+
+fn write(ws: &Workspace, path: &str, content: &str) -> Result<protocol::FileChange, ToolError> {
+    write_file(
+        ws,
+        &WriteFileArgs {
+            path: path.into(),
+            content: content.into(),
+        },
+    )
+}
+
+fn edit(
+    ws: &Workspace,
+    path: &str,
+    edits: &[(&str, &str)],
+) -> Result<protocol::FileChange, ToolError> {
+    edit_file(
+        ws,
+        &EditFileArgs {
+            path: path.into(),
+            old_string: None,
+            new_string: None,
+            edits: Some(
+                edits
+                    .iter()
+                    .map(|(o, n)| Edit {
+                        old_string: (*o).into(),
+                        new_string: (*n).into(),
+                    })
+                    .collect(),
+            ),
+        },
+    )
+}
+
+#[test]
+fn write_creates_folders_and_reports_counts() {
+    let (d, ws) = ws();
+    let c = write(&ws, "src/deep/new.rs", "fn a() {}\nfn b() {}\n").expect("write");
+    assert!(c.created);
+    assert_eq!(
+        (c.lines, c.chars, c.added_lines, c.removed_lines),
+        (2, 20, 2, 0)
+    );
+    assert_eq!(
+        fs::read_to_string(d.path().join("src/deep/new.rs")).expect("read"),
+        "fn a() {}\nfn b() {}\n"
+    );
+    assert_eq!(
+        tools::render_change(&c, "Wrote"),
+        "Created src/deep/new.rs (20 characters, 2 lines; +2 -0 lines)."
+    );
+}
+
+#[test]
+fn overwriting_needs_a_fresh_read() {
+    let (d, ws) = ws();
+    fs::write(d.path().join("a.txt"), "one\n").expect("seed");
+    let err = write(&ws, "a.txt", "two\n").expect_err("unread");
+    assert!(err.to_string().contains("you have not read it"), "{err}");
+    assert!(err.to_string().contains("Read it first"), "{err}");
+    read(&ws, "a.txt");
+    write(&ws, "a.txt", "two\n").expect("after read");
+    // Our own write counts as seen: a second write needs no re-read.
+    write(&ws, "a.txt", "three\n").expect("after own write");
+    fs::write(d.path().join("a.txt"), "changed by someone else\n").expect("external");
+    let err = write(&ws, "a.txt", "four\n").expect_err("stale");
+    assert!(
+        err.to_string()
+            .contains("changed on disk since you last read it"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(d.path().join("a.txt")).expect("read"),
+        "changed by someone else\n"
+    );
+}
+
+#[test]
+fn crlf_and_final_newline_are_kept() {
+    let (d, ws) = ws();
+    fs::write(d.path().join("w.txt"), "a\r\nb\r\n").expect("seed");
+    read(&ws, "w.txt");
+    write(&ws, "w.txt", "x\ny").expect("write");
+    assert_eq!(
+        fs::read(d.path().join("w.txt")).expect("read"),
+        b"x\r\ny\r\n"
+    );
+    read(&ws, "w.txt");
+    edit(&ws, "w.txt", &[("x\ny", "x\nz")]).expect("edit with LF text");
+    assert_eq!(
+        fs::read(d.path().join("w.txt")).expect("read"),
+        b"x\r\nz\r\n"
+    );
+
+    fs::write(d.path().join("n.txt"), "no newline").expect("seed");
+    read(&ws, "n.txt");
+    edit(&ws, "n.txt", &[("no newline", "still no newline")]).expect("edit");
+    assert_eq!(
+        fs::read_to_string(d.path().join("n.txt")).expect("read"),
+        "still no newline"
+    );
+}
+
+#[test]
+fn multi_edit_applies_all_or_nothing() {
+    let (d, ws) = ws();
+    let p = d.path().join("m.rs");
+    fs::write(&p, "let a = 1;\nlet b = 2;\nlet c = 3;\n").expect("seed");
+    read(&ws, "m.rs");
+    let c = edit(&ws, "m.rs", &[("a = 1", "a = 10"), ("c = 3", "c = 30")]).expect("edit");
+    assert_eq!(
+        fs::read_to_string(&p).expect("read"),
+        "let a = 10;\nlet b = 2;\nlet c = 30;\n"
+    );
+    assert_eq!((c.added_lines, c.removed_lines), (2, 2));
+
+    let before = fs::read_to_string(&p).expect("read");
+    let cases: &[(&[(&str, &str)], &str)] = &[
+        (
+            &[("a = 10", "a = 11"), ("zzz", "y")],
+            "edit 2 of m.rs: old_string was not found",
+        ),
+        (
+            &[("let", "const")],
+            "edit 1 of m.rs: old_string was found 3 times",
+        ),
+        (
+            &[("b = 2", "b = 2")],
+            "edit 1 of m.rs: old_string and new_string are the same",
+        ),
+        (&[("", "x")], "edit 1 of m.rs: old_string is empty"),
+        (
+            &[("let a = 10;\nlet b", "x"), ("b = 2", "y")],
+            "edit 2 of m.rs: it overlaps edit 1",
+        ),
+        (
+            &[("  let b = 2;", "x")],
+            "different leading or trailing whitespace",
+        ),
+    ];
+    for (edits, expected) in cases {
+        let err = edit(&ws, "m.rs", edits).expect_err(expected);
+        assert!(
+            err.to_string().contains(expected),
+            "{err} / wanted {expected}"
+        );
+        assert_eq!(
+            fs::read_to_string(&p).expect("read"),
+            before,
+            "a failed edit changes nothing"
+        );
+    }
+}
+
+#[test]
+fn single_edit_form_and_argument_errors() {
+    let (d, ws) = ws();
+    fs::write(d.path().join("s.txt"), "hello world\n").expect("seed");
+    read(&ws, "s.txt");
+    let args = EditFileArgs {
+        path: "s.txt".into(),
+        old_string: Some("world".into()),
+        new_string: Some("there".into()),
+        edits: None,
+    };
+    edit_file(&ws, &args).expect("edit");
+    assert_eq!(
+        fs::read_to_string(d.path().join("s.txt")).expect("read"),
+        "hello there\n"
+    );
+    let none = EditFileArgs {
+        path: "s.txt".into(),
+        old_string: None,
+        new_string: None,
+        edits: None,
+    };
+    assert!(
+        edit_file(&ws, &none)
+            .expect_err("none")
+            .to_string()
+            .contains("give `old_string`")
+    );
+    let missing = edit(&ws, "nope.txt", &[("a", "b")]).expect_err("missing");
+    assert!(
+        missing.to_string().contains("use write_file to create it"),
+        "{missing}"
+    );
+    let outside = edit(&ws, "../x", &[("a", "b")]).expect_err("outside");
+    assert!(matches!(outside, ToolError::OutsideProject { .. }));
+}
+
+#[test]
+fn the_session_counts_changed_lines() {
+    let (_d, ws) = ws();
+    write(&ws, "a.txt", "1\n2\n3\n").expect("write");
+    edit(&ws, "a.txt", &[("2", "two")]).expect("edit");
+    let t = ws.diff_totals();
+    assert_eq!((t.added, t.removed), (4, 1));
+    assert_eq!(t.changed(), 5);
+}
