@@ -15,6 +15,7 @@ mod line_endings;
 mod list_files;
 mod paths;
 mod read_file;
+mod search;
 mod tree_order;
 mod workspace;
 mod write_file;
@@ -27,6 +28,10 @@ pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listi
 pub use paths::{ProjectRoot, real_path};
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
+};
+pub use search::{
+    CaseMode, DEFAULT_MAX_RESULTS, SearchArgs, SearchLine, SearchResult, render_search,
+    search_codebase, search_with_limit,
 };
 pub use workspace::{DiffTotals, Workspace};
 pub use write_file::{WriteFileArgs, render_change, write_file};

@@ -1,0 +1,254 @@
+//! search_codebase: its own behaviour, and the same hits as `rg` on real trees.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use tools::{CaseMode, ProjectRoot, SearchArgs, search_codebase};
+
+fn args(pattern: &str) -> SearchArgs {
+    SearchArgs {
+        pattern: pattern.into(),
+        path: None,
+        include: None,
+        fixed_strings: false,
+        case: CaseMode::Smart,
+        context: None,
+        max_results: Some(1_000_000),
+    }
+}
+
+fn fixture() -> (tempfile::TempDir, ProjectRoot) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    for (f, body) in [
+        (
+            "src/a.rs",
+            "fn main() {\n    let Needle = 1;\n    needle();\n}\n",
+        ),
+        ("src/b.ts", "const needle = 2;\n"),
+        ("notes.md", "a\nb\nneedle here\nc\nd\n"),
+        ("ignored.log", "needle in ignored file\n"),
+        (".hidden", "needle hidden\n"),
+        (".gitignore", "*.log\n"),
+        ("regex.txt", "a.b\naxb\n"),
+    ] {
+        let path = p.join(f);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, body).expect("write");
+    }
+    std::fs::write(p.join("bin.dat"), b"needle\x00\x01\x02").expect("write");
+    let root = ProjectRoot::open(p).expect("open");
+    (dir, root)
+}
+
+fn hits(root: &ProjectRoot, a: &SearchArgs) -> Vec<String> {
+    let r = search_codebase(root, a).expect("search");
+    r.lines
+        .iter()
+        .filter(|l| l.is_match)
+        .map(|l| format!("{}:{}", l.path, l.line))
+        .collect()
+}
+
+#[test]
+fn smart_case_gitignore_hidden_and_binary() {
+    let (_d, root) = fixture();
+    assert_eq!(
+        hits(&root, &args("needle")),
+        ["notes.md:3", "src/a.rs:2", "src/a.rs:3", "src/b.ts:1"]
+    );
+    assert_eq!(hits(&root, &args("Needle")), ["src/a.rs:2"]);
+    let mut sensitive = args("needle");
+    sensitive.case = CaseMode::Sensitive;
+    assert_eq!(
+        hits(&root, &sensitive),
+        ["notes.md:3", "src/a.rs:3", "src/b.ts:1"]
+    );
+}
+
+#[test]
+fn fixed_strings_include_path_and_limits() {
+    let (_d, root) = fixture();
+    let mut a = args("a.b");
+    assert_eq!(hits(&root, &a), ["regex.txt:1", "regex.txt:2"]);
+    a.fixed_strings = true;
+    assert_eq!(hits(&root, &a), ["regex.txt:1"]);
+    let mut inc = args("needle");
+    inc.include = Some("*.ts".into());
+    assert_eq!(hits(&root, &inc), ["src/b.ts:1"]);
+    let mut sub = args("needle");
+    sub.path = Some("src".into());
+    assert_eq!(
+        hits(&root, &sub),
+        ["src/a.rs:2", "src/a.rs:3", "src/b.ts:1"]
+    );
+    let mut few = args("needle");
+    few.max_results = Some(2);
+    let r = search_codebase(&root, &few).expect("search");
+    assert!(r.truncated);
+    assert_eq!(r.total_matches, 4);
+    let text = tools::render_search(&r);
+    assert!(
+        text.starts_with("notes.md:3: needle here\nsrc/a.rs:2:     let Needle = 1;\n"),
+        "{text}"
+    );
+    assert!(text.contains("showing 2 of 4 matching lines"), "{text}");
+}
+
+#[test]
+fn context_lines_and_errors() {
+    let (_d, root) = fixture();
+    let mut a = args("needle here");
+    a.context = Some(1);
+    let text = tools::render_search(&search_codebase(&root, &a).expect("search"));
+    assert_eq!(
+        text,
+        "notes.md-2- b\nnotes.md:3: needle here\nnotes.md-4- c\n"
+    );
+    let err = search_codebase(&root, &args("(unclosed")).expect_err("bad regex");
+    assert!(err.to_string().contains("fixed_strings"), "{err}");
+    a.context = Some(11);
+    assert!(search_codebase(&root, &a).is_err());
+    assert!(search_codebase(&root, &args("")).is_err());
+    let mut outside = args("x");
+    outside.path = Some("../".into());
+    assert!(search_codebase(&root, &outside).is_err());
+    assert_eq!(
+        tools::render_search(&search_codebase(&root, &args("zzzz")).expect("search")),
+        "No matches.\n"
+    );
+}
+
+#[test]
+fn a_tiny_time_limit_returns_partial_results_with_a_note() {
+    let (_d, root) = fixture();
+    let r = tools::search_with_limit(&root, &args("needle"), std::time::Duration::ZERO)
+        .expect("search");
+    assert!(
+        r.partial.as_deref().is_some_and(|p| p.contains("partial")),
+        "{r:?}"
+    );
+}
+
+/// Real trees for the comparison: this repository, and a crate's source from the cargo
+/// registry when one is there.
+fn real_trees() -> Vec<PathBuf> {
+    let mut trees = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")];
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    if let Some(src) = cargo_home.map(|c| c.join("registry/src")) {
+        let crate_dir = std::fs::read_dir(&src)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|index| {
+                std::fs::read_dir(index.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("regex-syntax-"))
+            })
+            .max();
+        trees.extend(crate_dir);
+    }
+    trees
+}
+
+fn rg_hits(tree: &Path, pattern: &str, flags: &[&str]) -> BTreeSet<String> {
+    let out = Command::new("rg")
+        .current_dir(tree)
+        .args([
+            "--no-require-git",
+            "--line-number",
+            "--no-heading",
+            "--with-filename",
+            "--color",
+            "never",
+        ])
+        .args(flags)
+        .arg("--")
+        .arg(pattern)
+        .output()
+        .expect("run rg");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.splitn(3, ':');
+            Some(format!(
+                "{}:{}",
+                parts.next()?.trim_start_matches("./"),
+                parts.next()?
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn hits_equal_ripgrep_on_real_trees() {
+    if Command::new("rg").arg("--version").output().is_err() {
+        eprintln!("rg is not installed: skipping the comparison (make test installs ripgrep)");
+        return;
+    }
+    let queries: &[(&str, CaseMode, bool, Option<&str>, &[&str])] = &[
+        ("fn ", CaseMode::Smart, false, None, &["-S"]),
+        ("TODO|FIXME", CaseMode::Smart, false, None, &["-S"]),
+        (
+            r"impl\s+\w+\s+for",
+            CaseMode::Sensitive,
+            false,
+            None,
+            &["-s"],
+        ),
+        ("Result<", CaseMode::Smart, true, None, &["-S", "-F"]),
+        ("error", CaseMode::Insensitive, false, None, &["-i"]),
+        (
+            "use ",
+            CaseMode::Smart,
+            false,
+            Some("*.rs"),
+            &["-S", "-g", "*.rs"],
+        ),
+        (
+            "unicode",
+            CaseMode::Smart,
+            false,
+            Some("**/*.md"),
+            &["-S", "-g", "**/*.md"],
+        ),
+    ];
+    for tree in real_trees() {
+        let root = ProjectRoot::open(&tree).expect("open tree");
+        for (pattern, case, fixed, include, flags) in queries {
+            let mut a = args(pattern);
+            a.case = *case;
+            a.fixed_strings = *fixed;
+            a.include = include.map(str::to_string);
+            let r = search_codebase(&root, &a).expect("search");
+            assert!(r.partial.is_none(), "partial search on {}", tree.display());
+            let ours: BTreeSet<String> = r
+                .lines
+                .iter()
+                .filter(|l| l.is_match)
+                .map(|l| format!("{}:{}", l.path, l.line))
+                .collect();
+            let theirs = rg_hits(&tree, pattern, flags);
+            assert!(
+                !theirs.is_empty() || ours.is_empty(),
+                "{pattern} on {}",
+                tree.display()
+            );
+            let only_ours: Vec<_> = ours.difference(&theirs).take(5).collect();
+            let only_rg: Vec<_> = theirs.difference(&ours).take(5).collect();
+            assert!(
+                only_ours.is_empty() && only_rg.is_empty(),
+                "`{pattern}` {flags:?} on {}: only ours {only_ours:?}, only rg {only_rg:?}",
+                tree.display()
+            );
+        }
+    }
+}
