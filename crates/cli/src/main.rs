@@ -5,6 +5,7 @@
 //! `tools`.
 
 mod policy_cmd;
+mod tool_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -23,15 +24,18 @@ enum Command {
         #[command(subcommand)]
         command: policy_cmd::PolicyCommand,
     },
+    /// Run one tool as the agent would (judged by the policy first).
+    Tool(tool_cmd::ToolArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Policy { command } => policy_cmd::run(command),
+        Command::Policy { command } => policy_cmd::run(command).map(|()| ExitCode::SUCCESS),
+        Command::Tool(args) => tool_cmd::run(args),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(err) => {
             eprintln!("tandem-cli: {err:#}");
             ExitCode::from(2)

@@ -52,7 +52,7 @@ pub struct CheckArgs {
     session_diff: u32,
 }
 
-fn parse_mode(s: &str) -> Result<Mode, String> {
+pub fn parse_mode(s: &str) -> Result<Mode, String> {
     s.parse()
 }
 
@@ -84,13 +84,13 @@ fn read_optional(path: &Path) -> Result<Option<String>> {
     }
 }
 
-struct Loaded {
-    root: PathBuf,
-    user_file: Option<PathBuf>,
-    policy: Policy,
+pub struct Loaded {
+    pub root: PathBuf,
+    pub user_file: Option<PathBuf>,
+    pub policy: Policy,
 }
 
-fn load(args: &ProjectArg) -> Result<Loaded> {
+pub fn load(args: &ProjectArg) -> Result<Loaded> {
     let root = std::fs::canonicalize(&args.project).with_context(|| {
         format!(
             "the project folder {} cannot be opened",

@@ -146,3 +146,81 @@ fn usage_errors_say_what_is_missing() {
     assert_eq!(code, 2);
     assert!(stderr.contains("cannot be opened"), "{stderr}");
 }
+
+fn tool(project: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
+        .arg("tool")
+        .args(args)
+        .arg("--project")
+        .arg(project)
+        .env("XDG_CONFIG_HOME", project.join("no-user-config"))
+        .output()
+        .expect("run tandem-cli");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn tool_runs_through_the_policy() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").expect("write");
+    std::fs::write(dir.path().join(".env"), "SECRET=1\n").expect("write");
+
+    let (code, out, _) = tool(
+        dir.path(),
+        &["read_file", r#"{"path": "a.txt", "offset": -1}"#],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(out, "a.txt: lines 2-2 of 2\n   2 | two\n");
+    let (code, out, _) = tool(dir.path(), &["list_files", "{}", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["entries"][0]["path"], "a.txt");
+
+    // A secret is refused whatever is approved.
+    let (code, out, err) = tool(
+        dir.path(),
+        &["read_file", r#"{"path": ".env"}"#, "--approve"],
+    );
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.contains("refused by the policy") && err.contains(".env"),
+        "{err}"
+    );
+
+    // A write asks in ask mode; --approve is the person saying yes.
+    let edit = r#"{"path": "a.txt", "old_string": "two", "new_string": "2"}"#;
+    let (code, _, err) = tool(dir.path(), &["edit_file", edit]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--approve"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).expect("read"),
+        "one\ntwo\n"
+    );
+    let (code, out, err) = tool(dir.path(), &["edit_file", edit, "--approve"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Edited a.txt"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).expect("read"),
+        "one\n2\n"
+    );
+
+    // Tool errors are exit 1 with the message on stderr.
+    let (code, _, err) = tool(
+        dir.path(),
+        &[
+            "edit_file",
+            r#"{"path": "a.txt", "old_string": "zzz", "new_string": "y"}"#,
+            "--mode",
+            "auto_edit",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("old_string was not found"), "{err}");
+    let (code, _, err) = tool(dir.path(), &["read_file", "{not json"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not valid JSON"), "{err}");
+}

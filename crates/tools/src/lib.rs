@@ -7,6 +7,7 @@
 //! whether a call may run; this crate only runs it, and refuses paths outside the project.
 
 mod atomic;
+mod catalog;
 mod diff;
 mod edit_file;
 mod error;
@@ -20,6 +21,7 @@ mod tree_order;
 mod workspace;
 mod write_file;
 
+pub use catalog::{TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
 pub use diff::{HUNK_CONTEXT, hunks, line_counts, merge_hunks};
 pub use edit_file::{Edit, EditFileArgs, edit_file};
 pub use error::{ToolError, ToolResult};

@@ -288,12 +288,11 @@ pub fn render_search(result: &SearchResult) -> String {
     }
     let mut prev: Option<(&str, u64)> = None;
     for l in &result.lines {
-        if let Some((p, n)) = prev {
-            if p != l.path || l.line > n + 1 {
-                if result.lines.iter().any(|x| !x.is_match) {
-                    out.push_str("--\n");
-                }
-            }
+        if let Some((p, n)) = prev
+            && (p != l.path || l.line > n + 1)
+            && result.lines.iter().any(|x| !x.is_match)
+        {
+            out.push_str("--\n");
         }
         let sep = if l.is_match { ':' } else { '-' };
         let _ = writeln!(out, "{}{sep}{}{sep} {}", l.path, l.line, l.text);

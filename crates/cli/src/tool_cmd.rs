@@ -1,0 +1,130 @@
+//! `tandem-cli tool NAME '{json}' --project DIR`: one tool, run as the agent would run it —
+//! judged by the policy engine first. The person at the terminal is the approver: an Ask needs
+//! `--approve`, a Deny never runs.
+
+use crate::policy_cmd::{ProjectArg, load, parse_mode};
+use anyhow::{Context as _, Result, anyhow};
+use clap::Args;
+use policy::{Context, Mode, ToolCall, Verdict, evaluate};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use tools::{ProjectRoot, Workspace};
+
+#[derive(Args)]
+pub struct ToolArgs {
+    /// The tool's name (read_file, list_files, search_codebase, write_file, edit_file, git_status).
+    name: String,
+    /// Its arguments as a JSON object.
+    #[arg(default_value = "{}")]
+    args: String,
+    #[command(flatten)]
+    project: ProjectArg,
+    /// Print the structured result as JSON instead of the model's text.
+    #[arg(long)]
+    json: bool,
+    /// The mode to judge the call in (default: the rules' mode).
+    #[arg(long, value_parser = parse_mode)]
+    mode: Option<Mode>,
+    /// Approve a call the policy would ask about (you are the one approving it).
+    #[arg(long)]
+    approve: bool,
+}
+
+fn policy_call<'a>(name: &'a str, args: &'a Value) -> ToolCall<'a> {
+    let path = args.get("path").and_then(Value::as_str);
+    match name {
+        "read_file" | "list_files" | "search_codebase" => ToolCall::Read {
+            path: path.unwrap_or("."),
+        },
+        "write_file" | "edit_file" => ToolCall::Write {
+            path: path.unwrap_or(""),
+            diff_lines: 0,
+        },
+        other => ToolCall::Internal { name: other },
+    }
+}
+
+/// Runs the tool. A tool error or a refusal is exit code 1 with the message on stderr.
+pub fn run(a: ToolArgs) -> Result<ExitCode> {
+    let spec = tools::find_tool(&a.name).ok_or_else(|| {
+        anyhow!(
+            "there is no tool named `{}`; the tools are: {}",
+            a.name,
+            tools::TOOLS
+                .iter()
+                .map(|t| t.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })?;
+    let args: Value = match serde_json::from_str(&a.args) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!(
+                "tandem-cli: the arguments are not valid JSON ({e}); give an object like '{{\"path\": \"src/main.rs\"}}'"
+            );
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let loaded = load(&a.project)?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let resolver = |p: &Path| tools::real_path(p);
+    let ctx = Context {
+        project_root: &loaded.root,
+        home: home.as_deref(),
+        mode: a.mode,
+        session_diff_lines: 0,
+        user_policy_file: loaded.user_file.as_deref(),
+        resolver: &resolver,
+    };
+    let decision = evaluate(&loaded.policy, &policy_call(spec.name, &args), &ctx);
+    match decision.decision {
+        Verdict::Deny => {
+            eprintln!(
+                "tandem-cli: refused by the policy: {} [{}]",
+                decision.reason, decision.rule.name
+            );
+            return Ok(ExitCode::from(1));
+        }
+        Verdict::Ask if !a.approve => {
+            eprintln!(
+                "tandem-cli: {}; pass --approve to approve it [{}]",
+                decision.reason, decision.rule.name
+            );
+            return Ok(ExitCode::from(1));
+        }
+        _ => {}
+    }
+
+    let root = ProjectRoot::open(&loaded.root).map_err(|e| anyhow!("{e}"))?;
+    let ws = Workspace::new(root);
+    // The command line is a session of its own: the file named is taken as read by the person
+    // who runs it, so the freshness guard does not refuse every edit.
+    if !spec.read_only
+        && let Some(p) = args.get("path").and_then(Value::as_str)
+        && let Ok(r) = ws.root().resolve(p)
+    {
+        ws.note_seen(&r.real);
+    }
+    match tools::run_tool(&ws, spec.name, args) {
+        Ok(out) => {
+            if a.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&out.structured).context("printing the result")?
+                );
+            } else {
+                print!("{}", out.text);
+                if !out.text.ends_with('\n') {
+                    println!();
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("tandem-cli: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}

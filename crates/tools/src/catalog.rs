@@ -1,0 +1,204 @@
+//! The catalog: every tool by name, with its JSON schema (what the model sees) and one entry
+//! point that parses arguments, runs the tool and returns both the model's text and the UI's
+//! structured result. The agent loop and `tandem-cli tool` call tools only through here.
+
+use crate::error::{ToolError, ToolResult};
+use crate::workspace::Workspace;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// What a tool returns: text for the model, a structured value for the UI and scripts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub text: String,
+    pub structured: Value,
+}
+
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub read_only: bool,
+    schema: fn() -> Value,
+}
+
+impl ToolSpec {
+    pub fn schema(&self) -> Value {
+        (self.schema)()
+    }
+}
+
+fn schema_of<T: schemars::JsonSchema>() -> Value {
+    serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null)
+}
+
+fn no_args_schema() -> Value {
+    serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false})
+}
+
+pub const TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "read_file",
+        description: "Read a text file with numbered lines. `offset` is 1-based (negative counts from the end), `limit` defaults to 2000 lines. Images are attached; binary files are refused.",
+        read_only: true,
+        schema: schema_of::<crate::ReadFileArgs>,
+    },
+    ToolSpec {
+        name: "list_files",
+        description: "List a folder (recursively if asked), honouring .gitignore, never inside .git/ or node_modules/.",
+        read_only: true,
+        schema: schema_of::<crate::ListFilesArgs>,
+    },
+    ToolSpec {
+        name: "search_codebase",
+        description: "Search file contents with a regular expression, like ripgrep: .gitignore-aware, smart case, binary files skipped. Results are `path:line: text`.",
+        read_only: true,
+        schema: schema_of::<crate::SearchArgs>,
+    },
+    ToolSpec {
+        name: "write_file",
+        description: "Create or overwrite a file with the given content (parent folders are created). Read an existing file first.",
+        read_only: false,
+        schema: schema_of::<crate::WriteFileArgs>,
+    },
+    ToolSpec {
+        name: "edit_file",
+        description: "Replace exact text in an existing file: `old_string` must occur exactly once. Several `edits` apply together or not at all. Read the file first.",
+        read_only: false,
+        schema: schema_of::<crate::EditFileArgs>,
+    },
+    ToolSpec {
+        name: "git_status",
+        description: "The working tree's status, like `git status --short`.",
+        read_only: true,
+        schema: no_args_schema,
+    },
+];
+
+pub fn find_tool(name: &str) -> Option<&'static ToolSpec> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> ToolResult<T> {
+    serde_json::from_value(args).map_err(|e| {
+        ToolError::InvalidArgument(format!(
+            "the arguments for {tool} are not valid ({e}); check them against its schema"
+        ))
+    })
+}
+
+fn to_value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// Runs a tool by name with JSON arguments.
+pub fn run_tool(ws: &Workspace, name: &str, args: Value) -> ToolResult<ToolOutput> {
+    let args = if args.is_null() {
+        Value::Object(Default::default())
+    } else {
+        args
+    };
+    match name {
+        "read_file" => {
+            let a: crate::ReadFileArgs = parse(name, args)?;
+            let c = ws.read_file(&a)?;
+            Ok(ToolOutput {
+                text: crate::render_content(&c),
+                structured: to_value(&c),
+            })
+        }
+        "list_files" => {
+            let a: crate::ListFilesArgs = parse(name, args)?;
+            let l = crate::list_files(ws.root(), &a)?;
+            Ok(ToolOutput {
+                text: crate::render_listing(&l),
+                structured: to_value(&l),
+            })
+        }
+        "search_codebase" => {
+            let a: crate::SearchArgs = parse(name, args)?;
+            let r = crate::search_codebase(ws.root(), &a)?;
+            Ok(ToolOutput {
+                text: crate::render_search(&r),
+                structured: to_value(&r),
+            })
+        }
+        "write_file" => {
+            let a: crate::WriteFileArgs = parse(name, args)?;
+            let c = crate::write_file(ws, &a)?;
+            Ok(ToolOutput {
+                text: crate::render_change(&c, "Wrote"),
+                structured: to_value(&c),
+            })
+        }
+        "edit_file" => {
+            let a: crate::EditFileArgs = parse(name, args)?;
+            let c = crate::edit_file(ws, &a)?;
+            Ok(ToolOutput {
+                text: crate::render_change(&c, "Edited"),
+                structured: to_value(&c),
+            })
+        }
+        "git_status" => {
+            if args.as_object().is_some_and(|o| !o.is_empty()) {
+                return Err(ToolError::InvalidArgument(
+                    "git_status takes no arguments".into(),
+                ));
+            }
+            match crate::git_status(ws.root())? {
+                Some(s) => {
+                    let entries: Vec<Value> = s
+                        .entries()
+                        .map(|e| serde_json::json!({"path": e.path, "index": e.index.to_string(), "worktree": e.worktree.to_string(), "badge": e.badge}))
+                        .collect();
+                    Ok(ToolOutput {
+                        text: s.render(),
+                        structured: serde_json::json!({"branch": s.branch, "entries": entries}),
+                    })
+                }
+                None => Err(ToolError::InvalidArgument(
+                    "the project is not inside a git repository, so it has no git status".into(),
+                )),
+            }
+        }
+        other => Err(ToolError::InvalidArgument(format!(
+            "there is no tool named `{other}`; the tools are: {}",
+            TOOLS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_an_object_schema_and_runs_by_name() {
+        for t in TOOLS {
+            let s = t.schema();
+            assert_eq!(s["type"], "object", "{}", t.name);
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("a.txt"), "hi\n").expect("write");
+        let ws = Workspace::new(crate::ProjectRoot::open(dir.path()).expect("open"));
+        let out = run_tool(&ws, "read_file", serde_json::json!({"path": "a.txt"})).expect("read");
+        assert_eq!(out.text, "a.txt: lines 1-1 of 1\n   1 | hi\n");
+        assert_eq!(out.structured["kind"], "text");
+        let err = run_tool(
+            &ws,
+            "read_file",
+            serde_json::json!({"path": "a.txt", "bogus": 1}),
+        )
+        .expect_err("bad args");
+        assert!(err.to_string().contains("unknown field `bogus`"), "{err}");
+        let err = run_tool(&ws, "nope", Value::Null).expect_err("unknown");
+        assert!(
+            err.to_string().contains("the tools are: read_file"),
+            "{err}"
+        );
+        let err = run_tool(&ws, "git_status", Value::Null).expect_err("no repo");
+        assert!(
+            err.to_string().contains("not inside a git repository"),
+            "{err}"
+        );
+    }
+}
