@@ -188,13 +188,16 @@ fn rg_hits(tree: &Path, pattern: &str, flags: &[&str]) -> BTreeSet<String> {
         .collect()
 }
 
+/// pattern, case, fixed strings, include glob, and the same as rg flags.
+type Query<'a> = (&'a str, CaseMode, bool, Option<&'a str>, &'a [&'a str]);
+
 #[test]
 fn hits_equal_ripgrep_on_real_trees() {
     if Command::new("rg").arg("--version").output().is_err() {
         eprintln!("rg is not installed: skipping the comparison (make test installs ripgrep)");
         return;
     }
-    let queries: &[(&str, CaseMode, bool, Option<&str>, &[&str])] = &[
+    let queries: &[Query] = &[
         ("fn ", CaseMode::Smart, false, None, &["-S"]),
         ("TODO|FIXME", CaseMode::Smart, false, None, &["-S"]),
         (
