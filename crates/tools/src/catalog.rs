@@ -72,6 +72,36 @@ pub const TOOLS: &[ToolSpec] = &[
         read_only: true,
         schema: no_args_schema,
     },
+    ToolSpec {
+        name: "git_diff",
+        description: "The unstaged changes to tracked files as a unified diff, or the staged ones with `staged: true`.",
+        read_only: true,
+        schema: schema_of::<crate::GitDiffArgs>,
+    },
+    ToolSpec {
+        name: "git_log",
+        description: "Recent commits, newest first (`count` default 10, `oneline` default true).",
+        read_only: true,
+        schema: schema_of::<crate::GitLogArgs>,
+    },
+    ToolSpec {
+        name: "git_commit",
+        description: "Stage and commit: every change by default, or only `files`. Returns the hash and a summary.",
+        read_only: false,
+        schema: schema_of::<crate::GitCommitArgs>,
+    },
+    ToolSpec {
+        name: "git_branch",
+        description: "`list` branches, `create` one at HEAD, or `switch` to one (refused with uncommitted changes).",
+        read_only: false,
+        schema: schema_of::<crate::GitBranchArgs>,
+    },
+    ToolSpec {
+        name: "create_pull_request",
+        description: "Open a pull request for the current branch with the GitHub CLI (`gh`). Refused on the base branch.",
+        read_only: false,
+        schema: schema_of::<crate::PullRequestArgs>,
+    },
 ];
 
 pub fn find_tool(name: &str) -> Option<&'static ToolSpec> {
@@ -159,6 +189,47 @@ pub fn run_tool(ws: &Workspace, name: &str, args: Value) -> ToolResult<ToolOutpu
                     "the project is not inside a git repository, so it has no git status".into(),
                 )),
             }
+        }
+        "git_diff" => {
+            let a: crate::GitDiffArgs = parse(name, args)?;
+            let d = crate::git_diff(ws.root(), &a)?;
+            Ok(ToolOutput {
+                structured: Value::String(d.clone()),
+                text: d,
+            })
+        }
+        "git_log" => {
+            let a: crate::GitLogArgs = parse(name, args)?;
+            let l = crate::git_log(ws.root(), &a)?;
+            Ok(ToolOutput {
+                structured: Value::String(l.clone()),
+                text: l,
+            })
+        }
+        "git_commit" => {
+            let a: crate::GitCommitArgs = parse(name, args)?;
+            let c = crate::git_commit(ws.root(), &a)?;
+            Ok(ToolOutput {
+                text: crate::render_commit(&c, &a.message),
+                structured: to_value(&c),
+            })
+        }
+        "git_branch" => {
+            let a: crate::GitBranchArgs = parse(name, args)?;
+            let t = crate::git_branch(ws.root(), &a)?;
+            Ok(ToolOutput {
+                structured: Value::String(t.clone()),
+                text: t,
+            })
+        }
+        "create_pull_request" => {
+            let a: crate::PullRequestArgs = parse(name, args)?;
+            let path = std::env::var_os("PATH");
+            let t = crate::create_pull_request(ws.root(), &a, path.as_deref())?;
+            Ok(ToolOutput {
+                structured: Value::String(t.clone()),
+                text: t,
+            })
         }
         other => Err(ToolError::InvalidArgument(format!(
             "there is no tool named `{other}`; the tools are: {}",

@@ -12,6 +12,7 @@ mod diff;
 mod edit_file;
 mod error;
 mod git_status;
+mod git_tools;
 mod line_endings;
 mod list_files;
 mod paths;
@@ -26,6 +27,10 @@ pub use diff::{HUNK_CONTEXT, hunks, line_counts, merge_hunks};
 pub use edit_file::{Edit, EditFileArgs, edit_file};
 pub use error::{ToolError, ToolResult};
 pub use git_status::{GitStatus, StatusEntry, git_status};
+pub use git_tools::{
+    BranchAction, CommitResult, GitBranchArgs, GitCommitArgs, GitDiffArgs, GitLogArgs,
+    PullRequestArgs, create_pull_request, git_branch, git_commit, git_diff, git_log, render_commit,
+};
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
 pub use paths::{ProjectRoot, real_path};
 pub use read_file::{

@@ -1,0 +1,407 @@
+//! git_diff, git_log, git_commit and git_branch through git2 (no git CLI), and
+//! create_pull_request through the GitHub CLI.
+
+use crate::error::{ToolError, ToolResult};
+use crate::paths::ProjectRoot;
+use git2::{
+    BranchType, DiffFormat, DiffOptions, IndexAddOption, Repository, Status, StatusOptions,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn open_repo(root: &ProjectRoot) -> ToolResult<Repository> {
+    Repository::discover(root.path()).map_err(|e| {
+        if e.code() == git2::ErrorCode::NotFound {
+            ToolError::InvalidArgument(
+                "the project is not inside a git repository; git tools need one (run `git init` with run_command to start one)".into(),
+            )
+        } else {
+            ToolError::Git(e)
+        }
+    })
+}
+
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitDiffArgs {
+    /// The staged changes (index vs HEAD) instead of the unstaged ones.
+    #[serde(default)]
+    pub staged: bool,
+}
+
+pub fn git_diff(root: &ProjectRoot, args: &GitDiffArgs) -> ToolResult<String> {
+    let repo = open_repo(root)?;
+    let mut opts = DiffOptions::new();
+    opts.context_lines(3);
+    let diff = if args.staged {
+        let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+        repo.diff_tree_to_index(head.as_ref(), None, Some(&mut opts))?
+    } else {
+        repo.diff_index_to_workdir(None, Some(&mut opts))?
+    };
+    let mut out = String::new();
+    diff.print(DiffFormat::Patch, |_, _, line| {
+        let content = String::from_utf8_lossy(line.content());
+        match line.origin() {
+            '+' | '-' | ' ' => {
+                out.push(line.origin());
+                out.push_str(&content);
+            }
+            _ => out.push_str(&content),
+        }
+        true
+    })?;
+    if out.is_empty() {
+        out = if args.staged {
+            "No staged changes.\n".into()
+        } else {
+            "No unstaged changes to tracked files (untracked files are listed by git_status).\n"
+                .into()
+        };
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitLogArgs {
+    /// How many commits, newest first. Default 10.
+    #[serde(default)]
+    pub count: Option<u32>,
+    /// One line per commit. Default true.
+    #[serde(default)]
+    pub oneline: Option<bool>,
+}
+
+pub fn git_log(root: &ProjectRoot, args: &GitLogArgs) -> ToolResult<String> {
+    let repo = open_repo(root)?;
+    let count = args.count.unwrap_or(10);
+    if count == 0 {
+        return Err(ToolError::InvalidArgument(
+            "count must be at least 1".into(),
+        ));
+    }
+    let mut walk = repo.revwalk()?;
+    if walk.push_head().is_err() {
+        return Ok("No commits yet.\n".into());
+    }
+    let mut out = String::new();
+    for oid in walk.take(count as usize) {
+        let commit = repo.find_commit(oid?)?;
+        let id = commit.id().to_string();
+        let summary = commit.summary().ok().flatten().unwrap_or("").to_string();
+        if args.oneline.unwrap_or(true) {
+            let _ = writeln!(out, "{} {summary}", &id[..7.min(id.len())]);
+        } else {
+            let author = commit.author();
+            let when = commit.time().seconds();
+            let _ = writeln!(
+                out,
+                "commit {id}\nAuthor: {} <{}>\nDate:   {when} (unix time)\n",
+                author.name().ok().unwrap_or(""),
+                author.email().ok().unwrap_or("")
+            );
+            for line in commit.message().ok().unwrap_or("").lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitCommitArgs {
+    pub message: String,
+    /// Paths to commit; default: every change, new files included.
+    #[serde(default)]
+    pub files: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommitResult {
+    pub hash: String,
+    pub branch: Option<String>,
+    pub files_changed: usize,
+    pub insertions: usize,
+    pub deletions: usize,
+}
+
+pub fn git_commit(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<CommitResult> {
+    if args.message.trim().is_empty() {
+        return Err(ToolError::InvalidArgument(
+            "the commit message is empty; describe the change".into(),
+        ));
+    }
+    let repo = open_repo(root)?;
+    let sig = repo.signature().map_err(|_| {
+        ToolError::InvalidArgument(
+            "git does not know who is committing: set user.name and user.email (git config) first"
+                .into(),
+        )
+    })?;
+    let workdir = repo.workdir().map(Path::to_path_buf).ok_or_else(|| {
+        ToolError::InvalidArgument("the repository is bare; there is nothing to commit from".into())
+    })?;
+    let mut index = repo.index()?;
+    match &args.files {
+        None => {
+            index.add_all(["*"].iter(), IndexAddOption::DEFAULT, None)?;
+            index.update_all(["*"].iter(), None)?;
+        }
+        Some(files) => {
+            for f in files {
+                let resolved = root.resolve(f)?;
+                let rel = resolved.real.strip_prefix(&workdir).map_err(|_| {
+                    ToolError::InvalidArgument(format!("{f} is not inside the repository"))
+                })?;
+                if resolved.real.exists() {
+                    index.add_path(rel)?;
+                } else {
+                    index.remove_path(rel).map_err(|_| {
+                        ToolError::InvalidArgument(format!(
+                            "{f} does not exist and is not tracked; nothing to commit for it"
+                        ))
+                    })?;
+                }
+            }
+        }
+    }
+    index.write()?;
+    let tree = repo.find_tree(index.write_tree()?)?;
+    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
+    let base_tree = parent.as_ref().map(|p| p.tree()).transpose()?;
+    let diff = repo.diff_tree_to_tree(base_tree.as_ref(), Some(&tree), None)?;
+    let stats = diff.stats()?;
+    if stats.files_changed() == 0 {
+        return Err(ToolError::InvalidArgument(
+            "nothing to commit: the files are unchanged since the last commit".into(),
+        ));
+    }
+    let parents: Vec<&git2::Commit> = parent.iter().collect();
+    let oid = repo.commit(Some("HEAD"), &sig, &sig, &args.message, &tree, &parents)?;
+    let branch = repo
+        .head()
+        .ok()
+        .and_then(|h| h.shorthand().ok().map(str::to_string));
+    Ok(CommitResult {
+        hash: oid.to_string(),
+        branch,
+        files_changed: stats.files_changed(),
+        insertions: stats.insertions(),
+        deletions: stats.deletions(),
+    })
+}
+
+pub fn render_commit(c: &CommitResult, message: &str) -> String {
+    format!(
+        "[{} {}] {}\n {} file(s) changed, {} insertion(s)(+), {} deletion(s)(-)\n",
+        c.branch.as_deref().unwrap_or("HEAD"),
+        &c.hash[..7.min(c.hash.len())],
+        message.lines().next().unwrap_or(""),
+        c.files_changed,
+        c.insertions,
+        c.deletions
+    )
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BranchAction {
+    Create,
+    Switch,
+    List,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitBranchArgs {
+    pub action: BranchAction,
+    /// The branch to create or switch to.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+fn current_branch(repo: &Repository) -> Option<String> {
+    repo.head()
+        .ok()
+        .and_then(|h| h.shorthand().ok().map(str::to_string))
+}
+
+fn branch_names(repo: &Repository) -> ToolResult<Vec<String>> {
+    let mut names = Vec::new();
+    for b in repo.branches(Some(BranchType::Local))? {
+        let (b, _) = b?;
+        if let Ok(Some(n)) = b.name() {
+            names.push(n.to_string());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+pub fn git_branch(root: &ProjectRoot, args: &GitBranchArgs) -> ToolResult<String> {
+    let repo = open_repo(root)?;
+    let need_name = || {
+        args.name
+            .clone()
+            .filter(|n| !n.trim().is_empty())
+            .ok_or_else(|| {
+                ToolError::InvalidArgument("`name` is required to create or switch a branch".into())
+            })
+    };
+    match args.action {
+        BranchAction::List => {
+            let current = current_branch(&repo);
+            let names = branch_names(&repo)?;
+            if names.is_empty() {
+                return Ok("No branches yet (no commits).\n".into());
+            }
+            Ok(names
+                .iter()
+                .map(|n| {
+                    if Some(n) == current.as_ref() {
+                        format!("* {n}\n")
+                    } else {
+                        format!("  {n}\n")
+                    }
+                })
+                .collect())
+        }
+        BranchAction::Create => {
+            let name = need_name()?;
+            let head = repo.head().and_then(|h| h.peel_to_commit()).map_err(|_| {
+                ToolError::InvalidArgument(
+                    "there are no commits yet to branch from; commit first".into(),
+                )
+            })?;
+            if repo.find_branch(&name, BranchType::Local).is_ok() {
+                return Err(ToolError::InvalidArgument(format!(
+                    "a branch named `{name}` already exists; switch to it instead"
+                )));
+            }
+            repo.branch(&name, &head, false).map_err(|e| {
+                ToolError::InvalidArgument(format!(
+                    "`{name}` is not a valid branch name ({})",
+                    e.message()
+                ))
+            })?;
+            Ok(format!(
+                "Created branch {name} at {}.\n",
+                &head.id().to_string()[..7]
+            ))
+        }
+        BranchAction::Switch => {
+            let name = need_name()?;
+            let branch = repo.find_branch(&name, BranchType::Local).map_err(|_| {
+                let names = branch_names(&repo).unwrap_or_default().join(", ");
+                ToolError::InvalidArgument(format!(
+                    "there is no branch `{name}`; the branches are: {names}"
+                ))
+            })?;
+            let mut opts = StatusOptions::new();
+            opts.include_untracked(false);
+            let dirty: Vec<String> = repo
+                .statuses(Some(&mut opts))?
+                .iter()
+                .filter(|s| s.status() != Status::CURRENT && !s.status().is_ignored())
+                .filter_map(|s| s.path().ok().map(str::to_string))
+                .collect();
+            if !dirty.is_empty() {
+                return Err(ToolError::InvalidArgument(format!(
+                    "the working tree has uncommitted changes ({}); commit them before switching branches",
+                    dirty.join(", ")
+                )));
+            }
+            let refname = branch
+                .get()
+                .name()
+                .ok()
+                .map(str::to_string)
+                .unwrap_or_default();
+            let target = branch.get().peel_to_tree()?;
+            repo.checkout_tree(
+                target.as_object(),
+                Some(git2::build::CheckoutBuilder::new().safe()),
+            )?;
+            repo.set_head(&refname)?;
+            Ok(format!("Switched to branch {name}.\n"))
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PullRequestArgs {
+    pub title: String,
+    #[serde(default)]
+    pub body: Option<String>,
+    /// The branch to merge into. Default `main`.
+    #[serde(default)]
+    pub base: Option<String>,
+    #[serde(default)]
+    pub draft: bool,
+}
+
+/// Opens a pull request with `gh`. `gh` is looked up on `PATH` (passed in, so tests can control it).
+pub fn create_pull_request(
+    root: &ProjectRoot,
+    args: &PullRequestArgs,
+    path_env: Option<&std::ffi::OsStr>,
+) -> ToolResult<String> {
+    if args.title.trim().is_empty() {
+        return Err(ToolError::InvalidArgument(
+            "the pull request needs a title".into(),
+        ));
+    }
+    let repo = open_repo(root)?;
+    let base = args.base.clone().unwrap_or_else(|| "main".into());
+    let current = current_branch(&repo).unwrap_or_default();
+    if current == base {
+        return Err(ToolError::InvalidArgument(format!(
+            "you are on `{base}`, the base branch; create a branch with git_branch, commit there, then open the pull request"
+        )));
+    }
+    let gh = path_env
+        .and_then(|p| std::env::split_paths(p).map(|d| d.join("gh")).find(|p| p.is_file()))
+        .ok_or_else(|| {
+            ToolError::InvalidArgument(
+                "the GitHub CLI `gh` is not installed, so a pull request cannot be opened from here; install gh, or push the branch and open it in the browser".into(),
+            )
+        })?;
+    let auth = std::process::Command::new(&gh)
+        .args(["auth", "status"])
+        .current_dir(root.path())
+        .output()
+        .map_err(|e| ToolError::io(&gh, e))?;
+    if !auth.status.success() {
+        return Err(ToolError::InvalidArgument(
+            "gh is not logged in to GitHub; run `gh auth login` first".into(),
+        ));
+    }
+    let mut cmd = std::process::Command::new(&gh);
+    cmd.current_dir(root.path()).args([
+        "pr",
+        "create",
+        "--title",
+        &args.title,
+        "--body",
+        args.body.as_deref().unwrap_or(""),
+        "--base",
+        &base,
+    ]);
+    if args.draft {
+        cmd.arg("--draft");
+    }
+    let out = cmd.output().map_err(|e| ToolError::io(&gh, e))?;
+    if !out.status.success() {
+        return Err(ToolError::InvalidArgument(format!(
+            "gh could not open the pull request: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}

@@ -1,0 +1,226 @@
+//! The git tools on real repositories.
+
+use std::fs;
+use tools::{
+    BranchAction, GitBranchArgs, GitCommitArgs, GitDiffArgs, GitLogArgs, ProjectRoot,
+    PullRequestArgs,
+};
+
+fn repo() -> (tempfile::TempDir, ProjectRoot) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = git2::Repository::init(dir.path()).expect("init");
+    let mut cfg = repo.config().expect("config");
+    cfg.set_str("user.name", "Test").expect("name");
+    cfg.set_str("user.email", "test@example.com")
+        .expect("email");
+    fs::write(dir.path().join("a.txt"), "one\ntwo\n").expect("write");
+    let root = ProjectRoot::open(dir.path()).expect("open");
+    (dir, root)
+}
+
+fn commit(root: &ProjectRoot, msg: &str) -> Result<tools::CommitResult, tools::ToolError> {
+    tools::git_commit(
+        root,
+        &GitCommitArgs {
+            message: msg.into(),
+            files: None,
+        },
+    )
+}
+
+fn branch(
+    root: &ProjectRoot,
+    action: BranchAction,
+    name: Option<&str>,
+) -> Result<String, tools::ToolError> {
+    tools::git_branch(
+        root,
+        &GitBranchArgs {
+            action,
+            name: name.map(str::to_string),
+        },
+    )
+}
+
+#[test]
+fn commit_log_and_diff() {
+    let (d, root) = repo();
+    assert_eq!(
+        tools::git_log(
+            &root,
+            &GitLogArgs {
+                count: None,
+                oneline: None
+            }
+        )
+        .expect("log"),
+        "No commits yet.\n"
+    );
+    let c = commit(&root, "first commit").expect("commit");
+    assert_eq!((c.files_changed, c.insertions), (1, 2));
+    let text = tools::render_commit(&c, "first commit");
+    assert!(
+        text.contains("first commit") && text.contains("1 file(s) changed"),
+        "{text}"
+    );
+    let err = commit(&root, "again").expect_err("nothing");
+    assert!(err.to_string().contains("nothing to commit"), "{err}");
+    assert!(
+        commit(&root, "  ")
+            .expect_err("empty message")
+            .to_string()
+            .contains("message is empty")
+    );
+
+    fs::write(d.path().join("a.txt"), "one\n2\n").expect("edit");
+    let diff = tools::git_diff(&root, &GitDiffArgs { staged: false }).expect("diff");
+    assert!(diff.contains("-two\n+2\n"), "{diff}");
+    assert_eq!(
+        tools::git_diff(&root, &GitDiffArgs { staged: true }).expect("staged"),
+        "No staged changes.\n"
+    );
+    fs::write(d.path().join("new.txt"), "n\n").expect("write");
+    tools::git_commit(
+        &root,
+        &GitCommitArgs {
+            message: "only new".into(),
+            files: Some(vec!["new.txt".into()]),
+        },
+    )
+    .expect("commit one");
+    let log = tools::git_log(
+        &root,
+        &GitLogArgs {
+            count: Some(5),
+            oneline: Some(true),
+        },
+    )
+    .expect("log");
+    let subjects: Vec<&str> = log.lines().map(|l| &l[8..]).collect();
+    assert_eq!(subjects, ["only new", "first commit"]);
+    // a.txt was not in `files`: still modified.
+    assert!(
+        tools::git_diff(&root, &GitDiffArgs { staged: false })
+            .expect("diff")
+            .contains("+2")
+    );
+    let full = tools::git_log(
+        &root,
+        &GitLogArgs {
+            count: Some(1),
+            oneline: Some(false),
+        },
+    )
+    .expect("log");
+    assert!(
+        full.starts_with("commit ") && full.contains("Author: Test <test@example.com>"),
+        "{full}"
+    );
+}
+
+#[test]
+fn branches_create_list_and_switch_safely() {
+    let (d, root) = repo();
+    commit(&root, "init").expect("commit");
+    let main = branch(&root, BranchAction::List, None).expect("list");
+    let current = main.trim_start_matches("* ").trim().to_string();
+    branch(&root, BranchAction::Create, Some("feature")).expect("create");
+    assert!(
+        branch(&root, BranchAction::Create, Some("feature"))
+            .expect_err("dup")
+            .to_string()
+            .contains("already exists")
+    );
+    assert!(
+        branch(&root, BranchAction::Create, None)
+            .expect_err("no name")
+            .to_string()
+            .contains("`name` is required")
+    );
+    let list = branch(&root, BranchAction::List, None).expect("list");
+    assert!(
+        list.contains("  feature\n") && list.contains(&format!("* {current}\n")),
+        "{list}"
+    );
+
+    fs::write(d.path().join("a.txt"), "dirty\n").expect("dirty");
+    let err = branch(&root, BranchAction::Switch, Some("feature")).expect_err("dirty");
+    assert!(
+        err.to_string().contains("uncommitted changes (a.txt)"),
+        "{err}"
+    );
+    commit(&root, "dirty").expect("commit");
+    branch(&root, BranchAction::Switch, Some("feature")).expect("switch");
+    assert_eq!(
+        fs::read_to_string(d.path().join("a.txt")).expect("read"),
+        "one\ntwo\n",
+        "checked out feature's files"
+    );
+    assert!(
+        branch(&root, BranchAction::Switch, Some("nope"))
+            .expect_err("missing")
+            .to_string()
+            .contains("the branches are")
+    );
+}
+
+#[test]
+fn outside_a_repository_the_error_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = ProjectRoot::open(dir.path()).expect("open");
+    let err = tools::git_diff(&root, &GitDiffArgs::default()).expect_err("no repo");
+    assert!(
+        err.to_string().contains("not inside a git repository"),
+        "{err}"
+    );
+}
+
+#[test]
+fn pull_requests_need_a_branch_and_gh() {
+    let (_d, root) = repo();
+    commit(&root, "init").expect("commit");
+    let current = branch(&root, BranchAction::List, None)
+        .expect("list")
+        .trim_start_matches("* ")
+        .trim()
+        .to_string();
+    let args = |base: &str| PullRequestArgs {
+        title: "Add x".into(),
+        body: None,
+        base: Some(base.into()),
+        draft: false,
+    };
+    let err = tools::create_pull_request(
+        &root,
+        &args(&current),
+        Some(std::ffi::OsStr::new("/nonexistent")),
+    )
+    .expect_err("on base");
+    assert!(err.to_string().contains("the base branch"), "{err}");
+    branch(&root, BranchAction::Create, Some("feature")).expect("create");
+    branch(&root, BranchAction::Switch, Some("feature")).expect("switch");
+    let err = tools::create_pull_request(
+        &root,
+        &args(&current),
+        Some(std::ffi::OsStr::new("/nonexistent")),
+    )
+    .expect_err("no gh");
+    assert!(err.to_string().contains("`gh` is not installed"), "{err}");
+
+    // A gh that is installed but not logged in.
+    let bin = tempfile::tempdir().expect("tempdir");
+    let gh = bin.path().join("gh");
+    fs::write(
+        &gh,
+        "#!/bin/sh\necho 'You are not logged into any GitHub hosts' >&2\nexit 1\n",
+    )
+    .expect("write");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        fs::set_permissions(&gh, fs::Permissions::from_mode(0o755)).expect("chmod");
+        let err = tools::create_pull_request(&root, &args(&current), Some(bin.path().as_os_str()))
+            .expect_err("not logged in");
+        assert!(err.to_string().contains("gh auth login"), "{err}");
+    }
+}
