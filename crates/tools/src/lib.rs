@@ -17,7 +17,9 @@ mod line_endings;
 mod list_files;
 mod paths;
 mod read_file;
+mod run_command;
 mod search;
+mod tasks;
 mod tree_order;
 mod workspace;
 mod write_file;
@@ -36,9 +38,13 @@ pub use paths::{ProjectRoot, real_path};
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
 };
+pub use run_command::{
+    CommandConfig, CommandOutcome, RunCommandArgs, head_tail, render_outcome, run_command,
+};
 pub use search::{
     CaseMode, DEFAULT_MAX_RESULTS, SearchArgs, SearchLine, SearchResult, render_search,
     search_codebase, search_with_limit,
 };
+pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
 pub use workspace::{DiffTotals, Workspace};
 pub use write_file::{WriteFileArgs, render_change, write_file};

@@ -1,0 +1,295 @@
+//! Background tasks (commands that outlived their grace window or asked to run in the
+//! background) and wake-ups: what `task_list`, `task_poll`, `task_stop` and `wakeup` work on,
+//! and what the agent loop waits on between turns.
+
+use serde::Serialize;
+use std::collections::HashMap;
+use std::io::{Read as _, Seek as _, SeekFrom};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+use tokio::sync::{Notify, oneshot};
+
+/// At most this much new output is returned by one poll; the rest waits for the next.
+pub const POLL_CHUNK_BYTES: u64 = 64 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum TaskState {
+    Running,
+    Exited {
+        code: Option<i32>,
+    },
+    /// Stopped with task_stop.
+    Stopped,
+    TimedOut,
+    Failed {
+        message: String,
+    },
+}
+
+impl TaskState {
+    pub fn is_running(&self) -> bool {
+        matches!(self, TaskState::Running)
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            TaskState::Running => "running".into(),
+            TaskState::Exited { code: Some(c) } => format!("exited with code {c}"),
+            TaskState::Exited { code: None } => "ended by a signal".into(),
+            TaskState::Stopped => "stopped".into(),
+            TaskState::TimedOut => "killed at its timeout".into(),
+            TaskState::Failed { message } => format!("failed: {message}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskInfo {
+    pub id: String,
+    pub kind: &'static str,
+    pub title: String,
+    #[serde(flatten)]
+    pub state: TaskState,
+    pub runtime_ms: u64,
+    pub output_path: PathBuf,
+}
+
+struct Entry {
+    title: String,
+    kind: &'static str,
+    started: Instant,
+    ended: Option<Instant>,
+    state: TaskState,
+    output_path: PathBuf,
+    polled: u64,
+    /// The model already got this task's result directly (it finished within its grace window).
+    reported: bool,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    TaskFinished { id: String, state: TaskState },
+    Wakeup { hint: Option<String> },
+}
+
+#[derive(Default)]
+struct Inner {
+    tasks: HashMap<String, Entry>,
+    finished: Vec<(String, TaskState)>,
+    wake_at: Option<(Instant, Option<String>)>,
+}
+
+/// The session's tasks. Cheap to clone (shared).
+#[derive(Clone, Default)]
+pub struct TaskRegistry {
+    inner: Arc<Mutex<Inner>>,
+    next: Arc<AtomicU64>,
+    notify: Arc<Notify>,
+}
+
+impl TaskRegistry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn register(
+        &self,
+        kind: &'static str,
+        title: &str,
+        output_path: PathBuf,
+        stop: oneshot::Sender<()>,
+    ) -> String {
+        let id = format!("task-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
+        self.lock().tasks.insert(
+            id.clone(),
+            Entry {
+                title: title.to_string(),
+                kind,
+                started: Instant::now(),
+                ended: None,
+                state: TaskState::Running,
+                output_path,
+                polled: 0,
+                reported: false,
+                stop: Some(stop),
+            },
+        );
+        id
+    }
+
+    pub(crate) fn set_output_path(&self, id: &str, path: PathBuf) {
+        if let Some(e) = self.lock().tasks.get_mut(id) {
+            e.output_path = path;
+        }
+    }
+
+    pub(crate) fn finish(&self, id: &str, state: TaskState) {
+        let mut inner = self.lock();
+        let mut announce = false;
+        if let Some(e) = inner.tasks.get_mut(id) {
+            e.state = state.clone();
+            e.ended = Some(Instant::now());
+            e.stop = None;
+            announce = !e.reported;
+        }
+        if announce {
+            inner.finished.push((id.to_string(), state));
+        }
+        drop(inner);
+        self.notify.notify_waiters();
+    }
+
+    /// The caller got the result itself: no event for it, and it leaves the default list.
+    pub(crate) fn mark_reported(&self, id: &str) {
+        let mut inner = self.lock();
+        if let Some(e) = inner.tasks.get_mut(id) {
+            e.reported = true;
+        }
+        inner.finished.retain(|(f, _)| f != id);
+    }
+
+    fn info(id: &str, e: &Entry) -> TaskInfo {
+        let end = e.ended.unwrap_or_else(Instant::now);
+        TaskInfo {
+            id: id.to_string(),
+            kind: e.kind,
+            title: e.title.clone(),
+            state: e.state.clone(),
+            runtime_ms: end.duration_since(e.started).as_millis() as u64,
+            output_path: e.output_path.clone(),
+        }
+    }
+
+    pub fn list(&self, include_finished: bool) -> Vec<TaskInfo> {
+        let inner = self.lock();
+        let mut v: Vec<TaskInfo> = inner
+            .tasks
+            .iter()
+            .filter(|(_, e)| include_finished || e.state.is_running())
+            .map(|(id, e)| Self::info(id, e))
+            .collect();
+        v.sort_by_key(|t| t.id.trim_start_matches("task-").parse::<u64>().unwrap_or(0));
+        v
+    }
+
+    /// New output since the last poll (up to [`POLL_CHUNK_BYTES`]) and the state.
+    pub fn poll(&self, id: &str) -> Result<(TaskInfo, String, bool), String> {
+        let (path, from, info) = {
+            let inner = self.lock();
+            let e = inner
+                .tasks
+                .get(id)
+                .ok_or_else(|| self.unknown(id, &inner))?;
+            (e.output_path.clone(), e.polled, Self::info(id, e))
+        };
+        let mut text = Vec::new();
+        let mut more = false;
+        if let Ok(mut f) = std::fs::File::open(&path) {
+            let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+            if len > from && f.seek(SeekFrom::Start(from)).is_ok() {
+                let _ = (&mut f).take(POLL_CHUNK_BYTES).read_to_end(&mut text);
+                more = len > from + text.len() as u64;
+            }
+        }
+        let mut inner = self.lock();
+        if let Some(e) = inner.tasks.get_mut(id) {
+            e.polled = from + text.len() as u64;
+        }
+        Ok((info, String::from_utf8_lossy(&text).into_owned(), more))
+    }
+
+    fn unknown(&self, id: &str, inner: &Inner) -> String {
+        let mut ids: Vec<&String> = inner.tasks.keys().collect();
+        ids.sort();
+        format!(
+            "there is no task `{id}`; use task_list to see them (known: {})",
+            ids.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+
+    /// Stops a task; stopping one that already ended is not an error.
+    pub fn stop(&self, id: &str) -> Result<TaskInfo, String> {
+        let mut inner = self.lock();
+        let unknown = self.unknown(id, &inner);
+        let e = inner.tasks.get_mut(id).ok_or(unknown)?;
+        if let Some(tx) = e.stop.take() {
+            let _ = tx.send(());
+        }
+        Ok(Self::info(id, e))
+    }
+
+    /// Asks to be woken after `delay` unless something else happens first.
+    pub fn wakeup(&self, delay: Duration, hint: Option<String>) {
+        self.lock().wake_at = Some((Instant::now() + delay, hint));
+        self.notify.notify_waiters();
+    }
+
+    /// Waits for the next event: a background task finishing, or the requested wake-up. A
+    /// finished task comes first; a pending hint is delivered with it. `None` after `limit`.
+    pub async fn next_event(&self, limit: Duration) -> Option<Event> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let wake = {
+                let mut inner = self.lock();
+                if !inner.finished.is_empty() {
+                    let (id, state) = inner.finished.remove(0);
+                    return Some(Event::TaskFinished { id, state });
+                }
+                match &inner.wake_at {
+                    Some((at, _)) if *at <= Instant::now() => {
+                        let hint = inner.wake_at.take().and_then(|(_, h)| h);
+                        return Some(Event::Wakeup { hint });
+                    }
+                    Some((at, _)) => Some(*at),
+                    None => None,
+                }
+            };
+            let until = wake.map_or(deadline, |w| w.min(deadline));
+            if Instant::now() >= deadline {
+                return None;
+            }
+            let sleep = tokio::time::sleep_until(tokio::time::Instant::from_std(until));
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = sleep => {}
+            }
+        }
+    }
+
+    pub fn render_list(tasks: &[TaskInfo]) -> String {
+        if tasks.is_empty() {
+            return "No background tasks.\n".into();
+        }
+        tasks
+            .iter()
+            .map(|t| {
+                format!(
+                    "{} [{}] {} — {} ({:.1} s)\n",
+                    t.id,
+                    t.kind,
+                    t.title,
+                    t.state.describe(),
+                    t.runtime_ms as f64 / 1000.0
+                )
+            })
+            .collect()
+    }
+
+    pub fn describe_state(state: &TaskState) -> String {
+        state.describe()
+    }
+}

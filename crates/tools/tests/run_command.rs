@@ -1,0 +1,246 @@
+//! run_command and background tasks with real processes.
+
+use std::time::Duration;
+use tools::{
+    CommandConfig, CommandOutcome, Event, ProjectRoot, RunCommandArgs, TaskRegistry, TaskState,
+    Workspace, run_command,
+};
+
+struct Env {
+    _dir: tempfile::TempDir,
+    _out: tempfile::TempDir,
+    ws: Workspace,
+    tasks: TaskRegistry,
+    config: CommandConfig,
+}
+
+fn env() -> Env {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = tempfile::tempdir().expect("tempdir");
+    let ws = Workspace::new(ProjectRoot::open(dir.path()).expect("open"));
+    let mut config = CommandConfig::new(out.path().to_path_buf());
+    config.grace = Duration::from_secs(5);
+    config.kill_grace = Duration::from_millis(500);
+    Env {
+        _dir: dir,
+        _out: out,
+        ws,
+        tasks: TaskRegistry::new(),
+        config,
+    }
+}
+
+fn args(command: &str) -> RunCommandArgs {
+    RunCommandArgs {
+        command: command.into(),
+        description: None,
+        timeout: None,
+        background: false,
+    }
+}
+
+fn alive(pid: &str) -> bool {
+    std::path::Path::new(&format!("/proc/{}", pid.trim())).exists()
+        && !std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+            .unwrap_or_default()
+            .contains(") Z")
+}
+
+#[tokio::test]
+async fn output_exit_code_and_the_project_folder() {
+    let e = env();
+    let out = run_command(
+        &e.ws,
+        &e.tasks,
+        &e.config,
+        &args("pwd; echo to-stderr >&2; exit 3"),
+    )
+    .await
+    .expect("run");
+    match &out {
+        CommandOutcome::Finished {
+            exit_code,
+            timed_out,
+            output,
+            output_path,
+            ..
+        } => {
+            assert_eq!(*exit_code, Some(3));
+            assert!(!timed_out);
+            assert!(
+                output.contains(&e.ws.root().path().display().to_string()),
+                "{output}"
+            );
+            assert!(output.contains("to-stderr"), "{output}");
+            assert!(
+                std::fs::read_to_string(output_path)
+                    .expect("log")
+                    .contains("to-stderr")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let text = tools::render_outcome(&out);
+    assert!(
+        text.contains("[exit code 3;") && text.contains("full output:"),
+        "{text}"
+    );
+    assert!(
+        e.tasks.list(false).is_empty(),
+        "a finished foreground command is not a background task"
+    );
+}
+
+#[tokio::test]
+async fn long_output_is_cut_to_head_and_tail_but_saved_whole() {
+    let mut e = env();
+    e.config.head_lines = 3;
+    e.config.tail_lines = 2;
+    let out = run_command(&e.ws, &e.tasks, &e.config, &args("seq 1 1000"))
+        .await
+        .expect("run");
+    let CommandOutcome::Finished {
+        output,
+        output_path,
+        total_lines,
+        ..
+    } = out
+    else {
+        panic!("not finished")
+    };
+    assert_eq!(total_lines, 1000);
+    assert!(
+        output.starts_with("1\n2\n3\n… [995 lines cut; the full output is in "),
+        "{output}"
+    );
+    assert!(output.ends_with("999\n1000\n"), "{output}");
+    assert_eq!(
+        std::fs::read_to_string(output_path)
+            .expect("log")
+            .lines()
+            .count(),
+        1000
+    );
+}
+
+#[tokio::test]
+async fn a_timeout_kills_the_whole_process_tree() {
+    let e = env();
+    let pidfile = e.ws.root().path().join("pid");
+    let mut a = args("sleep 300 & echo $! > pid; trap '' TERM; sleep 300");
+    a.timeout = Some(1);
+    let out = run_command(&e.ws, &e.tasks, &e.config, &a)
+        .await
+        .expect("run");
+    let CommandOutcome::Finished { timed_out, .. } = out else {
+        panic!("not finished: {out:?}")
+    };
+    assert!(timed_out);
+    let pid = std::fs::read_to_string(&pidfile).expect("pid");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!alive(&pid), "the grandchild {pid} survived");
+}
+
+#[tokio::test]
+async fn background_tasks_poll_stop_and_wake_the_agent() {
+    let mut e = env();
+    e.config.grace = Duration::from_millis(300);
+    // Outlives the grace window: becomes a task.
+    let out = run_command(
+        &e.ws,
+        &e.tasks,
+        &e.config,
+        &args("echo started; sleep 1; echo finished"),
+    )
+    .await
+    .expect("run");
+    let CommandOutcome::Background { task_id, .. } = out else {
+        panic!("{out:?}")
+    };
+    assert_eq!(e.tasks.list(false).len(), 1);
+    let (_, text, _) = e.tasks.poll(&task_id).expect("poll");
+    assert!(text.contains("started"), "{text}");
+    match e.tasks.next_event(Duration::from_secs(10)).await {
+        Some(Event::TaskFinished { id, state }) => {
+            assert_eq!(id, task_id);
+            assert_eq!(state, TaskState::Exited { code: Some(0) });
+        }
+        other => panic!("{other:?}"),
+    }
+    let (info, text, _) = e.tasks.poll(&task_id).expect("poll");
+    assert_eq!(text, "finished\n", "only what arrived since the last poll");
+    assert!(!info.state.is_running());
+
+    // Asked for the background; stopped; stopping again is fine.
+    let mut a = args("sleep 300");
+    a.background = true;
+    let out = run_command(&e.ws, &e.tasks, &e.config, &a)
+        .await
+        .expect("run");
+    let CommandOutcome::Background { task_id, .. } = out else {
+        panic!("{out:?}")
+    };
+    e.tasks.stop(&task_id).expect("stop");
+    match e.tasks.next_event(Duration::from_secs(10)).await {
+        Some(Event::TaskFinished { state, .. }) => assert_eq!(state, TaskState::Stopped),
+        other => panic!("{other:?}"),
+    }
+    e.tasks.stop(&task_id).expect("stop again");
+    assert!(
+        e.tasks
+            .stop("task-99")
+            .expect_err("unknown")
+            .contains("task_list")
+    );
+    assert_eq!(e.tasks.list(true).len(), 2);
+
+    e.tasks
+        .wakeup(Duration::from_millis(100), Some("check the build".into()));
+    assert_eq!(
+        e.tasks.next_event(Duration::from_secs(5)).await,
+        Some(Event::Wakeup {
+            hint: Some("check the build".into())
+        })
+    );
+    assert_eq!(e.tasks.next_event(Duration::from_millis(50)).await, None);
+}
+
+#[tokio::test]
+async fn secrets_are_not_in_the_environment() {
+    let mut e = env();
+    e.config.secret_vars.push("HOME".into());
+    let out = run_command(&e.ws, &e.tasks, &e.config, &args("echo \"[$HOME]\""))
+        .await
+        .expect("run");
+    let CommandOutcome::Finished { output, .. } = out else {
+        panic!("not finished")
+    };
+    assert_eq!(output, "[]\n");
+}
+
+#[tokio::test]
+async fn bad_arguments_are_clear() {
+    let e = env();
+    assert!(
+        run_command(&e.ws, &e.tasks, &e.config, &args("  "))
+            .await
+            .is_err()
+    );
+    let mut a = args("true");
+    a.timeout = Some(0);
+    assert!(
+        run_command(&e.ws, &e.tasks, &e.config, &a)
+            .await
+            .expect_err("zero")
+            .to_string()
+            .contains("at least 1 second")
+    );
+    assert_eq!(
+        CommandConfig::new("/tmp".into()).kill_grace,
+        Duration::from_secs(5)
+    );
+    assert_eq!(
+        CommandConfig::new("/tmp".into()).grace,
+        Duration::from_secs(10)
+    );
+}
