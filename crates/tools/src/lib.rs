@@ -21,6 +21,7 @@ mod run_command;
 mod search;
 mod tasks;
 mod tree_order;
+mod web;
 mod workspace;
 mod write_file;
 
@@ -46,5 +47,9 @@ pub use search::{
     search_codebase, search_with_limit,
 };
 pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
+pub use web::{
+    DEFAULT_MAX_LENGTH, FetchFormat, FetchResult, SearchHit, SearchProvider, WebConfig,
+    WebFetchArgs, WebSearchArgs, render_fetch, render_search_hits, web_fetch, web_search,
+};
 pub use workspace::{DiffTotals, Workspace};
 pub use write_file::{WriteFileArgs, render_change, write_file};
