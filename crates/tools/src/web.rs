@@ -293,12 +293,12 @@ pub async fn web_search(config: &WebConfig, args: &WebSearchArgs) -> ToolResult<
         ));
     }
     let count = args.count.unwrap_or(10).clamp(1, 20);
-    if let Some(f) = &args.freshness {
-        if !["pd", "pw", "pm", "py"].contains(&f.as_str()) {
-            return Err(ToolError::InvalidArgument(format!(
-                "freshness `{f}` is not one of pd, pw, pm, py"
-            )));
-        }
+    if let Some(f) = &args.freshness
+        && !["pd", "pw", "pm", "py"].contains(&f.as_str())
+    {
+        return Err(ToolError::InvalidArgument(format!(
+            "freshness `{f}` is not one of pd, pw, pm, py"
+        )));
     }
     let http = client(config)?;
     let (url, results_key, snippet_key, value) = match provider {
