@@ -62,6 +62,12 @@ new_start: number, new_lines: number,
  */
 text: string, };
 
+export type PlanStatus = "pending" | "in_progress" | "done";
+
+export type PlanItem = { text: string, status: PlanStatus, };
+
+export type TaskDone = { summary: string, files_changed: Array<string>, };
+
 export type ProjectInfo = { 
 /**
  * Canonical absolute path of the folder.

@@ -9,7 +9,7 @@ use policy::{Context, Mode, ToolCall, Verdict, evaluate};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tools::{ProjectRoot, Workspace};
+use tools::{ProjectRoot, Toolbox};
 
 #[derive(Args)]
 pub struct ToolArgs {
@@ -31,17 +31,37 @@ pub struct ToolArgs {
     approve: bool,
 }
 
+/// What the policy engine is asked about for a tool call.
 fn policy_call<'a>(name: &'a str, args: &'a Value) -> ToolCall<'a> {
-    let path = args.get("path").and_then(Value::as_str);
+    let s = |k: &str| args.get(k).and_then(Value::as_str);
     match name {
         "read_file" | "list_files" | "search_codebase" => ToolCall::Read {
-            path: path.unwrap_or("."),
+            path: s("path").unwrap_or("."),
         },
         "write_file" | "edit_file" => ToolCall::Write {
-            path: path.unwrap_or(""),
+            path: s("path").unwrap_or(""),
             diff_lines: 0,
         },
-        other => ToolCall::Internal { name: other },
+        "run_command" => ToolCall::Command {
+            command: s("command").unwrap_or(""),
+        },
+        "web_fetch" => ToolCall::Fetch {
+            url: s("url").unwrap_or(""),
+        },
+        "web_search" => ToolCall::WebSearch,
+        "git_commit" => ToolCall::GitCommit { diff_lines: 0 },
+        "git_branch" => ToolCall::GitBranch {
+            changes: s("action") != Some("list"),
+        },
+        "create_pull_request" => ToolCall::PullRequest,
+        "git_status" | "git_diff" | "git_log" | "task_list" | "task_poll" | "task_stop"
+        | "wakeup" | "update_plan" | "task_done" => ToolCall::Internal { name },
+        // A tool this list does not know yet is judged like a change to the project, never as
+        // harmless: adding a tool must not quietly skip the policy.
+        _ => ToolCall::Write {
+            path: "",
+            diff_lines: 0,
+        },
     }
 }
 
@@ -98,7 +118,9 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     }
 
     let root = ProjectRoot::open(&loaded.root).map_err(|e| anyhow!("{e}"))?;
-    let ws = Workspace::new(root);
+    let session_dir = std::env::temp_dir().join(format!("tandem-cli-{}", std::process::id()));
+    let toolbox = Toolbox::new(root, session_dir);
+    let ws = &toolbox.ws;
     // The command line is a session of its own: the file named is taken as read by the person
     // who runs it, so the freshness guard does not refuse every edit.
     if !spec.read_only
@@ -107,7 +129,12 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     {
         ws.note_seen(&r.real);
     }
-    match tools::run_tool(&ws, spec.name, args) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let result = runtime.block_on(toolbox.run(spec.name, args));
+    match result {
         Ok(out) => {
             if a.json {
                 println!(

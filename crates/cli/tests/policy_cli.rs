@@ -224,3 +224,46 @@ fn tool_runs_through_the_policy() {
     assert_eq!(code, 1);
     assert!(err.contains("not valid JSON"), "{err}");
 }
+
+#[test]
+fn tool_runs_commands_only_with_approval_and_never_a_denied_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (code, _, err) = tool(
+        dir.path(),
+        &["run_command", r#"{"command": "touch made-it"}"#],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("--approve"), "{err}");
+    assert!(!dir.path().join("made-it").exists());
+    let (code, out, err) = tool(
+        dir.path(),
+        &[
+            "run_command",
+            r#"{"command": "touch made-it && echo ok"}"#,
+            "--approve",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("ok\n[exit code 0;"), "{out}");
+    assert!(dir.path().join("made-it").exists());
+    let (code, _, err) = tool(
+        dir.path(),
+        &[
+            "run_command",
+            r#"{"command": "sudo rm -rf /"}"#,
+            "--approve",
+            "--mode",
+            "full_auto",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("administrator"), "{err}");
+    let (code, out, _) = tool(
+        dir.path(),
+        &[
+            "update_plan",
+            r#"{"items": [{"text": "a", "status": "done"}]}"#,
+        ],
+    );
+    assert_eq!((code, out.as_str()), (0, "[x] a\n"));
+}

@@ -131,3 +131,25 @@ pub struct Hunk {
     /// The hunk as unified-diff text, header included.
     pub text: String,
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatus {
+    Pending,
+    InProgress,
+    Done,
+}
+
+/// One item of the agent's plan (`update_plan`), shown live in the UI.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, schemars::JsonSchema)]
+pub struct PlanItem {
+    pub text: String,
+    pub status: PlanStatus,
+}
+
+/// The end of a task (`task_done`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TaskDone {
+    pub summary: String,
+    pub files_changed: Vec<String>,
+}

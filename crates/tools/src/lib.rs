@@ -7,6 +7,7 @@
 //! whether a call may run; this crate only runs it, and refuses paths outside the project.
 
 mod atomic;
+mod cache;
 mod catalog;
 mod diff;
 mod edit_file;
@@ -16,15 +17,18 @@ mod git_tools;
 mod line_endings;
 mod list_files;
 mod paths;
+mod plan;
 mod read_file;
 mod run_command;
 mod search;
 mod tasks;
+mod toolbox;
 mod tree_order;
 mod web;
 mod workspace;
 mod write_file;
 
+pub use cache::{CACHE_TTL, CACHED_TOOLS};
 pub use catalog::{TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
 pub use diff::{HUNK_CONTEXT, hunks, line_counts, merge_hunks};
 pub use edit_file::{Edit, EditFileArgs, edit_file};
@@ -36,6 +40,7 @@ pub use git_tools::{
 };
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
 pub use paths::{ProjectRoot, real_path};
+pub use plan::{TaskDoneArgs, UpdatePlanArgs, render_plan, task_done, update_plan};
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
 };
@@ -47,6 +52,7 @@ pub use search::{
     search_codebase, search_with_limit,
 };
 pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
+pub use toolbox::{TaskIdArgs, TaskListArgs, Toolbox, WakeupArgs};
 pub use web::{
     DEFAULT_MAX_LENGTH, FetchFormat, FetchResult, SearchHit, SearchProvider, WebConfig,
     WebFetchArgs, WebSearchArgs, render_fetch, render_search_hits, web_fetch, web_search,

@@ -1,0 +1,195 @@
+//! The toolbox a session holds: the workspace, its background tasks, command and web settings,
+//! and the cache. [`Toolbox::run`] is the one door through which the agent loop and
+//! `tandem-cli tool` run any tool by name.
+
+use crate::cache::{self, CACHED_TOOLS, Cache};
+use crate::catalog::{ToolOutput, parse, run_tool, to_value};
+use crate::error::{ToolError, ToolResult};
+use crate::paths::ProjectRoot;
+use crate::run_command::{CommandConfig, RunCommandArgs, render_outcome, run_command};
+use crate::tasks::TaskRegistry;
+use crate::web::{
+    WebConfig, WebFetchArgs, WebSearchArgs, render_fetch, render_search_hits, web_fetch, web_search,
+};
+use crate::workspace::Workspace;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskListArgs {
+    /// Include tasks that already ended.
+    #[serde(default)]
+    pub include_finished: bool,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskIdArgs {
+    pub id: String,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WakeupArgs {
+    pub delay_ms: u64,
+    #[serde(default)]
+    pub hint: Option<String>,
+}
+
+pub struct Toolbox {
+    pub ws: Workspace,
+    pub tasks: TaskRegistry,
+    pub commands: CommandConfig,
+    pub web: WebConfig,
+    pub cache: Cache,
+}
+
+impl Toolbox {
+    /// A toolbox for a project, with command outputs and fetched bodies under `session_dir`.
+    pub fn new(root: ProjectRoot, session_dir: PathBuf) -> Self {
+        Toolbox {
+            ws: Workspace::new(root),
+            tasks: TaskRegistry::new(),
+            commands: CommandConfig::new(session_dir.join("outputs")),
+            web: WebConfig::new(session_dir.join("fetched")),
+            cache: Cache::default(),
+        }
+    }
+
+    pub async fn run(&self, name: &str, args: Value) -> ToolResult<ToolOutput> {
+        let args = if args.is_null() {
+            Value::Object(Default::default())
+        } else {
+            args
+        };
+        if CACHED_TOOLS.contains(&name) {
+            let key = cache::key(name, &args);
+            let file = (name == "read_file")
+                .then(|| {
+                    args.get("path")
+                        .and_then(Value::as_str)
+                        .and_then(|p| self.ws.root().resolve(p).ok())
+                })
+                .flatten()
+                .map(|r| r.real);
+            if let Some(hit) = self.cache.get(&key) {
+                if let Some(f) = &file {
+                    self.ws.note_seen(f);
+                }
+                return Ok(hit);
+            }
+            let out = run_tool(&self.ws, name, args)?;
+            self.cache.put(key, out.clone(), file);
+            return Ok(out);
+        }
+        match name {
+            "run_command" => {
+                let a: RunCommandArgs = parse(name, args)?;
+                // A command may change anything: what was cached is stale before and after.
+                self.cache.clear();
+                let outcome = run_command(&self.ws, &self.tasks, &self.commands, &a).await;
+                self.cache.clear();
+                let outcome = outcome?;
+                Ok(ToolOutput {
+                    text: render_outcome(&outcome),
+                    structured: to_value(&outcome),
+                })
+            }
+            "task_list" => {
+                let a: TaskListArgs = parse(name, args)?;
+                let list = self.tasks.list(a.include_finished);
+                Ok(ToolOutput {
+                    text: TaskRegistry::render_list(&list),
+                    structured: to_value(&list),
+                })
+            }
+            "task_poll" => {
+                let a: TaskIdArgs = parse(name, args)?;
+                let (info, output, more) =
+                    self.tasks.poll(&a.id).map_err(ToolError::InvalidArgument)?;
+                let mut text = format!(
+                    "{} is {}.\n",
+                    info.id,
+                    TaskRegistry::describe_state(&info.state)
+                );
+                if output.is_empty() {
+                    text.push_str("(no new output)\n");
+                } else {
+                    text.push_str(&output);
+                    if !output.ends_with('\n') {
+                        text.push('\n');
+                    }
+                }
+                if more {
+                    text.push_str("(more output is waiting: poll again)\n");
+                }
+                Ok(ToolOutput {
+                    text,
+                    structured: serde_json::json!({"task": info, "output": output, "more": more}),
+                })
+            }
+            "task_stop" => {
+                let a: TaskIdArgs = parse(name, args)?;
+                let info = self.tasks.stop(&a.id).map_err(ToolError::InvalidArgument)?;
+                self.cache.clear();
+                Ok(ToolOutput {
+                    text: format!("Stopping {} ({}).\n", info.id, info.title),
+                    structured: to_value(&info),
+                })
+            }
+            "wakeup" => {
+                let a: WakeupArgs = parse(name, args)?;
+                self.tasks
+                    .wakeup(Duration::from_millis(a.delay_ms), a.hint.clone());
+                Ok(ToolOutput {
+                    text: format!(
+                        "You will be woken in {} ms, or sooner if a task finishes.\n",
+                        a.delay_ms
+                    ),
+                    structured: serde_json::json!({"delay_ms": a.delay_ms, "hint": a.hint}),
+                })
+            }
+            "web_fetch" => {
+                let a: WebFetchArgs = parse(name, args)?;
+                let r = web_fetch(&self.web, &a).await?;
+                Ok(ToolOutput {
+                    text: render_fetch(&r),
+                    structured: to_value(&r),
+                })
+            }
+            "web_search" => {
+                let a: WebSearchArgs = parse(name, args)?;
+                let hits = web_search(&self.web, &a).await?;
+                Ok(ToolOutput {
+                    text: render_search_hits(&a.query, &hits),
+                    structured: to_value(&hits),
+                })
+            }
+            "update_plan" => {
+                let a: crate::UpdatePlanArgs = parse(name, args)?;
+                let items = crate::update_plan(&a)?;
+                Ok(ToolOutput {
+                    text: crate::render_plan(&items),
+                    structured: to_value(&items),
+                })
+            }
+            "task_done" => {
+                let a: crate::TaskDoneArgs = parse(name, args)?;
+                let d = crate::task_done(&a)?;
+                Ok(ToolOutput {
+                    text: format!("Task complete: {}\n", d.summary),
+                    structured: to_value(&d),
+                })
+            }
+            _ => {
+                // Everything else changes the project (or is unknown, which run_tool explains).
+                self.cache.clear();
+                run_tool(&self.ws, name, args)
+            }
+        }
+    }
+}
