@@ -32,7 +32,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         };
         let result = (|| {
             file.write_all(bytes)?;
-            file.sync_all()?;
+            // Data before the rename, so a power cut never leaves an empty file in its place.
+            file.sync_data()?;
             if let Some(p) = &permissions {
                 std::fs::set_permissions(&tmp, p.clone())?;
             }

@@ -68,8 +68,8 @@ pub fn edit_file(ws: &Workspace, args: &EditFileArgs) -> ToolResult<FileChange> 
     if meta.is_dir() {
         return Err(ToolError::NotAFile(real.clone()));
     }
-    ws.check_fresh(real, &path)?;
     let bytes = std::fs::read(real).map_err(|e| ToolError::io(real, e))?;
+    ws.check_fresh_bytes(real, &path, &bytes)?;
     let original = String::from_utf8(bytes).map_err(|_| {
         ToolError::InvalidArgument(format!(
             "{path} is not UTF-8 text; it cannot be edited by string replacement"
@@ -134,7 +134,7 @@ pub fn edit_file(ws: &Workspace, args: &EditFileArgs) -> ToolResult<FileChange> 
     }
     let content = style.apply(&result);
     write_atomic(real, content.as_bytes()).map_err(|e| ToolError::io(real, e))?;
-    ws.note_seen(real);
+    ws.note_written(real, content.as_bytes());
     let (added, removed) = line_counts(&original, &content);
     ws.record_diff(added, removed);
     Ok(FileChange {

@@ -98,40 +98,34 @@ pub fn list_files(root: &ProjectRoot, args: &ListFilesArgs) -> ToolResult<FileLi
             !never
         });
 
-    let mut entries = Vec::new();
-    let mut skipped = Vec::new();
-    for item in walker.build() {
-        let entry = match item {
-            Ok(entry) => entry,
-            Err(err) => {
-                skipped.push(err.to_string());
-                continue;
-            }
-        };
+    let dir_real = dir.real.clone();
+    let dir_display = dir.display.clone();
+    let to_entry = move |entry: ignore::DirEntry| -> Option<FileEntry> {
         if entry.depth() == 0 {
-            continue;
+            return None;
         }
-        let rel_to_dir = match entry.path().strip_prefix(&dir.real) {
-            Ok(rel) => to_slash(rel),
-            Err(_) => continue,
-        };
+        let rel_to_dir = to_slash(entry.path().strip_prefix(&dir_real).ok()?);
         let name = entry.file_name().to_string_lossy().into_owned();
         if pattern
             .as_ref()
             .is_some_and(|p| !p.matches(&name, &rel_to_dir))
         {
-            continue;
+            return None;
         }
         let symlink = entry.path_is_symlink();
         // A symlink is shown as what it points to; a dangling one as a file.
-        let target = std::fs::metadata(entry.path()).ok();
+        let target = if symlink {
+            std::fs::metadata(entry.path()).ok()
+        } else {
+            entry.metadata().ok()
+        };
         let is_dir = target.as_ref().is_some_and(|m| m.is_dir());
-        let path = if dir.display.is_empty() {
+        let path = if dir_display.is_empty() {
             rel_to_dir
         } else {
-            format!("{}/{}", dir.display, rel_to_dir)
+            format!("{dir_display}/{rel_to_dir}")
         };
-        entries.push(FileEntry {
+        Some(FileEntry {
             hidden: name.starts_with('.'),
             path,
             name,
@@ -147,7 +141,55 @@ pub fn list_files(root: &ProjectRoot, args: &ListFilesArgs) -> ToolResult<FileLi
                 target.map(|m| m.len())
             },
             git: None,
+        })
+    };
+
+    let mut entries = Vec::new();
+    let mut skipped = Vec::new();
+    if args.recursive {
+        // A whole tree: walk it on every core, as ripgrep does, then sort. Each thread fills
+        // its own list and hands it over once, when the walk drops it.
+        struct Local<'a> {
+            found: &'a std::sync::Mutex<(Vec<FileEntry>, Vec<String>)>,
+            entries: Vec<FileEntry>,
+            skipped: Vec<String>,
+        }
+        impl Drop for Local<'_> {
+            fn drop(&mut self) {
+                let mut all = self
+                    .found
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                all.0.append(&mut self.entries);
+                all.1.append(&mut self.skipped);
+            }
+        }
+        let found = std::sync::Mutex::new((Vec::new(), Vec::new()));
+        walker.build_parallel().run(|| {
+            let to_entry = &to_entry;
+            let mut local = Local {
+                found: &found,
+                entries: Vec::new(),
+                skipped: Vec::new(),
+            };
+            Box::new(move |item| {
+                match item {
+                    Ok(e) => local.entries.extend(to_entry(e)),
+                    Err(err) => local.skipped.push(err.to_string()),
+                }
+                ignore::WalkState::Continue
+            })
         });
+        (entries, skipped) = found
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+    } else {
+        for item in walker.build() {
+            match item {
+                Ok(e) => entries.extend(to_entry(e)),
+                Err(err) => skipped.push(err.to_string()),
+            }
+        }
     }
     sort_entries(&mut entries);
     let total = entries.len();

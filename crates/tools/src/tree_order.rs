@@ -9,16 +9,22 @@ pub(crate) fn sort_entries(entries: &mut [FileEntry]) {
     entries.sort_by_cached_key(sort_key);
 }
 
-/// Per path component: files after folders, then the lowercased name, then the exact name.
-fn sort_key(entry: &FileEntry) -> Vec<(bool, String, String)> {
+/// One string whose byte order is the tree order: per path component a flag (`0` folder, `1`
+/// file), the lowercased name and a NUL; then the exact path, for names that differ only in
+/// case.
+fn sort_key(entry: &FileEntry) -> String {
+    let mut key = String::with_capacity(entry.path.len() * 2 + 8);
     let mut parts = entry.path.split('/').peekable();
-    let mut key = Vec::new();
     while let Some(part) = parts.next() {
         // A component is a folder when more follows it, or when it is the entry itself and the
         // entry is a folder.
         let is_dir = parts.peek().is_some() || entry.kind == EntryKind::Dir;
-        key.push((!is_dir, part.to_lowercase(), part.to_string()));
+        key.push(if is_dir { '0' } else { '1' });
+        key.extend(part.chars().flat_map(char::to_lowercase));
+        key.push('\0');
     }
+    key.push('\u{1}');
+    key.push_str(&entry.path);
     key
 }
 

@@ -18,8 +18,13 @@ struct Stamp {
 }
 
 fn stamp(path: &Path) -> Option<Stamp> {
-    let meta = std::fs::metadata(path).ok()?;
     let bytes = std::fs::read(path).ok()?;
+    stamp_of(path, &bytes)
+}
+
+/// The stamp of a file whose bytes are already in hand (no second read).
+fn stamp_of(path: &Path, bytes: &[u8]) -> Option<Stamp> {
+    let meta = std::fs::metadata(path).ok()?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     bytes.hash(&mut h);
     Some(Stamp {
@@ -82,7 +87,30 @@ impl Workspace {
 
     /// Refuses to change an existing file the agent has not read since it last changed.
     pub fn check_fresh(&self, path: &Path, shown: &str) -> ToolResult<()> {
-        let Some(now) = stamp(path) else {
+        match std::fs::read(path) {
+            Ok(bytes) => self.check_fresh_bytes(path, shown, &bytes),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Records a file the tools just wrote with these bytes.
+    pub(crate) fn note_written(&self, path: &Path, bytes: &[u8]) {
+        if let Some(s) = stamp_of(path, bytes) {
+            self.seen
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(path.to_path_buf(), s);
+        }
+    }
+
+    /// [`Workspace::check_fresh`] for a file whose current bytes are already read.
+    pub(crate) fn check_fresh_bytes(
+        &self,
+        path: &Path,
+        shown: &str,
+        bytes: &[u8],
+    ) -> ToolResult<()> {
+        let Some(now) = stamp_of(path, bytes) else {
             return Ok(());
         };
         let seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);

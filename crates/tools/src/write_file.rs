@@ -27,8 +27,9 @@ pub fn write_file(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<FileChange
     let existing = match std::fs::metadata(real) {
         Ok(m) if m.is_dir() => return Err(ToolError::NotAFile(real.clone())),
         Ok(_) => {
-            ws.check_fresh(real, &resolved.display)?;
-            Some(std::fs::read(real).map_err(|e| ToolError::io(real, e))?)
+            let bytes = std::fs::read(real).map_err(|e| ToolError::io(real, e))?;
+            ws.check_fresh_bytes(real, &resolved.display, &bytes)?;
+            Some(bytes)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(ToolError::io(real, e)),
@@ -45,7 +46,7 @@ pub fn write_file(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<FileChange
         std::fs::create_dir_all(parent).map_err(|e| ToolError::io(parent, e))?;
     }
     write_atomic(real, content.as_bytes()).map_err(|e| ToolError::io(real, e))?;
-    ws.note_seen(real);
+    ws.note_written(real, content.as_bytes());
     let (added, removed) = line_counts(&old, &content);
     ws.record_diff(added, removed);
     Ok(FileChange {
