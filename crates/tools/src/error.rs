@@ -26,7 +26,7 @@ pub enum ToolError {
         #[source]
         source: std::io::Error,
     },
-    #[error("Refusing to change {path}: {why}. Read it first with read_file, then retry.")]
+    #[error("Refusing to change {path}: {why}; read it first (read_file), then retry.")]
     Stale { path: String, why: &'static str },
     #[error("edit {index} of {path}: {message}")]
     Edit {

@@ -48,7 +48,7 @@ pub use run_command::{
     CommandConfig, CommandOutcome, RunCommandArgs, head_tail, render_outcome, run_command,
 };
 pub use search::{
-    CaseMode, DEFAULT_MAX_RESULTS, SearchArgs, SearchLine, SearchResult, render_search,
+    CaseMode, DEFAULT_MAX_RESULTS, Include, SearchArgs, SearchLine, SearchResult, render_search,
     search_codebase, search_with_limit,
 };
 pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};

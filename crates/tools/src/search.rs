@@ -33,6 +33,29 @@ pub enum CaseMode {
     Insensitive,
 }
 
+/// One glob or several.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Include {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Include {
+    fn globs(&self) -> Vec<&str> {
+        match self {
+            Include::One(g) => vec![g.as_str()],
+            Include::Many(v) => v.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+impl From<&str> for Include {
+    fn from(g: &str) -> Self {
+        Include::One(g.to_string())
+    }
+}
+
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
@@ -41,9 +64,9 @@ pub struct SearchArgs {
     /// Folder or file to search, relative to the project root. Default: the whole project.
     #[serde(default)]
     pub path: Option<String>,
-    /// Only files matching this glob, e.g. `*.rs` or `src/**/*.ts`.
+    /// Only files matching this glob (or any of these globs), e.g. `*.rs` or `["src/**/*.ts", "*.md"]`.
     #[serde(default)]
-    pub include: Option<String>,
+    pub include: Option<Include>,
     /// Treat the pattern as a literal string.
     #[serde(default)]
     pub fixed_strings: bool,
@@ -163,16 +186,18 @@ pub fn search_with_limit(
 
     let mut walker = WalkBuilder::new(&start.real);
     walker.require_git(false).hidden(true).follow_links(false);
-    if let Some(glob) = &args.include {
+    if let Some(include) = &args.include {
         let mut ob = OverrideBuilder::new(&start.real);
-        ob.add(glob).map_err(|e| {
-            ToolError::InvalidArgument(format!(
-                "include `{glob}` is not a valid glob ({e}); try `*.rs` or `src/**/*.ts`"
-            ))
-        })?;
+        for glob in include.globs() {
+            ob.add(glob).map_err(|e| {
+                ToolError::InvalidArgument(format!(
+                    "include `{glob}` is not a valid glob ({e}); try `*.rs` or `src/**/*.ts`"
+                ))
+            })?;
+        }
         walker.overrides(
             ob.build()
-                .map_err(|e| ToolError::InvalidArgument(format!("include `{glob}`: {e}")))?,
+                .map_err(|e| ToolError::InvalidArgument(format!("include: {e}")))?,
         );
     }
 

@@ -81,7 +81,7 @@ fn overwriting_needs_a_fresh_read() {
     fs::write(d.path().join("a.txt"), "one\n").expect("seed");
     let err = write(&ws, "a.txt", "two\n").expect_err("unread");
     assert!(err.to_string().contains("you have not read it"), "{err}");
-    assert!(err.to_string().contains("Read it first"), "{err}");
+    assert!(err.to_string().contains("read it first"), "{err}");
     read(&ws, "a.txt");
     write(&ws, "a.txt", "two\n").expect("after read");
     // Our own write counts as seen: a second write needs no re-read.

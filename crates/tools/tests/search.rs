@@ -76,6 +76,8 @@ fn fixed_strings_include_path_and_limits() {
     let mut inc = args("needle");
     inc.include = Some("*.ts".into());
     assert_eq!(hits(&root, &inc), ["src/b.ts:1"]);
+    inc.include = Some(tools::Include::Many(vec!["*.ts".into(), "*.md".into()]));
+    assert_eq!(hits(&root, &inc), ["notes.md:3", "src/b.ts:1"]);
     let mut sub = args("needle");
     sub.path = Some("src".into());
     assert_eq!(
@@ -230,7 +232,7 @@ fn hits_equal_ripgrep_on_real_trees() {
             let mut a = args(pattern);
             a.case = *case;
             a.fixed_strings = *fixed;
-            a.include = include.map(str::to_string);
+            a.include = include.map(tools::Include::from);
             let r = search_codebase(&root, &a).expect("search");
             assert!(r.partial.is_none(), "partial search on {}", tree.display());
             let ours: BTreeSet<String> = r
