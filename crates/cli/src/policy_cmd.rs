@@ -90,6 +90,28 @@ pub struct Loaded {
     pub policy: Policy,
 }
 
+impl Loaded {
+    /// Evaluates a call for this project, resolving symlinks on disk.
+    pub fn evaluate(
+        &self,
+        call: &ToolCall<'_>,
+        mode: Option<Mode>,
+        session_diff_lines: u32,
+    ) -> policy::Decision {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let resolver = |p: &Path| tools::real_path(p);
+        let ctx = Context {
+            project_root: &self.root,
+            home: home.as_deref(),
+            mode,
+            session_diff_lines,
+            user_policy_file: self.user_file.as_deref(),
+            resolver: &resolver,
+        };
+        evaluate(&self.policy, call, &ctx)
+    }
+}
+
 pub fn load(args: &ProjectArg) -> Result<Loaded> {
     let root = std::fs::canonicalize(&args.project).with_context(|| {
         format!(
@@ -143,16 +165,6 @@ pub fn run(command: PolicyCommand) -> Result<()> {
         }
         PolicyCommand::Check(args) => {
             let loaded = load(&args.project)?;
-            let home = std::env::var_os("HOME").map(PathBuf::from);
-            let resolver = |p: &Path| tools::real_path(p);
-            let ctx = Context {
-                project_root: &loaded.root,
-                home: home.as_deref(),
-                mode: args.mode,
-                session_diff_lines: args.session_diff,
-                user_policy_file: loaded.user_file.as_deref(),
-                resolver: &resolver,
-            };
             let call = if let Some(c) = &args.command {
                 ToolCall::Command { command: c }
             } else if let Some(p) = &args.write {
@@ -167,7 +179,7 @@ pub fn run(command: PolicyCommand) -> Result<()> {
             } else {
                 bail!("give one of --command, --write, --read or --fetch");
             };
-            let d = evaluate(&loaded.policy, &call, &ctx);
+            let d = loaded.evaluate(&call, args.mode, args.session_diff);
             let out = CheckOutput {
                 decision: d.decision,
                 reason: &d.reason,

@@ -5,9 +5,8 @@
 use crate::policy_cmd::{ProjectArg, load, parse_mode};
 use anyhow::{Context as _, Result, anyhow};
 use clap::Args;
-use policy::{Context, Mode, ToolCall, Verdict, evaluate};
+use policy::{Mode, ToolCall, Verdict};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tools::{ProjectRoot, Toolbox};
 
@@ -88,17 +87,7 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
         }
     };
     let loaded = load(&a.project)?;
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let resolver = |p: &Path| tools::real_path(p);
-    let ctx = Context {
-        project_root: &loaded.root,
-        home: home.as_deref(),
-        mode: a.mode,
-        session_diff_lines: 0,
-        user_policy_file: loaded.user_file.as_deref(),
-        resolver: &resolver,
-    };
-    let decision = evaluate(&loaded.policy, &policy_call(spec.name, &args), &ctx);
+    let decision = loaded.evaluate(&policy_call(spec.name, &args), a.mode, 0);
     match decision.decision {
         Verdict::Deny => {
             eprintln!(

@@ -294,45 +294,57 @@ impl Policy {
         let note = |what: String| left_out(file, what);
         let mut notes = Vec::new();
 
-        if let Some(mode) = parsed.mode {
-            if may_loosen || mode <= self.mode.value {
-                self.mode = Setting {
-                    value: mode,
-                    source: source.clone(),
-                };
-            } else {
-                notes.push(note(format!(
-                    "mode `{mode}` is looser than `{}`",
-                    self.mode.value
-                )));
-            }
-        }
-        if let Some(v) = parsed.max_diff_lines {
-            if may_loosen || v <= self.max_diff_lines.value {
-                self.max_diff_lines = Setting {
+        // Scalars: a later file overrides an earlier one, but an untrusted project file only
+        // when its value is at least as strict (a lower mode or threshold).
+        fn tighten<T: PartialOrd + Copy + std::fmt::Display>(
+            slot: &mut Setting<T>,
+            value: Option<T>,
+            name: &str,
+            source: &Source,
+            may_loosen: bool,
+            notes: &mut Vec<String>,
+            file: &str,
+        ) {
+            let Some(v) = value else { return };
+            if may_loosen || v <= slot.value {
+                *slot = Setting {
                     value: v,
                     source: source.clone(),
                 };
             } else {
-                notes.push(note(format!(
-                    "max_diff_lines {v} is looser than {}",
-                    self.max_diff_lines.value
-                )));
+                notes.push(left_out(
+                    file,
+                    format!("{name} `{v}` is looser than `{}`", slot.value),
+                ));
             }
         }
-        if let Some(v) = parsed.require_approval_above {
-            if may_loosen || v <= self.require_approval_above.value {
-                self.require_approval_above = Setting {
-                    value: v,
-                    source: source.clone(),
-                };
-            } else {
-                notes.push(note(format!(
-                    "require_approval_above {v} is looser than {}",
-                    self.require_approval_above.value
-                )));
-            }
-        }
+        tighten(
+            &mut self.mode,
+            parsed.mode,
+            "mode",
+            &source,
+            may_loosen,
+            &mut notes,
+            file,
+        );
+        tighten(
+            &mut self.max_diff_lines,
+            parsed.max_diff_lines,
+            "max_diff_lines",
+            &source,
+            may_loosen,
+            &mut notes,
+            file,
+        );
+        tighten(
+            &mut self.require_approval_above,
+            parsed.require_approval_above,
+            "require_approval_above",
+            &source,
+            may_loosen,
+            &mut notes,
+            file,
+        );
         if let Some(t) = parsed.trusted_projects {
             if matches!(source, Source::Project(_)) {
                 notes.push(note(
