@@ -68,6 +68,30 @@ export type PlanItem = { text: string, status: PlanStatus, };
 
 export type TaskDone = { summary: string, files_changed: Array<string>, };
 
+export type Role = "user" | "assistant";
+
+export type ContentBlock = { "type": "text", text: string, } | { "type": "image", media_type: string, 
+/**
+ * Base64 of the image.
+ */
+data: string, } | { "type": "tool_use", id: string, name: string, input: JsonValue, } | { "type": "tool_result", tool_use_id: string, content: string, is_error: boolean, } | { "type": "thinking", thinking: string, 
+/**
+ * Anthropic's signature, sent back unchanged in the next request.
+ */
+signature: string | null, };
+
+export type Message = { role: Role, content: Array<ContentBlock>, };
+
+export type ToolDefinition = { name: string, description: string, 
+/**
+ * JSON schema of the arguments.
+ */
+input_schema: JsonValue, };
+
+export type Usage = { input_tokens: number, output_tokens: number, cache_read_tokens: number, cache_write_tokens: number, };
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | { "other": string };
+
 export type ProjectInfo = { 
 /**
  * Canonical absolute path of the folder.
@@ -121,6 +145,8 @@ export type ReadFileArgs = { root: string, path: string,
  * 1-based first line; negative counts from the end.
  */
 offset: number | null, limit: number | null, };
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 
 export interface Commands {
   startup: { args: null; result: Startup };

@@ -6,10 +6,12 @@
 
 mod commands;
 mod files;
+mod model;
 mod project;
 mod typescript;
 
 pub use commands::*;
 pub use files::*;
+pub use model::*;
 pub use project::*;
 pub use typescript::typescript;

@@ -19,6 +19,12 @@ pub fn typescript() -> String {
         PlanStatus::decl(&cfg),
         PlanItem::decl(&cfg),
         TaskDone::decl(&cfg),
+        Role::decl(&cfg),
+        ContentBlock::decl(&cfg),
+        Message::decl(&cfg),
+        ToolDefinition::decl(&cfg),
+        Usage::decl(&cfg),
+        StopReason::decl(&cfg),
         ProjectInfo::decl(&cfg),
         RecentProject::decl(&cfg),
         Startup::decl(&cfg),
@@ -37,6 +43,8 @@ pub fn typescript() -> String {
         out.push_str(&decl);
         out.push_str("\n\n");
     }
+    // serde_json::Value, as ts-rs names it.
+    out.push_str("export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;\n\n");
     out.push_str("export interface Commands {\n");
     for (name, args, result) in COMMANDS {
         out.push_str(&format!(

@@ -1,0 +1,59 @@
+//! What can go wrong talking to a model, and which failures are worth another try.
+
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum LlmError {
+    /// 401/403: retrying will not help.
+    #[error("the provider rejected the API key (HTTP {status}); check your API key in Settings")]
+    Auth { status: u16 },
+    /// 429: retried after `retry_after` (or a backoff).
+    #[error("the provider is rate limiting requests (HTTP 429){}", wait_hint(.retry_after))]
+    RateLimited { retry_after: Option<Duration> },
+    /// 529 or an `overloaded_error`: retried like a rate limit.
+    #[error("the provider is overloaded{}", wait_hint(.retry_after))]
+    Overloaded { retry_after: Option<Duration> },
+    /// Other 5xx.
+    #[error("the provider had a server error (HTTP {status}): {message}")]
+    Server { status: u16, message: String },
+    #[error("the provider could not be reached: {0}")]
+    Connect(String),
+    /// The stream ended before the message did.
+    #[error("the response stream was cut off mid-message")]
+    StreamCut,
+    /// 4xx other than auth and rate limits: the request itself is wrong.
+    #[error("the provider refused the request (HTTP {status}): {message}")]
+    BadRequest { status: u16, message: String },
+    #[error("the provider sent something unreadable: {0}")]
+    Protocol(String),
+    #[error("cancelled")]
+    Cancelled,
+}
+
+fn wait_hint(d: &Option<Duration>) -> String {
+    match d {
+        Some(d) => format!("; it asks to wait {} s", d.as_secs_f32()),
+        None => String::new(),
+    }
+}
+
+impl LlmError {
+    /// Maps an HTTP error status and body to the error it means.
+    pub fn from_status(status: u16, retry_after: Option<Duration>, body: &str) -> Self {
+        let message = serde_json::from_str::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| {
+                v.pointer("/error/message")
+                    .or_else(|| v.pointer("/message"))
+                    .and_then(|m| m.as_str().map(str::to_string))
+            })
+            .unwrap_or_else(|| body.chars().take(300).collect());
+        match status {
+            401 | 403 => LlmError::Auth { status },
+            429 => LlmError::RateLimited { retry_after },
+            529 => LlmError::Overloaded { retry_after },
+            500..=599 => LlmError::Server { status, message },
+            _ => LlmError::BadRequest { status, message },
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! Model provider clients: the Anthropic Messages API and OpenAI Chat Completions (which also
+//! serves every OpenAI-compatible server: Ollama, llama.cpp's server, LM Studio, vLLM,
+//! OpenRouter), both streamed over SSE and translated to the provider-neutral model in
+//! `protocol`.
+//!
+//! Owns the wire formats, streaming assembly (text, thinking, tool calls whose JSON arrives in
+//! pieces), error classification and retries, cancellation and prices. Must not know about
+//! tools, policy or sessions: it sends a conversation and returns the model's reply.
+
+mod anthropic;
+mod error;
+mod openai;
+mod prices;
+mod provider;
+mod request;
+mod retry;
+mod sse;
+
+pub use error::LlmError;
+pub use prices::{ModelPrice, PriceTable};
+pub use provider::{Provider, ProviderConfig, ProviderKind};
+pub use request::{ChatRequest, ChatResponse, MalformedToolCall, StreamEvent};
+pub use retry::RetryPolicy;

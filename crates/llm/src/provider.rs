@@ -1,0 +1,155 @@
+//! A configured provider, and the one call the agent makes: stream a reply, with retries.
+
+use crate::anthropic;
+use crate::error::LlmError;
+use crate::openai::{self, OpenAiOptions};
+use crate::request::{ChatRequest, ChatResponse, StreamEvent};
+use crate::retry::RetryPolicy;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderKind {
+    Anthropic,
+    /// OpenAI and every server speaking its Chat Completions API.
+    OpenAi,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderConfig {
+    pub kind: ProviderKind,
+    /// e.g. `https://api.anthropic.com`, `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    /// Local servers often need none.
+    pub api_key: Option<String>,
+    pub num_ctx: Option<u32>,
+    pub lenient_tool_calls: bool,
+    pub retry: RetryPolicy,
+    /// No byte for this long mid-stream: the connection is taken as dead.
+    pub idle_timeout: Duration,
+}
+
+impl ProviderConfig {
+    pub fn anthropic(api_key: impl Into<String>) -> Self {
+        Self::new(
+            ProviderKind::Anthropic,
+            "https://api.anthropic.com",
+            Some(api_key.into()),
+        )
+    }
+
+    pub fn openai(api_key: impl Into<String>) -> Self {
+        Self::new(
+            ProviderKind::OpenAi,
+            "https://api.openai.com/v1",
+            Some(api_key.into()),
+        )
+    }
+
+    pub fn new(kind: ProviderKind, base_url: &str, api_key: Option<String>) -> Self {
+        ProviderConfig {
+            kind,
+            base_url: base_url.to_string(),
+            api_key,
+            num_ctx: None,
+            lenient_tool_calls: false,
+            retry: RetryPolicy::default(),
+            idle_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+pub struct Provider {
+    config: ProviderConfig,
+    http: reqwest::Client,
+}
+
+impl Provider {
+    pub fn new(config: ProviderConfig) -> Result<Self, LlmError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(15))
+            .read_timeout(config.idle_timeout)
+            .user_agent(concat!("Tandem/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| LlmError::Connect(e.to_string()))?;
+        Ok(Provider { config, http })
+    }
+
+    pub fn config(&self) -> &ProviderConfig {
+        &self.config
+    }
+
+    async fn attempt(
+        &self,
+        req: &ChatRequest,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<ChatResponse, LlmError> {
+        let c = &self.config;
+        match c.kind {
+            ProviderKind::Anthropic => {
+                let key = c.api_key.as_deref().ok_or(LlmError::Auth { status: 401 })?;
+                anthropic::stream_once(&self.http, &c.base_url, key, req, on_event, cancel).await
+            }
+            ProviderKind::OpenAi => {
+                let opts = OpenAiOptions {
+                    num_ctx: c.num_ctx,
+                    lenient_tool_calls: c.lenient_tool_calls,
+                };
+                openai::stream_once(
+                    &self.http,
+                    &c.base_url,
+                    c.api_key.as_deref(),
+                    &opts,
+                    req,
+                    on_event,
+                    cancel,
+                )
+                .await
+            }
+        }
+    }
+
+    /// Streams one reply. Rate limits, overloads, server errors and cut streams are retried per
+    /// the retry policy; a failed attempt's partial output is discarded (a `Restart` event
+    /// tells the watcher), so a half-received tool call is never returned.
+    pub async fn stream(
+        &self,
+        req: &ChatRequest,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<ChatResponse, LlmError> {
+        let mut attempts = 0u32;
+        let mut retries_by_kind = [0u32; 3];
+        loop {
+            attempts += 1;
+            match self.attempt(req, on_event, cancel).await {
+                Ok(mut r) => {
+                    r.attempts = attempts;
+                    return Ok(r);
+                }
+                Err(err) => {
+                    let slot = match err {
+                        LlmError::RateLimited { .. } | LlmError::Overloaded { .. } => 0,
+                        LlmError::StreamCut => 2,
+                        _ => 1,
+                    };
+                    let Some(wait) = self.config.retry.delay(&err, retries_by_kind[slot]) else {
+                        return Err(err);
+                    };
+                    retries_by_kind[slot] += 1;
+                    tracing::warn!(%err, attempt = attempts, wait_ms = wait.as_millis() as u64, "retrying the model request");
+                    on_event(StreamEvent::Restart);
+                    on_event(StreamEvent::Notice(format!(
+                        "{err}; retrying in {:.1} s",
+                        wait.as_secs_f32()
+                    )));
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+                    }
+                }
+            }
+        }
+    }
+}

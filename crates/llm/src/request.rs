@@ -1,0 +1,54 @@
+//! One request to a model and what comes back.
+
+use protocol::{Message, StopReason, ToolDefinition, Usage};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatRequest {
+    pub model: String,
+    pub system: Option<String>,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolDefinition>,
+    pub max_tokens: u32,
+    pub temperature: Option<f32>,
+}
+
+/// What streams out while the model answers, for the live transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    TextDelta(String),
+    ThinkingDelta(String),
+    ToolUseStarted {
+        id: String,
+        name: String,
+    },
+    ToolUseDelta {
+        id: String,
+        partial_json: String,
+    },
+    Usage(Usage),
+    /// Something the user should know (a lenient tool call, a retry).
+    Notice(String),
+    /// The attempt so far is discarded (a retry follows): drop what was shown of it.
+    Restart,
+}
+
+/// A tool call whose arguments were not valid JSON. It stays in the message (with empty
+/// arguments) so the conversation remains well-formed; the agent answers it with this error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MalformedToolCall {
+    pub id: String,
+    pub name: String,
+    pub raw: String,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatResponse {
+    /// The assistant's message: text, thinking and tool_use blocks in order.
+    pub message: Message,
+    pub stop_reason: StopReason,
+    pub usage: Usage,
+    pub malformed_tool_calls: Vec<MalformedToolCall>,
+    /// How many attempts it took (1 = no retry).
+    pub attempts: u32,
+}
