@@ -1,0 +1,111 @@
+//! The scenario format (JSON): one entry per HTTP exchange, in order.
+
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    Anthropic,
+    Openai,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    pub format: Format,
+    pub turns: Vec<Turn>,
+}
+
+/// One request the client is expected to make, and what it gets back.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Turn {
+    #[serde(default)]
+    pub expect: Expect,
+    /// The scripted answer (ignored when `fault` answers instead).
+    #[serde(default)]
+    pub reply: Reply,
+    #[serde(default)]
+    pub fault: Option<Fault>,
+    /// Bytes per write; 1 splits everywhere (mid-UTF-8, mid-JSON). Default: one write.
+    #[serde(default)]
+    pub chunk: Option<usize>,
+    /// Pause before the body.
+    #[serde(default)]
+    pub delay_ms: u64,
+}
+
+/// Checks on the request; every failed check is recorded, not panicked, so a test can report
+/// them all.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// The request's text (all of it, serialized) contains each of these.
+    #[serde(default)]
+    pub contains: Vec<String>,
+    /// The offered tools include these names.
+    #[serde(default)]
+    pub tools_include: Vec<String>,
+    /// A tool result in the request contains this text.
+    #[serde(default)]
+    pub tool_result_contains: Option<String>,
+    /// The model asked for.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reply {
+    #[serde(default)]
+    pub thinking: Option<String>,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCallSpec>,
+    #[serde(default)]
+    pub input_tokens: u32,
+    #[serde(default)]
+    pub output_tokens: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCallSpec {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub input: Value,
+    /// Sent verbatim as the arguments instead of `input` (malformed JSON on purpose).
+    #[serde(default)]
+    pub raw_input: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fault {
+    /// An HTTP error status instead of a stream.
+    #[serde(default)]
+    pub status: Option<u16>,
+    /// Seconds, sent as `retry-after`.
+    #[serde(default)]
+    pub retry_after: Option<f64>,
+    /// Send the stream but close the connection after this many bytes.
+    #[serde(default)]
+    pub cut_after_bytes: Option<usize>,
+}
+
+impl Scenario {
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        serde_json::from_str(text).map_err(|e| format!("the scenario is not valid: {e}"))
+    }
+
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}

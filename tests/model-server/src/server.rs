@@ -1,0 +1,283 @@
+//! The server: one scenario turn per request, in order; every request recorded and checked.
+
+use crate::render;
+use crate::scenario::{Expect, Format, Scenario, Turn};
+use serde_json::Value;
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A request as it arrived.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method_and_path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Default)]
+struct State {
+    requests: Vec<Recorded>,
+    failures: Vec<String>,
+}
+
+pub struct ScriptedServer {
+    base_url: String,
+    state: Arc<Mutex<State>>,
+    turns: usize,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ScriptedServer {
+    /// Starts serving on a free loopback port.
+    pub async fn start(scenario: Scenario) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        // Anthropic clients append /v1/messages; OpenAI-compatible ones take the /v1 base.
+        let base_url = match scenario.format {
+            Format::Anthropic => format!("http://{addr}"),
+            Format::Openai => format!("http://{addr}/v1"),
+        };
+        let state = Arc::new(Mutex::new(State::default()));
+        let turns = scenario.turns.len();
+        let shared = state.clone();
+        let task = tokio::spawn(async move {
+            for (i, turn) in scenario.turns.into_iter().enumerate() {
+                let Ok((sock, _)) = listener.accept().await else {
+                    return;
+                };
+                serve(sock, i, scenario.format, turn, &shared).await;
+            }
+            // Requests beyond the script are failures, answered with 500.
+            while let Ok((mut sock, _)) = listener.accept().await {
+                let extra = read_request(&mut sock).await;
+                {
+                    let mut st = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                    st.failures.push(format!(
+                        "an unexpected request beyond the script: {:?}",
+                        extra.map(|r| r.method_and_path)
+                    ));
+                }
+                let _ = sock.write_all(b"HTTP/1.1 500 Scenario Over\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+            }
+        });
+        Ok(ScriptedServer {
+            base_url,
+            state,
+            turns,
+            task,
+        })
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .requests
+            .clone()
+    }
+
+    /// Every failed expectation so far, plus a missing-turns failure when not all turns were
+    /// requested.
+    pub fn failures(&self) -> Vec<String> {
+        let st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut f = st.failures.clone();
+        if st.requests.len() < self.turns {
+            f.push(format!(
+                "the script has {} turns but only {} requests came",
+                self.turns,
+                st.requests.len()
+            ));
+        }
+        f
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn read_request(sock: &mut TcpStream) -> Option<Recorded> {
+    let mut buf = Vec::new();
+    let mut tmp = [0u8; 16 * 1024];
+    loop {
+        let n = sock.read(&mut tmp).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&tmp[..n]);
+        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+            continue;
+        };
+        let head = String::from_utf8_lossy(&buf[..end]).to_string();
+        let mut lines = head.lines();
+        let first = lines.next().unwrap_or("").to_string();
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| {
+                l.split_once(':')
+                    .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+            })
+            .collect();
+        let len = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+            .unwrap_or(0);
+        if buf.len() < end + 4 + len {
+            continue;
+        }
+        let body = serde_json::from_slice(&buf[end + 4..end + 4 + len]).unwrap_or(Value::Null);
+        let method_and_path = first
+            .rsplit_once(' ')
+            .map(|(a, _)| a.to_string())
+            .unwrap_or(first);
+        return Some(Recorded {
+            method_and_path,
+            headers,
+            body,
+        });
+    }
+}
+
+fn check(i: usize, expect: &Expect, req: &Recorded) -> Vec<String> {
+    let mut f = Vec::new();
+    let text = req.body.to_string();
+    for c in &expect.contains {
+        if !text.contains(c.as_str())
+            && !text.contains(
+                &serde_json::to_string(c)
+                    .unwrap_or_default()
+                    .trim_matches('"')
+                    .to_string(),
+            )
+        {
+            f.push(format!("turn {i}: the request does not contain {c:?}"));
+        }
+    }
+    let tool_names: Vec<String> = req
+        .body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            t.get("name")
+                .or_else(|| t.pointer("/function/name"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .collect();
+    for t in &expect.tools_include {
+        if !tool_names.contains(t) {
+            f.push(format!(
+                "turn {i}: the tools offered ({tool_names:?}) do not include {t}"
+            ));
+        }
+    }
+    if let Some(want) = &expect.tool_result_contains {
+        let results: Vec<String> = req
+            .body
+            .get("messages")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .flat_map(|m| {
+                let mut v = Vec::new();
+                if m.get("role").and_then(Value::as_str) == Some("tool") {
+                    v.push(m.get("content").map(|c| c.to_string()).unwrap_or_default());
+                }
+                for b in m
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if b.get("type").and_then(Value::as_str) == Some("tool_result") {
+                        v.push(b.get("content").map(|c| c.to_string()).unwrap_or_default());
+                    }
+                }
+                v
+            })
+            .collect();
+        if !results.iter().any(|r| r.contains(want.as_str())) {
+            f.push(format!(
+                "turn {i}: no tool result contains {want:?} (results: {results:?})"
+            ));
+        }
+    }
+    if let Some(m) = &expect.model
+        && req.body.get("model").and_then(Value::as_str) != Some(m.as_str())
+    {
+        f.push(format!(
+            "turn {i}: the model is {:?}, not {m}",
+            req.body.get("model")
+        ));
+    }
+    f
+}
+
+async fn serve(mut sock: TcpStream, i: usize, format: Format, turn: Turn, state: &Mutex<State>) {
+    let Some(req) = read_request(&mut sock).await else {
+        state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .failures
+            .push(format!("turn {i}: the connection closed before a request"));
+        return;
+    };
+    {
+        let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
+        let failures = check(i, &turn.expect, &req);
+        st.failures.extend(failures);
+        st.requests.push(req);
+    }
+    if let Some(status) = turn.fault.as_ref().and_then(|f| f.status) {
+        let mut head = format!(
+            "HTTP/1.1 {status} Scripted\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        );
+        if let Some(ra) = turn.fault.as_ref().and_then(|f| f.retry_after) {
+            head.push_str(&format!("retry-after: {ra}\r\n"));
+        }
+        let body = serde_json::json!({"type": "error", "error": {"type": "scripted_error", "message": format!("scripted HTTP {status}")}}).to_string();
+        head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        let _ = sock.write_all(head.as_bytes()).await;
+        return;
+    }
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
+    if sock.write_all(head.as_bytes()).await.is_err() {
+        return;
+    }
+    if turn.delay_ms > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(turn.delay_ms)).await;
+    }
+    let body = render::body(format, &turn.reply);
+    let bytes = body.as_bytes();
+    let end = turn
+        .fault
+        .as_ref()
+        .and_then(|f| f.cut_after_bytes)
+        .unwrap_or(bytes.len())
+        .min(bytes.len());
+    for piece in bytes[..end].chunks(turn.chunk.unwrap_or(bytes.len().max(1))) {
+        if sock.write_all(piece).await.is_err() {
+            return;
+        }
+        let _ = sock.flush().await;
+    }
+    let _ = sock.shutdown().await;
+}

@@ -1,0 +1,181 @@
+//! The llm clients against the scripted server, scenario by scenario (tests/scenarios/llm_*).
+
+use llm::{
+    ChatRequest, LlmError, Provider, ProviderConfig, ProviderKind, RetryPolicy, StreamEvent,
+};
+use model_server::{Format, Scenario, ScriptedServer};
+use protocol::{ContentBlock, Message, Role, StopReason, ToolDefinition};
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+fn scenario(name: &str) -> Scenario {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios")
+        .join(name);
+    Scenario::load(&path).expect("scenario")
+}
+
+fn request() -> ChatRequest {
+    ChatRequest {
+        model: "scripted-model".into(),
+        system: Some("You are Tandem.".into()),
+        messages: vec![Message::user_text("Fix the bug in src/main.rs")],
+        tools: vec![ToolDefinition {
+            name: "read_file".into(),
+            description: "Read a file".into(),
+            input_schema: json!({"type": "object"}),
+        }],
+        max_tokens: 1024,
+        temperature: None,
+    }
+}
+
+async fn run(
+    s: Scenario,
+    req: &ChatRequest,
+) -> (
+    Result<llm::ChatResponse, LlmError>,
+    Vec<StreamEvent>,
+    ScriptedServer,
+) {
+    let kind = match s.format {
+        Format::Anthropic => ProviderKind::Anthropic,
+        Format::Openai => ProviderKind::OpenAi,
+    };
+    let server = ScriptedServer::start(s).await.expect("server");
+    let mut config = ProviderConfig::new(kind, server.base_url(), Some("scripted-key".into()));
+    config.retry = RetryPolicy {
+        base_delay: Duration::from_millis(10),
+        max_delay: Duration::from_millis(200),
+        ..RetryPolicy::default()
+    };
+    let provider = Provider::new(config).expect("provider");
+    let mut events = Vec::new();
+    let r = tokio::time::timeout(
+        Duration::from_secs(20),
+        provider.stream(req, &mut |e| events.push(e), &CancellationToken::new()),
+    )
+    .await
+    .expect("no hang");
+    (r, events, server)
+}
+
+#[tokio::test]
+async fn anthropic_tool_call_split_at_every_byte() {
+    let (r, _, server) = run(scenario("llm_anthropic_tool_call.json"), &request()).await;
+    let r = r.expect("reply");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    assert_eq!(r.stop_reason, StopReason::ToolUse);
+    assert_eq!((r.usage.input_tokens, r.usage.output_tokens), (812, 64));
+    assert!(
+        matches!(&r.message.content[0], ContentBlock::Thinking { thinking, signature: Some(_) } if thinking == "The bug is in main — ü")
+    );
+    assert_eq!(
+        r.message.content[2],
+        ContentBlock::ToolUse {
+            id: "toolu_01".into(),
+            name: "read_file".into(),
+            input: json!({"path": "src/main.rs", "offset": -20})
+        }
+    );
+    let req = &server.requests()[0];
+    assert_eq!(req.header("x-api-key"), Some("scripted-key"));
+}
+
+#[tokio::test]
+async fn openai_two_tool_calls() {
+    let (r, _, server) = run(scenario("llm_openai_tool_calls.json"), &request()).await;
+    let r = r.expect("reply");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let names: Vec<_> = r
+        .message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(names, ["list_files", "read_file"]);
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some("Bearer scripted-key")
+    );
+}
+
+#[tokio::test]
+async fn faults_are_retried_until_success() {
+    let (r, events, server) = run(scenario("llm_faults_then_success.json"), &request()).await;
+    let r = r.expect("reply");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    assert_eq!(r.attempts, 4);
+    assert_eq!(r.message.text(), "All good now.");
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| **e == StreamEvent::Restart)
+            .count(),
+        3
+    );
+}
+
+#[tokio::test]
+async fn malformed_tool_arguments_are_reported() {
+    let (r, _, _server) = run(scenario("llm_malformed_tool_json.json"), &request()).await;
+    let r = r.expect("reply");
+    assert_eq!(r.malformed_tool_calls.len(), 1);
+    assert_eq!(
+        r.malformed_tool_calls[0].raw,
+        "{\"path\": \"a.rs\", \"old_string\": }"
+    );
+}
+
+#[tokio::test]
+async fn tool_results_reach_the_model_and_failed_checks_are_reported() {
+    let mut req = request();
+    req.messages.push(Message {
+        role: Role::Assistant,
+        content: vec![ContentBlock::ToolUse {
+            id: "c1".into(),
+            name: "read_file".into(),
+            input: json!({"path": "src/main.rs"}),
+        }],
+    });
+    req.messages.push(Message {
+        role: Role::User,
+        content: vec![ContentBlock::ToolResult {
+            tool_use_id: "c1".into(),
+            content: "   1 | fn main() {}".into(),
+            is_error: false,
+        }],
+    });
+    let (r, _, server) = run(scenario("llm_tool_result_round_trip.json"), &req).await;
+    assert_eq!(r.expect("reply").message.text(), "The file defines main.");
+    assert_eq!(server.failures(), Vec::<String>::new());
+
+    // The same scenario with a request lacking the tool result: the check must fail.
+    let (_, _, server) = run(scenario("llm_tool_result_round_trip.json"), &request()).await;
+    let failures = server.failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(
+        failures[0].contains("no tool result contains"),
+        "{failures:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_scenario_not_played_to_the_end_is_a_failure() {
+    let s = Scenario::from_json(r#"{"name": "two turns", "format": "anthropic", "turns": [{"reply": {"text": "a"}}, {"reply": {"text": "b"}}]}"#).expect("json");
+    let (_, _, server) = run(s, &request()).await;
+    assert!(
+        server
+            .failures()
+            .iter()
+            .any(|f| f.contains("2 turns but only 1")),
+        "{:?}",
+        server.failures()
+    );
+    assert!(Scenario::from_json(r#"{"name": "x", "format": "gemini", "turns": []}"#).is_err());
+}
