@@ -1,0 +1,296 @@
+//! Which model serves which role: `settings.toml` names providers (Anthropic, OpenAI, or any
+//! OpenAI-compatible URL such as Ollama or llama.cpp's server) and maps the roles `default`,
+//! `fast`, `coder` and `architect` to a provider and a model. API keys never live in this
+//! file: they come from a [`SecretStore`] (the OS keychain, later) or the environment.
+
+use llm::{ProviderConfig, ProviderKind};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+pub const ROLES: [&str; 4] = ["default", "fast", "coder", "architect"];
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SettingsError {
+    #[error("{file}:{line}:{column}: {message}")]
+    Parse {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("no model is set for the `{0}` role (nor for `default`); choose one in Settings")]
+    NoRole(String),
+    #[error(
+        "the `{role}` role uses the provider `{provider}`, which is not configured; add it in Settings"
+    )]
+    NoProvider { role: String, provider: String },
+    #[error("`{0}` is not a role; the roles are default, fast, coder and architect")]
+    UnknownRole(String),
+    #[error("no API key for the provider `{provider}`: set {env} or store the key in Settings")]
+    NoKey { provider: String, env: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Anthropic,
+    /// OpenAI itself or any OpenAI-compatible server.
+    Openai,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderSettings {
+    pub kind: Kind,
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// The environment variable holding the key (default `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`).
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    #[serde(default)]
+    pub num_ctx: Option<u32>,
+    #[serde(default)]
+    pub lenient_tool_calls: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleSettings {
+    pub provider: String,
+    pub model: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderSettings>,
+    #[serde(default)]
+    pub roles: BTreeMap<String, RoleSettings>,
+}
+
+/// Where API keys come from. The OS keychain implements this in the desktop app; tests use
+/// [`MemorySecrets`].
+pub trait SecretStore: Send + Sync {
+    /// The key stored for a provider, if any.
+    fn api_key(&self, provider: &str) -> Option<String>;
+}
+
+/// No stored keys: the environment alone.
+pub struct NoSecrets;
+
+impl SecretStore for NoSecrets {
+    fn api_key(&self, _provider: &str) -> Option<String> {
+        None
+    }
+}
+
+/// Keys held in memory (tests, and the CLI's `--api-key`).
+#[derive(Default)]
+pub struct MemorySecrets(pub BTreeMap<String, String>);
+
+impl SecretStore for MemorySecrets {
+    fn api_key(&self, provider: &str) -> Option<String> {
+        self.0.get(provider).cloned()
+    }
+}
+
+fn is_loopback(url: &str) -> bool {
+    let rest = url.split("://").nth(1).unwrap_or(url);
+    let host = rest.split(['/', ':']).next().unwrap_or("");
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]") || host.starts_with("127.")
+}
+
+impl Settings {
+    pub fn parse(file: &str, text: &str) -> Result<Settings, SettingsError> {
+        let settings: Settings = toml::from_str(text).map_err(|e| {
+            let (line, column) = e
+                .span()
+                .map(|s| {
+                    let before = &text[..s.start.min(text.len())];
+                    (
+                        before.matches('\n').count() + 1,
+                        before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1,
+                    )
+                })
+                .unwrap_or((1, 1));
+            SettingsError::Parse {
+                file: file.to_string(),
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        if let Some(bad) = settings.roles.keys().find(|r| !ROLES.contains(&r.as_str())) {
+            return Err(SettingsError::UnknownRole(bad.clone()));
+        }
+        Ok(settings)
+    }
+
+    /// The provider configuration and model for a role (`default` when the role is not set).
+    /// `env` looks up environment variables (passed in, so tests need not change the process).
+    pub fn resolve(
+        &self,
+        role: &str,
+        secrets: &dyn SecretStore,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<(ProviderConfig, String), SettingsError> {
+        if !ROLES.contains(&role) {
+            return Err(SettingsError::UnknownRole(role.to_string()));
+        }
+        let r = self
+            .roles
+            .get(role)
+            .or_else(|| self.roles.get("default"))
+            .ok_or_else(|| SettingsError::NoRole(role.to_string()))?;
+        let p = self
+            .providers
+            .get(&r.provider)
+            .ok_or_else(|| SettingsError::NoProvider {
+                role: role.to_string(),
+                provider: r.provider.clone(),
+            })?;
+        let (kind, default_url, default_env) = match p.kind {
+            Kind::Anthropic => (
+                ProviderKind::Anthropic,
+                "https://api.anthropic.com",
+                "ANTHROPIC_API_KEY",
+            ),
+            Kind::Openai => (
+                ProviderKind::OpenAi,
+                "https://api.openai.com/v1",
+                "OPENAI_API_KEY",
+            ),
+        };
+        let base_url = p
+            .base_url
+            .clone()
+            .unwrap_or_else(|| default_url.to_string());
+        let env_name = p
+            .api_key_env
+            .clone()
+            .unwrap_or_else(|| default_env.to_string());
+        let key = secrets
+            .api_key(&r.provider)
+            .or_else(|| env(&env_name))
+            .filter(|k| !k.trim().is_empty());
+        // Local servers usually take no key; hosted ones always do.
+        if key.is_none() && !is_loopback(&base_url) {
+            return Err(SettingsError::NoKey {
+                provider: r.provider.clone(),
+                env: env_name,
+            });
+        }
+        let mut config = ProviderConfig::new(kind, &base_url, key);
+        config.num_ctx = p.num_ctx;
+        config.lenient_tool_calls = p.lenient_tool_calls;
+        Ok((config, r.model.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = r#"
+[providers.anthropic]
+kind = "anthropic"
+
+[providers.local]
+kind = "openai"
+base_url = "http://127.0.0.1:11434/v1"
+num_ctx = 16384
+lenient_tool_calls = true
+
+[roles]
+default = { provider = "anthropic", model = "claude-sonnet-4-5" }
+fast = { provider = "local", model = "llama3.2:3b" }
+"#;
+
+    fn env_with_key(name: &str) -> Option<String> {
+        (name == "ANTHROPIC_API_KEY").then(|| "sk-env".to_string())
+    }
+
+    #[test]
+    fn roles_resolve_to_providers_keys_and_models() {
+        let s = Settings::parse("settings.toml", TEXT).expect("parse");
+        let (c, model) = s
+            .resolve("coder", &NoSecrets, &env_with_key)
+            .expect("coder falls back to default");
+        assert_eq!(
+            (c.kind, model.as_str(), c.api_key.as_deref()),
+            (ProviderKind::Anthropic, "claude-sonnet-4-5", Some("sk-env"))
+        );
+        let (c, model) = s
+            .resolve("fast", &NoSecrets, &|_| None)
+            .expect("local needs no key");
+        assert_eq!(
+            (
+                c.base_url.as_str(),
+                model.as_str(),
+                c.num_ctx,
+                c.lenient_tool_calls
+            ),
+            (
+                "http://127.0.0.1:11434/v1",
+                "llama3.2:3b",
+                Some(16384),
+                true
+            )
+        );
+        let stored = MemorySecrets(BTreeMap::from([(
+            "anthropic".to_string(),
+            "sk-keychain".to_string(),
+        )]));
+        let (c, _) = s
+            .resolve("default", &stored, &env_with_key)
+            .expect("stored key");
+        assert_eq!(
+            c.api_key.as_deref(),
+            Some("sk-keychain"),
+            "the keychain wins over the environment"
+        );
+    }
+
+    #[test]
+    fn missing_pieces_say_what_to_do() {
+        let s = Settings::parse("settings.toml", TEXT).expect("parse");
+        let err = s
+            .resolve("default", &NoSecrets, &|_| None)
+            .expect_err("no key");
+        assert_eq!(
+            err.to_string(),
+            "no API key for the provider `anthropic`: set ANTHROPIC_API_KEY or store the key in Settings"
+        );
+        assert!(matches!(
+            s.resolve("boss", &NoSecrets, &|_| None),
+            Err(SettingsError::UnknownRole(_))
+        ));
+        let empty = Settings::default();
+        assert!(matches!(
+            empty.resolve("fast", &NoSecrets, &|_| None),
+            Err(SettingsError::NoRole(_))
+        ));
+        let dangling = Settings::parse(
+            "s.toml",
+            "[roles]\ndefault = { provider = \"gone\", model = \"m\" }\n",
+        )
+        .expect("parse");
+        assert!(
+            dangling
+                .resolve("default", &NoSecrets, &|_| None)
+                .expect_err("dangling")
+                .to_string()
+                .contains("`gone`")
+        );
+        let err = Settings::parse(
+            "s.toml",
+            "[roles]\nintern = { provider = \"a\", model = \"m\" }\n",
+        )
+        .expect_err("role");
+        assert!(err.to_string().contains("`intern` is not a role"));
+        let err =
+            Settings::parse("s.toml", "[providers.x]\nkind = \"gemini\"\n").expect_err("kind");
+        assert!(err.to_string().starts_with("s.toml:2:"), "{err}");
+    }
+}
