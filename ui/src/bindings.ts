@@ -92,6 +92,32 @@ export type Usage = { input_tokens: number, output_tokens: number, cache_read_to
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | { "other": string };
 
+export type ApprovalRequest = { 
+/**
+ * The tool call's id.
+ */
+id: string, tool: string, input: JsonValue, 
+/**
+ * The policy's reason, in plain words, and the rule that asked.
+ */
+reason: string, rule: string, 
+/**
+ * Labels of the rules the user could grant instead of answering each time, in order.
+ */
+suggestions: Array<string>, 
+/**
+ * For writes and edits: the file, its content now and the proposed content, and the hunks.
+ */
+path: string | null, original: string | null, proposed: string | null, hunks: Array<Hunk>, 
+/**
+ * For commands: the command line.
+ */
+command: string | null, };
+
+export type ApprovalAnswer = { "answer": "approve" } | { "answer": "approve_for_session", suggestion: number, } | { "answer": "deny", message: string | null, } | { "answer": "approve_partial", accepted_hunks: Array<number>, };
+
+export type AgentEvent = { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, } | { "type": "usage", usage: Usage, } | { "type": "notice", text: string, } | { "type": "error", message: string, } | { "type": "done", summary: string, };
+
 export type ProjectInfo = { 
 /**
  * Canonical absolute path of the folder.

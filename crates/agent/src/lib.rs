@@ -5,12 +5,17 @@
 //! Owns sessions and their lifecycle. Must not talk HTTP itself (that is `llm`), run tools
 //! itself (that is `tools`) or decide what is allowed (that is `policy`); no Tauri.
 //!
-//! Built so far: [`SessionLog`], the append-only JSONL log, and [`Settings`], which maps roles
-//! to providers and models. The loop is the next step.
+//! Built so far: the loop ([`Agent::run_task`]) with policy, approvals (including partial
+//! hunks), loop detection and a step limit; [`SessionLog`]; [`Settings`] for roles. Not yet:
+//! compaction, a token budget, resuming a session into a running loop.
 
+mod agent_loop;
+mod policy_call;
 mod session_log;
 mod settings;
 
+pub use agent_loop::{Agent, AgentConfig, AgentError, ApprovalTx, LOOP_LIMIT, Outcome};
+pub use policy_call::policy_call;
 pub use session_log::{
     Entry, LogError, SessionHeader, SessionLog, SessionRead, SessionSummary, list_sessions,
     read_session, session_path,

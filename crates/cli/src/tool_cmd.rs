@@ -5,7 +5,7 @@
 use crate::policy_cmd::{ProjectArg, load, parse_mode};
 use anyhow::{Context as _, Result, anyhow};
 use clap::Args;
-use policy::{Mode, ToolCall, Verdict};
+use policy::{Mode, Verdict};
 use serde_json::Value;
 use std::process::ExitCode;
 use tools::{ProjectRoot, Toolbox};
@@ -28,40 +28,6 @@ pub struct ToolArgs {
     /// Approve a call the policy would ask about (you are the one approving it).
     #[arg(long)]
     approve: bool,
-}
-
-/// What the policy engine is asked about for a tool call.
-fn policy_call<'a>(name: &'a str, args: &'a Value) -> ToolCall<'a> {
-    let s = |k: &str| args.get(k).and_then(Value::as_str);
-    match name {
-        "read_file" | "list_files" | "search_codebase" => ToolCall::Read {
-            path: s("path").unwrap_or("."),
-        },
-        "write_file" | "edit_file" => ToolCall::Write {
-            path: s("path").unwrap_or(""),
-            diff_lines: 0,
-        },
-        "run_command" => ToolCall::Command {
-            command: s("command").unwrap_or(""),
-        },
-        "web_fetch" => ToolCall::Fetch {
-            url: s("url").unwrap_or(""),
-        },
-        "web_search" => ToolCall::WebSearch,
-        "git_commit" => ToolCall::GitCommit { diff_lines: 0 },
-        "git_branch" => ToolCall::GitBranch {
-            changes: s("action") != Some("list"),
-        },
-        "create_pull_request" => ToolCall::PullRequest,
-        "git_status" | "git_diff" | "git_log" | "task_list" | "task_poll" | "task_stop"
-        | "wakeup" | "update_plan" | "task_done" => ToolCall::Internal { name },
-        // A tool this list does not know yet is judged like a change to the project, never as
-        // harmless: adding a tool must not quietly skip the policy.
-        _ => ToolCall::Write {
-            path: "",
-            diff_lines: 0,
-        },
-    }
 }
 
 /// Runs the tool. A tool error or a refusal is exit code 1 with the message on stderr.
@@ -87,7 +53,7 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
         }
     };
     let loaded = load(&a.project)?;
-    let decision = loaded.evaluate(&policy_call(spec.name, &args), a.mode, 0);
+    let decision = loaded.evaluate(&agent::policy_call(spec.name, &args, 0), a.mode, 0);
     match decision.decision {
         Verdict::Deny => {
             eprintln!(

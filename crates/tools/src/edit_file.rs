@@ -1,10 +1,9 @@
 //! `edit_file`: exact string replacements, one or many, applied all together or not at all.
 
-use crate::atomic::write_atomic;
-use crate::diff::line_counts;
 use crate::error::{ToolError, ToolResult};
 use crate::line_endings::{Style, to_lf};
 use crate::workspace::Workspace;
+use crate::write_file::{Planned, apply_planned};
 use protocol::FileChange;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -54,7 +53,8 @@ impl EditFileArgs {
     }
 }
 
-pub fn edit_file(ws: &Workspace, args: &EditFileArgs) -> ToolResult<FileChange> {
+/// Works out an edit without writing it: the file, its content now and after.
+pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
     let edits = args.edits()?;
     let resolved = ws.root().resolve(&args.path)?;
     let real = &resolved.real;
@@ -133,16 +133,15 @@ pub fn edit_file(ws: &Workspace, args: &EditFileArgs) -> ToolResult<FileChange> 
         result.replace_range(*start..*end, &to_lf(&edits[*i].new_string));
     }
     let content = style.apply(&result);
-    write_atomic(real, content.as_bytes()).map_err(|e| ToolError::io(real, e))?;
-    ws.note_written(real, content.as_bytes());
-    let (added, removed) = line_counts(&original, &content);
-    ws.record_diff(added, removed);
-    Ok(FileChange {
+    Ok(Planned {
+        real: real.clone(),
         path,
-        created: false,
-        added_lines: added,
-        removed_lines: removed,
-        chars: content.chars().count() as u32,
-        lines: content.lines().count() as u32,
+        original: Some(original),
+        content,
     })
+}
+
+pub fn edit_file(ws: &Workspace, args: &EditFileArgs) -> ToolResult<FileChange> {
+    let planned = plan_edit(ws, args)?;
+    apply_planned(ws, &planned, &planned.content)
 }

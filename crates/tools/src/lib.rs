@@ -31,7 +31,7 @@ mod write_file;
 pub use cache::{CACHE_TTL, CACHED_TOOLS};
 pub use catalog::{TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
 pub use diff::{HUNK_CONTEXT, hunks, line_counts, merge_hunks};
-pub use edit_file::{Edit, EditFileArgs, edit_file};
+pub use edit_file::{Edit, EditFileArgs, edit_file, plan_edit};
 pub use error::{ToolError, ToolResult};
 pub use git_status::{GitStatus, StatusEntry, git_status};
 pub use git_tools::{
@@ -58,4 +58,6 @@ pub use web::{
     WebFetchArgs, WebSearchArgs, render_fetch, render_search_hits, web_fetch, web_search,
 };
 pub use workspace::{DiffTotals, Workspace};
-pub use write_file::{WriteFileArgs, render_change, write_file};
+pub use write_file::{
+    Planned, WriteFileArgs, apply_planned, plan_write, render_change, write_file,
+};

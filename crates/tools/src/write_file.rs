@@ -8,6 +8,7 @@ use crate::workspace::Workspace;
 use protocol::FileChange;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::path::PathBuf;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -18,45 +19,73 @@ pub struct WriteFileArgs {
     pub content: String,
 }
 
-pub fn write_file(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<FileChange> {
+/// A write or edit worked out but not done yet: what the approval dialog shows, and what a
+/// partial approval merges hunks against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    pub real: PathBuf,
+    /// Relative to the project root.
+    pub path: String,
+    /// The content now; `None` for a new file.
+    pub original: Option<String>,
+    /// The content the tool would write.
+    pub content: String,
+}
+
+/// Works out a write without doing it (the freshness guard is checked here).
+pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
     let resolved = ws.root().resolve(&args.path)?;
-    let real = &resolved.real;
+    let real = resolved.real.clone();
     if resolved.display.is_empty() {
-        return Err(ToolError::NotAFile(real.clone()));
+        return Err(ToolError::NotAFile(real));
     }
-    let existing = match std::fs::metadata(real) {
-        Ok(m) if m.is_dir() => return Err(ToolError::NotAFile(real.clone())),
+    let existing = match std::fs::metadata(&real) {
+        Ok(m) if m.is_dir() => return Err(ToolError::NotAFile(real)),
         Ok(_) => {
-            let bytes = std::fs::read(real).map_err(|e| ToolError::io(real, e))?;
-            ws.check_fresh_bytes(real, &resolved.display, &bytes)?;
-            Some(bytes)
+            let bytes = std::fs::read(&real).map_err(|e| ToolError::io(&real, e))?;
+            ws.check_fresh_bytes(&real, &resolved.display, &bytes)?;
+            Some(String::from_utf8_lossy(&bytes).into_owned())
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(ToolError::io(real, e)),
+        Err(e) => return Err(ToolError::io(&real, e)),
     };
-    let old = existing
-        .as_deref()
-        .map(String::from_utf8_lossy)
-        .unwrap_or_default();
     let content = match &existing {
-        Some(_) => Style::of(&old).apply(&args.content),
+        Some(old) => Style::of(old).apply(&args.content),
         None => args.content.clone(),
     };
+    Ok(Planned {
+        real,
+        path: resolved.display,
+        original: existing,
+        content,
+    })
+}
+
+/// Writes `content` (the planned one, or hunks of it merged by a partial approval) atomically,
+/// and counts the change.
+pub fn apply_planned(ws: &Workspace, planned: &Planned, content: &str) -> ToolResult<FileChange> {
+    let real = &planned.real;
     if let Some(parent) = real.parent() {
         std::fs::create_dir_all(parent).map_err(|e| ToolError::io(parent, e))?;
     }
     write_atomic(real, content.as_bytes()).map_err(|e| ToolError::io(real, e))?;
     ws.note_written(real, content.as_bytes());
-    let (added, removed) = line_counts(&old, &content);
+    let old = planned.original.as_deref().unwrap_or("");
+    let (added, removed) = line_counts(old, content);
     ws.record_diff(added, removed);
     Ok(FileChange {
-        path: resolved.display,
-        created: existing.is_none(),
+        path: planned.path.clone(),
+        created: planned.original.is_none(),
         added_lines: added,
         removed_lines: removed,
         chars: content.chars().count() as u32,
         lines: content.lines().count() as u32,
     })
+}
+
+pub fn write_file(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<FileChange> {
+    let planned = plan_write(ws, args)?;
+    apply_planned(ws, &planned, &planned.content)
 }
 
 pub fn render_change(change: &FileChange, verb: &str) -> String {

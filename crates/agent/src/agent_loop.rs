@@ -1,0 +1,483 @@
+//! The turn loop: the model streams a reply; each tool call it makes is judged by the policy
+//! engine, put to the user when the policy asks, run, and its result fed back — until the model
+//! calls `task_done`, the user stops it, or a limit is hit. Every step is an [`AgentEvent`] on
+//! the events channel and a line in the session log.
+
+use crate::policy_call::policy_call;
+use crate::session_log::{LogError, SessionLog};
+use llm::{ChatRequest, LlmError, Provider, StreamEvent};
+use policy::{Context, Mode, Policy, Verdict};
+use protocol::{
+    AgentEvent, ApprovalAnswer, ApprovalRequest, ContentBlock, Message, Role, ToolDefinition,
+};
+use serde_json::Value;
+use std::collections::{BTreeSet, VecDeque};
+use std::path::{Path, PathBuf};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tools::Toolbox;
+
+/// Identical calls in a row before the loop pauses for the user.
+pub const LOOP_LIMIT: usize = 3;
+
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    pub model: String,
+    pub max_steps: u32,
+    pub max_tokens: u32,
+    /// Overrides the rules' mode.
+    pub mode: Option<Mode>,
+    pub home: Option<PathBuf>,
+    pub user_policy_file: Option<PathBuf>,
+}
+
+impl AgentConfig {
+    pub fn new(model: impl Into<String>) -> Self {
+        AgentConfig {
+            model: model.into(),
+            max_steps: 50,
+            max_tokens: 8192,
+            mode: None,
+            home: None,
+            user_policy_file: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The model called task_done.
+    Done {
+        summary: String,
+    },
+    /// The model stopped calling tools without task_done.
+    Ended {
+        text: String,
+    },
+    /// Paused for the user (a loop of identical calls).
+    Paused {
+        reason: String,
+    },
+    StepLimit,
+    Cancelled,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("the model failed: {0}")]
+    Model(#[from] LlmError),
+    #[error(transparent)]
+    Log(#[from] LogError),
+}
+
+/// An approval question and where its answer goes. Dropping the sender answers nothing: the
+/// call is cancelled, never approved.
+pub type ApprovalTx = mpsc::Sender<(ApprovalRequest, oneshot::Sender<ApprovalAnswer>)>;
+
+pub struct Agent {
+    pub provider: Provider,
+    pub toolbox: Toolbox,
+    pub policy: Policy,
+    pub config: AgentConfig,
+    pub log: SessionLog,
+    pub events: mpsc::UnboundedSender<AgentEvent>,
+    pub approvals: ApprovalTx,
+    pub messages: Vec<Message>,
+    recent_calls: VecDeque<String>,
+}
+
+/// Project instructions the model should follow, from the first of these files present.
+const INSTRUCTION_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", ".tandem/instructions.md"];
+
+fn system_prompt(root: &Path) -> String {
+    let mut s = format!(
+        "You are Tandem, a coding agent working in the project folder {} on {}.\n\
+         Work with the tools: read before you edit, keep changes small, run the project's tests when you change code. \
+         Paths are relative to the project folder. Some calls need the user's approval; if one is refused, read why and adapt. \
+         When the task is complete, call task_done with a short summary for the user.\n",
+        root.display(),
+        std::env::consts::OS
+    );
+    for f in INSTRUCTION_FILES {
+        if let Ok(text) = std::fs::read_to_string(root.join(f)) {
+            s.push_str(&format!("\nThe project's instructions ({f}):\n{text}\n"));
+            break;
+        }
+    }
+    s
+}
+
+fn tool_definitions() -> Vec<ToolDefinition> {
+    tools::TOOLS
+        .iter()
+        .map(|t| ToolDefinition {
+            name: t.name.to_string(),
+            description: t.description.to_string(),
+            input_schema: t.schema(),
+        })
+        .collect()
+}
+
+struct ToolReply {
+    text: String,
+    is_error: bool,
+}
+
+impl ToolReply {
+    fn ok(text: String) -> Self {
+        ToolReply {
+            text,
+            is_error: false,
+        }
+    }
+    fn err(text: String) -> Self {
+        ToolReply {
+            text,
+            is_error: true,
+        }
+    }
+}
+
+impl Agent {
+    pub fn new(
+        provider: Provider,
+        toolbox: Toolbox,
+        policy: Policy,
+        config: AgentConfig,
+        log: SessionLog,
+        events: mpsc::UnboundedSender<AgentEvent>,
+        approvals: ApprovalTx,
+    ) -> Self {
+        Agent {
+            provider,
+            toolbox,
+            policy,
+            config,
+            log,
+            events,
+            approvals,
+            messages: Vec::new(),
+            recent_calls: VecDeque::new(),
+        }
+    }
+
+    fn emit(&mut self, event: AgentEvent) -> Result<(), AgentError> {
+        let logged = !matches!(
+            event,
+            AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. }
+        );
+        if logged {
+            self.log.append(&event)?;
+        }
+        let _ = self.events.send(event);
+        Ok(())
+    }
+
+    /// Runs one task to its end.
+    pub async fn run_task(
+        &mut self,
+        task: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Outcome, AgentError> {
+        self.messages.push(Message::user_text(task));
+        self.log
+            .append(&serde_json::json!({"type": "user_message", "text": task}))?;
+        let root = self.toolbox.ws.root().path().to_path_buf();
+        let system = system_prompt(&root);
+        let tools = tool_definitions();
+        for step in 1..=self.config.max_steps {
+            self.emit(AgentEvent::StepStarted { step })?;
+            let req = ChatRequest {
+                model: self.config.model.clone(),
+                system: Some(system.clone()),
+                messages: self.messages.clone(),
+                tools: tools.clone(),
+                max_tokens: self.config.max_tokens,
+                temperature: None,
+            };
+            let events = self.events.clone();
+            let mut forward = move |e: StreamEvent| {
+                let _ = events.send(match e {
+                    StreamEvent::TextDelta(text) => AgentEvent::TextDelta { text },
+                    StreamEvent::ThinkingDelta(text) => AgentEvent::ThinkingDelta { text },
+                    StreamEvent::Notice(text) => AgentEvent::Notice { text },
+                    StreamEvent::Usage(usage) => AgentEvent::Usage { usage },
+                    StreamEvent::Restart => AgentEvent::Notice {
+                        text: "the reply is starting over".into(),
+                    },
+                    StreamEvent::ToolUseStarted { .. } | StreamEvent::ToolUseDelta { .. } => return,
+                });
+            };
+            let resp = match self.provider.stream(&req, &mut forward, cancel).await {
+                Ok(r) => r,
+                Err(LlmError::Cancelled) => {
+                    self.log.sync()?;
+                    return Ok(Outcome::Cancelled);
+                }
+                Err(e) => {
+                    self.emit(AgentEvent::Error {
+                        message: e.to_string(),
+                    })?;
+                    self.log.sync()?;
+                    return Err(e.into());
+                }
+            };
+            self.emit(AgentEvent::Usage { usage: resp.usage })?;
+            self.emit(AgentEvent::AssistantMessage {
+                message: resp.message.clone(),
+            })?;
+            self.messages.push(resp.message.clone());
+
+            let calls: Vec<(String, String, Value)> = resp
+                .message
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::ToolUse { id, name, input } => {
+                        Some((id.clone(), name.clone(), input.clone()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if calls.is_empty() {
+                self.log.sync()?;
+                return Ok(Outcome::Ended {
+                    text: resp.message.text(),
+                });
+            }
+            let mut results = Vec::new();
+            let mut outcome = None;
+            for (id, name, input) in calls {
+                self.emit(AgentEvent::ToolCallProposed {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: input.clone(),
+                })?;
+                let reply = if let Some(bad) = resp.malformed_tool_calls.iter().find(|m| m.id == id)
+                {
+                    ToolReply::err(format!(
+                        "Your arguments for {name} were not valid JSON ({}): {}. Send them again as one JSON object.",
+                        bad.error, bad.raw
+                    ))
+                } else if self.is_loop(&name, &input) {
+                    outcome = Some(Outcome::Paused {
+                        reason: format!(
+                            "the model called {name} with the same arguments {LOOP_LIMIT} times in a row"
+                        ),
+                    });
+                    ToolReply::err(format!(
+                        "You have called {name} with the same arguments {LOOP_LIMIT} times in a row. The task is paused for the user; try a different approach."
+                    ))
+                } else {
+                    match self.judge_and_run(&id, &name, &input, cancel).await? {
+                        Some(r) => r,
+                        None => {
+                            self.log.sync()?;
+                            return Ok(Outcome::Cancelled);
+                        }
+                    }
+                };
+                if name == "task_done" && !reply.is_error {
+                    let summary = input
+                        .get("summary")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                    outcome = Some(Outcome::Done { summary });
+                }
+                self.emit(AgentEvent::ToolFinished {
+                    id: id.clone(),
+                    name: name.clone(),
+                    output: reply.text.clone(),
+                    is_error: reply.is_error,
+                })?;
+                results.push(ContentBlock::ToolResult {
+                    tool_use_id: id,
+                    content: reply.text,
+                    is_error: reply.is_error,
+                });
+            }
+            self.messages.push(Message {
+                role: Role::User,
+                content: results,
+            });
+            self.log.sync()?;
+            if let Some(o) = outcome {
+                if let Outcome::Done { summary } = &o {
+                    self.emit(AgentEvent::Done {
+                        summary: summary.clone(),
+                    })?;
+                    self.log.sync()?;
+                }
+                return Ok(o);
+            }
+        }
+        Ok(Outcome::StepLimit)
+    }
+
+    fn is_loop(&mut self, name: &str, input: &Value) -> bool {
+        let key = format!("{name}:{input}");
+        self.recent_calls.push_back(key.clone());
+        while self.recent_calls.len() > LOOP_LIMIT {
+            self.recent_calls.pop_front();
+        }
+        self.recent_calls.len() == LOOP_LIMIT && self.recent_calls.iter().all(|k| *k == key)
+    }
+
+    /// Policy, approval, execution. `None` when the task must stop (cancelled, or the front end
+    /// went away while a question was open).
+    async fn judge_and_run(
+        &mut self,
+        id: &str,
+        name: &str,
+        input: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<Option<ToolReply>, AgentError> {
+        let ws = &self.toolbox.ws;
+        let planned = match name {
+            "write_file" => serde_json::from_value(input.clone())
+                .ok()
+                .map(|a| tools::plan_write(ws, &a)),
+            "edit_file" => serde_json::from_value(input.clone())
+                .ok()
+                .map(|a| tools::plan_edit(ws, &a)),
+            _ => None,
+        };
+        let planned = match planned {
+            Some(Ok(p)) => Some(p),
+            // The write itself would fail: let the tool say why, with nothing asked.
+            Some(Err(e)) => return Ok(Some(ToolReply::err(e.to_string()))),
+            None => None,
+        };
+        let diff_lines = planned
+            .as_ref()
+            .map(|p| {
+                let (a, r) = tools::line_counts(p.original.as_deref().unwrap_or(""), &p.content);
+                a + r
+            })
+            .unwrap_or(0);
+        let resolver = |p: &Path| tools::real_path(p);
+        let ctx = Context {
+            project_root: ws.root().path(),
+            home: self.config.home.as_deref(),
+            mode: self.config.mode,
+            session_diff_lines: ws.diff_totals().changed(),
+            user_policy_file: self.config.user_policy_file.as_deref(),
+            resolver: &resolver,
+        };
+        let decision = policy::evaluate(&self.policy, &policy_call(name, input, diff_lines), &ctx);
+        self.log.append(&serde_json::json!({"type": "decision", "id": id, "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name}))?;
+        let mut accepted: Option<Vec<u32>> = None;
+        match decision.decision {
+            Verdict::Deny => {
+                return Ok(Some(ToolReply::err(format!(
+                    "The policy refused this call: {} [{}]. Do not retry it; find another way or ask the user.",
+                    decision.reason, decision.rule.name
+                ))));
+            }
+            Verdict::Ask => {
+                let request = ApprovalRequest {
+                    id: id.to_string(),
+                    tool: name.to_string(),
+                    input: input.clone(),
+                    reason: decision.reason.clone(),
+                    rule: decision.rule.name.clone(),
+                    suggestions: decision
+                        .suggestions
+                        .iter()
+                        .map(|s| s.label.clone())
+                        .collect(),
+                    path: planned.as_ref().map(|p| p.path.clone()),
+                    original: planned
+                        .as_ref()
+                        .map(|p| p.original.clone().unwrap_or_default()),
+                    proposed: planned.as_ref().map(|p| p.content.clone()),
+                    hunks: planned
+                        .as_ref()
+                        .map(|p| tools::hunks(p.original.as_deref().unwrap_or(""), &p.content))
+                        .unwrap_or_default(),
+                    command: (name == "run_command").then(|| {
+                        input
+                            .get("command")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string()
+                    }),
+                };
+                self.emit(AgentEvent::ApprovalNeeded {
+                    request: request.clone(),
+                })?;
+                let (tx, rx) = oneshot::channel();
+                if self.approvals.send((request, tx)).await.is_err() {
+                    return Ok(None);
+                }
+                let answer = tokio::select! {
+                    a = rx => a.ok(),
+                    _ = cancel.cancelled() => None,
+                };
+                let Some(answer) = answer else {
+                    return Ok(None);
+                };
+                self.log
+                    .append(&serde_json::json!({"type": "approval", "id": id, "answer": answer}))?;
+                match answer {
+                    ApprovalAnswer::Approve => {}
+                    ApprovalAnswer::ApproveForSession { suggestion } => {
+                        if let Some(s) = decision.suggestions.get(suggestion as usize)
+                            && let Err(e) = self.policy.grant(&s.grant)
+                        {
+                            self.emit(AgentEvent::Notice {
+                                text: format!("the rule could not be added: {e}"),
+                            })?;
+                        }
+                    }
+                    ApprovalAnswer::Deny { message } => {
+                        let note = message
+                            .map(|m| format!(" The user says: {m}"))
+                            .unwrap_or_default();
+                        return Ok(Some(ToolReply::err(format!(
+                            "The user denied this call.{note}"
+                        ))));
+                    }
+                    ApprovalAnswer::ApprovePartial { accepted_hunks } => {
+                        if planned.is_none() {
+                            return Ok(Some(ToolReply::err("The user approved only part of a call that cannot be split; it did not run.".into())));
+                        }
+                        accepted = Some(accepted_hunks);
+                    }
+                }
+            }
+            Verdict::Allow => {}
+        }
+
+        if let (Some(p), Some(acc)) = (&planned, &accepted) {
+            let original = p.original.clone().unwrap_or_default();
+            let total = tools::hunks(&original, &p.content).len();
+            let set: BTreeSet<usize> = acc
+                .iter()
+                .map(|&i| i as usize)
+                .filter(|&i| i < total)
+                .collect();
+            let merged = tools::merge_hunks(&original, &p.content, &set);
+            let rejected: Vec<usize> = (0..total).filter(|i| !set.contains(i)).collect();
+            return Ok(Some(
+                match tools::apply_planned(&self.toolbox.ws, p, &merged) {
+                    Ok(change) => {
+                        self.toolbox.cache.clear();
+                        ToolReply::ok(format!(
+                            "The user applied hunks {:?} of {total} to {} and rejected hunks {rejected:?} (numbered from 0, in file order). {}. Read the file again before editing it further.",
+                            set.iter().collect::<Vec<_>>(),
+                            change.path,
+                            tools::render_change(&change, "Wrote").trim_end_matches('.')
+                        ))
+                    }
+                    Err(e) => ToolReply::err(e.to_string()),
+                },
+            ));
+        }
+        Ok(Some(match self.toolbox.run(name, input.clone()).await {
+            Ok(out) => ToolReply::ok(out.text),
+            Err(e) => ToolReply::err(e.to_string()),
+        }))
+    }
+}

@@ -1,0 +1,39 @@
+//! How each tool call is put to the policy engine.
+
+use policy::ToolCall;
+use serde_json::Value;
+
+/// What the policy engine is asked about for a tool call. `diff_lines` is the size of a write
+/// or edit when it is known.
+pub fn policy_call<'a>(name: &'a str, args: &'a Value, diff_lines: u32) -> ToolCall<'a> {
+    let s = |k: &str| args.get(k).and_then(Value::as_str);
+    match name {
+        "read_file" | "list_files" | "search_codebase" => ToolCall::Read {
+            path: s("path").unwrap_or("."),
+        },
+        "write_file" | "edit_file" => ToolCall::Write {
+            path: s("path").unwrap_or(""),
+            diff_lines,
+        },
+        "run_command" => ToolCall::Command {
+            command: s("command").unwrap_or(""),
+        },
+        "web_fetch" => ToolCall::Fetch {
+            url: s("url").unwrap_or(""),
+        },
+        "web_search" => ToolCall::WebSearch,
+        "git_commit" => ToolCall::GitCommit { diff_lines },
+        "git_branch" => ToolCall::GitBranch {
+            changes: s("action") != Some("list"),
+        },
+        "create_pull_request" => ToolCall::PullRequest,
+        "git_status" | "git_diff" | "git_log" | "task_list" | "task_poll" | "task_stop"
+        | "wakeup" | "update_plan" | "task_done" => ToolCall::Internal { name },
+        // A tool this list does not know yet is judged like a change to the project, never as
+        // harmless: adding a tool must not quietly skip the policy.
+        _ => ToolCall::Write {
+            path: "",
+            diff_lines,
+        },
+    }
+}

@@ -1,0 +1,340 @@
+//! The agent loop end to end: a scripted model server on 127.0.0.1, a real git repository,
+//! real files and processes, and an approver answering as a user would.
+
+use agent::{Agent, AgentConfig, Outcome, SessionHeader, SessionLog, read_session};
+use llm::{Provider, ProviderConfig, ProviderKind, RetryPolicy};
+use model_server::{Format, Scenario, ScriptedServer};
+use policy::{Mode, Policy};
+use protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tools::{ProjectRoot, Toolbox};
+
+fn scenario(name: &str) -> Scenario {
+    Scenario::load(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/scenarios")
+            .join(name),
+    )
+    .expect("scenario")
+}
+
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    std::fs::write(p.join("greeting.txt"), "hello, world\n").expect("write");
+    std::fs::write(p.join(".env"), "SECRET=1\n").expect("write");
+    let list: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(p.join("list.txt"), list).expect("write");
+    let repo = git2::Repository::init(p).expect("init");
+    let mut index = repo.index().expect("index");
+    index
+        .add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)
+        .expect("add");
+    index.write().expect("write");
+    let tree = repo
+        .find_tree(index.write_tree().expect("tree"))
+        .expect("tree");
+    let sig = git2::Signature::now("T", "t@example.com").expect("sig");
+    repo.commit(Some("HEAD"), &sig, &sig, "init", &tree, &[])
+        .expect("commit");
+    dir
+}
+
+struct Run {
+    outcome: Outcome,
+    events: Vec<AgentEvent>,
+    questions: Vec<ApprovalRequest>,
+    server: ScriptedServer,
+    log: PathBuf,
+    _sessions: tempfile::TempDir,
+}
+
+/// Runs a scenario with an approver that answers each question with `answer(request)`.
+async fn run(
+    name: &str,
+    project: &Path,
+    mode: Mode,
+    answer: impl Fn(&ApprovalRequest) -> ApprovalAnswer + Send + 'static,
+) -> Run {
+    let s = scenario(name);
+    let kind = match s.format {
+        Format::Anthropic => ProviderKind::Anthropic,
+        Format::Openai => ProviderKind::OpenAi,
+    };
+    let server = ScriptedServer::start(s).await.expect("server");
+    let mut pc = ProviderConfig::new(kind, server.base_url(), Some("k".into()));
+    pc.retry = RetryPolicy {
+        base_delay: Duration::from_millis(5),
+        ..RetryPolicy::default()
+    };
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let toolbox = Toolbox::new(
+        ProjectRoot::open(project).expect("open"),
+        sessions.path().join("s1"),
+    );
+    let header = SessionHeader {
+        id: "s1".into(),
+        project: project.display().to_string(),
+        task: name.into(),
+        model: "m".into(),
+        started_ms: 0,
+    };
+    let log = SessionLog::create(sessions.path(), &header).expect("log");
+    let log_path = log.path().to_path_buf();
+    let (etx, mut erx) = mpsc::unbounded_channel();
+    let (atx, mut arx) = mpsc::channel::<(
+        ApprovalRequest,
+        tokio::sync::oneshot::Sender<ApprovalAnswer>,
+    )>(4);
+    let questions = Arc::new(Mutex::new(Vec::new()));
+    let q2 = questions.clone();
+    tokio::spawn(async move {
+        while let Some((req, reply)) = arx.recv().await {
+            let a = answer(&req);
+            q2.lock().expect("lock").push(req);
+            let _ = reply.send(a);
+        }
+    });
+    let mut config = AgentConfig::new("scripted-model");
+    config.mode = Some(mode);
+    let mut agent = Agent::new(
+        Provider::new(pc).expect("provider"),
+        toolbox,
+        Policy::builtin(),
+        config,
+        log,
+        etx,
+        atx,
+    );
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(30),
+        agent.run_task(
+            "Make the greeting say hello, tandem",
+            &CancellationToken::new(),
+        ),
+    )
+    .await
+    .expect("no hang")
+    .expect("run");
+    drop(agent);
+    let mut events = Vec::new();
+    while let Ok(e) = erx.try_recv() {
+        events.push(e);
+    }
+    let questions = questions.lock().expect("lock").clone();
+    Run {
+        outcome,
+        events,
+        questions,
+        server,
+        log: log_path,
+        _sessions: sessions,
+    }
+}
+
+#[tokio::test]
+async fn read_edit_run_and_finish_on_a_real_repository() {
+    let project = repo();
+    let r = run(
+        "agent_read_edit_test_done.json",
+        project.path(),
+        Mode::Ask,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert_eq!(r.server.failures(), Vec::<String>::new());
+    assert_eq!(
+        r.outcome,
+        Outcome::Done {
+            summary: "The greeting now says hello, tandem.".into()
+        }
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("greeting.txt")).expect("read"),
+        "hello, tandem\n"
+    );
+    // Ask mode asked for the edit (with the diff) and for the command, not for the read.
+    let tools: Vec<&str> = r.questions.iter().map(|q| q.tool.as_str()).collect();
+    assert_eq!(tools, ["edit_file", "run_command"]);
+    let edit = &r.questions[0];
+    assert_eq!(edit.original.as_deref(), Some("hello, world\n"));
+    assert_eq!(edit.proposed.as_deref(), Some("hello, tandem\n"));
+    assert_eq!(edit.hunks.len(), 1);
+    assert_eq!(
+        r.questions[1].command.as_deref(),
+        Some("grep -c tandem greeting.txt | tee check.log")
+    );
+    assert!(
+        r.events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Done { .. }))
+    );
+    // The session log holds the whole story and reads back.
+    let read = read_session::<Value>(&r.log).expect("log");
+    assert!(read.warnings.is_empty());
+    let kinds: Vec<String> = read
+        .entries
+        .iter()
+        .filter_map(|e| {
+            e.event
+                .get("type")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .collect();
+    for k in [
+        "user_message",
+        "assistant_message",
+        "tool_call_proposed",
+        "decision",
+        "approval_needed",
+        "approval",
+        "tool_finished",
+        "done",
+    ] {
+        assert!(kinds.iter().any(|x| x == k), "{k} missing from {kinds:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_denied_call_reaches_the_model_and_it_recovers() {
+    let project = repo();
+    let r = run(
+        "agent_denied_then_recovers.json",
+        project.path(),
+        Mode::FullAuto,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert_eq!(r.server.failures(), Vec::<String>::new());
+    assert!(matches!(r.outcome, Outcome::Done { .. }));
+    assert!(r.questions.is_empty(), "a deny is never put to the user");
+}
+
+#[tokio::test]
+async fn a_partial_approval_applies_only_the_accepted_hunk() {
+    let project = repo();
+    let r = run(
+        "agent_partial_hunks.json",
+        project.path(),
+        Mode::Ask,
+        |req| {
+            assert_eq!(req.hunks.len(), 2, "two separate hunks offered");
+            ApprovalAnswer::ApprovePartial {
+                accepted_hunks: vec![0],
+            }
+        },
+    )
+    .await;
+    assert_eq!(r.server.failures(), Vec::<String>::new());
+    let text = std::fs::read_to_string(project.path().join("list.txt")).expect("read");
+    assert!(
+        text.contains("line two\n") && text.contains("line 19\n") && !text.contains("nineteen"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn malformed_arguments_are_explained() {
+    let project = repo();
+    let r = run(
+        "agent_malformed_json.json",
+        project.path(),
+        Mode::Ask,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert_eq!(r.server.failures(), Vec::<String>::new());
+    assert!(matches!(r.outcome, Outcome::Done { .. }));
+}
+
+#[tokio::test]
+async fn the_same_call_three_times_pauses_for_the_user() {
+    let project = repo();
+    let r = run(
+        "agent_loop_detection.json",
+        project.path(),
+        Mode::Ask,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert!(
+        matches!(&r.outcome, Outcome::Paused { reason } if reason.contains("3 times")),
+        "{:?}",
+        r.outcome
+    );
+    let last = r.events.iter().rev().find_map(|e| match e {
+        AgentEvent::ToolFinished {
+            output,
+            is_error: true,
+            ..
+        } => Some(output.clone()),
+        _ => None,
+    });
+    assert!(last.is_some_and(|o| o.contains("same arguments 3 times")));
+}
+
+#[tokio::test]
+async fn a_denial_with_a_message_reaches_the_model_and_nothing_runs() {
+    let project = repo();
+    let r = run(
+        "agent_user_denies_with_message.json",
+        project.path(),
+        Mode::Ask,
+        |_| ApprovalAnswer::Deny {
+            message: Some("not on a Friday".into()),
+        },
+    )
+    .await;
+    assert_eq!(r.server.failures(), Vec::<String>::new());
+    assert_eq!(
+        r.outcome,
+        Outcome::Ended {
+            text: "Understood, I will not deploy.".into()
+        }
+    );
+    assert_eq!(r.questions.len(), 1);
+}
+
+#[tokio::test]
+async fn a_front_end_that_goes_away_cancels_the_pending_call() {
+    let project = repo();
+    let s = scenario("agent_user_denies_with_message.json");
+    let server = ScriptedServer::start(s).await.expect("server");
+    let pc = ProviderConfig::new(ProviderKind::OpenAi, server.base_url(), None);
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let toolbox = Toolbox::new(
+        ProjectRoot::open(project.path()).expect("open"),
+        sessions.path().join("s"),
+    );
+    let header = SessionHeader {
+        id: "s".into(),
+        project: "p".into(),
+        task: "t".into(),
+        model: "m".into(),
+        started_ms: 0,
+    };
+    let log = SessionLog::create(sessions.path(), &header).expect("log");
+    let (etx, _erx) = mpsc::unbounded_channel();
+    let (atx, arx) = mpsc::channel(1);
+    drop(arx); // nobody will ever answer
+    let mut agent = Agent::new(
+        Provider::new(pc).expect("p"),
+        toolbox,
+        Policy::builtin(),
+        AgentConfig::new("m"),
+        log,
+        etx,
+        atx,
+    );
+    let outcome = agent
+        .run_task("deploy", &CancellationToken::new())
+        .await
+        .expect("run");
+    assert_eq!(outcome, Outcome::Cancelled);
+}

@@ -1,0 +1,88 @@
+//! What the agent tells its front ends (the GUI, the CLI) while it works, and how they answer
+//! its approval questions.
+
+use crate::{Hunk, Message, Usage};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+/// Everything a reviewer needs to decide on one tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ApprovalRequest {
+    /// The tool call's id.
+    pub id: String,
+    pub tool: String,
+    pub input: Value,
+    /// The policy's reason, in plain words, and the rule that asked.
+    pub reason: String,
+    pub rule: String,
+    /// Labels of the rules the user could grant instead of answering each time, in order.
+    pub suggestions: Vec<String>,
+    /// For writes and edits: the file, its content now and the proposed content, and the hunks.
+    pub path: Option<String>,
+    pub original: Option<String>,
+    pub proposed: Option<String>,
+    pub hunks: Vec<Hunk>,
+    /// For commands: the command line.
+    pub command: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum ApprovalAnswer {
+    Approve,
+    /// Approve, and grant the suggestion at this index for the rest of the session.
+    ApproveForSession {
+        suggestion: u32,
+    },
+    Deny {
+        message: Option<String>,
+    },
+    /// For writes and edits: apply only these hunks (indices into `ApprovalRequest::hunks`).
+    ApprovePartial {
+        accepted_hunks: Vec<u32>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    StepStarted {
+        step: u32,
+    },
+    TextDelta {
+        text: String,
+    },
+    ThinkingDelta {
+        text: String,
+    },
+    AssistantMessage {
+        message: Message,
+    },
+    ToolCallProposed {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ApprovalNeeded {
+        request: ApprovalRequest,
+    },
+    ToolFinished {
+        id: String,
+        name: String,
+        output: String,
+        is_error: bool,
+    },
+    Usage {
+        usage: Usage,
+    },
+    Notice {
+        text: String,
+    },
+    Error {
+        message: String,
+    },
+    Done {
+        summary: String,
+    },
+}
