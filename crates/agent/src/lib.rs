@@ -11,11 +11,13 @@
 
 mod agent_loop;
 mod policy_call;
+mod replay;
 mod session_log;
 mod settings;
 
 pub use agent_loop::{Agent, AgentConfig, AgentError, ApprovalTx, LOOP_LIMIT, Outcome};
 pub use policy_call::policy_call;
+pub use replay::replay_messages;
 pub use session_log::{
     Entry, LogError, SessionHeader, SessionLog, SessionRead, SessionSummary, list_sessions,
     read_session, session_path,

@@ -5,6 +5,7 @@
 //! `tools`.
 
 mod policy_cmd;
+mod run_cmd;
 mod tool_cmd;
 
 use clap::{Parser, Subcommand};
@@ -26,6 +27,12 @@ enum Command {
     },
     /// Run one tool as the agent would (judged by the policy first).
     Tool(tool_cmd::ToolArgs),
+    /// Run the agent on a task.
+    Run(Box<run_cmd::RunArgs>),
+    /// List sessions.
+    Sessions(run_cmd::SessionsArgs),
+    /// Print one session's log.
+    Show(run_cmd::ShowArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +40,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Policy { command } => policy_cmd::run(command).map(|()| ExitCode::SUCCESS),
         Command::Tool(args) => tool_cmd::run(args),
+        Command::Run(args) => run_cmd::run(*args),
+        Command::Sessions(args) => run_cmd::sessions(args),
+        Command::Show(args) => run_cmd::show(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,353 @@
+//! `tandem-cli run`, `tandem-cli sessions`, `tandem-cli show`: the agent headless.
+
+use crate::policy_cmd::{ProjectArg, load, parse_mode};
+use agent::{
+    Agent, AgentConfig, NoSecrets, Outcome, SecretStore, SessionHeader, SessionLog, Settings,
+    list_sessions, read_session, replay_messages,
+};
+use anyhow::{Context as _, Result, anyhow, bail};
+use clap::{Args, ValueEnum};
+use llm::{Provider, ProviderConfig, ProviderKind};
+use policy::Mode;
+use protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest};
+use serde_json::Value;
+use std::io::{BufRead as _, Write as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tools::{ProjectRoot, Toolbox};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ProviderArg {
+    Anthropic,
+    Openai,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ApproveArg {
+    /// Ask on stdin.
+    Ask,
+    /// Yes to every question (a Deny is never a question, so it still holds).
+    All,
+    /// No to every question.
+    None,
+    /// Yes to reads, no to everything else.
+    Reads,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    project: ProjectArg,
+    #[arg(long, value_enum)]
+    provider: Option<ProviderArg>,
+    #[arg(long)]
+    base_url: Option<String>,
+    #[arg(long)]
+    model: Option<String>,
+    #[arg(long, value_enum, default_value = "ask")]
+    approve: ApproveArg,
+    /// Continue this session.
+    #[arg(long)]
+    session: Option<String>,
+    /// Print events as JSON lines instead of a transcript.
+    #[arg(long)]
+    json: bool,
+    #[arg(long, value_parser = parse_mode)]
+    mode: Option<Mode>,
+    #[arg(long, default_value_t = 50)]
+    max_steps: u32,
+    /// The task, in words.
+    task: String,
+}
+
+fn data_dir() -> PathBuf {
+    std::env::var_os("TANDEM_DATA_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_DATA_HOME").map(|d| PathBuf::from(d).join("tandem")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share/tandem")))
+        .unwrap_or_else(|| std::env::temp_dir().join("tandem"))
+}
+
+fn sessions_dir() -> PathBuf {
+    data_dir().join("sessions")
+}
+
+fn config_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+}
+
+fn provider_config(a: &RunArgs) -> Result<(ProviderConfig, String)> {
+    let env = |name: &str| std::env::var(name).ok();
+    if let Some(p) = a.provider {
+        let (kind, url, key_env) = match p {
+            ProviderArg::Anthropic => (
+                ProviderKind::Anthropic,
+                "https://api.anthropic.com",
+                "ANTHROPIC_API_KEY",
+            ),
+            ProviderArg::Openai => (
+                ProviderKind::OpenAi,
+                "https://api.openai.com/v1",
+                "OPENAI_API_KEY",
+            ),
+        };
+        let base = a.base_url.clone().unwrap_or_else(|| url.to_string());
+        let model = a
+            .model
+            .clone()
+            .ok_or_else(|| anyhow!("--provider needs --model"))?;
+        return Ok((ProviderConfig::new(kind, &base, env(key_env)), model));
+    }
+    let path = config_dir().map(|c| c.join("tandem/settings.toml"));
+    let text = path
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .ok_or_else(|| {
+            anyhow!(
+                "no provider: pass --provider and --model, or write ~/.config/tandem/settings.toml"
+            )
+        })?;
+    let settings = Settings::parse(&path.unwrap_or_default().display().to_string(), &text)?;
+    let secrets: Box<dyn SecretStore> = Box::new(NoSecrets);
+    let (mut config, model) = settings.resolve("default", secrets.as_ref(), &env)?;
+    if let Some(u) = &a.base_url {
+        config.base_url = u.clone();
+    }
+    Ok((config, a.model.clone().unwrap_or(model)))
+}
+
+fn new_session_id() -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    format!("s{ms}-{}", std::process::id())
+}
+
+const READ_TOOLS: &[&str] = &[
+    "read_file",
+    "list_files",
+    "search_codebase",
+    "git_status",
+    "git_diff",
+    "git_log",
+    "web_fetch",
+    "web_search",
+];
+
+fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
+    eprintln!("\n── approval needed: {} ──\n{}", req.tool, req.reason);
+    if let Some(c) = &req.command {
+        eprintln!("command: {c}");
+    }
+    for h in &req.hunks {
+        eprint!("{}", h.text);
+    }
+    for (i, s) in req.suggestions.iter().enumerate() {
+        eprintln!("  [{}] {s}", i + 1);
+    }
+    eprint!("approve? [y]es / [n]o / a number to grant that rule for the session: ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    if std::io::stdin().lock().read_line(&mut line).unwrap_or(0) == 0 {
+        return ApprovalAnswer::Deny {
+            message: Some("no answer (stdin closed)".into()),
+        };
+    }
+    let l = line.trim().to_ascii_lowercase();
+    if l == "y" || l == "yes" {
+        ApprovalAnswer::Approve
+    } else if let Ok(n) = l.parse::<u32>() {
+        ApprovalAnswer::ApproveForSession {
+            suggestion: n.saturating_sub(1),
+        }
+    } else {
+        ApprovalAnswer::Deny {
+            message: (!l.is_empty() && l != "n" && l != "no").then(|| line.trim().to_string()),
+        }
+    }
+}
+
+fn print_event(e: &AgentEvent, json: bool) {
+    if json {
+        if let Ok(s) = serde_json::to_string(e) {
+            println!("{s}");
+        }
+        return;
+    }
+    match e {
+        AgentEvent::TextDelta { text } => {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+        AgentEvent::ToolCallProposed { name, input, .. } => println!("\n→ {name} {input}"),
+        AgentEvent::ToolFinished {
+            output, is_error, ..
+        } => {
+            let shown: String = output.lines().take(12).collect::<Vec<_>>().join("\n");
+            println!("{}{shown}", if *is_error { "✗ " } else { "" });
+        }
+        AgentEvent::Notice { text } => eprintln!("note: {text}"),
+        AgentEvent::Error { message } => eprintln!("error: {message}"),
+        AgentEvent::Done { summary } => println!("\n✓ {summary}"),
+        _ => {}
+    }
+}
+
+pub fn run(a: RunArgs) -> Result<ExitCode> {
+    let loaded = load(&a.project)?;
+    let (pconfig, model) = provider_config(&a)?;
+    let root = ProjectRoot::open(&loaded.root).map_err(|e| anyhow!("{e}"))?;
+    let dir = sessions_dir();
+    let (log, previous, id) = match &a.session {
+        Some(id) => {
+            let (log, read) = SessionLog::reopen::<Value>(&dir, id)
+                .with_context(|| format!("cannot continue session {id}"))?;
+            for w in &read.warnings {
+                eprintln!("warning: {w}");
+            }
+            (log, replay_messages(&read.entries), id.clone())
+        }
+        None => {
+            let id = new_session_id();
+            let header = SessionHeader {
+                id: id.clone(),
+                project: loaded.root.display().to_string(),
+                task: a.task.clone(),
+                model: model.clone(),
+                started_ms: std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_millis() as u64)
+                    .unwrap_or(0),
+            };
+            (SessionLog::create(&dir, &header)?, Vec::new(), id)
+        }
+    };
+    let toolbox = Toolbox::new(root, dir.join(&id));
+    let mut config = AgentConfig::new(model);
+    config.mode = a.mode;
+    config.max_steps = a.max_steps;
+    config.home = std::env::var_os("HOME").map(PathBuf::from);
+    config.user_policy_file = loaded.user_file.clone();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let approve = a.approve;
+    let json = a.json;
+    let outcome = runtime.block_on(async move {
+        let (etx, mut erx) = mpsc::unbounded_channel();
+        let (atx, mut arx) = mpsc::channel::<(
+            ApprovalRequest,
+            tokio::sync::oneshot::Sender<ApprovalAnswer>,
+        )>(1);
+        let printer = tokio::spawn(async move {
+            while let Some(e) = erx.recv().await {
+                print_event(&e, json);
+            }
+        });
+        tokio::spawn(async move {
+            while let Some((req, reply)) = arx.recv().await {
+                let answer = match approve {
+                    ApproveArg::All => ApprovalAnswer::Approve,
+                    ApproveArg::None => ApprovalAnswer::Deny {
+                        message: Some("run with --approve none".into()),
+                    },
+                    ApproveArg::Reads if READ_TOOLS.contains(&req.tool.as_str()) => {
+                        ApprovalAnswer::Approve
+                    }
+                    ApproveArg::Reads => ApprovalAnswer::Deny {
+                        message: Some("run with --approve reads".into()),
+                    },
+                    ApproveArg::Ask => tokio::task::spawn_blocking(move || ask_stdin(&req))
+                        .await
+                        .unwrap_or(ApprovalAnswer::Deny { message: None }),
+                };
+                let _ = reply.send(answer);
+            }
+        });
+        let provider = Provider::new(pconfig)?;
+        let mut agent = Agent::new(provider, toolbox, loaded.policy, config, log, etx, atx);
+        agent.messages = previous;
+        let cancel = CancellationToken::new();
+        let c2 = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                c2.cancel();
+            }
+        });
+        let outcome = agent.run_task(&a.task, &cancel).await;
+        drop(agent);
+        let _ = printer.await;
+        outcome.map_err(anyhow::Error::from)
+    })?;
+    eprintln!("session: {id}");
+    Ok(match outcome {
+        Outcome::Done { .. } => ExitCode::SUCCESS,
+        Outcome::Ended { .. } => {
+            eprintln!(
+                "tandem-cli: the model stopped without calling task_done; continue with --session {id}"
+            );
+            ExitCode::from(3)
+        }
+        Outcome::Paused { reason } => {
+            eprintln!("tandem-cli: paused: {reason}; continue with --session {id}");
+            ExitCode::from(4)
+        }
+        Outcome::StepLimit => {
+            eprintln!("tandem-cli: the step limit was reached; continue with --session {id}");
+            ExitCode::from(5)
+        }
+        Outcome::Cancelled => {
+            eprintln!("tandem-cli: stopped; nothing pending was run");
+            ExitCode::from(130)
+        }
+    })
+}
+
+#[derive(Args)]
+pub struct SessionsArgs {
+    #[arg(long)]
+    project: Option<PathBuf>,
+}
+
+pub fn sessions(a: SessionsArgs) -> Result<ExitCode> {
+    let project = a
+        .project
+        .map(|p| std::fs::canonicalize(&p).map(|c| c.display().to_string()))
+        .transpose()?;
+    for s in list_sessions(&sessions_dir(), project.as_deref())? {
+        println!("{}\t{}\t{}", s.header.id, s.header.project, s.header.task);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct ShowArgs {
+    id: String,
+}
+
+pub fn show(a: ShowArgs) -> Result<ExitCode> {
+    let path = agent::session_path(&sessions_dir(), &a.id)?;
+    if !path.exists() {
+        bail!(
+            "there is no session {}; `tandem-cli sessions` lists them",
+            a.id
+        );
+    }
+    let read = read_session::<Value>(&path)?;
+    println!(
+        "session {} — {} — {}",
+        read.header.id, read.header.project, read.header.task
+    );
+    for e in &read.entries {
+        println!("{}", e.event);
+    }
+    for w in &read.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
