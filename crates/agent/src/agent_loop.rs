@@ -29,6 +29,8 @@ pub struct AgentConfig {
     pub mode: Option<Mode>,
     pub home: Option<PathBuf>,
     pub user_policy_file: Option<PathBuf>,
+    /// Input plus output tokens one task may use; the task stops when it is spent.
+    pub token_budget: Option<u64>,
 }
 
 impl AgentConfig {
@@ -40,6 +42,7 @@ impl AgentConfig {
             mode: None,
             home: None,
             user_policy_file: None,
+            token_budget: None,
         }
     }
 }
@@ -59,6 +62,10 @@ pub enum Outcome {
         reason: String,
     },
     StepLimit,
+    /// The task's token budget is spent.
+    BudgetSpent {
+        used: u64,
+    },
     Cancelled,
 }
 
@@ -89,14 +96,33 @@ pub struct Agent {
 /// Project instructions the model should follow, from the first of these files present.
 const INSTRUCTION_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", ".tandem/instructions.md"];
 
+/// Today's date (UTC) as YYYY-MM-DD, from the days since 1970 (Howard Hinnant's algorithm).
+fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() / 86_400)
+        .unwrap_or(0) as i64;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
 fn system_prompt(root: &Path) -> String {
     let mut s = format!(
-        "You are Tandem, a coding agent working in the project folder {} on {}.\n\
+        "You are Tandem, a coding agent working in the project folder {} on {}. Today is {}.\n\
          Work with the tools: read before you edit, keep changes small, run the project's tests when you change code. \
          Paths are relative to the project folder. Some calls need the user's approval; if one is refused, read why and adapt. \
          When the task is complete, call task_done with a short summary for the user.\n",
         root.display(),
-        std::env::consts::OS
+        std::env::consts::OS,
+        today()
     );
     for f in INSTRUCTION_FILES {
         if let Ok(text) = std::fs::read_to_string(root.join(f)) {
@@ -185,7 +211,15 @@ impl Agent {
         let root = self.toolbox.ws.root().path().to_path_buf();
         let system = system_prompt(&root);
         let tools = tool_definitions();
+        let mut used_tokens: u64 = 0;
         for step in 1..=self.config.max_steps {
+            if let Some(budget) = self.config.token_budget.filter(|b| used_tokens >= *b) {
+                self.emit(AgentEvent::Notice {
+                    text: format!("the task's token budget ({budget}) is spent"),
+                })?;
+                self.log.sync()?;
+                return Ok(Outcome::BudgetSpent { used: used_tokens });
+            }
             self.emit(AgentEvent::StepStarted { step })?;
             let req = ChatRequest {
                 model: self.config.model.clone(),
@@ -223,6 +257,7 @@ impl Agent {
                 }
             };
             self.emit(AgentEvent::Usage { usage: resp.usage })?;
+            used_tokens += u64::from(resp.usage.input_tokens) + u64::from(resp.usage.output_tokens);
             self.emit(AgentEvent::AssistantMessage {
                 message: resp.message.clone(),
             })?;
@@ -313,6 +348,33 @@ impl Agent {
             }
         }
         Ok(Outcome::StepLimit)
+    }
+
+    /// One tool call through the engine — policy, approval, execution, events and log — as
+    /// the loop does it; returns the result text and whether it is an error. `None` when the
+    /// task must stop. Public for the overhead benchmark and for front ends that replay calls.
+    pub async fn handle_tool_call(
+        &mut self,
+        id: &str,
+        name: &str,
+        input: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<Option<(String, bool)>, AgentError> {
+        self.emit(AgentEvent::ToolCallProposed {
+            id: id.to_string(),
+            name: name.to_string(),
+            input: input.clone(),
+        })?;
+        let Some(reply) = self.judge_and_run(id, name, input, cancel).await? else {
+            return Ok(None);
+        };
+        self.emit(AgentEvent::ToolFinished {
+            id: id.to_string(),
+            name: name.to_string(),
+            output: reply.text.clone(),
+            is_error: reply.is_error,
+        })?;
+        Ok(Some((reply.text, reply.is_error)))
     }
 
     fn is_loop(&mut self, name: &str, input: &Value) -> bool {
@@ -479,5 +541,16 @@ impl Agent {
             Ok(out) => ToolReply::ok(out.text),
             Err(e) => ToolReply::err(e.to_string()),
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn today_is_a_date() {
+        let t = super::today();
+        assert_eq!(t.len(), 10);
+        assert!(t.starts_with("20"), "{t}");
+        assert_eq!(&t[4..5], "-");
     }
 }

@@ -338,3 +338,64 @@ async fn a_front_end_that_goes_away_cancels_the_pending_call() {
         .expect("run");
     assert_eq!(outcome, Outcome::Cancelled);
 }
+
+#[tokio::test]
+async fn stop_mid_stream_cancels_at_once_and_a_budget_stops_the_task() {
+    let project = repo();
+    let s = Scenario::from_json(r#"{"name": "slow", "format": "anthropic", "turns": [{"reply": {"text": "never seen"}, "delay_ms": 30000}]}"#).expect("json");
+    let server = ScriptedServer::start(s).await.expect("server");
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let make = |sessions: &Path, id: &str, server: &ScriptedServer, config: AgentConfig| {
+        let toolbox = Toolbox::new(
+            ProjectRoot::open(project.path()).expect("open"),
+            sessions.join(id),
+        );
+        let header = SessionHeader {
+            id: id.into(),
+            project: "p".into(),
+            task: "t".into(),
+            model: "m".into(),
+            started_ms: 0,
+        };
+        let log = SessionLog::create(sessions, &header).expect("log");
+        let (etx, _erx) = mpsc::unbounded_channel();
+        let (atx, _arx) = mpsc::channel(1);
+        let pc = ProviderConfig::new(ProviderKind::Anthropic, server.base_url(), Some("k".into()));
+        Agent::new(
+            Provider::new(pc).expect("p"),
+            toolbox,
+            Policy::builtin(),
+            config,
+            log,
+            etx,
+            atx,
+        )
+    };
+    let mut agent = make(sessions.path(), "slow", &server, AgentConfig::new("m"));
+    let cancel = CancellationToken::new();
+    let c2 = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        c2.cancel();
+    });
+    let outcome = tokio::time::timeout(Duration::from_secs(10), agent.run_task("t", &cancel))
+        .await
+        .expect("no hang")
+        .expect("run");
+    assert_eq!(outcome, Outcome::Cancelled);
+
+    let looping = ScriptedServer::start(scenario("agent_loop_detection.json"))
+        .await
+        .expect("server");
+    let mut config = AgentConfig::new("m");
+    config.token_budget = Some(1);
+    let mut agent = make(sessions.path(), "budget", &looping, config);
+    let outcome = agent
+        .run_task("t", &CancellationToken::new())
+        .await
+        .expect("run");
+    assert!(
+        matches!(outcome, Outcome::BudgetSpent { .. }),
+        "{outcome:?}"
+    );
+}

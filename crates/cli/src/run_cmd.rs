@@ -301,6 +301,12 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             eprintln!("tandem-cli: the step limit was reached; continue with --session {id}");
             ExitCode::from(5)
         }
+        Outcome::BudgetSpent { used } => {
+            eprintln!(
+                "tandem-cli: the token budget is spent ({used} tokens); continue with --session {id}"
+            );
+            ExitCode::from(6)
+        }
         Outcome::Cancelled => {
             eprintln!("tandem-cli: stopped; nothing pending was run");
             ExitCode::from(130)
