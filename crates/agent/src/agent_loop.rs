@@ -31,6 +31,9 @@ pub struct AgentConfig {
     pub user_policy_file: Option<PathBuf>,
     /// Input plus output tokens one task may use; the task stops when it is spent.
     pub token_budget: Option<u64>,
+    /// The model's context window in tokens. Nearing it (80 %), older turns are compacted into
+    /// a summary written by the model, instead of failing.
+    pub context_window: u32,
 }
 
 impl AgentConfig {
@@ -43,6 +46,7 @@ impl AgentConfig {
             home: None,
             user_policy_file: None,
             token_budget: None,
+            context_window: 200_000,
         }
     }
 }
@@ -133,6 +137,22 @@ fn system_prompt(root: &Path) -> String {
     s
 }
 
+/// A rough token count (four characters a token), enough to see the window filling up.
+fn estimate_tokens(messages: &[Message]) -> u64 {
+    let chars: usize = messages
+        .iter()
+        .flat_map(|m| &m.content)
+        .map(|b| match b {
+            ContentBlock::Text { text } => text.len(),
+            ContentBlock::Thinking { thinking, .. } => thinking.len(),
+            ContentBlock::ToolUse { input, .. } => input.to_string().len(),
+            ContentBlock::ToolResult { content, .. } => content.len(),
+            ContentBlock::Image { data, .. } => data.len() / 10,
+        })
+        .sum();
+    (chars / 4) as u64
+}
+
 fn tool_definitions() -> Vec<ToolDefinition> {
     tools::TOOLS
         .iter()
@@ -221,6 +241,16 @@ impl Agent {
                 return Ok(Outcome::BudgetSpent { used: used_tokens });
             }
             self.emit(AgentEvent::StepStarted { step })?;
+            if estimate_tokens(&self.messages) > u64::from(self.config.context_window) * 4 / 5 {
+                match self.compact(&system, cancel).await {
+                    Ok(()) => {}
+                    Err(AgentError::Model(LlmError::Cancelled)) => {
+                        self.log.sync()?;
+                        return Ok(Outcome::Cancelled);
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
             let req = ChatRequest {
                 model: self.config.model.clone(),
                 system: Some(system.clone()),
@@ -375,6 +405,61 @@ impl Agent {
             is_error: reply.is_error,
         })?;
         Ok(Some((reply.text, reply.is_error)))
+    }
+
+    /// Replaces the older part of the conversation with a summary the model writes, keeping
+    /// the task and the most recent turns. Cuts only where no tool call waits for its result.
+    async fn compact(
+        &mut self,
+        system: &str,
+        cancel: &CancellationToken,
+    ) -> Result<(), AgentError> {
+        const KEEP: usize = 4;
+        if self.messages.len() <= KEEP + 1 {
+            return Ok(());
+        }
+        // The first kept message must not be a tool result whose call would be summarized away.
+        let mut cut = self.messages.len() - KEEP;
+        while cut < self.messages.len()
+            && self.messages[cut]
+                .content
+                .iter()
+                .any(|b| matches!(b, ContentBlock::ToolResult { .. }))
+        {
+            cut += 1;
+        }
+        if cut >= self.messages.len() || cut <= 1 {
+            return Ok(());
+        }
+        let mut older: Vec<Message> = self.messages[..cut].to_vec();
+        older.push(Message::user_text(
+            "Summarize the conversation so far for your own later use: the task, what you have done and found, \
+             files changed, decisions the user made, and what remains. Be concise and concrete; do not call tools.",
+        ));
+        let req = ChatRequest {
+            model: self.config.model.clone(),
+            system: Some(system.to_string()),
+            messages: older,
+            tools: Vec::new(),
+            max_tokens: 2048,
+            temperature: None,
+        };
+        let resp = self.provider.stream(&req, &mut |_| {}, cancel).await?;
+        let summary = resp.message.text();
+        let before = self.messages.len();
+        let mut compacted = vec![Message::user_text(format!(
+            "Summary of earlier work in this session (older turns were compacted to fit the context window):\n{summary}"
+        ))];
+        compacted.extend(self.messages[cut..].iter().cloned());
+        self.messages = compacted;
+        self.log.append(&serde_json::json!({"type": "compaction", "summary": summary, "messages_before": before, "messages_after": self.messages.len()}))?;
+        self.emit(AgentEvent::Notice {
+            text: format!(
+                "older turns were compacted into a summary ({before} messages → {})",
+                self.messages.len()
+            ),
+        })?;
+        Ok(())
     }
 
     fn is_loop(&mut self, name: &str, input: &Value) -> bool {

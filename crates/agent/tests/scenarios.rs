@@ -399,3 +399,55 @@ async fn stop_mid_stream_cancels_at_once_and_a_budget_stops_the_task() {
         "{outcome:?}"
     );
 }
+
+#[tokio::test]
+async fn nearing_the_context_window_compacts_older_turns_with_the_model() {
+    let project = repo();
+    let s = scenario("agent_compaction.json");
+    let server = ScriptedServer::start(s).await.expect("server");
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let toolbox = Toolbox::new(
+        ProjectRoot::open(project.path()).expect("open"),
+        sessions.path().join("c"),
+    );
+    let header = SessionHeader {
+        id: "c".into(),
+        project: "p".into(),
+        task: "t".into(),
+        model: "m".into(),
+        started_ms: 0,
+    };
+    let log = SessionLog::create(sessions.path(), &header).expect("log");
+    let log_path = log.path().to_path_buf();
+    let (etx, _erx) = mpsc::unbounded_channel();
+    let (atx, _arx) = mpsc::channel(1);
+    let mut config = AgentConfig::new("m");
+    // list.txt alone is ~150 characters: a tiny window makes the third turn compact.
+    config.context_window = 120;
+    let pc = ProviderConfig::new(ProviderKind::Anthropic, server.base_url(), Some("k".into()));
+    let mut agent = Agent::new(
+        Provider::new(pc).expect("p"),
+        toolbox,
+        Policy::builtin(),
+        config,
+        log,
+        etx,
+        atx,
+    );
+    let outcome = agent
+        .run_task("Look around", &CancellationToken::new())
+        .await
+        .expect("run");
+    assert_eq!(
+        outcome,
+        Outcome::Done {
+            summary: "Looked around.".into()
+        }
+    );
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let read = read_session::<Value>(&log_path).expect("log");
+    assert!(
+        read.entries.iter().any(|e| e.event["type"] == "compaction"),
+        "the compaction is marked in the log"
+    );
+}
