@@ -462,6 +462,31 @@ impl Agent {
         Ok(())
     }
 
+    /// Writes an "always in this project" grant into the user's policy file.
+    fn keep_grant(&self, grant: &policy::Grant, label: &str) -> Result<String, String> {
+        let file = self
+            .config
+            .user_policy_file
+            .as_ref()
+            .ok_or("no user policy file is configured")?;
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
+        };
+        let root = self.toolbox.ws.root().path().to_path_buf();
+        let updated = policy::add_project_grant(&text, &file.display().to_string(), &root, grant)
+            .map_err(|e| e.to_string())?;
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        std::fs::write(file, updated)
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        tracing::info!(file = %file.display(), rule = label, "kept an approval as a project rule");
+        Ok(file.display().to_string())
+    }
+
     fn is_loop(&mut self, name: &str, input: &Value) -> bool {
         let key = format!("{name}:{input}");
         self.recent_calls.push_back(key.clone());
@@ -576,6 +601,24 @@ impl Agent {
                             self.emit(AgentEvent::Notice {
                                 text: format!("the rule could not be added: {e}"),
                             })?;
+                        }
+                    }
+                    ApprovalAnswer::ApproveAlways { suggestion } => {
+                        if let Some(sug) = decision.suggestions.get(suggestion as usize) {
+                            let kept = self.keep_grant(&sug.grant, &sug.label);
+                            let text = match kept {
+                                Ok(file) => format!(
+                                    "added to your rules for this project ({file}): {}",
+                                    sug.label
+                                ),
+                                Err(e) => format!("the rule is kept for this session only: {e}"),
+                            };
+                            self.emit(AgentEvent::Notice { text })?;
+                            if let Err(e) = self.policy.grant(&sug.grant) {
+                                self.emit(AgentEvent::Notice {
+                                    text: format!("the rule could not be added: {e}"),
+                                })?;
+                            }
                         }
                     }
                     ApprovalAnswer::Deny { message } => {

@@ -451,3 +451,81 @@ async fn nearing_the_context_window_compacts_older_turns_with_the_model() {
         "the compaction is marked in the log"
     );
 }
+
+#[tokio::test]
+async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
+    let project = repo();
+    let s = scenario("agent_approve_always.json");
+    let server = ScriptedServer::start(s).await.expect("server");
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let user_file = sessions.path().join("config/tandem/policy.toml");
+    let toolbox = Toolbox::new(
+        ProjectRoot::open(project.path()).expect("open"),
+        sessions.path().join("a"),
+    );
+    let header = SessionHeader {
+        id: "a".into(),
+        project: "p".into(),
+        task: "t".into(),
+        model: "m".into(),
+        started_ms: 0,
+    };
+    let log = SessionLog::create(sessions.path(), &header).expect("log");
+    let (etx, _erx) = mpsc::unbounded_channel();
+    let (atx, mut arx) = mpsc::channel::<(
+        ApprovalRequest,
+        tokio::sync::oneshot::Sender<ApprovalAnswer>,
+    )>(4);
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let asked2 = asked.clone();
+    tokio::spawn(async move {
+        while let Some((req, reply)) = arx.recv().await {
+            asked2.lock().expect("lock").push(req.suggestions.clone());
+            let _ = reply.send(ApprovalAnswer::ApproveAlways { suggestion: 0 });
+        }
+    });
+    let mut config = AgentConfig::new("m");
+    config.user_policy_file = Some(user_file.clone());
+    let pc = ProviderConfig::new(ProviderKind::OpenAi, server.base_url(), None);
+    let mut agent = Agent::new(
+        Provider::new(pc).expect("p"),
+        toolbox,
+        Policy::builtin(),
+        config,
+        log,
+        etx,
+        atx,
+    );
+    let outcome = agent
+        .run_task("check make", &CancellationToken::new())
+        .await
+        .expect("run");
+    assert!(matches!(outcome, Outcome::Done { .. }), "{outcome:?}");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let asked = asked.lock().expect("lock").clone();
+    assert_eq!(
+        asked.len(),
+        1,
+        "asked once, then the kept rule allowed it: {asked:?}"
+    );
+    assert_eq!(asked[0][0], "Always allow `make --version` in this project");
+    let kept = std::fs::read_to_string(&user_file).expect("the user's file was written");
+    assert!(kept.contains("make --version"), "{kept}");
+    let root = std::fs::canonicalize(project.path()).expect("canonical");
+    let reloaded = Policy::load(
+        Some(policy::RuleText {
+            path: &user_file,
+            text: &kept,
+        }),
+        None,
+        &root,
+    )
+    .expect("load");
+    assert!(
+        reloaded
+            .describe()
+            .contains("commands.allow \"make --version\""),
+        "{}",
+        reloaded.describe()
+    );
+}

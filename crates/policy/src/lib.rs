@@ -37,6 +37,7 @@ pub use engine::evaluate;
 pub use mode::Mode;
 pub use paths::is_secret;
 pub use rules::{
-    BUILTIN_TOML, NetworkMode, Policy, PolicyError, RuleText, project_policy_path, user_policy_path,
+    BUILTIN_TOML, NetworkMode, Policy, PolicyError, RuleText, add_project_grant,
+    project_policy_path, user_policy_path,
 };
 pub use source::Source;

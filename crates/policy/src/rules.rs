@@ -48,6 +48,43 @@ struct RuleFile {
     commands: CommandsSection,
     #[serde(default)]
     network: NetworkSection,
+    /// User file only: what you allowed "always in this project" from the approval dialog, per
+    /// project folder. Kept in your file, not the project's, so a repository cannot grant
+    /// itself anything.
+    #[serde(default)]
+    projects: std::collections::BTreeMap<String, ProjectGrants>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProjectGrants {
+    #[serde(default)]
+    commands: AllowCommands,
+    #[serde(default)]
+    paths: AllowWrites,
+    #[serde(default)]
+    network: AllowDomains,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllowCommands {
+    #[serde(default)]
+    allow: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllowWrites {
+    #[serde(default)]
+    allow_write: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllowDomains {
+    #[serde(default)]
+    allowed_domains: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -149,6 +186,8 @@ pub struct Policy {
     pub denied_domains: Vec<DomainRule>,
     pub allow_search: Option<Source>,
     pub trusted_projects: Vec<String>,
+    /// The project being loaded for, so the user's per-project grants apply to it alone.
+    current_project: Option<String>,
     /// What was left out and why (a looser rule in an untrusted project file).
     pub notes: Vec<String>,
 }
@@ -243,6 +282,7 @@ impl Policy {
             denied_domains: Vec::new(),
             allow_search: None,
             trusted_projects: Vec::new(),
+            current_project: None,
             notes: Vec::new(),
         }
     }
@@ -255,6 +295,7 @@ impl Policy {
         project_root: &Path,
     ) -> Result<Policy, PolicyError> {
         let mut policy = Policy::builtin();
+        policy.current_project = Some(project_root.to_string_lossy().into_owned());
         if let Some(u) = user {
             let file = u.path.display().to_string();
             policy.apply(u.text, &file, Source::User(u.path.to_path_buf()), true)?;
@@ -467,6 +508,48 @@ impl Policy {
                 )));
             }
         }
+        for (project, grants) in &parsed.projects {
+            if !matches!(source, Source::User(_)) {
+                notes.push(note(
+                    "`projects` belongs in your own rules, not a project's".into(),
+                ));
+                break;
+            }
+            if self.current_project.as_deref() != Some(project.as_str()) {
+                continue;
+            }
+            for c in &grants.commands.allow {
+                let pattern = CommandPattern::parse(c).map_err(|m| {
+                    let (line, column) = locate(text, c);
+                    PolicyError::Parse {
+                        file: file.to_string(),
+                        line,
+                        column,
+                        message: m,
+                    }
+                })?;
+                self.commands.push(CommandRule {
+                    pattern,
+                    verdict: Verdict::Allow,
+                    reason: None,
+                    source: source.clone(),
+                });
+            }
+            for g in &grants.paths.allow_write {
+                let glob = path_glob(g).map_err(&invalid)?;
+                self.allow_write.push(PathRule {
+                    text: g.clone(),
+                    glob,
+                    source: source.clone(),
+                });
+            }
+            for d in &grants.network.allowed_domains {
+                self.allowed_domains.push(DomainRule {
+                    domain: normalize_domain(d),
+                    source: source.clone(),
+                });
+            }
+        }
         self.notes.extend(notes);
         self.protected_set = compile_set(&self.protected, file)?;
         self.exceptions_set = compile_set(&self.protected_exceptions, file)?;
@@ -643,6 +726,78 @@ fn check_examples(
     Ok(())
 }
 
+/// Your rule file's text with `grant` added for `project_root` ("always allow in this
+/// project"), formatting and comments kept. Session-only grants (reads outside the project,
+/// web searches) cannot be kept and are refused with a reason.
+pub fn add_project_grant(
+    user_text: &str,
+    file: &str,
+    project_root: &Path,
+    grant: &Grant,
+) -> Result<String, PolicyError> {
+    let mut doc: toml_edit::DocumentMut =
+        user_text.parse().map_err(|e: toml_edit::TomlError| {
+            let (line, column) = e
+                .span()
+                .map(|s| line_col(user_text, s.start))
+                .unwrap_or((1, 1));
+            PolicyError::Parse {
+                file: file.to_string(),
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+    let (section, key, value) = match grant {
+        Grant::AllowCommand(p) => ("commands", "allow", p.clone()),
+        Grant::AllowWrite(g) => ("paths", "allow_write", g.clone()),
+        Grant::AllowDomain(d) => ("network", "allowed_domains", d.clone()),
+        Grant::AllowRead(_) | Grant::AllowSearch => {
+            return Err(PolicyError::Invalid {
+                file: file.to_string(),
+                message: "this permission can be given for the session only".into(),
+            });
+        }
+    };
+    let invalid = |m: &str| PolicyError::Invalid {
+        file: file.to_string(),
+        message: m.to_string(),
+    };
+    let projects = doc
+        .entry("projects")
+        .or_insert_with(|| {
+            let mut t = toml_edit::Table::new();
+            t.set_implicit(true);
+            toml_edit::Item::Table(t)
+        })
+        .as_table_mut()
+        .ok_or_else(|| invalid("`projects` is not a table"))?;
+    let root = project_root.to_string_lossy().into_owned();
+    let project = projects
+        .entry(&root)
+        .or_insert_with(|| {
+            let mut t = toml_edit::Table::new();
+            t.set_implicit(true);
+            toml_edit::Item::Table(t)
+        })
+        .as_table_mut()
+        .ok_or_else(|| invalid("the project entry is not a table"))?;
+    let table = project
+        .entry(section)
+        .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
+        .as_table_mut()
+        .ok_or_else(|| invalid("a grant section is not a table"))?;
+    let array = table
+        .entry(key)
+        .or_insert_with(|| toml_edit::value(toml_edit::Array::new()))
+        .as_array_mut()
+        .ok_or_else(|| invalid("a grant list is not an array"))?;
+    if !array.iter().any(|v| v.as_str() == Some(value.as_str())) {
+        array.push(value);
+    }
+    Ok(doc.to_string())
+}
+
 /// The user's policy file location on this platform (`$XDG_CONFIG_HOME/tandem/policy.toml`).
 pub fn user_policy_path(config_dir: &Path) -> PathBuf {
     config_dir.join("tandem").join("policy.toml")
@@ -762,6 +917,84 @@ mod tests {
         .expect("load");
         assert_eq!(p.mode.value, Mode::FullAuto);
         assert!(p.commands.iter().any(|c| c.pattern.text() == "rm"));
+    }
+
+    #[test]
+    fn always_allow_in_this_project_is_kept_in_your_file_for_that_project_only() {
+        let start = "# my rules\nmode = \"ask\"\n";
+        let text = add_project_grant(
+            start,
+            "u.toml",
+            Path::new("/p"),
+            &Grant::AllowCommand("make check".into()),
+        )
+        .expect("add");
+        let text = add_project_grant(
+            &text,
+            "u.toml",
+            Path::new("/p"),
+            &Grant::AllowCommand("make check".into()),
+        )
+        .expect("idempotent");
+        let text = add_project_grant(
+            &text,
+            "u.toml",
+            Path::new("/p"),
+            &Grant::AllowWrite("src/**".into()),
+        )
+        .expect("add");
+        assert!(text.starts_with("# my rules\n"), "comments kept: {text}");
+        assert_eq!(text.matches("make check").count(), 1, "{text}");
+        let here = Policy::load(
+            Some(RuleText {
+                path: Path::new("/u.toml"),
+                text: &text,
+            }),
+            None,
+            Path::new("/p"),
+        )
+        .expect("load");
+        assert!(
+            here.commands
+                .iter()
+                .any(|c| c.pattern.text() == "make check" && c.verdict == Verdict::Allow)
+        );
+        assert_eq!(here.allow_write.len(), 1);
+        let elsewhere = Policy::load(
+            Some(RuleText {
+                path: Path::new("/u.toml"),
+                text: &text,
+            }),
+            None,
+            Path::new("/other"),
+        )
+        .expect("load");
+        assert!(
+            !elsewhere
+                .commands
+                .iter()
+                .any(|c| c.pattern.text() == "make check")
+        );
+        // A project file cannot grant itself anything this way.
+        let forged = "[projects.\"/p\".commands]\nallow = [\"rm\"]\n";
+        let p = Policy::load(
+            None,
+            Some(RuleText {
+                path: Path::new("/p/.tandem/policy.toml"),
+                text: forged,
+            }),
+            Path::new("/p"),
+        )
+        .expect("load");
+        assert!(!p.commands.iter().any(|c| c.pattern.text() == "rm"));
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.contains("belongs in your own rules")),
+            "{:?}",
+            p.notes
+        );
+        assert!(add_project_grant(start, "u.toml", Path::new("/p"), &Grant::AllowSearch).is_err());
     }
 
     #[test]

@@ -22,19 +22,19 @@ pub fn command_pattern(words: &[&str]) -> Option<String> {
         return None;
     }
     let mut parts = vec![name.to_string()];
-    if SUBCOMMAND_TOOLS.contains(&name) {
-        let mut positionals = args.iter().take_while(|a| !a.starts_with('-'));
-        if let Some(sub) = positionals.next() {
+    let sub = args.first().filter(|a| !a.starts_with('-'));
+    match sub {
+        // `cargo test --release` → `cargo test`: the sub-command is what the user judged.
+        Some(sub) if SUBCOMMAND_TOOLS.contains(&name) => {
             parts.push((*sub).to_string());
-            if SCRIPT_RUNNERS.contains(sub)
-                && let Some(script) = positionals.next()
-            {
+            let script = args.get(1).filter(|a| !a.starts_with('-'));
+            if let Some(script) = script.filter(|_| SCRIPT_RUNNERS.contains(sub)) {
                 parts.push((*script).to_string());
             }
         }
-    } else if let Some(first) = args.first().filter(|a| !a.starts_with('-')) {
-        // `python manage.py …`, `./gradlew build`: the first operand says what runs.
-        parts.push((*first).to_string());
+        // Anything else is granted as written (`python manage.py migrate`, `make --version`,
+        // `ls -la`): a bare program name would allow whatever it can be made to do.
+        _ => parts.extend(args.iter().map(|a| (*a).to_string())),
     }
     // A pattern is whitespace-separated: an operand with spaces or glob characters cannot be
     // expressed exactly, so no suggestion rather than a looser one.
@@ -131,10 +131,14 @@ mod tests {
             command_pattern(&["/usr/bin/make", "check"]).as_deref(),
             Some("make check")
         );
-        assert_eq!(command_pattern(&["ls", "-la"]).as_deref(), Some("ls"));
+        assert_eq!(command_pattern(&["ls", "-la"]).as_deref(), Some("ls -la"));
+        assert_eq!(
+            command_pattern(&["make", "--version"]).as_deref(),
+            Some("make --version")
+        );
         assert_eq!(
             command_pattern(&["python", "manage.py", "migrate"]).as_deref(),
-            Some("python manage.py")
+            Some("python manage.py migrate")
         );
         assert_eq!(command_pattern(&["cat", "a b"]), None);
         assert_eq!(command_pattern(&["rm", "*"]), None);

@@ -35,6 +35,11 @@ pub enum ApprovalAnswer {
     ApproveForSession {
         suggestion: u32,
     },
+    /// Approve, and keep the suggestion at this index as your rule for this project (in your
+    /// own policy file, shown by `tandem-cli policy show`).
+    ApproveAlways {
+        suggestion: u32,
+    },
     Deny {
         message: Option<String>,
     },
