@@ -42,6 +42,8 @@ test-ui:
 test-rust: ui
 	cargo build --workspace --all-targets $(APP_FEATURES)
 	$(XVFB) cargo test --workspace $(APP_FEATURES)
+	# The OS keychain for real: a private D-Bus session with an unlocked gnome-keyring.
+	TANDEM_REQUIRE_KEYCHAIN=1 scripts/with-keyring.sh cargo test --workspace $(APP_FEATURES) --test keychain
 
 test-e2e: ui
 	cargo build --workspace --all-targets $(APP_FEATURES)

@@ -10,12 +10,14 @@
 //! compaction, a token budget, resuming a session into a running loop.
 
 mod agent_loop;
+mod keychain;
 mod policy_call;
 mod replay;
 mod session_log;
 mod settings;
 
 pub use agent_loop::{Agent, AgentConfig, AgentError, ApprovalTx, LOOP_LIMIT, Outcome};
+pub use keychain::{Keychain, KeychainError};
 pub use policy_call::policy_call;
 pub use replay::replay_messages;
 pub use session_log::{
