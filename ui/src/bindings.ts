@@ -110,9 +110,10 @@ suggestions: Array<string>,
  */
 path: string | null, original: string | null, proposed: string | null, hunks: Array<Hunk>, 
 /**
- * For commands: the command line.
+ * For commands: the command line, and each simple command the policy found in it (what
+ * really runs, wrappers and substitutions included).
  */
-command: string | null, };
+command: string | null, commands: Array<string>, };
 
 export type ApprovalAnswer = { "answer": "approve" } | { "answer": "approve_for_session", suggestion: number, } | { "answer": "approve_always", suggestion: number, } | { "answer": "deny", message: string | null, } | { "answer": "approve_partial", accepted_hunks: Array<number>, };
 

@@ -568,6 +568,23 @@ impl Agent {
                         .as_ref()
                         .map(|p| tools::hunks(p.original.as_deref().unwrap_or(""), &p.content))
                         .unwrap_or_default(),
+                    commands: if name == "run_command" {
+                        policy::shell::parse(
+                            input.get("command").and_then(Value::as_str).unwrap_or(""),
+                        )
+                        .commands
+                        .iter()
+                        .map(|c| {
+                            c.words
+                                .iter()
+                                .map(|w| w.shown())
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        })
+                        .collect()
+                    } else {
+                        Vec::new()
+                    },
                     command: (name == "run_command").then(|| {
                         input
                             .get("command")
@@ -577,7 +594,7 @@ impl Agent {
                     }),
                 };
                 self.emit(AgentEvent::ApprovalNeeded {
-                    request: request.clone(),
+                    request: Box::new(request.clone()),
                 })?;
                 let (tx, rx) = oneshot::channel();
                 if self.approvals.send((request, tx)).await.is_err() {

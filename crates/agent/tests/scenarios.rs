@@ -169,6 +169,10 @@ async fn read_edit_run_and_finish_on_a_real_repository() {
         r.questions[1].command.as_deref(),
         Some("grep -c tandem greeting.txt | tee check.log")
     );
+    assert_eq!(
+        r.questions[1].commands,
+        ["grep -c tandem greeting.txt", "tee check.log"]
+    );
     assert!(
         r.events
             .iter()

@@ -100,7 +100,19 @@ fn provider_config(a: &RunArgs) -> Result<(ProviderConfig, String)> {
             .model
             .clone()
             .ok_or_else(|| anyhow!("--provider needs --model"))?;
-        return Ok((ProviderConfig::new(kind, &base, env(key_env)), model));
+        let name = match p {
+            ProviderArg::Anthropic => "anthropic",
+            ProviderArg::Openai => "openai",
+        };
+        // The environment first (explicit for this run), then the keychain.
+        let key = env(key_env).or_else(|| {
+            if std::env::var_os("TANDEM_NO_KEYCHAIN").is_some() {
+                None
+            } else {
+                agent::Keychain.api_key(name)
+            }
+        });
+        return Ok((ProviderConfig::new(kind, &base, key), model));
     }
     let path = config_dir().map(|c| c.join("tandem/settings.toml"));
     let text = path
@@ -112,7 +124,11 @@ fn provider_config(a: &RunArgs) -> Result<(ProviderConfig, String)> {
             )
         })?;
     let settings = Settings::parse(&path.unwrap_or_default().display().to_string(), &text)?;
-    let secrets: Box<dyn SecretStore> = Box::new(NoSecrets);
+    let secrets: Box<dyn SecretStore> = if std::env::var_os("TANDEM_NO_KEYCHAIN").is_some() {
+        Box::new(NoSecrets)
+    } else {
+        Box::new(agent::Keychain)
+    };
     let (mut config, model) = settings.resolve("default", secrets.as_ref(), &env)?;
     if let Some(u) = &a.base_url {
         config.base_url = u.clone();

@@ -23,8 +23,10 @@ pub struct ApprovalRequest {
     pub original: Option<String>,
     pub proposed: Option<String>,
     pub hunks: Vec<Hunk>,
-    /// For commands: the command line.
+    /// For commands: the command line, and each simple command the policy found in it (what
+    /// really runs, wrappers and substitutions included).
     pub command: Option<String>,
+    pub commands: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -70,7 +72,7 @@ pub enum AgentEvent {
         input: Value,
     },
     ApprovalNeeded {
-        request: ApprovalRequest,
+        request: Box<ApprovalRequest>,
     },
     ToolFinished {
         id: String,
