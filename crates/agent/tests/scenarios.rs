@@ -305,35 +305,55 @@ async fn a_denial_with_a_message_reaches_the_model_and_nothing_runs() {
     assert_eq!(r.questions.len(), 1);
 }
 
-#[tokio::test]
-async fn a_front_end_that_goes_away_cancels_the_pending_call() {
-    let project = repo();
-    let s = scenario("agent_user_denies_with_message.json");
-    let server = ScriptedServer::start(s).await.expect("server");
-    let pc = ProviderConfig::new(ProviderKind::OpenAi, server.base_url(), None);
-    let sessions = tempfile::tempdir().expect("tempdir");
-    let toolbox = Toolbox::new(
-        ProjectRoot::open(project.path()).expect("open"),
-        sessions.path().join("s"),
-    );
+/// An agent on `project` that talks to `server` and logs into `sessions/<id>`.
+fn agent_for(
+    project: &Path,
+    sessions: &Path,
+    id: &str,
+    server: &ScriptedServer,
+    kind: ProviderKind,
+    config: AgentConfig,
+    approvals: agent::ApprovalTx,
+) -> Agent {
+    let toolbox = Toolbox::new(ProjectRoot::open(project).expect("open"), sessions.join(id));
     let header = SessionHeader {
-        id: "s".into(),
+        id: id.into(),
         project: "p".into(),
         task: "t".into(),
         model: "m".into(),
         started_ms: 0,
     };
-    let log = SessionLog::create(sessions.path(), &header).expect("log");
+    let log = SessionLog::create(sessions, &header).expect("log");
     let (etx, _erx) = mpsc::unbounded_channel();
-    let (atx, arx) = mpsc::channel(1);
-    drop(arx); // nobody will ever answer
-    let mut agent = Agent::new(
-        Provider::new(pc).expect("p"),
+    let key = (kind == ProviderKind::Anthropic).then(|| "k".to_string());
+    let pc = ProviderConfig::new(kind, server.base_url(), key);
+    Agent::new(
+        Provider::new(pc).expect("provider"),
         toolbox,
         Policy::builtin(),
-        AgentConfig::new("m"),
+        config,
         log,
         etx,
+        approvals,
+    )
+}
+
+#[tokio::test]
+async fn a_front_end_that_goes_away_cancels_the_pending_call() {
+    let project = repo();
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let server = ScriptedServer::start(scenario("agent_user_denies_with_message.json"))
+        .await
+        .expect("server");
+    let (atx, arx) = mpsc::channel(1);
+    drop(arx); // nobody will ever answer
+    let mut agent = agent_for(
+        project.path(),
+        sessions.path(),
+        "s",
+        &server,
+        ProviderKind::OpenAi,
+        AgentConfig::new("m"),
         atx,
     );
     let outcome = agent
@@ -346,36 +366,19 @@ async fn a_front_end_that_goes_away_cancels_the_pending_call() {
 #[tokio::test]
 async fn stop_mid_stream_cancels_at_once_and_a_budget_stops_the_task() {
     let project = repo();
-    let s = Scenario::from_json(r#"{"name": "slow", "format": "anthropic", "turns": [{"reply": {"text": "never seen"}, "delay_ms": 30000}]}"#).expect("json");
-    let server = ScriptedServer::start(s).await.expect("server");
     let sessions = tempfile::tempdir().expect("tempdir");
-    let make = |sessions: &Path, id: &str, server: &ScriptedServer, config: AgentConfig| {
-        let toolbox = Toolbox::new(
-            ProjectRoot::open(project.path()).expect("open"),
-            sessions.join(id),
-        );
-        let header = SessionHeader {
-            id: id.into(),
-            project: "p".into(),
-            task: "t".into(),
-            model: "m".into(),
-            started_ms: 0,
-        };
-        let log = SessionLog::create(sessions, &header).expect("log");
-        let (etx, _erx) = mpsc::unbounded_channel();
-        let (atx, _arx) = mpsc::channel(1);
-        let pc = ProviderConfig::new(ProviderKind::Anthropic, server.base_url(), Some("k".into()));
-        Agent::new(
-            Provider::new(pc).expect("p"),
-            toolbox,
-            Policy::builtin(),
-            config,
-            log,
-            etx,
-            atx,
-        )
-    };
-    let mut agent = make(sessions.path(), "slow", &server, AgentConfig::new("m"));
+    let slow = Scenario::from_json(r#"{"name": "slow", "format": "anthropic", "turns": [{"reply": {"text": "never seen"}, "delay_ms": 30000}]}"#).expect("json");
+    let server = ScriptedServer::start(slow).await.expect("server");
+    let (atx, _arx) = mpsc::channel(1);
+    let mut agent = agent_for(
+        project.path(),
+        sessions.path(),
+        "slow",
+        &server,
+        ProviderKind::Anthropic,
+        AgentConfig::new("m"),
+        atx,
+    );
     let cancel = CancellationToken::new();
     let c2 = cancel.clone();
     tokio::spawn(async move {
@@ -393,7 +396,16 @@ async fn stop_mid_stream_cancels_at_once_and_a_budget_stops_the_task() {
         .expect("server");
     let mut config = AgentConfig::new("m");
     config.token_budget = Some(1);
-    let mut agent = make(sessions.path(), "budget", &looping, config);
+    let (atx, _arx) = mpsc::channel(1);
+    let mut agent = agent_for(
+        project.path(),
+        sessions.path(),
+        "budget",
+        &looping,
+        ProviderKind::Anthropic,
+        config,
+        atx,
+    );
     let outcome = agent
         .run_task("t", &CancellationToken::new())
         .await
@@ -407,37 +419,24 @@ async fn stop_mid_stream_cancels_at_once_and_a_budget_stops_the_task() {
 #[tokio::test]
 async fn nearing_the_context_window_compacts_older_turns_with_the_model() {
     let project = repo();
-    let s = scenario("agent_compaction.json");
-    let server = ScriptedServer::start(s).await.expect("server");
     let sessions = tempfile::tempdir().expect("tempdir");
-    let toolbox = Toolbox::new(
-        ProjectRoot::open(project.path()).expect("open"),
-        sessions.path().join("c"),
-    );
-    let header = SessionHeader {
-        id: "c".into(),
-        project: "p".into(),
-        task: "t".into(),
-        model: "m".into(),
-        started_ms: 0,
-    };
-    let log = SessionLog::create(sessions.path(), &header).expect("log");
-    let log_path = log.path().to_path_buf();
-    let (etx, _erx) = mpsc::unbounded_channel();
-    let (atx, _arx) = mpsc::channel(1);
+    let server = ScriptedServer::start(scenario("agent_compaction.json"))
+        .await
+        .expect("server");
     let mut config = AgentConfig::new("m");
     // list.txt alone is ~150 characters: a tiny window makes the third turn compact.
     config.context_window = 120;
-    let pc = ProviderConfig::new(ProviderKind::Anthropic, server.base_url(), Some("k".into()));
-    let mut agent = Agent::new(
-        Provider::new(pc).expect("p"),
-        toolbox,
-        Policy::builtin(),
+    let (atx, _arx) = mpsc::channel(1);
+    let mut agent = agent_for(
+        project.path(),
+        sessions.path(),
+        "c",
+        &server,
+        ProviderKind::Anthropic,
         config,
-        log,
-        etx,
         atx,
     );
+    let log_path = agent.log.path().to_path_buf();
     let outcome = agent
         .run_task("Look around", &CancellationToken::new())
         .await
@@ -459,23 +458,11 @@ async fn nearing_the_context_window_compacts_older_turns_with_the_model() {
 #[tokio::test]
 async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
     let project = repo();
-    let s = scenario("agent_approve_always.json");
-    let server = ScriptedServer::start(s).await.expect("server");
     let sessions = tempfile::tempdir().expect("tempdir");
+    let server = ScriptedServer::start(scenario("agent_approve_always.json"))
+        .await
+        .expect("server");
     let user_file = sessions.path().join("config/tandem/policy.toml");
-    let toolbox = Toolbox::new(
-        ProjectRoot::open(project.path()).expect("open"),
-        sessions.path().join("a"),
-    );
-    let header = SessionHeader {
-        id: "a".into(),
-        project: "p".into(),
-        task: "t".into(),
-        model: "m".into(),
-        started_ms: 0,
-    };
-    let log = SessionLog::create(sessions.path(), &header).expect("log");
-    let (etx, _erx) = mpsc::unbounded_channel();
     let (atx, mut arx) = mpsc::channel::<(
         ApprovalRequest,
         tokio::sync::oneshot::Sender<ApprovalAnswer>,
@@ -490,14 +477,13 @@ async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
     });
     let mut config = AgentConfig::new("m");
     config.user_policy_file = Some(user_file.clone());
-    let pc = ProviderConfig::new(ProviderKind::OpenAi, server.base_url(), None);
-    let mut agent = Agent::new(
-        Provider::new(pc).expect("p"),
-        toolbox,
-        Policy::builtin(),
+    let mut agent = agent_for(
+        project.path(),
+        sessions.path(),
+        "a",
+        &server,
+        ProviderKind::OpenAi,
         config,
-        log,
-        etx,
         atx,
     );
     let outcome = agent
