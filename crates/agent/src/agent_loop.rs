@@ -506,13 +506,22 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<Option<ToolReply>, AgentError> {
         let ws = &self.toolbox.ws;
+        // Writes and edits are worked out first, so the approval shows what will be written.
+        // Arguments that do not fit the tool are the model's error to fix: nothing is asked.
+        let bad_args = |e: serde_json::Error| {
+            ToolReply::err(format!(
+                "the arguments for {name} are not valid ({e}); check them against its schema"
+            ))
+        };
         let planned = match name {
-            "write_file" => serde_json::from_value(input.clone())
-                .ok()
-                .map(|a| tools::plan_write(ws, &a)),
-            "edit_file" => serde_json::from_value(input.clone())
-                .ok()
-                .map(|a| tools::plan_edit(ws, &a)),
+            "write_file" => match serde_json::from_value(input.clone()) {
+                Ok(a) => Some(tools::plan_write(ws, &a)),
+                Err(e) => return Ok(Some(bad_args(e))),
+            },
+            "edit_file" => match serde_json::from_value(input.clone()) {
+                Ok(a) => Some(tools::plan_edit(ws, &a)),
+                Err(e) => return Ok(Some(bad_args(e))),
+            },
             _ => None,
         };
         let planned = match planned {

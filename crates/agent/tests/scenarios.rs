@@ -519,3 +519,51 @@ async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
         reloaded.describe()
     );
 }
+
+#[tokio::test]
+async fn a_write_with_wrong_arguments_is_sent_back_without_asking_anyone() {
+    let project = repo();
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let s = Scenario::from_json(
+        r#"{"name": "bad write", "format": "anthropic", "turns": [
+            {"reply": {"tool_calls": [{"id": "w", "name": "write_file", "input": {"path": "new.txt"}}]}},
+            {"expect": {"tool_result_contains": "missing field `content`"},
+             "reply": {"tool_calls": [{"id": "d", "name": "task_done", "input": {"summary": "gave up"}}]}}
+        ]}"#,
+    )
+    .expect("json");
+    let server = ScriptedServer::start(s).await.expect("server");
+    let (atx, mut arx) = mpsc::channel::<(
+        ApprovalRequest,
+        tokio::sync::oneshot::Sender<ApprovalAnswer>,
+    )>(1);
+    let asked = Arc::new(Mutex::new(0));
+    let asked2 = asked.clone();
+    tokio::spawn(async move {
+        while let Some((_, reply)) = arx.recv().await {
+            *asked2.lock().expect("lock") += 1;
+            let _ = reply.send(ApprovalAnswer::Approve);
+        }
+    });
+    let mut agent = agent_for(
+        project.path(),
+        sessions.path(),
+        "w",
+        &server,
+        ProviderKind::Anthropic,
+        AgentConfig::new("m"),
+        atx,
+    );
+    let outcome = agent
+        .run_task("write", &CancellationToken::new())
+        .await
+        .expect("run");
+    assert!(matches!(outcome, Outcome::Done { .. }), "{outcome:?}");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    assert_eq!(
+        *asked.lock().expect("lock"),
+        0,
+        "an invalid call is never put to the user"
+    );
+    assert!(!project.path().join("new.txt").exists());
+}

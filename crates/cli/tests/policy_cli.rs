@@ -3,13 +3,15 @@
 use std::path::Path;
 use std::process::Command;
 
-fn cli(project: &Path, args: &[&str]) -> (i32, String, String) {
+/// `tandem-cli SUBCOMMAND ARGS… --project DIR` with no user rules; exit code, stdout, stderr.
+fn tandem_cli(subcommand: &str, project: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
-        .arg("policy")
+        .arg(subcommand)
         .args(args)
         .arg("--project")
         .arg(project)
         .env("XDG_CONFIG_HOME", project.join("no-user-config"))
+        .env("TANDEM_NO_KEYCHAIN", "1")
         .output()
         .expect("run tandem-cli");
     (
@@ -17,6 +19,10 @@ fn cli(project: &Path, args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+fn cli(project: &Path, args: &[&str]) -> (i32, String, String) {
+    tandem_cli("policy", project, args)
 }
 
 fn check(project: &Path, args: &[&str]) -> serde_json::Value {
@@ -148,19 +154,7 @@ fn usage_errors_say_what_is_missing() {
 }
 
 fn tool(project: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
-        .arg("tool")
-        .args(args)
-        .arg("--project")
-        .arg(project)
-        .env("XDG_CONFIG_HOME", project.join("no-user-config"))
-        .output()
-        .expect("run tandem-cli");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    tandem_cli("tool", project, args)
 }
 
 #[test]
