@@ -8,7 +8,8 @@ use crate::session_log::{LogError, SessionLog};
 use llm::{ChatRequest, LlmError, Provider, StreamEvent};
 use policy::{Context, Mode, Policy, Verdict};
 use protocol::{
-    AgentEvent, ApprovalAnswer, ApprovalRequest, ContentBlock, Message, Role, ToolDefinition,
+    AgentEvent, ApprovalAnswer, ApprovalRequest, ContentBlock, Message, PlanItem, Role,
+    ToolDefinition, TurnOutcome,
 };
 use serde_json::Value;
 use std::collections::{BTreeSet, VecDeque};
@@ -34,6 +35,9 @@ pub struct AgentConfig {
     /// The model's context window in tokens. Nearing it (80 %), older turns are compacted into
     /// a summary written by the model, instead of failing.
     pub context_window: u32,
+    /// The session's own folder: each file's content before the session first changed it is
+    /// kept here, for the review of everything the session changed.
+    pub session_dir: Option<PathBuf>,
 }
 
 impl AgentConfig {
@@ -47,6 +51,7 @@ impl AgentConfig {
             user_policy_file: None,
             token_budget: None,
             context_window: 200_000,
+            session_dir: None,
         }
     }
 }
@@ -95,6 +100,7 @@ pub struct Agent {
     pub approvals: ApprovalTx,
     pub messages: Vec<Message>,
     recent_calls: VecDeque<String>,
+    prices: llm::PriceTable,
 }
 
 /// Project instructions the model should follow, from the first of these files present.
@@ -204,6 +210,7 @@ impl Agent {
             approvals,
             messages: Vec::new(),
             recent_calls: VecDeque::new(),
+            prices: llm::PriceTable::default(),
         }
     }
 
@@ -219,6 +226,30 @@ impl Agent {
         Ok(())
     }
 
+    /// Runs one turn and says how it ended, in the event stream and the log: the front end's
+    /// entry point. A model failure is an outcome here, not an error: the session stays usable.
+    pub async fn run_turn(&mut self, task: &str, cancel: &CancellationToken) -> TurnOutcome {
+        let outcome = match self.run_task(task, cancel).await {
+            Ok(Outcome::Done { summary }) => TurnOutcome::Done { summary },
+            Ok(Outcome::Ended { .. }) => TurnOutcome::Ended,
+            Ok(Outcome::Paused { reason }) => TurnOutcome::Paused { reason },
+            Ok(Outcome::StepLimit) => TurnOutcome::StepLimit,
+            Ok(Outcome::BudgetSpent { used }) => TurnOutcome::BudgetSpent { used },
+            Ok(Outcome::Cancelled) => TurnOutcome::Cancelled,
+            Err(e) => TurnOutcome::Failed {
+                message: e.to_string(),
+            },
+        };
+        let ended = AgentEvent::TurnEnded {
+            outcome: outcome.clone(),
+        };
+        if let Err(e) = self.emit(ended.clone()).and_then(|()| Ok(self.log.sync()?)) {
+            tracing::warn!(error = %e, "the end of the turn could not be logged");
+            let _ = self.events.send(ended);
+        }
+        outcome
+    }
+
     /// Runs one task to its end.
     pub async fn run_task(
         &mut self,
@@ -226,8 +257,9 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<Outcome, AgentError> {
         self.messages.push(Message::user_text(task));
-        self.log
-            .append(&serde_json::json!({"type": "user_message", "text": task}))?;
+        self.emit(AgentEvent::UserMessage {
+            text: task.to_string(),
+        })?;
         let root = self.toolbox.ws.root().path().to_path_buf();
         let system = system_prompt(&root);
         let tools = tool_definitions();
@@ -265,7 +297,8 @@ impl Agent {
                     StreamEvent::TextDelta(text) => AgentEvent::TextDelta { text },
                     StreamEvent::ThinkingDelta(text) => AgentEvent::ThinkingDelta { text },
                     StreamEvent::Notice(text) => AgentEvent::Notice { text },
-                    StreamEvent::Usage(usage) => AgentEvent::Usage { usage },
+                    // The reply's total usage is reported once, with its cost, when it ends.
+                    StreamEvent::Usage(_) => return,
                     StreamEvent::Restart => AgentEvent::Notice {
                         text: "the reply is starting over".into(),
                     },
@@ -286,7 +319,11 @@ impl Agent {
                     return Err(e.into());
                 }
             };
-            self.emit(AgentEvent::Usage { usage: resp.usage })?;
+            let cost_usd = self.prices.cost(&self.config.model, &resp.usage);
+            self.emit(AgentEvent::Usage {
+                usage: resp.usage,
+                cost_usd,
+            })?;
             used_tokens += u64::from(resp.usage.input_tokens) + u64::from(resp.usage.output_tokens);
             self.emit(AgentEvent::AssistantMessage {
                 message: resp.message.clone(),
@@ -616,8 +653,10 @@ impl Agent {
                 let Some(answer) = answer else {
                     return Ok(None);
                 };
-                self.log
-                    .append(&serde_json::json!({"type": "approval", "id": id, "answer": answer}))?;
+                self.emit(AgentEvent::ApprovalAnswered {
+                    id: id.to_string(),
+                    answer: answer.clone(),
+                })?;
                 match answer {
                     ApprovalAnswer::Approve => {}
                     ApprovalAnswer::ApproveForSession { suggestion } => {
@@ -666,6 +705,13 @@ impl Agent {
             Verdict::Allow => {}
         }
 
+        if let Some(p) = &planned
+            && let Some(dir) = &self.config.session_dir
+            && let Err(e) = crate::changes::record_baseline(dir, &p.path, p.original.as_deref())
+        {
+            // The review panel loses this file's "before"; the write itself is still right.
+            tracing::warn!(error = %e, "could not keep the file's content before the change");
+        }
         if let (Some(p), Some(acc)) = (&planned, &accepted) {
             let original = p.original.clone().unwrap_or_default();
             let total = tools::hunks(&original, &p.content).len();
@@ -692,7 +738,14 @@ impl Agent {
             ));
         }
         Ok(Some(match self.toolbox.run(name, input.clone()).await {
-            Ok(out) => ToolReply::ok(out.text),
+            Ok(out) => {
+                if name == "update_plan"
+                    && let Ok(items) = serde_json::from_value::<Vec<PlanItem>>(out.structured)
+                {
+                    self.emit(AgentEvent::PlanUpdated { items })?;
+                }
+                ToolReply::ok(out.text)
+            }
             Err(e) => ToolReply::err(e.to_string()),
         }))
     }

@@ -5,26 +5,38 @@
 //! Owns sessions and their lifecycle. Must not talk HTTP itself (that is `llm`), run tools
 //! itself (that is `tools`) or decide what is allowed (that is `policy`); no Tauri.
 //!
-//! Built so far: the loop ([`Agent::run_task`]) with policy, approvals (including partial
-//! hunks), loop detection and a step limit; [`SessionLog`]; [`Settings`] for roles. Not yet:
-//! compaction, a token budget, resuming a session into a running loop.
+//! Front ends start a turn with [`Agent::run_turn`], read sessions back with
+//! [`load_transcript`] / [`summary_info`], review a session's changes with
+//! [`session_changes`], and find providers, keys and rules through `launch`'s helpers.
 
 mod agent_loop;
+mod changes;
 mod keychain;
+mod launch;
+pub mod locations;
 mod policy_call;
 mod replay;
 mod session_log;
+mod session_view;
 mod settings;
 
 pub use agent_loop::{Agent, AgentConfig, AgentError, ApprovalTx, LOOP_LIMIT, Outcome};
+pub use changes::{ChangesError, record_baseline, session_changes};
 pub use keychain::{Keychain, KeychainError};
+pub use launch::{
+    KeyFile, LaunchError, Preset, StoredKeys, choose_provider, default_key_env, default_url,
+    load_project_policy, read_settings,
+};
 pub use policy_call::policy_call;
 pub use replay::replay_messages;
 pub use session_log::{
     Entry, LogError, SessionHeader, SessionLog, SessionRead, SessionSummary, list_sessions,
     read_session, session_path,
 };
+pub use session_view::{
+    load_transcript, session_info, session_state, summary_info, transcript_events,
+};
 pub use settings::{
     Kind, MemorySecrets, NoSecrets, ProviderSettings, ROLES, RoleSettings, SecretStore, Settings,
-    SettingsError,
+    SettingsError, is_loopback,
 };

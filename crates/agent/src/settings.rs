@@ -4,7 +4,7 @@
 //! file: they come from a [`SecretStore`] (the OS keychain, later) or the environment.
 
 use llm::{ProviderConfig, ProviderKind};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub const ROLES: [&str; 4] = ["default", "fast", "coder", "architect"];
@@ -30,7 +30,7 @@ pub enum SettingsError {
     NoKey { provider: String, env: String },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     Anthropic,
@@ -38,29 +38,29 @@ pub enum Kind {
     Openai,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderSettings {
     pub kind: Kind,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
     /// The environment variable holding the key (default `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key_env: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub num_ctx: Option<u32>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub lenient_tool_calls: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoleSettings {
     pub provider: String,
     pub model: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     #[serde(default)]
@@ -95,7 +95,7 @@ impl SecretStore for MemorySecrets {
     }
 }
 
-fn is_loopback(url: &str) -> bool {
+pub fn is_loopback(url: &str) -> bool {
     let rest = url.split("://").nth(1).unwrap_or(url);
     let host = rest.split(['/', ':']).next().unwrap_or("");
     matches!(host, "localhost" | "127.0.0.1" | "[::1]") || host.starts_with("127.")
@@ -125,6 +125,12 @@ impl Settings {
             return Err(SettingsError::UnknownRole(bad.clone()));
         }
         Ok(settings)
+    }
+
+    /// The settings as TOML, for saving.
+    pub fn to_toml(&self) -> String {
+        // Plain maps of strings and numbers always serialize.
+        toml::to_string_pretty(self).unwrap_or_default()
     }
 
     /// The provider configuration and model for a role (`default` when the role is not set).
@@ -250,6 +256,13 @@ fast = { provider = "local", model = "llama3.2:3b" }
             Some("sk-keychain"),
             "the keychain wins over the environment"
         );
+    }
+
+    #[test]
+    fn saved_settings_read_back_the_same() {
+        let s = Settings::parse("settings.toml", TEXT).expect("parse");
+        let again = Settings::parse("saved.toml", &s.to_toml()).expect("reparse");
+        assert_eq!(s, again);
     }
 
     #[test]

@@ -102,6 +102,7 @@ async fn run(
     });
     let mut config = AgentConfig::new("scripted-model");
     config.mode = Some(mode);
+    config.session_dir = Some(sessions.path().join("s1"));
     let mut agent = Agent::new(
         Provider::new(pc).expect("provider"),
         toolbox,
@@ -158,6 +159,17 @@ async fn read_edit_run_and_finish_on_a_real_repository() {
         std::fs::read_to_string(project.path().join("greeting.txt")).expect("read"),
         "hello, tandem\n"
     );
+    // The review of the session's changes compares with the file before the session.
+    let changes =
+        agent::session_changes(&r._sessions.path().join("s1"), project.path()).expect("changes");
+    let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    assert!(paths.contains(&"greeting.txt"), "{paths:?}");
+    let g = changes
+        .iter()
+        .find(|c| c.path == "greeting.txt")
+        .expect("greeting");
+    assert_eq!(g.before.as_deref(), Some("hello, world\n"));
+    assert_eq!(g.after.as_deref(), Some("hello, tandem\n"));
     // Ask mode asked for the edit (with the diff) and for the command, not for the read.
     let tools: Vec<&str> = r.questions.iter().map(|q| q.tool.as_str()).collect();
     assert_eq!(tools, ["edit_file", "run_command"]);
@@ -197,7 +209,7 @@ async fn read_edit_run_and_finish_on_a_real_repository() {
         "tool_call_proposed",
         "decision",
         "approval_needed",
-        "approval",
+        "approval_answered",
         "tool_finished",
         "done",
     ] {

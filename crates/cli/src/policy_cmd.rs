@@ -2,7 +2,7 @@
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Subcommand};
-use policy::{Context, Mode, Policy, RuleText, ToolCall, evaluate};
+use policy::{Context, Mode, Policy, ToolCall, evaluate};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -66,22 +66,11 @@ struct CheckOutput<'a> {
 }
 
 fn user_rules_path(explicit: Option<&Path>) -> Option<PathBuf> {
-    if let Some(p) = explicit {
-        return Some(p.to_path_buf());
-    }
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(policy::user_policy_path(&config))
-}
-
-fn read_optional(path: &Path) -> Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("cannot read the rule file {}", path.display())),
-    }
+    Some(
+        explicit
+            .map(Path::to_path_buf)
+            .unwrap_or_else(agent::locations::user_policy_file),
+    )
 }
 
 pub struct Loaded {
@@ -132,23 +121,7 @@ pub fn load(args: &ProjectArg) -> Result<Loaded> {
                 .display()
         );
     }
-    let user_text = match &user_file {
-        Some(p) => read_optional(p)?,
-        None => None,
-    };
-    let project_file = policy::project_policy_path(&root);
-    let project_text = read_optional(&project_file)?;
-    let policy = Policy::load(
-        user_file
-            .as_deref()
-            .zip(user_text.as_deref())
-            .map(|(path, text)| RuleText { path, text }),
-        project_text.as_deref().map(|text| RuleText {
-            path: &project_file,
-            text,
-        }),
-        &root,
-    )?;
+    let policy = agent::load_project_policy(&root, user_file.as_deref())?;
     Ok(Loaded {
         root,
         user_file,

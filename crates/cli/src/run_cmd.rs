@@ -2,14 +2,14 @@
 
 use crate::policy_cmd::{ProjectArg, load, parse_mode};
 use agent::{
-    Agent, AgentConfig, NoSecrets, Outcome, SecretStore, SessionHeader, SessionLog, Settings,
-    list_sessions, read_session, replay_messages,
+    Agent, AgentConfig, Preset, SessionHeader, SessionLog, StoredKeys, list_sessions, read_session,
+    replay_messages,
 };
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use llm::{Provider, ProviderConfig, ProviderKind};
 use policy::Mode;
-use protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest};
+use protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest, TurnOutcome};
 use serde_json::Value;
 use std::io::{BufRead as _, Write as _};
 use std::path::PathBuf;
@@ -62,86 +62,49 @@ pub struct RunArgs {
     task: String,
 }
 
-fn data_dir() -> PathBuf {
-    std::env::var_os("TANDEM_DATA_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_DATA_HOME").map(|d| PathBuf::from(d).join("tandem")))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share/tandem")))
-        .unwrap_or_else(|| std::env::temp_dir().join("tandem"))
-}
-
 fn sessions_dir() -> PathBuf {
-    data_dir().join("sessions")
+    agent::locations::sessions_dir()
 }
 
-fn config_dir() -> Option<PathBuf> {
-    std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
-}
-
+/// `--provider` (with `--model`) first, then TANDEM_PROVIDER, then the settings file; keys from
+/// the environment, the keychain or the opt-in key file.
 fn provider_config(a: &RunArgs) -> Result<(ProviderConfig, String)> {
-    let env = |name: &str| std::env::var(name).ok();
-    if let Some(p) = a.provider {
-        let (kind, url, key_env) = match p {
-            ProviderArg::Anthropic => (
-                ProviderKind::Anthropic,
-                "https://api.anthropic.com",
-                "ANTHROPIC_API_KEY",
-            ),
-            ProviderArg::Openai => (
-                ProviderKind::OpenAi,
-                "https://api.openai.com/v1",
-                "OPENAI_API_KEY",
-            ),
-        };
-        let base = a.base_url.clone().unwrap_or_else(|| url.to_string());
-        let model = a
-            .model
-            .clone()
-            .ok_or_else(|| anyhow!("--provider needs --model"))?;
-        let name = match p {
-            ProviderArg::Anthropic => "anthropic",
-            ProviderArg::Openai => "openai",
-        };
-        // The environment first (explicit for this run), then the keychain.
-        let key = env(key_env).or_else(|| {
-            if std::env::var_os("TANDEM_NO_KEYCHAIN").is_some() {
-                None
-            } else {
-                agent::Keychain.api_key(name)
-            }
-        });
-        return Ok((ProviderConfig::new(kind, &base, key), model));
-    }
-    let path = config_dir().map(|c| c.join("tandem/settings.toml"));
-    let text = path
-        .as_ref()
-        .and_then(|p| std::fs::read_to_string(p).ok())
-        .ok_or_else(|| {
-            anyhow!(
-                "no provider: pass --provider and --model, or write ~/.config/tandem/settings.toml"
-            )
-        })?;
-    let settings = Settings::parse(&path.unwrap_or_default().display().to_string(), &text)?;
-    let secrets: Box<dyn SecretStore> = if std::env::var_os("TANDEM_NO_KEYCHAIN").is_some() {
-        Box::new(NoSecrets)
-    } else {
-        Box::new(agent::Keychain)
+    let preset = match a.provider {
+        Some(p) => {
+            let kind = match p {
+                ProviderArg::Anthropic => ProviderKind::Anthropic,
+                ProviderArg::Openai => ProviderKind::OpenAi,
+            };
+            Some(Preset {
+                kind,
+                base_url: a
+                    .base_url
+                    .clone()
+                    .unwrap_or_else(|| agent::default_url(kind).to_string()),
+                model: a
+                    .model
+                    .clone()
+                    .ok_or_else(|| anyhow!("--provider needs --model"))?,
+            })
+        }
+        None => Preset::from_env()?,
     };
-    let (mut config, model) = settings.resolve("default", secrets.as_ref(), &env)?;
+    let (mut config, model) = agent::choose_provider(
+        preset.as_ref(),
+        &agent::locations::settings_file(),
+        "default",
+        &StoredKeys::from_env(),
+    )
+    .map_err(|e| match e {
+        agent::LaunchError::NoProvider(file) => anyhow!(
+            "no provider: pass --provider and --model, or choose one in the app's Settings ({file})"
+        ),
+        e => e.into(),
+    })?;
     if let Some(u) = &a.base_url {
         config.base_url = u.clone();
     }
     Ok((config, a.model.clone().unwrap_or(model)))
-}
-
-fn new_session_id() -> String {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
-    format!("s{ms}-{}", std::process::id())
 }
 
 const READ_TOOLS: &[&str] = &[
@@ -229,16 +192,13 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             (log, replay_messages(&read.entries), id.clone())
         }
         None => {
-            let id = new_session_id();
+            let id = agent::locations::new_session_id();
             let header = SessionHeader {
                 id: id.clone(),
                 project: loaded.root.display().to_string(),
                 task: a.task.clone(),
                 model: model.clone(),
-                started_ms: std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_millis() as u64)
-                    .unwrap_or(0),
+                started_ms: agent::locations::now_ms(),
             };
             (SessionLog::create(&dir, &header)?, Vec::new(), id)
         }
@@ -249,6 +209,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     config.max_steps = a.max_steps;
     config.home = std::env::var_os("HOME").map(PathBuf::from);
     config.user_policy_file = loaded.user_file.clone();
+    config.session_dir = Some(dir.join(&id));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -295,35 +256,39 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 c2.cancel();
             }
         });
-        let outcome = agent.run_task(&a.task, &cancel).await;
+        let outcome = agent.run_turn(&a.task, &cancel).await;
         drop(agent);
         let _ = printer.await;
-        outcome.map_err(anyhow::Error::from)
+        Ok::<_, anyhow::Error>(outcome)
     })?;
     eprintln!("session: {id}");
     Ok(match outcome {
-        Outcome::Done { .. } => ExitCode::SUCCESS,
-        Outcome::Ended { .. } => {
+        TurnOutcome::Done { .. } => ExitCode::SUCCESS,
+        TurnOutcome::Failed { message } => {
+            eprintln!("tandem-cli: {message}; continue with --session {id}");
+            ExitCode::FAILURE
+        }
+        TurnOutcome::Ended => {
             eprintln!(
                 "tandem-cli: the model stopped without calling task_done; continue with --session {id}"
             );
             ExitCode::from(3)
         }
-        Outcome::Paused { reason } => {
+        TurnOutcome::Paused { reason } => {
             eprintln!("tandem-cli: paused: {reason}; continue with --session {id}");
             ExitCode::from(4)
         }
-        Outcome::StepLimit => {
+        TurnOutcome::StepLimit => {
             eprintln!("tandem-cli: the step limit was reached; continue with --session {id}");
             ExitCode::from(5)
         }
-        Outcome::BudgetSpent { used } => {
+        TurnOutcome::BudgetSpent { used } => {
             eprintln!(
                 "tandem-cli: the token budget is spent ({used} tokens); continue with --session {id}"
             );
             ExitCode::from(6)
         }
-        Outcome::Cancelled => {
+        TurnOutcome::Cancelled => {
             eprintln!("tandem-cli: stopped; nothing pending was run");
             ExitCode::from(130)
         }

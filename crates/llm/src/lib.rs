@@ -9,6 +9,7 @@
 
 mod anthropic;
 mod error;
+mod models;
 mod openai;
 mod prices;
 mod provider;

@@ -79,6 +79,10 @@ impl Provider {
         &self.config
     }
 
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
     async fn attempt(
         &self,
         req: &ChatRequest,

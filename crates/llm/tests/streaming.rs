@@ -574,3 +574,44 @@ async fn lenient_mode_takes_a_lone_json_block_as_a_call_and_says_so() {
             .any(|e| matches!(e, StreamEvent::Notice(n) if n.contains("lenient")))
     );
 }
+
+#[tokio::test]
+async fn test_connection_lists_models_in_both_formats() {
+    let list = |body: Value| Reply {
+        headers: vec![("content-type".into(), "application/json".into())],
+        ..sse(200, body.to_string())
+    };
+    let (base, seen) = server(vec![list(
+        json!({"data": [{"id": "claude-sonnet-4-5", "type": "model"}, {"id": "claude-haiku-4-5", "type": "model"}], "has_more": false}),
+    )])
+    .await;
+    let models = provider(ProviderKind::Anthropic, &base)
+        .list_models()
+        .await
+        .expect("anthropic models");
+    assert_eq!(models, ["claude-haiku-4-5", "claude-sonnet-4-5"]);
+    assert!(seen.get(0).0.contains("/v1/models"), "{:?}", seen.get(0).0);
+
+    let (base, seen) = server(vec![list(
+        json!({"object": "list", "data": [{"id": "qwen2.5-coder:7b", "object": "model"}]}),
+    )])
+    .await;
+    let models = provider(ProviderKind::OpenAi, &format!("{base}/v1"))
+        .list_models()
+        .await
+        .expect("openai models");
+    assert_eq!(models, ["qwen2.5-coder:7b"]);
+    assert!(seen.get(0).0.contains("/v1/models"));
+
+    let (base, _) = server(vec![sse(
+        401,
+        json!({"error": {"type": "authentication_error", "message": "invalid x-api-key"}})
+            .to_string(),
+    )])
+    .await;
+    let err = provider(ProviderKind::Anthropic, &base)
+        .list_models()
+        .await
+        .expect_err("401");
+    assert!(err.to_string().contains("check your API key"), "{err}");
+}

@@ -1,7 +1,7 @@
 //! What the agent tells its front ends (the GUI, the CLI) while it works, and how they answer
 //! its approval questions.
 
-use crate::{Hunk, Message, Usage};
+use crate::{Hunk, Message, PlanItem, TurnOutcome, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
@@ -54,6 +54,10 @@ pub enum ApprovalAnswer {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
+    /// The user's message that starts a turn.
+    UserMessage {
+        text: String,
+    },
     StepStarted {
         step: u32,
     },
@@ -82,6 +86,8 @@ pub enum AgentEvent {
     },
     Usage {
         usage: Usage,
+        /// This call's cost, when the model's price is known.
+        cost_usd: Option<f64>,
     },
     Notice {
         text: String,
@@ -91,5 +97,18 @@ pub enum AgentEvent {
     },
     Done {
         summary: String,
+    },
+    /// The plan as `update_plan` left it.
+    PlanUpdated {
+        items: Vec<PlanItem>,
+    },
+    /// How the user answered an approval request.
+    ApprovalAnswered {
+        id: String,
+        answer: ApprovalAnswer,
+    },
+    /// The turn is over; nothing more comes until the next message.
+    TurnEnded {
+        outcome: TurnOutcome,
     },
 }

@@ -33,6 +33,79 @@ pub struct ReadFileArgs {
     pub limit: Option<u32>,
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProjectArgs {
+    pub root: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionArgs {
+    pub session: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CreateSessionArgs {
+    pub root: String,
+    /// The first task: the session's title.
+    pub task: String,
+}
+
+/// Starts a turn. The command also takes `onEvent`, a `Channel<Array<AgentEvent>>` the turn's
+/// events arrive on (text deltas coalesced), and resolves when the turn ends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SendMessageArgs {
+    pub session: String,
+    pub text: String,
+    pub mode: crate::AgentMode,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AnswerApprovalArgs {
+    pub session: String,
+    /// The request's id (the tool call's id).
+    pub request: String,
+    pub answer: crate::ApprovalAnswer,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct StopTaskArgs {
+    pub session: String,
+    pub task: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProviderInput {
+    pub name: String,
+    pub kind: crate::ProviderKindName,
+    pub base_url: Option<String>,
+    pub num_ctx: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SaveSettingsArgs {
+    pub providers: Vec<ProviderInput>,
+    pub roles: Vec<crate::RoleView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SetApiKeyArgs {
+    pub provider: String,
+    /// Empty deletes the stored key.
+    pub key: String,
+    /// Where no keychain service runs: keep the key in a file only the user can read.
+    pub allow_file: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TestConnectionArgs {
+    pub kind: crate::ProviderKindName,
+    pub base_url: Option<String>,
+    /// A key typed but not saved yet; otherwise the provider's stored key is used.
+    pub api_key: Option<String>,
+    /// The configured provider whose stored key to use.
+    pub provider: Option<String>,
+}
+
 /// Every command: its name, the type of its `args`, and the type it resolves to. The TypeScript
 /// `Commands` interface is generated from this list, so the UI cannot call a command with the
 /// wrong shape.
@@ -43,4 +116,19 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("remove_recent", "RemoveRecentArgs", "Array<RecentProject>"),
     ("list_dir", "ListDirArgs", "FileListing"),
     ("read_file", "ReadFileArgs", "FileContent"),
+    ("list_sessions", "ProjectArgs", "Array<SessionInfo>"),
+    ("load_session", "SessionArgs", "SessionTranscript"),
+    ("create_session", "CreateSessionArgs", "SessionInfo"),
+    ("send_message", "SendMessageArgs", "TurnOutcome"),
+    ("answer_approval", "AnswerApprovalArgs", "null"),
+    ("stop_turn", "SessionArgs", "null"),
+    ("session_tasks", "SessionArgs", "Array<BackgroundTask>"),
+    ("stop_task", "StopTaskArgs", "Array<BackgroundTask>"),
+    ("session_changes", "SessionArgs", "Array<SessionFileChange>"),
+    ("get_settings", "null", "SettingsView"),
+    ("save_settings", "SaveSettingsArgs", "SettingsView"),
+    ("set_api_key", "SetApiKeyArgs", "SettingsView"),
+    ("test_connection", "TestConnectionArgs", "Array<string>"),
+    ("detect_local", "null", "Array<LocalServer>"),
+    ("policy_rules", "ProjectArgs", "Array<PolicyRuleView>"),
 ];

@@ -9,6 +9,7 @@ mod commands;
 mod files;
 mod model;
 mod project;
+mod session;
 mod typescript;
 
 pub use agent::*;
@@ -16,4 +17,5 @@ pub use commands::*;
 pub use files::*;
 pub use model::*;
 pub use project::*;
+pub use session::*;
 pub use typescript::typescript;

@@ -17,6 +17,13 @@ pub struct Scenario {
     pub name: String,
     pub format: Format,
     pub turns: Vec<Turn>,
+    /// What `GET …/models` lists (answered at any time, outside the turns).
+    #[serde(default = "default_models")]
+    pub models: Vec<String>,
+}
+
+fn default_models() -> Vec<String> {
+    vec!["scripted-model".into()]
 }
 
 /// One request the client is expected to make, and what it gets back.

@@ -51,11 +51,25 @@ impl ScriptedServer {
         let turns = scenario.turns.len();
         let shared = state.clone();
         let task = tokio::spawn(async move {
+            let models = scenario.models.clone();
             for (i, turn) in scenario.turns.into_iter().enumerate() {
-                let Ok((sock, _)) = listener.accept().await else {
-                    return;
+                // Model listings (Settings' "Test connection") are answered beside the script.
+                let (sock, req) = loop {
+                    let Ok((mut sock, _)) = listener.accept().await else {
+                        return;
+                    };
+                    let req = read_request(&mut sock).await;
+                    match req {
+                        Some(r)
+                            if r.method_and_path.starts_with("GET ")
+                                && r.method_and_path.contains("/models") =>
+                        {
+                            answer_models(sock, &models).await;
+                        }
+                        other => break (sock, other),
+                    }
                 };
-                serve(sock, i, scenario.format, turn, &shared).await;
+                serve(sock, req, i, scenario.format, turn, &shared).await;
             }
             // Requests beyond the script are failures, answered with 500.
             while let Ok((mut sock, _)) = listener.accept().await {
@@ -231,8 +245,29 @@ fn check(i: usize, expect: &Expect, req: &Recorded) -> Vec<String> {
     f
 }
 
-async fn serve(mut sock: TcpStream, i: usize, format: Format, turn: Turn, state: &Mutex<State>) {
-    let Some(req) = read_request(&mut sock).await else {
+async fn answer_models(mut sock: TcpStream, models: &[String]) {
+    let data: Vec<Value> = models
+        .iter()
+        .map(|m| serde_json::json!({"id": m, "object": "model"}))
+        .collect();
+    let body = serde_json::json!({"object": "list", "data": data}).to_string();
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = sock.write_all(head.as_bytes()).await;
+    let _ = sock.shutdown().await;
+}
+
+async fn serve(
+    mut sock: TcpStream,
+    req: Option<Recorded>,
+    i: usize,
+    format: Format,
+    turn: Turn,
+    state: &Mutex<State>,
+) {
+    let Some(req) = req else {
         state
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

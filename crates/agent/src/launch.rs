@@ -1,0 +1,321 @@
+//! Everything a front end needs to start the agent on a project, shared by the desktop app and
+//! `tandem-cli`: which provider and model (a launch preset, else the settings file), where the
+//! API key comes from (keychain, then the opt-in key file, then the environment) and the
+//! project's policy (the user's rules plus the project's, which may only tighten).
+
+use crate::keychain::Keychain;
+use crate::locations;
+use crate::settings::{SecretStore, Settings, SettingsError, is_loopback};
+use llm::{ProviderConfig, ProviderKind};
+use policy::{Policy, RuleText};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error(
+        "no model provider is set up: choose one in Settings (or write {0}, or launch with TANDEM_PROVIDER and TANDEM_MODEL)"
+    )]
+    NoProvider(String),
+    #[error("TANDEM_PROVIDER must be `anthropic` or `openai`, not `{0}`")]
+    BadPreset(String),
+    #[error("TANDEM_PROVIDER is set but TANDEM_MODEL is not; set the model too")]
+    PresetWithoutModel,
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the rules do not load: {0}")]
+    Policy(#[from] policy::PolicyError),
+    #[error("{path} is not a valid key file: {message}")]
+    KeyFile { path: PathBuf, message: String },
+}
+
+/// A provider chosen at launch by `TANDEM_PROVIDER`, `TANDEM_BASE_URL` and `TANDEM_MODEL`
+/// (tests and scripted launches); it wins over the settings file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preset {
+    pub kind: ProviderKind,
+    pub base_url: String,
+    pub model: String,
+}
+
+impl Preset {
+    pub fn from_env() -> Result<Option<Preset>, LaunchError> {
+        let get = |n: &str| std::env::var(n).ok().filter(|v| !v.trim().is_empty());
+        let Some(name) = get("TANDEM_PROVIDER") else {
+            return Ok(None);
+        };
+        let kind = match name.trim().to_ascii_lowercase().as_str() {
+            "anthropic" => ProviderKind::Anthropic,
+            "openai" | "openai-compatible" | "ollama" | "local" => ProviderKind::OpenAi,
+            _ => return Err(LaunchError::BadPreset(name)),
+        };
+        let base_url = get("TANDEM_BASE_URL").unwrap_or_else(|| default_url(kind).to_string());
+        let model = get("TANDEM_MODEL").ok_or(LaunchError::PresetWithoutModel)?;
+        Ok(Some(Preset {
+            kind,
+            base_url,
+            model,
+        }))
+    }
+
+    /// The provider name its key is stored under.
+    pub fn provider_name(&self) -> &'static str {
+        match self.kind {
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::OpenAi => "openai",
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "{} at {} with {} (set by TANDEM_PROVIDER at launch)",
+            self.provider_name(),
+            self.base_url,
+            self.model
+        )
+    }
+}
+
+pub fn default_url(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic => "https://api.anthropic.com",
+        ProviderKind::OpenAi => "https://api.openai.com/v1",
+    }
+}
+
+pub fn default_key_env(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+        ProviderKind::OpenAi => "OPENAI_API_KEY",
+    }
+}
+
+/// Keys in a TOML file only the user can read (0600): the opt-in fallback where no keychain
+/// service runs. Never used unless the user chose it.
+pub struct KeyFile {
+    pub path: PathBuf,
+}
+
+impl KeyFile {
+    pub fn read(&self) -> Result<BTreeMap<String, String>, LaunchError> {
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) => toml::from_str(&text).map_err(|e| LaunchError::KeyFile {
+                path: self.path.clone(),
+                message: e.message().to_string(),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+            Err(source) => Err(LaunchError::Io {
+                path: self.path.clone(),
+                source,
+            }),
+        }
+    }
+
+    /// Sets (or, with an empty key, removes) a provider's key.
+    pub fn set(&self, provider: &str, key: &str) -> Result<(), LaunchError> {
+        let mut keys = self.read()?;
+        if key.is_empty() {
+            keys.remove(provider);
+        } else {
+            keys.insert(provider.to_string(), key.to_string());
+        }
+        let io = |source| LaunchError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let text = toml::to_string(&keys).unwrap_or_default();
+        let tmp = self.path.with_extension("toml.tmp");
+        write_private(&tmp, &text).map_err(io)?;
+        std::fs::rename(&tmp, &self.path).map_err(io)
+    }
+
+    pub fn exists(&self) -> bool {
+        self.path.exists()
+    }
+}
+
+#[cfg(unix)]
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let _ = std::fs::remove_file(path);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(text.as_bytes())?;
+    f.sync_all()
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    std::fs::write(path, text)
+}
+
+/// Stored keys: the OS keychain (unless `TANDEM_NO_KEYCHAIN` is set), then the opt-in key file.
+pub struct StoredKeys {
+    pub keychain: bool,
+    pub file: KeyFile,
+}
+
+impl StoredKeys {
+    pub fn from_env() -> Self {
+        StoredKeys {
+            keychain: std::env::var_os("TANDEM_NO_KEYCHAIN").is_none(),
+            file: KeyFile {
+                path: locations::key_file(),
+            },
+        }
+    }
+
+    /// Where a provider's key comes from, for the Settings screen (never the key itself).
+    pub fn source(&self, provider: &str, env_name: &str) -> Option<String> {
+        if self.keychain && Keychain.get(provider).ok().flatten().is_some() {
+            return Some("keychain".into());
+        }
+        if self
+            .file
+            .read()
+            .ok()
+            .is_some_and(|k| k.contains_key(provider))
+        {
+            return Some(format!("file ({})", self.file.path.display()));
+        }
+        std::env::var(env_name)
+            .ok()
+            .filter(|k| !k.trim().is_empty())
+            .map(|_| format!("environment ({env_name})"))
+    }
+}
+
+impl SecretStore for StoredKeys {
+    fn api_key(&self, provider: &str) -> Option<String> {
+        if self.keychain
+            && let Some(k) = Keychain.api_key(provider)
+        {
+            return Some(k);
+        }
+        self.file.read().ok().and_then(|mut k| k.remove(provider))
+    }
+}
+
+/// Reads the settings file; a missing file is empty settings.
+pub fn read_settings(path: &Path) -> Result<Settings, LaunchError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Settings::parse(&path.display().to_string(), &text)?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
+        Err(source) => Err(LaunchError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// The provider and model for a role: the launch preset when there is one, else the settings
+/// file. Blocking (the keychain): async callers use `spawn_blocking`.
+pub fn choose_provider(
+    preset: Option<&Preset>,
+    settings_path: &Path,
+    role: &str,
+    secrets: &dyn SecretStore,
+) -> Result<(ProviderConfig, String), LaunchError> {
+    let env = |name: &str| std::env::var(name).ok();
+    if let Some(p) = preset {
+        let key = env(default_key_env(p.kind))
+            .or_else(|| secrets.api_key(p.provider_name()))
+            .filter(|k| !k.trim().is_empty());
+        if key.is_none() && !is_loopback(&p.base_url) {
+            return Err(SettingsError::NoKey {
+                provider: p.provider_name().into(),
+                env: default_key_env(p.kind).into(),
+            }
+            .into());
+        }
+        return Ok((
+            ProviderConfig::new(p.kind, &p.base_url, key),
+            p.model.clone(),
+        ));
+    }
+    let settings = read_settings(settings_path)?;
+    if settings.roles.is_empty() {
+        return Err(LaunchError::NoProvider(settings_path.display().to_string()));
+    }
+    Ok(settings.resolve(role, secrets, &env)?)
+}
+
+/// The rules for a project: the user's file (when present) and the project's own.
+pub fn load_project_policy(root: &Path, user_file: Option<&Path>) -> Result<Policy, LaunchError> {
+    let read = |p: &Path| match std::fs::read_to_string(p) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(LaunchError::Io {
+            path: p.to_path_buf(),
+            source,
+        }),
+    };
+    let user_text = user_file.map(read).transpose()?.flatten();
+    let project_file = policy::project_policy_path(root);
+    let project_text = read(&project_file)?;
+    Ok(Policy::load(
+        user_file
+            .zip(user_text.as_deref())
+            .map(|(path, text)| RuleText { path, text }),
+        project_text.as_deref().map(|text| RuleText {
+            path: &project_file,
+            text,
+        }),
+        root,
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_file_is_private_and_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = KeyFile {
+            path: dir.path().join("keys.toml"),
+        };
+        f.set("anthropic", "sk-1").unwrap();
+        f.set("openai", "sk-2").unwrap();
+        f.set("openai", "").unwrap();
+        let keys = f.read().unwrap();
+        assert_eq!(keys.get("anthropic").map(String::as_str), Some("sk-1"));
+        assert!(!keys.contains_key("openai"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(&f.path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let stored = StoredKeys {
+            keychain: false,
+            file: f,
+        };
+        assert_eq!(stored.api_key("anthropic").as_deref(), Some("sk-1"));
+    }
+
+    #[test]
+    fn no_settings_says_where_to_set_a_provider() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = choose_provider(
+            None,
+            &dir.path().join("settings.toml"),
+            "default",
+            &crate::NoSecrets,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("choose one in Settings"), "{err}");
+    }
+}

@@ -1,0 +1,186 @@
+//! Sessions as the desktop app sees them: the list, a transcript read back from the log, the
+//! files a session changed, its background tasks, and the settings screens' shapes.
+
+use crate::AgentEvent;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TurnOutcome {
+    /// The model called task_done.
+    Done {
+        summary: String,
+    },
+    /// The model stopped without calling task_done (it answered, or asks something).
+    Ended,
+    /// Paused for the user (a loop of identical calls).
+    Paused {
+        reason: String,
+    },
+    StepLimit,
+    BudgetSpent {
+        #[ts(type = "number")]
+        used: u64,
+    },
+    /// The user pressed Stop (or the window went away).
+    Cancelled,
+    /// The model or the log failed; the message says what to do next.
+    Failed {
+        message: String,
+    },
+}
+
+/// Where a session stands, for the session list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionState {
+    /// A turn is running in this app now.
+    Running,
+    /// A turn is waiting for the user's approval.
+    Waiting,
+    Done,
+    /// The last turn ended without task_done, was paused or hit a limit: continue it.
+    Ended,
+    Stopped,
+    Failed,
+    /// The app died (or was killed) mid-turn: resumable.
+    Interrupted,
+}
+
+/// The policy mode a turn runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentMode {
+    ReadOnly,
+    Ask,
+    AutoEdit,
+    FullAuto,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct SessionInfo {
+    pub id: String,
+    pub project: String,
+    /// From the first task.
+    pub title: String,
+    pub model: String,
+    #[ts(type = "number")]
+    pub started_ms: u64,
+    #[ts(type = "number")]
+    pub updated_ms: u64,
+    pub state: SessionState,
+    #[ts(type = "number")]
+    pub input_tokens: u64,
+    #[ts(type = "number")]
+    pub output_tokens: u64,
+    /// None when the model's price is unknown (local models cost nothing and say 0).
+    pub cost_usd: Option<f64>,
+}
+
+/// A session read back from its log: the same events the live stream carried.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct SessionTranscript {
+    pub info: SessionInfo,
+    pub events: Vec<AgentEvent>,
+    /// Lines of the log that could not be read (a torn last line after a crash).
+    pub warnings: Vec<String>,
+}
+
+/// One file the session changed, against its content when the session first touched it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SessionFileChange {
+    pub path: String,
+    /// None when the session created the file.
+    pub before: Option<String>,
+    /// None when the file is gone now.
+    pub after: Option<String>,
+    pub added_lines: u32,
+    pub removed_lines: u32,
+}
+
+/// A background task (a command started with `background`), for the task list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct BackgroundTask {
+    pub id: String,
+    /// "command" or "agent".
+    pub kind: String,
+    pub title: String,
+    pub running: bool,
+    /// Its state in plain words ("running", "exited with code 1", "stopped").
+    pub state: String,
+    #[ts(type = "number")]
+    pub runtime_ms: u64,
+    /// The end of its output so far.
+    pub output_tail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKindName {
+    Anthropic,
+    /// OpenAI itself or any OpenAI-compatible server (Ollama, llama.cpp, vLLM…).
+    Openai,
+}
+
+/// A configured provider as the Settings screen shows it. Never carries the key itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProviderView {
+    pub name: String,
+    pub kind: ProviderKindName,
+    pub base_url: Option<String>,
+    pub num_ctx: Option<u32>,
+    /// Where its key comes from: "keychain", "file", "environment (ANTHROPIC_API_KEY)", or
+    /// None when there is none (fine for local servers).
+    pub key_source: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RoleView {
+    /// default, fast, coder or architect.
+    pub role: String,
+    pub provider: String,
+    pub model: String,
+}
+
+/// Whether API keys can go to the OS keychain here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct KeychainStatus {
+    pub available: bool,
+    /// Why not, in plain words, when it is not.
+    pub message: Option<String>,
+    /// The user opted in to keeping keys in a file only they can read.
+    pub file_fallback: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SettingsView {
+    /// The settings file (`~/.config/tandem/settings.toml`).
+    pub file: String,
+    pub providers: Vec<ProviderView>,
+    pub roles: Vec<RoleView>,
+    pub keychain: KeychainStatus,
+    /// True when a model for the default role is set (or preset by TANDEM_PROVIDER): the
+    /// first-run screen is shown otherwise.
+    pub configured: bool,
+    /// The provider preset by TANDEM_PROVIDER / TANDEM_BASE_URL / TANDEM_MODEL, described.
+    pub preset: Option<String>,
+    /// A problem reading the settings file, with where.
+    pub error: Option<String>,
+}
+
+/// A model server answering on this machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LocalServer {
+    pub name: String,
+    pub base_url: String,
+    pub models: Vec<String>,
+}
+
+/// One policy rule in force, and the file (or "built-in") it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PolicyRuleView {
+    pub rule: String,
+    pub source: String,
+}
