@@ -11,20 +11,20 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tauri::{Manager as _, State};
 use tools::{ProjectRoot, ToolError};
 
-type CmdResult<T> = Result<T, CommandError>;
+pub(crate) type CmdResult<T> = Result<T, CommandError>;
 
 /// A directory of 100,000 entries must still paint at once: the tree shows this many per folder
 /// and says how many more there are.
 const TREE_FOLDER_LIMIT: u32 = 5000;
 
-fn internal(err: impl std::fmt::Display) -> CommandError {
+pub(crate) fn internal(err: impl std::fmt::Display) -> CommandError {
     CommandError {
         code: ErrorCode::Internal,
         message: format!("Internal error: {err}. Please report this; the log folder has details."),
     }
 }
 
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> CmdResult<T> + Send + 'static,
 ) -> CmdResult<T> {
     tauri::async_runtime::spawn_blocking(f)
@@ -82,7 +82,7 @@ pub(crate) fn now_ms() -> u64 {
 }
 
 /// Root paths come from the UI; only folders the user opened in this run may be browsed.
-fn opened_root(state: &AppState, root: &str) -> CmdResult<ProjectRoot> {
+pub(crate) fn opened_root(state: &AppState, root: &str) -> CmdResult<ProjectRoot> {
     let root = ProjectRoot::open(root).map_err(for_people)?;
     if !state.is_allowed(&root) {
         return Err(CommandError {

@@ -2,12 +2,15 @@
 //!
 //! Owns the window, the command line, the commands the UI invokes, app-level state (recent
 //! projects, logs) and plugins. Thin by design: what a command *does* lives in the engine
-//! crates (`tools`, later `policy` and `agent`), which never depend on Tauri.
+//! crates (`tools`, `policy`, `agent`, `llm`), which never depend on Tauri.
 
 mod cli_args;
 mod commands;
+mod event_pump;
 mod logging;
 mod recent;
+mod session_host;
+mod settings_host;
 mod state;
 
 use cli_args::CliAction;
@@ -15,15 +18,10 @@ use protocol::Startup;
 use std::path::PathBuf;
 use tauri::Manager as _;
 
-/// Where the config lives: `TANDEM_CONFIG_DIR` when set (tests use a throwaway one), else the
-/// platform's app config folder.
-fn config_dir(app: &tauri::App) -> PathBuf {
-    if let Some(dir) = std::env::var_os("TANDEM_CONFIG_DIR") {
-        return PathBuf::from(dir);
-    }
-    app.path()
-        .app_config_dir()
-        .unwrap_or_else(|_| std::env::temp_dir().join("tandem-config"))
+/// Where the config lives: the engine's folder (`TANDEM_CONFIG_DIR` when set, else
+/// `~/.config/tandem`), shared with `tandem-cli`.
+fn config_dir() -> PathBuf {
+    agent::locations::config_dir()
 }
 
 fn log_dir(app: &tauri::App) -> PathBuf {
@@ -89,7 +87,7 @@ pub fn run() {
         .setup(move |app| {
             let guard = logging::init(&log_dir(app));
             app.manage(guard);
-            let config = config_dir(app);
+            let config = config_dir();
             tracing::info!(version = env!("CARGO_PKG_VERSION"), config = %config.display(), "Tandem starting");
             let mut state = state::AppState::new(Startup::Welcome, recent::RecentStore::new(&config));
             state.startup = startup_for(project.clone(), &state);
@@ -102,6 +100,7 @@ pub fn run() {
                 }
             }
             app.manage(state);
+            app.manage(session_host::Sessions::default());
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -111,6 +110,21 @@ pub fn run() {
             commands::remove_recent,
             commands::list_dir,
             commands::read_file,
+            session_host::list_sessions,
+            session_host::load_session,
+            session_host::create_session,
+            session_host::send_message,
+            session_host::answer_approval,
+            session_host::stop_turn,
+            session_host::session_tasks,
+            session_host::stop_task,
+            session_host::session_changes,
+            settings_host::get_settings,
+            settings_host::save_settings,
+            settings_host::set_api_key,
+            settings_host::test_connection,
+            settings_host::detect_local,
+            settings_host::policy_rules,
         ])
         .run(tauri::generate_context!());
     if let Err(err) = result {

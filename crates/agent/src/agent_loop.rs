@@ -574,16 +574,19 @@ impl Agent {
                 a + r
             })
             .unwrap_or(0);
-        let resolver = |p: &Path| tools::real_path(p);
-        let ctx = Context {
-            project_root: ws.root().path(),
-            home: self.config.home.as_deref(),
-            mode: self.config.mode,
-            session_diff_lines: ws.diff_totals().changed(),
-            user_policy_file: self.config.user_policy_file.as_deref(),
-            resolver: &resolver,
+        // Judged in a block: the context borrows a resolver that must not live across awaits.
+        let decision = {
+            let resolver = |p: &Path| tools::real_path(p);
+            let ctx = Context {
+                project_root: ws.root().path(),
+                home: self.config.home.as_deref(),
+                mode: self.config.mode,
+                session_diff_lines: ws.diff_totals().changed(),
+                user_policy_file: self.config.user_policy_file.as_deref(),
+                resolver: &resolver,
+            };
+            policy::evaluate(&self.policy, &policy_call(name, input, diff_lines), &ctx)
         };
-        let decision = policy::evaluate(&self.policy, &policy_call(name, input, diff_lines), &ctx);
         self.log.append(&serde_json::json!({"type": "decision", "id": id, "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name}))?;
         let mut accepted: Option<Vec<u32>> = None;
         match decision.decision {

@@ -99,17 +99,17 @@ mod tests {
 
     #[test]
     fn keeps_the_first_content_and_compares_with_disk() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(root.path().join("a.txt"), "one\ntwo\n").unwrap();
-        record_baseline(dir.path(), "a.txt", Some("one\n")).unwrap();
+        let root = tempfile::tempdir().expect("test setup");
+        let dir = tempfile::tempdir().expect("test setup");
+        std::fs::write(root.path().join("a.txt"), "one\ntwo\n").expect("test setup");
+        record_baseline(dir.path(), "a.txt", Some("one\n")).expect("test setup");
         // A second change to the same file keeps the first "before".
-        record_baseline(dir.path(), "a.txt", Some("one\nzzz\n")).unwrap();
-        record_baseline(dir.path(), "new.txt", None).unwrap();
-        std::fs::write(root.path().join("new.txt"), "fresh\n").unwrap();
-        record_baseline(dir.path(), "same.txt", Some("x\n")).unwrap();
-        std::fs::write(root.path().join("same.txt"), "x\n").unwrap();
-        let changes = session_changes(dir.path(), root.path()).unwrap();
+        record_baseline(dir.path(), "a.txt", Some("one\nzzz\n")).expect("test setup");
+        record_baseline(dir.path(), "new.txt", None).expect("test setup");
+        std::fs::write(root.path().join("new.txt"), "fresh\n").expect("test setup");
+        record_baseline(dir.path(), "same.txt", Some("x\n")).expect("test setup");
+        std::fs::write(root.path().join("same.txt"), "x\n").expect("test setup");
+        let changes = session_changes(dir.path(), root.path()).expect("test setup");
         assert_eq!(changes.len(), 2, "{changes:?}");
         assert_eq!(changes[0].path, "a.txt");
         assert_eq!(changes[0].before.as_deref(), Some("one\n"));
@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn no_record_means_no_changes() {
-        let dir = tempfile::tempdir().unwrap();
-        assert!(session_changes(dir.path(), dir.path()).unwrap().is_empty());
+        let dir = tempfile::tempdir().expect("test setup");
+        assert!(session_changes(dir.path(), dir.path()).expect("test setup").is_empty());
     }
 }

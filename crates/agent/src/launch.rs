@@ -283,20 +283,20 @@ mod tests {
 
     #[test]
     fn the_key_file_is_private_and_round_trips() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("test setup");
         let f = KeyFile {
             path: dir.path().join("keys.toml"),
         };
-        f.set("anthropic", "sk-1").unwrap();
-        f.set("openai", "sk-2").unwrap();
-        f.set("openai", "").unwrap();
-        let keys = f.read().unwrap();
+        f.set("anthropic", "sk-1").expect("test setup");
+        f.set("openai", "sk-2").expect("test setup");
+        f.set("openai", "").expect("test setup");
+        let keys = f.read().expect("test setup");
         assert_eq!(keys.get("anthropic").map(String::as_str), Some("sk-1"));
         assert!(!keys.contains_key("openai"));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
-            let mode = std::fs::metadata(&f.path).unwrap().permissions().mode();
+            let mode = std::fs::metadata(&f.path).expect("test setup").permissions().mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         let stored = StoredKeys {
@@ -308,14 +308,14 @@ mod tests {
 
     #[test]
     fn no_settings_says_where_to_set_a_provider() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("test setup");
         let err = choose_provider(
             None,
             &dir.path().join("settings.toml"),
             "default",
             &crate::NoSecrets,
         )
-        .unwrap_err();
+        .expect_err("should fail");
         assert!(err.to_string().contains("choose one in Settings"), "{err}");
     }
 }

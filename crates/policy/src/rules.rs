@@ -587,33 +587,37 @@ impl Policy {
         Ok(())
     }
 
-    /// The merged rules as text, each with where it came from (`tandem-cli policy show`).
-    pub fn describe(&self) -> String {
-        use std::fmt::Write as _;
-        let mut out = String::new();
-        let _ = writeln!(out, "mode = {}  ({})", self.mode.value, self.mode.source);
-        let _ = writeln!(
-            out,
-            "max_diff_lines = {}  ({})",
-            self.max_diff_lines.value, self.max_diff_lines.source
-        );
-        let _ = writeln!(
-            out,
-            "require_approval_above = {}  ({})",
-            self.require_approval_above.value, self.require_approval_above.source
-        );
-        let _ = writeln!(
-            out,
-            "network = {:?}  ({})",
-            self.network.value, self.network.source
-        );
+    /// The merged rules, each as (rule, where it came from), in the order `policy show` prints
+    /// them; the Settings screen lists the same.
+    pub fn lines(&self) -> Vec<(String, String)> {
+        let mut out = vec![
+            (
+                format!("mode = {}", self.mode.value),
+                self.mode.source.to_string(),
+            ),
+            (
+                format!("max_diff_lines = {}", self.max_diff_lines.value),
+                self.max_diff_lines.source.to_string(),
+            ),
+            (
+                format!(
+                    "require_approval_above = {}",
+                    self.require_approval_above.value
+                ),
+                self.require_approval_above.source.to_string(),
+            ),
+            (
+                format!("network = {:?}", self.network.value),
+                self.network.source.to_string(),
+            ),
+        ];
         for (title, list) in [
             ("paths.protected", &self.protected),
             ("paths.protected_exceptions", &self.protected_exceptions),
             ("paths.allow_write", &self.allow_write),
         ] {
             for r in list {
-                let _ = writeln!(out, "{title} \"{}\"  ({})", r.text, r.source);
+                out.push((format!("{title} \"{}\"", r.text), r.source.to_string()));
             }
         }
         for r in &self.commands {
@@ -622,33 +626,42 @@ impl Policy {
                 crate::decision::Verdict::Ask => "ask",
                 crate::decision::Verdict::Deny => "deny",
             };
-            let _ = writeln!(
-                out,
-                "commands.{verdict} \"{}\"  ({})",
-                r.pattern.text(),
-                r.source
-            );
+            out.push((
+                format!("commands.{verdict} \"{}\"", r.pattern.text()),
+                r.source.to_string(),
+            ));
         }
         for d in &self.allowed_domains {
-            let _ = writeln!(
-                out,
-                "network.allowed_domains \"{}\"  ({})",
-                d.domain, d.source
-            );
+            out.push((
+                format!("network.allowed_domains \"{}\"", d.domain),
+                d.source.to_string(),
+            ));
         }
         for d in &self.denied_domains {
-            let _ = writeln!(
-                out,
-                "network.denied_domains \"{}\"  ({})",
-                d.domain, d.source
-            );
+            out.push((
+                format!("network.denied_domains \"{}\"", d.domain),
+                d.source.to_string(),
+            ));
         }
-        let _ = writeln!(
-            out,
-            "hard floors (built-in, no rule lifts them): sudo/doas/su; recursive deletes outside the project; writes outside the project; writes into .git/; secrets (.env, keys, ~/.ssh, cloud credentials); the policy files"
-        );
+        out.push((
+            "hard floors (no rule lifts them): sudo/doas/su; recursive deletes outside the project; writes outside the project; writes into .git/; secrets (.env, keys, ~/.ssh, cloud credentials); the policy files".into(),
+            "built-in".into(),
+        ));
         for n in &self.notes {
-            let _ = writeln!(out, "note: {n}");
+            out.push((format!("note: {n}"), String::new()));
+        }
+        out
+    }
+
+    /// The merged rules as text, each with where it came from (`tandem-cli policy show`).
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        for (rule, source) in self.lines() {
+            out.push_str(&rule);
+            if !source.is_empty() {
+                out.push_str(&format!("  ({source})"));
+            }
+            out.push('\n');
         }
         out
     }

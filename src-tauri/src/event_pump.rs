@@ -1,0 +1,119 @@
+//! Carries a session's events to the window: text and thinking deltas are coalesced and sent
+//! at most every 50 ms (never an IPC message per token); every other event goes at once, after
+//! the deltas before it, so order is kept.
+
+use protocol::AgentEvent;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tauri::ipc::Channel;
+use tokio::sync::{Notify, mpsc};
+use tokio::time::Instant;
+
+pub const COALESCE: Duration = Duration::from_millis(50);
+
+/// Where the running turn's events go: the channel of the `send_message` call that started it.
+pub type Sink = Arc<Mutex<Option<Channel<Vec<AgentEvent>>>>>;
+
+/// Appends an event, merging a delta into the previous one of the same kind.
+pub fn push_coalesced(buf: &mut Vec<AgentEvent>, event: AgentEvent) {
+    match (buf.last_mut(), event) {
+        (Some(AgentEvent::TextDelta { text: a }), AgentEvent::TextDelta { text: b })
+        | (Some(AgentEvent::ThinkingDelta { text: a }), AgentEvent::ThinkingDelta { text: b }) => {
+            a.push_str(&b);
+        }
+        (_, e) => buf.push(e),
+    }
+}
+
+fn flush(sink: &Sink, buf: &mut Vec<AgentEvent>) {
+    if buf.is_empty() {
+        return;
+    }
+    let batch = std::mem::take(buf);
+    let channel = sink.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    // No window listening (between turns, or it went away): the log still has every event.
+    if let Some(ch) = channel
+        && let Err(e) = ch.send(batch)
+    {
+        tracing::debug!(error = %e, "the window did not take the events");
+    }
+}
+
+/// Runs until the agent (the sender) is dropped. `turn_flushed` is notified once the
+/// `turn_ended` event has been handed to the window.
+pub async fn pump(
+    mut rx: mpsc::UnboundedReceiver<AgentEvent>,
+    sink: Sink,
+    turn_flushed: Arc<Notify>,
+) {
+    let mut buf = Vec::new();
+    let mut deadline: Option<Instant> = None;
+    loop {
+        let wait = async {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            event = rx.recv() => {
+                let Some(event) = event else {
+                    flush(&sink, &mut buf);
+                    return;
+                };
+                let delta = matches!(event, AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. });
+                let ended = matches!(event, AgentEvent::TurnEnded { .. });
+                push_coalesced(&mut buf, event);
+                if delta {
+                    deadline.get_or_insert_with(|| Instant::now() + COALESCE);
+                } else {
+                    flush(&sink, &mut buf);
+                    deadline = None;
+                }
+                if ended {
+                    turn_flushed.notify_one();
+                }
+            }
+            () = wait => {
+                flush(&sink, &mut buf);
+                deadline = None;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deltas_merge_and_other_events_keep_their_place() {
+        let mut buf = Vec::new();
+        for e in [
+            AgentEvent::TextDelta { text: "Hel".into() },
+            AgentEvent::TextDelta { text: "lo".into() },
+            AgentEvent::ThinkingDelta { text: "hm".into() },
+            AgentEvent::TextDelta { text: "!".into() },
+            AgentEvent::StepStarted { step: 2 },
+            AgentEvent::TextDelta {
+                text: "again".into(),
+            },
+        ] {
+            push_coalesced(&mut buf, e);
+        }
+        assert_eq!(
+            buf,
+            vec![
+                AgentEvent::TextDelta {
+                    text: "Hello".into()
+                },
+                AgentEvent::ThinkingDelta { text: "hm".into() },
+                AgentEvent::TextDelta { text: "!".into() },
+                AgentEvent::StepStarted { step: 2 },
+                AgentEvent::TextDelta {
+                    text: "again".into()
+                },
+            ]
+        );
+    }
+}
