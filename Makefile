@@ -9,7 +9,7 @@ XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 # make run PROJECT=/path/to/folder opens that folder directly.
 PROJECT ?=
 
-.PHONY: run test setup setup-test ui app lint test-rust test-ui test-e2e bindings dev deb clean
+.PHONY: run test setup setup-test ui app lint test-rust test-ui test-e2e bindings dev deb bench-startup clean
 
 run: setup app
 	"$(CARGO_TARGET_DIR)/debug/tandem" $(PROJECT)
@@ -47,7 +47,13 @@ test-rust: ui
 
 test-e2e: ui
 	cargo build --workspace --all-targets $(APP_FEATURES)
-	$(XVFB) cargo test --workspace $(APP_FEATURES) --test app
+	$(XVFB) cargo test --workspace $(APP_FEATURES) --test app --test agent_ui
+
+# Cold start to an interactive window and resident memory, against an empty Tauri 2 app built
+# the same way (release, embedded frontend); writes the table into docs/benchmarks.md.
+bench-startup: setup ui
+	cargo build --release -p tandem -p empty-tauri-app --features tandem/custom-protocol,empty-tauri-app/custom-protocol
+	$(XVFB) python3 scripts/bench-startup.py --write
 
 # Rewrites ui/src/bindings.ts from the Rust types in crates/protocol.
 bindings:

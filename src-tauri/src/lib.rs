@@ -54,7 +54,25 @@ fn startup_for(project: Option<PathBuf>, state: &state::AppState) -> Startup {
     }
 }
 
+/// When the process started, for the "interactive after N ms" line.
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// The window calls this once its first screen has painted: logged, and printed as
+/// `READY <ms>` for the startup benchmark (`make bench-startup`).
+#[tauri::command]
+fn ui_ready() {
+    let ms = STARTED
+        .get()
+        .map(|s| s.elapsed().as_secs_f64() * 1000.0)
+        .unwrap_or(0.0);
+    tracing::info!(ms, "the window is interactive");
+    if std::env::var_os("TANDEM_BENCH_READY").is_some() {
+        println!("READY {ms:.1}");
+    }
+}
+
 pub fn run() {
+    STARTED.get_or_init(std::time::Instant::now);
     let project = match cli_args::parse(std::env::args().skip(1)) {
         CliAction::Launch { project } => project,
         CliAction::Help => {
@@ -105,6 +123,7 @@ pub fn run() {
         })
         .invoke_handler(tauri::generate_handler![
             commands::startup,
+            ui_ready,
             commands::open_project,
             commands::recent_projects,
             commands::remove_recent,

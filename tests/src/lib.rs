@@ -100,6 +100,13 @@ impl Drop for DriverProcess {
     }
 }
 
+/// A provider that answers nothing: enough to pass the first-run screen.
+const PRESET: [(&str, &str); 3] = [
+    ("TANDEM_PROVIDER", "openai"),
+    ("TANDEM_BASE_URL", "http://127.0.0.1:9/v1"),
+    ("TANDEM_MODEL", "none"),
+];
+
 /// A launched app with its own throwaway config folder.
 pub struct App {
     pub driver: WebDriver,
@@ -113,10 +120,21 @@ impl App {
     /// A session that fails to start (the driver's port racing a previous run's shutdown) is
     /// retried with a fresh driver, twice at most; the error is reported if all attempts fail.
     pub async fn launch(app: &Path, args: &[&str], config_dir: &Path) -> TestResult<App> {
+        // A provider preset keeps these tests on the project screens, past the first-run one.
+        Self::launch_with_env(app, args, config_dir, &PRESET).await
+    }
+
+    /// Launches the app with extra environment variables (a provider preset, a data folder).
+    pub async fn launch_with_env(
+        app: &Path,
+        args: &[&str],
+        config_dir: &Path,
+        env: &[(&str, &str)],
+    ) -> TestResult<App> {
         let lock = ONE_AT_A_TIME.lock().await;
         let mut last_err = String::new();
         for attempt in 1..=3 {
-            match Self::start_session(app, args, config_dir).await {
+            match Self::start_session(app, args, config_dir, env).await {
                 Ok((driver, process)) => {
                     return Ok(App {
                         driver,
@@ -139,6 +157,7 @@ impl App {
         app: &Path,
         args: &[&str],
         config_dir: &Path,
+        env: &[(&str, &str)],
     ) -> TestResult<(WebDriver, DriverProcess)> {
         let (port, native) = free_ports()?;
         let child = Command::new(tauri_driver().ok_or("tauri-driver missing")?)
@@ -149,6 +168,8 @@ impl App {
                 &native.to_string(),
             ])
             .env("TANDEM_CONFIG_DIR", config_dir)
+            .env("TANDEM_NO_KEYCHAIN", "1")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -207,6 +228,26 @@ impl App {
             }
             if Instant::now() > deadline {
                 return Err(format!("`{css}` text {text:?} never contained {needle:?}").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// All elements matching `css`, in document order.
+    pub async fn all(&self, css: &str) -> TestResult<Vec<WebElement>> {
+        Ok(self.driver.find_all(By::Css(css)).await?)
+    }
+
+    /// Waits until at least `n` elements match `css`, and returns them.
+    pub async fn wait_count(&self, css: &str, n: usize) -> TestResult<Vec<WebElement>> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let found = self.all(css).await?;
+            if found.len() >= n {
+                return Ok(found);
+            }
+            if Instant::now() > deadline {
+                return Err(format!("`{css}`: {} found, waited for {n}", found.len()).into());
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

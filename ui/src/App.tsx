@@ -1,15 +1,21 @@
 import { useEffect, useState } from "react";
 import { useApp } from "./store";
+import { call } from "./api";
 import { watchDragDrop } from "./dragDrop";
 import { onWindowFocus } from "./windowFocus";
 import { WelcomeScreen } from "./components/WelcomeScreen";
 import { ProjectView } from "./components/ProjectView";
+import { FirstRunScreen } from "./components/FirstRunScreen";
+import { SettingsDialog } from "./components/SettingsDialog";
 
 export function App() {
   const screen = useApp((s) => s.screen);
   const init = useApp((s) => s.init);
   const openProject = useApp((s) => s.openProject);
   const [dropHover, setDropHover] = useState(false);
+  const settings = useApp((s) => s.settings);
+  const firstRunSkipped = useApp((s) => s.firstRunSkipped);
+  const settingsOpen = useApp((s) => s.settingsOpen);
 
   useEffect(() => {
     void init();
@@ -35,11 +41,32 @@ export function App() {
     [],
   );
 
+  // Tells Rust once the first real screen has painted (logged; the startup benchmark times it).
+  const loaded = screen.kind !== "loading";
+  useEffect(() => {
+    if (!loaded) return;
+    const id = requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        call("ui_ready").catch(() => undefined);
+      }),
+    );
+    return () => cancelAnimationFrame(id);
+  }, [loaded]);
+
   if (screen.kind === "loading") {
     return <div className="splash" data-testid="loading" />;
   }
-  if (screen.kind === "project") {
-    return <ProjectView project={screen.project} dropHover={dropHover} />;
+  if (settings && !settings.configured && !firstRunSkipped) {
+    return <FirstRunScreen />;
   }
-  return <WelcomeScreen dropHover={dropHover} />;
+  return (
+    <>
+      {screen.kind === "project" ? (
+        <ProjectView project={screen.project} dropHover={dropHover} />
+      ) : (
+        <WelcomeScreen dropHover={dropHover} />
+      )}
+      {settingsOpen && <SettingsDialog />}
+    </>
+  );
 }

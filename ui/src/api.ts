@@ -1,6 +1,6 @@
 // The one way the UI talks to Rust: a typed `call` over the generated `Commands` interface.
-import { invoke } from "@tauri-apps/api/core";
-import type { CommandError, Commands, ErrorCode } from "./bindings";
+import { Channel, invoke } from "@tauri-apps/api/core";
+import type { AgentEvent, CommandError, Commands, ErrorCode, SendMessageArgs, TurnOutcome } from "./bindings";
 
 type ArgsOf<K extends keyof Commands> = Commands[K]["args"] extends null ? [] : [Commands[K]["args"]];
 
@@ -35,6 +35,23 @@ export async function call<K extends keyof Commands>(
 ): Promise<Commands[K]["result"]> {
   try {
     return await invoke<Commands[K]["result"]>(cmd, args.length ? { args: args[0] } : {});
+  } catch (err) {
+    throw toAppError(err);
+  }
+}
+
+/**
+ * Starts a turn: `send_message` with its events streamed over a Channel. Each message on the
+ * channel is an array of events (Rust coalesces text deltas). Resolves with how the turn ended.
+ */
+export async function sendMessage(
+  args: SendMessageArgs,
+  onEvents: (events: AgentEvent[]) => void,
+): Promise<TurnOutcome> {
+  const onEvent = new Channel<AgentEvent[]>();
+  onEvent.onmessage = onEvents;
+  try {
+    return await invoke<TurnOutcome>("send_message", { args, onEvent });
   } catch (err) {
     throw toAppError(err);
   }

@@ -92,6 +92,12 @@ export type Usage = { input_tokens: number, output_tokens: number, cache_read_to
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | { "other": string };
 
+export type ApprovalSuggestion = { label: string, 
+/**
+ * True when the rule is meant to be kept for the project, not just this session.
+ */
+always: boolean, };
+
 export type ApprovalRequest = { 
 /**
  * The tool call's id.
@@ -102,9 +108,9 @@ id: string, tool: string, input: JsonValue,
  */
 reason: string, rule: string, 
 /**
- * Labels of the rules the user could grant instead of answering each time, in order.
+ * Rules the user could grant instead of answering each time, in order.
  */
-suggestions: Array<string>, 
+suggestions: Array<ApprovalSuggestion>, 
 /**
  * For writes and edits: the file, its content now and the proposed content, and the hunks.
  */
@@ -117,7 +123,11 @@ command: string | null, commands: Array<string>, };
 
 export type ApprovalAnswer = { "answer": "approve" } | { "answer": "approve_for_session", suggestion: number, } | { "answer": "approve_always", suggestion: number, } | { "answer": "deny", message: string | null, } | { "answer": "approve_partial", accepted_hunks: Array<number>, };
 
-export type AgentEvent = { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, } | { "type": "usage", usage: Usage, } | { "type": "notice", text: string, } | { "type": "error", message: string, } | { "type": "done", summary: string, };
+export type AgentEvent = { "type": "user_message", text: string, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, } | { "type": "usage", usage: Usage, 
+/**
+ * This call's cost, when the model's price is known.
+ */
+cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "error", message: string, } | { "type": "done", summary: string, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, };
 
 export type ProjectInfo = { 
 /**
@@ -173,13 +183,167 @@ export type ReadFileArgs = { root: string, path: string,
  */
 offset: number | null, limit: number | null, };
 
+export type TurnOutcome = { "kind": "done", summary: string, } | { "kind": "ended" } | { "kind": "paused", reason: string, } | { "kind": "step_limit" } | { "kind": "budget_spent", used: number, } | { "kind": "cancelled" } | { "kind": "failed", message: string, };
+
+export type SessionState = "running" | "waiting" | "done" | "ended" | "stopped" | "failed" | "interrupted";
+
+export type AgentMode = "read_only" | "ask" | "auto_edit" | "full_auto";
+
+export type SessionInfo = { id: string, project: string, 
+/**
+ * From the first task.
+ */
+title: string, model: string, started_ms: number, updated_ms: number, state: SessionState, input_tokens: number, output_tokens: number, 
+/**
+ * None when the model's price is unknown (local models cost nothing and say 0).
+ */
+cost_usd: number | null, };
+
+export type SessionTranscript = { info: SessionInfo, events: Array<AgentEvent>, 
+/**
+ * Lines of the log that could not be read (a torn last line after a crash).
+ */
+warnings: Array<string>, };
+
+export type SessionFileChange = { path: string, 
+/**
+ * None when the session created the file.
+ */
+before: string | null, 
+/**
+ * None when the file is gone now.
+ */
+after: string | null, added_lines: number, removed_lines: number, };
+
+export type BackgroundTask = { id: string, 
+/**
+ * "command" or "agent".
+ */
+kind: string, title: string, running: boolean, 
+/**
+ * Its state in plain words ("running", "exited with code 1", "stopped").
+ */
+state: string, runtime_ms: number, 
+/**
+ * The end of its output so far.
+ */
+output_tail: string, };
+
+export type ProviderKindName = "anthropic" | "openai";
+
+export type ProviderView = { name: string, kind: ProviderKindName, base_url: string | null, num_ctx: number | null, 
+/**
+ * Where its key comes from: "keychain", "file", "environment (ANTHROPIC_API_KEY)", or
+ * None when there is none (fine for local servers).
+ */
+key_source: string | null, };
+
+export type RoleView = { 
+/**
+ * default, fast, coder or architect.
+ */
+role: string, provider: string, model: string, };
+
+export type KeychainStatus = { available: boolean, 
+/**
+ * Why not, in plain words, when it is not.
+ */
+message: string | null, 
+/**
+ * The user opted in to keeping keys in a file only they can read.
+ */
+file_fallback: boolean, };
+
+export type SettingsView = { 
+/**
+ * The settings file (`~/.config/tandem/settings.toml`).
+ */
+file: string, providers: Array<ProviderView>, roles: Array<RoleView>, keychain: KeychainStatus, 
+/**
+ * True when a model for the default role is set (or preset by TANDEM_PROVIDER): the
+ * first-run screen is shown otherwise.
+ */
+configured: boolean, 
+/**
+ * The provider preset by TANDEM_PROVIDER / TANDEM_BASE_URL / TANDEM_MODEL, described.
+ */
+preset: string | null, 
+/**
+ * A problem reading the settings file, with where.
+ */
+error: string | null, };
+
+export type LocalServer = { name: string, base_url: string, models: Array<string>, };
+
+export type PolicyRuleView = { rule: string, source: string, };
+
+export type ProjectArgs = { root: string, };
+
+export type SessionArgs = { session: string, };
+
+export type CreateSessionArgs = { root: string, 
+/**
+ * The first task: the session's title.
+ */
+task: string, };
+
+export type SendMessageArgs = { session: string, text: string, mode: AgentMode, };
+
+export type AnswerApprovalArgs = { session: string, 
+/**
+ * The request's id (the tool call's id).
+ */
+request: string, answer: ApprovalAnswer, };
+
+export type StopTaskArgs = { session: string, task: string, };
+
+export type ProviderInput = { name: string, kind: ProviderKindName, base_url: string | null, num_ctx: number | null, };
+
+export type SaveSettingsArgs = { providers: Array<ProviderInput>, roles: Array<RoleView>, };
+
+export type SetApiKeyArgs = { provider: string, 
+/**
+ * Empty deletes the stored key.
+ */
+key: string, 
+/**
+ * Where no keychain service runs: keep the key in a file only the user can read.
+ */
+allow_file: boolean, };
+
+export type TestConnectionArgs = { kind: ProviderKindName, base_url: string | null, 
+/**
+ * A key typed but not saved yet; otherwise the provider's stored key is used.
+ */
+api_key: string | null, 
+/**
+ * The configured provider whose stored key to use.
+ */
+provider: string | null, };
+
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 
 export interface Commands {
   startup: { args: null; result: Startup };
+  ui_ready: { args: null; result: null };
   open_project: { args: OpenProjectArgs; result: ProjectInfo };
   recent_projects: { args: null; result: Array<RecentProject> };
   remove_recent: { args: RemoveRecentArgs; result: Array<RecentProject> };
   list_dir: { args: ListDirArgs; result: FileListing };
   read_file: { args: ReadFileArgs; result: FileContent };
+  list_sessions: { args: ProjectArgs; result: Array<SessionInfo> };
+  load_session: { args: SessionArgs; result: SessionTranscript };
+  create_session: { args: CreateSessionArgs; result: SessionInfo };
+  send_message: { args: SendMessageArgs; result: TurnOutcome };
+  answer_approval: { args: AnswerApprovalArgs; result: null };
+  stop_turn: { args: SessionArgs; result: null };
+  session_tasks: { args: SessionArgs; result: Array<BackgroundTask> };
+  stop_task: { args: StopTaskArgs; result: Array<BackgroundTask> };
+  session_changes: { args: SessionArgs; result: Array<SessionFileChange> };
+  get_settings: { args: null; result: SettingsView };
+  save_settings: { args: SaveSettingsArgs; result: SettingsView };
+  set_api_key: { args: SetApiKeyArgs; result: SettingsView };
+  test_connection: { args: TestConnectionArgs; result: Array<string> };
+  detect_local: { args: null; result: Array<LocalServer> };
+  policy_rules: { args: ProjectArgs; result: Array<PolicyRuleView> };
 }

@@ -2,7 +2,7 @@
 // Components read it and call its actions; every decision about files is made in Rust.
 import { create } from "zustand";
 import { call, toAppError } from "./api";
-import type { FileContent, FileEntry, ProjectInfo, RecentProject } from "./bindings";
+import type { FileContent, FileEntry, ProjectInfo, RecentProject, SettingsView } from "./bindings";
 
 export type Screen =
   | { kind: "loading" }
@@ -16,10 +16,15 @@ export type FolderState =
 
 export type OpenFile = {
   path: string;
+  /** A line to bring into view and mark (from a search hit). */
+  focusLine?: number;
   status: "loading" | "loaded" | "error";
   content?: FileContent;
   message?: string;
 };
+
+/** The right-hand panel's tabs. */
+export type Panel = "tasks" | "changes" | "file";
 
 /** Lines per page in the viewer; the tool pages the same way, so a huge file is never whole. */
 export const PAGE_LINES = 2000;
@@ -32,6 +37,11 @@ type State = {
   expanded: Record<string, boolean>;
   selected: string | null;
   openFile: OpenFile | null;
+  panel: Panel;
+  settings: SettingsView | null;
+  settingsError: string | null;
+  settingsOpen: boolean;
+  firstRunSkipped: boolean;
 
   init: () => Promise<void>;
   openProject: (path: string) => Promise<void>;
@@ -42,9 +52,16 @@ type State = {
   toggleFolder: (path: string) => Promise<void>;
   setExpanded: (path: string, open: boolean) => Promise<void>;
   select: (path: string | null) => void;
-  openFileAt: (path: string, offset?: number) => Promise<void>;
+  openFileAt: (path: string, offset?: number, focusLine?: number) => Promise<void>;
   setShowHidden: (show: boolean) => Promise<void>;
   refresh: () => Promise<void>;
+  setPanel: (panel: Panel) => void;
+  /** Opens a file in the File panel and shows that panel, optionally at a line. */
+  showFile: (path: string, line?: number) => Promise<void>;
+  loadSettings: () => Promise<SettingsView | null>;
+  setSettings: (settings: SettingsView) => void;
+  setSettingsOpen: (open: boolean) => void;
+  skipFirstRun: () => void;
 };
 
 function projectRoot(get: () => State): string | null {
@@ -60,8 +77,15 @@ export const useApp = create<State>((set, get) => ({
   expanded: {},
   selected: null,
   openFile: null,
+  panel: "tasks",
+  settings: null,
+  settingsError: null,
+  settingsOpen: false,
+  firstRunSkipped: false,
 
   async init() {
+    // Settings first: without a model provider the first-run screen comes before anything.
+    await get().loadSettings();
     try {
       const startup = await call("startup");
       if (startup.kind === "project") {
@@ -90,7 +114,7 @@ export const useApp = create<State>((set, get) => ({
   },
 
   closeProject() {
-    set({ screen: { kind: "welcome" }, folders: {}, expanded: {}, selected: null, openFile: null });
+    set({ screen: { kind: "welcome" }, folders: {}, expanded: {}, selected: null, openFile: null, panel: "tasks" });
     void get().loadRecent();
   },
 
@@ -150,18 +174,18 @@ export const useApp = create<State>((set, get) => ({
     set({ selected: path });
   },
 
-  async openFileAt(path, offset) {
+  async openFileAt(path, offset, focusLine?: number) {
     const root = projectRoot(get);
     if (root === null) return;
     // While a page loads, the previous page of the same file stays on screen (no flicker on
     // refresh or paging).
     const previous = get().openFile;
     const keep = previous?.path === path ? previous.content : undefined;
-    set({ selected: path, openFile: { path, status: "loading", content: keep } });
+    set({ selected: path, openFile: { path, status: "loading", content: keep, focusLine } });
     try {
       const content = await call("read_file", { root, path, offset: offset ?? null, limit: PAGE_LINES });
       if (get().openFile?.path !== path) return;
-      set({ openFile: { path, status: "loaded", content } });
+      set({ openFile: { path, status: "loaded", content, focusLine } });
     } catch (err) {
       if (get().openFile?.path !== path) return;
       set({ openFile: { path, status: "error", message: toAppError(err).message } });
@@ -183,8 +207,42 @@ export const useApp = create<State>((set, get) => ({
     const file = get().openFile;
     if (file?.status === "loaded") {
       const start = file.content?.kind === "text" ? file.content.start_line : undefined;
-      await get().openFileAt(file.path, start);
+      await get().openFileAt(file.path, start, file.focusLine);
     }
+  },
+
+  setPanel(panel) {
+    set({ panel });
+  },
+
+  async showFile(path, line) {
+    set({ panel: "file" });
+    // The page that holds the line, with some lines above it for context.
+    const offset = line !== undefined && line > PAGE_LINES ? Math.max(1, line - 20) : undefined;
+    await get().openFileAt(path, offset, line);
+  },
+
+  async loadSettings() {
+    try {
+      const settings = await call("get_settings");
+      set({ settings, settingsError: null });
+      return settings;
+    } catch (err) {
+      set({ settingsError: `The settings could not be read: ${toAppError(err).message}` });
+      return null;
+    }
+  },
+
+  setSettings(settings) {
+    set({ settings, settingsError: null });
+  },
+
+  setSettingsOpen(open) {
+    set({ settingsOpen: open });
+  },
+
+  skipFirstRun() {
+    set({ firstRunSkipped: true });
   },
 }));
 

@@ -606,7 +606,10 @@ impl Agent {
                     suggestions: decision
                         .suggestions
                         .iter()
-                        .map(|s| s.label.clone())
+                        .map(|s| protocol::ApprovalSuggestion {
+                            label: s.label.clone(),
+                            always: s.scope == policy::Scope::Project,
+                        })
                         .collect(),
                     path: planned.as_ref().map(|p| p.path.clone()),
                     original: planned

@@ -122,6 +122,10 @@ mod tests {
     #[test]
     fn no_record_means_no_changes() {
         let dir = tempfile::tempdir().expect("test setup");
-        assert!(session_changes(dir.path(), dir.path()).expect("test setup").is_empty());
+        assert!(
+            session_changes(dir.path(), dir.path())
+                .expect("test setup")
+                .is_empty()
+        );
     }
 }

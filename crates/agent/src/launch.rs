@@ -296,7 +296,10 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
-            let mode = std::fs::metadata(&f.path).expect("test setup").permissions().mode();
+            let mode = std::fs::metadata(&f.path)
+                .expect("test setup")
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         let stored = StoredKeys {

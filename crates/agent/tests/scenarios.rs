@@ -510,7 +510,11 @@ async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
         1,
         "asked once, then the kept rule allowed it: {asked:?}"
     );
-    assert_eq!(asked[0][0], "Always allow `make --version` in this project");
+    assert_eq!(
+        asked[0][0].label,
+        "Always allow `make --version` in this project"
+    );
+    assert!(asked[0][0].always, "offered as a rule kept for the project");
     let kept = std::fs::read_to_string(&user_file).expect("the user's file was written");
     assert!(kept.contains("make --version"), "{kept}");
     let root = std::fs::canonicalize(project.path()).expect("canonical");

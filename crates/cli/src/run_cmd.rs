@@ -127,7 +127,7 @@ fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
         eprint!("{}", h.text);
     }
     for (i, s) in req.suggestions.iter().enumerate() {
-        eprintln!("  [{}] {s}", i + 1);
+        eprintln!("  [{}] {}", i + 1, s.label);
     }
     eprint!("approve? [y]es / [n]o / a number to grant that rule for the session: ");
     let _ = std::io::stderr().flush();

@@ -16,8 +16,8 @@ pub struct ApprovalRequest {
     /// The policy's reason, in plain words, and the rule that asked.
     pub reason: String,
     pub rule: String,
-    /// Labels of the rules the user could grant instead of answering each time, in order.
-    pub suggestions: Vec<String>,
+    /// Rules the user could grant instead of answering each time, in order.
+    pub suggestions: Vec<ApprovalSuggestion>,
     /// For writes and edits: the file, its content now and the proposed content, and the hunks.
     pub path: Option<String>,
     pub original: Option<String>,
@@ -27,6 +27,15 @@ pub struct ApprovalRequest {
     /// really runs, wrappers and substitutions included).
     pub command: Option<String>,
     pub commands: Vec<String>,
+}
+
+/// A rule offered as a button: approving with it grants it for the session
+/// (`ApproveForSession`) or keeps it in the user's rules for the project (`ApproveAlways`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ApprovalSuggestion {
+    pub label: String,
+    /// True when the rule is meant to be kept for the project, not just this session.
+    pub always: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

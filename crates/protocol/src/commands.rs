@@ -111,6 +111,7 @@ pub struct TestConnectionArgs {
 /// wrong shape.
 pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("startup", "null", "Startup"),
+    ("ui_ready", "null", "null"),
     ("open_project", "OpenProjectArgs", "ProjectInfo"),
     ("recent_projects", "null", "Array<RecentProject>"),
     ("remove_recent", "RemoveRecentArgs", "Array<RecentProject>"),

@@ -25,6 +25,7 @@ pub fn typescript() -> String {
         ToolDefinition::decl(&cfg),
         Usage::decl(&cfg),
         StopReason::decl(&cfg),
+        ApprovalSuggestion::decl(&cfg),
         ApprovalRequest::decl(&cfg),
         ApprovalAnswer::decl(&cfg),
         AgentEvent::decl(&cfg),

@@ -13,7 +13,7 @@ export function FileTree() {
   const selected = useApp((s) => s.selected);
   const select = useApp((s) => s.select);
   const setExpanded = useApp((s) => s.setExpanded);
-  const openFileAt = useApp((s) => s.openFileAt);
+  const showFile = useApp((s) => s.showFile);
   const rows = useMemo(() => visibleRows(folders, expanded), [folders, expanded]);
   const entries = useMemo(
     () => rows.filter((r): r is Extract<Row, { kind: "entry" }> => r.kind === "entry"),
@@ -29,7 +29,7 @@ export function FileTree() {
   const activate = (row: Extract<Row, { kind: "entry" }>) => {
     select(row.entry.path);
     if (row.entry.kind === "dir") void setExpanded(row.entry.path, !row.expanded);
-    else void openFileAt(row.entry.path);
+    else void showFile(row.entry.path);
   };
 
   const onKeyDown = (e: React.KeyboardEvent) => {

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ThemedToken } from "shiki/core";
 import { PAGE_LINES, useApp } from "../store";
 import { highlightLines } from "../highlight";
@@ -33,8 +33,12 @@ function useTokens(content: TextContent): ThemedToken[][] | null {
   return tokens?.key === key ? tokens.tokens : null;
 }
 
-function TextView({ content }: { content: TextContent }) {
+function TextView({ content, focusLine }: { content: TextContent; focusLine?: number }) {
   const tokens = useTokens(content);
+  const focusRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    focusRef.current?.scrollIntoView({ block: "center" });
+  }, [focusLine, content]);
   const openFileAt = useApp((s) => s.openFileAt);
   const end = content.start_line + content.lines.length - 1;
   const paged = content.total_lines > content.lines.length;
@@ -64,7 +68,12 @@ function TextView({ content }: { content: TextContent }) {
       )}
       <div className="code" role="document" aria-label={`Contents of ${content.path}`} style={{ ["--ln-width" as string]: `${width}ch` }}>
         {content.lines.map((line, i) => (
-          <div className="code-line" key={i} data-testid="file-line">
+          <div
+            className={content.start_line + i === focusLine ? "code-line focus" : "code-line"}
+            key={i}
+            data-testid="file-line"
+            ref={content.start_line + i === focusLine ? focusRef : undefined}
+          >
             <span className="ln" data-testid="line-number">
               {content.start_line + i}
             </span>
@@ -121,7 +130,7 @@ export function FileViewer() {
           ) : (
             <p className="viewer-note">Image too large to preview ({formatBytes(content.size)}).</p>
           ))}
-        {content?.kind === "text" && <TextView content={content} />}
+        {content?.kind === "text" && <TextView content={content} focusLine={openFile.focusLine} />}
       </div>
     </section>
   );

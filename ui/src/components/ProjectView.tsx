@@ -1,8 +1,24 @@
+import { useEffect, useState } from "react";
 import type { ProjectInfo } from "../bindings";
-import { useApp } from "../store";
+import { useApp, type Panel } from "../store";
+import { useSession } from "../session";
 import { pickFolder } from "../pickFolder";
 import { FileTree } from "./FileTree";
 import { FileViewer } from "./FileViewer";
+import { SessionList } from "./SessionList";
+import { Transcript } from "./Transcript";
+import { ApprovalCard } from "./ApprovalCard";
+import { Composer } from "./Composer";
+import { TaskList } from "./TaskList";
+import { ChangesPanel } from "./ChangesPanel";
+
+type SideTab = "sessions" | "files";
+
+const PANELS: Array<{ id: Panel; label: string }> = [
+  { id: "tasks", label: "Tasks" },
+  { id: "changes", label: "Changes" },
+  { id: "file", label: "File" },
+];
 
 export function ProjectView({ project, dropHover }: { project: ProjectInfo; dropHover: boolean }) {
   const showHidden = useApp((s) => s.showHidden);
@@ -10,6 +26,18 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
   const refresh = useApp((s) => s.refresh);
   const closeProject = useApp((s) => s.closeProject);
   const openProject = useApp((s) => s.openProject);
+  const panel = useApp((s) => s.panel);
+  const setPanel = useApp((s) => s.setPanel);
+  const openSettings = useApp((s) => s.setSettingsOpen);
+  const openFile = useApp((s) => s.openFile);
+  const setProject = useSession((s) => s.setProject);
+  const title = useSession((s) => s.current?.title ?? null);
+  const [side, setSide] = useState<SideTab>("sessions");
+  const settingsError = useApp((s) => s.settingsError);
+
+  useEffect(() => {
+    setProject(project.root);
+  }, [project.root, setProject]);
 
   return (
     <div className={dropHover ? "project drop-hover" : "project"} data-testid="project-view">
@@ -24,18 +52,6 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
           <span className="project-path muted" title={project.root}>{project.root}</span>
         </div>
         <div className="toolbar-actions">
-          <label className="toggle" title="Show files whose names start with a dot">
-            <input
-              type="checkbox"
-              data-testid="toggle-hidden"
-              checked={showHidden}
-              onChange={(e) => void setShowHidden(e.target.checked)}
-            />
-            Hidden files
-          </label>
-          <button data-testid="refresh-tree" onClick={() => void refresh()} title="Reload the tree and git status">
-            Refresh
-          </button>
           <button
             onClick={async () => {
               const path = await pickFolder().catch(() => null);
@@ -47,13 +63,85 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
           <button data-testid="close-project" onClick={closeProject}>
             Close
           </button>
+          <button data-testid="settings-button" onClick={() => openSettings(true)} title="Providers, models and rules">
+            Settings
+          </button>
         </div>
       </header>
-      <div className="panes">
+      {settingsError && (
+        <div className="banner error app-banner" role="alert">
+          <span>
+            {settingsError}{" "}
+            <button className="link-button" onClick={() => openSettings(true)}>
+              Open Settings
+            </button>
+          </span>
+        </div>
+      )}
+      <div className="workspace">
         <aside className="sidebar">
-          <FileTree />
+          <div className="tabs" role="tablist" aria-label="Sidebar">
+            <button role="tab" aria-selected={side === "sessions"} data-testid="sessions-tab" onClick={() => setSide("sessions")}>
+              Sessions
+            </button>
+            <button role="tab" aria-selected={side === "files"} data-testid="files-tab" onClick={() => setSide("files")}>
+              Files
+            </button>
+          </div>
+          <div className="tab-body" hidden={side !== "sessions"}>
+            <SessionList />
+          </div>
+          <div className="tab-body files" hidden={side !== "files"}>
+            <div className="panel-toolbar">
+              <label className="toggle" title="Show files whose names start with a dot">
+                <input
+                  type="checkbox"
+                  data-testid="toggle-hidden"
+                  checked={showHidden}
+                  onChange={(e) => void setShowHidden(e.target.checked)}
+                />
+                Hidden files
+              </label>
+              <button data-testid="refresh-tree" onClick={() => void refresh()} title="Reload the tree and git status">
+                Refresh
+              </button>
+            </div>
+            <FileTree />
+          </div>
         </aside>
-        <FileViewer />
+        <main className="center">
+          {title && (
+            <div className="session-heading" title={title}>
+              {title}
+            </div>
+          )}
+          <Transcript />
+          <ApprovalCard />
+          <Composer />
+        </main>
+        <aside className="right-panel">
+          <div className="tabs" role="tablist" aria-label="Details">
+            {PANELS.map((p) => (
+              <button
+                key={p.id}
+                role="tab"
+                aria-selected={panel === p.id}
+                data-testid={`${p.id}-tab`}
+                onClick={() => setPanel(p.id)}
+                title={p.id === "file" && openFile ? openFile.path : undefined}
+              >
+                {p.label}
+              </button>
+            ))}
+          </div>
+          <div className="tab-body">
+            {panel === "tasks" && <TaskList />}
+            {panel === "changes" && <ChangesPanel />}
+            <div className="file-panel" hidden={panel !== "file"}>
+              <FileViewer />
+            </div>
+          </div>
+        </aside>
       </div>
       {dropHover && (
         <div className="drop-overlay" aria-hidden>

@@ -9,6 +9,7 @@ export function WelcomeScreen({ dropHover }: { dropHover: boolean }) {
   const recent = useApp((s) => s.recent);
   const openProject = useApp((s) => s.openProject);
   const removeRecent = useApp((s) => s.removeRecent);
+  const openSettings = useApp((s) => s.setSettingsOpen);
   const [pickerError, setPickerError] = useState<string | null>(null);
   const error = screen.kind === "welcome" ? screen.error : undefined;
 
@@ -50,6 +51,10 @@ export function WelcomeScreen({ dropHover }: { dropHover: boolean }) {
             Open folder…
           </button>
           <span className="muted drop-hint">or drop a folder anywhere on this window</span>
+          <span className="spacer" />
+          <button className="link-button" data-testid="welcome-settings" onClick={() => openSettings(true)}>
+            Settings
+          </button>
         </div>
 
         <section className="recent">

@@ -1,6 +1,22 @@
-// A scripted backend for component tests: answers the app's commands from an in-memory project.
+// A scripted backend for component tests: answers the app's commands from an in-memory project
+// and agent. `send_message` streams events over its Channel the way Rust does: arrays of events.
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
-import type { FileContent, FileEntry, RecentProject, Startup } from "../bindings";
+import type {
+  AgentEvent,
+  BackgroundTask,
+  FileContent,
+  FileEntry,
+  LocalServer,
+  PolicyRuleView,
+  RecentProject,
+  SendMessageArgs,
+  SessionFileChange,
+  SessionInfo,
+  SessionTranscript,
+  SettingsView,
+  Startup,
+  TurnOutcome,
+} from "../bindings";
 
 export type Call = { cmd: string; payload: unknown };
 
@@ -9,6 +25,28 @@ export type FakeProject = {
   folders: Record<string, FileEntry[]>;
   files: Record<string, FileContent>;
   recent?: RecentProject[];
+};
+
+/** A running turn in the fake: push events to the UI, then end it. */
+export type FakeTurn = {
+  args: SendMessageArgs;
+  push: (events: AgentEvent[]) => void;
+  end: (outcome?: TurnOutcome) => void;
+  fail: (message: string) => void;
+};
+
+export type FakeAgent = {
+  settings?: SettingsView;
+  sessions?: SessionInfo[];
+  transcripts?: Record<string, SessionTranscript>;
+  tasks?: BackgroundTask[];
+  changes?: SessionFileChange[];
+  localServers?: LocalServer[];
+  /** What test_connection answers; an Error message string makes it fail. */
+  models?: string[] | string;
+  rules?: PolicyRuleView[];
+  /** Called when a turn starts; the test drives it. */
+  onTurn?: (turn: FakeTurn) => void;
 };
 
 export function entry(path: string, kind: "file" | "dir", git: FileEntry["git"] = null): FileEntry {
@@ -20,14 +58,55 @@ export function text(path: string, lines: string[], start_line = 1, total_lines 
   return { kind: "text", path, start_line, lines, total_lines, size: lines.join("\n").length, crlf: false };
 }
 
-export function installFakeBackend(project: FakeProject): Call[] {
+export function settingsView(overrides: Partial<SettingsView> = {}): SettingsView {
+  return {
+    file: "/home/me/.config/tandem/settings.toml",
+    providers: [{ name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, key_source: "keychain" }],
+    roles: [{ role: "default", provider: "anthropic", model: "claude-sonnet-4-5" }],
+    keychain: { available: true, message: null, file_fallback: false },
+    configured: true,
+    preset: null,
+    error: null,
+    ...overrides,
+  };
+}
+
+export function sessionInfo(id: string, overrides: Partial<SessionInfo> = {}): SessionInfo {
+  return {
+    id,
+    project: "/work/demo",
+    title: `Session ${id}`,
+    model: "claude-sonnet-4-5",
+    started_ms: Date.now() - 3_600_000,
+    updated_ms: Date.now() - 60_000,
+    state: "done",
+    input_tokens: 0,
+    output_tokens: 0,
+    cost_usd: 0,
+    ...overrides,
+  };
+}
+
+type ChannelLike = { id: number } | string;
+
+function channelId(channel: ChannelLike): number {
+  return typeof channel === "string" ? Number(channel.split(":")[1]) : channel.id;
+}
+
+export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}): Call[] {
   const calls: Call[] = [];
   let recent = project.recent ?? [];
+  let settings = agent.settings ?? settingsView();
+  let sessions = agent.sessions ?? [];
+  let tasks = agent.tasks ?? [];
+  let created = 0;
   mockWindows("main");
   mockIPC((cmd, payload) => {
     calls.push({ cmd, payload });
     const args = (payload as { args?: Record<string, unknown> } | undefined)?.args ?? {};
     switch (cmd) {
+      case "ui_ready":
+        return null;
       case "startup":
         return project.startup;
       case "recent_projects":
@@ -47,6 +126,80 @@ export function installFakeBackend(project: FakeProject): Call[] {
         if (!file) throw { code: "not_found", message: `${String(args.path)} does not exist.` };
         return file;
       }
+      case "get_settings":
+        return settings;
+      case "save_settings": {
+        const a = args as unknown as { providers: SettingsView["providers"]; roles: SettingsView["roles"] };
+        settings = {
+          ...settings,
+          providers: a.providers.map((p) => ({
+            ...p,
+            key_source: settings.providers.find((q) => q.name === p.name)?.key_source ?? null,
+          })),
+          roles: a.roles,
+          configured: a.roles.some((r) => r.role === "default"),
+        };
+        return settings;
+      }
+      case "set_api_key":
+        settings = {
+          ...settings,
+          providers: settings.providers.map((p) =>
+            p.name === args.provider ? { ...p, key_source: args.key ? "keychain" : null } : p,
+          ),
+        };
+        return settings;
+      case "test_connection":
+        if (typeof agent.models === "string") throw { code: "io", message: agent.models };
+        return agent.models ?? [];
+      case "detect_local":
+        return agent.localServers ?? [];
+      case "policy_rules":
+        return agent.rules ?? [];
+      case "list_sessions":
+        return sessions;
+      case "load_session": {
+        const t = agent.transcripts?.[String(args.session)];
+        if (!t) throw { code: "not_found", message: `No session ${String(args.session)}.` };
+        return t;
+      }
+      case "create_session": {
+        created += 1;
+        const info = sessionInfo(`new-${created}`, { title: String(args.task), state: "running" });
+        sessions = [info, ...sessions];
+        return info;
+      }
+      case "send_message": {
+        const p = payload as { args: SendMessageArgs; onEvent: ChannelLike };
+        const id = channelId(p.onEvent);
+        let index = 0;
+        return new Promise<TurnOutcome>((resolve, reject) => {
+          const turn: FakeTurn = {
+            args: p.args,
+            push: (events) => {
+              const internals = (window as unknown as {
+                __TAURI_INTERNALS__: { runCallback: (id: number, data: unknown) => void };
+              }).__TAURI_INTERNALS__;
+              internals.runCallback(id, { index, message: events });
+              index += 1;
+            },
+            end: (outcome = { kind: "ended" }) => resolve(outcome),
+            fail: (message) => reject({ code: "internal", message }),
+          };
+          if (agent.onTurn) agent.onTurn(turn);
+          else resolve({ kind: "ended" });
+        });
+      }
+      case "answer_approval":
+      case "stop_turn":
+        return null;
+      case "session_tasks":
+        return tasks;
+      case "stop_task":
+        tasks = tasks.map((t) => (t.id === args.task ? { ...t, running: false, state: "stopped" } : t));
+        return tasks;
+      case "session_changes":
+        return agent.changes ?? [];
       default:
         throw new Error(`unexpected command ${cmd}`);
     }

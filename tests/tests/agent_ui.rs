@@ -1,0 +1,226 @@
+//! The desktop experience end to end: the real app, driven through WebDriver, against the
+//! scripted model server on loopback. A task is typed, the answer streams in, an edit is
+//! reviewed hunk by hunk (one accepted, one rejected: the file holds exactly the accepted one),
+//! a command is denied with a message, a background command is stopped from the task list, and
+//! after a restart the session is reopened. Screenshots of each step go to `target/e2e/`.
+
+use e2e::thirtyfour::prelude::*;
+use e2e::{App, TestResult, preflight, write};
+use model_server::{Scenario, ScriptedServer};
+use std::path::Path;
+use std::time::Duration;
+
+fn scenario(name: &str) -> Scenario {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(name);
+    Scenario::load(&path).expect("scenario")
+}
+
+/// A git repository holding a 20-line list.
+fn list_project() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("tandem-e2e-agent-")
+        .tempdir()
+        .expect("tempdir");
+    let body: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    write(dir.path(), "list.txt", body.as_bytes());
+    let repo = git2::Repository::init(dir.path()).expect("git init");
+    let mut index = repo.index().expect("index");
+    index
+        .add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)
+        .expect("add");
+    index.write().expect("write index");
+    let tree = repo
+        .find_tree(index.write_tree().expect("tree"))
+        .expect("tree");
+    let sig = git2::Signature::now("Tandem Tests", "tests@tandem.invalid").expect("sig");
+    repo.commit(Some("HEAD"), &sig, &sig, "initial", &tree, &[])
+        .expect("commit");
+    dir
+}
+
+/// The whole text of an element (`textContent`: collapsed results included; a virtualised
+/// list holds only the rows near the view).
+async fn text_content(app: &App, css: &str) -> TestResult<String> {
+    let v = app
+        .driver
+        .execute(
+            "const t = document.querySelector(arguments[0]); return t ? t.textContent : '';",
+            vec![serde_json::json!(css)],
+        )
+        .await?;
+    Ok(v.json().as_str().unwrap_or("").to_string())
+}
+
+async fn wait_content(app: &App, css: &str, needle: &str) -> TestResult<String> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = text_content(app, css).await?;
+        if text.contains(needle) {
+            return Ok(text);
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(format!("`{css}` never showed {needle:?}; it shows {text:?}").into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_session_reopened()
+-> TestResult {
+    let Some(binary) = preflight() else {
+        return Ok(());
+    };
+    let project = list_project();
+    let root = project.path().display().to_string();
+    let config = tempfile::tempdir()?;
+    let data = tempfile::tempdir()?;
+    let server = ScriptedServer::start(scenario("app_review_deny_stop.json")).await?;
+    let data_dir = data.path().display().to_string();
+    let env = [
+        ("TANDEM_PROVIDER", "anthropic"),
+        ("TANDEM_BASE_URL", server.base_url()),
+        ("TANDEM_MODEL", "claude-sonnet-4-5"),
+        ("ANTHROPIC_API_KEY", "scripted-key"),
+        ("TANDEM_DATA_DIR", data_dir.as_str()),
+    ];
+    let app = App::launch_with_env(&binary, &["--project", &root], config.path(), &env).await?;
+
+    // The task, typed and sent.
+    let input = app.wait_for("[data-testid=composer-input]").await?;
+    input.send_keys("Rename two entries in list.txt").await?;
+    app.wait_for("[data-testid=send-button]")
+        .await?
+        .click()
+        .await?;
+    app.wait_text(
+        "[data-testid=message-user]",
+        "Rename two entries in list.txt",
+    )
+    .await?;
+    // The streamed answer, rendered as Markdown (the bold is not shown as asterisks).
+    let said = app
+        .wait_text(
+            "[data-testid=message-assistant]",
+            "then rename the two entries",
+        )
+        .await?;
+    assert!(!said.contains("**"), "markdown was not rendered: {said:?}");
+
+    // The edit: two hunks; reject the second, accept the first.
+    app.wait_text("[data-testid=approval-card]", "list.txt")
+        .await?;
+    let rejects = app.wait_count("[data-testid=hunk-reject]", 2).await?;
+    let accepts = app.all("[data-testid=hunk-accept]").await?;
+    assert_eq!(
+        (rejects.len(), accepts.len()),
+        (2, 2),
+        "one accept and one reject per hunk"
+    );
+    app.screenshot("agent-01-edit-approval").await?;
+    rejects[1].click().await?;
+    accepts[0].click().await?;
+    let mut states = Vec::new();
+    for h in app.all("[data-testid=hunk]").await? {
+        states.push(h.attr("data-state").await?.unwrap_or_default());
+    }
+    assert_eq!(states, ["accepted", "rejected"]);
+    app.screenshot("agent-02-second-hunk-rejected").await?;
+    app.wait_for("[data-testid=approve-button]")
+        .await?
+        .click()
+        .await?;
+
+    // The command: denied with a message.
+    app.wait_text("[data-testid=approval-card]", "touch deploy.marker")
+        .await?;
+    let on_disk = std::fs::read_to_string(project.path().join("list.txt"))?;
+    let expected: String = (1..=20)
+        .map(|i| match i {
+            2 => "line two\n".to_string(),
+            _ => format!("line {i}\n"),
+        })
+        .collect();
+    assert_eq!(
+        on_disk, expected,
+        "the file holds exactly the accepted hunk"
+    );
+    // What the model was told about the rejected hunk is in the transcript.
+    wait_content(&app, "[data-testid=transcript]", "rejected hunks [1]").await?;
+    app.wait_for("[data-testid=deny-message]")
+        .await?
+        .send_keys("Not now, deploy later")
+        .await?;
+    app.screenshot("agent-03-command-deny-with-message").await?;
+    app.wait_for("[data-testid=deny-button]")
+        .await?
+        .click()
+        .await?;
+    assert!(
+        !project.path().join("deploy.marker").exists(),
+        "a denied command must not run"
+    );
+
+    // The background command: approved, then stopped from the task list.
+    app.wait_text("[data-testid=approval-card]", "sleep 300")
+        .await?;
+    app.wait_for("[data-testid=approve-button]")
+        .await?
+        .click()
+        .await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "stop it from the task list",
+    )
+    .await?;
+    app.wait_gone("[data-testid=approval-card]").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "The user says: Not now, deploy later",
+    )
+    .await?;
+    app.wait_for("[data-testid=task-item][data-kind=task]")
+        .await?;
+    app.screenshot("agent-04-task-running").await?;
+    let list = wait_content(&app, "[data-testid=task-list]", "A long wait").await?;
+    assert!(list.contains("running"), "{list:?}");
+    app.screenshot("agent-04-task-running").await?;
+    app.wait_for("[data-testid=task-item][data-kind=task] [data-testid=task-stop]")
+        .await?
+        .click()
+        .await?;
+    wait_content(&app, "[data-testid=task-list]", "stopped").await?;
+    let meter = app.wait_text("[data-testid=cost-meter]", "$").await?;
+    assert!(!meter.trim().is_empty());
+    app.screenshot("agent-05-task-stopped").await?;
+    assert_eq!(server.failures(), Vec::<String>::new());
+    app.quit().await?;
+
+    // After a restart, the session is listed and reopens with its transcript.
+    let app = App::launch_with_env(&binary, &["--project", &root], config.path(), &env).await?;
+    if let Ok(tab) = app.driver.find(By::Css("[data-testid=sessions-tab]")).await {
+        tab.click().await?;
+    }
+    let item = app.wait_for("[data-testid=session-item]").await?;
+    let row = text_content(&app, "[data-testid=session-item]").await?;
+    assert!(row.contains("Rename two entries"), "{row:?}");
+    item.click().await?;
+    app.wait_text(
+        "[data-testid=message-user]",
+        "Rename two entries in list.txt",
+    )
+    .await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "stop it from the task list",
+    )
+    .await?;
+    app.screenshot("agent-06-session-reopened").await?;
+    app.quit().await?;
+    Ok(())
+}

@@ -1,0 +1,278 @@
+// The question the agent is waiting on, pinned above the composer: what it wants to do, why
+// the policy asks, and the answers. Several waiting requests are answered in order.
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { ApprovalAnswer, ApprovalRequest } from "../bindings";
+import { useSession } from "../session";
+import { answerForHunks } from "../approval";
+import { describeCall, plainToolName } from "../describeCall";
+import { DiffReview } from "./DiffReview";
+
+export function ApprovalCard() {
+  const pending = useSession((s) => s.transcript.pending);
+  const answered = useSession((s) => s.answered);
+  // A reopened session's old questions are not asked again: only a live turn waits for answers.
+  const live = useSession(
+    (s) => s.current !== null && (s.runningSession === s.current.id || s.current.state === "waiting"),
+  );
+  const queue = useMemo(() => pending.filter((r) => !answered[r.id]), [pending, answered]);
+  const request = queue[0];
+  if (!request || !live) return null;
+  return <ApprovalQuestion key={request.id} request={request} total={queue.length} />;
+}
+
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return (
+    target.isContentEditable ||
+    target.tagName === "INPUT" ||
+    target.tagName === "TEXTAREA" ||
+    target.tagName === "SELECT"
+  );
+}
+
+function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total: number }) {
+  const answer = useSession((s) => s.answer);
+  const [message, setMessage] = useState("");
+  const [busy, setBusy] = useState(false);
+  const isDiff = request.path !== null && request.proposed !== null;
+  const hunks = request.hunks;
+  const [accepted, setAccepted] = useState<boolean[]>(() => hunks.map(() => true));
+  const [focused, setFocused] = useState(0);
+  const cardRef = useRef<HTMLElement>(null);
+
+  const send = useCallback(
+    async (a: ApprovalAnswer) => {
+      if (busy) return;
+      setBusy(true);
+      const ok = await answer(request, a);
+      // On success this card is replaced by the next one; on failure it stays to retry.
+      if (!ok) setBusy(false);
+    },
+    [answer, busy, request],
+  );
+
+  const approve = useCallback(
+    () => void send(isDiff ? answerForHunks(hunks, accepted) : { answer: "approve" }),
+    [send, isDiff, hunks, accepted],
+  );
+  const deny = useCallback(
+    () => void send({ answer: "deny", message: message.trim() === "" ? null : message.trim() }),
+    [send, message],
+  );
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || isTyping(e.target)) return;
+      const last = hunks.length - 1;
+      switch (e.key) {
+        case "a":
+          approve();
+          break;
+        case "d":
+          deny();
+          break;
+        case "j":
+          if (!isDiff) return;
+          setFocused((f) => Math.min(last, f + 1));
+          break;
+        case "k":
+          if (!isDiff) return;
+          setFocused((f) => Math.max(0, f - 1));
+          break;
+        case "y":
+        case "n":
+          if (!isDiff) return;
+          setAccepted((acc) => acc.map((v, i) => (i === focused ? e.key === "y" : v)));
+          break;
+        default:
+          return;
+      }
+      e.preventDefault();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [approve, deny, hunks.length, isDiff, focused]);
+
+  // Fresh from sending, the cursor sits in an empty composer: move it to the question so the
+  // keys answer it at once. Anything the user is typing keeps its focus.
+  useEffect(() => {
+    const active = document.activeElement;
+    const idle = active === document.body || active === null;
+    const emptyComposer = active instanceof HTMLTextAreaElement && active.dataset.testid === "composer-input" && active.value === "";
+    if (idle || emptyComposer) cardRef.current?.focus({ preventScroll: true });
+  }, []);
+
+  const acceptedCount = accepted.filter(Boolean).length;
+  const approveLabel = !isDiff || hunks.length <= 1 || acceptedCount === hunks.length
+    ? "Approve"
+    : acceptedCount === 0
+      ? "Apply nothing"
+      : `Apply ${acceptedCount} of ${hunks.length} changes`;
+
+  return (
+    <section
+      className="approval-card"
+      data-testid="approval-card"
+      data-request={request.id}
+      aria-label="Tandem needs your approval"
+      tabIndex={-1}
+      ref={cardRef}
+    >
+      <header className="approval-header">
+        <span className="approval-badge" aria-hidden>
+          ?
+        </span>
+        <div className="approval-heading">
+          <strong>Tandem needs your approval</strong>
+          <span className="approval-call">{describeCall(request.tool, request.input)}</span>
+        </div>
+        {total > 1 && (
+          <span className="pill approval-count" data-testid="approval-count">
+            1 of {total}
+          </span>
+        )}
+      </header>
+      {request.reason && (
+        <p className="approval-reason">
+          <span className="muted">Why it asks: </span>
+          {request.reason}
+          {request.rule && <span className="muted rule-name"> ({request.rule})</span>}
+        </p>
+      )}
+      <div className="approval-body">
+        {isDiff ? (
+          <DiffReview
+            path={request.path ?? ""}
+            original={request.original ?? ""}
+            proposed={request.proposed ?? ""}
+            hunks={hunks}
+            accepted={accepted}
+            onChange={setAccepted}
+            focused={focused}
+            onFocus={setFocused}
+          />
+        ) : request.command !== null ? (
+          <CommandDetails request={request} />
+        ) : (
+          <OtherDetails request={request} />
+        )}
+      </div>
+      <textarea
+        className="deny-message"
+        data-testid="deny-message"
+        rows={1}
+        placeholder="Optional: tell the agent why, or what to do instead (sent with Deny)"
+        value={message}
+        onChange={(e) => setMessage(e.target.value)}
+      />
+      {request.suggestions.length > 0 && (
+        <div className="suggestions">
+          <span className="muted">Approve and remember:</span>
+          {request.suggestions.map((s, i) => (
+            <SuggestionButton key={i} label={s.label} always={s.always} index={i} disabled={busy} onAnswer={(a) => void send(a)} />
+          ))}
+        </div>
+      )}
+      <footer className="approval-actions">
+        <button className="primary" data-testid="approve-button" disabled={busy} onClick={approve} title="Approve (a)">
+          {approveLabel}
+        </button>
+        <button className="danger" data-testid="deny-button" disabled={busy} onClick={deny} title="Deny (d)">
+          Deny
+        </button>
+        <span className="spacer" />
+        <span className="muted key-hints">
+          <kbd>a</kbd> approve · <kbd>d</kbd> deny
+          {isDiff && hunks.length > 1 && (
+            <>
+              {" "}· <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>y</kbd>/<kbd>n</kbd> accept/reject
+            </>
+          )}
+        </span>
+      </footer>
+    </section>
+  );
+}
+
+/** A label with `code` spans, as the policy writes them. */
+function LabelText({ label }: { label: string }) {
+  return (
+    <>
+      {label.split("`").map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : <span key={i}>{part}</span>))}
+    </>
+  );
+}
+
+/**
+ * One button per rule the policy offers. Its label says its reach: "Always allow … in this
+ * project" is kept in the project's rules (approve_always); the others last for the session.
+ */
+function SuggestionButton({
+  label,
+  always,
+  index,
+  disabled,
+  onAnswer,
+}: {
+  label: string;
+  always: boolean;
+  index: number;
+  disabled: boolean;
+  onAnswer: (a: ApprovalAnswer) => void;
+}) {
+  return (
+    <button
+      className="suggestion"
+      disabled={disabled}
+      data-testid={always ? "approve-always" : "approve-for-session"}
+      onClick={() =>
+        onAnswer(always ? { answer: "approve_always", suggestion: index } : { answer: "approve_for_session", suggestion: index })
+      }
+      title={always ? "Approve, and keep this rule in your rules for this project" : "Approve, and allow this until the session ends"}
+    >
+      <LabelText label={label} />
+    </button>
+  );
+}
+
+function CommandDetails({ request }: { request: ApprovalRequest }) {
+  const input = request.input && typeof request.input === "object" && !Array.isArray(request.input) ? request.input : {};
+  const cwd = typeof input.cwd === "string" && input.cwd ? input.cwd : null;
+  const description = typeof input.description === "string" ? input.description : null;
+  return (
+    <div className="command-details">
+      {description && <p className="command-description">{description}</p>}
+      <pre className="command-line" data-testid="approval-command">
+        <code>{request.command}</code>
+      </pre>
+      <p className="muted">
+        Runs in: {cwd ? <code>{cwd}</code> : "the project folder"}
+        {input.background === true && " · in the background"}
+      </p>
+      {request.commands.length > 1 && (
+        <div className="command-parts">
+          <span className="muted">This runs {request.commands.length} commands:</span>
+          <ul>
+            {request.commands.map((c, i) => (
+              <li key={i}>
+                <code>{c}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function OtherDetails({ request }: { request: ApprovalRequest }) {
+  return (
+    <div className="other-details">
+      <p>
+        <span className="muted">Tool: </span>
+        {plainToolName(request.tool)}
+      </p>
+      <pre className="json-input">{JSON.stringify(request.input, null, 2)}</pre>
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+// Every file this session changed, with how much, and the change itself (before → now).
+import { useEffect, useState } from "react";
+import type { SessionFileChange } from "../bindings";
+import { call, toAppError } from "../api";
+import { useSession } from "../session";
+import { MergeDiff, type DiffLayout } from "./MergeDiff";
+
+export function ChangesPanel() {
+  const sessionId = useSession((s) => s.current?.id ?? null);
+  const version = useSession((s) => s.changesVersion);
+  const [changes, setChanges] = useState<{ session: string; list: SessionFileChange[] } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [layout, setLayout] = useState<DiffLayout>("unified");
+
+  useEffect(() => {
+    if (!sessionId) return;
+    let live = true;
+    call("session_changes", { session: sessionId })
+      .then((list) => {
+        if (!live) return;
+        setChanges({ session: sessionId, list });
+        setError(null);
+      })
+      .catch((err: unknown) => live && setError(`The changes could not be read: ${toAppError(err).message}`));
+    return () => {
+      live = false;
+    };
+  }, [sessionId, version]);
+
+  if (!sessionId) {
+    return <p className="muted panel-empty">Files the agent changes in this session are listed here for review.</p>;
+  }
+  const list = changes?.session === sessionId ? changes.list : [];
+  const chosen = list.find((c) => c.path === selected) ?? list[0];
+  return (
+    <div className="changes-panel" data-testid="changes-panel">
+      {error && (
+        <div className="banner error panel-banner" role="alert">
+          {error}
+        </div>
+      )}
+      {list.length === 0 && !error && <p className="muted panel-empty">No files changed in this session yet.</p>}
+      {list.length > 0 && (
+        <ul className="change-list">
+          {list.map((c) => (
+            <li key={c.path}>
+              <button
+                className={c.path === chosen?.path ? "change-item active" : "change-item"}
+                data-testid="change-item"
+                onClick={() => setSelected(c.path)}
+                title={c.path}
+              >
+                <span className="change-path">{c.path}</span>
+                {c.before === null && <span className="pill added">new</span>}
+                {c.after === null && <span className="pill deleted">deleted</span>}
+                <span className="plus">+{c.added_lines}</span>
+                <span className="minus">−{c.removed_lines}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {chosen && (
+        <div className="change-diff">
+          <div className="diff-toolbar">
+            <span className="diff-path">{chosen.path}</span>
+            <span className="spacer" />
+            <div className="segmented" role="group" aria-label="Diff layout">
+              <button aria-pressed={layout === "unified"} onClick={() => setLayout("unified")}>
+                Unified
+              </button>
+              <button aria-pressed={layout === "split"} onClick={() => setLayout("split")}>
+                Side by side
+              </button>
+            </div>
+          </div>
+          <MergeDiff
+            path={chosen.path}
+            original={chosen.before ?? ""}
+            modified={chosen.after ?? ""}
+            layout={layout}
+            collapse
+            testId="change-diff"
+          />
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,83 @@
+// Where the user writes to the agent: Enter sends, Shift+Enter starts a new line.
+import { useRef, useState } from "react";
+import { useSession } from "../session";
+import { CostMeter } from "./CostMeter";
+import { ModeSelect } from "./ModeSelect";
+import { ErrorNote } from "./TranscriptItem";
+
+export function Composer() {
+  const [text, setText] = useState("");
+  const current = useSession((s) => s.current);
+  const runningSession = useSession((s) => s.runningSession);
+  const send = useSession((s) => s.send);
+  const stop = useSession((s) => s.stop);
+  const error = useSession((s) => s.error);
+  const clearError = useSession((s) => s.clearError);
+  const [sending, setSending] = useState(false);
+  const input = useRef<HTMLTextAreaElement>(null);
+  const running = runningSession !== null;
+  const runningHere = running && runningSession === current?.id;
+
+  const submit = async () => {
+    if (running || sending || text.trim() === "") return;
+    setSending(true);
+    const started = await send(text);
+    setSending(false);
+    if (started) setText("");
+    input.current?.focus();
+  };
+
+  return (
+    <div className="composer">
+      {error && (
+        <div className="composer-error">
+          <ErrorNote message={error} testId="composer-error" />
+          <button className="link-button" onClick={clearError} aria-label="Dismiss">
+            Dismiss
+          </button>
+        </div>
+      )}
+      <textarea
+        ref={input}
+        className="composer-input"
+        data-testid="composer-input"
+        rows={3}
+        placeholder={
+          current
+            ? "Reply, or give the next task…  (Enter sends, Shift+Enter for a new line)"
+            : "Describe a task to start a new session…  (Enter sends, Shift+Enter for a new line)"
+        }
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            void submit();
+          }
+        }}
+      />
+      <div className="composer-bar">
+        <ModeSelect />
+        <CostMeter />
+        <button
+          data-testid="stop-button"
+          className="danger"
+          disabled={!runningHere}
+          onClick={() => void stop()}
+          title="Stop the agent after the current step"
+        >
+          Stop
+        </button>
+        <button
+          className="primary"
+          data-testid="send-button"
+          disabled={running || sending || text.trim() === ""}
+          onClick={() => void submit()}
+          title={running ? "Wait for the current turn to end, or stop it" : "Send (Enter)"}
+        >
+          Send
+        </button>
+      </div>
+    </div>
+  );
+}

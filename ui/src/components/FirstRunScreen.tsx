@@ -1,0 +1,288 @@
+// The first start: Tandem needs a model provider. Three ways in — Anthropic, OpenAI, or a
+// model server on this computer (found by looking for Ollama and friends).
+import { useEffect, useState } from "react";
+import type { LocalServer, ProviderInput, ProviderKindName, RoleView, SettingsView } from "../bindings";
+import { call, toAppError } from "../api";
+import { useApp } from "../store";
+import { nextStep } from "../errors";
+
+type Choice = {
+  name: string;
+  kind: ProviderKindName;
+  base_url: string | null;
+  model: string;
+  key: string;
+};
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "local";
+}
+
+async function saveChoice(settings: SettingsView | null, c: Choice, allowFile: boolean): Promise<SettingsView> {
+  const providers: ProviderInput[] = (settings?.providers ?? [])
+    .filter((p) => p.name !== c.name)
+    .map((p) => ({ name: p.name, kind: p.kind, base_url: p.base_url, num_ctx: p.num_ctx }));
+  providers.push({ name: c.name, kind: c.kind, base_url: c.base_url, num_ctx: null });
+  const roles: RoleView[] = (settings?.roles ?? []).filter((r) => r.role !== "default");
+  roles.unshift({ role: "default", provider: c.name, model: c.model });
+  let result = await call("save_settings", { providers, roles });
+  if (c.key.trim() !== "") {
+    result = await call("set_api_key", { provider: c.name, key: c.key.trim(), allow_file: allowFile });
+  }
+  return result;
+}
+
+function CloudCard({
+  title,
+  blurb,
+  kind,
+  defaultModel,
+  keyHint,
+  busy,
+  onSave,
+}: {
+  title: string;
+  blurb: string;
+  kind: ProviderKindName;
+  defaultModel: string;
+  keyHint: string;
+  busy: boolean;
+  onSave: (c: Choice) => void;
+}) {
+  const [key, setKey] = useState("");
+  const [model, setModel] = useState(defaultModel);
+  return (
+    <div className="first-run-card" data-testid={`first-run-${kind}`}>
+      <h3>{title}</h3>
+      <p className="muted">{blurb}</p>
+      <label>
+        API key
+        <input
+          type="password"
+          autoComplete="off"
+          value={key}
+          placeholder={keyHint}
+          onChange={(e) => setKey(e.target.value)}
+          data-testid="first-run-key"
+        />
+      </label>
+      <label>
+        Model
+        <input value={model} onChange={(e) => setModel(e.target.value)} data-testid="first-run-model" />
+      </label>
+      <button
+        className="primary"
+        disabled={busy || key.trim() === "" || model.trim() === ""}
+        data-testid="first-run-use"
+        onClick={() => onSave({ name: kind, kind, base_url: null, model: model.trim(), key })}
+      >
+        Use {title}
+      </button>
+    </div>
+  );
+}
+
+function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => void }) {
+  const [servers, setServers] = useState<LocalServer[] | null>(null);
+  const [detectError, setDetectError] = useState<string | null>(null);
+  const [picked, setPicked] = useState<Record<string, string>>({});
+  const [url, setUrl] = useState("http://127.0.0.1:8080/v1");
+  const [manualModels, setManualModels] = useState<string[] | null>(null);
+  const [manualModel, setManualModel] = useState("");
+  const [testError, setTestError] = useState<string | null>(null);
+  const [testing, setTesting] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    call("detect_local")
+      .then((s) => live && setServers(s))
+      .catch((err: unknown) => {
+        if (!live) return;
+        setServers([]);
+        setDetectError(toAppError(err).message);
+      });
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  const test = async () => {
+    setTesting(true);
+    setTestError(null);
+    try {
+      const models = await call("test_connection", { kind: "openai", base_url: url.trim(), api_key: null, provider: null });
+      setManualModels(models);
+      if (models[0] && !manualModel) setManualModel(models[0]);
+    } catch (err) {
+      setManualModels(null);
+      setTestError(toAppError(err).message);
+    } finally {
+      setTesting(false);
+    }
+  };
+
+  return (
+    <div className="first-run-card" data-testid="first-run-local">
+      <h3>On this computer</h3>
+      <p className="muted">Ollama, llama.cpp, LM Studio or any OpenAI-compatible server. Nothing leaves your machine.</p>
+      {servers === null && <p className="muted">Looking for a model server…</p>}
+      {servers?.map((s) => {
+        const model = picked[s.base_url] ?? s.models[0] ?? "";
+        return (
+          <div key={s.base_url} className="local-server" data-testid="local-server">
+            <p>
+              <strong>{s.name}</strong> is running at <code>{s.base_url}</code> with{" "}
+              {s.models.length === 1 ? "1 model" : `${s.models.length} models`}.
+            </p>
+            {s.models.length > 0 ? (
+              <div className="local-pick">
+                <select
+                  value={model}
+                  onChange={(e) => setPicked({ ...picked, [s.base_url]: e.target.value })}
+                  data-testid="local-model"
+                  aria-label={`Model on ${s.name}`}
+                >
+                  {s.models.map((m) => (
+                    <option key={m} value={m}>
+                      {m}
+                    </option>
+                  ))}
+                </select>
+                <button
+                  className="primary"
+                  disabled={busy || !model}
+                  data-testid="use-local"
+                  onClick={() => onSave({ name: slug(s.name), kind: "openai", base_url: s.base_url, model, key: "" })}
+                >
+                  Use {s.name}
+                </button>
+              </div>
+            ) : (
+              <p className="muted">It has no models yet: pull one (for example <code>ollama pull qwen2.5-coder</code>).</p>
+            )}
+          </div>
+        );
+      })}
+      {servers !== null && servers.length === 0 && (
+        <p className="muted" data-testid="no-local">
+          No local server answered{detectError ? ` (${detectError})` : ""}. Start one, or enter its address:
+        </p>
+      )}
+      <details className="manual-server" open={servers !== null && servers.length === 0}>
+        <summary>Another server address</summary>
+        <label>
+          Base URL
+          <input value={url} onChange={(e) => setUrl(e.target.value)} data-testid="manual-url" />
+        </label>
+        <button onClick={() => void test()} disabled={testing || url.trim() === ""}>
+          {testing ? "Connecting…" : "Connect"}
+        </button>
+        {testError && (
+          <div className="banner error">
+            <span>{testError}</span>
+            {nextStep(testError) && <span className="next-step">Check that the server is running at that address.</span>}
+          </div>
+        )}
+        {manualModels && (
+          <div className="local-pick">
+            <select value={manualModel} onChange={(e) => setManualModel(e.target.value)} aria-label="Model">
+              {manualModels.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+            <button
+              className="primary"
+              disabled={busy || !manualModel}
+              onClick={() => onSave({ name: "local", kind: "openai", base_url: url.trim(), model: manualModel, key: "" })}
+            >
+              Use this server
+            </button>
+          </div>
+        )}
+      </details>
+    </div>
+  );
+}
+
+export function FirstRunScreen() {
+  const settings = useApp((s) => s.settings);
+  const setSettings = useApp((s) => s.setSettings);
+  const skip = useApp((s) => s.skipFirstRun);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [allowFile, setAllowFile] = useState(settings?.keychain.file_fallback ?? false);
+  const keychainMissing = settings !== null && !settings.keychain.available;
+
+  const use = async (choice: Choice) => {
+    if (choice.key && keychainMissing && !allowFile) {
+      setError("There is no keychain to keep the key in. Tick “Keep keys in a file only I can read” to store it anyway.");
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      // Settings now say configured: the app goes on by itself.
+      setSettings(await saveChoice(settings, choice, allowFile));
+    } catch (err) {
+      setError(`That did not work: ${toAppError(err).message}`);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="first-run" data-testid="first-run">
+      <div className="first-run-inner">
+        <header className="welcome-header">
+          <img src="/icon.png" alt="" className="welcome-logo" width={56} height={56} />
+          <div>
+            <h1>Welcome to Tandem</h1>
+            <p className="muted">
+              Tandem needs a language model to think with. Pick where it runs — you can change it or add more later in
+              Settings. API keys are kept in your system's keychain, not in a file, and never shown again.
+            </p>
+          </div>
+        </header>
+        {error && (
+          <div className="banner error" role="alert" data-testid="first-run-error">
+            {error}
+          </div>
+        )}
+        {keychainMissing && (
+          <div className="banner warn">
+            <span>{settings?.keychain.message ?? "No keychain service is running."}</span>
+            <label className="toggle">
+              <input type="checkbox" checked={allowFile} onChange={(e) => setAllowFile(e.target.checked)} />
+              Keep keys in a file only I can read
+            </label>
+          </div>
+        )}
+        <div className="first-run-cards">
+          <CloudCard
+            title="Anthropic"
+            kind="anthropic"
+            blurb="Claude models through Anthropic's API. Get a key at console.anthropic.com."
+            defaultModel="claude-sonnet-4-5"
+            keyHint="sk-ant-…"
+            busy={busy}
+            onSave={(c) => void use(c)}
+          />
+          <CloudCard
+            title="OpenAI"
+            kind="openai"
+            blurb="GPT models through OpenAI's API. Get a key at platform.openai.com."
+            defaultModel="gpt-4.1"
+            keyHint="sk-…"
+            busy={busy}
+            onSave={(c) => void use(c)}
+          />
+          <LocalCard busy={busy} onSave={(c) => void use(c)} />
+        </div>
+        <button className="link-button skip" data-testid="first-run-skip" onClick={skip}>
+          Skip for now
+        </button>
+      </div>
+    </main>
+  );
+}

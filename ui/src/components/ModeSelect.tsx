@@ -1,0 +1,37 @@
+// How much the agent may do on its own this turn.
+import type { AgentMode } from "../bindings";
+import { useSession } from "../session";
+
+export const MODES: Array<{ mode: AgentMode; label: string; help: string }> = [
+  { mode: "read_only", label: "Read only", help: "Reads and searches only; nothing is changed or run." },
+  { mode: "ask", label: "Ask", help: "Asks before every change and every command that is not known to be safe." },
+  { mode: "auto_edit", label: "Auto edit", help: "Edits files in the project on its own; asks before commands." },
+  {
+    mode: "full_auto",
+    label: "Full auto",
+    help: "Edits and runs commands on its own; still never crosses the hard limits.",
+  },
+];
+
+export function ModeSelect() {
+  const mode = useSession((s) => s.mode);
+  const setMode = useSession((s) => s.setMode);
+  const help = MODES.find((m) => m.mode === mode)?.help ?? "";
+  return (
+    <div className="mode-select">
+      <label className="mode-row" title={help}>
+        <span className="mode-label">Mode</span>
+        <select data-testid="mode-select" value={mode} onChange={(e) => setMode(e.target.value as AgentMode)}>
+          {MODES.map((m) => (
+            <option key={m.mode} value={m.mode}>
+              {m.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <span className="mode-help muted" data-testid="mode-help">
+        {help}
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+// The project's sessions, newest first; open one to read it or carry on in it.
+import type { SessionState } from "../bindings";
+import { useSession } from "../session";
+import { formatCost, relativeTime } from "../format";
+
+const STATE_LABEL: Record<SessionState, string> = {
+  running: "Running",
+  waiting: "Waiting for you",
+  done: "Done",
+  ended: "Ended",
+  stopped: "Stopped",
+  failed: "Failed",
+  interrupted: "Interrupted — resumable",
+};
+
+export function SessionList() {
+  const sessions = useSession((s) => s.sessions);
+  const loaded = useSession((s) => s.sessionsLoaded);
+  const error = useSession((s) => s.sessionsError);
+  const current = useSession((s) => s.current);
+  const runningSession = useSession((s) => s.runningSession);
+  const newSession = useSession((s) => s.newSession);
+  const openSession = useSession((s) => s.openSession);
+  const refresh = useSession((s) => s.refreshSessions);
+
+  return (
+    <div className="session-panel">
+      <div className="panel-toolbar">
+        <button className="new-session" data-testid="new-session" onClick={newSession} disabled={current === null}>
+          + New session
+        </button>
+        <button className="link-button" onClick={() => void refresh()} title="Reload the list">
+          Refresh
+        </button>
+      </div>
+      {error && (
+        <div className="banner error panel-banner" role="alert">
+          The sessions could not be listed: {error}
+        </div>
+      )}
+      {loaded && sessions.length === 0 && !error && (
+        <p className="muted panel-empty">No sessions yet. Describe a task in the box on the right to start one.</p>
+      )}
+      <ul className="session-list" data-testid="session-list" aria-label="Sessions">
+        {sessions.map((s) => {
+          const state = runningSession === s.id ? "running" : s.state;
+          return (
+            <li key={s.id}>
+              <button
+                className={s.id === current?.id ? "session-item active" : "session-item"}
+                data-testid="session-item"
+                data-id={s.id}
+                data-state={state}
+                aria-current={s.id === current?.id ? "true" : undefined}
+                onClick={() => void openSession(s.id)}
+                title={s.title}
+              >
+                <span className="session-title">{s.title || "Untitled session"}</span>
+                <span className="session-meta">
+                  <span className={`state-badge state-${state}`}>{STATE_LABEL[state]}</span>
+                  <span className="muted">{relativeTime(s.updated_ms)}</span>
+                  <span className="muted session-cost">{formatCost(s.cost_usd)}</span>
+                </span>
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+// One tool call in the transcript: what it does in plain words, its state, how long it took,
+// and its result (folded when long).
+import { createContext, memo, useContext, useEffect, useState } from "react";
+import type { ToolItem, ToolStatus } from "../transcript";
+import { describeCall } from "../describeCall";
+import { formatDuration } from "../format";
+import { ToolOutput } from "./ToolOutput";
+
+/** Which cards the user opened or closed, kept while the virtual list unmounts them. */
+export const ExpandedMemo = createContext<Map<string, boolean>>(new Map());
+
+const STATUS: Record<ToolStatus, string> = {
+  running: "Running",
+  waiting: "Waiting for your approval",
+  done: "Done",
+  failed: "Failed",
+  denied: "Denied",
+  unfinished: "Not finished",
+};
+
+const QUIET_TOOLS = ["read_file", "list_files", "web_fetch", "task_list"];
+const LONG_LINES = 12;
+const LONG_CHARS = 1200;
+
+function isLong(output: string): boolean {
+  return output.length > LONG_CHARS || output.split("\n").length > LONG_LINES;
+}
+
+function Timer({ startedMs, endedMs, ticking }: { startedMs: number; endedMs: number | null; ticking: boolean }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!ticking) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [ticking]);
+  if (!ticking && endedMs === null) return null;
+  const ms = (ticking ? now : (endedMs ?? now)) - startedMs;
+  if (!ticking && ms < 1000) return null;
+  return (
+    <span className="tool-timer" data-testid="tool-timer">
+      {formatDuration(ms)}
+    </span>
+  );
+}
+
+export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
+  const memo = useContext(ExpandedMemo);
+  const output = item.output ?? "";
+  // Short results show; long ones, and file contents the agent read for itself, start folded.
+  const quiet = QUIET_TOOLS.includes(item.name) && item.status === "done";
+  const defaultOpen = output !== "" && !quiet && (!isLong(output) || item.status === "failed");
+  // Until the user folds or unfolds it, the card follows its output: short results show.
+  const [chosen, setChosen] = useState<boolean | undefined>(() => memo.get(item.key));
+  const open = chosen ?? defaultOpen;
+  const setOpen = (v: boolean) => {
+    memo.set(item.key, v);
+    setChosen(v);
+  };
+  const title = describeCall(item.name, item.input);
+  const ticking = item.status === "running" && item.startedMs !== null;
+  const lines = output === "" ? 0 : output.split("\n").length;
+  return (
+    <div className={`tool-card status-${item.status}`} data-testid="tool-card" data-status={item.status} data-tool={item.name} data-id={item.id}>
+      <button
+        className="tool-header"
+        onClick={() => output && setOpen(!open)}
+        aria-expanded={output ? open : undefined}
+        title={output ? (open ? "Hide the result" : "Show the result") : undefined}
+      >
+        <span className={`tool-icon ${item.status}`} aria-hidden />
+        <span className="tool-title">{title}</span>
+        <span className="tool-status" data-testid="tool-status">
+          {STATUS[item.status]}
+        </span>
+        {item.startedMs !== null && <Timer startedMs={item.startedMs} endedMs={item.endedMs} ticking={ticking} />}
+        {output && (
+          <span className="tool-more muted">
+            {!open && lines > 1 ? `${lines} lines ` : ""}
+            <span className={open ? "chev open" : "chev"} aria-hidden />
+          </span>
+        )}
+      </button>
+      {open && output && (
+        <div className="tool-result" data-testid="tool-result">
+          <ToolOutput name={item.name} output={output} />
+        </div>
+      )}
+    </div>
+  );
+});

@@ -1,0 +1,71 @@
+// A tool's result: command output with its terminal colours, search hits that open the file,
+// anything else as plain text.
+import { useMemo } from "react";
+import { parseAnsi, type AnsiStyle } from "../ansi";
+import { useApp } from "../store";
+
+function cssOf(style: AnsiStyle): React.CSSProperties | undefined {
+  if (Object.keys(style).length === 0) return undefined;
+  const fg = style.inverse ? (style.bg ?? "var(--panel)") : style.fg;
+  const bg = style.inverse ? (style.fg ?? "var(--text)") : style.bg;
+  return {
+    color: fg,
+    backgroundColor: bg,
+    fontWeight: style.bold ? 700 : undefined,
+    opacity: style.dim ? 0.7 : undefined,
+    fontStyle: style.italic ? "italic" : undefined,
+    textDecoration: style.underline ? "underline" : undefined,
+  };
+}
+
+export function AnsiText({ text, testId }: { text: string; testId?: string }) {
+  const spans = useMemo(() => parseAnsi(text), [text]);
+  return (
+    <pre className="term" data-testid={testId}>
+      {spans.map((s, i) => (
+        <span key={i} style={cssOf(s.style)}>
+          {s.text}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+// `path:line: text` (a match) or `path-line- text` (context), as search_codebase prints them.
+const HIT = /^(.+?):(\d+):(.*)$/;
+
+export function SearchHits({ text }: { text: string }) {
+  const showFile = useApp((s) => s.showFile);
+  const lines = useMemo(() => text.split("\n"), [text]);
+  return (
+    <pre className="term search-hits">
+      {lines.map((line, i) => {
+        const m = HIT.exec(line);
+        if (!m || m[1]?.includes(" ")) return <div key={i}>{line || " "}</div>;
+        const path = m[1] as string;
+        const lineNo = Number(m[2]);
+        return (
+          <div key={i} className="hit">
+            <button
+              className="hit-link"
+              data-testid="search-hit"
+              data-path={path}
+              data-line={lineNo}
+              onClick={() => void showFile(path, lineNo)}
+              title={`Open ${path} at line ${lineNo}`}
+            >
+              {path}:{lineNo}:
+            </button>
+            <span>{m[3]}</span>
+          </div>
+        );
+      })}
+    </pre>
+  );
+}
+
+export function ToolOutput({ name, output }: { name: string; output: string }) {
+  if (name === "search_codebase") return <SearchHits text={output} />;
+  if (name === "run_command" || name === "task_poll" || name.startsWith("git_")) return <AnsiText text={output} />;
+  return <pre className="term plain">{output}</pre>;
+}

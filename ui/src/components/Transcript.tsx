@@ -1,0 +1,154 @@
+// The conversation, virtualised: a session of thousands of entries opens and scrolls smoothly.
+// It follows the newest entry while the agent works, unless the user scrolled up to read.
+import { useCallback, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { VList, type VListHandle } from "virtua";
+import { useSession } from "../session";
+import { ExpandedMemo } from "./ToolCard";
+import { TranscriptItem } from "./TranscriptItem";
+
+const NEAR_BOTTOM_PX = 48;
+
+export function Transcript() {
+  const items = useSession((s) => s.transcript.items);
+  const sessionId = useSession((s) => s.current?.id ?? null);
+  const loading = useSession((s) => s.loading);
+  const warnings = useSession((s) => s.warnings);
+  const working = useSession(
+    (s) => s.runningSession !== null && s.runningSession === s.current?.id && s.transcript.pending.length === 0,
+  );
+  const streaming = useSession((s) => s.transcript.streamingText !== null);
+  const list = useRef<VListHandle>(null);
+  const stick = useRef(true);
+  const [awayFromBottom, setAway] = useState(false);
+  // Folded/unfolded cards, per session.
+  const memo = useMemo(() => {
+    void sessionId;
+    return new Map<string, boolean>();
+  }, [sessionId]);
+
+  const rows = items.length + (working && !streaming ? 1 : 0);
+  const data = useMemo(() => Array.from({ length: rows }, (_, i) => i), [rows]);
+
+  const toBottom = useCallback(() => {
+    const handle = list.current;
+    if (handle && rows > 0) handle.scrollToIndex(rows - 1, { align: "end" });
+  }, [rows]);
+
+  // A newly opened session starts at its end.
+  useLayoutEffect(() => {
+    stick.current = true;
+    setAway(false);
+  }, [sessionId]);
+
+  useLayoutEffect(() => {
+    if (stick.current) toBottom();
+  }, [items, rows, toBottom]);
+
+  // Only the user's own scrolling (wheel, touch, keys, the scrollbar) stops the following;
+  // rows measured or the viewport resized while following just follow again.
+  const userScrolledAt = useRef(0);
+  const markUser = useCallback(() => {
+    userScrolledAt.current = Date.now();
+  }, []);
+  const onScroll = useCallback(
+    (offset: number) => {
+      const h = list.current;
+      if (!h) return;
+      const near = h.scrollSize - offset - h.viewportSize <= NEAR_BOTTOM_PX;
+      if (near) {
+        stick.current = true;
+        setAway(false);
+      } else if (Date.now() - userScrolledAt.current < 800) {
+        stick.current = false;
+        setAway(true);
+      } else if (stick.current) {
+        requestAnimationFrame(toBottom);
+      }
+    },
+    [toBottom],
+  );
+
+  if (items.length === 0) {
+    return (
+      <div className="transcript empty" data-testid="transcript">
+        {loading ? (
+          <p className="muted">Opening the session…</p>
+        ) : (
+          <div className="transcript-intro">
+            <h1>What should we work on?</h1>
+            <p className="muted">
+              Describe a task below. Tandem reads the code, proposes changes and runs commands — and asks
+              you before anything the policy does not allow on its own.
+            </p>
+            <ul className="muted">
+              <li>“Fix the failing test in src/parser.rs”</li>
+              <li>“Add a --verbose flag to the CLI and document it”</li>
+              <li>“Explain how the session log is written”</li>
+            </ul>
+          </div>
+        )}
+      </div>
+    );
+  }
+
+  return (
+    <div
+      className="transcript"
+      data-testid="transcript"
+      data-count={items.length}
+      onWheel={markUser}
+      onTouchMove={markUser}
+      onPointerDown={markUser}
+      onKeyDown={(e) => {
+        if (["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "].includes(e.key)) markUser();
+      }}
+    >
+      {warnings.length > 0 && (
+        <div className="banner warn transcript-warning">
+          Some of this session's log could not be read: {warnings.join("; ")}
+        </div>
+      )}
+      <ExpandedMemo.Provider value={memo}>
+        <VList
+          ref={list}
+          className="transcript-list"
+          data={data}
+          onScroll={onScroll}
+          onResize={() => stick.current && toBottom()}
+        >
+          {(i) => {
+            const item = items[i];
+            return (
+              <div className="transcript-row" key={item?.key ?? "working"}>
+                {item ? (
+                  <TranscriptItem item={item} />
+                ) : (
+                  <div className="working" data-testid="working">
+                    <span className="dots" aria-hidden>
+                      <i />
+                      <i />
+                      <i />
+                    </span>
+                    Working…
+                  </div>
+                )}
+              </div>
+            );
+          }}
+        </VList>
+      </ExpandedMemo.Provider>
+      {awayFromBottom && (
+        <button
+          className="jump-latest"
+          onClick={() => {
+            stick.current = true;
+            setAway(false);
+            toBottom();
+          }}
+        >
+          ↓ Latest
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,97 @@
+// One entry of the transcript, by kind.
+import { memo } from "react";
+import type { TurnOutcome } from "../bindings";
+import type { TranscriptItem as Item } from "../transcript";
+import { nextStep, pointsToSettings } from "../errors";
+import { useApp } from "../store";
+import { Markdown } from "./Markdown";
+import { ToolCard } from "./ToolCard";
+
+export function ErrorNote({ message, testId }: { message: string; testId?: string }) {
+  const open = useApp((s) => s.setSettingsOpen);
+  const hint = nextStep(message);
+  return (
+    <div className="banner error transcript-error" role="alert" data-testid={testId}>
+      <span>{message}</span>
+      {hint && (
+        <span className="next-step">
+          {hint}{" "}
+          {pointsToSettings(hint) && (
+            <button className="link-button" onClick={() => open(true)}>
+              Open Settings
+            </button>
+          )}
+        </span>
+      )}
+    </div>
+  );
+}
+
+function outcomeText(o: TurnOutcome): { text: string; tone: "muted" | "warn" | "error" } {
+  switch (o.kind) {
+    case "done":
+      return { text: `Done: ${o.summary}`, tone: "muted" };
+    case "ended":
+      return { text: "The turn ended.", tone: "muted" };
+    case "paused":
+      return { text: `Paused: ${o.reason}. Send a message to tell the agent how to go on.`, tone: "warn" };
+    case "step_limit":
+      return { text: "Stopped at the step limit. Send a message to let it continue.", tone: "warn" };
+    case "budget_spent":
+      return { text: `Stopped: the token budget is spent (${o.used.toLocaleString()} tokens used).`, tone: "warn" };
+    case "cancelled":
+      return { text: "Stopped by you.", tone: "muted" };
+    case "failed":
+      return { text: o.message, tone: "error" };
+  }
+}
+
+export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Item }) {
+  switch (item.kind) {
+    case "user":
+      return (
+        <div className="msg user" data-testid="message-user">
+          <div className="bubble">{item.text}</div>
+        </div>
+      );
+    case "assistant":
+      return (
+        <div className={item.streaming ? "msg assistant streaming" : "msg assistant"} data-testid="message-assistant">
+          <Markdown text={item.text} />
+        </div>
+      );
+    case "thinking":
+      return (
+        <details className="thinking" data-testid="thinking">
+          <summary>{item.streaming ? "Thinking…" : "Thinking"}</summary>
+          <div className="thinking-text">{item.text}</div>
+        </details>
+      );
+    case "tool":
+      return <ToolCard item={item} />;
+    case "notice":
+      return (
+        <div className="notice" data-testid="notice">
+          {item.text.charAt(0).toUpperCase() + item.text.slice(1)}
+        </div>
+      );
+    case "error":
+      return <ErrorNote message={item.message} testId="transcript-error" />;
+    case "done":
+      return (
+        <div className="done-summary" data-testid="done-summary">
+          <div className="done-title">✓ Task done</div>
+          <Markdown text={item.summary} />
+        </div>
+      );
+    case "outcome": {
+      if (item.outcome.kind === "failed") return <ErrorNote message={item.outcome.message} testId="transcript-error" />;
+      const { text, tone } = outcomeText(item.outcome);
+      return (
+        <div className={`outcome ${tone}`} data-testid="turn-outcome" data-kind={item.outcome.kind}>
+          {text}
+        </div>
+      );
+    }
+  }
+});

@@ -1,0 +1,100 @@
+// A tool call's title in plain words: "Edit src/main.rs", "Run `cargo test`".
+import type { JsonValue } from "./bindings";
+
+type Input = { [key: string]: JsonValue | undefined };
+
+function str(input: Input, key: string): string | null {
+  const v = input[key];
+  return typeof v === "string" && v.trim() !== "" ? v : null;
+}
+
+function firstLine(text: string, max = 80): string {
+  const line = text.split("\n")[0]?.trim() ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function quoted(text: string, max = 80): string {
+  return `\`${firstLine(text, max)}\``;
+}
+
+/** Turns `snake_case` into "Snake case". */
+export function plainToolName(name: string): string {
+  const words = name.replace(/_/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function describeCall(name: string, rawInput: JsonValue): string {
+  const input: Input = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? rawInput : {};
+  const path = str(input, "path");
+  switch (name) {
+    case "read_file":
+      return path ? `Read ${path}` : "Read a file";
+    case "write_file":
+      return path ? `Write ${path}` : "Write a file";
+    case "edit_file":
+      return path ? `Edit ${path}` : "Edit a file";
+    case "list_files":
+      return path && path !== "." ? `List files in ${path}` : "List files in the project";
+    case "search_codebase": {
+      const pattern = str(input, "pattern");
+      const where = path && path !== "." ? ` in ${path}` : "";
+      return pattern ? `Search for ${quoted(pattern, 60)}${where}` : "Search the code";
+    }
+    case "run_command": {
+      const command = str(input, "command");
+      const bg = input.background === true ? " in the background" : "";
+      return command ? `Run ${quoted(command)}${bg}` : "Run a command";
+    }
+    case "task_list":
+      return "List background tasks";
+    case "task_poll": {
+      const id = str(input, "id");
+      return id ? `Check background task ${id}` : "Check a background task";
+    }
+    case "task_stop": {
+      const id = str(input, "id");
+      return id ? `Stop background task ${id}` : "Stop a background task";
+    }
+    case "wakeup": {
+      const ms = typeof input.delay_ms === "number" ? input.delay_ms : null;
+      return ms === null ? "Wait" : `Wait ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`}`;
+    }
+    case "git_status":
+      return "Git status";
+    case "git_diff":
+      return input.staged === true ? "Git diff (staged)" : "Git diff";
+    case "git_log":
+      return "Git log";
+    case "git_commit": {
+      const message = str(input, "message");
+      return message ? `Commit: ${firstLine(message)}` : "Commit";
+    }
+    case "git_branch": {
+      const action = str(input, "action");
+      const branch = str(input, "name");
+      if (action === "create" && branch) return `Create branch ${branch}`;
+      if (action === "switch" && branch) return `Switch to branch ${branch}`;
+      return "List branches";
+    }
+    case "create_pull_request": {
+      const title = str(input, "title");
+      return title ? `Open a pull request: ${firstLine(title)}` : "Open a pull request";
+    }
+    case "web_fetch": {
+      const url = str(input, "url");
+      return url ? `Fetch ${firstLine(url, 100)}` : "Fetch a web page";
+    }
+    case "web_search": {
+      const query = str(input, "query");
+      return query ? `Search the web for ${quoted(query, 60)}` : "Search the web";
+    }
+    case "update_plan":
+      return "Update the plan";
+    case "task_done": {
+      const summary = str(input, "summary");
+      return summary ? `Finish: ${firstLine(summary)}` : "Finish";
+    }
+    default:
+      return plainToolName(name);
+  }
+}

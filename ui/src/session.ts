@@ -1,0 +1,236 @@
+// The agent side of the app: the project's sessions, the open one's transcript, the running
+// turn, its approvals and background tasks. Rust runs the agent; this store shows and asks.
+import { create } from "zustand";
+import { call, sendMessage, toAppError } from "./api";
+import type { AgentEvent, AgentMode, ApprovalAnswer, ApprovalRequest, BackgroundTask, SessionInfo } from "./bindings";
+import { applyEvents, closeTurn, emptyTranscript, foldEvents, type Transcript } from "./transcript";
+
+type SessionState = {
+  root: string | null;
+  sessions: SessionInfo[];
+  sessionsLoaded: boolean;
+  sessionsError: string | null;
+  /** The open session; null for a new one (the next message creates it). */
+  current: SessionInfo | null;
+  transcript: Transcript;
+  loading: boolean;
+  /** Why the last action failed, shown above the composer. */
+  error: string | null;
+  warnings: string[];
+  /** The session whose turn is running, if any. */
+  runningSession: string | null;
+  mode: AgentMode;
+  /** Approval requests answered here, hidden before Rust's confirmation arrives. */
+  answered: Record<string, true>;
+  tasks: BackgroundTask[];
+  tasksError: string | null;
+  /** Bumped whenever files may have changed (a tool finished, a turn ended). */
+  changesVersion: number;
+
+  setProject: (root: string) => void;
+  refreshSessions: () => Promise<void>;
+  newSession: () => void;
+  openSession: (id: string) => Promise<void>;
+  send: (text: string) => Promise<boolean>;
+  receive: (session: string, events: AgentEvent[]) => void;
+  stop: () => Promise<void>;
+  answer: (request: ApprovalRequest, answer: ApprovalAnswer) => Promise<boolean>;
+  refreshTasks: () => Promise<void>;
+  stopTask: (task: string) => Promise<void>;
+  setMode: (mode: AgentMode) => void;
+  clearError: () => void;
+};
+
+const live = () => ({ now: Date.now(), live: true });
+
+function fresh() {
+  return {
+    current: null,
+    transcript: emptyTranscript(),
+    loading: false,
+    error: null,
+    warnings: [],
+    answered: {},
+    tasks: [],
+    tasksError: null,
+  };
+}
+
+export const useSession = create<SessionState>((set, get) => ({
+  root: null,
+  sessions: [],
+  sessionsLoaded: false,
+  sessionsError: null,
+  runningSession: null,
+  mode: "ask",
+  changesVersion: 0,
+  ...fresh(),
+
+  setProject(root) {
+    if (get().root === root) return;
+    set({ root, sessions: [], sessionsLoaded: false, sessionsError: null, runningSession: null, ...fresh() });
+    void get().refreshSessions();
+  },
+
+  async refreshSessions() {
+    const root = get().root;
+    if (!root) return;
+    try {
+      const sessions = await call("list_sessions", { root });
+      if (get().root !== root) return;
+      const current = get().current;
+      const updated = current ? sessions.find((s) => s.id === current.id) : undefined;
+      set({ sessions, sessionsLoaded: true, sessionsError: null, ...(updated ? { current: updated } : {}) });
+    } catch (err) {
+      set({ sessionsLoaded: true, sessionsError: toAppError(err).message });
+    }
+  },
+
+  newSession() {
+    set({ ...fresh(), changesVersion: get().changesVersion + 1 });
+  },
+
+  async openSession(id) {
+    const known = get().sessions.find((s) => s.id === id) ?? null;
+    set({ ...fresh(), current: known, loading: true });
+    try {
+      const loaded = await call("load_session", { session: id });
+      if (get().current?.id !== id) return;
+      const transcript = foldEvents(loaded.events, { now: Date.now(), live: false });
+      // The session's totals come from Rust; live usage adds to them from here on.
+      transcript.session = {
+        ...transcript.session,
+        input_tokens: loaded.info.input_tokens,
+        output_tokens: loaded.info.output_tokens,
+        cost_usd: loaded.info.cost_usd,
+      };
+      set({ current: loaded.info, transcript, loading: false, warnings: loaded.warnings });
+      set((s) => ({ changesVersion: s.changesVersion + 1 }));
+      void get().refreshTasks();
+    } catch (err) {
+      if (get().current?.id !== id) return;
+      set({ loading: false, error: `This session could not be opened: ${toAppError(err).message}` });
+    }
+  },
+
+  async send(text) {
+    const { root, runningSession, mode } = get();
+    if (!root || runningSession !== null || text.trim() === "") return false;
+    set({ error: null });
+    let session = get().current;
+    if (!session) {
+      try {
+        session = await call("create_session", { root, task: text });
+      } catch (err) {
+        set({ error: `The session could not be created: ${toAppError(err).message}` });
+        return false;
+      }
+      const created = session;
+      set((s) => ({
+        current: created,
+        transcript: emptyTranscript(),
+        sessions: [created, ...s.sessions.filter((x) => x.id !== created.id)],
+      }));
+    }
+    const id = session.id;
+    set({ runningSession: id });
+    void runTurn(id, text, mode);
+    return true;
+  },
+
+  receive(session, events) {
+    if (get().current?.id !== session) return;
+    const touched = events.some((e) => e.type === "tool_finished");
+    set((s) => ({
+      transcript: applyEvents(s.transcript, events, live()),
+      changesVersion: touched ? s.changesVersion + 1 : s.changesVersion,
+    }));
+  },
+
+  async stop() {
+    const id = get().runningSession;
+    if (!id) return;
+    try {
+      await call("stop_turn", { session: id });
+    } catch (err) {
+      set({ error: `The turn could not be stopped: ${toAppError(err).message}` });
+    }
+  },
+
+  async answer(request, answer) {
+    const id = get().current?.id;
+    if (!id) return false;
+    try {
+      await call("answer_approval", { session: id, request: request.id, answer });
+      set((s) => ({ answered: { ...s.answered, [request.id]: true }, error: null }));
+      return true;
+    } catch (err) {
+      set({ error: `Your answer could not be sent: ${toAppError(err).message}` });
+      return false;
+    }
+  },
+
+  async refreshTasks() {
+    const id = get().current?.id;
+    if (!id) {
+      set({ tasks: [], tasksError: null });
+      return;
+    }
+    try {
+      const tasks = await call("session_tasks", { session: id });
+      if (get().current?.id === id) set({ tasks, tasksError: null });
+    } catch (err) {
+      if (get().current?.id === id) set({ tasksError: toAppError(err).message });
+    }
+  },
+
+  async stopTask(task) {
+    const id = get().current?.id;
+    if (!id) return;
+    try {
+      const tasks = await call("stop_task", { session: id, task });
+      if (get().current?.id === id) set({ tasks, tasksError: null });
+    } catch (err) {
+      set({ tasksError: `The task could not be stopped: ${toAppError(err).message}` });
+    }
+  },
+
+  setMode(mode) {
+    set({ mode });
+  },
+
+  clearError() {
+    set({ error: null });
+  },
+}));
+
+async function runTurn(id: string, text: string, mode: AgentMode) {
+  const { getState, setState } = useSession;
+  let sawStart = false;
+  try {
+    const outcome = await sendMessage({ session: id, text, mode }, (events) => {
+      if (events.some((e) => e.type === "user_message")) sawStart = true;
+      getState().receive(id, events);
+    });
+    if (getState().current?.id === id) {
+      setState((s) => ({ transcript: closeTurn(s.transcript, outcome, live()) }));
+    }
+  } catch (err) {
+    const message = toAppError(err).message;
+    if (getState().current?.id === id) {
+      // Rust failed before the turn started: keep the user's words on screen with the reason.
+      const events: AgentEvent[] = sawStart ? [] : [{ type: "user_message", text }];
+      events.push({ type: "error", message });
+      setState((s) => ({ transcript: closeTurn(applyEvents(s.transcript, events, live()), { kind: "failed", message }, live()) }));
+    }
+  } finally {
+    setState((s) => ({ runningSession: s.runningSession === id ? null : s.runningSession, changesVersion: s.changesVersion + 1 }));
+    void getState().refreshSessions();
+    void getState().refreshTasks();
+  }
+}
+
+/** The approval requests still to answer, in order. */
+export function pendingApprovals(s: Pick<SessionState, "transcript" | "answered">): ApprovalRequest[] {
+  return s.transcript.pending.filter((r) => !s.answered[r.id]);
+}

@@ -1,0 +1,664 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { act, cleanup, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { clearMocks } from "@tauri-apps/api/mocks";
+import { App } from "../App";
+import { useApp } from "../store";
+import { useSession } from "../session";
+import { emptyTranscript } from "../transcript";
+import type { AgentEvent, ApprovalAnswer } from "../bindings";
+import {
+  entry,
+  installFakeBackend,
+  sessionInfo,
+  settingsView,
+  text,
+  type Call,
+  type FakeAgent,
+  type FakeProject,
+  type FakeTurn,
+} from "./fakeBackend";
+import { editRequest, request } from "./fixtures";
+
+const project: FakeProject = {
+  startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
+  folders: { "": [entry("src", "dir"), entry("README.md", "file")], src: [entry("src/lib.rs", "file")] },
+  files: {
+    "README.md": text("README.md", ["# Demo"]),
+    "src/lib.rs": text("src/lib.rs", Array.from({ length: 30 }, (_, i) => `line ${i + 1}`)),
+  },
+};
+
+beforeEach(() => {
+  useApp.setState({
+    screen: { kind: "loading" },
+    folders: {},
+    expanded: {},
+    selected: null,
+    openFile: null,
+    recent: [],
+    showHidden: false,
+    panel: "tasks",
+    settings: null,
+    settingsError: null,
+    settingsOpen: false,
+    firstRunSkipped: false,
+  });
+  useSession.setState({
+    root: null,
+    sessions: [],
+    sessionsLoaded: false,
+    sessionsError: null,
+    current: null,
+    transcript: emptyTranscript(),
+    runningSession: null,
+    mode: "ask",
+    answered: {},
+    tasks: [],
+    error: null,
+    loading: false,
+    warnings: [],
+  });
+});
+afterEach(() => {
+  cleanup();
+  clearMocks();
+});
+
+/** Renders the app, sends `message` and hands back the fake turn to drive. */
+async function startTurn(agent: FakeAgent = {}, message = "Fix the bug") {
+  let turn: FakeTurn | null = null;
+  const calls = installFakeBackend(project, { ...agent, onTurn: (t) => (turn = t) });
+  const user = userEvent.setup();
+  render(<App />);
+  const input = await screen.findByTestId("composer-input");
+  await user.type(input, message);
+  await user.keyboard("{Enter}");
+  await waitFor(() => expect(turn).not.toBeNull());
+  const t = turn as unknown as FakeTurn;
+  const push = (events: AgentEvent[]) => act(() => t.push(events));
+  return { calls, user, turn: t, push };
+}
+
+function answers(calls: Call[]): ApprovalAnswer[] {
+  return calls
+    .filter((c) => c.cmd === "answer_approval")
+    .map((c) => (c.payload as { args: { answer: ApprovalAnswer } }).args.answer);
+}
+
+const usage = (input: number, output: number, cost: number | null): AgentEvent => ({
+  type: "usage",
+  usage: { input_tokens: input, output_tokens: output, cache_read_tokens: 0, cache_write_tokens: 0 },
+  cost_usd: cost,
+});
+
+describe("a turn", () => {
+  it("creates the session, streams text progressively and finalises it once", async () => {
+    const { calls, push, turn } = await startTurn();
+    const create = calls.find((c) => c.cmd === "create_session");
+    expect((create?.payload as { args: unknown }).args).toEqual({ root: "/work/demo", task: "Fix the bug" });
+    const send = calls.find((c) => c.cmd === "send_message");
+    expect(turn.args).toEqual({ session: "new-1", text: "Fix the bug", mode: "ask" });
+    expect((send?.payload as { onEvent: unknown }).onEvent).toBeDefined();
+    expect(screen.getByTestId("send-button")).toBeDisabled();
+    expect(screen.getByTestId("stop-button")).toBeEnabled();
+    expect(screen.getByTestId("composer-input")).toHaveValue("");
+
+    push([{ type: "user_message", text: "Fix the bug" }, { type: "step_started", step: 1 }, { type: "text_delta", text: "Looking " }]);
+    expect(await screen.findByTestId("message-user")).toHaveTextContent("Fix the bug");
+    expect(screen.getByTestId("message-assistant")).toHaveTextContent("Looking");
+    push([{ type: "text_delta", text: "at **it**" }]);
+    await waitFor(() => expect(screen.getByTestId("message-assistant")).toHaveTextContent("Looking at it"));
+    expect(screen.getByTestId("message-assistant").querySelector("strong")).toHaveTextContent("it");
+
+    push([
+      usage(1200, 300, 0.0123),
+      {
+        type: "assistant_message",
+        message: {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Looking at it. Here:\n\n```rust\nfn main() {}\n```" },
+            { type: "tool_use", id: "t1", name: "run_command", input: { command: "cargo test" } },
+          ],
+        },
+      },
+      { type: "tool_call_proposed", id: "t1", name: "run_command", input: { command: "cargo test" } },
+    ]);
+    await waitFor(() => expect(screen.getAllByTestId("message-assistant")).toHaveLength(1));
+    const assistant = screen.getByTestId("message-assistant");
+    expect(assistant).toHaveTextContent("Looking at it. Here:");
+    expect(assistant.textContent?.match(/Looking at it/g)).toHaveLength(1);
+    const code = within(assistant).getByTestId("code-block");
+    expect(code).toHaveAttribute("data-lang", "rust");
+    expect(code).toHaveTextContent("fn main() {}");
+    const card = screen.getByTestId("tool-card");
+    expect(card).toHaveTextContent("Run `cargo test`");
+    expect(card).toHaveAttribute("data-status", "running");
+    expect(screen.getByTestId("cost-turn")).toHaveTextContent("1.2k in · 300 out · $0.01");
+
+    push([
+      { type: "tool_finished", id: "t1", name: "run_command", output: "\x1b[32mok\x1b[0m 3 passed", is_error: false },
+      { type: "turn_ended", outcome: { kind: "ended" } },
+    ]);
+    await waitFor(() => expect(screen.getByTestId("tool-card")).toHaveAttribute("data-status", "done"));
+    const green = within(screen.getByTestId("tool-card")).getByText("ok");
+    expect(green.style.color).toBe("var(--ansi-green)");
+    act(() => turn.end({ kind: "ended" }));
+    await waitFor(() => expect(screen.getByTestId("stop-button")).toBeDisabled());
+    // The list is refreshed after the turn.
+    expect(calls.filter((c) => c.cmd === "list_sessions").length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("shows denied calls, policy refusals and a readable error with a next step", async () => {
+    const { push, turn } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      { type: "tool_call_proposed", id: "a", name: "run_command", input: { command: "rm -rf build" } },
+      { type: "approval_needed", request: request("a", { command: "rm -rf build", input: { command: "rm -rf build" } }) },
+      { type: "approval_answered", id: "a", answer: { answer: "deny", message: "no" } },
+      { type: "tool_finished", id: "a", name: "run_command", output: "The user denied this call. The user says: no", is_error: true },
+      { type: "tool_call_proposed", id: "b", name: "web_fetch", input: { url: "http://evil" } },
+      { type: "tool_finished", id: "b", name: "web_fetch", output: "The policy refused this call: network [deny-net]", is_error: true },
+      { type: "error", message: "error sending request: Connection refused (os error 111)" },
+    ]);
+    await waitFor(() => expect(screen.getAllByTestId("tool-card")).toHaveLength(2));
+    expect(screen.getAllByTestId("tool-card").map((c) => c.getAttribute("data-status"))).toEqual(["denied", "denied"]);
+    const error = screen.getByTestId("transcript-error");
+    expect(error).toHaveTextContent("Connection refused");
+    expect(error).toHaveTextContent("Settings");
+    act(() => turn.end({ kind: "failed", message: "Connection refused" }));
+    await waitFor(() => expect(screen.getByTestId("send-button")).toBeDisabled()); // empty input
+    expect(screen.getByTestId("stop-button")).toBeDisabled();
+  });
+
+  it("stops the turn with the Stop button", async () => {
+    const { calls, user, push } = await startTurn();
+    push([{ type: "user_message", text: "Fix the bug" }]);
+    await user.click(screen.getByTestId("stop-button"));
+    await waitFor(() => expect(calls.some((c) => c.cmd === "stop_turn")).toBe(true));
+    expect((calls.find((c) => c.cmd === "stop_turn")?.payload as { args: unknown }).args).toEqual({ session: "new-1" });
+  });
+
+  it("sends the chosen mode and explains it", async () => {
+    let turn: FakeTurn | null = null;
+    installFakeBackend(project, { onTurn: (t) => (turn = t) });
+    const user = userEvent.setup();
+    render(<App />);
+    const select = await screen.findByTestId("mode-select");
+    expect(select).toHaveValue("ask");
+    await user.selectOptions(select, "full_auto");
+    expect(screen.getByTestId("mode-help")).toHaveTextContent("Edits and runs commands on its own");
+    await user.type(screen.getByTestId("composer-input"), "line one{Shift>}{Enter}{/Shift}line two");
+    expect(screen.getByTestId("composer-input")).toHaveValue("line one\nline two");
+    await user.click(screen.getByTestId("send-button"));
+    await waitFor(() => expect(turn).not.toBeNull());
+    expect((turn as unknown as FakeTurn).args).toMatchObject({ text: "line one\nline two", mode: "full_auto" });
+  });
+
+  it("opens a file from a search hit", async () => {
+    const { user, push } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      { type: "tool_call_proposed", id: "s", name: "search_codebase", input: { pattern: "line" } },
+      { type: "tool_finished", id: "s", name: "search_codebase", output: "src/lib.rs:12: line 12\nsrc/lib.rs:14: line 14", is_error: false },
+    ]);
+    const hits = await screen.findAllByTestId("search-hit");
+    expect(hits).toHaveLength(2);
+    await user.click(hits[0]!);
+    await waitFor(() => expect(screen.getByTestId("viewer-path")).toHaveTextContent("src/lib.rs"));
+    expect(screen.getByTestId("file-tab")).toHaveAttribute("aria-selected", "true");
+    expect(screen.getAllByTestId("file-line")[11]).toHaveClass("focus");
+  });
+});
+
+describe("approvals", () => {
+  it("queues requests in order: 1 of 3, answering advances", async () => {
+    const { calls, user, push } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      { type: "approval_needed", request: request("r1", { command: "make a", input: { command: "make a" } }) },
+      { type: "approval_needed", request: request("r2", { command: "make b", input: { command: "make b" } }) },
+      { type: "approval_needed", request: request("r3", { command: "make c", input: { command: "make c" } }) },
+    ]);
+    const card = await screen.findByTestId("approval-card");
+    expect(card).toHaveTextContent("Tandem needs your approval");
+    expect(screen.getByTestId("approval-count")).toHaveTextContent("1 of 3");
+    expect(card).toHaveAttribute("data-request", "r1");
+    await user.click(screen.getByTestId("approve-button"));
+    await waitFor(() => expect(screen.getByTestId("approval-card")).toHaveAttribute("data-request", "r2"));
+    expect(screen.getByTestId("approval-count")).toHaveTextContent("1 of 2");
+    // Rust confirms the first and answers nothing else yet.
+    push([{ type: "approval_answered", id: "r1", answer: { answer: "approve" } }]);
+    await user.type(screen.getByTestId("deny-message"), "use make d");
+    await user.click(screen.getByTestId("deny-button"));
+    await waitFor(() => expect(screen.getByTestId("approval-card")).toHaveAttribute("data-request", "r3"));
+    expect(screen.queryByTestId("approval-count")).not.toBeInTheDocument();
+    push([{ type: "tool_finished", id: "r3", name: "run_command", output: "", is_error: false }]);
+    await waitFor(() => expect(screen.queryByTestId("approval-card")).not.toBeInTheDocument());
+    const sent = calls.filter((c) => c.cmd === "answer_approval").map((c) => (c.payload as { args: unknown }).args);
+    expect(sent).toEqual([
+      { session: "new-1", request: "r1", answer: { answer: "approve" } },
+      { session: "new-1", request: "r2", answer: { answer: "deny", message: "use make d" } },
+    ]);
+  });
+
+  it("keeps a rule for the project with approve_always", async () => {
+    const { calls, user, push } = await startTurn();
+    push([{ type: "approval_needed", request: request("c", { suggestions: [{ label: "Always allow `cargo test` in this project", always: true }] }) }]);
+    await user.click(await screen.findByTestId("approve-always"));
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve_always", suggestion: 0 }]));
+  });
+
+  it("shows a command with its parts and offers the policy's suggestions", async () => {
+    const { calls, user, push } = await startTurn();
+    push([
+      {
+        type: "approval_needed",
+        request: request("c", {
+          command: "cargo build && cargo test",
+          input: { command: "cargo build && cargo test" },
+          commands: ["cargo build", "cargo test"],
+          suggestions: [
+            { label: "Always allow `cargo build` in this project", always: true },
+            { label: "Allow `cargo build` for this session", always: false },
+          ],
+          reason: "cargo is not known to be safe",
+        }),
+      },
+    ]);
+    const card = await screen.findByTestId("approval-card");
+    expect(within(card).getByTestId("approval-command")).toHaveTextContent("cargo build && cargo test");
+    expect(card).toHaveTextContent("project folder");
+    expect(card).toHaveTextContent("cargo is not known to be safe");
+    expect(card).toHaveTextContent("This runs 2 commands");
+    expect(within(card).getByTestId("approve-always")).toHaveTextContent("Always allow cargo build in this project");
+    expect(within(card).getByTestId("approve-for-session")).toHaveTextContent("Allow cargo build for this session");
+    await user.click(within(card).getByTestId("approve-for-session"));
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve_for_session", suggestion: 1 }]));
+  });
+
+  it("reviews an edit hunk by hunk: all accepted → approve", async () => {
+    const { calls, user, push } = await startTurn();
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    expect(screen.getAllByTestId("hunk-accept")).toHaveLength(3);
+    expect(screen.getAllByTestId("hunk-reject")).toHaveLength(3);
+    // Each hunk renders as a CodeMirror diff.
+    expect(screen.getAllByTestId("hunk")[0]!.querySelector(".cm-editor")).not.toBeNull();
+    await user.click(screen.getByTestId("approve-button"));
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve" }]));
+  });
+
+  it("reviews an edit hunk by hunk: the second rejected → approve_partial [0, 2]", async () => {
+    const { calls, user, push } = await startTurn();
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    await user.click(screen.getAllByTestId("hunk-reject")[1]!);
+    const hunks = screen.getAllByTestId("hunk");
+    expect(hunks.map((h) => h.getAttribute("data-state"))).toEqual(["accepted", "rejected", "accepted"]);
+    expect(hunks[1]).toHaveClass("rejected");
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Apply 2 of 3 changes");
+    await user.click(screen.getByTestId("approve-button"));
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve_partial", accepted_hunks: [0, 2] }]));
+  });
+
+  it("reviews an edit hunk by hunk: all rejected → deny", async () => {
+    const { calls, user, push } = await startTurn();
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    await user.click(screen.getByTestId("reject-all"));
+    await user.click(screen.getByTestId("approve-button"));
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "deny", message: "The user rejected every hunk." }]));
+  });
+
+  it("switches the diff between unified and side by side", async () => {
+    const { user, push } = await startTurn();
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    await user.click(screen.getByTestId("layout-split"));
+    expect(screen.getAllByTestId("hunk")[0]!.querySelector(".cm-mergeView")).not.toBeNull();
+    await user.click(screen.getByTestId("layout-unified"));
+    expect(screen.getAllByTestId("hunk")[0]!.querySelector(".cm-mergeView")).toBeNull();
+  });
+
+  it("answers from the keyboard: j/k move, y/n decide, a approves", async () => {
+    const { calls, user, push } = await startTurn();
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    act(() => (document.activeElement as HTMLElement | null)?.blur());
+    const states = () => screen.getAllByTestId("hunk").map((h) => h.getAttribute("data-state"));
+    const focused = () => screen.getAllByTestId("hunk").findIndex((h) => h.classList.contains("focused"));
+    expect(focused()).toBe(0);
+    await user.keyboard("n");
+    expect(states()).toEqual(["rejected", "accepted", "accepted"]);
+    await user.keyboard("jj");
+    expect(focused()).toBe(2);
+    await user.keyboard("j");
+    expect(focused()).toBe(2);
+    await user.keyboard("n");
+    await user.keyboard("k");
+    expect(focused()).toBe(1);
+    await user.keyboard("ky");
+    expect(states()).toEqual(["accepted", "accepted", "rejected"]);
+    // Typing in the deny box is not a shortcut.
+    await user.type(screen.getByTestId("deny-message"), "a");
+    expect(answers(calls)).toEqual([]);
+    act(() => (document.activeElement as HTMLElement | null)?.blur());
+    await user.keyboard("a");
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve_partial", accepted_hunks: [0, 1] }]));
+  });
+
+  it("takes the keys straight after sending: the card gets the focus from the empty composer", async () => {
+    const { calls, user, push } = await startTurn();
+    expect(document.activeElement).toBe(screen.getByTestId("composer-input"));
+    push([{ type: "approval_needed", request: request("r") }]);
+    await screen.findByTestId("approval-card");
+    await user.keyboard("a");
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve" }]));
+  });
+
+  it("denies with d", async () => {
+    const { calls, user, push } = await startTurn();
+    push([{ type: "approval_needed", request: request("r") }]);
+    await screen.findByTestId("approval-card");
+    act(() => (document.activeElement as HTMLElement | null)?.blur());
+    await user.keyboard("d");
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "deny", message: null }]));
+  });
+
+  it("shows a new file as all added", async () => {
+    const { push } = await startTurn();
+    push([
+      {
+        type: "approval_needed",
+        request: request("w", {
+          tool: "write_file",
+          input: { path: "src/new.rs", content: "fn a() {}\n" },
+          path: "src/new.rs",
+          original: "",
+          proposed: "fn a() {}\n",
+          hunks: [{ index: 0, old_start: 0, old_lines: 0, new_start: 1, new_lines: 1, text: "@@ -0,0 +1,1 @@\n+fn a() {}\n" }],
+          command: null,
+          commands: [],
+        }),
+      },
+    ]);
+    const card = await screen.findByTestId("approval-card");
+    expect(card).toHaveTextContent("Write src/new.rs");
+    expect(card).toHaveTextContent("New file");
+    expect(card.querySelector(".cm-editor")).toHaveTextContent("fn a() {}");
+  });
+});
+
+describe("task list", () => {
+  it("shows the plan and background tasks, and stops a task", async () => {
+    const { calls, user, push } = await startTurn({
+      tasks: [
+        { id: "bg1", kind: "command", title: "npm run dev", running: true, state: "running", runtime_ms: 65_000, output_tail: "\x1b[36mready\x1b[0m on :5173" },
+      ],
+    });
+    push([
+      {
+        type: "plan_updated",
+        items: [
+          { text: "Read the parser", status: "done" },
+          { text: "Fix the bug", status: "in_progress" },
+          { text: "Run the tests", status: "pending" },
+        ],
+      },
+    ]);
+    const list = screen.getByTestId("task-list");
+    await waitFor(() => expect(within(list).getAllByTestId("task-item")).toHaveLength(4));
+    const plan = within(list).getAllByTestId("task-item").filter((i) => i.getAttribute("data-kind") === "plan");
+    expect(plan.map((p) => p.getAttribute("data-status"))).toEqual(["done", "in_progress", "pending"]);
+    const task = within(list).getAllByTestId("task-item").find((i) => i.getAttribute("data-kind") === "task")!;
+    expect(task).toHaveTextContent("npm run dev");
+    expect(task).toHaveTextContent("1m 05s");
+    expect(task).toHaveTextContent("ready on :5173");
+    await user.click(within(task).getByTestId("task-stop"));
+    await waitFor(() => expect(within(task).getByTestId("task-state")).toHaveTextContent("stopped"));
+    expect((calls.find((c) => c.cmd === "stop_task")?.payload as { args: unknown }).args).toEqual({ session: "new-1", task: "bg1" });
+  });
+});
+
+describe("sessions", () => {
+  const old = sessionInfo("s1", { title: "Add a flag", state: "interrupted", input_tokens: 5000, output_tokens: 800, cost_usd: 0.42 });
+  const events: AgentEvent[] = [
+    { type: "user_message", text: "Add a flag" },
+    { type: "step_started", step: 1 },
+    usage(100, 10, 0.01),
+    { type: "assistant_message", message: { role: "assistant", content: [{ type: "text", text: "Adding the flag." }] } },
+    { type: "tool_call_proposed", id: "x", name: "edit_file", input: { path: "src/cli.rs" } },
+    { type: "tool_finished", id: "x", name: "edit_file", output: "Edited src/cli.rs", is_error: false },
+  ];
+
+  it("lists sessions, reopens one and continues in it", async () => {
+    let turn: FakeTurn | null = null;
+    const calls = installFakeBackend(project, {
+      sessions: [old, sessionInfo("s2", { title: "Older", state: "done" })],
+      transcripts: { s1: { info: old, events, warnings: [] } },
+      onTurn: (t) => (turn = t),
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    const list = await screen.findByTestId("session-list");
+    await waitFor(() => expect(within(list).getAllByTestId("session-item")).toHaveLength(2));
+    const first = within(list).getAllByTestId("session-item")[0]!;
+    expect(first).toHaveTextContent("Add a flag");
+    expect(first).toHaveTextContent("Interrupted — resumable");
+    expect(first).toHaveTextContent("$0.42");
+    expect(first).toHaveTextContent("1 min ago");
+    await user.click(first);
+    await waitFor(() => expect(screen.getByTestId("message-assistant")).toHaveTextContent("Adding the flag."));
+    expect(screen.getByTestId("message-user")).toHaveTextContent("Add a flag");
+    expect(screen.getByTestId("tool-card")).toHaveTextContent("Edit src/cli.rs");
+    expect(screen.getByTestId("tool-card")).toHaveAttribute("data-status", "done");
+    expect(screen.getByTestId("cost-session")).toHaveTextContent("5.0k in · 800 out · $0.42");
+    expect((calls.find((c) => c.cmd === "load_session")?.payload as { args: unknown }).args).toEqual({ session: "s1" });
+
+    await user.type(screen.getByTestId("composer-input"), "Also document it{Enter}");
+    await waitFor(() => expect(turn).not.toBeNull());
+    expect(calls.some((c) => c.cmd === "create_session")).toBe(false);
+    expect((turn as unknown as FakeTurn).args).toEqual({ session: "s1", text: "Also document it", mode: "ask" });
+    act(() => (turn as unknown as FakeTurn).push([usage(1000, 200, 0.02)]));
+    await waitFor(() => expect(screen.getByTestId("cost-session")).toHaveTextContent("6.0k in · 1.0k out · $0.44"));
+
+    await user.click(screen.getByTestId("new-session"));
+    expect(screen.queryByTestId("message-user")).not.toBeInTheDocument();
+  });
+
+  it("opens a 5,000-entry session with a virtualised transcript", async () => {
+    const many: AgentEvent[] = [];
+    for (let i = 0; i < 2500; i++) {
+      many.push({ type: "user_message", text: `question ${i}` });
+      many.push({ type: "assistant_message", message: { role: "assistant", content: [{ type: "text", text: `answer ${i}` }] } });
+    }
+    const big = sessionInfo("big", { title: "Long one" });
+    installFakeBackend(project, { sessions: [big], transcripts: { big: { info: big, events: many, warnings: [] } } });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByTestId("session-item"));
+    await waitFor(() => expect(screen.getByTestId("transcript")).toHaveAttribute("data-count", "5000"));
+    const mounted = screen.getAllByTestId(/message-(user|assistant)/).length;
+    expect(mounted).toBeGreaterThan(0);
+    expect(mounted).toBeLessThan(500);
+  });
+});
+
+describe("changes", () => {
+  it("lists the session's changed files with counts and shows the diff", async () => {
+    const { user, push } = await startTurn({
+      changes: [
+        { path: "src/a.rs", before: "fn a() {}\n", after: "fn a() { 1 }\nfn b() {}\n", added_lines: 2, removed_lines: 1 },
+        { path: "src/new.rs", before: null, after: "new\n", added_lines: 1, removed_lines: 0 },
+      ],
+    });
+    push([{ type: "tool_call_proposed", id: "e", name: "edit_file", input: { path: "src/a.rs" } }]);
+    await user.click(screen.getByTestId("changes-tab"));
+    const items = await screen.findAllByTestId("change-item");
+    expect(items[0]).toHaveTextContent("src/a.rs+2−1");
+    expect(items[1]).toHaveTextContent("new");
+    expect(screen.getByTestId("change-diff").querySelector(".cm-editor")).toHaveTextContent("fn b() {}");
+    await user.click(items[1]!);
+    await waitFor(() => expect(screen.getByTestId("change-diff").querySelector(".cm-editor")).toHaveTextContent("new"));
+  });
+});
+
+describe("errors", () => {
+  it("shows why a session could not be created and keeps the text", async () => {
+    installFakeBackend(project);
+    const user = userEvent.setup();
+    render(<App />);
+    const input = await screen.findByTestId("composer-input");
+    // The fake backend fails send_message only through a turn; make creation fail instead.
+    const { mockIPC } = await import("@tauri-apps/api/mocks");
+    mockIPC((cmd) => {
+      if (cmd === "create_session") throw { code: "io", message: "The sessions folder is not writable." };
+      return null;
+    });
+    await user.type(input, "Do it{Enter}");
+    expect(await screen.findByTestId("composer-error")).toHaveTextContent("The sessions folder is not writable.");
+    expect(input).toHaveValue("Do it");
+  });
+
+  it("shows a failed turn with a next step", async () => {
+    const { turn } = await startTurn();
+    act(() => turn.fail("No model is configured for the default role."));
+    const error = await screen.findByTestId("transcript-error");
+    expect(error).toHaveTextContent("No model is configured");
+    expect(error).toHaveTextContent("Choose a model provider in Settings.");
+    expect(screen.getByTestId("message-user")).toHaveTextContent("Fix the bug");
+  });
+});
+
+describe("settings", () => {
+  it("tests a connection, picks a model from it and saves providers, roles and the key", async () => {
+    const calls = installFakeBackend(project, { models: ["llama3.2:3b", "qwen2.5-coder:7b"] });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByTestId("settings-button"));
+    const view = await screen.findByTestId("settings-view");
+    expect(view).toHaveTextContent("/home/me/.config/tandem/settings.toml");
+    expect(within(view).getByTestId("key-source")).toHaveTextContent("keychain");
+    await user.click(within(view).getByTestId("add-local"));
+    const cards = within(view).getAllByTestId("provider-card");
+    const local = cards[1]!;
+    expect(within(local).getByTestId("provider-base-url")).toHaveValue("http://127.0.0.1:11434/v1");
+    await user.type(within(local).getByTestId("provider-key"), "secret-key");
+    await user.click(within(local).getByTestId("test-connection"));
+    expect(await within(local).findByTestId("test-result")).toHaveTextContent("Connected — 2 models");
+    expect((calls.find((c) => c.cmd === "test_connection")?.payload as { args: unknown }).args).toEqual({
+      kind: "openai",
+      base_url: "http://127.0.0.1:11434/v1",
+      api_key: "secret-key",
+      provider: null,
+    });
+
+    await user.click(within(view).getByTestId("settings-tab-models"));
+    const fast = within(view).getAllByTestId("role-row").find((r) => r.getAttribute("data-role") === "fast")!;
+    await user.selectOptions(within(fast).getByTestId("role-provider"), "local");
+    expect(fast.querySelectorAll("datalist option")).toHaveLength(2);
+    await user.type(within(fast).getByTestId("role-model"), "llama3.2:3b");
+    await user.click(within(view).getByTestId("settings-save"));
+    await waitFor(() => expect(screen.getByTestId("saved-note")).toHaveTextContent("Saved."));
+    expect((calls.find((c) => c.cmd === "save_settings")?.payload as { args: unknown }).args).toEqual({
+      providers: [
+        { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null },
+        { name: "local", kind: "openai", base_url: "http://127.0.0.1:11434/v1", num_ctx: null },
+      ],
+      roles: [
+        { role: "default", provider: "anthropic", model: "claude-sonnet-4-5" },
+        { role: "fast", provider: "local", model: "llama3.2:3b" },
+      ],
+    });
+    expect((calls.find((c) => c.cmd === "set_api_key")?.payload as { args: unknown }).args).toEqual({
+      provider: "local",
+      key: "secret-key",
+      allow_file: false,
+    });
+    await user.keyboard("{Escape}");
+    expect(screen.queryByTestId("settings-view")).not.toBeInTheDocument();
+  });
+
+  it("shows a failed connection readably and offers a file when there is no keychain", async () => {
+    installFakeBackend(project, {
+      models: "error sending request for url (http://127.0.0.1:11434/v1/models): Connection refused",
+      settings: settingsView({ keychain: { available: false, message: "No Secret Service is running.", file_fallback: false } }),
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByTestId("settings-button"));
+    const view = await screen.findByTestId("settings-view");
+    expect(view).toHaveTextContent("No Secret Service is running.");
+    expect(within(view).getByTestId("allow-file")).not.toBeChecked();
+    await user.click(within(view).getByTestId("test-connection"));
+    const result = await within(view).findByTestId("test-result");
+    expect(result).toHaveTextContent("Connection refused");
+    expect(result).toHaveTextContent("Check that the model server is running");
+  });
+
+  it("lists the policy rules by source", async () => {
+    installFakeBackend(project, {
+      rules: [
+        { rule: "allow read_file *", source: "built-in" },
+        { rule: "allow run_command `cargo test`", source: "project file (.tandem/policy.toml)" },
+        { rule: "deny run_command `sudo *`", source: "built-in" },
+      ],
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByTestId("settings-button"));
+    await user.click(screen.getByTestId("settings-tab-rules"));
+    const groups = await screen.findAllByTestId("rule-group");
+    expect(groups).toHaveLength(2);
+    expect(groups[0]).toHaveTextContent("built-in");
+    expect(within(groups[0]!).getAllByRole("listitem")).toHaveLength(2);
+    expect(groups[1]).toHaveTextContent("cargo test");
+  });
+});
+
+describe("first run", () => {
+  it("offers a detected local server and saves it as the default", async () => {
+    const calls = installFakeBackend(project, {
+      settings: settingsView({ providers: [], roles: [], configured: false }),
+      localServers: [{ name: "Ollama", base_url: "http://127.0.0.1:11434/v1", models: ["llama3.2:3b", "qwen2.5-coder:7b", "phi4"] }],
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    const server = await screen.findByTestId("local-server");
+    expect(server).toHaveTextContent("Ollama is running at http://127.0.0.1:11434/v1 with 3 models");
+    await user.selectOptions(within(server).getByTestId("local-model"), "qwen2.5-coder:7b");
+    await user.click(within(server).getByTestId("use-local"));
+    await screen.findByTestId("project-view");
+    expect((calls.find((c) => c.cmd === "save_settings")?.payload as { args: unknown }).args).toEqual({
+      providers: [{ name: "ollama", kind: "openai", base_url: "http://127.0.0.1:11434/v1", num_ctx: null }],
+      roles: [{ role: "default", provider: "ollama", model: "qwen2.5-coder:7b" }],
+    });
+    expect(calls.some((c) => c.cmd === "set_api_key")).toBe(false);
+  });
+
+  it("saves an Anthropic key, and can be skipped", async () => {
+    const calls = installFakeBackend(project, { settings: settingsView({ providers: [], roles: [], configured: false }) });
+    const user = userEvent.setup();
+    render(<App />);
+    const card = await screen.findByTestId("first-run-anthropic");
+    expect(within(card).getByTestId("first-run-model")).toHaveValue("claude-sonnet-4-5");
+    await user.type(within(card).getByTestId("first-run-key"), "sk-ant-123");
+    await user.click(within(card).getByTestId("first-run-use"));
+    await screen.findByTestId("project-view");
+    expect((calls.find((c) => c.cmd === "set_api_key")?.payload as { args: unknown }).args).toEqual({
+      provider: "anthropic",
+      key: "sk-ant-123",
+      allow_file: false,
+    });
+  });
+
+  it("can be skipped", async () => {
+    installFakeBackend(project, { settings: settingsView({ providers: [], roles: [], configured: false }) });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByTestId("first-run-skip"));
+    expect(await screen.findByTestId("project-view")).toBeInTheDocument();
+  });
+});

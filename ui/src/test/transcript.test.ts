@@ -1,0 +1,166 @@
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../bindings";
+import { request } from "./fixtures";
+import { applyEvents, emptyTranscript, foldEvents } from "../transcript";
+import { describeCall } from "../describeCall";
+import { parseAnsi, stripAnsi } from "../ansi";
+import { answerForHunks, hunkSides } from "../approval";
+import type { Hunk } from "../bindings";
+
+const opts = { now: 1000, live: true };
+
+describe("transcript reducer", () => {
+  it("accumulates text deltas, then the final message replaces them without duplicating", () => {
+    let t = applyEvents(emptyTranscript(), [{ type: "user_message", text: "hi" }, { type: "step_started", step: 1 }], opts);
+    t = applyEvents(t, [{ type: "text_delta", text: "Hel" }, { type: "text_delta", text: "lo" }], opts);
+    expect(t.items.map((i) => i.kind)).toEqual(["user", "assistant"]);
+    expect(t.items[1]).toMatchObject({ text: "Hello", streaming: true });
+    t = applyEvents(
+      t,
+      [
+        {
+          type: "assistant_message",
+          message: {
+            role: "assistant",
+            content: [
+              { type: "text", text: "Hello there" },
+              { type: "tool_use", id: "t1", name: "read_file", input: { path: "a.rs" } },
+            ],
+          },
+        },
+        { type: "tool_call_proposed", id: "t1", name: "read_file", input: { path: "a.rs" } },
+      ],
+      opts,
+    );
+    expect(t.items.map((i) => i.kind)).toEqual(["user", "assistant", "tool"]);
+    expect(t.items[1]).toMatchObject({ text: "Hello there", streaming: false });
+  });
+
+  it("rebuilds a logged session (no deltas) from assistant messages", () => {
+    const events: AgentEvent[] = [
+      { type: "user_message", text: "go" },
+      { type: "step_started", step: 1 },
+      { type: "usage", usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 0, cache_write_tokens: 0 }, cost_usd: 0.01 },
+      {
+        type: "assistant_message",
+        message: { role: "assistant", content: [{ type: "thinking", thinking: "hmm", signature: null }, { type: "text", text: "Done." }] },
+      },
+      { type: "turn_ended", outcome: { kind: "ended" } },
+    ];
+    const t = foldEvents(events, { now: 0, live: false });
+    expect(t.items.map((i) => i.kind)).toEqual(["user", "thinking", "assistant"]);
+    expect(t.turn).toMatchObject({ input_tokens: 100, output_tokens: 20, cost_usd: 0.01 });
+    expect(t.turnOpen).toBe(false);
+  });
+
+  it("tracks tool states: waiting, approved → running → done, denied, policy refusal, failure", () => {
+    let t = applyEvents(
+      emptyTranscript(),
+      [
+        { type: "tool_call_proposed", id: "a", name: "run_command", input: { command: "ls" } },
+        { type: "approval_needed", request: request("a") },
+      ],
+      opts,
+    );
+    expect(t.items[0]).toMatchObject({ status: "waiting" });
+    expect(t.pending.map((r) => r.id)).toEqual(["a"]);
+    t = applyEvents(t, [{ type: "approval_answered", id: "a", answer: { answer: "approve" } }], opts);
+    expect(t.items[0]).toMatchObject({ status: "running" });
+    expect(t.pending).toEqual([]);
+    t = applyEvents(t, [{ type: "tool_finished", id: "a", name: "run_command", output: "ok", is_error: false }], opts);
+    expect(t.items[0]).toMatchObject({ status: "done", output: "ok" });
+
+    t = applyEvents(
+      t,
+      [
+        { type: "tool_call_proposed", id: "b", name: "run_command", input: { command: "rm -rf /" } },
+        { type: "approval_needed", request: request("b") },
+        { type: "approval_answered", id: "b", answer: { answer: "deny", message: null } },
+        { type: "tool_finished", id: "b", name: "run_command", output: "The user denied this call.", is_error: true },
+        { type: "tool_call_proposed", id: "c", name: "run_command", input: { command: "sudo x" } },
+        { type: "tool_finished", id: "c", name: "run_command", output: "The policy refused this call: no [r]", is_error: true },
+        { type: "tool_call_proposed", id: "d", name: "read_file", input: { path: "x" } },
+        { type: "tool_finished", id: "d", name: "read_file", output: "x not found", is_error: true },
+      ],
+      opts,
+    );
+    expect(t.items.map((i) => (i.kind === "tool" ? i.status : i.kind))).toEqual(["done", "denied", "denied", "failed"]);
+  });
+
+  it("ends a turn: unfinished tools, outcome lines, no duplicate done", () => {
+    const t = foldEvents(
+      [
+        { type: "user_message", text: "x" },
+        { type: "tool_call_proposed", id: "a", name: "run_command", input: { command: "sleep 9" } },
+        { type: "turn_ended", outcome: { kind: "cancelled" } },
+        { type: "user_message", text: "y" },
+        { type: "done", summary: "All good" },
+        { type: "turn_ended", outcome: { kind: "done", summary: "All good" } },
+      ],
+      opts,
+    );
+    expect(t.items.map((i) => i.kind)).toEqual(["user", "tool", "outcome", "user", "done"]);
+    expect(t.items[1]).toMatchObject({ status: "unfinished" });
+  });
+
+  it("keeps the latest plan and sums usage with unknown prices as unknown", () => {
+    const u = { input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 };
+    const t = foldEvents(
+      [
+        { type: "plan_updated", items: [{ text: "a", status: "pending" }] },
+        { type: "plan_updated", items: [{ text: "a", status: "done" }, { text: "b", status: "in_progress" }] },
+        { type: "usage", usage: u, cost_usd: 0.5 },
+        { type: "usage", usage: u, cost_usd: null },
+      ],
+      opts,
+    );
+    expect(t.plan).toHaveLength(2);
+    expect(t.session).toMatchObject({ input_tokens: 20, output_tokens: 10, cost_usd: null });
+  });
+});
+
+describe("describeCall", () => {
+  it("names calls in plain words", () => {
+    expect(describeCall("edit_file", { path: "src/main.rs" })).toBe("Edit src/main.rs");
+    expect(describeCall("write_file", { path: "src/x.rs", content: "" })).toBe("Write src/x.rs");
+    expect(describeCall("read_file", { path: "src/lib.rs" })).toBe("Read src/lib.rs");
+    expect(describeCall("run_command", { command: "cargo test" })).toBe("Run `cargo test`");
+    expect(describeCall("search_codebase", { pattern: "foo" })).toBe("Search for `foo`");
+    expect(describeCall("list_files", { path: "src" })).toBe("List files in src");
+    expect(describeCall("git_status", {})).toBe("Git status");
+    expect(describeCall("web_fetch", { url: "https://example.com" })).toBe("Fetch https://example.com");
+    expect(describeCall("update_plan", { items: [] })).toBe("Update the plan");
+    expect(describeCall("task_done", { summary: "Fixed it\nmore" })).toBe("Finish: Fixed it");
+    expect(describeCall("some_new_tool", null)).toBe("Some new tool");
+  });
+});
+
+describe("parseAnsi", () => {
+  it("splits SGR colours into styled spans and drops other escapes", () => {
+    const spans = parseAnsi("plain \x1b[1;31merror\x1b[0m: \x1b[38;5;82mok\x1b[39m\x1b[2K done");
+    expect(spans.map((s) => s.text)).toEqual(["plain ", "error", ": ", "ok", " done"]);
+    expect(spans[1]?.style).toMatchObject({ bold: true, fg: "var(--ansi-red)" });
+    expect(spans[2]?.style).toEqual({});
+    expect(spans[3]?.style.fg).toMatch(/^rgb\(/);
+    expect(stripAnsi("\x1b[32mgreen\x1b[m")).toBe("green");
+  });
+});
+
+describe("answerForHunks", () => {
+  const hunks: Hunk[] = [0, 1, 2].map((index) => ({
+    index,
+    old_start: 1 + index * 10,
+    old_lines: 1,
+    new_start: 1 + index * 10,
+    new_lines: 1,
+    text: `@@ -${1 + index * 10} +${1 + index * 10} @@\n-old${index}\n+new${index}\n`,
+  }));
+  it("approves all, approves part, or denies", () => {
+    expect(answerForHunks(hunks, [true, true, true])).toEqual({ answer: "approve" });
+    expect(answerForHunks(hunks, [true, false, true])).toEqual({ answer: "approve_partial", accepted_hunks: [0, 2] });
+    expect(answerForHunks(hunks, [false, false, false])).toEqual({ answer: "deny", message: "The user rejected every hunk." });
+  });
+  it("splits a hunk into its two sides", () => {
+    expect(hunkSides({ ...hunks[0]!, text: "@@ -1,2 +1,2 @@\n ctx\n-a\n+b\n" })).toEqual({ before: "ctx\na", after: "ctx\nb" });
+  });
+});

@@ -1,0 +1,297 @@
+// Folds the agent's events into what the transcript shows. The same reducer serves the live
+// stream and a reopened session (whose log holds the same events, without the text deltas).
+import type {
+  AgentEvent,
+  ApprovalAnswer,
+  ApprovalRequest,
+  JsonValue,
+  PlanItem,
+  TurnOutcome,
+} from "./bindings";
+
+export type ToolStatus = "running" | "waiting" | "done" | "failed" | "denied" | "unfinished";
+
+export type ToolItem = {
+  kind: "tool";
+  key: string;
+  id: string;
+  name: string;
+  input: JsonValue;
+  status: ToolStatus;
+  output: string | null;
+  /** When it started running (live turns only), for the ticking timer. */
+  startedMs: number | null;
+  endedMs: number | null;
+  request: ApprovalRequest | null;
+  answer: ApprovalAnswer | null;
+};
+
+export type TranscriptItem =
+  | { kind: "user"; key: string; text: string }
+  | { kind: "assistant"; key: string; text: string; streaming: boolean }
+  | { kind: "thinking"; key: string; text: string; streaming: boolean }
+  | ToolItem
+  | { kind: "notice"; key: string; text: string }
+  | { kind: "error"; key: string; message: string }
+  | { kind: "done"; key: string; summary: string }
+  | { kind: "outcome"; key: string; outcome: TurnOutcome };
+
+export type Totals = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  /** Null once any call's price is unknown. */
+  cost_usd: number | null;
+};
+
+export type Transcript = {
+  items: TranscriptItem[];
+  /** Tool call id → index in `items`. */
+  tools: Record<string, number>;
+  /** Approval requests still waiting for an answer, in the order they were asked. */
+  pending: ApprovalRequest[];
+  plan: PlanItem[] | null;
+  turn: Totals;
+  session: Totals;
+  turnOpen: boolean;
+  streamingText: number | null;
+  streamingThinking: number | null;
+  seq: number;
+};
+
+export function emptyTotals(): Totals {
+  return { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0 };
+}
+
+export function emptyTranscript(): Transcript {
+  return {
+    items: [],
+    tools: {},
+    pending: [],
+    plan: null,
+    turn: emptyTotals(),
+    session: emptyTotals(),
+    turnOpen: false,
+    streamingText: null,
+    streamingThinking: null,
+    seq: 0,
+  };
+}
+
+export type FoldOptions = {
+  /** Now, in ms: when live tool calls started and ended. */
+  now: number;
+  /** Live events get timers; a reopened session's do not. */
+  live: boolean;
+};
+
+const DENIED_PREFIXES = ["The policy refused", "The user denied"];
+
+function addTotals(a: Totals, usage: Omit<Totals, "cost_usd">, cost: number | null): Totals {
+  return {
+    input_tokens: a.input_tokens + usage.input_tokens,
+    output_tokens: a.output_tokens + usage.output_tokens,
+    cache_read_tokens: a.cache_read_tokens + usage.cache_read_tokens,
+    cache_write_tokens: a.cache_write_tokens + usage.cache_write_tokens,
+    cost_usd: a.cost_usd === null || cost === null ? null : a.cost_usd + cost,
+  };
+}
+
+/** Applies a batch of events; copies the item list once per batch, not once per event. */
+export function applyEvents(state: Transcript, events: AgentEvent[], opts: FoldOptions): Transcript {
+  if (events.length === 0) return state;
+  const s: Transcript = { ...state, items: state.items.slice(), tools: { ...state.tools }, pending: state.pending.slice() };
+  for (const event of events) step(s, event, opts);
+  return s;
+}
+
+/** A whole session's events folded from the start. */
+export function foldEvents(events: AgentEvent[], opts: FoldOptions): Transcript {
+  return applyEvents(emptyTranscript(), events, opts);
+}
+
+function push(s: Transcript, item: DistributiveOmit<TranscriptItem, "key">): number {
+  s.seq += 1;
+  s.items.push({ ...item, key: `i${s.seq}` } as TranscriptItem);
+  return s.items.length - 1;
+}
+
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+function endStreaming(s: Transcript) {
+  for (const idx of [s.streamingText, s.streamingThinking]) {
+    const item = idx === null ? undefined : s.items[idx];
+    if (item && (item.kind === "assistant" || item.kind === "thinking") && item.streaming) {
+      s.items[idx as number] = { ...item, streaming: false };
+    }
+  }
+  s.streamingText = null;
+  s.streamingThinking = null;
+}
+
+function updateTool(s: Transcript, id: string, change: (t: ToolItem) => ToolItem) {
+  const idx = s.tools[id];
+  const item = idx === undefined ? undefined : s.items[idx];
+  if (item?.kind === "tool") s.items[idx as number] = change(item);
+}
+
+function ensureTool(s: Transcript, id: string, name: string, input: JsonValue, opts: FoldOptions) {
+  if (s.tools[id] !== undefined) return;
+  s.tools[id] = push(s, {
+    kind: "tool",
+    id,
+    name,
+    input,
+    status: "running",
+    output: null,
+    startedMs: opts.live ? opts.now : null,
+    endedMs: null,
+    request: null,
+    answer: null,
+  });
+}
+
+function dropPending(s: Transcript, id: string) {
+  const i = s.pending.findIndex((r) => r.id === id);
+  if (i >= 0) s.pending.splice(i, 1);
+}
+
+function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
+  switch (e.type) {
+    case "user_message":
+      endStreaming(s);
+      push(s, { kind: "user", text: e.text });
+      s.turn = emptyTotals();
+      s.turnOpen = true;
+      break;
+    case "step_started":
+      endStreaming(s);
+      break;
+    case "text_delta": {
+      const idx = s.streamingText;
+      const item = idx === null ? undefined : s.items[idx];
+      if (item?.kind === "assistant") s.items[idx as number] = { ...item, text: item.text + e.text };
+      else s.streamingText = push(s, { kind: "assistant", text: e.text, streaming: true });
+      break;
+    }
+    case "thinking_delta": {
+      const idx = s.streamingThinking;
+      const item = idx === null ? undefined : s.items[idx];
+      if (item?.kind === "thinking") s.items[idx as number] = { ...item, text: item.text + e.text };
+      else s.streamingThinking = push(s, { kind: "thinking", text: e.text, streaming: true });
+      break;
+    }
+    case "assistant_message": {
+      const thinking = e.message.content
+        .map((b) => (b.type === "thinking" ? b.thinking : ""))
+        .filter(Boolean)
+        .join("\n\n");
+      const text = e.message.content
+        .map((b) => (b.type === "text" ? b.text : ""))
+        .filter((t) => t.trim() !== "")
+        .join("\n\n");
+      const ti = s.streamingThinking;
+      const thinkingItem = ti === null ? undefined : s.items[ti];
+      if (thinkingItem?.kind === "thinking") {
+        s.items[ti as number] = { ...thinkingItem, text: thinking || thinkingItem.text, streaming: false };
+      } else if (thinking) {
+        push(s, { kind: "thinking", text: thinking, streaming: false });
+      }
+      const ai = s.streamingText;
+      const textItem = ai === null ? undefined : s.items[ai];
+      if (textItem?.kind === "assistant") {
+        s.items[ai as number] = { ...textItem, text: text || textItem.text, streaming: false };
+      } else if (text) {
+        push(s, { kind: "assistant", text, streaming: false });
+      }
+      s.streamingText = null;
+      s.streamingThinking = null;
+      break;
+    }
+    case "tool_call_proposed":
+      endStreaming(s);
+      ensureTool(s, e.id, e.name, e.input, opts);
+      break;
+    case "approval_needed": {
+      const r = e.request;
+      ensureTool(s, r.id, r.tool, r.input, opts);
+      updateTool(s, r.id, (t) => ({ ...t, status: "waiting", request: r }));
+      dropPending(s, r.id);
+      s.pending.push(r);
+      break;
+    }
+    case "approval_answered":
+      dropPending(s, e.id);
+      updateTool(s, e.id, (t) => ({
+        ...t,
+        answer: e.answer,
+        status: e.answer.answer === "deny" ? "denied" : "running",
+        startedMs: opts.live ? opts.now : t.startedMs,
+        endedMs: e.answer.answer === "deny" && opts.live ? opts.now : t.endedMs,
+      }));
+      break;
+    case "tool_finished":
+      dropPending(s, e.id);
+      ensureTool(s, e.id, e.name, null, opts);
+      updateTool(s, e.id, (t) => ({
+        ...t,
+        output: e.output,
+        endedMs: opts.live ? opts.now : null,
+        status:
+          t.status === "denied" || (e.is_error && DENIED_PREFIXES.some((p) => e.output.startsWith(p)))
+            ? "denied"
+            : e.is_error
+              ? "failed"
+              : "done",
+      }));
+      break;
+    case "usage":
+      s.turn = addTotals(s.turn, e.usage, e.cost_usd);
+      s.session = addTotals(s.session, e.usage, e.cost_usd);
+      break;
+    case "notice":
+      push(s, { kind: "notice", text: e.text });
+      break;
+    case "error":
+      endStreaming(s);
+      push(s, { kind: "error", message: e.message });
+      break;
+    case "done":
+      endStreaming(s);
+      push(s, { kind: "done", summary: e.summary });
+      break;
+    case "plan_updated":
+      s.plan = e.items;
+      break;
+    case "turn_ended":
+      endTurn(s, e.outcome, opts);
+      break;
+  }
+}
+
+function endTurn(s: Transcript, outcome: TurnOutcome, opts: FoldOptions) {
+  endStreaming(s);
+  for (const idx of Object.values(s.tools)) {
+    const item = s.items[idx];
+    if (item?.kind === "tool" && (item.status === "running" || item.status === "waiting")) {
+      s.items[idx] = { ...item, status: "unfinished", endedMs: opts.live ? opts.now : null };
+    }
+  }
+  s.pending = [];
+  s.turnOpen = false;
+  const last = s.items[s.items.length - 1];
+  // A finished task already shows its summary; a plain end needs no line.
+  if (outcome.kind === "ended") return;
+  if (outcome.kind === "done" && last?.kind === "done") return;
+  // The error itself is already on screen, just above.
+  if (outcome.kind === "failed" && last?.kind === "error") return;
+  if (outcome.kind === "done") push(s, { kind: "done", summary: outcome.summary });
+  else push(s, { kind: "outcome", outcome });
+}
+
+/** The session ended its turn without saying so (the command failed or resolved early). */
+export function closeTurn(state: Transcript, outcome: TurnOutcome, opts: FoldOptions): Transcript {
+  if (!state.turnOpen) return state;
+  return applyEvents(state, [{ type: "turn_ended", outcome }], opts);
+}
