@@ -253,6 +253,15 @@ impl App {
         }
     }
 
+    /// Shows the file tree (the sidebar opens on the sessions).
+    pub async fn show_files(&self) -> TestResult {
+        self.wait_for("[data-testid=files-tab]")
+            .await?
+            .click()
+            .await?;
+        Ok(())
+    }
+
     /// The tree row for a project-relative path.
     pub async fn row(&self, path: &str) -> TestResult<WebElement> {
         self.wait_for(&format!("[data-testid=tree-row][data-path=\"{path}\"]"))

@@ -224,3 +224,76 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
     app.quit().await?;
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_run_connects_a_local_server_and_saves_it_in_settings() -> TestResult {
+    let Some(binary) = preflight() else {
+        return Ok(());
+    };
+    let project = list_project();
+    let root = project.path().display().to_string();
+    let config = tempfile::tempdir()?;
+    let data = tempfile::tempdir()?;
+    let server = ScriptedServer::start(Scenario::from_json(
+        r#"{"name": "a local server that only lists its models", "format": "openai", "turns": [], "models": ["qwen2.5-coder:7b", "llama3.2:3b"]}"#,
+    )?)
+    .await?;
+    let data_dir = data.path().display().to_string();
+    // No provider preset and no settings: the first-run screen comes first.
+    let app = App::launch_with_env(
+        &binary,
+        &["--project", &root],
+        config.path(),
+        &[("TANDEM_DATA_DIR", data_dir.as_str())],
+    )
+    .await?;
+    app.wait_for("[data-testid=first-run]").await?;
+    app.screenshot("first-run-01").await?;
+    let url = app.wait_for("[data-testid=manual-url]").await?;
+    if !url.is_displayed().await? {
+        app.wait_for(".manual-server summary")
+            .await?
+            .click()
+            .await?;
+    }
+    url.clear().await?;
+    url.send_keys(server.base_url()).await?;
+    app.wait_for("[data-testid=manual-connect]")
+        .await?
+        .click()
+        .await?;
+    app.wait_text(".manual-server", "qwen2.5-coder:7b").await?;
+    app.screenshot("first-run-02-models-listed").await?;
+    app.wait_for("[data-testid=manual-use]")
+        .await?
+        .click()
+        .await?;
+    app.wait_for("[data-testid=project-view]").await?;
+    let saved = std::fs::read_to_string(config.path().join("settings.toml"))?;
+    assert!(saved.contains(server.base_url()), "{saved}");
+    assert!(
+        saved.contains("llama3.2:3b") || saved.contains("qwen2.5-coder:7b"),
+        "{saved}"
+    );
+    assert!(
+        !saved.contains("key"),
+        "no key is ever written to settings: {saved}"
+    );
+    app.wait_for("[data-testid=settings-button]")
+        .await?
+        .click()
+        .await?;
+    app.wait_for("[data-testid=settings-view]").await?;
+    let values = app
+        .driver
+        .execute(
+            "return Array.from(document.querySelectorAll('[data-testid=settings-view] input')).map(i => i.value).join(' ');",
+            Vec::new(),
+        )
+        .await?;
+    let values = values.json().as_str().unwrap_or("").to_string();
+    assert!(values.contains(server.base_url()), "the provider is listed: {values:?}");
+    app.screenshot("settings-providers").await?;
+    app.quit().await?;
+    Ok(())
+}

@@ -18,6 +18,7 @@ async fn project_from_the_command_line_shows_tree_badges_and_file_contents() -> 
     let app = App::launch(&bin, &[&root], config.path()).await?;
 
     app.wait_for("[data-testid=project-view]").await?;
+    app.show_files().await?;
     app.wait_text(
         "[data-testid=project-name]",
         &repo
@@ -130,6 +131,7 @@ async fn keyboard_moves_in_the_tree_and_binary_files_are_described() -> TestResu
     let root = arg(repo.path());
     let app = App::launch(&bin, &["--project", &root], config.path()).await?;
 
+    app.show_files().await?;
     let tree = app.wait_for("[data-testid=file-tree]").await?;
     app.row("src").await?;
     tree.focus().await?;

@@ -60,10 +60,7 @@ impl ScriptedServer {
                     };
                     let req = read_request(&mut sock).await;
                     match req {
-                        Some(r)
-                            if r.method_and_path.starts_with("GET ")
-                                && r.method_and_path.contains("/models") =>
-                        {
+                        Some(r) if is_model_listing(&r) => {
                             answer_models(sock, &models).await;
                         }
                         other => break (sock, other),
@@ -74,6 +71,10 @@ impl ScriptedServer {
             // Requests beyond the script are failures, answered with 500.
             while let Ok((mut sock, _)) = listener.accept().await {
                 let extra = read_request(&mut sock).await;
+                if extra.as_ref().is_some_and(is_model_listing) {
+                    answer_models(sock, &models).await;
+                    continue;
+                }
                 {
                     let mut st = shared.lock().unwrap_or_else(PoisonError::into_inner);
                     st.failures.push(format!(
@@ -243,6 +244,10 @@ fn check(i: usize, expect: &Expect, req: &Recorded) -> Vec<String> {
         ));
     }
     f
+}
+
+fn is_model_listing(r: &Recorded) -> bool {
+    r.method_and_path.starts_with("GET ") && r.method_and_path.contains("/models")
 }
 
 async fn answer_models(mut sock: TcpStream, models: &[String]) {

@@ -174,7 +174,7 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
           Base URL
           <input value={url} onChange={(e) => setUrl(e.target.value)} data-testid="manual-url" />
         </label>
-        <button onClick={() => void test()} disabled={testing || url.trim() === ""}>
+        <button data-testid="manual-connect" onClick={() => void test()} disabled={testing || url.trim() === ""}>
           {testing ? "Connecting…" : "Connect"}
         </button>
         {testError && (
@@ -194,6 +194,7 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
             </select>
             <button
               className="primary"
+              data-testid="manual-use"
               disabled={busy || !manualModel}
               onClick={() => onSave({ name: "local", kind: "openai", base_url: url.trim(), model: manualModel, key: "" })}
             >
