@@ -135,6 +135,7 @@ pub fn run() {
             session_host::send_message,
             session_host::answer_approval,
             session_host::stop_turn,
+            session_host::set_mode,
             session_host::session_tasks,
             session_host::stop_task,
             session_host::session_changes,
@@ -145,9 +146,19 @@ pub fn run() {
             settings_host::detect_local,
             settings_host::policy_rules,
         ])
-        .run(tauri::generate_context!());
-    if let Err(err) = result {
-        eprintln!("tandem: could not start: {err}");
-        std::process::exit(1);
-    }
+        .build(tauri::generate_context!());
+    let app = match result {
+        Ok(app) => app,
+        Err(err) => {
+            eprintln!("tandem: could not start: {err}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|handle, event| {
+        // Background commands live in their own process groups: stop them with the app rather
+        // than leave them running unseen.
+        if let tauri::RunEvent::Exit = event {
+            handle.state::<session_host::Sessions>().stop_everything();
+        }
+    });
 }

@@ -10,7 +10,8 @@ use agent::{Agent, AgentConfig, SessionHeader, SessionLog, locations};
 use protocol::{
     AgentEvent, AgentMode, AnswerApprovalArgs, ApprovalAnswer, ApprovalRequest, BackgroundTask,
     CommandError, CreateSessionArgs, ErrorCode, ProjectArgs, SendMessageArgs, SessionArgs,
-    SessionFileChange, SessionInfo, SessionState, SessionTranscript, StopTaskArgs, TurnOutcome,
+    SessionFileChange, SessionInfo, SessionState, SessionTranscript, SetModeArgs, StopTaskArgs,
+    TurnOutcome,
 };
 use serde_json::Value;
 use std::collections::HashMap;
@@ -37,6 +38,7 @@ struct Live {
     cancel: Mutex<CancellationToken>,
     pending: Mutex<Vec<(String, oneshot::Sender<ApprovalAnswer>)>>,
     running: AtomicBool,
+    mode: agent::ModeSwitch,
 }
 
 impl Live {
@@ -69,6 +71,25 @@ impl Sessions {
 
     fn state_of(&self, id: &str) -> Option<SessionState> {
         self.get(id).and_then(|l| l.state())
+    }
+
+    /// Cancels every turn and stops every background task (the app is closing). Waits a moment
+    /// so the stop signals reach the processes before the runtime goes away.
+    pub fn stop_everything(&self) {
+        let live: Vec<Arc<Live>> = lock(&self.live).values().cloned().collect();
+        let mut stopped = 0;
+        for l in &live {
+            lock(&l.cancel).cancel();
+            for t in l.tasks.list(false) {
+                if l.tasks.stop(&t.id).is_ok() {
+                    stopped += 1;
+                }
+            }
+        }
+        if stopped > 0 {
+            tracing::info!(stopped, "stopping background tasks as the app closes");
+            std::thread::sleep(Duration::from_millis(300));
+        }
     }
 
     fn pending_count(&self) -> usize {
@@ -167,7 +188,9 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
     let (atx, mut arx) = mpsc::channel::<(ApprovalRequest, oneshot::Sender<ApprovalAnswer>)>(8);
     let mut agent = Agent::new(provider, toolbox, policy, config, log, etx, atx);
     agent.messages = agent::replay_messages(&read.entries);
+    let mode = agent.mode_switch();
     let live = Arc::new(Live {
+        mode,
         agent: tokio::sync::Mutex::new(agent),
         tasks,
         root: root.path().to_path_buf(),
@@ -343,6 +366,7 @@ async fn run_turn(
         agent.provider = provider;
         agent.config.model = model;
         agent.config.mode = Some(to_mode(args.mode));
+        live.mode.set(to_mode(args.mode));
         agent.run_turn(&args.text, &cancel).await
     };
     // The window must have every event before the call resolves.
@@ -377,6 +401,15 @@ pub async fn answer_approval(args: AnswerApprovalArgs, app: tauri::AppHandle) ->
     } else {
         Err(bad("The turn ended before the answer arrived."))
     }
+}
+
+/// Changes the mode of the running turn: the next call is judged in it.
+#[tauri::command]
+pub async fn set_mode(args: SetModeArgs, app: tauri::AppHandle) -> CmdResult<()> {
+    if let Some(live) = app.state::<Sessions>().get(&args.session) {
+        live.mode.set(to_mode(args.mode));
+    }
+    Ok(())
 }
 
 #[tauri::command]

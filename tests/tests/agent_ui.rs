@@ -292,8 +292,78 @@ async fn first_run_connects_a_local_server_and_saves_it_in_settings() -> TestRes
         )
         .await?;
     let values = values.json().as_str().unwrap_or("").to_string();
-    assert!(values.contains(server.base_url()), "the provider is listed: {values:?}");
+    assert!(
+        values.contains(server.base_url()),
+        "the provider is listed: {values:?}"
+    );
     app.screenshot("settings-providers").await?;
+    app.quit().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_cut_short_by_the_app_dying_shows_interrupted_and_continues() -> TestResult {
+    let Some(binary) = preflight() else {
+        return Ok(());
+    };
+    let project = list_project();
+    let root = project.path().display().to_string();
+    let config = tempfile::tempdir()?;
+    let data = tempfile::tempdir()?;
+    let server = ScriptedServer::start(scenario("app_interrupted_then_resumed.json")).await?;
+    let data_dir = data.path().display().to_string();
+    let env = [
+        ("TANDEM_PROVIDER", "anthropic"),
+        ("TANDEM_BASE_URL", server.base_url()),
+        ("TANDEM_MODEL", "claude-sonnet-4-5"),
+        ("ANTHROPIC_API_KEY", "scripted-key"),
+        ("TANDEM_DATA_DIR", data_dir.as_str()),
+    ];
+    let app = App::launch_with_env(&binary, &["--project", &root], config.path(), &env).await?;
+    app.wait_for("[data-testid=composer-input]")
+        .await?
+        .send_keys("Start a long task")
+        .await?;
+    app.wait_for("[data-testid=send-button]")
+        .await?
+        .click()
+        .await?;
+    app.wait_text("[data-testid=message-user]", "Start a long task")
+        .await?;
+    // The app goes away while the model is still thinking.
+    app.quit().await?;
+
+    let app = App::launch_with_env(&binary, &["--project", &root], config.path(), &env).await?;
+    app.wait_for("[data-testid=sessions-tab]")
+        .await?
+        .click()
+        .await?;
+    let row = wait_content(&app, "[data-testid=session-item]", "Start a long task").await?;
+    assert!(row.to_lowercase().contains("interrupted"), "{row:?}");
+    app.screenshot("agent-07-interrupted-session").await?;
+    app.wait_for("[data-testid=session-item]")
+        .await?
+        .click()
+        .await?;
+    app.wait_text("[data-testid=message-user]", "Start a long task")
+        .await?;
+    app.wait_for("[data-testid=composer-input]")
+        .await?
+        .send_keys("Please continue")
+        .await?;
+    app.wait_for("[data-testid=send-button]")
+        .await?
+        .click()
+        .await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "Picking up where we left off.",
+    )
+    .await?;
+    let row = wait_content(&app, "[data-testid=session-item]", "Ended").await?;
+    assert!(!row.to_lowercase().contains("interrupted"), "{row:?}");
+    assert_eq!(server.failures(), Vec::<String>::new());
     app.quit().await?;
     Ok(())
 }

@@ -295,6 +295,8 @@ export type AnswerApprovalArgs = { session: string,
  */
 request: string, answer: ApprovalAnswer, };
 
+export type SetModeArgs = { session: string, mode: AgentMode, };
+
 export type StopTaskArgs = { session: string, task: string, };
 
 export type ProviderInput = { name: string, kind: ProviderKindName, base_url: string | null, num_ctx: number | null, };
@@ -337,6 +339,7 @@ export interface Commands {
   send_message: { args: SendMessageArgs; result: TurnOutcome };
   answer_approval: { args: AnswerApprovalArgs; result: null };
   stop_turn: { args: SessionArgs; result: null };
+  set_mode: { args: SetModeArgs; result: null };
   session_tasks: { args: SessionArgs; result: Array<BackgroundTask> };
   stop_task: { args: StopTaskArgs; result: Array<BackgroundTask> };
   session_changes: { args: SessionArgs; result: Array<SessionFileChange> };

@@ -145,6 +145,10 @@ export const useSession = create<SessionState>((set, get) => ({
       transcript: applyEvents(s.transcript, events, live()),
       changesVersion: touched ? s.changesVersion + 1 : s.changesVersion,
     }));
+    // The session list shows "waiting" and the cost so far: refresh it when either changes.
+    if (events.some((e) => e.type === "approval_needed" || e.type === "approval_answered" || e.type === "usage")) {
+      void get().refreshSessions();
+    }
   },
 
   async stop() {
@@ -197,6 +201,13 @@ export const useSession = create<SessionState>((set, get) => ({
 
   setMode(mode) {
     set({ mode });
+    // A running turn takes the new mode from its next call on.
+    const running = get().runningSession;
+    if (running) {
+      call("set_mode", { session: running, mode }).catch((err: unknown) =>
+        set({ error: `The mode could not be changed: ${toAppError(err).message}` }),
+      );
+    }
   },
 
   clearError() {

@@ -101,6 +101,28 @@ pub struct Agent {
     pub messages: Vec<Message>,
     recent_calls: VecDeque<String>,
     prices: llm::PriceTable,
+    mode_now: ModeSwitch,
+}
+
+/// The mode a front end can change while a turn runs (the next call is judged in it). Unset,
+/// the configured mode holds.
+#[derive(Clone, Default)]
+pub struct ModeSwitch(std::sync::Arc<std::sync::Mutex<Option<Mode>>>);
+
+impl ModeSwitch {
+    pub fn set(&self, mode: Mode) {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(mode);
+    }
+
+    pub fn get(&self) -> Option<Mode> {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// Project instructions the model should follow, from the first of these files present.
@@ -211,7 +233,13 @@ impl Agent {
             messages: Vec::new(),
             recent_calls: VecDeque::new(),
             prices: llm::PriceTable::default(),
+            mode_now: ModeSwitch::default(),
         }
+    }
+
+    /// A handle to change the mode mid-turn.
+    pub fn mode_switch(&self) -> ModeSwitch {
+        self.mode_now.clone()
     }
 
     fn emit(&mut self, event: AgentEvent) -> Result<(), AgentError> {
@@ -580,7 +608,7 @@ impl Agent {
             let ctx = Context {
                 project_root: ws.root().path(),
                 home: self.config.home.as_deref(),
-                mode: self.config.mode,
+                mode: self.mode_now.get().or(self.config.mode),
                 session_diff_lines: ws.diff_totals().changed(),
                 user_policy_file: self.config.user_policy_file.as_deref(),
                 resolver: &resolver,

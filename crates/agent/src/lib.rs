@@ -20,7 +20,7 @@ mod session_log;
 mod session_view;
 mod settings;
 
-pub use agent_loop::{Agent, AgentConfig, AgentError, ApprovalTx, LOOP_LIMIT, Outcome};
+pub use agent_loop::{Agent, AgentConfig, AgentError, ApprovalTx, LOOP_LIMIT, ModeSwitch, Outcome};
 pub use changes::{ChangesError, record_baseline, session_changes};
 pub use keychain::{Keychain, KeychainError};
 pub use launch::{

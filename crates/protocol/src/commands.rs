@@ -67,6 +67,13 @@ pub struct AnswerApprovalArgs {
     pub answer: crate::ApprovalAnswer,
 }
 
+/// Changes the running turn's mode (the next call is judged in it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SetModeArgs {
+    pub session: String,
+    pub mode: crate::AgentMode,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct StopTaskArgs {
     pub session: String,
@@ -123,6 +130,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("send_message", "SendMessageArgs", "TurnOutcome"),
     ("answer_approval", "AnswerApprovalArgs", "null"),
     ("stop_turn", "SessionArgs", "null"),
+    ("set_mode", "SetModeArgs", "null"),
     ("session_tasks", "SessionArgs", "Array<BackgroundTask>"),
     ("stop_task", "StopTaskArgs", "Array<BackgroundTask>"),
     ("session_changes", "SessionArgs", "Array<SessionFileChange>"),

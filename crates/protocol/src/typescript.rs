@@ -57,6 +57,7 @@ pub fn typescript() -> String {
         CreateSessionArgs::decl(&cfg),
         SendMessageArgs::decl(&cfg),
         AnswerApprovalArgs::decl(&cfg),
+        SetModeArgs::decl(&cfg),
         StopTaskArgs::decl(&cfg),
         ProviderInput::decl(&cfg),
         SaveSettingsArgs::decl(&cfg),

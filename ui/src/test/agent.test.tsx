@@ -180,6 +180,17 @@ describe("a turn", () => {
     expect((calls.find((c) => c.cmd === "stop_turn")?.payload as { args: unknown }).args).toEqual({ session: "new-1" });
   });
 
+  it("changes the running turn's mode at once", async () => {
+    const { calls, user, push } = await startTurn();
+    push([{ type: "user_message", text: "Fix the bug" }]);
+    await user.selectOptions(screen.getByTestId("mode-select"), "auto_edit");
+    await waitFor(() => expect(calls.some((c) => c.cmd === "set_mode")).toBe(true));
+    expect((calls.find((c) => c.cmd === "set_mode")?.payload as { args: unknown }).args).toEqual({
+      session: "new-1",
+      mode: "auto_edit",
+    });
+  });
+
   it("sends the chosen mode and explains it", async () => {
     let turn: FakeTurn | null = null;
     installFakeBackend(project, { onTurn: (t) => (turn = t) });

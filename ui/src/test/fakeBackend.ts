@@ -192,6 +192,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
       }
       case "answer_approval":
       case "stop_turn":
+      case "set_mode":
         return null;
       case "session_tasks":
         return tasks;
