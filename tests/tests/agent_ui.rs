@@ -120,6 +120,19 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
         "one accept and one reject per hunk"
     );
     app.screenshot("agent-01-edit-approval").await?;
+    // The native window title counts the waiting approval.
+    let mut titled = false;
+    for _ in 0..50 {
+        let found = std::process::Command::new("xdotool")
+            .args(["search", "--name", r"^\(1\) tandem-e2e-agent-.* — Tandem$"])
+            .output()?;
+        if found.status.success() && !found.stdout.is_empty() {
+            titled = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(titled, "the window title should start with (1) while an approval waits");
     rejects[1].click().await?;
     accepts[0].click().await?;
     let mut states = Vec::new();
@@ -363,6 +376,71 @@ async fn a_session_cut_short_by_the_app_dying_shows_interrupted_and_continues() 
     .await?;
     let row = wait_content(&app, "[data-testid=session-item]", "Ended").await?;
     assert!(!row.to_lowercase().contains("interrupted"), "{row:?}");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_edit_changes_show_in_the_changes_panel_and_the_plan_in_the_task_list() -> TestResult {
+    let Some(binary) = preflight() else {
+        return Ok(());
+    };
+    let project = list_project();
+    let root = project.path().display().to_string();
+    let config = tempfile::tempdir()?;
+    let data = tempfile::tempdir()?;
+    let server = ScriptedServer::start(scenario("app_auto_edit_changes.json")).await?;
+    let data_dir = data.path().display().to_string();
+    let env = [
+        ("TANDEM_PROVIDER", "anthropic"),
+        ("TANDEM_BASE_URL", server.base_url()),
+        ("TANDEM_MODEL", "claude-sonnet-4-5"),
+        ("ANTHROPIC_API_KEY", "scripted-key"),
+        ("TANDEM_DATA_DIR", data_dir.as_str()),
+        // The dark theme, as a desktop set to dark would ask for it.
+        ("GTK_THEME", "Adwaita:dark"),
+    ];
+    let app = App::launch_with_env(&binary, &["--project", &root], config.path(), &env).await?;
+    let mode = app.wait_for("[data-testid=mode-select]").await?;
+    mode.click().await?;
+    app.wait_for("[data-testid=mode-select] option[value=auto_edit]")
+        .await?
+        .click()
+        .await?;
+    app.wait_for("[data-testid=composer-input]")
+        .await?
+        .send_keys("Tidy the list")
+        .await?;
+    app.wait_for("[data-testid=send-button]")
+        .await?
+        .click()
+        .await?;
+    wait_content(&app, "[data-testid=transcript]", "Renamed line 3 and added NOTES.md.").await?;
+    assert!(
+        app.all("[data-testid=approval-card]").await?.is_empty(),
+        "auto edit asks nothing for edits inside the project"
+    );
+    // The plan, as update_plan left it.
+    let plan = app.wait_count("[data-testid=task-item][data-kind=plan]", 2).await?;
+    assert_eq!(plan.len(), 2);
+    wait_content(&app, "[data-testid=task-list]", "Add a NOTES.md").await?;
+    app.screenshot("agent-08-plan-dark").await?;
+    // Every file the session changed, against its start.
+    app.wait_for("[data-testid=changes-tab]")
+        .await?
+        .click()
+        .await?;
+    let items = app.wait_count("[data-testid=change-item]", 2).await?;
+    let all = text_content(&app, "[data-testid=changes-panel]").await?;
+    assert!(all.contains("list.txt") && all.contains("NOTES.md"), "{all:?}");
+    items[0].click().await?;
+    app.wait_for("[data-testid=change-diff]").await?;
+    app.screenshot("agent-09-changes-dark").await?;
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("NOTES.md"))?,
+        "# Notes\n\n- line 3 is now spelled out.\n"
+    );
     assert_eq!(server.failures(), Vec::<String>::new());
     app.quit().await?;
     Ok(())
