@@ -80,11 +80,11 @@ def run_once(binary, args, env):
     return ready_ms, total / 1024, len(pids)
 
 
-def measure(name, binary, args):
+def measure(name, binary, args, extra_env=None):
     times, mems, nprocs = [], [], 0
     for _ in range(RUNS):
         with tempfile.TemporaryDirectory() as tmp:
-            env = dict(os.environ, TANDEM_BENCH_READY="1", TANDEM_CONFIG_DIR=f"{tmp}/config",
+            env = dict(os.environ, **(extra_env or {}), TANDEM_BENCH_READY="1", TANDEM_CONFIG_DIR=f"{tmp}/config",
                        TANDEM_DATA_DIR=f"{tmp}/data", TANDEM_NO_KEYCHAIN="1", HOME=tmp)
             t, m, n = run_once(binary, args, env)
             times.append(t)
@@ -102,7 +102,12 @@ def main():
         f.write("# bench\n")
     env_preset = ["--project", project]
     os.environ.update(TANDEM_PROVIDER="openai", TANDEM_BASE_URL="http://127.0.0.1:9/v1", TANDEM_MODEL="none")
-    rows = [measure("empty Tauri 2 app", empty, []), measure("Tandem (a project open)", tandem, env_preset)]
+    rows = [
+        measure("empty Tauri 2 app", empty, []),
+        measure("Tandem (a project open)", tandem, env_preset),
+        # For comparison: Tandem forced to keep WebKit's GL compositing even without a GPU.
+        measure("Tandem, GL compositing forced on (TANDEM_GPU=1)", tandem, env_preset, {"TANDEM_GPU": "1"}),
+    ]
     base = rows[0]
     lines = [
         "| app | interactive, median of %d (ms) | first run (ms) | resident memory, all processes (MiB) | processes |" % RUNS,

@@ -9,6 +9,7 @@ mod commands;
 mod event_pump;
 mod logging;
 mod recent;
+mod rendering;
 mod session_host;
 mod settings_host;
 mod state;
@@ -89,6 +90,8 @@ pub fn run() {
         }
     };
 
+    rendering::restart_without_compositing_if_needed();
+
     // GTK panics deep inside the event loop without a display; say so plainly instead.
     if cfg!(target_os = "linux")
         && std::env::var_os("DISPLAY").is_none()
@@ -119,6 +122,9 @@ pub fn run() {
             }
             app.manage(state);
             app.manage(session_host::Sessions::default());
+            if let Some(window) = app.get_webview_window("main") {
+                rendering::apply(&window);
+            }
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![

@@ -132,7 +132,10 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(titled, "the window title should start with (1) while an approval waits");
+    assert!(
+        titled,
+        "the window title should start with (1) while an approval waits"
+    );
     rejects[1].click().await?;
     accepts[0].click().await?;
     let mut states = Vec::new();
@@ -416,13 +419,20 @@ async fn auto_edit_changes_show_in_the_changes_panel_and_the_plan_in_the_task_li
         .await?
         .click()
         .await?;
-    wait_content(&app, "[data-testid=transcript]", "Renamed line 3 and added NOTES.md.").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "Renamed line 3 and added NOTES.md.",
+    )
+    .await?;
     assert!(
         app.all("[data-testid=approval-card]").await?.is_empty(),
         "auto edit asks nothing for edits inside the project"
     );
     // The plan, as update_plan left it.
-    let plan = app.wait_count("[data-testid=task-item][data-kind=plan]", 2).await?;
+    let plan = app
+        .wait_count("[data-testid=task-item][data-kind=plan]", 2)
+        .await?;
     assert_eq!(plan.len(), 2);
     wait_content(&app, "[data-testid=task-list]", "Add a NOTES.md").await?;
     app.screenshot("agent-08-plan-dark").await?;
@@ -433,7 +443,10 @@ async fn auto_edit_changes_show_in_the_changes_panel_and_the_plan_in_the_task_li
         .await?;
     let items = app.wait_count("[data-testid=change-item]", 2).await?;
     let all = text_content(&app, "[data-testid=changes-panel]").await?;
-    assert!(all.contains("list.txt") && all.contains("NOTES.md"), "{all:?}");
+    assert!(
+        all.contains("list.txt") && all.contains("NOTES.md"),
+        "{all:?}"
+    );
     items[0].click().await?;
     app.wait_for("[data-testid=change-diff]").await?;
     app.screenshot("agent-09-changes-dark").await?;

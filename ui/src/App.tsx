@@ -1,12 +1,11 @@
-import { useEffect, useState } from "react";
+import { Suspense, useEffect, useState } from "react";
 import { useApp } from "./store";
 import { call } from "./api";
 import { watchDragDrop } from "./dragDrop";
 import { onWindowFocus } from "./windowFocus";
 import { WelcomeScreen } from "./components/WelcomeScreen";
 import { ProjectView } from "./components/ProjectView";
-import { FirstRunScreen } from "./components/FirstRunScreen";
-import { SettingsDialog } from "./components/SettingsDialog";
+import { FirstRunScreen, SettingsDialog, preloadHeavyParts } from "./components/lazy";
 
 export function App() {
   const screen = useApp((s) => s.screen);
@@ -48,6 +47,7 @@ export function App() {
     const id = requestAnimationFrame(() =>
       requestAnimationFrame(() => {
         call("ui_ready").catch(() => undefined);
+        preloadHeavyParts();
       }),
     );
     return () => cancelAnimationFrame(id);
@@ -57,7 +57,11 @@ export function App() {
     return <div className="splash" data-testid="loading" />;
   }
   if (settings && !settings.configured && !firstRunSkipped) {
-    return <FirstRunScreen />;
+    return (
+      <Suspense fallback={<div className="splash" data-testid="loading" />}>
+        <FirstRunScreen />
+      </Suspense>
+    );
   }
   return (
     <>
@@ -66,7 +70,11 @@ export function App() {
       ) : (
         <WelcomeScreen dropHover={dropHover} />
       )}
-      {settingsOpen && <SettingsDialog />}
+      {settingsOpen && (
+        <Suspense fallback={null}>
+          <SettingsDialog />
+        </Suspense>
+      )}
     </>
   );
 }

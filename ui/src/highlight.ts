@@ -1,7 +1,7 @@
 // Syntax highlighting with shiki's JavaScript regex engine (no WASM), languages loaded on demand
 // so the first paint does not wait for grammars the project does not use.
-import { createHighlighterCore, type HighlighterCore, type ThemedToken } from "shiki/core";
-import { createJavaScriptRegexEngine } from "shiki/engine/javascript";
+// shiki itself loads on first use, so it stays out of the first screen's bundle.
+import type { HighlighterCore, ThemedToken } from "shiki/core";
 
 type LangLoader = () => Promise<unknown>;
 
@@ -56,11 +56,14 @@ export function languageFor(path: string): string | null {
 let highlighter: Promise<HighlighterCore> | null = null;
 
 function getHighlighter(): Promise<HighlighterCore> {
-  highlighter ??= createHighlighterCore({
-    themes: [import("shiki/themes/github-light.mjs"), import("shiki/themes/github-dark.mjs")],
-    langs: [],
-    engine: createJavaScriptRegexEngine({ forgiving: true }),
-  });
+  highlighter ??= Promise.all([import("shiki/core"), import("shiki/engine/javascript")]).then(
+    ([core, engine]) =>
+      core.createHighlighterCore({
+        themes: [import("shiki/themes/github-light.mjs"), import("shiki/themes/github-dark.mjs")],
+        langs: [],
+        engine: engine.createJavaScriptRegexEngine({ forgiving: true }),
+      }),
+  );
   return highlighter;
 }
 

@@ -84,10 +84,12 @@ export const useApp = create<State>((set, get) => ({
   firstRunSkipped: false,
 
   async init() {
-    // Settings first: without a model provider the first-run screen comes before anything.
-    await get().loadSettings();
+    // Settings and the startup screen are asked at once; the screen waits for both, so the
+    // first-run screen (no model provider yet) never flashes the project first.
+    const settings = get().loadSettings();
     try {
       const startup = await call("startup");
+      await settings;
       if (startup.kind === "project") {
         showProject(set, startup.project);
         await get().loadFolder("");

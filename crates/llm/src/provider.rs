@@ -116,7 +116,7 @@ impl Provider {
 
     /// Streams one reply. Rate limits, overloads, server errors and cut streams are retried per
     /// the retry policy; a failed attempt's partial output is discarded (a `Restart` event
-    /// tells the watcher), so a half-received tool call is never returned.
+    /// tells the watcher when there was any), so a half-received tool call is never returned.
     pub async fn stream(
         &self,
         req: &ChatRequest,
@@ -127,7 +127,14 @@ impl Provider {
         let mut retries_by_kind = [0u32; 3];
         loop {
             attempts += 1;
-            match self.attempt(req, on_event, cancel).await {
+            // Whether this attempt showed anything the watcher must now forget.
+            let mut streamed = false;
+            let mut watch = |e: StreamEvent| {
+                streamed |= !matches!(e, StreamEvent::Notice(_) | StreamEvent::Usage(_));
+                on_event(e);
+            };
+            let result = self.attempt(req, &mut watch, cancel).await;
+            match result {
                 Ok(mut r) => {
                     r.attempts = attempts;
                     return Ok(r);
@@ -143,7 +150,9 @@ impl Provider {
                     };
                     retries_by_kind[slot] += 1;
                     tracing::warn!(%err, attempt = attempts, wait_ms = wait.as_millis() as u64, "retrying the model request");
-                    on_event(StreamEvent::Restart);
+                    if streamed {
+                        on_event(StreamEvent::Restart);
+                    }
                     on_event(StreamEvent::Notice(format!(
                         "{err}; retrying in {:.1} s",
                         wait.as_secs_f32()

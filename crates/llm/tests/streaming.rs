@@ -317,6 +317,14 @@ async fn rate_limits_wait_for_retry_after_then_succeed() {
             .iter()
             .filter(|e| **e == StreamEvent::Restart)
             .count(),
+        0,
+        "nothing was streamed before the refusals, so there is nothing to take back"
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, StreamEvent::Notice(n) if n.contains("retrying")))
+            .count(),
         2
     );
 }

@@ -3,7 +3,8 @@ import { useEffect, useState } from "react";
 import type { SessionFileChange } from "../bindings";
 import { call, toAppError } from "../api";
 import { useSession } from "../session";
-import { MergeDiff, type DiffLayout } from "./MergeDiff";
+import type { DiffLayout } from "./MergeDiff";
+import { MergeDiff } from "./lazy";
 
 export function ChangesPanel() {
   const sessionId = useSession((s) => s.current?.id ?? null);

@@ -3,7 +3,8 @@
 import { useEffect, useRef, useState } from "react";
 import type { Hunk } from "../bindings";
 import { hunkRange, hunkSides } from "../approval";
-import { MergeDiff, type DiffLayout } from "./MergeDiff";
+import type { DiffLayout } from "./MergeDiff";
+import { MergeDiff } from "./lazy";
 
 type Props = {
   path: string;

@@ -4,7 +4,7 @@ import type { TurnOutcome } from "../bindings";
 import type { TranscriptItem as Item } from "../transcript";
 import { nextStep, pointsToSettings } from "../errors";
 import { useApp } from "../store";
-import { Markdown } from "./Markdown";
+import { Markdown } from "./lazy";
 import { ToolCard } from "./ToolCard";
 
 export function ErrorNote({ message, testId }: { message: string; testId?: string }) {

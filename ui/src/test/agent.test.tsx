@@ -296,7 +296,7 @@ describe("approvals", () => {
     expect(screen.getAllByTestId("hunk-accept")).toHaveLength(3);
     expect(screen.getAllByTestId("hunk-reject")).toHaveLength(3);
     // Each hunk renders as a CodeMirror diff.
-    expect(screen.getAllByTestId("hunk")[0]!.querySelector(".cm-editor")).not.toBeNull();
+    await waitFor(() => expect(screen.getAllByTestId("hunk")[0]!.querySelector(".cm-editor")).not.toBeNull());
     await user.click(screen.getByTestId("approve-button"));
     await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve" }]));
   });
