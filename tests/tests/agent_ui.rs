@@ -363,6 +363,12 @@ async fn a_session_cut_short_by_the_app_dying_shows_interrupted_and_continues() 
         .await?;
     app.wait_text("[data-testid=message-user]", "Start a long task")
         .await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "Tandem closed before this turn finished",
+    )
+    .await?;
     app.wait_for("[data-testid=composer-input]")
         .await?
         .send_keys("Please continue")

@@ -96,7 +96,15 @@ export const useSession = create<SessionState>((set, get) => ({
     try {
       const loaded = await call("load_session", { session: id });
       if (get().current?.id !== id) return;
-      const transcript = foldEvents(loaded.events, { now: Date.now(), live: false });
+      let transcript = foldEvents(loaded.events, { now: Date.now(), live: false });
+      // A turn cut short by a crash: its calls never finished, and the next message continues.
+      if (loaded.info.state === "interrupted") {
+        transcript = closeTurn(
+          transcript,
+          { kind: "failed", message: "Tandem closed before this turn finished. Send a message to continue from here." },
+          { now: Date.now(), live: false },
+        );
+      }
       // The session's totals come from Rust; live usage adds to them from here on.
       transcript.session = {
         ...transcript.session,

@@ -117,7 +117,20 @@ async fn faults_are_retried_until_success() {
             .iter()
             .filter(|e| **e == StreamEvent::Restart)
             .count(),
-        3
+        1,
+        "only the cut stream had shown text that must be taken back"
+    );
+    let first_text = events
+        .iter()
+        .position(|e| matches!(e, StreamEvent::TextDelta(_)))
+        .expect("the cut attempt streamed text");
+    let restart = events
+        .iter()
+        .position(|e| *e == StreamEvent::Restart)
+        .expect("a restart");
+    assert!(
+        first_text < restart,
+        "text was shown before the stream broke"
     );
 }
 
