@@ -386,14 +386,23 @@ pub async fn answer_approval(args: AnswerApprovalArgs, app: tauri::AppHandle) ->
     let live = sessions.get(&args.session).ok_or_else(|| {
         bad("This session has no turn running; nothing is waiting for an answer.")
     })?;
-    let reply = {
-        let mut pending = lock(&live.pending);
-        let at = pending
-            .iter()
-            .position(|(id, _)| *id == args.request)
-            .ok_or_else(|| bad("That request was already answered, or its turn has ended."))?;
-        pending.remove(at).1
-    };
+    // The question reaches this side a moment after the engine sent it; a quick click can
+    // arrive first, so wait briefly for it.
+    let mut reply = None;
+    for _ in 0..40 {
+        {
+            let mut pending = lock(&live.pending);
+            if let Some(at) = pending.iter().position(|(id, _)| *id == args.request) {
+                reply = Some(pending.remove(at).1);
+            }
+        }
+        if reply.is_some() || !live.running.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let reply =
+        reply.ok_or_else(|| bad("That request was already answered, or its turn has ended."))?;
     let sent = reply.send(args.answer).is_ok();
     show_pending(&app, &sessions, false);
     if sent {

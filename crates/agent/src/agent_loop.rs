@@ -673,13 +673,15 @@ impl Agent {
                             .to_string()
                     }),
                 };
-                self.emit(AgentEvent::ApprovalNeeded {
-                    request: Box::new(request.clone()),
-                })?;
+                // The question goes to the answerer before the event goes out, so a front end
+                // that answers the moment it sees the event finds the question waiting.
                 let (tx, rx) = oneshot::channel();
-                if self.approvals.send((request, tx)).await.is_err() {
+                if self.approvals.send((request.clone(), tx)).await.is_err() {
                     return Ok(None);
                 }
+                self.emit(AgentEvent::ApprovalNeeded {
+                    request: Box::new(request),
+                })?;
                 let answer = tokio::select! {
                     a = rx => a.ok(),
                     _ = cancel.cancelled() => None,
