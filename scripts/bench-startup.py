@@ -11,13 +11,14 @@ time is shown too."""
 
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-RUNS = 7
+RUNS = 11
 SETTLE_S = 1.5
 
 
@@ -56,7 +57,8 @@ def rss_kib(pid):
 
 def run_once(binary, args, env):
     start = time.monotonic()
-    proc = subprocess.Popen([binary, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+    proc = subprocess.Popen([binary, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
+                            start_new_session=True)
     ready_ms = None
     deadline = start + 60
     while time.monotonic() < deadline:
@@ -72,25 +74,29 @@ def run_once(binary, args, env):
     time.sleep(SETTLE_S)
     pids = [proc.pid, *children(proc.pid)]
     total = sum(rss_kib(p) for p in pids)
-    proc.terminate()
+    # The whole group: WebKit's processes too, before their folders are removed.
+    os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    time.sleep(0.3)
     return ready_ms, total / 1024, len(pids)
 
 
 def measure(name, binary, args, extra_env=None):
     times, mems, nprocs = [], [], 0
     for _ in range(RUNS):
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
             env = dict(os.environ, **(extra_env or {}), TANDEM_BENCH_READY="1", TANDEM_CONFIG_DIR=f"{tmp}/config",
                        TANDEM_DATA_DIR=f"{tmp}/data", TANDEM_NO_KEYCHAIN="1", HOME=tmp)
             t, m, n = run_once(binary, args, env)
             times.append(t)
             mems.append(m)
             nprocs = n
-    return {"name": name, "first": times[0], "median": statistics.median(times), "rss": statistics.median(mems), "procs": nprocs}
+    return {"name": name, "first": times[0], "median": statistics.median(times), "rss": statistics.median(mems), "procs": nprocs,
+            "all": sorted(round(t) for t in times)}
 
 
 def main():
@@ -116,6 +122,9 @@ def main():
     for r in rows:
         lines.append("| %s | %.0f | %.0f | %.0f | %d |" % (r["name"], r["median"], r["first"], r["rss"], r["procs"]))
     t = rows[1]
+    lines.append("")
+    for r in rows:
+        lines.append("- %s, every run (ms): %s" % (r["name"], ", ".join(str(x) for x in r["all"])))
     lines.append("")
     lines.append("Ratio Tandem / empty: start %.2f×, memory %.2f× (goal ≤ 1.3× on both)." % (t["median"] / base["median"], t["rss"] / base["rss"]))
     table = "\n".join(lines)

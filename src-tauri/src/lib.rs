@@ -74,6 +74,7 @@ fn ui_ready() {
 
 pub fn run() {
     STARTED.get_or_init(std::time::Instant::now);
+    rendering::choose_before_any_thread();
     let project = match cli_args::parse(std::env::args().skip(1)) {
         CliAction::Launch { project } => project,
         CliAction::Help => {
@@ -89,8 +90,6 @@ pub fn run() {
             std::process::exit(2);
         }
     };
-
-    rendering::restart_without_compositing_if_needed();
 
     // GTK panics deep inside the event loop without a display; say so plainly instead.
     if cfg!(target_os = "linux")

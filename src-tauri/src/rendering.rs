@@ -31,30 +31,26 @@ fn has_render_node(dri: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// WebKitGTK reads its compositing switch from the environment when the first web view is
-/// made; the environment cannot be changed safely once threads run, so without a GPU the app
-/// starts itself again, at once, with the switch set (same process id, same arguments).
-/// Returns only if that is not needed or not possible; the web view's own setting then does
-/// the same, a little later.
-#[cfg(target_os = "linux")]
-pub fn restart_without_compositing_if_needed() {
-    use std::os::unix::process::CommandExt as _;
+/// WebKitGTK reads its compositing switch (`WEBKIT_DISABLE_COMPOSITING_MODE`) from the
+/// environment when the first web view is made. Setting it there is what makes the first paint
+/// fast; setting the web view's policy afterwards (see [`apply`]) is slower (measured in
+/// docs/benchmarks.md) and stays only as the fallback. Must be called first thing in `main`,
+/// before any thread exists.
+pub fn choose_before_any_thread() {
     const SWITCH: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
-    if use_gpu() || std::env::var_os(SWITCH).is_some() {
+    if cfg!(not(target_os = "linux")) || use_gpu() || std::env::var_os(SWITCH).is_some() {
         return;
     }
-    let mut args = std::env::args_os();
-    let arg0 = args.next().unwrap_or_default();
-    let err = std::process::Command::new("/proc/self/exe")
-        .arg0(arg0)
-        .args(args)
-        .env(SWITCH, "1")
-        .exec();
-    tracing::warn!(error = %err, "could not restart without GL compositing");
+    set_env_before_threads(SWITCH, "1");
 }
 
-#[cfg(not(target_os = "linux"))]
-pub fn restart_without_compositing_if_needed() {}
+#[allow(unsafe_code)]
+fn set_env_before_threads(key: &str, value: &str) {
+    // SAFETY: `set_var` is unsafe only because another thread could read the environment at
+    // the same moment. This runs at the top of `main`, before the app, its runtime, GTK or
+    // logging start any thread, so no other thread exists yet.
+    unsafe { std::env::set_var(key, value) };
+}
 
 /// Applies the choice to a window's web view.
 #[cfg(target_os = "linux")]
