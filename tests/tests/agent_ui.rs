@@ -313,6 +313,13 @@ async fn first_run_connects_a_local_server_and_saves_it_in_settings() -> TestRes
         "the provider is listed: {values:?}"
     );
     app.screenshot("settings-providers").await?;
+    // The rules in force, each with where it came from.
+    app.wait_for("[data-testid=settings-tab-rules]")
+        .await?
+        .click()
+        .await?;
+    wait_content(&app, "[data-testid=settings-view]", "built-in").await?;
+    app.screenshot("settings-rules").await?;
     app.quit().await?;
     Ok(())
 }
@@ -461,6 +468,81 @@ async fn auto_edit_changes_show_in_the_changes_panel_and_the_plan_in_the_task_li
         "# Notes\n\n- line 3 is now spelled out.\n"
     );
     assert_eq!(server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_five_thousand_message_session_opens_and_scrolls() -> TestResult {
+    let Some(binary) = preflight() else {
+        return Ok(());
+    };
+    let project = list_project();
+    let root = std::fs::canonicalize(project.path())?;
+    let config = tempfile::tempdir()?;
+    let data = tempfile::tempdir()?;
+    // A long session, written the way the engine writes one.
+    let header = agent::SessionHeader {
+        id: "s-long".into(),
+        project: root.display().to_string(),
+        task: "A very long conversation".into(),
+        model: "claude-sonnet-4-5".into(),
+        started_ms: 1_700_000_000_000,
+    };
+    let mut log = agent::SessionLog::create(&data.path().join("sessions"), &header)?;
+    for i in 0..2500 {
+        log.append(&protocol::AgentEvent::UserMessage {
+            text: format!("Question {i}"),
+        })?;
+        log.append(&protocol::AgentEvent::AssistantMessage {
+            message: protocol::Message {
+                role: protocol::Role::Assistant,
+                content: vec![protocol::ContentBlock::Text {
+                    text: format!("Answer {i}: some **markdown** and `code`,\n\n- a list\n- of two"),
+                }],
+            },
+        })?;
+        log.append(&protocol::AgentEvent::TurnEnded {
+            outcome: protocol::TurnOutcome::Ended,
+        })?;
+    }
+    log.sync()?;
+    drop(log);
+    let data_dir = data.path().display().to_string();
+    let env = [
+        ("TANDEM_PROVIDER", "openai"),
+        ("TANDEM_BASE_URL", "http://127.0.0.1:9/v1"),
+        ("TANDEM_MODEL", "none"),
+        ("TANDEM_DATA_DIR", data_dir.as_str()),
+    ];
+    let root_arg = root.display().to_string();
+    let app = App::launch_with_env(&binary, &["--project", &root_arg], config.path(), &env).await?;
+    app.wait_for("[data-testid=session-item]")
+        .await?
+        .click()
+        .await?;
+    let opened = std::time::Instant::now();
+    wait_content(&app, "[data-testid=transcript]", "Answer 2499").await?;
+    let open_ms = opened.elapsed().as_millis();
+    let rows = app.all("[data-testid=message-user]").await?.len();
+    assert!(
+        rows < 200,
+        "the transcript is virtualised: {rows} user rows in the page for 2,500"
+    );
+    app.screenshot("agent-10-long-session-bottom").await?;
+    // To the top, as a user dragging the scrollbar would.
+    let scrolled = std::time::Instant::now();
+    app.driver
+        .execute(
+            "const s = document.querySelector('[data-testid=transcript] .transcript-list'); s.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true })); s.scrollTop = 0;",
+            Vec::new(),
+        )
+        .await?;
+    wait_content(&app, "[data-testid=transcript]", "Question 0").await?;
+    let top_ms = scrolled.elapsed().as_millis();
+    app.screenshot("agent-11-long-session-top").await?;
+    // Measured, not asserted (timings depend on the machine).
+    eprintln!("5,000-message session: opened in {open_ms} ms, scrolled to the top in {top_ms} ms");
     app.quit().await?;
     Ok(())
 }
