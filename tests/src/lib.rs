@@ -315,6 +315,21 @@ pub fn write(root: &Path, rel: &str, body: &[u8]) {
     std::fs::write(path, body).expect("write fixture file");
 }
 
+/// Commits everything in the work tree (not ignored) as the first commit.
+pub fn commit_all(repo: &git2::Repository) {
+    let mut index = repo.index().expect("index");
+    index
+        .add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)
+        .expect("git add");
+    index.write().expect("write index");
+    let tree = repo
+        .find_tree(index.write_tree().expect("write tree"))
+        .expect("tree");
+    let sig = git2::Signature::now("Tandem Tests", "tests@tandem.invalid").expect("signature");
+    repo.commit(Some("HEAD"), &sig, &sig, "initial", &tree, &[])
+        .expect("commit");
+}
+
 /// A real git repository with one modified, one untracked, one ignored and one binary file.
 pub fn fixture_repo() -> tempfile::TempDir {
     let dir = tempfile::Builder::new()
@@ -340,17 +355,7 @@ pub fn fixture_repo() -> tempfile::TempDir {
         b"pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
     );
     write(root, "logo.bin", b"\x00\x01\x02\x03binary\x00");
-    let mut index = repo.index().expect("index");
-    index
-        .add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)
-        .expect("git add");
-    index.write().expect("write index");
-    let tree = repo
-        .find_tree(index.write_tree().expect("write tree"))
-        .expect("tree");
-    let sig = git2::Signature::now("Tandem Tests", "tests@tandem.invalid").expect("signature");
-    repo.commit(Some("HEAD"), &sig, &sig, "initial", &tree, &[])
-        .expect("commit");
+    commit_all(&repo);
     // After the commit: one modified, one untracked, one ignored.
     write(
         root,

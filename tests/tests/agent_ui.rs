@@ -5,7 +5,7 @@
 //! after a restart the session is reopened. Screenshots of each step go to `target/e2e/`.
 
 use e2e::thirtyfour::prelude::*;
-use e2e::{App, TestResult, preflight, write};
+use e2e::{App, TestResult, commit_all, preflight, write};
 use model_server::{Scenario, ScriptedServer};
 use std::path::Path;
 use std::time::Duration;
@@ -25,19 +25,68 @@ fn list_project() -> tempfile::TempDir {
         .expect("tempdir");
     let body: String = (1..=20).map(|i| format!("line {i}\n")).collect();
     write(dir.path(), "list.txt", body.as_bytes());
-    let repo = git2::Repository::init(dir.path()).expect("git init");
-    let mut index = repo.index().expect("index");
-    index
-        .add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)
-        .expect("add");
-    index.write().expect("write index");
-    let tree = repo
-        .find_tree(index.write_tree().expect("tree"))
-        .expect("tree");
-    let sig = git2::Signature::now("Tandem Tests", "tests@tandem.invalid").expect("sig");
-    repo.commit(Some("HEAD"), &sig, &sig, "initial", &tree, &[])
-        .expect("commit");
+    commit_all(&git2::Repository::init(dir.path()).expect("git init"));
     dir
+}
+
+/// A fixture project, throwaway config and data folders, and a scripted Anthropic-format model
+/// server the app is pointed at through TANDEM_PROVIDER / TANDEM_BASE_URL / TANDEM_MODEL.
+struct Scripted {
+    binary: std::path::PathBuf,
+    project: tempfile::TempDir,
+    config: tempfile::TempDir,
+    data: tempfile::TempDir,
+    server: ScriptedServer,
+}
+
+impl Scripted {
+    /// None when the end-to-end tests are skipped on purpose.
+    async fn start(scenario_file: &str) -> TestResult<Option<Scripted>> {
+        let Some(binary) = preflight() else {
+            return Ok(None);
+        };
+        Ok(Some(Scripted {
+            binary,
+            project: list_project(),
+            config: tempfile::tempdir()?,
+            data: tempfile::tempdir()?,
+            server: ScriptedServer::start(scenario(scenario_file)).await?,
+        }))
+    }
+
+    /// Launches the app on the project (again, after a quit: same folders, same server).
+    async fn launch(&self, extra_env: &[(&str, &str)]) -> TestResult<App> {
+        let root = self.project.path().display().to_string();
+        let data = self.data.path().display().to_string();
+        let mut env = vec![
+            ("TANDEM_PROVIDER", "anthropic"),
+            ("TANDEM_BASE_URL", self.server.base_url()),
+            ("TANDEM_MODEL", "claude-sonnet-4-5"),
+            ("ANTHROPIC_API_KEY", "scripted-key"),
+            ("TANDEM_DATA_DIR", data.as_str()),
+        ];
+        env.extend_from_slice(extra_env);
+        App::launch_with_env(
+            &self.binary,
+            &["--project", &root],
+            self.config.path(),
+            &env,
+        )
+        .await
+    }
+}
+
+/// Types a message in the composer and sends it.
+async fn send(app: &App, text: &str) -> TestResult {
+    app.wait_for("[data-testid=composer-input]")
+        .await?
+        .send_keys(text)
+        .await?;
+    app.wait_for("[data-testid=send-button]")
+        .await?
+        .click()
+        .await?;
+    Ok(())
 }
 
 /// The whole text of an element (`textContent`: collapsed results included; a virtualised
@@ -70,31 +119,13 @@ async fn wait_content(app: &App, css: &str, needle: &str) -> TestResult<String> 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_session_reopened()
 -> TestResult {
-    let Some(binary) = preflight() else {
+    let Some(s) = Scripted::start("app_review_deny_stop.json").await? else {
         return Ok(());
     };
-    let project = list_project();
-    let root = project.path().display().to_string();
-    let config = tempfile::tempdir()?;
-    let data = tempfile::tempdir()?;
-    let server = ScriptedServer::start(scenario("app_review_deny_stop.json")).await?;
-    let data_dir = data.path().display().to_string();
-    let env = [
-        ("TANDEM_PROVIDER", "anthropic"),
-        ("TANDEM_BASE_URL", server.base_url()),
-        ("TANDEM_MODEL", "claude-sonnet-4-5"),
-        ("ANTHROPIC_API_KEY", "scripted-key"),
-        ("TANDEM_DATA_DIR", data_dir.as_str()),
-    ];
-    let app = App::launch_with_env(&binary, &["--project", &root], config.path(), &env).await?;
+    let app = s.launch(&[]).await?;
 
     // The task, typed and sent.
-    let input = app.wait_for("[data-testid=composer-input]").await?;
-    input.send_keys("Rename two entries in list.txt").await?;
-    app.wait_for("[data-testid=send-button]")
-        .await?
-        .click()
-        .await?;
+    send(&app, "Rename two entries in list.txt").await?;
     app.wait_text(
         "[data-testid=message-user]",
         "Rename two entries in list.txt",
@@ -152,7 +183,7 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
     // The command: denied with a message.
     app.wait_text("[data-testid=approval-card]", "touch deploy.marker")
         .await?;
-    let on_disk = std::fs::read_to_string(project.path().join("list.txt"))?;
+    let on_disk = std::fs::read_to_string(s.project.path().join("list.txt"))?;
     let expected: String = (1..=20)
         .map(|i| match i {
             2 => "line two\n".to_string(),
@@ -175,7 +206,7 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
         .click()
         .await?;
     assert!(
-        !project.path().join("deploy.marker").exists(),
+        !s.project.path().join("deploy.marker").exists(),
         "a denied command must not run"
     );
 
@@ -213,11 +244,11 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
     let meter = app.wait_text("[data-testid=cost-meter]", "$").await?;
     assert!(!meter.trim().is_empty());
     app.screenshot("agent-05-task-stopped").await?;
-    assert_eq!(server.failures(), Vec::<String>::new());
+    assert_eq!(s.server.failures(), Vec::<String>::new());
     app.quit().await?;
 
     // After a restart, the session is listed and reopens with its transcript.
-    let app = App::launch_with_env(&binary, &["--project", &root], config.path(), &env).await?;
+    let app = s.launch(&[]).await?;
     if let Ok(tab) = app.driver.find(By::Css("[data-testid=sessions-tab]")).await {
         tab.click().await?;
     }
@@ -326,37 +357,17 @@ async fn first_run_connects_a_local_server_and_saves_it_in_settings() -> TestRes
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_cut_short_by_the_app_dying_shows_interrupted_and_continues() -> TestResult {
-    let Some(binary) = preflight() else {
+    let Some(s) = Scripted::start("app_interrupted_then_resumed.json").await? else {
         return Ok(());
     };
-    let project = list_project();
-    let root = project.path().display().to_string();
-    let config = tempfile::tempdir()?;
-    let data = tempfile::tempdir()?;
-    let server = ScriptedServer::start(scenario("app_interrupted_then_resumed.json")).await?;
-    let data_dir = data.path().display().to_string();
-    let env = [
-        ("TANDEM_PROVIDER", "anthropic"),
-        ("TANDEM_BASE_URL", server.base_url()),
-        ("TANDEM_MODEL", "claude-sonnet-4-5"),
-        ("ANTHROPIC_API_KEY", "scripted-key"),
-        ("TANDEM_DATA_DIR", data_dir.as_str()),
-    ];
-    let app = App::launch_with_env(&binary, &["--project", &root], config.path(), &env).await?;
-    app.wait_for("[data-testid=composer-input]")
-        .await?
-        .send_keys("Start a long task")
-        .await?;
-    app.wait_for("[data-testid=send-button]")
-        .await?
-        .click()
-        .await?;
+    let app = s.launch(&[]).await?;
+    send(&app, "Start a long task").await?;
     app.wait_text("[data-testid=message-user]", "Start a long task")
         .await?;
     // The app goes away while the model is still thinking.
     app.quit().await?;
 
-    let app = App::launch_with_env(&binary, &["--project", &root], config.path(), &env).await?;
+    let app = s.launch(&[]).await?;
     app.wait_for("[data-testid=sessions-tab]")
         .await?
         .click()
@@ -376,14 +387,7 @@ async fn a_session_cut_short_by_the_app_dying_shows_interrupted_and_continues() 
         "Tandem closed before this turn finished",
     )
     .await?;
-    app.wait_for("[data-testid=composer-input]")
-        .await?
-        .send_keys("Please continue")
-        .await?;
-    app.wait_for("[data-testid=send-button]")
-        .await?
-        .click()
-        .await?;
+    send(&app, "Please continue").await?;
     wait_content(
         &app,
         "[data-testid=transcript]",
@@ -392,46 +396,24 @@ async fn a_session_cut_short_by_the_app_dying_shows_interrupted_and_continues() 
     .await?;
     let row = wait_content(&app, "[data-testid=session-item]", "Ended").await?;
     assert!(!row.to_lowercase().contains("interrupted"), "{row:?}");
-    assert_eq!(server.failures(), Vec::<String>::new());
+    assert_eq!(s.server.failures(), Vec::<String>::new());
     app.quit().await?;
     Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auto_edit_changes_show_in_the_changes_panel_and_the_plan_in_the_task_list() -> TestResult {
-    let Some(binary) = preflight() else {
+    let Some(s) = Scripted::start("app_auto_edit_changes.json").await? else {
         return Ok(());
     };
-    let project = list_project();
-    let root = project.path().display().to_string();
-    let config = tempfile::tempdir()?;
-    let data = tempfile::tempdir()?;
-    let server = ScriptedServer::start(scenario("app_auto_edit_changes.json")).await?;
-    let data_dir = data.path().display().to_string();
-    let env = [
-        ("TANDEM_PROVIDER", "anthropic"),
-        ("TANDEM_BASE_URL", server.base_url()),
-        ("TANDEM_MODEL", "claude-sonnet-4-5"),
-        ("ANTHROPIC_API_KEY", "scripted-key"),
-        ("TANDEM_DATA_DIR", data_dir.as_str()),
-        // The dark theme, as a desktop set to dark would ask for it.
-        ("GTK_THEME", "Adwaita:dark"),
-    ];
-    let app = App::launch_with_env(&binary, &["--project", &root], config.path(), &env).await?;
+    let app = s.launch(&[("GTK_THEME", "Adwaita:dark")]).await?;
     let mode = app.wait_for("[data-testid=mode-select]").await?;
     mode.click().await?;
     app.wait_for("[data-testid=mode-select] option[value=auto_edit]")
         .await?
         .click()
         .await?;
-    app.wait_for("[data-testid=composer-input]")
-        .await?
-        .send_keys("Tidy the list")
-        .await?;
-    app.wait_for("[data-testid=send-button]")
-        .await?
-        .click()
-        .await?;
+    send(&app, "Tidy the list").await?;
     wait_content(
         &app,
         "[data-testid=transcript]",
@@ -464,10 +446,10 @@ async fn auto_edit_changes_show_in_the_changes_panel_and_the_plan_in_the_task_li
     app.wait_for("[data-testid=change-diff]").await?;
     app.screenshot("agent-09-changes-dark").await?;
     assert_eq!(
-        std::fs::read_to_string(project.path().join("NOTES.md"))?,
+        std::fs::read_to_string(s.project.path().join("NOTES.md"))?,
         "# Notes\n\n- line 3 is now spelled out.\n"
     );
-    assert_eq!(server.failures(), Vec::<String>::new());
+    assert_eq!(s.server.failures(), Vec::<String>::new());
     app.quit().await?;
     Ok(())
 }
@@ -498,7 +480,9 @@ async fn a_five_thousand_message_session_opens_and_scrolls() -> TestResult {
             message: protocol::Message {
                 role: protocol::Role::Assistant,
                 content: vec![protocol::ContentBlock::Text {
-                    text: format!("Answer {i}: some **markdown** and `code`,\n\n- a list\n- of two"),
+                    text: format!(
+                        "Answer {i}: some **markdown** and `code`,\n\n- a list\n- of two"
+                    ),
                 }],
             },
         })?;

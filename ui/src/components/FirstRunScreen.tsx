@@ -135,28 +135,17 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
               {s.models.length === 1 ? "1 model" : `${s.models.length} models`}.
             </p>
             {s.models.length > 0 ? (
-              <div className="local-pick">
-                <select
-                  value={model}
-                  onChange={(e) => setPicked({ ...picked, [s.base_url]: e.target.value })}
-                  data-testid="local-model"
-                  aria-label={`Model on ${s.name}`}
-                >
-                  {s.models.map((m) => (
-                    <option key={m} value={m}>
-                      {m}
-                    </option>
-                  ))}
-                </select>
-                <button
-                  className="primary"
-                  disabled={busy || !model}
-                  data-testid="use-local"
-                  onClick={() => onSave({ name: slug(s.name), kind: "openai", base_url: s.base_url, model, key: "" })}
-                >
-                  Use {s.name}
-                </button>
-              </div>
+              <ModelPick
+                models={s.models}
+                model={model}
+                onPick={(m) => setPicked({ ...picked, [s.base_url]: m })}
+                label={`Model on ${s.name}`}
+                selectTestId="local-model"
+                useTestId="use-local"
+                useLabel={`Use ${s.name}`}
+                disabled={busy || !model}
+                onUse={() => onSave({ name: slug(s.name), kind: "openai", base_url: s.base_url, model, key: "" })}
+              />
             ) : (
               <p className="muted">It has no models yet: pull one (for example <code>ollama pull qwen2.5-coder</code>).</p>
             )}
@@ -184,25 +173,51 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
           </div>
         )}
         {manualModels && (
-          <div className="local-pick">
-            <select value={manualModel} onChange={(e) => setManualModel(e.target.value)} aria-label="Model">
-              {manualModels.map((m) => (
-                <option key={m} value={m}>
-                  {m}
-                </option>
-              ))}
-            </select>
-            <button
-              className="primary"
-              data-testid="manual-use"
-              disabled={busy || !manualModel}
-              onClick={() => onSave({ name: "local", kind: "openai", base_url: url.trim(), model: manualModel, key: "" })}
-            >
-              Use this server
-            </button>
-          </div>
+          <ModelPick
+            models={manualModels}
+            model={manualModel}
+            onPick={setManualModel}
+            label="Model"
+            useTestId="manual-use"
+            useLabel="Use this server"
+            disabled={busy || !manualModel}
+            onUse={() => onSave({ name: "local", kind: "openai", base_url: url.trim(), model: manualModel, key: "" })}
+          />
         )}
       </details>
+    </div>
+  );
+}
+
+/** A model list to choose from and the button that uses the choice. */
+function ModelPick(props: {
+  models: string[];
+  model: string;
+  onPick: (model: string) => void;
+  label: string;
+  selectTestId?: string;
+  useTestId: string;
+  useLabel: string;
+  disabled: boolean;
+  onUse: () => void;
+}) {
+  return (
+    <div className="local-pick">
+      <select
+        value={props.model}
+        onChange={(e) => props.onPick(e.target.value)}
+        data-testid={props.selectTestId}
+        aria-label={props.label}
+      >
+        {props.models.map((m) => (
+          <option key={m} value={m}>
+            {m}
+          </option>
+        ))}
+      </select>
+      <button className="primary" data-testid={props.useTestId} disabled={props.disabled} onClick={props.onUse}>
+        {props.useLabel}
+      </button>
     </div>
   );
 }
