@@ -104,6 +104,7 @@ pub fn run() {
 
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
             let guard = logging::init(&log_dir(app));
             app.manage(guard);

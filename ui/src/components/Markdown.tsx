@@ -1,6 +1,7 @@
 // The assistant's text as Markdown (GFM), code blocks highlighted like the file viewer.
 import { isValidElement, memo, useEffect, useState, type ReactNode } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
+import { openUrl } from "@tauri-apps/plugin-opener";
 import remarkGfm from "remark-gfm";
 import type { ThemedToken } from "shiki/core";
 import { highlightLines } from "../highlight";
@@ -78,8 +79,18 @@ const components: Components = {
     return <CodeBlock code={textOf(child)} lang={lang} />;
   },
   a({ href, children }) {
+    // Web links open in the user's browser, never inside the app's window.
+    const web = href !== undefined && /^https?:\/\//i.test(href);
     return (
-      <a href={href} target="_blank" rel="noreferrer noopener" title={href}>
+      <a
+        href={href}
+        title={href}
+        rel="noreferrer noopener"
+        onClick={(e) => {
+          e.preventDefault();
+          if (web) openUrl(href).catch(() => undefined);
+        }}
+      >
         {children}
       </a>
     );

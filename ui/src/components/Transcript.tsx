@@ -1,6 +1,6 @@
 // The conversation, virtualised: a session of thousands of entries opens and scrolls smoothly.
 // It follows the newest entry while the agent works, unless the user scrolled up to read.
-import { useCallback, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { VList, type VListHandle } from "virtua";
 import { useSession } from "../session";
 import { ExpandedMemo } from "./ToolCard";
@@ -47,8 +47,22 @@ export function Transcript() {
   // Only the user's own scrolling (wheel, touch, keys, the scrollbar) stops the following;
   // rows measured or the viewport resized while following just follow again.
   const userScrolledAt = useRef(0);
+  // A held pointer (dragging the scrollbar) counts however long the page takes to answer.
+  const pointerHeld = useRef(false);
   const markUser = useCallback(() => {
     userScrolledAt.current = Date.now();
+  }, []);
+  // The pointer may be released anywhere (a scrollbar drag often ends outside the list).
+  useEffect(() => {
+    const release = () => {
+      pointerHeld.current = false;
+    };
+    window.addEventListener("pointerup", release);
+    window.addEventListener("pointercancel", release);
+    return () => {
+      window.removeEventListener("pointerup", release);
+      window.removeEventListener("pointercancel", release);
+    };
   }, []);
   const onScroll = useCallback(
     (offset: number) => {
@@ -58,7 +72,7 @@ export function Transcript() {
       if (near) {
         stick.current = true;
         setAway(false);
-      } else if (Date.now() - userScrolledAt.current < 800) {
+      } else if (pointerHeld.current || Date.now() - userScrolledAt.current < 800) {
         stick.current = false;
         setAway(true);
       } else if (stick.current) {
@@ -98,7 +112,11 @@ export function Transcript() {
       data-count={items.length}
       onWheel={markUser}
       onTouchMove={markUser}
-      onPointerDown={markUser}
+      onPointerDown={() => {
+        pointerHeld.current = true;
+        markUser();
+      }}
+
       onKeyDown={(e) => {
         if (["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "].includes(e.key)) markUser();
       }}

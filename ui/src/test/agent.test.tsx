@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { act, cleanup, render, screen, waitFor, within } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { App } from "../App";
@@ -170,6 +170,31 @@ describe("a turn", () => {
     act(() => turn.end({ kind: "failed", message: "Connection refused" }));
     await waitFor(() => expect(screen.getByTestId("send-button")).toBeDisabled()); // empty input
     expect(screen.getByTestId("stop-button")).toBeDisabled();
+  });
+
+  it("opens web links in the browser, not in the window", async () => {
+    const { calls, push } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      { type: "text_delta", text: "See [the docs](https://example.com/guide) for details." },
+      {
+        type: "assistant_message",
+        message: { role: "assistant", content: [{ type: "text", text: "See [the docs](https://example.com/guide) for details." }] },
+      },
+    ]);
+    // jsdom cannot measure rows, so virtua keeps them visibility-hidden: query them as hidden.
+    const link = await waitFor(
+      () => {
+        const a = document.querySelector<HTMLAnchorElement>('[data-testid=message-assistant] a[href="https://example.com/guide"]');
+        if (!a) throw new Error("the link is not rendered yet");
+        return a;
+      },
+      { timeout: 4000 },
+    );
+    expect(link).toHaveTextContent("the docs");
+    fireEvent.click(link);
+    await waitFor(() => expect(calls.some((c) => c.cmd === "plugin:opener|open_url")).toBe(true));
+    expect(calls.find((c) => c.cmd === "plugin:opener|open_url")?.payload).toMatchObject({ url: "https://example.com/guide" });
   });
 
   it("stops the turn with the Stop button", async () => {

@@ -201,6 +201,8 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         return tasks;
       case "session_changes":
         return agent.changes ?? [];
+      case "plugin:opener|open_url":
+        return null;
       default:
         throw new Error(`unexpected command ${cmd}`);
     }
