@@ -39,12 +39,31 @@ fn flush(sink: &Sink, buf: &mut Vec<AgentEvent>) {
     }
 }
 
+/// The approval requests the window has been shown and not yet seen answered: the session list
+/// says "waiting" from the moment the window can show the question.
+pub type OpenQuestions = Arc<Mutex<std::collections::BTreeSet<String>>>;
+
+fn track(open: &OpenQuestions, event: &AgentEvent) {
+    let mut set = open.lock().unwrap_or_else(PoisonError::into_inner);
+    match event {
+        AgentEvent::ApprovalNeeded { request } => {
+            set.insert(request.id.clone());
+        }
+        AgentEvent::ApprovalAnswered { id, .. } | AgentEvent::ToolFinished { id, .. } => {
+            set.remove(id);
+        }
+        AgentEvent::TurnEnded { .. } => set.clear(),
+        _ => {}
+    }
+}
+
 /// Runs until the agent (the sender) is dropped. `turn_flushed` is notified once the
 /// `turn_ended` event has been handed to the window.
 pub async fn pump(
     mut rx: mpsc::UnboundedReceiver<AgentEvent>,
     sink: Sink,
     turn_flushed: Arc<Notify>,
+    open: OpenQuestions,
 ) {
     let mut buf = Vec::new();
     let mut deadline: Option<Instant> = None;
@@ -63,6 +82,7 @@ pub async fn pump(
                 };
                 let delta = matches!(event, AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. });
                 let ended = matches!(event, AgentEvent::TurnEnded { .. });
+                track(&open, &event);
                 push_coalesced(&mut buf, event);
                 if delta {
                     deadline.get_or_insert_with(|| Instant::now() + COALESCE);

@@ -35,6 +35,7 @@ struct Live {
     root: PathBuf,
     sink: Sink,
     turn_flushed: Arc<Notify>,
+    open_questions: event_pump::OpenQuestions,
     cancel: Mutex<CancellationToken>,
     pending: Mutex<Vec<(String, oneshot::Sender<ApprovalAnswer>)>>,
     running: AtomicBool,
@@ -46,7 +47,7 @@ impl Live {
         if !self.running.load(Ordering::SeqCst) {
             return None;
         }
-        let waiting = !lock(&self.pending).is_empty();
+        let waiting = !lock(&self.open_questions).is_empty();
         Some(if waiting {
             SessionState::Waiting
         } else {
@@ -196,6 +197,7 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
         root: root.path().to_path_buf(),
         sink: Arc::new(Mutex::new(None)),
         turn_flushed: Arc::new(Notify::new()),
+        open_questions: Arc::default(),
         cancel: Mutex::new(CancellationToken::new()),
         pending: Mutex::new(Vec::new()),
         running: AtomicBool::new(false),
@@ -204,6 +206,7 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
         erx,
         live.sink.clone(),
         live.turn_flushed.clone(),
+        live.open_questions.clone(),
     ));
     let weak = Arc::downgrade(&live);
     let app2 = app.clone();

@@ -167,6 +167,7 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
         titled,
         "the window title should start with (1) while an approval waits"
     );
+    wait_content(&app, "[data-testid=session-item]", "Waiting for you").await?;
     rejects[1].click().await?;
     accepts[0].click().await?;
     let mut states = Vec::new();

@@ -1,6 +1,6 @@
 // Where the user writes to the agent: Enter sends, Shift+Enter starts a new line.
 import { useRef, useState } from "react";
-import { useSession } from "../session";
+import { pendingApprovals, useSession } from "../session";
 import { CostMeter } from "./CostMeter";
 import { ModeSelect } from "./ModeSelect";
 import { ErrorNote } from "./TranscriptItem";
@@ -15,6 +15,8 @@ export function Composer() {
   const clearError = useSession((s) => s.clearError);
   const [sending, setSending] = useState(false);
   const input = useRef<HTMLTextAreaElement>(null);
+  // While a question waits, the composer gives its room to the approval card.
+  const waiting = useSession((s) => s.current !== null && s.runningSession === s.current.id && pendingApprovals(s).length > 0);
   const running = runningSession !== null;
   const runningHere = running && runningSession === current?.id;
 
@@ -28,7 +30,7 @@ export function Composer() {
   };
 
   return (
-    <div className="composer">
+    <div className={waiting ? "composer waiting" : "composer"}>
       {error && (
         <div className="composer-error">
           <ErrorNote message={error} testId="composer-error" />
@@ -41,9 +43,11 @@ export function Composer() {
         ref={input}
         className="composer-input"
         data-testid="composer-input"
-        rows={3}
+        rows={waiting ? 1 : 3}
         placeholder={
-          current
+          waiting
+            ? "Answer the question above first (a approves, d denies)…"
+            : current
             ? "Reply, or give the next task…  (Enter sends, Shift+Enter for a new line)"
             : "Describe a task to start a new session…  (Enter sends, Shift+Enter for a new line)"
         }

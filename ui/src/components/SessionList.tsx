@@ -43,7 +43,9 @@ export function SessionList() {
       )}
       <ul className="session-list" data-testid="session-list" aria-label="Sessions">
         {sessions.map((s) => {
-          const state = runningSession === s.id ? "running" : s.state;
+          // Rust knows whether the running turn waits for an answer; until the list catches up
+          // with a turn this window just started, it is running.
+          const state = runningSession === s.id && s.state !== "waiting" ? "running" : s.state;
           return (
             <li key={s.id}>
               <button

@@ -260,6 +260,8 @@ describe("approvals", () => {
     const card = await screen.findByTestId("approval-card");
     expect(card).toHaveTextContent("Tandem needs your approval");
     expect(screen.getByTestId("approval-count")).toHaveTextContent("1 of 3");
+    // The composer gives its room to the question.
+    expect(screen.getByTestId("composer-input").closest(".composer")).toHaveClass("waiting");
     expect(card).toHaveAttribute("data-request", "r1");
     await user.click(screen.getByTestId("approve-button"));
     await waitFor(() => expect(screen.getByTestId("approval-card")).toHaveAttribute("data-request", "r2"));
