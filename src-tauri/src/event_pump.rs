@@ -105,6 +105,101 @@ pub async fn pump(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tauri::ipc::InvokeResponseBody;
+
+    /// A channel that records each batch it is given.
+    fn recording() -> (Channel<Vec<AgentEvent>>, Arc<Mutex<Vec<Vec<AgentEvent>>>>) {
+        let seen: Arc<Mutex<Vec<Vec<AgentEvent>>>> = Arc::default();
+        let into = seen.clone();
+        let channel = Channel::new(move |body: InvokeResponseBody| {
+            if let InvokeResponseBody::Json(json) = body
+                && let Ok(batch) = serde_json::from_str::<Vec<AgentEvent>>(&json)
+            {
+                into.lock().expect("lock").push(batch);
+            }
+            Ok(())
+        });
+        (channel, seen)
+    }
+
+    #[tokio::test]
+    async fn a_token_stream_reaches_the_window_in_few_batches_in_order() {
+        let (channel, seen) = recording();
+        let sink: Sink = Arc::new(Mutex::new(Some(channel)));
+        let flushed = Arc::new(Notify::new());
+        let open: OpenQuestions = Arc::default();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let task = tokio::spawn(pump(rx, sink, flushed.clone(), open.clone()));
+        for i in 0..500 {
+            tx.send(AgentEvent::TextDelta {
+                text: format!("{i} "),
+            })
+            .expect("send");
+        }
+        let request = protocol::ApprovalRequest {
+            id: "c1".into(),
+            tool: "run_command".into(),
+            input: serde_json::json!({"command": "ls"}),
+            reason: "asks".into(),
+            rule: "floor".into(),
+            suggestions: Vec::new(),
+            path: None,
+            original: None,
+            proposed: None,
+            hunks: Vec::new(),
+            command: Some("ls".into()),
+            commands: vec!["ls".into()],
+        };
+        tx.send(AgentEvent::ApprovalNeeded {
+            request: Box::new(request),
+        })
+        .expect("send");
+        // The question is tracked by the time the window has it.
+        tokio::time::timeout(Duration::from_secs(2), async {
+            while seen
+                .lock()
+                .expect("lock")
+                .iter()
+                .flatten()
+                .all(|e| !matches!(e, AgentEvent::ApprovalNeeded { .. }))
+            {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await
+        .expect("the question arrives");
+        assert!(open.lock().expect("lock").contains("c1"));
+        tx.send(AgentEvent::TurnEnded {
+            outcome: protocol::TurnOutcome::Ended,
+        })
+        .expect("send");
+        tokio::time::timeout(Duration::from_secs(2), flushed.notified())
+            .await
+            .expect("the end of the turn is confirmed");
+        drop(tx);
+        task.await.expect("pump");
+        let batches = seen.lock().expect("lock").clone();
+        let events: Vec<AgentEvent> = batches.iter().flatten().cloned().collect();
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::TextDelta { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let expected: String = (0..500).map(|i| format!("{i} ")).collect();
+        assert_eq!(text, expected, "every token, in order");
+        assert!(
+            batches.len() <= 3,
+            "500 tokens sent at once arrive coalesced, not one message each: {} batches",
+            batches.len()
+        );
+        assert!(matches!(events.last(), Some(AgentEvent::TurnEnded { .. })));
+        assert!(
+            open.lock().expect("lock").is_empty(),
+            "a turn's end closes its questions"
+        );
+    }
 
     #[test]
     fn deltas_merge_and_other_events_keep_their_place() {

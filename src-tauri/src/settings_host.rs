@@ -314,3 +314,23 @@ pub async fn policy_rules(
     })
     .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model_server::{Scenario, ScriptedServer};
+
+    #[tokio::test]
+    async fn a_local_server_is_found_with_its_models_and_a_silent_port_is_not() {
+        let scenario = Scenario::from_json(
+            r#"{"name": "an OpenAI-compatible server that lists two models", "format": "openai", "turns": [], "models": ["qwen2.5-coder:7b", "llama3.2:3b"]}"#,
+        )
+        .expect("scenario");
+        let server = ScriptedServer::start(scenario).await.expect("server");
+        let found = probe("Ollama", server.base_url()).await.expect("found");
+        assert_eq!(found.models, ["llama3.2:3b", "qwen2.5-coder:7b"]);
+        assert_eq!(found.base_url, server.base_url());
+        // Nothing listens on the discard port.
+        assert_eq!(probe("nobody", "http://127.0.0.1:9/v1").await, None);
+    }
+}
