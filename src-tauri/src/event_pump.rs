@@ -107,9 +107,11 @@ mod tests {
     use super::*;
     use tauri::ipc::InvokeResponseBody;
 
+    type Batches = Arc<Mutex<Vec<Vec<AgentEvent>>>>;
+
     /// A channel that records each batch it is given.
-    fn recording() -> (Channel<Vec<AgentEvent>>, Arc<Mutex<Vec<Vec<AgentEvent>>>>) {
-        let seen: Arc<Mutex<Vec<Vec<AgentEvent>>>> = Arc::default();
+    fn recording() -> (Channel<Vec<AgentEvent>>, Batches) {
+        let seen: Batches = Arc::default();
         let into = seen.clone();
         let channel = Channel::new(move |body: InvokeResponseBody| {
             if let InvokeResponseBody::Json(json) = body
