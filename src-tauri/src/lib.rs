@@ -122,9 +122,6 @@ pub fn run() {
             }
             app.manage(state);
             app.manage(session_host::Sessions::default());
-            if let Some(window) = app.get_webview_window("main") {
-                rendering::apply(&window);
-            }
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![

@@ -33,9 +33,9 @@ fn has_render_node(dri: &Path) -> bool {
 
 /// WebKitGTK reads its compositing switch (`WEBKIT_DISABLE_COMPOSITING_MODE`) from the
 /// environment when the first web view is made. Setting it there is what makes the first paint
-/// fast; setting the web view's policy afterwards (see [`apply`]) is slower (measured in
-/// docs/benchmarks.md) and stays only as the fallback. Must be called first thing in `main`,
-/// before any thread exists.
+/// fast; setting the web view's policy afterwards, or restarting the process with the switch,
+/// was measured slower (docs/benchmarks.md). Must be called first thing in `main`, before any
+/// thread exists.
 pub fn choose_before_any_thread() {
     const SWITCH: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
     if cfg!(not(target_os = "linux")) || use_gpu() || std::env::var_os(SWITCH).is_some() {
@@ -51,27 +51,6 @@ fn set_env_before_threads(key: &str, value: &str) {
     // logging start any thread, so no other thread exists yet.
     unsafe { std::env::set_var(key, value) };
 }
-
-/// Applies the choice to a window's web view.
-#[cfg(target_os = "linux")]
-pub fn apply(window: &tauri::WebviewWindow) {
-    if use_gpu() {
-        return;
-    }
-    let result = window.with_webview(|webview| {
-        use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt as _, WebViewExt as _};
-        if let Some(settings) = webview.inner().settings() {
-            settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
-        }
-    });
-    match result {
-        Ok(()) => tracing::info!("no GPU render node: the window paints without GL compositing"),
-        Err(e) => tracing::warn!(error = %e, "could not choose the rendering path"),
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn apply(_window: &tauri::WebviewWindow) {}
 
 #[cfg(test)]
 mod tests {
