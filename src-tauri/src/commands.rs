@@ -17,6 +17,14 @@ pub(crate) type CmdResult<T> = Result<T, CommandError>;
 /// and says how many more there are.
 const TREE_FOLDER_LIMIT: u32 = 5000;
 
+/// A request the app cannot carry out as asked; the message says why and what to do.
+pub(crate) fn invalid(message: impl Into<String>) -> CommandError {
+    CommandError {
+        code: ErrorCode::InvalidArgument,
+        message: message.into(),
+    }
+}
+
 pub(crate) fn internal(err: impl std::fmt::Display) -> CommandError {
     CommandError {
         code: ErrorCode::Internal,

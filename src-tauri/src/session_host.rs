@@ -3,7 +3,7 @@
 //! approval requests — the same engine `tandem-cli run` drives. Rust decides; the window shows
 //! and asks.
 
-use crate::commands::{CmdResult, blocking, internal, opened_root};
+use crate::commands::{CmdResult, blocking, internal, invalid, opened_root};
 use crate::event_pump::{self, Sink};
 use crate::state::AppState;
 use agent::{Agent, AgentConfig, SessionHeader, SessionLog, locations};
@@ -63,7 +63,14 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[derive(Default)]
 pub struct Sessions {
     live: Mutex<HashMap<String, Arc<Live>>>,
+    /// Each log's list entry, kept while the file's size and time are unchanged: the list is
+    /// refreshed after every model reply and must not read every session's whole log each time.
+    listed: Mutex<HashMap<PathBuf, ListedInfo>>,
 }
+
+/// A session's list entry as read from its log (state not overridden by a live turn), with the
+/// file's modification time and length it was read at.
+type ListedInfo = ((u64, u64), SessionInfo);
 
 impl Sessions {
     fn get(&self, id: &str) -> Option<Arc<Live>> {
@@ -101,16 +108,9 @@ impl Sessions {
     }
 }
 
-fn bad(message: impl Into<String>) -> CommandError {
-    CommandError {
-        code: ErrorCode::InvalidArgument,
-        message: message.into(),
-    }
-}
-
 fn log_path(id: &str) -> CmdResult<PathBuf> {
     let path =
-        agent::session_path(&locations::sessions_dir(), id).map_err(|e| bad(e.to_string()))?;
+        agent::session_path(&locations::sessions_dir(), id).map_err(|e| invalid(e.to_string()))?;
     if !path.exists() {
         return Err(CommandError {
             code: ErrorCode::NotFound,
@@ -124,7 +124,7 @@ fn header_of(id: &str) -> CmdResult<SessionHeader> {
     let path = log_path(id)?;
     agent::read_session::<Value>(&path)
         .map(|r| r.header)
-        .map_err(|e| bad(format!("The session's log cannot be read: {e}")))
+        .map_err(|e| invalid(format!("The session's log cannot be read: {e}")))
 }
 
 fn to_mode(m: AgentMode) -> policy::Mode {
@@ -164,10 +164,10 @@ fn show_pending(app: &tauri::AppHandle, sessions: &Sessions, arrived: bool) {
 fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<Arc<Live>> {
     let dir = locations::sessions_dir();
     let (log, read) = SessionLog::reopen::<Value>(&dir, id)
-        .map_err(|e| bad(format!("The session cannot be continued: {e}")))?;
+        .map_err(|e| invalid(format!("The session cannot be continued: {e}")))?;
     let user_file = locations::user_policy_file();
     let policy = agent::load_project_policy(root.path(), Some(&user_file)).map_err(|e| {
-        bad(format!(
+        invalid(format!(
             "The rules do not load, so nothing can run safely: {e}. Fix the file, then send again."
         ))
     })?;
@@ -231,21 +231,37 @@ pub async fn list_sessions(
     let root = root.path().display().to_string();
     let summaries = blocking(move || {
         agent::list_sessions(&locations::sessions_dir(), Some(&root))
-            .map_err(|e| bad(format!("The sessions cannot be listed: {e}")))
+            .map_err(|e| invalid(format!("The sessions cannot be listed: {e}")))
     })
     .await?;
-    let sessions = app.state::<Sessions>();
-    let live: HashMap<String, Option<SessionState>> = summaries
-        .iter()
-        .map(|s| (s.header.id.clone(), sessions.state_of(&s.header.id)))
-        .collect();
+    let app2 = app.clone();
     blocking(move || {
+        let sessions = app2.state::<Sessions>();
         Ok(summaries
             .iter()
             .filter_map(|s| {
-                agent::summary_info(s, live.get(&s.header.id).copied().flatten())
-                    .map_err(|e| tracing::warn!(error = %e, "a session log cannot be read"))
-                    .ok()
+                let stamp = (
+                    s.modified_ms,
+                    std::fs::metadata(&s.path).map(|m| m.len()).unwrap_or(0),
+                );
+                let cached = lock(&sessions.listed)
+                    .get(&s.path)
+                    .filter(|(at, _)| *at == stamp)
+                    .map(|(_, info)| info.clone());
+                let mut info = match cached {
+                    Some(info) => info,
+                    None => {
+                        let info = agent::summary_info(s, None)
+                            .map_err(|e| tracing::warn!(error = %e, "a session log cannot be read"))
+                            .ok()?;
+                        lock(&sessions.listed).insert(s.path.clone(), (stamp, info.clone()));
+                        info
+                    }
+                };
+                if let Some(state) = sessions.state_of(&s.header.id) {
+                    info.state = state;
+                }
+                Some(info)
             })
             .collect())
     })
@@ -261,7 +277,7 @@ pub async fn load_session(
     let live = app.state::<Sessions>().state_of(&args.session);
     blocking(move || {
         agent::load_transcript(&path, live)
-            .map_err(|e| bad(format!("The session's log cannot be read: {e}")))
+            .map_err(|e| invalid(format!("The session's log cannot be read: {e}")))
     })
     .await
 }
@@ -285,7 +301,7 @@ pub async fn create_session(
 ) -> CmdResult<SessionInfo> {
     let root = opened_root(&state, &args.root)?;
     if args.task.trim().is_empty() {
-        return Err(bad("Type what the agent should do first."));
+        return Err(invalid("Type what the agent should do first."));
     }
     blocking(move || {
         let header = SessionHeader {
@@ -296,12 +312,12 @@ pub async fn create_session(
             started_ms: locations::now_ms(),
         };
         let log = SessionLog::create(&locations::sessions_dir(), &header)
-            .map_err(|e| bad(format!("The session cannot be saved: {e}")))?;
+            .map_err(|e| invalid(format!("The session cannot be saved: {e}")))?;
         let path = log.path().to_path_buf();
         drop(log);
         agent::load_transcript(&path, None)
             .map(|t| t.info)
-            .map_err(|e| bad(format!("The session cannot be read back: {e}")))
+            .map_err(|e| invalid(format!("The session cannot be read back: {e}")))
     })
     .await
 }
@@ -315,7 +331,7 @@ pub async fn send_message(
     state: State<'_, AppState>,
 ) -> CmdResult<TurnOutcome> {
     if args.text.trim().is_empty() {
-        return Err(bad("The message is empty."));
+        return Err(invalid("The message is empty."));
     }
     let header = header_of(&args.session)?;
     let root = opened_root(&state, &header.project)?;
@@ -333,7 +349,7 @@ pub async fn send_message(
         }
     };
     if live.running.swap(true, Ordering::SeqCst) {
-        return Err(bad(
+        return Err(invalid(
             "A turn is already running in this session. Wait for it, or press Stop.",
         ));
     }
@@ -359,8 +375,8 @@ async fn run_turn(
     })
     .await
     .map_err(internal)?;
-    let (config, model) = chosen.map_err(|e| bad(e.to_string()))?;
-    let provider = llm::Provider::new(config).map_err(|e| bad(e.to_string()))?;
+    let (config, model) = chosen.map_err(|e| invalid(e.to_string()))?;
+    let provider = llm::Provider::new(config).map_err(|e| invalid(e.to_string()))?;
     let cancel = CancellationToken::new();
     *lock(&live.cancel) = cancel.clone();
     *lock(&live.sink) = Some(on_event);
@@ -387,7 +403,7 @@ async fn run_turn(
 pub async fn answer_approval(args: AnswerApprovalArgs, app: tauri::AppHandle) -> CmdResult<()> {
     let sessions = app.state::<Sessions>();
     let live = sessions.get(&args.session).ok_or_else(|| {
-        bad("This session has no turn running; nothing is waiting for an answer.")
+        invalid("This session has no turn running; nothing is waiting for an answer.")
     })?;
     // The question reaches this side a moment after the engine sent it; a quick click can
     // arrive first, so wait briefly for it.
@@ -404,14 +420,14 @@ pub async fn answer_approval(args: AnswerApprovalArgs, app: tauri::AppHandle) ->
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
-    let reply =
-        reply.ok_or_else(|| bad("That request was already answered, or its turn has ended."))?;
+    let reply = reply
+        .ok_or_else(|| invalid("That request was already answered, or its turn has ended."))?;
     let sent = reply.send(args.answer).is_ok();
     show_pending(&app, &sessions, false);
     if sent {
         Ok(())
     } else {
-        Err(bad("The turn ended before the answer arrived."))
+        Err(invalid("The turn ended before the answer arrived."))
     }
 }
 
@@ -489,8 +505,8 @@ pub async fn stop_task(
     let live = app
         .state::<Sessions>()
         .get(&args.session)
-        .ok_or_else(|| bad("This session has no running tasks."))?;
-    live.tasks.stop(&args.task).map_err(bad)?;
+        .ok_or_else(|| invalid("This session has no running tasks."))?;
+    live.tasks.stop(&args.task).map_err(invalid)?;
     // The task ends within moments (SIGTERM, then SIGKILL); show it ended if it already has.
     tokio::time::sleep(Duration::from_millis(150)).await;
     blocking(move || Ok(task_list(&live.tasks))).await
@@ -506,5 +522,5 @@ pub async fn session_changes(
         None => PathBuf::from(header_of(&args.session)?.project),
     };
     let dir = locations::session_files_dir(&args.session);
-    blocking(move || agent::session_changes(&dir, &root).map_err(|e| bad(e.to_string()))).await
+    blocking(move || agent::session_changes(&dir, &root).map_err(|e| invalid(e.to_string()))).await
 }

@@ -2,7 +2,7 @@
 //! `settings.toml`), API keys (OS keychain, or the opt-in key file where no keychain runs —
 //! never in the settings file), "Test connection", local servers, and the rules in force.
 
-use crate::commands::{CmdResult, blocking, internal, opened_root};
+use crate::commands::{CmdResult, blocking, internal, invalid, opened_root};
 use crate::state::AppState;
 use agent::{
     KeyFile, Keychain, KeychainError, Kind, Preset, ProviderSettings, RoleSettings, Settings,
@@ -10,19 +10,11 @@ use agent::{
 };
 use llm::{Provider, ProviderConfig, ProviderKind};
 use protocol::{
-    CommandError, ErrorCode, KeychainStatus, LocalServer, PolicyRuleView, ProjectArgs,
-    ProviderKindName, ProviderView, RoleView, SaveSettingsArgs, SetApiKeyArgs, SettingsView,
-    TestConnectionArgs,
+    KeychainStatus, LocalServer, PolicyRuleView, ProjectArgs, ProviderKindName, ProviderView,
+    RoleView, SaveSettingsArgs, SetApiKeyArgs, SettingsView, TestConnectionArgs,
 };
 use std::time::Duration;
 use tauri::State;
-
-fn bad(message: impl Into<String>) -> CommandError {
-    CommandError {
-        code: ErrorCode::InvalidArgument,
-        message: message.into(),
-    }
-}
 
 fn kind_name(k: Kind) -> ProviderKindName {
     match k {
@@ -87,13 +79,10 @@ fn view() -> SettingsView {
         .providers
         .iter()
         .map(|(name, p)| {
-            let env = p.api_key_env.clone().unwrap_or_else(|| {
-                agent::default_key_env(match p.kind {
-                    Kind::Anthropic => ProviderKind::Anthropic,
-                    Kind::Openai => ProviderKind::OpenAi,
-                })
-                .to_string()
-            });
+            let env = p
+                .api_key_env
+                .clone()
+                .unwrap_or_else(|| agent::default_key_env(p.kind.provider_kind()).to_string());
             ProviderView {
                 name: name.clone(),
                 kind: kind_name(p.kind),
@@ -131,7 +120,7 @@ pub async fn get_settings() -> CmdResult<SettingsView> {
 
 fn write_settings(settings: &Settings) -> CmdResult<()> {
     let path = locations::settings_file();
-    let fail = |e: std::io::Error| bad(format!("{} cannot be written: {e}", path.display()));
+    let fail = |e: std::io::Error| invalid(format!("{} cannot be written: {e}", path.display()));
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(fail)?;
     }
@@ -154,7 +143,7 @@ pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
             {
-                return Err(bad(format!(
+                return Err(invalid(format!(
                     "`{}` cannot be a provider name: use letters, digits, - _ or . (e.g. ollama)",
                     p.name
                 )));
@@ -167,7 +156,7 @@ pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
             if let Some(u) = &base_url
                 && !(u.starts_with("http://") || u.starts_with("https://"))
             {
-                return Err(bad(format!(
+                return Err(invalid(format!(
                     "The URL for {name} must start with http:// or https:// ({u})"
                 )));
             }
@@ -190,7 +179,7 @@ pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
                 continue;
             }
             if !settings.providers.contains_key(&r.provider) {
-                return Err(bad(format!(
+                return Err(invalid(format!(
                     "The {} role uses the provider `{}`, which is not in the list; add it first.",
                     r.role, r.provider
                 )));
@@ -205,7 +194,7 @@ pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
         }
         // Validate exactly as it will be read back.
         Settings::parse(&file.display().to_string(), &settings.to_toml())
-            .map_err(|e| bad(e.to_string()))?;
+            .map_err(|e| invalid(e.to_string()))?;
         write_settings(&settings)?;
         Ok(view())
     })
@@ -223,15 +212,15 @@ pub async fn set_api_key(args: SetApiKeyArgs) -> CmdResult<SettingsView> {
             } else {
                 Keychain.set(&args.provider, key)
             };
-            r.map_err(|e| bad(format!("The key was not saved: {e}")))?;
+            r.map_err(|e| invalid(format!("The key was not saved: {e}")))?;
         } else if args.allow_file {
             KeyFile {
                 path: locations::key_file(),
             }
             .set(&args.provider, key)
-            .map_err(|e| bad(format!("The key was not saved: {e}")))?;
+            .map_err(|e| invalid(format!("The key was not saved: {e}")))?;
         } else {
-            return Err(bad(format!(
+            return Err(invalid(format!(
                 "{} Choose \"Keep keys in a file only I can read\" to store it in {}, or set the key in the environment before starting Tandem.",
                 status.message.unwrap_or_default(),
                 locations::key_file().display()
@@ -266,7 +255,7 @@ pub async fn test_connection(args: TestConnectionArgs) -> CmdResult<Vec<String>>
     };
     let provider = Provider::new(ProviderConfig::new(kind, &base, key)).map_err(internal)?;
     provider.list_models().await.map_err(|e| {
-        bad(format!(
+        invalid(format!(
             "{} did not answer as expected: {e}. Check the URL and the key.",
             base
         ))
@@ -305,7 +294,7 @@ pub async fn policy_rules(
     let root = opened_root(&state, &args.root)?;
     blocking(move || {
         let policy = agent::load_project_policy(root.path(), Some(&locations::user_policy_file()))
-            .map_err(|e| bad(e.to_string()))?;
+            .map_err(|e| invalid(e.to_string()))?;
         Ok(policy
             .lines()
             .into_iter()

@@ -5,7 +5,9 @@
 
 use crate::keychain::Keychain;
 use crate::locations;
-use crate::settings::{SecretStore, Settings, SettingsError, is_loopback};
+use crate::settings::{
+    SecretStore, Settings, SettingsError, default_key_env, default_url, is_loopback,
+};
 use llm::{ProviderConfig, ProviderKind};
 use policy::{Policy, RuleText};
 use std::collections::BTreeMap;
@@ -78,20 +80,6 @@ impl Preset {
             self.base_url,
             self.model
         )
-    }
-}
-
-pub fn default_url(kind: ProviderKind) -> &'static str {
-    match kind {
-        ProviderKind::Anthropic => "https://api.anthropic.com",
-        ProviderKind::OpenAi => "https://api.openai.com/v1",
-    }
-}
-
-pub fn default_key_env(kind: ProviderKind) -> &'static str {
-    match kind {
-        ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
-        ProviderKind::OpenAi => "OPENAI_API_KEY",
     }
 }
 

@@ -24,8 +24,7 @@ pub use agent_loop::{Agent, AgentConfig, AgentError, ApprovalTx, LOOP_LIMIT, Mod
 pub use changes::{ChangesError, record_baseline, session_changes};
 pub use keychain::{Keychain, KeychainError};
 pub use launch::{
-    KeyFile, LaunchError, Preset, StoredKeys, choose_provider, default_key_env, default_url,
-    load_project_policy, read_settings,
+    KeyFile, LaunchError, Preset, StoredKeys, choose_provider, load_project_policy, read_settings,
 };
 pub use policy_call::policy_call;
 pub use replay::replay_messages;
@@ -38,5 +37,5 @@ pub use session_view::{
 };
 pub use settings::{
     Kind, MemorySecrets, NoSecrets, ProviderSettings, ROLES, RoleSettings, SecretStore, Settings,
-    SettingsError, is_loopback,
+    SettingsError, default_key_env, default_url, is_loopback,
 };

@@ -95,6 +95,31 @@ impl SecretStore for MemorySecrets {
     }
 }
 
+/// The API address a provider kind uses when none is set.
+pub fn default_url(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic => "https://api.anthropic.com",
+        ProviderKind::OpenAi => "https://api.openai.com/v1",
+    }
+}
+
+/// The environment variable a provider kind's key is read from when none is named.
+pub fn default_key_env(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+        ProviderKind::OpenAi => "OPENAI_API_KEY",
+    }
+}
+
+impl Kind {
+    pub fn provider_kind(self) -> ProviderKind {
+        match self {
+            Kind::Anthropic => ProviderKind::Anthropic,
+            Kind::Openai => ProviderKind::OpenAi,
+        }
+    }
+}
+
 pub fn is_loopback(url: &str) -> bool {
     let rest = url.split("://").nth(1).unwrap_or(url);
     let host = rest.split(['/', ':']).next().unwrap_or("");
@@ -156,18 +181,8 @@ impl Settings {
                 role: role.to_string(),
                 provider: r.provider.clone(),
             })?;
-        let (kind, default_url, default_env) = match p.kind {
-            Kind::Anthropic => (
-                ProviderKind::Anthropic,
-                "https://api.anthropic.com",
-                "ANTHROPIC_API_KEY",
-            ),
-            Kind::Openai => (
-                ProviderKind::OpenAi,
-                "https://api.openai.com/v1",
-                "OPENAI_API_KEY",
-            ),
-        };
+        let kind = p.kind.provider_kind();
+        let (default_url, default_env) = (default_url(kind), default_key_env(kind));
         let base_url = p
             .base_url
             .clone()
