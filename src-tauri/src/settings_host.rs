@@ -148,6 +148,11 @@ pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
                     p.name
                 )));
             }
+            if settings.providers.contains_key(&name) {
+                return Err(invalid(format!(
+                    "Two providers are named `{name}`; give each its own name."
+                )));
+            }
             let kept = old.providers.get(&name);
             let base_url = p
                 .base_url
