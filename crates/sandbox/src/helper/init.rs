@@ -1,0 +1,113 @@
+//! Stage 2: PID 1 of the sandbox. Confines itself, runs the command, reaps, and exits with the
+//! command's code — which ends every process still in the namespace.
+
+use super::{Invocation, SetupError, filter, landlock_rules, step};
+use nix::mount::{MsFlags, mount};
+use nix::sys::signal::{Signal, killpg};
+use nix::sys::wait::{WaitStatus, waitpid};
+use nix::unistd::Pid;
+use std::io::Write as _;
+use std::os::unix::process::CommandExt as _;
+use std::process::Command;
+
+pub(super) fn run(inv: Invocation) -> i32 {
+    // The report file's name disappears at once: the command cannot find it to write a fake
+    // report. This process keeps it open (and it is not passed on: close-on-exec).
+    let report = std::fs::OpenOptions::new().write(true).open(&inv.file);
+    let _ = std::fs::remove_file(&inv.file);
+    if let Err(e) = confine(&inv) {
+        match report {
+            Ok(mut f) => {
+                let _ = f.write_all(e.to_string().as_bytes());
+            }
+            Err(_) => eprintln!("tandem-sandbox: {e}"),
+        }
+        return crate::SETUP_FAILED_EXIT;
+    }
+    drop(report);
+
+    let child = match Command::new(&inv.program)
+        .args(&inv.args)
+        .current_dir(&inv.spec.project)
+        .process_group(0)
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!(
+                "tandem-sandbox: cannot run {}: {e}",
+                inv.program.to_string_lossy()
+            );
+            return 127;
+        }
+    };
+    let pid = Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
+    // The child is reaped below with waitpid(-1), like every orphan that lands here.
+    drop(child);
+    forward_signals(pid);
+    reap_until(pid)
+}
+
+fn confine(inv: &Invocation) -> Result<(), SetupError> {
+    // Stage 1 dying (killed by a timeout's SIGKILL, say) takes this process with it, and with
+    // it the whole namespace.
+    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(step("linking to stage 1"))?;
+    // A session of its own: no controlling terminal to push keystrokes into.
+    nix::unistd::setsid().map_err(step("starting a new session"))?;
+    mount(
+        Some("proc"),
+        "/proc",
+        Some("proc"),
+        MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+        None::<&str>,
+    )
+    .map_err(step("mounting the sandbox's own /proc"))?;
+    drop_capabilities()?;
+    nix::sys::prctl::set_no_new_privs().map_err(step("forbidding new privileges"))?;
+    landlock_rules::restrict(&inv.spec)?;
+    filter::install()
+}
+
+fn drop_capabilities() -> Result<(), SetupError> {
+    use caps::CapSet;
+    // The bounding set first: clearing it needs CAP_SETPCAP, which goes with the others.
+    for set in [
+        CapSet::Bounding,
+        CapSet::Ambient,
+        CapSet::Inheritable,
+        CapSet::Effective,
+        CapSet::Permitted,
+    ] {
+        caps::clear(None, set).map_err(step(format!("dropping the {set:?} capabilities")))?;
+    }
+    Ok(())
+}
+
+/// Stops sent to PID 1 go to the command's process group.
+fn forward_signals(group: Pid) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP, SIGQUIT])
+    else {
+        return;
+    };
+    std::thread::spawn(move || {
+        for sig in signals.forever() {
+            if let Ok(s) = Signal::try_from(sig) {
+                let _ = killpg(group, s);
+            }
+        }
+    });
+}
+
+/// Reaps every child (orphans land on PID 1) until the command itself ends.
+fn reap_until(command: Pid) -> i32 {
+    loop {
+        match waitpid(None::<Pid>, None) {
+            Ok(WaitStatus::Exited(pid, code)) if pid == command => return code,
+            Ok(WaitStatus::Signaled(pid, sig, _)) if pid == command => return 128 + sig as i32,
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return crate::SETUP_FAILED_EXIT,
+        }
+    }
+}
