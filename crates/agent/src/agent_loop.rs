@@ -611,6 +611,7 @@ impl Agent {
                 mode: self.mode_now.get().or(self.config.mode),
                 session_diff_lines: ws.diff_totals().changed(),
                 user_policy_file: self.config.user_policy_file.as_deref(),
+                sandboxed: false,
                 resolver: &resolver,
             };
             policy::evaluate(&self.policy, &policy_call(name, input, diff_lines), &ctx)

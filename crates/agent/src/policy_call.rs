@@ -20,6 +20,8 @@ pub fn policy_call<'a>(name: &'a str, args: &'a Value, diff_lines: u32) -> ToolC
         },
         "web_fetch" => ToolCall::Fetch {
             url: s("url").unwrap_or(""),
+            method: s("method").unwrap_or("GET"),
+            resolved: &[],
         },
         "web_search" => ToolCall::WebSearch,
         "git_commit" => ToolCall::GitCommit { diff_lines },

@@ -95,6 +95,7 @@ impl Loaded {
             mode,
             session_diff_lines,
             user_policy_file: self.user_file.as_deref(),
+            sandboxed: false,
             resolver: &resolver,
         };
         evaluate(&self.policy, call, &ctx)
@@ -148,7 +149,11 @@ pub fn run(command: PolicyCommand) -> Result<()> {
             } else if let Some(p) = &args.read {
                 ToolCall::Read { path: p }
             } else if let Some(u) = &args.fetch {
-                ToolCall::Fetch { url: u }
+                ToolCall::Fetch {
+                    url: u,
+                    method: "GET",
+                    resolved: &[],
+                }
             } else {
                 bail!("give one of --command, --write, --read or --fetch");
             };

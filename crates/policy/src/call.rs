@@ -14,8 +14,14 @@ pub enum ToolCall<'a> {
     Write { path: &'a str, diff_lines: u32 },
     /// run_command, in the project root.
     Command { command: &'a str },
-    /// web_fetch.
-    Fetch { url: &'a str },
+    /// web_fetch: `method` as the model gave it (GET when absent); `resolved` holds the
+    /// addresses the caller looked the host up to and will connect to (empty when not looked
+    /// up), so a name that points at this machine or the private network is judged as such.
+    Fetch {
+        url: &'a str,
+        method: &'a str,
+        resolved: &'a [std::net::IpAddr],
+    },
     /// web_search.
     WebSearch,
     /// git_commit of `diff_lines` changed lines.
@@ -41,6 +47,9 @@ pub struct Context<'a> {
     pub session_diff_lines: u32,
     /// The user's own policy file, protected like the project's.
     pub user_policy_file: Option<&'a Path>,
+    /// Whether commands run inside the OS sandbox on this machine. Without it, nothing but
+    /// this engine stands between a command and the system, and full_auto asks before commands.
+    pub sandboxed: bool,
     pub resolver: &'a dyn Fn(&Path) -> PathBuf,
 }
 
@@ -72,6 +81,7 @@ impl<'a> Context<'a> {
             mode: None,
             session_diff_lines: 0,
             user_policy_file: None,
+            sandboxed: false,
             resolver: &lexical,
         }
     }

@@ -58,6 +58,20 @@ pub struct Decision {
     pub reason: String,
     pub rule: RuleRef,
     pub suggestions: Vec<Suggestion>,
+    /// For commands: what the OS sandbox must let this command do if it runs.
+    pub sandbox: SandboxNeeds,
+}
+
+/// What a command needs from the OS sandbox. The engine sets these; the caller builds the
+/// sandbox from them. Neither is ever granted silently: a command that needs to leave the
+/// sandbox is never `Allow` on its own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SandboxNeeds {
+    /// The command needs the network (a package install, `git fetch`, a rule the user granted).
+    pub network: bool,
+    /// The command can only do what it says outside the sandbox (it writes outside the
+    /// project, or touches a path the sandbox keeps read-only or hidden).
+    pub outside: bool,
 }
 
 impl Decision {
@@ -143,5 +157,6 @@ pub(crate) fn decide(findings: Vec<Finding>) -> Option<Decision> {
         reason: chosen.reason,
         rule: chosen.rule,
         suggestions,
+        sandbox: SandboxNeeds::default(),
     })
 }

@@ -18,7 +18,7 @@ pub fn evaluate(policy: &Policy, call: &ToolCall<'_>, ctx: &Context<'_>) -> Deci
         ToolCall::Read { path } => judge_read(policy, ctx, path),
         ToolCall::Write { path, diff_lines } => judge_write(policy, ctx, mode, path, *diff_lines),
         ToolCall::Command { command } => judge_command(policy, ctx, mode, command),
-        ToolCall::Fetch { url } => judge_fetch(policy, mode, url),
+        ToolCall::Fetch { url, .. } => judge_fetch(policy, mode, url),
         ToolCall::WebSearch => judge_search(policy, mode),
         ToolCall::GitCommit { diff_lines } => {
             let mut f = thresholds(policy, ctx, *diff_lines);
@@ -59,6 +59,7 @@ pub fn evaluate(policy: &Policy, call: &ToolCall<'_>, ctx: &Context<'_>) -> Deci
             source: Source::Builtin,
         },
         suggestions: Vec::new(),
+        sandbox: Default::default(),
     })
 }
 

@@ -32,7 +32,7 @@ mod suggest;
 
 pub use call::{Context, ToolCall, lexical, normalize};
 pub use command::MAX_COMMAND_BYTES;
-pub use decision::{Decision, Grant, RuleRef, Scope, Suggestion, Verdict};
+pub use decision::{Decision, Grant, RuleRef, SandboxNeeds, Scope, Suggestion, Verdict};
 pub use engine::evaluate;
 pub use mode::Mode;
 pub use paths::is_secret;

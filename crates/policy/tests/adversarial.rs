@@ -105,6 +105,7 @@ fn run(policy: &Policy, fx: &Fixture, case: &Case) -> Decision {
         mode: Some(case.mode),
         session_diff_lines: case.session_diff,
         user_policy_file: None,
+        sandboxed: false,
         resolver: &resolver,
     };
     let call = match &case.call {
@@ -114,7 +115,11 @@ fn run(policy: &Policy, fx: &Fixture, case: &Case) -> Decision {
             path: p,
             diff_lines: *n,
         },
-        Call::Fetch(u) => ToolCall::Fetch { url: u },
+        Call::Fetch(u) => ToolCall::Fetch {
+            url: u,
+            method: "GET",
+            resolved: &[],
+        },
     };
     evaluate(policy, &call, &ctx)
 }
@@ -590,6 +595,7 @@ fn user_rules_add_and_project_rules_only_tighten() {
         mode: None,
         session_diff_lines: 0,
         user_policy_file: None,
+        sandboxed: false,
         resolver: &resolver,
     };
     let eval = |c: &str| evaluate(&policy, &ToolCall::Command { command: c }, &ctx);
