@@ -35,7 +35,7 @@ pub use command::MAX_COMMAND_BYTES;
 pub use decision::{Decision, Grant, RuleRef, SandboxNeeds, Scope, Suggestion, Verdict};
 pub use engine::evaluate;
 pub use mode::Mode;
-pub use paths::is_secret;
+pub use paths::{HOME_SECRETS, is_secret};
 pub use rules::{
     BUILTIN_TOML, NetworkMode, Policy, PolicyError, RuleText, add_project_grant,
     project_policy_path, user_policy_path,

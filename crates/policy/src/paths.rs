@@ -8,6 +8,26 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::path::Path;
 use std::sync::OnceLock;
 
+/// Secret locations in a home folder, relative to it: what the OS sandbox hides from every
+/// command (the globs below protect the same places by name).
+pub const HOME_SECRETS: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".config/gcloud",
+    ".azure",
+    ".kube",
+    ".docker/config.json",
+    ".netrc",
+    ".git-credentials",
+    ".pypirc",
+    ".config/gh/hosts.yml",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".local/share/keyrings",
+    ".password-store",
+];
+
 /// Files that hold secrets wherever they are. No rule un-protects them.
 const SECRET_ANYWHERE: &[&str] = &[
     "**/.env",
