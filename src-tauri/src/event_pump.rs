@@ -151,6 +151,8 @@ mod tests {
             hunks: Vec::new(),
             command: Some("ls".into()),
             commands: vec!["ls".into()],
+            confinement: None,
+            sandbox_denial: None,
         };
         tx.send(AgentEvent::ApprovalNeeded {
             request: Box::new(request),

@@ -172,7 +172,8 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
         ))
     })?;
     let session_dir = locations::session_files_dir(id);
-    let toolbox = Toolbox::new(root.clone(), session_dir.clone());
+    let mut toolbox = Toolbox::new(root.clone(), session_dir.clone());
+    agent::sandboxing::confine(&mut toolbox, id, &session_dir);
     let tasks = toolbox.tasks.clone();
     let mut config = AgentConfig::new(read.header.model.clone());
     config.home = std::env::var_os("HOME").map(PathBuf::from);

@@ -98,6 +98,18 @@ export type ApprovalSuggestion = { label: string,
  */
 always: boolean, };
 
+export type Confinement = { "kind": "sandboxed", network: boolean, read_only: boolean, } | { "kind": "outside", reason: OutsideReason, };
+
+export type OutsideReason = "approved" | "unavailable";
+
+export type SandboxDenial = { kind: DenialKind, 
+/**
+ * The line of output that shows it.
+ */
+evidence: string, };
+
+export type DenialKind = "files" | "network";
+
 export type ApprovalRequest = { 
 /**
  * The tool call's id.
@@ -119,11 +131,25 @@ path: string | null, original: string | null, proposed: string | null, hunks: Ar
  * For commands: the command line, and each simple command the policy found in it (what
  * really runs, wrappers and substitutions included).
  */
-command: string | null, commands: Array<string>, };
+command: string | null, commands: Array<string>, 
+/**
+ * For commands: where it will run if approved (in the sandbox, with the network, or
+ * outside the sandbox).
+ */
+confinement: Confinement | null, 
+/**
+ * Set when the sandbox stopped this command and the question is whether to run it once
+ * outside: what the sandbox refused.
+ */
+sandbox_denial: SandboxDenial | null, };
 
 export type ApprovalAnswer = { "answer": "approve" } | { "answer": "approve_for_session", suggestion: number, } | { "answer": "approve_always", suggestion: number, } | { "answer": "deny", message: string | null, } | { "answer": "approve_partial", accepted_hunks: Array<number>, };
 
-export type AgentEvent = { "type": "user_message", text: string, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, } | { "type": "usage", usage: Usage, 
+export type AgentEvent = { "type": "user_message", text: string, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, 
+/**
+ * For commands: where it ran.
+ */
+confinement?: Confinement, } | { "type": "usage", usage: Usage, 
 /**
  * This call's cost, when the model's price is known.
  */

@@ -8,8 +8,8 @@ use crate::session_log::{LogError, SessionLog};
 use llm::{ChatRequest, LlmError, Provider, StreamEvent};
 use policy::{Context, Mode, Policy, Verdict};
 use protocol::{
-    AgentEvent, ApprovalAnswer, ApprovalRequest, ContentBlock, Message, PlanItem, Role,
-    ToolDefinition, TurnOutcome,
+    AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, ContentBlock, Message, OutsideReason,
+    PlanItem, Role, SandboxDenial, ToolDefinition, TurnOutcome,
 };
 use serde_json::Value;
 use std::collections::{BTreeSet, VecDeque};
@@ -146,23 +146,59 @@ fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-fn system_prompt(root: &Path) -> String {
+/// The most of an instruction file that goes into the system prompt.
+const INSTRUCTIONS_CAP: usize = 32 * 1024;
+
+fn system_prompt(root: &tools::ProjectRoot, sandboxed: bool) -> String {
     let mut s = format!(
         "You are Tandem, a coding agent working in the project folder {} on {}. Today is {}.\n\
          Work with the tools: read before you edit, keep changes small, run the project's tests when you change code. \
          Paths are relative to the project folder. Some calls need the user's approval; if one is refused, read why and adapt. \
          When the task is complete, call task_done with a short summary for the user.\n",
-        root.display(),
+        root.path().display(),
         std::env::consts::OS,
         today()
     );
-    for f in INSTRUCTION_FILES {
-        if let Ok(text) = std::fs::read_to_string(root.join(f)) {
-            s.push_str(&format!("\nThe project's instructions ({f}):\n{text}\n"));
-            break;
-        }
+    if sandboxed {
+        s.push_str(
+            "Commands run in a sandbox: they can change only the project folder and a private temporary folder ($TMPDIR), \
+             cannot read secrets such as .env files and keys, and have no network unless the user granted it.\n",
+        );
+    }
+    if let Some((name, text)) = instructions(root) {
+        s.push_str(&format!("\nThe project's instructions ({name}):\n{text}\n"));
     }
     s
+}
+
+/// The first instruction file present, read under the same confinement as `read_file`: a
+/// link out of the project or to a secret is not followed (a cloned repository's `AGENTS.md`
+/// may point at `~/.aws/credentials`), and a long file is cut.
+fn instructions(root: &tools::ProjectRoot) -> Option<(&'static str, String)> {
+    INSTRUCTION_FILES.iter().find_map(|f| {
+        let resolved = root.resolve(f).ok()?;
+        if policy::is_secret(&resolved.real) || !resolved.real.is_file() {
+            return None;
+        }
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut std::io::Read::take(
+                std::fs::File::open(&resolved.real).ok()?,
+                INSTRUCTIONS_CAP as u64 + 1,
+            ),
+            &mut text,
+        )
+        .ok()?;
+        if text.len() > INSTRUCTIONS_CAP {
+            let mut cut = INSTRUCTIONS_CAP;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push_str("\n[… the rest of the file was cut]");
+        }
+        Some((*f, text))
+    })
 }
 
 /// A rough token count (four characters a token), enough to see the window filling up.
@@ -195,6 +231,8 @@ fn tool_definitions() -> Vec<ToolDefinition> {
 struct ToolReply {
     text: String,
     is_error: bool,
+    /// For commands that ran: where.
+    confinement: Option<Confinement>,
 }
 
 impl ToolReply {
@@ -202,12 +240,14 @@ impl ToolReply {
         ToolReply {
             text,
             is_error: false,
+            confinement: None,
         }
     }
     fn err(text: String) -> Self {
         ToolReply {
             text,
             is_error: true,
+            confinement: None,
         }
     }
 }
@@ -288,8 +328,10 @@ impl Agent {
         self.emit(AgentEvent::UserMessage {
             text: task.to_string(),
         })?;
-        let root = self.toolbox.ws.root().path().to_path_buf();
-        let system = system_prompt(&root);
+        let system = system_prompt(
+            self.toolbox.ws.root(),
+            self.toolbox.commands.sandbox.is_some(),
+        );
         let tools = tool_definitions();
         let mut used_tokens: u64 = 0;
         for step in 1..=self.config.max_steps {
@@ -420,6 +462,7 @@ impl Agent {
                     name: name.clone(),
                     output: reply.text.clone(),
                     is_error: reply.is_error,
+                    confinement: reply.confinement,
                 })?;
                 results.push(ContentBlock::ToolResult {
                     tool_use_id: id,
@@ -468,6 +511,7 @@ impl Agent {
             name: name.to_string(),
             output: reply.text.clone(),
             is_error: reply.is_error,
+            confinement: reply.confinement,
         })?;
         Ok(Some((reply.text, reply.is_error)))
     }
@@ -611,12 +655,20 @@ impl Agent {
                 mode: self.mode_now.get().or(self.config.mode),
                 session_diff_lines: ws.diff_totals().changed(),
                 user_policy_file: self.config.user_policy_file.as_deref(),
-                sandboxed: false,
+                sandboxed: self.toolbox.commands.sandbox.is_some(),
                 resolver: &resolver,
             };
             policy::evaluate(&self.policy, &policy_call(name, input, diff_lines), &ctx)
         };
-        self.log.append(&serde_json::json!({"type": "decision", "id": id, "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name}))?;
+        self.log.append(&serde_json::json!({"type": "decision", "id": id, "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name, "sandbox": decision.sandbox}))?;
+        let mode = self
+            .mode_now
+            .get()
+            .or(self.config.mode)
+            .unwrap_or(self.policy.mode.value);
+        let confinement = (name == "run_command").then(|| {
+            crate::sandboxing::confinement(&decision, mode, self.toolbox.commands.sandbox.is_some())
+        });
         let mut accepted: Option<Vec<u32>> = None;
         match decision.decision {
             Verdict::Deny => {
@@ -650,19 +702,7 @@ impl Agent {
                         .map(|p| tools::hunks(p.original.as_deref().unwrap_or(""), &p.content))
                         .unwrap_or_default(),
                     commands: if name == "run_command" {
-                        policy::shell::parse(
-                            input.get("command").and_then(Value::as_str).unwrap_or(""),
-                        )
-                        .commands
-                        .iter()
-                        .map(|c| {
-                            c.words
-                                .iter()
-                                .map(|w| w.shown())
-                                .collect::<Vec<_>>()
-                                .join(" ")
-                        })
-                        .collect()
+                        simple_commands(input)
                     } else {
                         Vec::new()
                     },
@@ -673,27 +713,12 @@ impl Agent {
                             .unwrap_or("")
                             .to_string()
                     }),
+                    confinement,
+                    sandbox_denial: None,
                 };
-                // The question goes to the answerer before the event goes out, so a front end
-                // that answers the moment it sees the event finds the question waiting.
-                let (tx, rx) = oneshot::channel();
-                if self.approvals.send((request.clone(), tx)).await.is_err() {
-                    return Ok(None);
-                }
-                self.emit(AgentEvent::ApprovalNeeded {
-                    request: Box::new(request),
-                })?;
-                let answer = tokio::select! {
-                    a = rx => a.ok(),
-                    _ = cancel.cancelled() => None,
-                };
-                let Some(answer) = answer else {
+                let Some(answer) = self.ask(request, cancel).await? else {
                     return Ok(None);
                 };
-                self.emit(AgentEvent::ApprovalAnswered {
-                    id: id.to_string(),
-                    answer: answer.clone(),
-                })?;
                 match answer {
                     ApprovalAnswer::Approve => {}
                     ApprovalAnswer::ApproveForSession { suggestion } => {
@@ -774,6 +799,9 @@ impl Agent {
                 },
             ));
         }
+        if let Some(confinement) = confinement {
+            return self.run_command(id, input, confinement, mode, cancel).await;
+        }
         Ok(Some(match self.toolbox.run(name, input.clone()).await {
             Ok(out) => {
                 if name == "update_plan"
@@ -786,10 +814,206 @@ impl Agent {
             Err(e) => ToolReply::err(e.to_string()),
         }))
     }
+
+    /// Runs a command where it was decided. When the sandbox stopped it, the user is asked
+    /// whether to run it once outside (never kept as a rule), except in read-only mode.
+    async fn run_command(
+        &mut self,
+        id: &str,
+        input: &Value,
+        confinement: Confinement,
+        mode: Mode,
+        cancel: &CancellationToken,
+    ) -> Result<Option<ToolReply>, AgentError> {
+        let first = self
+            .toolbox
+            .run_in("run_command", input.clone(), confinement)
+            .await;
+        let out = match first {
+            Ok(out) => out,
+            Err(e) => {
+                let mut r = ToolReply::err(e.to_string());
+                r.confinement = Some(confinement);
+                return Ok(Some(r));
+            }
+        };
+        let denial = serde_json::from_value::<tools::CommandOutcome>(out.structured.clone())
+            .ok()
+            .and_then(|o| match o {
+                tools::CommandOutcome::Finished { sandbox_denial, .. } => sandbox_denial,
+                tools::CommandOutcome::Background { .. } => None,
+            });
+        let sandboxed_reply = ToolReply {
+            text: out.text,
+            is_error: false,
+            confinement: Some(confinement),
+        };
+        let Some(denial) = denial.filter(|_| mode != Mode::ReadOnly) else {
+            return Ok(Some(sandboxed_reply));
+        };
+        match self
+            .ask_to_leave_sandbox(id, input, &denial, cancel)
+            .await?
+        {
+            None => Ok(None),
+            Some(false) => Ok(Some(ToolReply {
+                text: format!(
+                    "{}The user chose not to run it outside the sandbox. Work within the project folder (and the temporary folder), or ask the user to do this step.\n",
+                    sandboxed_reply.text
+                ),
+                ..sandboxed_reply
+            })),
+            Some(true) => {
+                let outside = Confinement::Outside {
+                    reason: OutsideReason::Approved,
+                };
+                let again = self
+                    .toolbox
+                    .run_in("run_command", input.clone(), outside)
+                    .await;
+                Ok(Some(match again {
+                    Ok(out) => ToolReply {
+                        text: format!(
+                            "The sandbox stopped the first run ({}); the user approved running it once outside the sandbox. Its result:\n{}",
+                            denial.evidence, out.text
+                        ),
+                        is_error: false,
+                        confinement: Some(outside),
+                    },
+                    Err(e) => ToolReply {
+                        text: e.to_string(),
+                        is_error: true,
+                        confinement: Some(outside),
+                    },
+                }))
+            }
+        }
+    }
+
+    /// Puts a question to the user and waits for the answer; both go into the events and the
+    /// log. `None` when the task must stop (cancelled, or nobody is there to answer).
+    async fn ask(
+        &mut self,
+        request: ApprovalRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Option<ApprovalAnswer>, AgentError> {
+        let id = request.id.clone();
+        // The question goes to the answerer before the event goes out, so a front end that
+        // answers the moment it sees the event finds the question waiting.
+        let (tx, rx) = oneshot::channel();
+        if self.approvals.send((request.clone(), tx)).await.is_err() {
+            return Ok(None);
+        }
+        self.emit(AgentEvent::ApprovalNeeded {
+            request: Box::new(request),
+        })?;
+        let answer = tokio::select! {
+            a = rx => a.ok(),
+            _ = cancel.cancelled() => None,
+        };
+        let Some(answer) = answer else {
+            return Ok(None);
+        };
+        self.emit(AgentEvent::ApprovalAnswered {
+            id,
+            answer: answer.clone(),
+        })?;
+        Ok(Some(answer))
+    }
+
+    /// Puts "run this once outside the sandbox?" to the user. `None` when the task must stop.
+    async fn ask_to_leave_sandbox(
+        &mut self,
+        id: &str,
+        input: &Value,
+        denial: &SandboxDenial,
+        cancel: &CancellationToken,
+    ) -> Result<Option<bool>, AgentError> {
+        let command = input
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let what = match denial.kind {
+            protocol::DenialKind::Files => "it touched a file the sandbox keeps out of reach",
+            protocol::DenialKind::Network => "it needed the network, which the sandbox keeps off",
+        };
+        let request = ApprovalRequest {
+            id: format!("{id}:outside"),
+            tool: "run_command".into(),
+            input: input.clone(),
+            reason: format!(
+                "The sandbox stopped this command: {what} (`{}`). Run it once outside the sandbox, with your own permissions?",
+                denial.evidence
+            ),
+            rule: "sandbox".into(),
+            suggestions: Vec::new(),
+            path: None,
+            original: None,
+            proposed: None,
+            hunks: Vec::new(),
+            commands: simple_commands(input),
+            command: Some(command),
+            confinement: Some(Confinement::Outside {
+                reason: OutsideReason::Approved,
+            }),
+            sandbox_denial: Some(denial.clone()),
+        };
+        let Some(answer) = self.ask(request, cancel).await? else {
+            return Ok(None);
+        };
+        // Only a plain approval runs it: an approval that asks for a rule to be kept is not
+        // offered here, so it is read as a plain one, never remembered.
+        Ok(Some(!matches!(answer, ApprovalAnswer::Deny { .. })))
+    }
+}
+
+/// Each simple command the policy found in a `run_command` call: what really runs.
+fn simple_commands(input: &Value) -> Vec<String> {
+    policy::shell::parse(input.get("command").and_then(Value::as_str).unwrap_or(""))
+        .commands
+        .iter()
+        .map(|c| {
+            c.words
+                .iter()
+                .map(|w| w.shown())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn instruction_files_are_read_like_read_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let outside = dir.path().join("credentials");
+        std::fs::write(&outside, "aws_secret_access_key = LEAKED").expect("write");
+        let project = dir.path().join("p");
+        std::fs::create_dir(&project).expect("mkdir");
+        std::os::unix::fs::symlink(&outside, project.join("AGENTS.md")).expect("link");
+        let root = tools::ProjectRoot::open(&project).expect("open");
+        let prompt = super::system_prompt(&root, true);
+        assert!(!prompt.contains("LEAKED"), "{prompt}");
+        assert!(prompt.contains("Commands run in a sandbox"));
+
+        // A link to a secret inside the project is not followed either.
+        std::fs::remove_file(project.join("AGENTS.md")).expect("rm");
+        std::fs::write(project.join(".env"), "TOKEN=LEAKED").expect("write");
+        std::os::unix::fs::symlink(".env", project.join("AGENTS.md")).expect("link");
+        assert!(!super::system_prompt(&root, false).contains("LEAKED"));
+
+        // A real file is read, and a long one is cut.
+        std::fs::remove_file(project.join("AGENTS.md")).expect("rm");
+        let long = format!("Use tabs.\n{}", "x".repeat(100_000));
+        std::fs::write(project.join("AGENTS.md"), long).expect("write");
+        let prompt = super::system_prompt(&root, false);
+        assert!(prompt.contains("Use tabs."));
+        assert!(prompt.contains("the rest of the file was cut"));
+        assert!(prompt.len() < 40_000);
+    }
+
     #[test]
     fn today_is_a_date() {
         let t = super::today();

@@ -16,6 +16,7 @@ mod launch;
 pub mod locations;
 mod policy_call;
 mod replay;
+pub mod sandboxing;
 mod session_log;
 mod session_view;
 mod settings;

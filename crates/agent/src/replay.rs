@@ -107,6 +107,7 @@ mod tests {
             name: "read_file".into(),
             output: "text".into(),
             is_error: false,
+            confinement: None,
         })
         .expect("json");
         let entries = vec![

@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -95,14 +96,26 @@ pub fn session_path(dir: &Path, id: &str) -> Result<PathBuf, LogError> {
     Ok(dir.join(format!("{id}.jsonl")))
 }
 
+/// The sessions folder holds whatever the tools printed (command output, fetched pages): only
+/// its owner may enter it. An existing folder is made private too.
+fn private_dir(dir: &Path) -> Result<(), LogError> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(io(dir))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io(dir))
+}
+
 impl SessionLog {
     /// Starts a new session's log in `dir`.
     pub fn create(dir: &Path, header: &SessionHeader) -> Result<Self, LogError> {
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        private_dir(dir)?;
         let path = session_path(dir, &header.id)?;
         let mut file = OpenOptions::new()
             .create_new(true)
             .append(true)
+            .mode(0o600)
             .open(&path)
             .map_err(io(&path))?;
         let line = serde_json::to_string(&HeaderLine {
@@ -126,11 +139,15 @@ impl SessionLog {
         dir: &Path,
         id: &str,
     ) -> Result<(Self, SessionRead<E>), LogError> {
+        private_dir(dir)?;
         let path = session_path(dir, id)?;
         let read = read_session(&path)?;
         let mut file = OpenOptions::new()
             .append(true)
             .open(&path)
+            .map_err(io(&path))?;
+        // Logs written before they were made private are made private now.
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))
             .map_err(io(&path))?;
         // A torn last line must not glue itself to the next event: end it.
         let len = file.metadata().map_err(io(&path))?.len();
@@ -306,6 +323,28 @@ mod tests {
             model: "m".into(),
             started_ms: 1,
         }
+    }
+
+    #[test]
+    fn session_folders_and_logs_are_private() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sessions = dir.path().join("sessions");
+        // A folder left world-readable by an older version is closed when a log is made.
+        std::fs::create_dir(&sessions).expect("mkdir");
+        std::fs::set_permissions(&sessions, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let log = SessionLog::create(&sessions, &header("s9", "/p")).expect("create");
+        let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode(&sessions), 0o700);
+        assert_eq!(mode(log.path()), 0o600);
+        drop(log);
+        std::fs::set_permissions(
+            sessions.join("s9.jsonl"),
+            std::fs::Permissions::from_mode(0o644),
+        )
+        .expect("chmod");
+        let (log, _) = SessionLog::reopen::<Value>(&sessions, "s9").expect("reopen");
+        assert_eq!(mode(log.path()), 0o600);
     }
 
     #[test]

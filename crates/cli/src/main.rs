@@ -6,6 +6,7 @@
 
 mod policy_cmd;
 mod run_cmd;
+mod sandbox_cmd;
 mod tool_cmd;
 
 use clap::{Parser, Subcommand};
@@ -33,6 +34,11 @@ enum Command {
     Sessions(run_cmd::SessionsArgs),
     /// Print one session's log.
     Show(run_cmd::ShowArgs),
+    /// What this machine offers to sandbox commands.
+    Sandbox {
+        #[command(subcommand)]
+        command: sandbox_cmd::SandboxCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -43,6 +49,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::run(*args),
         Command::Sessions(args) => run_cmd::sessions(args),
         Command::Show(args) => run_cmd::show(args),
+        Command::Sandbox { command } => sandbox_cmd::run(command),
     };
     match result {
         Ok(code) => code,

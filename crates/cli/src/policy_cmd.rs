@@ -63,6 +63,10 @@ struct CheckOutput<'a> {
     rule: &'a str,
     source: String,
     suggestions: &'a [policy::Suggestion],
+    /// For commands: whether it needs the network, or to leave the sandbox.
+    sandbox: policy::SandboxNeeds,
+    /// Whether commands are sandboxed on this machine (the judgement depends on it).
+    sandboxed: bool,
 }
 
 fn user_rules_path(explicit: Option<&Path>) -> Option<PathBuf> {
@@ -77,6 +81,8 @@ pub struct Loaded {
     pub root: PathBuf,
     pub user_file: Option<PathBuf>,
     pub policy: Policy,
+    /// Whether this machine sandboxes commands (`TANDEM_SANDBOX=off` says no).
+    pub sandboxed: bool,
 }
 
 impl Loaded {
@@ -95,7 +101,7 @@ impl Loaded {
             mode,
             session_diff_lines,
             user_policy_file: self.user_file.as_deref(),
-            sandboxed: false,
+            sandboxed: self.sandboxed,
             resolver: &resolver,
         };
         evaluate(&self.policy, call, &ctx)
@@ -127,6 +133,7 @@ pub fn load(args: &ProjectArg) -> Result<Loaded> {
         root,
         user_file,
         policy,
+        sandboxed: agent::sandboxing::capabilities().sandboxed,
     })
 }
 
@@ -164,6 +171,8 @@ pub fn run(command: PolicyCommand) -> Result<()> {
                 rule: &d.rule.name,
                 source: d.rule.source.to_string(),
                 suggestions: &d.suggestions,
+                sandbox: d.sandbox,
+                sandboxed: loaded.sandboxed,
             };
             println!("{}", serde_json::to_string(&out)?);
             Ok(())

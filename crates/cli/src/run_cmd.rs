@@ -9,7 +9,9 @@ use anyhow::{Context as _, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use llm::{Provider, ProviderConfig, ProviderKind};
 use policy::Mode;
-use protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest, TurnOutcome};
+use protocol::{
+    AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason, TurnOutcome,
+};
 use serde_json::Value;
 use std::io::{BufRead as _, Write as _};
 use std::path::PathBuf;
@@ -28,7 +30,8 @@ pub enum ProviderArg {
 pub enum ApproveArg {
     /// Ask on stdin.
     Ask,
-    /// Yes to every question (a Deny is never a question, so it still holds).
+    /// Yes to every question that keeps the command in the sandbox (a Deny is never a
+    /// question, so it still holds; leaving the sandbox is refused: it needs a person).
     All,
     /// No to every question.
     None,
@@ -118,10 +121,40 @@ const READ_TOOLS: &[&str] = &[
     "web_search",
 ];
 
+/// Where a command would run, in words for the prompt.
+fn confinement_words(c: Confinement) -> &'static str {
+    match c {
+        Confinement::Sandboxed { network: false, .. } => "in the sandbox (no network)",
+        Confinement::Sandboxed { network: true, .. } => {
+            "in the sandbox — this command wants the network"
+        }
+        Confinement::Outside {
+            reason: OutsideReason::Approved,
+        } => "OUTSIDE the sandbox, with your own permissions",
+        Confinement::Outside {
+            reason: OutsideReason::Unavailable,
+        } => "with your own permissions (this machine has no sandbox)",
+    }
+}
+
+/// Whether a question is about a call that only reads: a read tool, and for web_fetch a GET
+/// or HEAD (another method sends something, so it is a write).
+fn only_reads(req: &ApprovalRequest) -> bool {
+    let method_reads = req
+        .input
+        .get("method")
+        .and_then(Value::as_str)
+        .is_none_or(|m| m.eq_ignore_ascii_case("get") || m.eq_ignore_ascii_case("head"));
+    READ_TOOLS.contains(&req.tool.as_str()) && (req.tool != "web_fetch" || method_reads)
+}
+
 fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
     eprintln!("\n── approval needed: {} ──\n{}", req.tool, req.reason);
     if let Some(c) = &req.command {
         eprintln!("command: {c}");
+    }
+    if let Some(c) = req.confinement {
+        eprintln!("runs:    {}", confinement_words(c));
     }
     for h in &req.hunks {
         eprint!("{}", h.text);
@@ -129,25 +162,39 @@ fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
     for (i, s) in req.suggestions.iter().enumerate() {
         eprintln!("  [{}] {}", i + 1, s.label);
     }
-    eprint!("approve? [y]es / [n]o / a number to grant that rule for the session: ");
-    let _ = std::io::stderr().flush();
-    let mut line = String::new();
-    if std::io::stdin().lock().read_line(&mut line).unwrap_or(0) == 0 {
+    loop {
+        if req.suggestions.is_empty() {
+            eprint!("approve? [y]es / [n]o (or type why not): ");
+        } else {
+            eprint!(
+                "approve? [y]es / [n]o (or type why not) / 1-{} to grant that rule for the session: ",
+                req.suggestions.len()
+            );
+        }
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        if std::io::stdin().lock().read_line(&mut line).unwrap_or(0) == 0 {
+            return ApprovalAnswer::Deny {
+                message: Some("no answer (stdin closed)".into()),
+            };
+        }
+        let l = line.trim().to_ascii_lowercase();
+        if l == "y" || l == "yes" {
+            return ApprovalAnswer::Approve;
+        }
+        if let Ok(n) = l.parse::<usize>() {
+            // Only a number that names an offered rule means anything; any other is asked again.
+            if (1..=req.suggestions.len()).contains(&n) {
+                return ApprovalAnswer::ApproveForSession {
+                    suggestion: u32::try_from(n - 1).unwrap_or(0),
+                };
+            }
+            eprintln!("there is no rule {n} to grant");
+            continue;
+        }
         return ApprovalAnswer::Deny {
-            message: Some("no answer (stdin closed)".into()),
-        };
-    }
-    let l = line.trim().to_ascii_lowercase();
-    if l == "y" || l == "yes" {
-        ApprovalAnswer::Approve
-    } else if let Ok(n) = l.parse::<u32>() {
-        ApprovalAnswer::ApproveForSession {
-            suggestion: n.saturating_sub(1),
-        }
-    } else {
-        ApprovalAnswer::Deny {
             message: (!l.is_empty() && l != "n" && l != "no").then(|| line.trim().to_string()),
-        }
+        };
     }
 }
 
@@ -203,7 +250,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             (SessionLog::create(&dir, &header)?, Vec::new(), id)
         }
     };
-    let toolbox = Toolbox::new(root, dir.join(&id));
+    let mut toolbox = Toolbox::new(root, dir.join(&id));
+    agent::sandboxing::confine(&mut toolbox, &id, &dir.join(&id));
     let mut config = AgentConfig::new(model);
     config.mode = a.mode;
     config.max_steps = a.max_steps;
@@ -228,14 +276,24 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         });
         tokio::spawn(async move {
             while let Some((req, reply)) = arx.recv().await {
+                let leaves_sandbox = matches!(
+                    req.confinement,
+                    Some(Confinement::Outside {
+                        reason: OutsideReason::Approved
+                    })
+                );
                 let answer = match approve {
+                    ApproveArg::All if leaves_sandbox => ApprovalAnswer::Deny {
+                        message: Some(
+                            "leaving the sandbox needs a person to approve it (run with --approve ask)"
+                                .into(),
+                        ),
+                    },
                     ApproveArg::All => ApprovalAnswer::Approve,
                     ApproveArg::None => ApprovalAnswer::Deny {
                         message: Some("run with --approve none".into()),
                     },
-                    ApproveArg::Reads if READ_TOOLS.contains(&req.tool.as_str()) => {
-                        ApprovalAnswer::Approve
-                    }
+                    ApproveArg::Reads if only_reads(&req) => ApprovalAnswer::Approve,
                     ApproveArg::Reads => ApprovalAnswer::Deny {
                         message: Some("run with --approve reads".into()),
                     },

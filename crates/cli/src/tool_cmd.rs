@@ -6,6 +6,7 @@ use crate::policy_cmd::{ProjectArg, load, parse_mode};
 use anyhow::{Context as _, Result, anyhow};
 use clap::Args;
 use policy::{Mode, Verdict};
+use protocol::{Confinement, OutsideReason};
 use serde_json::Value;
 use std::process::ExitCode;
 use tools::{ProjectRoot, Toolbox};
@@ -28,6 +29,9 @@ pub struct ToolArgs {
     /// Approve a call the policy would ask about (you are the one approving it).
     #[arg(long)]
     approve: bool,
+    /// Run a command outside the sandbox, with your own permissions (needs --approve).
+    #[arg(long)]
+    outside: bool,
 }
 
 /// Runs the tool. A tool error or a refusal is exit code 1 with the message on stderr.
@@ -54,6 +58,12 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     };
     let loaded = load(&a.project)?;
     let decision = loaded.evaluate(&agent::policy_call(spec.name, &args, 0), a.mode, 0);
+    if a.outside && !a.approve {
+        eprintln!(
+            "tandem-cli: running a command outside the sandbox needs your approval too: add --approve"
+        );
+        return Ok(ExitCode::from(1));
+    }
     match decision.decision {
         Verdict::Deny => {
             eprintln!(
@@ -73,8 +83,22 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     }
 
     let root = ProjectRoot::open(&loaded.root).map_err(|e| anyhow!("{e}"))?;
-    let session_dir = std::env::temp_dir().join(format!("tandem-cli-{}", std::process::id()));
-    let toolbox = Toolbox::new(root, session_dir);
+    // Outputs and the sandbox's files live as long as this one call.
+    let scratch = tempfile::Builder::new()
+        .prefix("tandem-cli-")
+        .tempdir()
+        .context("making a scratch folder")?;
+    let mut toolbox = Toolbox::new(root, scratch.path().to_path_buf());
+    let scratch_id = format!("cli-{}", std::process::id());
+    agent::sandboxing::confine(&mut toolbox, &scratch_id, scratch.path());
+    let mode = a.mode.unwrap_or(loaded.policy.mode.value);
+    let confinement = if a.outside {
+        Confinement::Outside {
+            reason: OutsideReason::Approved,
+        }
+    } else {
+        agent::sandboxing::confinement(&decision, mode, toolbox.commands.sandbox.is_some())
+    };
     let ws = &toolbox.ws;
     // The command line is a session of its own: the file named is taken as read by the person
     // who runs it, so the freshness guard does not refuse every edit.
@@ -88,7 +112,8 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let result = runtime.block_on(toolbox.run(spec.name, args));
+    let result = runtime.block_on(toolbox.run_in(spec.name, args, confinement));
+    let _ = std::fs::remove_dir_all(&toolbox.commands.tmp_dir);
     match result {
         Ok(out) => {
             if a.json {
@@ -101,6 +126,17 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
                 if !out.text.ends_with('\n') {
                     println!();
                 }
+            }
+            if confinement.is_sandboxed()
+                && let Ok(tools::CommandOutcome::Finished {
+                    sandbox_denial: Some(d),
+                    ..
+                }) = serde_json::from_value::<tools::CommandOutcome>(out.structured)
+            {
+                eprintln!(
+                    "tandem-cli: the sandbox seems to have stopped this command (`{}`); to run it once outside the sandbox, add --outside --approve",
+                    d.evidence
+                );
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -27,6 +27,55 @@ pub struct ApprovalRequest {
     /// really runs, wrappers and substitutions included).
     pub command: Option<String>,
     pub commands: Vec<String>,
+    /// For commands: where it will run if approved (in the sandbox, with the network, or
+    /// outside the sandbox).
+    pub confinement: Option<Confinement>,
+    /// Set when the sandbox stopped this command and the question is whether to run it once
+    /// outside: what the sandbox refused.
+    pub sandbox_denial: Option<SandboxDenial>,
+}
+
+/// Where a command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Confinement {
+    /// In the OS sandbox: it can write only the project (not in read-only mode) and a private
+    /// temporary folder, cannot read secrets, and sees the network only when `network`.
+    Sandboxed { network: bool, read_only: bool },
+    /// With the user's own permissions.
+    Outside { reason: OutsideReason },
+}
+
+impl Confinement {
+    pub fn is_sandboxed(self) -> bool {
+        matches!(self, Confinement::Sandboxed { .. })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OutsideReason {
+    /// The user approved running this command once outside the sandbox.
+    Approved,
+    /// This machine cannot sandbox commands.
+    Unavailable,
+}
+
+/// What the sandbox refused a command, as far as its output shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SandboxDenial {
+    pub kind: DenialKind,
+    /// The line of output that shows it.
+    pub evidence: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum DenialKind {
+    /// A file or folder it may not read or write.
+    Files,
+    /// The network, which it does not have.
+    Network,
 }
 
 /// A rule offered as a button: approving with it grants it for the session
@@ -92,6 +141,10 @@ pub enum AgentEvent {
         name: String,
         output: String,
         is_error: bool,
+        /// For commands: where it ran.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        confinement: Option<Confinement>,
     },
     Usage {
         usage: Usage,

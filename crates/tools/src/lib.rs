@@ -9,6 +9,7 @@
 mod atomic;
 mod cache;
 mod catalog;
+mod command_env;
 mod diff;
 mod edit_file;
 mod error;
@@ -20,6 +21,7 @@ mod paths;
 mod plan;
 mod read_file;
 mod run_command;
+mod sandboxing;
 mod search;
 mod tasks;
 mod toolbox;
@@ -47,6 +49,7 @@ pub use read_file::{
 pub use run_command::{
     CommandConfig, CommandOutcome, RunCommandArgs, head_tail, render_outcome, run_command,
 };
+pub use sandboxing::{SandboxSetup, sandbox_denial};
 pub use search::{
     CaseMode, DEFAULT_MAX_RESULTS, Include, SearchArgs, SearchLine, SearchResult, render_search,
     search_codebase, search_with_limit,

@@ -5,10 +5,21 @@ use crate::error::{ToolError, ToolResult};
 use std::path::{Component, Path, PathBuf};
 
 /// A project folder, canonicalized once when opened.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ProjectRoot {
     root: PathBuf,
+    /// Which files hold secrets: searches never look inside them, whatever globs ask for.
+    /// Handed in by the caller (the policy engine's judgement).
+    secret: Option<fn(&Path) -> bool>,
 }
+
+impl PartialEq for ProjectRoot {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root
+    }
+}
+
+impl Eq for ProjectRoot {}
 
 /// A path inside the project: where it really is, and how to name it to people.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +46,18 @@ impl ProjectRoot {
             return Err(ToolError::NotADirectory(root));
         }
         std::fs::read_dir(&root).map_err(|e| ToolError::io(&root, e))?;
-        Ok(Self { root })
+        Ok(Self { root, secret: None })
+    }
+
+    /// The same project, with the files `is_secret` names kept out of every search.
+    pub fn hiding_secrets(mut self, is_secret: fn(&Path) -> bool) -> Self {
+        self.secret = Some(is_secret);
+        self
+    }
+
+    /// Whether a file is one of the secrets searches never open.
+    pub fn is_secret(&self, path: &Path) -> bool {
+        self.secret.is_some_and(|f| f(path))
     }
 
     pub fn path(&self) -> &Path {

@@ -3,10 +3,13 @@
 //! whole process tree (SIGTERM, then SIGKILL). A command still running after the grace window,
 //! or started with `background: true`, becomes a background task.
 
+use crate::command_env;
 use crate::error::{ToolError, ToolResult};
+use crate::sandboxing::{SandboxSetup, sandbox_denial};
 use crate::tasks::{TaskRegistry, TaskState};
 use crate::workspace::Workspace;
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
+use protocol::{Confinement, SandboxDenial};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -49,9 +52,14 @@ pub struct CommandConfig {
     pub tail_lines: usize,
     /// Where full outputs are saved (the session folder).
     pub output_dir: PathBuf,
-    /// Environment variables that hold secrets the app knows, removed from every command's
-    /// environment (besides every `*_API_KEY`).
-    pub secret_vars: Vec<String>,
+    /// Variables of the app's environment the user lets commands see, beyond the built-in
+    /// allow-list (see `command_env`).
+    pub env_extra: Vec<String>,
+    /// How commands are sandboxed; `None` on a machine without a sandbox.
+    pub sandbox: Option<SandboxSetup>,
+    /// The session's private temporary folder (`TMPDIR`), also for commands that run outside
+    /// the sandbox.
+    pub tmp_dir: PathBuf,
 }
 
 impl CommandConfig {
@@ -67,23 +75,30 @@ impl CommandConfig {
             kill_grace: Duration::from_secs(5),
             head_lines: 100,
             tail_lines: 100,
+            tmp_dir: output_dir.with_file_name("tmp"),
             output_dir,
-            secret_vars: vec![
-                "ANTHROPIC_API_KEY".into(),
-                "OPENAI_API_KEY".into(),
-                "OPENROUTER_API_KEY".into(),
-                "BRAVE_API_KEY".into(),
-                "TAVILY_API_KEY".into(),
-            ],
+            env_extra: Vec::new(),
+            sandbox: None,
         }
     }
 
-    fn is_secret(&self, name: &str) -> bool {
-        self.secret_vars.iter().any(|s| s == name) || name.ends_with("_API_KEY")
+    /// Where a command runs when nothing asks for more: in the sandbox without network when
+    /// there is one, else with the user's permissions.
+    pub fn default_confinement(&self, read_only: bool) -> Confinement {
+        if self.sandbox.is_some() {
+            Confinement::Sandboxed {
+                network: false,
+                read_only,
+            }
+        } else {
+            Confinement::Outside {
+                reason: protocol::OutsideReason::Unavailable,
+            }
+        }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CommandOutcome {
     Finished {
@@ -95,12 +110,82 @@ pub enum CommandOutcome {
         /// Head and tail of the output, for the model.
         output: String,
         total_lines: usize,
+        confinement: Confinement,
+        /// What the sandbox seems to have refused, when the command failed.
+        sandbox_denial: Option<SandboxDenial>,
     },
     Background {
         task_id: String,
         output_path: PathBuf,
         reason: String,
+        confinement: Confinement,
     },
+}
+
+impl CommandOutcome {
+    pub fn confinement(&self) -> Confinement {
+        match self {
+            CommandOutcome::Finished { confinement, .. }
+            | CommandOutcome::Background { confinement, .. } => *confinement,
+        }
+    }
+}
+
+/// The process to start for `command`: the shell inside the sandbox, or the shell alone.
+fn build_command(
+    ws: &Workspace,
+    config: &CommandConfig,
+    command: &str,
+    confinement: Confinement,
+    status: &Path,
+) -> ToolResult<std::process::Command> {
+    let project = ws.root().path();
+    let (mut cmd, tmp_inside) = match (confinement, &config.sandbox) {
+        (Confinement::Sandboxed { network, read_only }, Some(setup)) => {
+            let spec = setup.spec(project, &config.tmp_dir, network, read_only);
+            let tmp = spec.tmp_inside();
+            let cmd = sandbox::wrap(&setup.helper, &spec, status, &config.shell, ["-c", command]);
+            (cmd, tmp)
+        }
+        (Confinement::Sandboxed { .. }, None) => {
+            return Err(ToolError::InvalidArgument(
+                "commands cannot be sandboxed on this machine, and this one may only run in the sandbox; it did not run".into(),
+            ));
+        }
+        (Confinement::Outside { .. }, _) => {
+            let mut cmd = std::process::Command::new(&config.shell);
+            cmd.arg("-c").arg(command);
+            (cmd, config.tmp_dir.clone())
+        }
+    };
+    std::fs::create_dir_all(&config.tmp_dir).map_err(|e| ToolError::io(&config.tmp_dir, e))?;
+    cmd.current_dir(project)
+        .env_clear()
+        .envs(command_env::allowed_env(&config.env_extra))
+        .envs(command_env::FIXED.iter().copied())
+        .env("TMPDIR", &tmp_inside)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if confinement.is_sandboxed() {
+        // Caches go to the private folder: the home folder is read-only in the sandbox.
+        cmd.env("XDG_CACHE_HOME", tmp_inside.join(".cache"))
+            .env("npm_config_cache", tmp_inside.join(".npm"));
+    }
+    Ok(cmd)
+}
+
+/// A file name no other command of this process uses, for the helper's status report.
+fn status_file(config: &CommandConfig) -> Option<PathBuf> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    config.sandbox.as_ref().map(|s| {
+        s.state_dir.join(format!(
+            "status-{}-{}.json",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ))
+    })
 }
 
 fn pump(
@@ -152,6 +237,7 @@ pub async fn run_command(
     tasks: &TaskRegistry,
     config: &CommandConfig,
     args: &RunCommandArgs,
+    confinement: Confinement,
 ) -> ToolResult<CommandOutcome> {
     if args.command.trim().is_empty() {
         return Err(ToolError::InvalidArgument("the command is empty".into()));
@@ -169,16 +255,14 @@ pub async fn run_command(
     std::fs::create_dir_all(&config.output_dir)
         .map_err(|e| ToolError::io(&config.output_dir, e))?;
 
-    let mut cmd = tokio::process::Command::new(&config.shell);
-    cmd.arg("-c")
-        .arg(&args.command)
-        .current_dir(ws.root().path())
-        .env_clear()
-        .envs(std::env::vars_os().filter(|(k, _)| !config.is_secret(&k.to_string_lossy())))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut wrapped = CommandWrap::from(cmd);
+    let status_path = status_file(config);
+    let status_for_cmd = status_path.clone().unwrap_or_default();
+    if let Some(setup) = &config.sandbox {
+        std::fs::create_dir_all(&setup.state_dir)
+            .map_err(|e| ToolError::io(&setup.state_dir, e))?;
+    }
+    let cmd = build_command(ws, config, &args.command, confinement, &status_for_cmd)?;
+    let mut wrapped = CommandWrap::from(tokio::process::Command::from(cmd));
     wrapped.wrap(ProcessGroup::leader());
     let mut child = wrapped
         .spawn()
@@ -257,7 +341,12 @@ pub async fn run_command(
         for p in pumps {
             p.abort();
         }
-        let state = if timed_out {
+        let setup_error = status_path.as_deref().and_then(sandbox::read_report);
+        let state = if let Some(why) = setup_error {
+            TaskState::Failed {
+                message: format!("the sandbox could not start, so the command did not run: {why}"),
+            }
+        } else if timed_out {
             TaskState::TimedOut
         } else if stopped {
             TaskState::Stopped
@@ -278,6 +367,7 @@ pub async fn run_command(
         task_id: id.clone(),
         output_path: output_path.clone(),
         reason: reason.to_string(),
+        confinement,
     };
     if args.background {
         return Ok(background("started in the background as asked"));
@@ -293,7 +383,14 @@ pub async fn run_command(
             let (exit_code, timed_out) = match state {
                 TaskState::Exited { code } => (code, false),
                 TaskState::TimedOut => (None, true),
+                TaskState::Failed { message } => return Err(ToolError::InvalidArgument(message)),
                 _ => (None, false),
+            };
+            let denial = match confinement {
+                Confinement::Sandboxed { network, .. } if exit_code != Some(0) => {
+                    sandbox_denial(&output, network)
+                }
+                _ => None,
             };
             Ok(CommandOutcome::Finished {
                 task_id: id,
@@ -303,6 +400,8 @@ pub async fn run_command(
                 output_path,
                 output,
                 total_lines,
+                confinement,
+                sandbox_denial: denial,
             })
         }
         Ok(Err(_)) => Err(ToolError::InvalidArgument(
@@ -323,6 +422,7 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
             duration_ms,
             output_path,
             output,
+            sandbox_denial,
             ..
         } => {
             let status = match (timed_out, exit_code) {
@@ -335,16 +435,28 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
             } else {
                 output.clone()
             };
-            format!(
+            let mut text = format!(
                 "{body}[{status}; {:.1} s; full output: {}]\n",
                 *duration_ms as f64 / 1000.0,
                 output_path.display()
-            )
+            );
+            if let Some(d) = sandbox_denial {
+                text.push_str(&format!(
+                    "[This looks like the sandbox refusing it ({}): `{}`. Commands here can change only the project folder and the temporary folder, cannot read secrets, and have no network unless it was granted.]\n",
+                    match d.kind {
+                        protocol::DenialKind::Files => "a file outside what it may touch",
+                        protocol::DenialKind::Network => "no network",
+                    },
+                    d.evidence
+                ));
+            }
+            text
         }
         CommandOutcome::Background {
             task_id,
             output_path,
             reason,
+            ..
         } => format!(
             "The command is now background task {task_id} ({reason}). Check it with task_poll, stop it with task_stop. Output goes to {}.\n",
             output_path.display()

@@ -207,8 +207,8 @@ pub fn search_with_limit(
     let lines: Mutex<Vec<SearchLine>> = Mutex::new(Vec::new());
     let deadline = Instant::now() + limit;
     let root_path: PathBuf = root.path().to_path_buf();
-    let (found_ref, stop_ref, timed_ref, lines_ref, matcher_ref) =
-        (&found, &stop, &timed_out, &lines, &matcher);
+    let (found_ref, stop_ref, timed_ref, lines_ref, matcher_ref, root_ref) =
+        (&found, &stop, &timed_out, &lines, &matcher, root);
     walker.build_parallel().run(|| {
         let mut searcher = SearcherBuilder::new()
             .line_number(true)
@@ -233,6 +233,10 @@ pub fn search_with_limit(
                 return WalkState::Continue;
             }
             let path = entry.path();
+            // An include glob may name a hidden or ignored file, never a secret one.
+            if root_ref.is_secret(path) {
+                return WalkState::Continue;
+            }
             let shown = relative(&root_path, path);
             let mut sink = Collector {
                 path: shown,

@@ -229,6 +229,16 @@ impl TaskRegistry {
         Ok(Self::info(id, e))
     }
 
+    /// Stops every task still running (the session is ending).
+    pub fn stop_all(&self) {
+        let mut inner = self.lock();
+        for e in inner.tasks.values_mut() {
+            if let Some(tx) = e.stop.take() {
+                let _ = tx.send(());
+            }
+        }
+    }
+
     /// Asks to be woken after `delay` unless something else happens first.
     pub fn wakeup(&self, delay: Duration, hint: Option<String>) {
         self.lock().wake_at = Some((Instant::now() + delay, hint));

@@ -12,6 +12,7 @@ use crate::web::{
     WebConfig, WebFetchArgs, WebSearchArgs, render_fetch, render_search_hits, web_fetch, web_search,
 };
 use crate::workspace::Workspace;
+use protocol::Confinement;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -60,7 +61,19 @@ impl Toolbox {
         }
     }
 
+    /// Runs a tool; a command runs where [`CommandConfig::default_confinement`] says.
     pub async fn run(&self, name: &str, args: Value) -> ToolResult<ToolOutput> {
+        let confinement = self.commands.default_confinement(false);
+        self.run_in(name, args, confinement).await
+    }
+
+    /// Runs a tool; a command runs with this confinement (the policy's decision for it).
+    pub async fn run_in(
+        &self,
+        name: &str,
+        args: Value,
+        confinement: Confinement,
+    ) -> ToolResult<ToolOutput> {
         let args = if args.is_null() {
             Value::Object(Default::default())
         } else {
@@ -91,8 +104,10 @@ impl Toolbox {
                 let a: RunCommandArgs = parse(name, args)?;
                 // A command may change anything: what was cached is stale before and after.
                 self.cache.clear();
-                let outcome = run_command(&self.ws, &self.tasks, &self.commands, &a).await;
+                let outcome =
+                    run_command(&self.ws, &self.tasks, &self.commands, &a, confinement).await;
                 self.cache.clear();
+                self.refresh_secrets();
                 let outcome = outcome?;
                 Ok(ToolOutput {
                     text: render_outcome(&outcome),
@@ -191,5 +206,22 @@ impl Toolbox {
                 run_tool(&self.ws, name, args)
             }
         }
+    }
+}
+
+impl Toolbox {
+    /// After a command, the project's secret files are looked for again off the hot path, so
+    /// the next command's sandbox hides any the last one (or the user) added.
+    fn refresh_secrets(&self) {
+        if let Some(setup) = &self.commands.sandbox {
+            setup.refresh_secrets_in_background(self.ws.root().path());
+        }
+    }
+}
+
+impl Drop for Toolbox {
+    /// A session's background commands end with it.
+    fn drop(&mut self) {
+        self.tasks.stop_all();
     }
 }

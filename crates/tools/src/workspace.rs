@@ -66,6 +66,11 @@ impl Workspace {
         &self.root
     }
 
+    /// Keeps the files `is_secret` names out of every search of this workspace.
+    pub fn hide_secrets(&mut self, is_secret: fn(&Path) -> bool) {
+        self.root = self.root.clone().hiding_secrets(is_secret);
+    }
+
     /// `read_file`, remembering that the agent has now seen the file (the freshness guard).
     pub fn read_file(&self, args: &crate::ReadFileArgs) -> ToolResult<protocol::FileContent> {
         let content = crate::read_file(&self.root, args)?;

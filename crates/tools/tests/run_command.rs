@@ -1,9 +1,15 @@
 //! run_command and background tasks with real processes.
 
+use protocol::{Confinement, OutsideReason};
 use std::time::Duration;
 use tools::{
     CommandConfig, CommandOutcome, Event, ProjectRoot, RunCommandArgs, TaskRegistry, TaskState,
     Workspace, run_command,
+};
+
+/// These tests cover the runner itself; the sandbox has its own (sandbox_escapes.rs).
+const OUTSIDE: Confinement = Confinement::Outside {
+    reason: OutsideReason::Unavailable,
 };
 
 struct Env {
@@ -54,6 +60,7 @@ async fn output_exit_code_and_the_project_folder() {
         &e.tasks,
         &e.config,
         &args("pwd; echo to-stderr >&2; exit 3"),
+        OUTSIDE,
     )
     .await
     .expect("run");
@@ -96,7 +103,7 @@ async fn long_output_is_cut_to_head_and_tail_but_saved_whole() {
     let mut e = env();
     e.config.head_lines = 3;
     e.config.tail_lines = 2;
-    let out = run_command(&e.ws, &e.tasks, &e.config, &args("seq 1 1000"))
+    let out = run_command(&e.ws, &e.tasks, &e.config, &args("seq 1 1000"), OUTSIDE)
         .await
         .expect("run");
     let CommandOutcome::Finished {
@@ -129,7 +136,7 @@ async fn a_timeout_kills_the_whole_process_tree() {
     let pidfile = e.ws.root().path().join("pid");
     let mut a = args("sleep 300 & echo $! > pid; trap '' TERM; sleep 300");
     a.timeout = Some(1);
-    let out = run_command(&e.ws, &e.tasks, &e.config, &a)
+    let out = run_command(&e.ws, &e.tasks, &e.config, &a, OUTSIDE)
         .await
         .expect("run");
     let CommandOutcome::Finished { timed_out, .. } = out else {
@@ -151,6 +158,7 @@ async fn background_tasks_poll_stop_and_wake_the_agent() {
         &e.tasks,
         &e.config,
         &args("echo started; sleep 1; echo finished"),
+        OUTSIDE,
     )
     .await
     .expect("run");
@@ -174,7 +182,7 @@ async fn background_tasks_poll_stop_and_wake_the_agent() {
     // Asked for the background; stopped; stopping again is fine.
     let mut a = args("sleep 300");
     a.background = true;
-    let out = run_command(&e.ws, &e.tasks, &e.config, &a)
+    let out = run_command(&e.ws, &e.tasks, &e.config, &a, OUTSIDE)
         .await
         .expect("run");
     let CommandOutcome::Background { task_id, .. } = out else {
@@ -206,30 +214,54 @@ async fn background_tasks_poll_stop_and_wake_the_agent() {
 }
 
 #[tokio::test]
-async fn secrets_are_not_in_the_environment() {
+async fn commands_get_an_allow_listed_environment() {
     let mut e = env();
-    e.config.secret_vars.push("HOME".into());
-    let out = run_command(&e.ws, &e.tasks, &e.config, &args("echo \"[$HOME]\""))
-        .await
-        .expect("run");
+    // Cargo sets these for the test process: they are not on the allow-list.
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    let out = run_command(
+        &e.ws,
+        &e.tasks,
+        &e.config,
+        &args(
+            "echo \"[$CARGO_MANIFEST_DIR][$CARGO_PKG_NAME][${PATH:+path}][$GIT_TERMINAL_PROMPT]\"",
+        ),
+        OUTSIDE,
+    )
+    .await
+    .expect("run");
     let CommandOutcome::Finished { output, .. } = out else {
         panic!("not finished")
     };
-    assert_eq!(output, "[]\n");
+    assert_eq!(output, "[][][path][0]\n");
+    // What the user adds in settings passes.
+    e.config.env_extra.push("CARGO_PKG_NAME".into());
+    let out = run_command(
+        &e.ws,
+        &e.tasks,
+        &e.config,
+        &args("echo \"[$CARGO_PKG_NAME]\""),
+        OUTSIDE,
+    )
+    .await
+    .expect("run");
+    let CommandOutcome::Finished { output, .. } = out else {
+        panic!("not finished")
+    };
+    assert_eq!(output, "[tools]\n");
 }
 
 #[tokio::test]
 async fn bad_arguments_are_clear() {
     let e = env();
     assert!(
-        run_command(&e.ws, &e.tasks, &e.config, &args("  "))
+        run_command(&e.ws, &e.tasks, &e.config, &args("  "), OUTSIDE)
             .await
             .is_err()
     );
     let mut a = args("true");
     a.timeout = Some(0);
     assert!(
-        run_command(&e.ws, &e.tasks, &e.config, &a)
+        run_command(&e.ws, &e.tasks, &e.config, &a, OUTSIDE)
             .await
             .expect_err("zero")
             .to_string()

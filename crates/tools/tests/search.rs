@@ -257,3 +257,51 @@ fn hits_equal_ripgrep_on_real_trees() {
         }
     }
 }
+
+/// Include globs can name hidden and ignored files (as in rg), never secret ones: `.env`,
+/// keys and `.ssh/` stay out of every search.
+#[test]
+fn include_globs_do_not_unhide_secrets() {
+    fn secret(p: &Path) -> bool {
+        let s = p.to_string_lossy();
+        s.ends_with("/.env")
+            || s.ends_with(".key")
+            || s.contains("/.ssh/")
+            || s.ends_with("/.netrc")
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    for (f, body) in [
+        (".env", "TOKEN=needle-env\n"),
+        ("server.key", "needle-key\n"),
+        ("home/.ssh/id_ed25519", "needle-ssh\n"),
+        ("home/.netrc", "password needle-netrc\n"),
+        ("src/ok.rs", "needle-ok\n"),
+        (".gitignore", ".env\n*.key\n"),
+    ] {
+        let path = p.join(f);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, body).expect("write");
+    }
+    let root = ProjectRoot::open(p).expect("open").hiding_secrets(secret);
+    for include in [
+        vec!["*", "**/.ssh/*"],
+        vec![".env"],
+        vec!["*.key", "**/.netrc", "**/*"],
+    ] {
+        let mut a = args("needle");
+        a.include = Some(tools::Include::Many(
+            include.iter().map(|s| s.to_string()).collect(),
+        ));
+        let found = hits(&root, &a);
+        assert!(
+            found.iter().all(|h| h.starts_with("src/ok.rs")),
+            "{include:?} found {found:?}"
+        );
+    }
+    // Without the filter, the same include reaches the file: the test can fail.
+    let open = ProjectRoot::open(p).expect("open");
+    let mut a = args("needle");
+    a.include = Some(tools::Include::One(".env".into()));
+    assert_eq!(hits(&open, &a), [".env:1"]);
+}

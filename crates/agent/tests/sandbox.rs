@@ -1,0 +1,324 @@
+//! The agent loop with the OS sandbox, end to end: a scripted model in full_auto tries to get
+//! out with harmless payloads, does ordinary work, and meets a machine without a sandbox.
+
+use agent::{Agent, AgentConfig, Outcome, SessionHeader, SessionLog};
+use llm::{Provider, ProviderConfig, ProviderKind};
+use model_server::{Scenario, ScriptedServer};
+use policy::{Mode, Policy};
+use protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tools::{ProjectRoot, SandboxSetup, Toolbox};
+
+struct Fixture {
+    _root: tempfile::TempDir,
+    outside: PathBuf,
+    home: PathBuf,
+    project: PathBuf,
+    session: PathBuf,
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git")
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// Under the build's temporary folder rather than /tmp, as a real project is: the sandbox
+/// then gives commands a private /tmp.
+fn fixture() -> Fixture {
+    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+    let base = root.path().canonicalize().expect("canonical");
+    let (outside, home, project, session) = (
+        base.join("outside"),
+        base.join("home"),
+        base.join("project"),
+        base.join("session"),
+    );
+    for d in [&outside, &home.join(".ssh"), &project, &session] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE-KEY-MATERIAL").expect("write");
+    std::fs::write(home.join(".bashrc"), "# rc\n").expect("write");
+    std::fs::write(project.join("notes.txt"), "alpha\nbeta\n").expect("write");
+    std::fs::write(
+        project.join("test.sh"),
+        "grep -q beta notes.txt && echo 'tests passed'\n",
+    )
+    .expect("write");
+    git(&project, &["init", "-q"]);
+    git(&project, &["config", "user.email", "t@example.com"]);
+    git(&project, &["config", "user.name", "Test"]);
+    git(&project, &["add", "."]);
+    git(&project, &["commit", "-q", "-m", "init"]);
+    Fixture {
+        _root: root,
+        outside,
+        home,
+        project,
+        session,
+    }
+}
+
+struct Run {
+    outcome: Outcome,
+    events: Vec<AgentEvent>,
+    questions: Vec<ApprovalRequest>,
+    failures: Vec<String>,
+}
+
+async fn run(
+    f: &Fixture,
+    scenario: &str,
+    vars: &[(&str, String)],
+    sandboxed: bool,
+    answer: impl Fn(&ApprovalRequest) -> ApprovalAnswer + Send + 'static,
+) -> Run {
+    let mut text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/scenarios")
+            .join(scenario),
+    )
+    .expect("scenario");
+    for (k, v) in vars {
+        text = text.replace(k, v);
+    }
+    let server = ScriptedServer::start(Scenario::from_json(&text).expect("scenario"))
+        .await
+        .expect("server");
+    let pc = ProviderConfig::new(ProviderKind::OpenAi, server.base_url(), Some("k".into()));
+    let mut toolbox = Toolbox::new(
+        ProjectRoot::open(&f.project).expect("open"),
+        f.session.join("s1"),
+    );
+    toolbox.commands.tmp_dir = f.session.join("tmp");
+    if sandboxed {
+        let helper = sandbox::find_helper().expect("the helper is built (cargo build -p sandbox)");
+        toolbox.commands.sandbox = Some(SandboxSetup::new(
+            helper,
+            f.session.join("sandbox"),
+            vec![f.home.join(".ssh")],
+            vec![f.home.clone()],
+            policy::is_secret,
+        ));
+    }
+    let header = SessionHeader {
+        id: "s1".into(),
+        project: f.project.display().to_string(),
+        task: scenario.into(),
+        model: "m".into(),
+        started_ms: 0,
+    };
+    let log = SessionLog::create(&f.session, &header).expect("log");
+    let (etx, mut erx) = mpsc::unbounded_channel();
+    let (atx, mut arx) = mpsc::channel::<(
+        ApprovalRequest,
+        tokio::sync::oneshot::Sender<ApprovalAnswer>,
+    )>(4);
+    let questions = Arc::new(Mutex::new(Vec::new()));
+    let q2 = questions.clone();
+    tokio::spawn(async move {
+        while let Some((req, reply)) = arx.recv().await {
+            let a = answer(&req);
+            q2.lock().expect("lock").push(req);
+            let _ = reply.send(a);
+        }
+    });
+    let mut config = AgentConfig::new("scripted-model");
+    config.mode = Some(Mode::FullAuto);
+    config.home = Some(f.home.clone());
+    config.session_dir = Some(f.session.join("s1"));
+    let mut agent = Agent::new(
+        Provider::new(pc).expect("provider"),
+        toolbox,
+        Policy::builtin(),
+        config,
+        log,
+        etx,
+        atx,
+    );
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(120),
+        agent.run_task("work", &CancellationToken::new()),
+    )
+    .await
+    .expect("no hang")
+    .expect("run");
+    drop(agent);
+    let mut events = Vec::new();
+    while let Ok(e) = erx.try_recv() {
+        events.push(e);
+    }
+    let questions = questions.lock().expect("lock").clone();
+    Run {
+        outcome,
+        events,
+        questions,
+        failures: server.failures(),
+    }
+}
+
+fn outputs(events: &[AgentEvent]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished { id, output, .. } => Some((id.clone(), output.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn leaves_sandbox(r: &ApprovalRequest) -> bool {
+    matches!(r.confinement, Some(Confinement::Outside { .. }))
+}
+
+#[tokio::test]
+async fn escape_attempts_in_full_auto_change_nothing_outside_the_project() {
+    let f = fixture();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listen");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let port = listener.local_addr().expect("addr").port().to_string();
+    let vars = [
+        ("@OUTSIDE@", f.outside.display().to_string()),
+        ("@HOME@", f.home.display().to_string()),
+        ("@PORT@", port),
+    ];
+    // A user who approves whatever the policy asks about, as long as it stays in the sandbox.
+    let r = run(&f, "agent_sandbox_escapes.json", &vars, true, |req| {
+        if leaves_sandbox(req) {
+            ApprovalAnswer::Deny { message: None }
+        } else {
+            ApprovalAnswer::Approve
+        }
+    })
+    .await;
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    assert!(matches!(r.outcome, Outcome::Done { .. }), "{:?}", r.outcome);
+    let made: Vec<_> = std::fs::read_dir(&f.outside)
+        .expect("read")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(made.is_empty(), "created outside the project: {made:?}");
+    assert_eq!(
+        std::fs::read_to_string(f.home.join(".bashrc")).expect("rc"),
+        "# rc\n"
+    );
+    assert!(!f.project.join(".git/hooks/pre-commit").exists());
+    assert!(listener.accept().is_err(), "a connection reached the host");
+    for (id, out) in outputs(&r.events) {
+        assert!(!out.contains("PRIVATE-KEY-MATERIAL"), "{id}: {out}");
+        assert!(!out.contains("CONNECTED"), "{id}: {out}");
+    }
+    // Every command that ran, ran in the sandbox.
+    for e in &r.events {
+        if let AgentEvent::ToolFinished {
+            name,
+            confinement: Some(c),
+            ..
+        } = e
+        {
+            assert_eq!(name, "run_command");
+            assert!(c.is_sandboxed(), "{c:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn ordinary_work_runs_in_full_auto_without_a_question() {
+    let f = fixture();
+    let r = run(&f, "agent_sandbox_ordinary_work.json", &[], true, |_| {
+        ApprovalAnswer::Deny {
+            message: Some("no questions expected".into()),
+        }
+    })
+    .await;
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    assert!(
+        r.questions.is_empty(),
+        "asked: {:?}",
+        r.questions.iter().map(|q| &q.reason).collect::<Vec<_>>()
+    );
+    assert!(matches!(r.outcome, Outcome::Done { .. }), "{:?}", r.outcome);
+    assert_eq!(
+        std::fs::read_to_string(f.project.join("notes.txt")).expect("notes"),
+        "gamma\nbeta\n"
+    );
+    assert!(f.project.join("build/out.txt").exists());
+    let log = Command::new("git")
+        .args(["log", "--oneline"])
+        .current_dir(&f.project)
+        .output()
+        .expect("git log");
+    assert!(String::from_utf8_lossy(&log.stdout).contains("Use gamma"));
+}
+
+#[tokio::test]
+async fn without_a_sandbox_full_auto_asks_before_commands() {
+    let f = fixture();
+    let r = run(&f, "agent_sandbox_fallback.json", &[], false, |_| {
+        ApprovalAnswer::Deny { message: None }
+    })
+    .await;
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    assert_eq!(r.questions.len(), 1, "{:?}", r.questions);
+    assert_eq!(
+        r.questions[0].confinement,
+        Some(Confinement::Outside {
+            reason: OutsideReason::Unavailable
+        })
+    );
+    assert!(!f.project.join("build").exists());
+}
+
+#[tokio::test]
+async fn a_command_the_sandbox_stops_can_run_once_outside_with_approval() {
+    // Approved: it runs again outside the sandbox and does what it said.
+    let f = fixture();
+    let vars = [
+        ("@OUTSIDE@", f.outside.display().to_string()),
+        (
+            "@EXPECT@",
+            "approved running it once outside the sandbox".into(),
+        ),
+    ];
+    let r = run(&f, "agent_sandbox_escalation.json", &vars, true, |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    let escalation = r
+        .questions
+        .iter()
+        .find(|q| q.sandbox_denial.is_some())
+        .expect("the user was asked to leave the sandbox");
+    assert!(escalation.suggestions.is_empty(), "never offered as a rule");
+    assert!(f.outside.join("marker").exists());
+
+    // Declined: nothing outside, and the model is told.
+    let f = fixture();
+    let vars = [
+        ("@OUTSIDE@", f.outside.display().to_string()),
+        ("@EXPECT@", "chose not to run it outside the sandbox".into()),
+    ];
+    let r = run(&f, "agent_sandbox_escalation.json", &vars, true, |req| {
+        if req.sandbox_denial.is_some() {
+            ApprovalAnswer::Deny { message: None }
+        } else {
+            ApprovalAnswer::Approve
+        }
+    })
+    .await;
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    assert!(!f.outside.join("marker").exists());
+}
