@@ -104,6 +104,19 @@ pub(crate) fn opened_root(state: &AppState, root: &str) -> CmdResult<ProjectRoot
     Ok(root)
 }
 
+/// Whether commands run in the OS sandbox on this machine (found once, by starting one).
+#[tauri::command]
+pub async fn sandbox_status() -> CmdResult<protocol::SandboxStatus> {
+    blocking(|| {
+        let caps = agent::sandboxing::capabilities();
+        Ok(protocol::SandboxStatus {
+            sandboxed: caps.sandboxed,
+            summary: caps.summary(),
+        })
+    })
+    .await
+}
+
 #[tauri::command]
 pub fn startup(state: State<'_, AppState>) -> Startup {
     state.startup.clone()

@@ -122,6 +122,12 @@ pub fn run() {
             }
             app.manage(state);
             app.manage(session_host::Sessions::default());
+            // Whether commands can be sandboxed is found by starting one: do it now, off the
+            // window's thread, so the first command and the mode selector do not wait for it.
+            std::thread::spawn(|| {
+                let caps = agent::sandboxing::capabilities();
+                tracing::info!(sandboxed = caps.sandboxed, summary = %caps.summary(), "sandbox");
+            });
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -148,6 +154,7 @@ pub fn run() {
             settings_host::test_connection,
             settings_host::detect_local,
             settings_host::policy_rules,
+            commands::sandbox_status,
         ])
         .build(tauri::generate_context!());
     let app = match result {

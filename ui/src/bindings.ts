@@ -108,6 +108,12 @@ export type SandboxDenial = { kind: DenialKind,
  */
 evidence: string, };
 
+export type SandboxStatus = { sandboxed: boolean, 
+/**
+ * What that means, in a sentence for people.
+ */
+summary: string, };
+
 export type DenialKind = "files" | "network";
 
 export type ApprovalRequest = { 
@@ -375,4 +381,5 @@ export interface Commands {
   test_connection: { args: TestConnectionArgs; result: Array<string> };
   detect_local: { args: null; result: Array<LocalServer> };
   policy_rules: { args: ProjectArgs; result: Array<PolicyRuleView> };
+  sandbox_status: { args: null; result: SandboxStatus };
 }

@@ -2,7 +2,15 @@
 // turn, its approvals and background tasks. Rust runs the agent; this store shows and asks.
 import { create } from "zustand";
 import { call, sendMessage, toAppError } from "./api";
-import type { AgentEvent, AgentMode, ApprovalAnswer, ApprovalRequest, BackgroundTask, SessionInfo } from "./bindings";
+import type {
+  AgentEvent,
+  AgentMode,
+  ApprovalAnswer,
+  ApprovalRequest,
+  BackgroundTask,
+  SandboxStatus,
+  SessionInfo,
+} from "./bindings";
 import { applyEvents, closeTurn, emptyTranscript, foldEvents, type Transcript } from "./transcript";
 
 type SessionState = {
@@ -26,6 +34,8 @@ type SessionState = {
   tasksError: string | null;
   /** Bumped whenever files may have changed (a tool finished, a turn ended). */
   changesVersion: number;
+  /** Whether this computer sandboxes commands (asked once). */
+  sandbox: SandboxStatus | null;
 
   setProject: (root: string) => void;
   refreshSessions: () => Promise<void>;
@@ -64,12 +74,19 @@ export const useSession = create<SessionState>((set, get) => ({
   runningSession: null,
   mode: "ask",
   changesVersion: 0,
+  sandbox: null,
   ...fresh(),
 
   setProject(root) {
     if (get().root === root) return;
     set({ root, sessions: [], sessionsLoaded: false, sessionsError: null, runningSession: null, ...fresh() });
     void get().refreshSessions();
+    if (get().sandbox === null) {
+      call("sandbox_status").then(
+        (sandbox) => set({ sandbox }),
+        () => undefined,
+      );
+    }
   },
 
   async refreshSessions() {
@@ -149,10 +166,17 @@ export const useSession = create<SessionState>((set, get) => ({
   receive(session, events) {
     if (get().current?.id !== session) return;
     const touched = events.some((e) => e.type === "tool_finished");
-    set((s) => ({
-      transcript: applyEvents(s.transcript, events, live()),
-      changesVersion: touched ? s.changesVersion + 1 : s.changesVersion,
-    }));
+    // A call may ask a second question (run it outside the sandbox?): it is new, not answered.
+    const asked = events.flatMap((e) => (e.type === "approval_needed" ? [e.request.id] : []));
+    set((s) => {
+      const answered = { ...s.answered };
+      for (const id of asked) delete answered[id];
+      return {
+        transcript: applyEvents(s.transcript, events, live()),
+        changesVersion: touched ? s.changesVersion + 1 : s.changesVersion,
+        answered,
+      };
+    });
     // The session list shows "waiting" and the cost so far: refresh it when either changes.
     if (events.some((e) => e.type === "approval_needed" || e.type === "approval_answered" || e.type === "usage")) {
       void get().refreshSessions();

@@ -4,6 +4,7 @@ import type {
   AgentEvent,
   ApprovalAnswer,
   ApprovalRequest,
+  Confinement,
   JsonValue,
   PlanItem,
   TurnOutcome,
@@ -24,6 +25,8 @@ export type ToolItem = {
   endedMs: number | null;
   request: ApprovalRequest | null;
   answer: ApprovalAnswer | null;
+  /** For commands: where it ran (or will run, while it waits). */
+  confinement: Confinement | null;
 };
 
 export type TranscriptItem =
@@ -149,6 +152,7 @@ function ensureTool(s: Transcript, id: string, name: string, input: JsonValue, o
     endedMs: null,
     request: null,
     answer: null,
+    confinement: null,
   });
 }
 
@@ -216,7 +220,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
     case "approval_needed": {
       const r = e.request;
       ensureTool(s, r.id, r.tool, r.input, opts);
-      updateTool(s, r.id, (t) => ({ ...t, status: "waiting", request: r }));
+      updateTool(s, r.id, (t) => ({ ...t, status: "waiting", request: r, confinement: r.confinement ?? t.confinement }));
       dropPending(s, r.id);
       s.pending.push(r);
       break;
@@ -237,6 +241,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       updateTool(s, e.id, (t) => ({
         ...t,
         output: e.output,
+        confinement: e.confinement ?? t.confinement,
         endedMs: opts.live ? opts.now : null,
         status:
           t.status === "denied" || (e.is_error && DENIED_PREFIXES.some((p) => e.output.startsWith(p)))

@@ -646,6 +646,20 @@ impl Agent {
                 a + r
             })
             .unwrap_or(0);
+        // A fetch is judged on the addresses its host looks up to, and goes to those.
+        let resolved = if name == "web_fetch" {
+            match crate::fetch_gate::resolve_fetch(input).await {
+                Ok(a) => a,
+                Err(why) => {
+                    return Ok(Some(ToolReply::err(format!(
+                        "fetching failed: {why}. Nothing was sent."
+                    ))));
+                }
+            }
+        } else {
+            Vec::new()
+        };
+        let ws = &self.toolbox.ws;
         // Judged in a block: the context borrows a resolver that must not live across awaits.
         let decision = {
             let resolver = |p: &Path| tools::real_path(p);
@@ -658,7 +672,11 @@ impl Agent {
                 sandboxed: self.toolbox.commands.sandbox.is_some(),
                 resolver: &resolver,
             };
-            policy::evaluate(&self.policy, &policy_call(name, input, diff_lines), &ctx)
+            policy::evaluate(
+                &self.policy,
+                &policy_call(name, input, diff_lines, &resolved),
+                &ctx,
+            )
         };
         self.log.append(&serde_json::json!({"type": "decision", "id": id, "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name, "sandbox": decision.sandbox}))?;
         let mode = self
@@ -802,17 +820,36 @@ impl Agent {
         if let Some(confinement) = confinement {
             return self.run_command(id, input, confinement, mode, cancel).await;
         }
-        Ok(Some(match self.toolbox.run(name, input.clone()).await {
-            Ok(out) => {
-                if name == "update_plan"
-                    && let Ok(items) = serde_json::from_value::<Vec<PlanItem>>(out.structured)
-                {
-                    self.emit(AgentEvent::PlanUpdated { items })?;
+        let call = tools::CallContext {
+            confinement: None,
+            fetch: tools::FetchContext {
+                addrs: resolved,
+                gate: Some(
+                    crate::fetch_gate::FetchJudge {
+                        policy: self.policy.clone(),
+                        mode,
+                        root: self.toolbox.ws.root().path().to_path_buf(),
+                        home: self.config.home.clone(),
+                        user_policy_file: self.config.user_policy_file.clone(),
+                        sandboxed: self.toolbox.commands.sandbox.is_some(),
+                    }
+                    .gate(),
+                ),
+            },
+        };
+        Ok(Some(
+            match self.toolbox.run_in(name, input.clone(), &call).await {
+                Ok(out) => {
+                    if name == "update_plan"
+                        && let Ok(items) = serde_json::from_value::<Vec<PlanItem>>(out.structured)
+                    {
+                        self.emit(AgentEvent::PlanUpdated { items })?;
+                    }
+                    ToolReply::ok(out.text)
                 }
-                ToolReply::ok(out.text)
-            }
-            Err(e) => ToolReply::err(e.to_string()),
-        }))
+                Err(e) => ToolReply::err(e.to_string()),
+            },
+        ))
     }
 
     /// Runs a command where it was decided. When the sandbox stopped it, the user is asked
@@ -827,7 +864,7 @@ impl Agent {
     ) -> Result<Option<ToolReply>, AgentError> {
         let first = self
             .toolbox
-            .run_in("run_command", input.clone(), confinement)
+            .run_in("run_command", input.clone(), &in_place(confinement))
             .await;
         let out = match first {
             Ok(out) => out,
@@ -869,7 +906,7 @@ impl Agent {
                 };
                 let again = self
                     .toolbox
-                    .run_in("run_command", input.clone(), outside)
+                    .run_in("run_command", input.clone(), &in_place(outside))
                     .await;
                 Ok(Some(match again {
                     Ok(out) => ToolReply {
@@ -938,8 +975,9 @@ impl Agent {
             protocol::DenialKind::Files => "it touched a file the sandbox keeps out of reach",
             protocol::DenialKind::Network => "it needed the network, which the sandbox keeps off",
         };
+        // The same call asks again: front ends show it on the same card.
         let request = ApprovalRequest {
-            id: format!("{id}:outside"),
+            id: id.to_string(),
             tool: "run_command".into(),
             input: input.clone(),
             reason: format!(
@@ -965,6 +1003,14 @@ impl Agent {
         // Only a plain approval runs it: an approval that asks for a rule to be kept is not
         // offered here, so it is read as a plain one, never remembered.
         Ok(Some(!matches!(answer, ApprovalAnswer::Deny { .. })))
+    }
+}
+
+/// A command's call context: where it runs.
+fn in_place(confinement: Confinement) -> tools::CallContext {
+    tools::CallContext {
+        confinement: Some(confinement),
+        ..Default::default()
     }
 }
 

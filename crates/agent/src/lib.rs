@@ -11,6 +11,7 @@
 
 mod agent_loop;
 mod changes;
+mod fetch_gate;
 mod keychain;
 mod launch;
 pub mod locations;
@@ -23,6 +24,7 @@ mod settings;
 
 pub use agent_loop::{Agent, AgentConfig, AgentError, ApprovalTx, LOOP_LIMIT, ModeSwitch, Outcome};
 pub use changes::{ChangesError, record_baseline, session_changes};
+pub use fetch_gate::{FetchJudge, resolve_fetch};
 pub use keychain::{Keychain, KeychainError};
 pub use launch::{
     KeyFile, LaunchError, Preset, StoredKeys, choose_provider, load_project_policy, read_settings,

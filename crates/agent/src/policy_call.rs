@@ -4,8 +4,13 @@ use policy::ToolCall;
 use serde_json::Value;
 
 /// What the policy engine is asked about for a tool call. `diff_lines` is the size of a write
-/// or edit when it is known.
-pub fn policy_call<'a>(name: &'a str, args: &'a Value, diff_lines: u32) -> ToolCall<'a> {
+/// or edit when it is known; `resolved`, for a fetch, the addresses its host looks up to.
+pub fn policy_call<'a>(
+    name: &'a str,
+    args: &'a Value,
+    diff_lines: u32,
+    resolved: &'a [std::net::IpAddr],
+) -> ToolCall<'a> {
     let s = |k: &str| args.get(k).and_then(Value::as_str);
     match name {
         "read_file" | "list_files" | "search_codebase" => ToolCall::Read {
@@ -21,7 +26,7 @@ pub fn policy_call<'a>(name: &'a str, args: &'a Value, diff_lines: u32) -> ToolC
         "web_fetch" => ToolCall::Fetch {
             url: s("url").unwrap_or(""),
             method: s("method").unwrap_or("GET"),
-            resolved: &[],
+            resolved,
         },
         "web_search" => ToolCall::WebSearch,
         "git_commit" => ToolCall::GitCommit { diff_lines },

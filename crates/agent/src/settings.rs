@@ -121,9 +121,20 @@ impl Kind {
 }
 
 pub fn is_loopback(url: &str) -> bool {
-    let rest = url.split("://").nth(1).unwrap_or(url);
-    let host = rest.split(['/', ':']).next().unwrap_or("");
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]") || host.starts_with("127.")
+    let Ok(parsed) = url::Url::parse(url) else {
+        return false;
+    };
+    match parsed.host() {
+        Some(url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => {
+            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+        None => false,
+    }
 }
 
 impl Settings {
@@ -212,6 +223,31 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loopback_is_read_from_the_parsed_host() {
+        for url in [
+            "http://127.0.0.1:8080/v1",
+            "http://localhost:11434",
+            "http://[::1]:8080",
+            "http://127.1.2.3/",
+            "http://LOCALHOST./x",
+            "http://[::ffff:127.0.0.1]:80",
+            // The host is what follows the last `@`: a client connects here too.
+            "http://user@evil.com:80@127.0.0.1",
+        ] {
+            assert!(super::is_loopback(url), "{url}");
+        }
+        for url in [
+            "http://127.0.0.1.evil.com/v1",
+            "https://api.openai.com/v1",
+            "http://localhost.evil.com",
+            "http://evil.com/127.0.0.1",
+            "127.0.0.1",
+        ] {
+            assert!(!super::is_loopback(url), "{url}");
+        }
+    }
 
     const TEXT: &str = r#"
 [providers.anthropic]

@@ -57,7 +57,27 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
         }
     };
     let loaded = load(&a.project)?;
-    let decision = loaded.evaluate(&agent::policy_call(spec.name, &args, 0), a.mode, 0);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    // A fetch is judged on the addresses its host looks up to, and goes to those.
+    let resolved = if spec.name == "web_fetch" {
+        match runtime.block_on(agent::resolve_fetch(&args)) {
+            Ok(a) => a,
+            Err(why) => {
+                eprintln!("tandem-cli: fetching failed: {why}");
+                return Ok(ExitCode::from(1));
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    let decision = loaded.evaluate(
+        &agent::policy_call(spec.name, &args, 0, &resolved),
+        a.mode,
+        0,
+    );
     if a.outside && !a.approve {
         eprintln!(
             "tandem-cli: running a command outside the sandbox needs your approval too: add --approve"
@@ -108,11 +128,24 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     {
         ws.note_seen(&r.real);
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    let result = runtime.block_on(toolbox.run_in(spec.name, args, confinement));
+    let call = tools::CallContext {
+        confinement: Some(confinement),
+        fetch: tools::FetchContext {
+            addrs: resolved,
+            gate: Some(
+                agent::FetchJudge {
+                    policy: loaded.policy.clone(),
+                    mode,
+                    root: loaded.root.clone(),
+                    home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+                    user_policy_file: loaded.user_file.clone(),
+                    sandboxed: loaded.sandboxed,
+                }
+                .gate(),
+            ),
+        },
+    };
+    let result = runtime.block_on(toolbox.run_in(spec.name, args, &call));
     let _ = std::fs::remove_dir_all(&toolbox.commands.tmp_dir);
     match result {
         Ok(out) => {

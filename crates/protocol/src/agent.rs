@@ -61,6 +61,14 @@ pub enum OutsideReason {
     Unavailable,
 }
 
+/// Whether this machine sandboxes commands, for the mode selector.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SandboxStatus {
+    pub sandboxed: bool,
+    /// What that means, in a sentence for people.
+    pub summary: String,
+}
+
 /// What the sandbox refused a command, as far as its output shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct SandboxDenial {

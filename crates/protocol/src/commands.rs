@@ -140,4 +140,5 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("test_connection", "TestConnectionArgs", "Array<string>"),
     ("detect_local", "null", "Array<LocalServer>"),
     ("policy_rules", "ProjectArgs", "Array<PolicyRuleView>"),
+    ("sandbox_status", "null", "SandboxStatus"),
 ];

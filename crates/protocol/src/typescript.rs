@@ -29,6 +29,7 @@ pub fn typescript() -> String {
         Confinement::decl(&cfg),
         OutsideReason::decl(&cfg),
         SandboxDenial::decl(&cfg),
+        SandboxStatus::decl(&cfg),
         DenialKind::decl(&cfg),
         ApprovalRequest::decl(&cfg),
         ApprovalAnswer::decl(&cfg),

@@ -55,10 +55,11 @@ pub use search::{
     search_codebase, search_with_limit,
 };
 pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
-pub use toolbox::{TaskIdArgs, TaskListArgs, Toolbox, WakeupArgs};
+pub use toolbox::{CallContext, TaskIdArgs, TaskListArgs, Toolbox, WakeupArgs};
 pub use web::{
-    DEFAULT_MAX_LENGTH, FetchFormat, FetchResult, SearchHit, SearchProvider, WebConfig,
-    WebFetchArgs, WebSearchArgs, render_fetch, render_search_hits, web_fetch, web_search,
+    DEFAULT_MAX_LENGTH, FetchContext, FetchFormat, FetchResult, Hop, HopGate, SearchHit,
+    SearchProvider, WebConfig, WebFetchArgs, WebSearchArgs, fetch_host, render_fetch,
+    render_search_hits, resolve_host, web_fetch, web_search,
 };
 pub use workspace::{DiffTotals, Workspace};
 pub use write_file::{

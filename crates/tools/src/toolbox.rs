@@ -9,7 +9,8 @@ use crate::paths::ProjectRoot;
 use crate::run_command::{CommandConfig, RunCommandArgs, render_outcome, run_command};
 use crate::tasks::TaskRegistry;
 use crate::web::{
-    WebConfig, WebFetchArgs, WebSearchArgs, render_fetch, render_search_hits, web_fetch, web_search,
+    FetchContext, WebConfig, WebFetchArgs, WebSearchArgs, render_fetch, render_search_hits,
+    web_fetch, web_search,
 };
 use crate::workspace::Workspace;
 use protocol::Confinement;
@@ -41,6 +42,15 @@ pub struct WakeupArgs {
     pub hint: Option<String>,
 }
 
+/// What the engine decided about one call, beyond its arguments.
+#[derive(Clone, Default)]
+pub struct CallContext {
+    /// For run_command: where it runs (unset: the toolbox's default).
+    pub confinement: Option<Confinement>,
+    /// For web_fetch: where the first request goes and who judges redirects.
+    pub fetch: FetchContext,
+}
+
 pub struct Toolbox {
     pub ws: Workspace,
     pub tasks: TaskRegistry,
@@ -61,19 +71,22 @@ impl Toolbox {
         }
     }
 
-    /// Runs a tool; a command runs where [`CommandConfig::default_confinement`] says.
+    /// Runs a tool as nothing more was decided about it: a command where
+    /// [`CommandConfig::default_confinement`] says, a fetch without following redirects.
     pub async fn run(&self, name: &str, args: Value) -> ToolResult<ToolOutput> {
-        let confinement = self.commands.default_confinement(false);
-        self.run_in(name, args, confinement).await
+        self.run_in(name, args, &CallContext::default()).await
     }
 
-    /// Runs a tool; a command runs with this confinement (the policy's decision for it).
+    /// Runs a tool with what the engine decided about this call.
     pub async fn run_in(
         &self,
         name: &str,
         args: Value,
-        confinement: Confinement,
+        ctx: &CallContext,
     ) -> ToolResult<ToolOutput> {
+        let confinement = ctx
+            .confinement
+            .unwrap_or_else(|| self.commands.default_confinement(false));
         let args = if args.is_null() {
             Value::Object(Default::default())
         } else {
@@ -170,7 +183,7 @@ impl Toolbox {
             }
             "web_fetch" => {
                 let a: WebFetchArgs = parse(name, args)?;
-                let r = web_fetch(&self.web, &a).await?;
+                let r = web_fetch(&self.web, &a, &ctx.fetch).await?;
                 Ok(ToolOutput {
                     text: render_fetch(&r),
                     structured: to_value(&r),

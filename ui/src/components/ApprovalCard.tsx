@@ -1,7 +1,7 @@
 // The question the agent is waiting on, pinned above the composer: what it wants to do, why
 // the policy asks, and the answers. Several waiting requests are answered in order.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { ApprovalAnswer, ApprovalRequest } from "../bindings";
+import type { ApprovalAnswer, ApprovalRequest, Confinement } from "../bindings";
 import { useSession } from "../session";
 import { answerForHunks } from "../approval";
 import { describeCall, plainToolName } from "../describeCall";
@@ -103,8 +103,13 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
   }, []);
 
   const acceptedCount = accepted.filter(Boolean).length;
-  const approveLabel = !isDiff || hunks.length <= 1 || acceptedCount === hunks.length
-    ? "Approve"
+  const leaves = request.confinement?.kind === "outside" && request.confinement.reason === "approved";
+  const approveLabel = request.sandbox_denial !== null
+    ? "Run once outside the sandbox"
+    : !isDiff || hunks.length <= 1 || acceptedCount === hunks.length
+    ? leaves
+      ? "Approve (outside the sandbox)"
+      : "Approve"
     : acceptedCount === 0
       ? "Apply nothing"
       : `Apply ${acceptedCount} of ${hunks.length} changes`;
@@ -235,12 +240,37 @@ function SuggestionButton({
   );
 }
 
+/** Where an approved command would run, in a sentence. */
+function whereItRuns(c: Confinement | null): { kind: string; text: string } | null {
+  if (c === null) return null;
+  if (c.kind === "outside") {
+    return c.reason === "approved"
+      ? { kind: "outside", text: "Outside the sandbox: it runs with your own permissions and can change anything you can." }
+      : { kind: "outside", text: "This computer cannot sandbox commands: it runs with your own permissions." };
+  }
+  if (c.network) {
+    return { kind: "network", text: "This command wants the network. It runs in the sandbox, with the network turned on for it." };
+  }
+  return { kind: "sandboxed", text: "In the sandbox: it can change only the project and a temporary folder, and has no network." };
+}
+
 function CommandDetails({ request }: { request: ApprovalRequest }) {
   const input = request.input && typeof request.input === "object" && !Array.isArray(request.input) ? request.input : {};
   const cwd = typeof input.cwd === "string" && input.cwd ? input.cwd : null;
   const description = typeof input.description === "string" ? input.description : null;
+  const where = whereItRuns(request.confinement);
+  const denial = request.sandbox_denial;
   return (
     <div className="command-details">
+      {denial && (
+        <p className="sandbox-denial" data-testid="sandbox-denial" data-kind={denial.kind}>
+          {denial.kind === "network"
+            ? "The sandbox kept this command off the network. "
+            : "The sandbox kept this command away from a file it may not touch. "}
+          <span className="muted">It said: </span>
+          <code>{denial.evidence}</code>
+        </p>
+      )}
       {description && <p className="command-description">{description}</p>}
       <pre className="command-line" data-testid="approval-command">
         <code>{request.command}</code>
@@ -249,6 +279,11 @@ function CommandDetails({ request }: { request: ApprovalRequest }) {
         Runs in: {cwd ? <code>{cwd}</code> : "the project folder"}
         {input.background === true && " · in the background"}
       </p>
+      {where && (
+        <p className={`where-it-runs ${where.kind}`} data-testid="approval-confinement" data-kind={where.kind}>
+          {where.text}
+        </p>
+      )}
       {request.commands.length > 1 && (
         <div className="command-parts">
           <span className="muted">This runs {request.commands.length} commands:</span>

@@ -1,4 +1,4 @@
-// How much the agent may do on its own this turn.
+// How much the agent may do on its own this turn, and whether its commands are sandboxed here.
 import type { AgentMode } from "../bindings";
 import { useSession } from "../session";
 
@@ -17,6 +17,7 @@ export function ModeSelect() {
   const mode = useSession((s) => s.mode);
   const setMode = useSession((s) => s.setMode);
   const help = MODES.find((m) => m.mode === mode)?.help ?? "";
+  const sandbox = useSession((s) => s.sandbox);
   return (
     <div className="mode-select">
       <label className="mode-row" title={help}>
@@ -32,6 +33,18 @@ export function ModeSelect() {
       <span className="mode-help muted" data-testid="mode-help">
         {help}
       </span>
+      {sandbox && (
+        <span
+          className={sandbox.sandboxed ? "sandbox-status muted" : "sandbox-status warning"}
+          data-testid="sandbox-status"
+          data-sandboxed={sandbox.sandboxed}
+          title={sandbox.summary}
+        >
+          {sandbox.sandboxed
+            ? "Commands run in a sandbox."
+            : "Commands are not sandboxed on this computer: Full auto asks before each one."}
+        </span>
+      )}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 // One tool call in the transcript: what it does in plain words, its state, how long it took,
 // and its result (folded when long).
 import { createContext, memo, useContext, useEffect, useState } from "react";
+import type { Confinement } from "../bindings";
 import type { ToolItem, ToolStatus } from "../transcript";
 import { describeCall } from "../describeCall";
 import { formatDuration } from "../format";
@@ -43,6 +44,25 @@ function Timer({ startedMs, endedMs, ticking }: { startedMs: number; endedMs: nu
   );
 }
 
+/** Where a command ran, as the card's badge says it. */
+export function confinementLabel(c: Confinement): { kind: string; label: string; help: string } {
+  if (c.kind === "outside") {
+    return c.reason === "approved"
+      ? { kind: "outside", label: "outside the sandbox", help: "You approved running this command once with your own permissions." }
+      : { kind: "outside", label: "not sandboxed", help: "This computer cannot sandbox commands: it ran with your own permissions." }
+  }
+  if (c.network) {
+    return { kind: "network", label: "network", help: "Ran in the sandbox, with the network turned on for it." };
+  }
+  return {
+    kind: "sandboxed",
+    label: "sandboxed",
+    help: c.read_only
+      ? "Ran in the sandbox: read-only, no network."
+      : "Ran in the sandbox: it could change only the project and a temporary folder, with no network.",
+  };
+}
+
 export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const memo = useContext(ExpandedMemo);
   const output = item.output ?? "";
@@ -69,6 +89,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
       >
         <span className={`tool-icon ${item.status}`} aria-hidden />
         <span className="tool-title">{title}</span>
+        {item.confinement && <ConfinementBadge confinement={item.confinement} />}
         <span className="tool-status" data-testid="tool-status">
           {STATUS[item.status]}
         </span>
@@ -88,3 +109,12 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
     </div>
   );
 });
+
+function ConfinementBadge({ confinement }: { confinement: Confinement }) {
+  const c = confinementLabel(confinement);
+  return (
+    <span className={`pill confinement ${c.kind}`} data-testid="tool-confinement" data-kind={c.kind} title={c.help}>
+      {c.label}
+    </span>
+  );
+}

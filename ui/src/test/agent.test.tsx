@@ -58,6 +58,7 @@ beforeEach(() => {
     error: null,
     loading: false,
     warnings: [],
+    sandbox: null,
   });
 });
 afterEach(() => {
@@ -698,5 +699,99 @@ describe("first run", () => {
     render(<App />);
     await user.click(await screen.findByTestId("first-run-skip"));
     expect(await screen.findByTestId("project-view")).toBeInTheDocument();
+  });
+});
+
+describe("the sandbox", () => {
+  it("says in the mode selector whether commands are sandboxed here", async () => {
+    await startTurn();
+    const status = await screen.findByTestId("sandbox-status");
+    expect(status).toHaveAttribute("data-sandboxed", "true");
+    expect(status).toHaveTextContent("Commands run in a sandbox");
+  });
+
+  it("warns when this computer cannot sandbox commands", async () => {
+    await startTurn({ sandbox: { sandboxed: false, summary: "no user namespaces" } });
+    const status = await screen.findByTestId("sandbox-status");
+    expect(status).toHaveAttribute("data-sandboxed", "false");
+    expect(status).toHaveTextContent("not sandboxed");
+    expect(status).toHaveAttribute("title", "no user namespaces");
+  });
+
+  it("shows where each command ran, and that one wants the network", async () => {
+    const { push } = await startTurn();
+    push([
+      { type: "tool_call_proposed", id: "c1", name: "run_command", input: { command: "cargo test" } },
+      {
+        type: "tool_finished",
+        id: "c1",
+        name: "run_command",
+        output: "ok",
+        is_error: false,
+        confinement: { kind: "sandboxed", network: false, read_only: false },
+      },
+      { type: "tool_call_proposed", id: "c2", name: "run_command", input: { command: "npm install" } },
+      {
+        type: "approval_needed",
+        request: request("c2", {
+          input: { command: "npm install" },
+          command: "npm install",
+          confinement: { kind: "sandboxed", network: true, read_only: false },
+        }),
+      },
+    ]);
+    const badges = await screen.findAllByTestId("tool-confinement");
+    expect(badges.map((b) => b.getAttribute("data-kind"))).toEqual(["sandboxed", "network"]);
+    const where = screen.getByTestId("approval-confinement");
+    expect(where).toHaveAttribute("data-kind", "network");
+    expect(where).toHaveTextContent("This command wants the network");
+  });
+
+  it("offers to run a command the sandbox stopped once outside it, on the same card", async () => {
+    const { push, calls, user } = await startTurn();
+    push([
+      { type: "tool_call_proposed", id: "c1", name: "run_command", input: { command: "make install" } },
+      {
+        type: "approval_needed",
+        request: request("c1", { input: { command: "make install" }, command: "make install" }),
+      },
+    ]);
+    await user.click(await screen.findByTestId("approve-button"));
+    push([
+      { type: "approval_answered", id: "c1", answer: { answer: "approve" } },
+      {
+        type: "approval_needed",
+        request: request("c1", {
+          input: { command: "make install" },
+          command: "make install",
+          reason: "The sandbox stopped this command",
+          confinement: { kind: "outside", reason: "approved" },
+          sandbox_denial: { kind: "files", evidence: "install: cannot create '/usr/local/bin/x': Permission denied" },
+        }),
+      },
+    ]);
+    const denial = await screen.findByTestId("sandbox-denial");
+    expect(denial).toHaveTextContent("Permission denied");
+    expect(screen.getByTestId("approval-confinement")).toHaveAttribute("data-kind", "outside");
+    const approve = screen.getByTestId("approve-button");
+    expect(approve).toHaveTextContent("Run once outside the sandbox");
+    expect(screen.queryByTestId("approve-always")).toBeNull();
+    await user.click(approve);
+    await waitFor(() => expect(answers(calls)).toHaveLength(2));
+    push([
+      { type: "approval_answered", id: "c1", answer: { answer: "approve" } },
+      {
+        type: "tool_finished",
+        id: "c1",
+        name: "run_command",
+        output: "installed",
+        is_error: false,
+        confinement: { kind: "outside", reason: "approved" },
+      },
+    ]);
+    const cards = screen.getAllByTestId("tool-card");
+    expect(cards).toHaveLength(1);
+    const card = cards[0] as HTMLElement;
+    await waitFor(() => expect(within(card).getByTestId("tool-confinement")).toHaveAttribute("data-kind", "outside"));
   });
 });

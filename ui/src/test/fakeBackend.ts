@@ -9,6 +9,7 @@ import type {
   LocalServer,
   PolicyRuleView,
   RecentProject,
+  SandboxStatus,
   SendMessageArgs,
   SessionFileChange,
   SessionInfo,
@@ -45,6 +46,8 @@ export type FakeAgent = {
   /** What test_connection answers; an Error message string makes it fail. */
   models?: string[] | string;
   rules?: PolicyRuleView[];
+  /** What sandbox_status answers (default: sandboxed). */
+  sandbox?: SandboxStatus;
   /** Called when a turn starts; the test drives it. */
   onTurn?: (turn: FakeTurn) => void;
 };
@@ -199,6 +202,8 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
       case "stop_task":
         tasks = tasks.map((t) => (t.id === args.task ? { ...t, running: false, state: "stopped" } : t));
         return tasks;
+      case "sandbox_status":
+        return agent.sandbox ?? { sandboxed: true, summary: "Commands run in a sandbox." };
       case "session_changes":
         return agent.changes ?? [];
       case "plugin:opener|open_url":

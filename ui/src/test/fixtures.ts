@@ -15,6 +15,8 @@ export function request(id: string, over: Partial<ApprovalRequest> = {}): Approv
     hunks: [],
     command: "cargo test",
     commands: ["cargo test"],
+    confinement: { kind: "sandboxed", network: false, read_only: false },
+    sandbox_denial: null,
     ...over,
   };
 }
