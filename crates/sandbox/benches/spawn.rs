@@ -1,0 +1,91 @@
+//! What the sandbox costs per command: starting `sh -c true` through the helper against
+//! starting it plainly, measured in the same run. The goal is at most 20 ms more at the
+//! median. Run with `cargo bench -p sandbox`; docs/benchmarks.md keeps the numbers.
+
+use sandbox::SandboxSpec;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+fn main() {
+    divan::main();
+}
+
+struct Scene {
+    _dir: tempfile::TempDir,
+    spec: SandboxSpec,
+    status: PathBuf,
+}
+
+/// A project with a git folder and a secret, a home with keys to hide, as a session has.
+fn scene() -> &'static Scene {
+    static SCENE: OnceLock<Scene> = OnceLock::new();
+    SCENE.get_or_init(|| {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+        let base = dir.path().canonicalize().expect("canonical");
+        let project = base.join("project");
+        let home = base.join("home");
+        for d in [project.join(".git/hooks"), home.join(".ssh"), home.join(".aws")] {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        std::fs::write(project.join(".git/config"), "[core]\n").expect("write");
+        std::fs::write(project.join(".env"), "K=1\n").expect("write");
+        let spec = SandboxSpec {
+            project: project.clone(),
+            project_writable: true,
+            tmp: base.join("tmp"),
+            keep_visible: vec![home.clone()],
+            read_only: vec![project.join(".git/hooks"), project.join(".git/config")],
+            hidden: vec![home.join(".ssh"), home.join(".aws"), project.join(".env")],
+            network: false,
+            state_dir: base.join("state"),
+        };
+        Scene {
+            status: base.join("status.json"),
+            _dir: dir,
+            spec,
+        }
+    })
+}
+
+fn run(mut cmd: Command, dir: &Path) {
+    let ok = cmd
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("spawn")
+        .success();
+    assert!(ok);
+}
+
+#[divan::bench(sample_count = 60)]
+fn plain_spawn() {
+    let s = scene();
+    let mut cmd = Command::new("/bin/sh");
+    cmd.args(["-c", "true"]);
+    run(cmd, &s.spec.project);
+}
+
+#[divan::bench(sample_count = 60)]
+fn sandboxed_spawn() {
+    let s = scene();
+    let helper = Path::new(env!("CARGO_BIN_EXE_tandem-sandbox"));
+    run(
+        sandbox::wrap(helper, &s.spec, &s.status, "/bin/sh", ["-c", "true"]),
+        &s.spec.project,
+    );
+}
+
+#[divan::bench(sample_count = 60)]
+fn sandboxed_spawn_with_network() {
+    let s = scene();
+    let helper = Path::new(env!("CARGO_BIN_EXE_tandem-sandbox"));
+    let mut spec = s.spec.clone();
+    spec.network = true;
+    run(
+        sandbox::wrap(helper, &spec, &s.status, "/bin/sh", ["-c", "true"]),
+        &s.spec.project,
+    );
+}
