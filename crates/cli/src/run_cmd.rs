@@ -252,6 +252,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     };
     let mut toolbox = Toolbox::new(root, dir.join(&id));
     agent::sandboxing::confine(&mut toolbox, &id, &dir.join(&id));
+    let caps = agent::sandboxing::capabilities();
+    if !caps.sandboxed {
+        eprintln!("note: {}", caps.summary());
+    }
     let mut config = AgentConfig::new(model);
     config.mode = a.mode;
     config.max_steps = a.max_steps;

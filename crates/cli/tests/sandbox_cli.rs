@@ -1,0 +1,210 @@
+//! `tandem-cli sandbox check` and `tandem-cli tool run_command` with the real sandbox: what
+//! the kernel offers, the fallback switch, and commands that cannot outlive the CLI or see its
+//! environment. The helper must be built beside the CLI (`make test` builds the workspace).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn tandem_cli(args: &[&str], envs: &[(&str, &str)]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
+        .args(args)
+        .envs(envs.iter().copied())
+        .env("TANDEM_NO_KEYCHAIN", "1")
+        .output()
+        .expect("run tandem-cli");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn helper_built() {
+    let cli = Path::new(env!("CARGO_BIN_EXE_tandem-cli"));
+    let helper = cli.with_file_name("tandem-sandbox");
+    assert!(
+        helper.is_file(),
+        "{} is missing: build the workspace first (cargo build --workspace)",
+        helper.display()
+    );
+}
+
+#[test]
+fn sandbox_check_reports_the_kernel_and_the_switch() {
+    helper_built();
+    let (code, out, err) = tandem_cli(&["sandbox", "check"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("sandbox:            available"), "{out}");
+    assert!(out.contains("landlock:           ABI"), "{out}");
+    let (code, out, _) = tandem_cli(&["sandbox", "check", "--json"], &[]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["sandboxed"], true);
+
+    let (code, out, _) = tandem_cli(&["sandbox", "check"], &[("TANDEM_SANDBOX", "off")]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("NOT available") && out.contains("turned off"),
+        "{out}"
+    );
+    assert!(
+        out.contains("full_auto asks before running commands"),
+        "{out}"
+    );
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+    std::fs::write(dir.path().join("README.md"), "# p\n").expect("write");
+    dir
+}
+
+fn run_command(
+    project: &Path,
+    command: &str,
+    background: bool,
+    envs: &[(&str, &str)],
+) -> (i32, String, String) {
+    let args = serde_json::json!({"command": command, "background": background}).to_string();
+    let root = project.display().to_string();
+    let config = project.join("no-user-config").display().to_string();
+    let mut all_envs = vec![("XDG_CONFIG_HOME", config.as_str())];
+    all_envs.extend_from_slice(envs);
+    tandem_cli(
+        &[
+            "tool",
+            "run_command",
+            &args,
+            "--project",
+            &root,
+            "--mode",
+            "full_auto",
+            "--approve",
+        ],
+        &all_envs,
+    )
+}
+
+fn alive(pid: &str) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    !stat.is_empty() && !stat.contains(") Z")
+}
+
+/// Processes of the machine running `sleep SECONDS` (zombies aside).
+fn sleeping(seconds: &str) -> usize {
+    let want = format!("sleep\0{seconds}\0");
+    std::fs::read_dir("/proc")
+        .expect("proc")
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|pid| pid.chars().all(|c| c.is_ascii_digit()) && alive(pid))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == want.as_bytes())
+        })
+        .count()
+}
+
+fn gone_within(seconds: &str, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while sleeping(seconds) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    sleeping(seconds) == 0
+}
+
+#[test]
+fn a_daemon_does_not_outlive_its_command() {
+    helper_built();
+    let p = project();
+    let (code, out, err) = run_command(
+        p.path(),
+        "echo started > started.txt; (setsid sleep 61 > /dev/null 2>&1 &); echo done",
+        false,
+        &[],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        p.path().join("started.txt").exists(),
+        "the command ran: {out}{err}"
+    );
+    assert!(
+        gone_within("61", Duration::from_secs(3)),
+        "a setsid daemon outlived its command"
+    );
+}
+
+#[test]
+fn killing_the_cli_ends_the_command_it_started() {
+    helper_built();
+    let p = project();
+    let args = serde_json::json!({"command": "echo started > started.txt; sleep 62"}).to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
+        .args([
+            "tool",
+            "run_command",
+            &args,
+            "--mode",
+            "full_auto",
+            "--approve",
+            "--project",
+        ])
+        .arg(p.path())
+        .env("XDG_CONFIG_HOME", p.path().join("no-user-config"))
+        .env("TANDEM_NO_KEYCHAIN", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !(p.path().join("started.txt").exists() && sleeping("62") > 0)
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(sleeping("62") > 0, "the command did not start");
+    child.kill().expect("SIGKILL the CLI");
+    let _ = child.wait();
+    assert!(
+        gone_within("62", Duration::from_secs(3)),
+        "the command outlived the CLI that was killed"
+    );
+}
+
+#[test]
+fn commands_see_neither_the_cli_s_secrets_nor_outside_the_project() {
+    helper_built();
+    let p = project();
+    let outside = p
+        .path()
+        .join("..")
+        .join(format!("outside-{}", std::process::id()));
+    let (code, out, err) = run_command(
+        p.path(),
+        "env",
+        false,
+        &[
+            ("GITHUB_TOKEN", "ghp_not_for_the_model"),
+            ("AWS_SECRET_ACCESS_KEY", "aws-not-for-the-model"),
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PATH="), "{out}");
+    assert!(
+        !out.contains("not_for_the_model") && !out.contains("not-for-the-model"),
+        "{out}"
+    );
+
+    let cmd = format!(
+        "python3 -c \"open('{}', 'w').write('x')\"",
+        outside.display()
+    );
+    let (code, out, err) = run_command(p.path(), &cmd, false, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!outside.exists(), "written outside the project");
+    assert!(out.contains("Permission denied"), "{out}");
+    assert!(
+        err.contains("--outside --approve"),
+        "the way out is offered: {err}"
+    );
+}
