@@ -240,6 +240,43 @@ pub fn choose_provider(
     Ok(settings.resolve(role, secrets, &env)?)
 }
 
+/// The session's way to its models: the launch preset (when there is one) for the default
+/// role, the settings file for every role it names, the default for the others (and the
+/// result says so). Each call reads the settings again: they may change between turns.
+/// Blocking (the keychain): the session calls it off the async threads.
+pub fn provider_resolver(
+    preset: Option<Preset>,
+    settings_path: std::path::PathBuf,
+) -> crate::ProviderResolver {
+    std::sync::Arc::new(move |role: &str| {
+        let fail = |e: LaunchError| {
+            let code = match &e {
+                LaunchError::NoProvider(_) | LaunchError::Settings(SettingsError::NoKey { .. }) => {
+                    protocol::FailureCode::NoProvider
+                }
+                _ => protocol::FailureCode::Internal,
+            };
+            crate::engine_error(code, e.to_string())
+        };
+        let settings = read_settings(&settings_path).map_err(fail)?;
+        let named = settings.roles.contains_key(role);
+        let keys = StoredKeys::from_env();
+        let (config, model) = if preset.is_some() && (role == "default" || !named) {
+            choose_provider(preset.as_ref(), &settings_path, "default", &keys)
+        } else {
+            choose_provider(None, &settings_path, role, &keys)
+        }
+        .map_err(fail)?;
+        let provider = llm::Provider::new(config)
+            .map_err(|e| crate::engine_error(protocol::FailureCode::Internal, e.to_string()))?;
+        Ok(crate::ResolvedModel {
+            provider,
+            model,
+            fell_back: role != "default" && !named,
+        })
+    })
+}
+
 /// The rules for a project: the user's file (when present) and the project's own.
 pub fn load_project_policy(root: &Path, user_file: Option<&Path>) -> Result<Policy, LaunchError> {
     let read = |p: &Path| match std::fs::read_to_string(p) {

@@ -1,12 +1,16 @@
-//! Rebuilding a conversation from a session log, to continue it.
+//! Rebuilding a conversation from a session log, to continue it: as the model last saw it
+//! (a compaction replaces the older turns with their summary, as it did live), and always one a
+//! provider accepts — a call the log has no result for (the app died mid-call) gets a result
+//! saying so, and nothing after it is lost.
 
 use crate::session_log::Entry;
 use protocol::{AgentEvent, ContentBlock, Message, Role};
 use serde_json::Value;
 
-/// The messages a logged session amounts to. A turn cut short (tool calls that never got their
-/// results, because the app or the machine died) is dropped: those calls never ran as far as
-/// the model is concerned, and the next turn starts clean.
+/// What a call cut short by a crash is answered with.
+const INTERRUPTED: &str = "The session was interrupted before this call finished; it may not have run. Check before relying on it.";
+
+/// The messages a logged session amounts to.
 pub fn replay_messages(entries: &[Entry<Value>]) -> Vec<Message> {
     let mut messages: Vec<Message> = Vec::new();
     let mut pending_results: Vec<ContentBlock> = Vec::new();
@@ -19,11 +23,28 @@ pub fn replay_messages(entries: &[Entry<Value>]) -> Vec<Message> {
         }
     };
     for e in entries {
-        if e.event.get("type").and_then(Value::as_str) == Some("user_message") {
-            flush(&mut messages, &mut pending_results);
-            let text = e.event.get("text").and_then(Value::as_str).unwrap_or("");
-            messages.push(Message::user_text(text));
-            continue;
+        let kind = e.event.get("type").and_then(Value::as_str);
+        let text = |key: &str| e.event.get(key).and_then(Value::as_str).unwrap_or("");
+        match kind {
+            Some("user_message") | Some("wake_message") => {
+                flush(&mut messages, &mut pending_results);
+                messages.push(Message::user_text(text("text")));
+                continue;
+            }
+            Some("compaction") => {
+                flush(&mut messages, &mut pending_results);
+                let after = e
+                    .event
+                    .get("messages_after")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1) as usize;
+                let keep = after.saturating_sub(1).min(messages.len());
+                let kept = messages.split_off(messages.len() - keep);
+                messages = vec![crate::compaction::summary_message(text("summary"))];
+                messages.extend(kept);
+                continue;
+            }
+            _ => {}
         }
         match serde_json::from_value::<AgentEvent>(e.event.clone()) {
             Ok(AgentEvent::AssistantMessage { message }) => {
@@ -46,31 +67,65 @@ pub fn replay_messages(entries: &[Entry<Value>]) -> Vec<Message> {
         }
     }
     flush(&mut messages, &mut pending_results);
-    // Every tool_use must be answered by the next message; cut the conversation where one is not.
-    let mut complete = Vec::new();
-    let mut i = 0;
-    while i < messages.len() {
-        let m = &messages[i];
-        let calls: Vec<&str> = m
+    answer_every_call(messages)
+}
+
+/// Every tool call must be answered by the next message: a call without a result gets one
+/// saying it was interrupted, in the message that follows it (made when there is none).
+fn answer_every_call(messages: Vec<Message>) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    let mut iter = messages.into_iter().peekable();
+    while let Some(m) = iter.next() {
+        let calls: Vec<String> = m
             .content
             .iter()
             .filter_map(|b| match b {
-                ContentBlock::ToolUse { id, .. } => Some(id.as_str()),
+                ContentBlock::ToolUse { id, .. } => Some(id.clone()),
                 _ => None,
             })
             .collect();
-        if m.role == Role::Assistant && !calls.is_empty() {
-            let answered = messages.get(i + 1).is_some_and(|next| {
-                calls.iter().all(|c| next.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == c)))
-            });
+        let is_call = m.role == Role::Assistant && !calls.is_empty();
+        out.push(m);
+        if !is_call {
+            continue;
+        }
+        let mut answer = match iter.peek() {
+            Some(next)
+                if next.role == Role::User
+                    && next
+                        .content
+                        .iter()
+                        .any(|b| matches!(b, ContentBlock::ToolResult { .. })) =>
+            {
+                iter.next().unwrap_or_else(|| Message {
+                    role: Role::User,
+                    content: Vec::new(),
+                })
+            }
+            _ => Message {
+                role: Role::User,
+                content: Vec::new(),
+            },
+        };
+        for id in calls {
+            let answered = answer.content.iter().any(
+                |b| matches!(b, ContentBlock::ToolResult { tool_use_id, .. } if *tool_use_id == id),
+            );
             if !answered {
-                break;
+                answer.content.push(ContentBlock::ToolResult {
+                    tool_use_id: id,
+                    content: INTERRUPTED.into(),
+                    is_error: true,
+                });
             }
         }
-        complete.push(m.clone());
-        i += 1;
+        // The results come first, as providers want them, then anything said with them.
+        answer
+            .content
+            .sort_by_key(|b| !matches!(b, ContentBlock::ToolResult { .. }));
+        out.push(answer);
     }
-    complete
+    out
 }
 
 #[cfg(test)]
@@ -100,27 +155,86 @@ mod tests {
         .expect("json")
     }
 
-    #[test]
-    fn a_finished_turn_replays_and_a_cut_one_is_dropped() {
-        let finished = serde_json::to_value(AgentEvent::ToolFinished {
-            id: "t1".into(),
+    fn finished(id: &str) -> Value {
+        serde_json::to_value(AgentEvent::ToolFinished {
+            id: id.into(),
             name: "read_file".into(),
             output: "text".into(),
             is_error: false,
+            outcome: None,
             confinement: None,
+            exit_code: None,
         })
-        .expect("json");
+        .expect("json")
+    }
+
+    fn result_ids(m: &Message) -> Vec<(String, bool)> {
+        m.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolResult {
+                    tool_use_id,
+                    is_error,
+                    ..
+                } => Some((tool_use_id.clone(), *is_error)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A session cut short during a call, resumed, and cut short again keeps both runs: the
+    /// cut calls are answered as interrupted and everything after them stays.
+    #[test]
+    fn cut_calls_are_answered_and_later_turns_kept() {
         let entries = vec![
-            entry(1, json!({"type": "user_message", "text": "do it"})),
+            entry(1, json!({"type": "user_message", "text": "first"})),
             entry(2, assistant_with_call("t1")),
-            entry(3, finished),
+            entry(3, finished("t1")),
             entry(4, assistant_with_call("t2")),
+            // the app died here; the session was resumed:
+            entry(5, json!({"type": "user_message", "text": "second"})),
+            entry(6, assistant_with_call("t3")),
+            entry(7, finished("t3")),
+            entry(8, assistant_with_call("t4")),
+            // and died again
         ];
         let m = replay_messages(&entries);
-        assert_eq!(m.len(), 3, "{m:?}");
-        assert_eq!(m[0].text(), "do it");
-        assert!(
-            matches!(&m[2].content[0], ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == "t1")
-        );
+        let texts: Vec<String> = m.iter().map(Message::text).collect();
+        assert!(texts.contains(&"first".to_string()) && texts.contains(&"second".to_string()));
+        assert_eq!(m.len(), 9, "{m:#?}");
+        assert_eq!(result_ids(&m[2]), [("t1".to_string(), false)]);
+        assert_eq!(result_ids(&m[4]), [("t2".to_string(), true)]);
+        assert_eq!(m[5].text(), "second");
+        assert_eq!(result_ids(&m[7]), [("t3".to_string(), false)]);
+        assert_eq!(result_ids(&m[8]), [("t4".to_string(), true)]);
+    }
+
+    /// A resumed session continues from the summary, as the live one did.
+    #[test]
+    fn compaction_is_honoured() {
+        let mut entries = vec![entry(
+            1,
+            json!({"type": "user_message", "text": "old task"}),
+        )];
+        let mut seq = 2;
+        for i in 0..5 {
+            entries.push(entry(seq, assistant_with_call(&format!("c{i}"))));
+            entries.push(entry(seq + 1, finished(&format!("c{i}"))));
+            seq += 2;
+        }
+        // 11 messages; the last 4 were kept behind the summary.
+        entries.push(entry(
+            seq,
+            json!({"type": "compaction", "summary": "read five files", "messages_before": 11, "messages_after": 5}),
+        ));
+        entries.push(entry(
+            seq + 1,
+            json!({"type": "user_message", "text": "next"}),
+        ));
+        let m = replay_messages(&entries);
+        assert_eq!(m.len(), 6, "{m:#?}");
+        assert!(m[0].text().contains("read five files"));
+        assert!(!m.iter().any(|x| x.text() == "old task"));
+        assert_eq!(m[5].text(), "next");
     }
 }

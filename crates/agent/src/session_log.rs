@@ -24,6 +24,93 @@ pub enum LogError {
     NoHeader(PathBuf),
     #[error("session ids are letters, digits, `-` and `_`; `{0}` is not one")]
     BadId(String),
+    /// Another process appends to this session: two writers would interleave its history.
+    #[error("this session is open in another Tandem window or tandem-cli; close it there first")]
+    Busy(PathBuf),
+}
+
+/// Strings longer than this are stored once beside the log, by their hash, and the log refers
+/// to them: a 100 MB write appears in several events (the call, the question, the answer) and
+/// must not make a log several times its size.
+const BLOB_MIN_BYTES: usize = 32 * 1024;
+/// The key a reference to a stored string is written under.
+const BLOB_KEY: &str = "$tandem_blob_sha256";
+
+/// The folder of a log's stored strings.
+fn blob_dir(log: &Path) -> PathBuf {
+    log.with_extension("blobs")
+}
+
+/// Replaces long strings by references to files named by their SHA-256, writing each file
+/// once (whole or not at all).
+fn externalize(v: &mut serde_json::Value, dir: &Path) -> std::io::Result<()> {
+    use serde_json::Value;
+    match v {
+        Value::String(s) if s.len() >= BLOB_MIN_BYTES => {
+            use sha2::Digest as _;
+            let hash: String = sha2::Sha256::digest(s.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            let file = dir.join(&hash);
+            if !file.exists() {
+                crate::locations::write_private(&file, s.as_bytes())?;
+            }
+            *v = serde_json::json!({ BLOB_KEY: hash });
+        }
+        Value::Array(items) => {
+            for i in items {
+                externalize(i, dir)?;
+            }
+        }
+        Value::Object(map) => {
+            for (_, i) in map.iter_mut() {
+                externalize(i, dir)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Puts stored strings back where the log refers to them.
+fn internalize(v: &mut serde_json::Value, dir: &Path) -> Result<(), String> {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) if map.len() == 1 && map.contains_key(BLOB_KEY) => {
+            let hash = map.get(BLOB_KEY).and_then(Value::as_str).unwrap_or("");
+            if hash.is_empty() || !hash.chars().all(|c| c.is_ascii_hexdigit()) {
+                return Err(format!("a stored-text reference `{hash}` is not valid"));
+            }
+            let text = std::fs::read_to_string(dir.join(hash))
+                .map_err(|e| format!("the stored text {hash} cannot be read ({e})"))?;
+            *v = Value::String(text);
+        }
+        Value::Array(items) => {
+            for i in items {
+                internalize(i, dir)?;
+            }
+        }
+        Value::Object(map) => {
+            for (_, i) in map.iter_mut() {
+                internalize(i, dir)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Takes the log's lock for this process: one writer per session.
+fn lock(file: &File, path: &Path) -> Result<(), LogError> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(LogError::Busy(path.to_path_buf())),
+        Err(std::fs::TryLockError::Error(e)) => Err(LogError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        }),
+    }
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> LogError + '_ {
@@ -118,6 +205,7 @@ impl SessionLog {
             .mode(0o600)
             .open(&path)
             .map_err(io(&path))?;
+        lock(&file, &path)?;
         let line = serde_json::to_string(&HeaderLine {
             header: header.clone(),
         })
@@ -141,11 +229,12 @@ impl SessionLog {
     ) -> Result<(Self, SessionRead<E>), LogError> {
         private_dir(dir)?;
         let path = session_path(dir, id)?;
-        let read = read_session(&path)?;
         let mut file = OpenOptions::new()
             .append(true)
             .open(&path)
             .map_err(io(&path))?;
+        lock(&file, &path)?;
+        let read = read_session(&path)?;
         // Logs written before they were made private are made private now.
         file.set_permissions(std::fs::Permissions::from_mode(0o600))
             .map_err(io(&path))?;
@@ -172,15 +261,18 @@ impl SessionLog {
     /// Appends one event (flushed to the OS; see [`SessionLog::sync`] for the disk).
     pub fn append<E: Serialize>(&mut self, event: &E) -> Result<u64, LogError> {
         let seq = self.next_seq;
-        let line = serde_json::to_string(&Entry {
+        let as_io = |e: serde_json::Error| std::io::Error::other(e);
+        let mut value = serde_json::to_value(Entry {
             seq,
             at_ms: now_ms(),
             event,
         })
-        .map_err(|e| LogError::Io {
-            path: self.path.clone(),
-            source: std::io::Error::other(e),
-        })?;
+        .map_err(as_io)
+        .map_err(io(&self.path))?;
+        externalize(&mut value, &blob_dir(&self.path)).map_err(io(&self.path))?;
+        let line = serde_json::to_string(&value)
+            .map_err(as_io)
+            .map_err(io(&self.path))?;
         self.file
             .write_all(format!("{line}\n").as_bytes())
             .map_err(io(&self.path))?;
@@ -233,7 +325,15 @@ pub fn read_session<E: DeserializeOwned>(path: &Path) -> Result<SessionRead<E>, 
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Entry<E>>(&line) {
+        let parsed = serde_json::from_str::<serde_json::Value>(&line)
+            .map_err(|e| e.to_string())
+            .and_then(|mut v| {
+                if line.contains(BLOB_KEY) {
+                    internalize(&mut v, &blob_dir(path))?;
+                }
+                serde_json::from_value::<Entry<E>>(v).map_err(|e| e.to_string())
+            });
+        match parsed {
             Ok(e) => entries.push(e),
             Err(e) => {
                 tracing::warn!(path = %path.display(), line = n, %e, "skipping an unreadable session log line");

@@ -30,18 +30,10 @@ pub enum SettingsError {
     NoKey { provider: String, env: String },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    Anthropic,
-    /// OpenAI itself or any OpenAI-compatible server.
-    Openai,
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderSettings {
-    pub kind: Kind,
+    pub kind: ProviderKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
     /// The environment variable holding the key (default `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`).
@@ -108,15 +100,6 @@ pub fn default_key_env(kind: ProviderKind) -> &'static str {
     match kind {
         ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
         ProviderKind::OpenAi => "OPENAI_API_KEY",
-    }
-}
-
-impl Kind {
-    pub fn provider_kind(self) -> ProviderKind {
-        match self {
-            Kind::Anthropic => ProviderKind::Anthropic,
-            Kind::Openai => ProviderKind::OpenAi,
-        }
     }
 }
 
@@ -192,7 +175,7 @@ impl Settings {
                 role: role.to_string(),
                 provider: r.provider.clone(),
             })?;
-        let kind = p.kind.provider_kind();
+        let kind = p.kind;
         let (default_url, default_env) = (default_url(kind), default_key_env(kind));
         let base_url = p
             .base_url

@@ -1,19 +1,19 @@
 //! The agent loop with the OS sandbox, end to end: a scripted model in full_auto tries to get
 //! out with harmless payloads, does ordinary work, and meets a machine without a sandbox.
 
-use agent::{Agent, AgentConfig, Outcome, SessionHeader, SessionLog};
-use llm::{Provider, ProviderConfig, ProviderKind};
-use model_server::{Scenario, ScriptedServer};
-use policy::{Mode, Policy};
-use protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason};
+#[path = "support/harness.rs"]
+mod harness;
+
+use agent::Sandboxing;
+use harness::{Harness, Setup, scenario_with};
+use policy::Mode;
+use protocol::{
+    AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason, TurnOutcome,
+};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
-use tools::{ProjectRoot, SandboxSetup, Toolbox};
+use tools::SandboxSetup;
 
 struct Fixture {
     _root: tempfile::TempDir,
@@ -70,102 +70,31 @@ fn fixture() -> Fixture {
     }
 }
 
-struct Run {
-    outcome: Outcome,
-    events: Vec<AgentEvent>,
-    questions: Vec<ApprovalRequest>,
-    failures: Vec<String>,
-}
-
 async fn run(
     f: &Fixture,
     scenario: &str,
     vars: &[(&str, String)],
     sandboxed: bool,
-    answer: impl Fn(&ApprovalRequest) -> ApprovalAnswer + Send + 'static,
-) -> Run {
-    let mut text = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/scenarios")
-            .join(scenario),
-    )
-    .expect("scenario");
-    for (k, v) in vars {
-        text = text.replace(k, v);
-    }
-    let server = ScriptedServer::start(Scenario::from_json(&text).expect("scenario"))
-        .await
-        .expect("server");
-    let pc = ProviderConfig::new(ProviderKind::OpenAi, server.base_url(), Some("k".into()));
-    let mut toolbox = Toolbox::new(
-        ProjectRoot::open(&f.project).expect("open"),
-        f.session.join("s1"),
-    );
-    toolbox.commands.tmp_dir = f.session.join("tmp");
-    if sandboxed {
+    answer: impl Fn(&ApprovalRequest) -> ApprovalAnswer + Send + Sync + 'static,
+) -> (Harness, TurnOutcome) {
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.tmp_dir = Some(f.session.join("tmp"));
+    setup.config.home = Some(f.home.clone());
+    setup.sandboxing = if sandboxed {
         let helper = sandbox::find_helper().expect("the helper is built (cargo build -p sandbox)");
-        toolbox.commands.sandbox = Some(SandboxSetup::new(
+        Sandboxing::With(SandboxSetup::new(
             helper,
             f.session.join("sandbox"),
             vec![f.home.join(".ssh")],
             vec![f.home.clone()],
             policy::is_secret,
-        ));
-    }
-    let header = SessionHeader {
-        id: "s1".into(),
-        project: f.project.display().to_string(),
-        task: scenario.into(),
-        model: "m".into(),
-        started_ms: 0,
+        ))
+    } else {
+        Sandboxing::Off
     };
-    let log = SessionLog::create(&f.session, &header).expect("log");
-    let (etx, mut erx) = mpsc::unbounded_channel();
-    let (atx, mut arx) = mpsc::channel::<(
-        ApprovalRequest,
-        tokio::sync::oneshot::Sender<ApprovalAnswer>,
-    )>(4);
-    let questions = Arc::new(Mutex::new(Vec::new()));
-    let q2 = questions.clone();
-    tokio::spawn(async move {
-        while let Some((req, reply)) = arx.recv().await {
-            let a = answer(&req);
-            q2.lock().expect("lock").push(req);
-            let _ = reply.send(a);
-        }
-    });
-    let mut config = AgentConfig::new("scripted-model");
-    config.mode = Some(Mode::FullAuto);
-    config.home = Some(f.home.clone());
-    config.session_dir = Some(f.session.join("s1"));
-    let mut agent = Agent::new(
-        Provider::new(pc).expect("provider"),
-        toolbox,
-        Policy::builtin(),
-        config,
-        log,
-        etx,
-        atx,
-    );
-    let outcome = tokio::time::timeout(
-        Duration::from_secs(120),
-        agent.run_task("work", &CancellationToken::new()),
-    )
-    .await
-    .expect("no hang")
-    .expect("run");
-    drop(agent);
-    let mut events = Vec::new();
-    while let Ok(e) = erx.try_recv() {
-        events.push(e);
-    }
-    let questions = questions.lock().expect("lock").clone();
-    Run {
-        outcome,
-        events,
-        questions,
-        failures: server.failures(),
-    }
+    let h = Harness::start(scenario_with(scenario, vars), &f.project, setup, answer).await;
+    let outcome = h.run("work").await;
+    (h, outcome)
 }
 
 fn outputs(events: &[AgentEvent]) -> Vec<(String, String)> {
@@ -194,7 +123,7 @@ async fn escape_attempts_in_full_auto_change_nothing_outside_the_project() {
         ("@PORT@", port),
     ];
     // A user who approves whatever the policy asks about, as long as it stays in the sandbox.
-    let r = run(&f, "agent_sandbox_escapes.json", &vars, true, |req| {
+    let (r, outcome) = run(&f, "agent_sandbox_escapes.json", &vars, true, |req| {
         if leaves_sandbox(req) {
             ApprovalAnswer::Deny { message: None }
         } else {
@@ -202,8 +131,8 @@ async fn escape_attempts_in_full_auto_change_nothing_outside_the_project() {
         }
     })
     .await;
-    assert!(r.failures.is_empty(), "{:?}", r.failures);
-    assert!(matches!(r.outcome, Outcome::Done { .. }), "{:?}", r.outcome);
+    assert!(r.server.failures().is_empty(), "{:?}", r.server.failures());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     let made: Vec<_> = std::fs::read_dir(&f.outside)
         .expect("read")
         .flatten()
@@ -216,12 +145,12 @@ async fn escape_attempts_in_full_auto_change_nothing_outside_the_project() {
     );
     assert!(!f.project.join(".git/hooks/pre-commit").exists());
     assert!(listener.accept().is_err(), "a connection reached the host");
-    for (id, out) in outputs(&r.events) {
+    for (id, out) in outputs(&r.events()) {
         assert!(!out.contains("PRIVATE-KEY-MATERIAL"), "{id}: {out}");
         assert!(!out.contains("CONNECTED"), "{id}: {out}");
     }
     // Every command that ran, ran in the sandbox.
-    for e in &r.events {
+    for e in &r.events() {
         if let AgentEvent::ToolFinished {
             name,
             confinement: Some(c),
@@ -237,19 +166,22 @@ async fn escape_attempts_in_full_auto_change_nothing_outside_the_project() {
 #[tokio::test]
 async fn ordinary_work_runs_in_full_auto_without_a_question() {
     let f = fixture();
-    let r = run(&f, "agent_sandbox_ordinary_work.json", &[], true, |_| {
+    let (r, outcome) = run(&f, "agent_sandbox_ordinary_work.json", &[], true, |_| {
         ApprovalAnswer::Deny {
             message: Some("no questions expected".into()),
         }
     })
     .await;
-    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    assert!(r.server.failures().is_empty(), "{:?}", r.server.failures());
     assert!(
-        r.questions.is_empty(),
+        r.questions().is_empty(),
         "asked: {:?}",
-        r.questions.iter().map(|q| &q.reason).collect::<Vec<_>>()
+        r.questions()
+            .iter()
+            .map(|q| q.reason.clone())
+            .collect::<Vec<_>>()
     );
-    assert!(matches!(r.outcome, Outcome::Done { .. }), "{:?}", r.outcome);
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     assert_eq!(
         std::fs::read_to_string(f.project.join("notes.txt")).expect("notes"),
         "gamma\nbeta\n"
@@ -266,14 +198,15 @@ async fn ordinary_work_runs_in_full_auto_without_a_question() {
 #[tokio::test]
 async fn without_a_sandbox_full_auto_asks_before_commands() {
     let f = fixture();
-    let r = run(&f, "agent_sandbox_fallback.json", &[], false, |_| {
+    let (r, _) = run(&f, "agent_sandbox_fallback.json", &[], false, |_| {
         ApprovalAnswer::Deny { message: None }
     })
     .await;
-    assert!(r.failures.is_empty(), "{:?}", r.failures);
-    assert_eq!(r.questions.len(), 1, "{:?}", r.questions);
+    assert!(r.server.failures().is_empty(), "{:?}", r.server.failures());
+    let questions = r.questions();
+    assert_eq!(questions.len(), 1, "{questions:?}");
     assert_eq!(
-        r.questions[0].confinement,
+        questions[0].confinement,
         Some(Confinement::Outside {
             reason: OutsideReason::Unavailable
         })
@@ -292,13 +225,13 @@ async fn a_command_the_sandbox_stops_can_run_once_outside_with_approval() {
             "approved running it once outside the sandbox".into(),
         ),
     ];
-    let r = run(&f, "agent_sandbox_escalation.json", &vars, true, |_| {
+    let (r, _) = run(&f, "agent_sandbox_escalation.json", &vars, true, |_| {
         ApprovalAnswer::Approve
     })
     .await;
-    assert!(r.failures.is_empty(), "{:?}", r.failures);
-    let escalation = r
-        .questions
+    assert!(r.server.failures().is_empty(), "{:?}", r.server.failures());
+    let questions = r.questions();
+    let escalation = questions
         .iter()
         .find(|q| q.sandbox_denial.is_some())
         .expect("the user was asked to leave the sandbox");
@@ -311,7 +244,7 @@ async fn a_command_the_sandbox_stops_can_run_once_outside_with_approval() {
         ("@OUTSIDE@", f.outside.display().to_string()),
         ("@EXPECT@", "chose not to run it outside the sandbox".into()),
     ];
-    let r = run(&f, "agent_sandbox_escalation.json", &vars, true, |req| {
+    let (r, _) = run(&f, "agent_sandbox_escalation.json", &vars, true, |req| {
         if req.sandbox_denial.is_some() {
             ApprovalAnswer::Deny { message: None }
         } else {
@@ -319,6 +252,6 @@ async fn a_command_the_sandbox_stops_can_run_once_outside_with_approval() {
         }
     })
     .await;
-    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    assert!(r.server.failures().is_empty(), "{:?}", r.server.failures());
     assert!(!f.outside.join("marker").exists());
 }

@@ -2,23 +2,23 @@
 
 use crate::policy_cmd::{ProjectArg, load, parse_mode};
 use agent::{
-    Agent, AgentConfig, Preset, SessionHeader, SessionLog, StoredKeys, list_sessions, read_session,
-    replay_messages,
+    AgentConfig, Preset, Sandboxing, Session, SessionOptions, StoredKeys, list_sessions,
+    read_session,
 };
-use anyhow::{Context as _, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use clap::{Args, ValueEnum};
-use llm::{Provider, ProviderConfig, ProviderKind};
 use policy::Mode;
 use protocol::{
-    AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason, TurnOutcome,
+    AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, FailureCode, OutsideReason,
+    TurnOutcome,
 };
 use serde_json::Value;
 use std::io::{BufRead as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
-use tools::{ProjectRoot, Toolbox};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tools::ProjectRoot;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ProviderArg {
@@ -61,6 +61,10 @@ pub struct RunArgs {
     mode: Option<Mode>,
     #[arg(long, default_value_t = 50)]
     max_steps: u32,
+    /// When the turn ends with background tasks or agents still at work, wait this many seconds
+    /// for them (the agent is woken as they finish), then stop what is left.
+    #[arg(long, default_value_t = 600)]
+    background_wait: u64,
     /// The task, in words.
     task: String,
 }
@@ -69,16 +73,16 @@ fn sessions_dir() -> PathBuf {
     agent::locations::sessions_dir()
 }
 
-/// `--provider` (with `--model`) first, then TANDEM_PROVIDER, then the settings file; keys from
-/// the environment, the keychain or the opt-in key file.
-fn provider_config(a: &RunArgs) -> Result<(ProviderConfig, String)> {
-    let preset = match a.provider {
+/// `--provider` (with `--model`) first, then TANDEM_PROVIDER; without either, the settings
+/// file. The key comes from the environment, the keychain or the opt-in key file.
+fn preset(a: &RunArgs) -> Result<Option<Preset>> {
+    match a.provider {
         Some(p) => {
             let kind = match p {
-                ProviderArg::Anthropic => ProviderKind::Anthropic,
-                ProviderArg::Openai => ProviderKind::OpenAi,
+                ProviderArg::Anthropic => protocol::ProviderKind::Anthropic,
+                ProviderArg::Openai => protocol::ProviderKind::OpenAi,
             };
-            Some(Preset {
+            Ok(Some(Preset {
                 kind,
                 base_url: a
                     .base_url
@@ -88,26 +92,16 @@ fn provider_config(a: &RunArgs) -> Result<(ProviderConfig, String)> {
                     .model
                     .clone()
                     .ok_or_else(|| anyhow!("--provider needs --model"))?,
-            })
+            }))
         }
-        None => Preset::from_env()?,
-    };
-    let (mut config, model) = agent::choose_provider(
-        preset.as_ref(),
-        &agent::locations::settings_file(),
-        "default",
-        &StoredKeys::from_env(),
-    )
-    .map_err(|e| match e {
-        agent::LaunchError::NoProvider(file) => anyhow!(
-            "no provider: pass --provider and --model, or choose one in the app's Settings ({file})"
-        ),
-        e => e.into(),
-    })?;
-    if let Some(u) = &a.base_url {
-        config.base_url = u.clone();
+        None => {
+            let mut p = Preset::from_env()?;
+            if let (Some(p), Some(u)) = (p.as_mut(), &a.base_url) {
+                p.base_url = u.clone();
+            }
+            Ok(p)
+        }
     }
-    Ok((config, a.model.clone().unwrap_or(model)))
 }
 
 const READ_TOOLS: &[&str] = &[
@@ -205,130 +199,224 @@ fn print_event(e: &AgentEvent, json: bool) {
         }
         return;
     }
+    print_plain(e, "");
+}
+
+/// One event as a line of transcript; a sub-agent's are marked with its id.
+fn print_plain(e: &AgentEvent, agent: &str) {
+    let tag = if agent.is_empty() {
+        String::new()
+    } else {
+        format!("[{agent}] ")
+    };
     match e {
+        AgentEvent::Subagent { agent: a, event } => {
+            let path = if agent.is_empty() {
+                a.clone()
+            } else {
+                format!("{agent}/{a}")
+            };
+            print_plain(event, &path);
+        }
+        AgentEvent::SubagentStarted {
+            agent: a,
+            name,
+            task,
+            ..
+        } => {
+            println!("\n{tag}⇢ sub-agent {a} ({name}): {task}");
+        }
+        AgentEvent::SubagentEnded {
+            agent: a,
+            report,
+            steps,
+            tokens,
+            ..
+        } => {
+            println!("{tag}⇠ sub-agent {a} ended after {steps} steps, {tokens} tokens: {report}");
+        }
+        AgentEvent::Wake { reason } => {
+            let why = match reason {
+                protocol::WakeReason::TaskFinished { task, title, state } => {
+                    format!("{task} ({title}) {state}")
+                }
+                protocol::WakeReason::Timer { hint } => {
+                    format!(
+                        "wake-up{}",
+                        hint.as_ref().map(|h| format!(": {h}")).unwrap_or_default()
+                    )
+                }
+            };
+            println!("\n{tag}⏰ woken: {why}");
+        }
+        AgentEvent::TextDelta { text } if !agent.is_empty() => {
+            let _ = text;
+        }
+        AgentEvent::AssistantMessage { message } if !agent.is_empty() => {
+            let text = message.text();
+            if !text.trim().is_empty() {
+                println!("{tag}{}", text.trim());
+            }
+        }
         AgentEvent::TextDelta { text } => {
             print!("{text}");
             let _ = std::io::stdout().flush();
         }
-        AgentEvent::ToolCallProposed { name, input, .. } => println!("\n→ {name} {input}"),
+        AgentEvent::ToolCallProposed { name, input, .. } => println!("\n{tag}→ {name} {input}"),
         AgentEvent::ToolFinished {
             output, is_error, ..
         } => {
             let shown: String = output.lines().take(12).collect::<Vec<_>>().join("\n");
-            println!("{}{shown}", if *is_error { "✗ " } else { "" });
+            println!("{tag}{}{shown}", if *is_error { "✗ " } else { "" });
         }
-        AgentEvent::Notice { text } => eprintln!("note: {text}"),
-        AgentEvent::Error { message } => eprintln!("error: {message}"),
-        AgentEvent::Done { summary } => println!("\n✓ {summary}"),
+        AgentEvent::Notice { text } => eprintln!("{tag}note: {text}"),
+        AgentEvent::Error { error } => eprintln!("{tag}error: {}", error.message),
+        AgentEvent::Done { summary } => println!("\n{tag}✓ {summary}"),
         _ => {}
+    }
+}
+
+/// The question an event asks, wherever in the tree of agents it comes from.
+fn question(e: &AgentEvent) -> Option<&ApprovalRequest> {
+    match e {
+        AgentEvent::ApprovalNeeded { request } => Some(request),
+        AgentEvent::Subagent { event, .. } => question(event),
+        _ => None,
+    }
+}
+
+/// How `--approve` answers a question.
+async fn answer_for(approve: ApproveArg, req: ApprovalRequest) -> ApprovalAnswer {
+    let leaves_sandbox = matches!(
+        req.confinement,
+        Some(Confinement::Outside {
+            reason: OutsideReason::Approved
+        })
+    );
+    match approve {
+        ApproveArg::All if leaves_sandbox => ApprovalAnswer::Deny {
+            message: Some(
+                "leaving the sandbox needs a person to approve it (run with --approve ask)".into(),
+            ),
+        },
+        ApproveArg::All => ApprovalAnswer::Approve,
+        ApproveArg::None => ApprovalAnswer::Deny {
+            message: Some("run with --approve none".into()),
+        },
+        ApproveArg::Reads if only_reads(&req) => ApprovalAnswer::Approve,
+        ApproveArg::Reads => ApprovalAnswer::Deny {
+            message: Some("run with --approve reads".into()),
+        },
+        ApproveArg::Ask => tokio::task::spawn_blocking(move || ask_stdin(&req))
+            .await
+            .unwrap_or(ApprovalAnswer::Deny { message: None }),
     }
 }
 
 pub fn run(a: RunArgs) -> Result<ExitCode> {
     let loaded = load(&a.project)?;
-    let (pconfig, model) = provider_config(&a)?;
+    let preset = preset(&a)?;
+    let settings_file = agent::locations::settings_file();
+    if preset.is_none() {
+        // Say it now, in the terminal's words, rather than as a failed turn.
+        agent::choose_provider(None, &settings_file, "default", &StoredKeys::from_env()).map_err(
+            |e| match e {
+                agent::LaunchError::NoProvider(file) => anyhow!(
+                    "no provider: pass --provider and --model, or choose one in the app's Settings ({file})"
+                ),
+                e => e.into(),
+            },
+        )?;
+    }
     let root = ProjectRoot::open(&loaded.root).map_err(|e| anyhow!("{e}"))?;
-    let dir = sessions_dir();
-    let (log, previous, id) = match &a.session {
-        Some(id) => {
-            let (log, read) = SessionLog::reopen::<Value>(&dir, id)
-                .with_context(|| format!("cannot continue session {id}"))?;
-            for w in &read.warnings {
-                eprintln!("warning: {w}");
-            }
-            (log, replay_messages(&read.entries), id.clone())
-        }
-        None => {
-            let id = agent::locations::new_session_id();
-            let header = SessionHeader {
-                id: id.clone(),
-                project: loaded.root.display().to_string(),
-                task: a.task.clone(),
-                model: model.clone(),
-                started_ms: agent::locations::now_ms(),
-            };
-            (SessionLog::create(&dir, &header)?, Vec::new(), id)
-        }
-    };
-    let mut toolbox = Toolbox::new(root, dir.join(&id));
-    agent::sandboxing::confine(&mut toolbox, &id, &dir.join(&id));
     let caps = agent::sandboxing::capabilities();
     if !caps.sandboxed {
         eprintln!("note: {}", caps.summary());
     }
+    let model = preset.as_ref().map(|p| p.model.clone()).unwrap_or_default();
     let mut config = AgentConfig::new(model);
     config.mode = a.mode;
     config.max_steps = a.max_steps;
     config.home = std::env::var_os("HOME").map(PathBuf::from);
     config.user_policy_file = loaded.user_file.clone();
-    config.session_dir = Some(dir.join(&id));
+    let opts = SessionOptions {
+        root,
+        sessions_dir: sessions_dir(),
+        policy: loaded.policy,
+        config,
+        resolver: agent::provider_resolver(preset, settings_file),
+        sandboxing: Sandboxing::Machine,
+        tmp_dir: None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     let approve = a.approve;
     let json = a.json;
-    let outcome = runtime.block_on(async move {
-        let (etx, mut erx) = mpsc::unbounded_channel();
-        let (atx, mut arx) = mpsc::channel::<(
-            ApprovalRequest,
-            tokio::sync::oneshot::Sender<ApprovalAnswer>,
-        )>(1);
+    let (id, outcome, left) = runtime.block_on(async move {
+        let (session, mut events) = match &a.session {
+            Some(id) => Session::open(opts, id),
+            None => Session::create(opts, &a.task),
+        }
+        .map_err(|e| anyhow!("{e}"))?;
+        if let Some(m) = a.mode {
+            session.set_mode(m);
+        }
+        // The outcome of the last turn the session's own agent ended (wake-ups may follow).
+        let last: Arc<Mutex<Option<TurnOutcome>>> = Arc::default();
+        let last2 = last.clone();
+        let answerer = session.clone();
         let printer = tokio::spawn(async move {
-            while let Some(e) = erx.recv().await {
+            while let Some(e) = events.recv().await {
                 print_event(&e, json);
+                if let AgentEvent::TurnEnded { outcome } = &e {
+                    *last2.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome.clone());
+                }
+                if let Some(req) = question(&e) {
+                    let req = req.clone();
+                    let id = req.id.clone();
+                    let answer = answer_for(approve, req).await;
+                    let _ = answerer.answer(&id, answer);
+                }
             }
         });
-        tokio::spawn(async move {
-            while let Some((req, reply)) = arx.recv().await {
-                let leaves_sandbox = matches!(
-                    req.confinement,
-                    Some(Confinement::Outside {
-                        reason: OutsideReason::Approved
-                    })
-                );
-                let answer = match approve {
-                    ApproveArg::All if leaves_sandbox => ApprovalAnswer::Deny {
-                        message: Some(
-                            "leaving the sandbox needs a person to approve it (run with --approve ask)"
-                                .into(),
-                        ),
-                    },
-                    ApproveArg::All => ApprovalAnswer::Approve,
-                    ApproveArg::None => ApprovalAnswer::Deny {
-                        message: Some("run with --approve none".into()),
-                    },
-                    ApproveArg::Reads if only_reads(&req) => ApprovalAnswer::Approve,
-                    ApproveArg::Reads => ApprovalAnswer::Deny {
-                        message: Some("run with --approve reads".into()),
-                    },
-                    ApproveArg::Ask => tokio::task::spawn_blocking(move || ask_stdin(&req))
-                        .await
-                        .unwrap_or(ApprovalAnswer::Deny { message: None }),
-                };
-                let _ = reply.send(answer);
-            }
-        });
-        let provider = Provider::new(pconfig)?;
-        let mut agent = Agent::new(provider, toolbox, loaded.policy, config, log, etx, atx);
-        agent.messages = previous;
-        let cancel = CancellationToken::new();
-        let c2 = cancel.clone();
+        let stopper = session.clone();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                c2.cancel();
+                stopper.stop();
             }
         });
-        let outcome = agent.run_turn(&a.task, &cancel).await;
-        drop(agent);
-        let _ = printer.await;
-        Ok::<_, anyhow::Error>(outcome)
+        let first = session.run(&a.task).await.map_err(|e| anyhow!("{e}"))?;
+        let left = session.settle(Duration::from_secs(a.background_wait)).await;
+        let id = session.id().to_string();
+        drop(session);
+        let _ = tokio::time::timeout(Duration::from_secs(5), printer).await;
+        let outcome = last
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .unwrap_or(first);
+        Ok::<_, anyhow::Error>((id, outcome, left))
     })?;
+    for t in &left {
+        eprintln!(
+            "tandem-cli: stopped {} ({}) as it was still running when tandem-cli exited",
+            t.id, t.title
+        );
+    }
     eprintln!("session: {id}");
     Ok(match outcome {
         TurnOutcome::Done { .. } => ExitCode::SUCCESS,
-        TurnOutcome::Failed { message } => {
-            eprintln!("tandem-cli: {message}; continue with --session {id}");
-            ExitCode::FAILURE
+        TurnOutcome::Failed { error } => {
+            eprintln!(
+                "tandem-cli: {}; continue with --session {id}",
+                error.message
+            );
+            if error.code == FailureCode::NoProvider {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
         }
         TurnOutcome::Ended => {
             eprintln!(
@@ -377,10 +465,117 @@ pub fn sessions(a: SessionsArgs) -> Result<ExitCode> {
 #[derive(Args)]
 pub struct ShowArgs {
     id: String,
+    /// Print the log's entries as JSON lines instead.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One line per turn: what the user (or a wake-up) asked, and how it ended.
+fn turns(entries: &[agent::Entry<Value>]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for e in entries {
+        match serde_json::from_value::<AgentEvent>(e.event.clone()) {
+            Ok(AgentEvent::UserMessage { text }) => out.push((
+                text.lines().next().unwrap_or("").chars().take(80).collect(),
+                "cut short".into(),
+            )),
+            Ok(AgentEvent::Wake { reason }) => out.push((
+                match reason {
+                    protocol::WakeReason::TaskFinished { task, state, .. } => {
+                        format!("(woken: {task} {state})")
+                    }
+                    protocol::WakeReason::Timer { .. } => "(woken: wake-up)".into(),
+                },
+                "cut short".into(),
+            )),
+            Ok(AgentEvent::TurnEnded { outcome }) => {
+                if let Some(last) = out.last_mut() {
+                    last.1 = outcome_words(&outcome);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn outcome_words(o: &TurnOutcome) -> String {
+    match o {
+        TurnOutcome::Done { .. } => "done".into(),
+        TurnOutcome::Ended => "ended".into(),
+        TurnOutcome::Paused { .. } => "paused".into(),
+        TurnOutcome::StepLimit => "step limit".into(),
+        TurnOutcome::BudgetSpent { .. } => "budget spent".into(),
+        TurnOutcome::Cancelled => "stopped".into(),
+        TurnOutcome::Failed { error } => format!("failed: {}", error.message),
+    }
+}
+
+struct AgentRow {
+    id: String,
+    name: String,
+    parent: Option<String>,
+    background: bool,
+    state: String,
+    steps: u32,
+    tokens: u64,
+}
+
+/// The session's sub-agents as a tree: each with its title, state, steps and tokens.
+fn agent_tree(entries: &[agent::Entry<Value>]) -> Vec<AgentRow> {
+    let mut rows: Vec<AgentRow> = Vec::new();
+    let mut visit = |e: &AgentEvent, rows: &mut Vec<AgentRow>| match e {
+        AgentEvent::SubagentStarted {
+            agent,
+            name,
+            background,
+            parent,
+            ..
+        } => rows.push(AgentRow {
+            id: agent.clone(),
+            name: name.clone(),
+            parent: parent.clone(),
+            background: *background,
+            state: "running or cut short".into(),
+            steps: 0,
+            tokens: 0,
+        }),
+        AgentEvent::SubagentEnded {
+            agent,
+            outcome,
+            steps,
+            tokens,
+            ..
+        } => {
+            if let Some(r) = rows.iter_mut().find(|r| r.id == *agent) {
+                r.state = outcome_words(outcome);
+                r.steps = *steps;
+                r.tokens = *tokens;
+            }
+        }
+        _ => {}
+    };
+    fn walk(
+        e: &AgentEvent,
+        rows: &mut Vec<AgentRow>,
+        visit: &mut dyn FnMut(&AgentEvent, &mut Vec<AgentRow>),
+    ) {
+        visit(e, rows);
+        if let AgentEvent::Subagent { event, .. } = e {
+            walk(event, rows, visit);
+        }
+    }
+    for e in entries {
+        if let Ok(ev) = serde_json::from_value::<AgentEvent>(e.event.clone()) {
+            walk(&ev, &mut rows, &mut visit);
+        }
+    }
+    rows
 }
 
 pub fn show(a: ShowArgs) -> Result<ExitCode> {
-    let path = agent::session_path(&sessions_dir(), &a.id)?;
+    let dir = sessions_dir();
+    let path = agent::session_path(&dir, &a.id)?;
     if !path.exists() {
         bail!(
             "there is no session {}; `tandem-cli sessions` lists them",
@@ -388,15 +583,62 @@ pub fn show(a: ShowArgs) -> Result<ExitCode> {
         );
     }
     let read = read_session::<Value>(&path)?;
+    for w in &read.warnings {
+        eprintln!("warning: {w}");
+    }
+    if a.json {
+        for e in &read.entries {
+            println!("{}", e.event);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     println!(
         "session {} — {} — {}",
         read.header.id, read.header.project, read.header.task
     );
-    for e in &read.entries {
-        println!("{}", e.event);
+    println!("turns:");
+    for (i, (asked, ended)) in turns(&read.entries).iter().enumerate() {
+        println!("  {}. {asked} — {ended}", i + 1);
     }
-    for w in &read.warnings {
-        eprintln!("warning: {w}");
+    // Sub-agents: those the session's own agent started are in its log; their own children
+    // and background agents' ends are in the sub-agents' logs.
+    let agents_dir = dir.join(&a.id).join("agents");
+    let mut rows = agent_tree(&read.entries);
+    for r in rows.iter_mut() {
+        if let Ok(child) = read_session::<Value>(&agents_dir.join(format!("{}.jsonl", r.id))) {
+            let ended = turns(&child.entries);
+            if r.state == "running or cut short"
+                && let Some((_, last)) = ended.last()
+            {
+                r.state = last.clone();
+            }
+        }
+    }
+    let mut nested: Vec<AgentRow> = Vec::new();
+    for r in &rows {
+        if let Ok(child) = read_session::<Value>(&agents_dir.join(format!("{}.jsonl", r.id))) {
+            nested.extend(agent_tree(&child.entries));
+        }
+    }
+    rows.extend(nested);
+    if !rows.is_empty() {
+        println!("agents:");
+        fn print_rows(rows: &[AgentRow], parent: Option<&str>, depth: usize) {
+            for r in rows.iter().filter(|r| r.parent.as_deref() == parent) {
+                println!(
+                    "  {}{} {}{} — {} — {} steps, {} tokens",
+                    "  ".repeat(depth),
+                    r.id,
+                    r.name,
+                    if r.background { " (background)" } else { "" },
+                    r.state,
+                    r.steps,
+                    r.tokens
+                );
+                print_rows(rows, Some(&r.id), depth + 1);
+            }
+        }
+        print_rows(&rows, None, 0);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -144,6 +144,7 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
                 .gate(),
             ),
         },
+        ..Default::default()
     };
     let result = runtime.block_on(toolbox.run_in(spec.name, args, &call));
     let _ = std::fs::remove_dir_all(&toolbox.commands.tmp_dir);

@@ -71,7 +71,7 @@ async fn run_streams_the_transcript_and_finishes_on_task_done() {
     assert_eq!(code, 0);
     let id = list.split('\t').next().expect("an id").to_string();
     assert!(list.contains("Make the greeting"), "{list}");
-    let (code, shown, _) = cli(data.path(), &["show", &id]).await;
+    let (code, shown, _) = cli(data.path(), &["show", "--json", &id]).await;
     assert_eq!(code, 0);
     assert!(shown.contains("\"type\":\"done\""), "{shown}");
     let (code, _, err) = cli(data.path(), &["show", "nope"]).await;

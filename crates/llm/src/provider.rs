@@ -8,12 +8,8 @@ use crate::retry::RetryPolicy;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderKind {
-    Anthropic,
-    /// OpenAI and every server speaking its Chat Completions API.
-    OpenAi,
-}
+/// Anthropic's Messages API, or OpenAI's Chat Completions (and every server speaking it).
+pub use protocol::ProviderKind;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderConfig {

@@ -1,7 +1,7 @@
 //! What the agent tells its front ends (the GUI, the CLI) while it works, and how they answer
 //! its approval questions.
 
-use crate::{Hunk, Message, PlanItem, TurnOutcome, Usage};
+use crate::{EngineError, Hunk, Message, PlanItem, TurnOutcome, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
@@ -33,6 +33,39 @@ pub struct ApprovalRequest {
     /// Set when the sandbox stopped this command and the question is whether to run it once
     /// outside: what the sandbox refused.
     pub sandbox_denial: Option<SandboxDenial>,
+    /// The sub-agent that asks (its name), when it is not the session's own agent.
+    #[serde(default)]
+    pub agent: Option<String>,
+}
+
+/// How a tool call ended, for the front ends (the model reads the text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOutcome {
+    /// It ran and did what was asked.
+    Ok,
+    /// It ran and failed (a command's non-zero exit, a tool's error).
+    Failed,
+    /// The user denied it.
+    Denied,
+    /// The policy refused it; it never ran.
+    Refused,
+    /// The turn was stopped before it ran or finished.
+    Stopped,
+}
+
+/// Why the agent woke without a message from the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WakeReason {
+    /// A background task (a command or a named agent) ended.
+    TaskFinished {
+        task: String,
+        title: String,
+        state: String,
+    },
+    /// The wake-up the agent asked for with `wakeup`.
+    Timer { hint: Option<String> },
 }
 
 /// Where a command runs.
@@ -149,10 +182,18 @@ pub enum AgentEvent {
         name: String,
         output: String,
         is_error: bool,
+        /// How it ended (for the front ends; older logs lack it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        outcome: Option<ToolOutcome>,
         /// For commands: where it ran.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         confinement: Option<Confinement>,
+        /// For commands that finished: their exit code.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        exit_code: Option<i32>,
     },
     Usage {
         usage: Usage,
@@ -163,7 +204,7 @@ pub enum AgentEvent {
         text: String,
     },
     Error {
-        message: String,
+        error: EngineError,
     },
     Done {
         summary: String,
@@ -180,5 +221,39 @@ pub enum AgentEvent {
     /// The turn is over; nothing more comes until the next message.
     TurnEnded {
         outcome: TurnOutcome,
+    },
+    /// A turn starts without a message from the user: something the agent waited for happened.
+    Wake {
+        reason: WakeReason,
+    },
+    /// A sub-agent started: its events follow as `subagent` events with this id.
+    SubagentStarted {
+        /// Unique in the session, e.g. `a1`.
+        agent: String,
+        /// Its name (`reviewer`, `reviewer-2`) or the title it was given.
+        name: String,
+        task: String,
+        /// Runs in the background (a named agent) or while the parent waits.
+        background: bool,
+        model: String,
+        #[ts(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent: Option<String>,
+    },
+    /// One event of a sub-agent's own transcript.
+    Subagent {
+        agent: String,
+        event: Box<AgentEvent>,
+    },
+    /// A sub-agent stopped: how, with what it reports.
+    SubagentEnded {
+        agent: String,
+        outcome: TurnOutcome,
+        report: String,
+        #[ts(type = "number")]
+        steps: u32,
+        #[ts(type = "number")]
+        tokens: u64,
+        cost_usd: Option<f64>,
     },
 }

@@ -56,7 +56,7 @@ pub struct CreateSessionArgs {
 pub struct SendMessageArgs {
     pub session: String,
     pub text: String,
-    pub mode: crate::AgentMode,
+    pub mode: crate::Mode,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -71,7 +71,7 @@ pub struct AnswerApprovalArgs {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct SetModeArgs {
     pub session: String,
-    pub mode: crate::AgentMode,
+    pub mode: crate::Mode,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -83,7 +83,7 @@ pub struct StopTaskArgs {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ProviderInput {
     pub name: String,
-    pub kind: crate::ProviderKindName,
+    pub kind: crate::ProviderKind,
     pub base_url: Option<String>,
     pub num_ctx: Option<u32>,
 }
@@ -105,7 +105,7 @@ pub struct SetApiKeyArgs {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct TestConnectionArgs {
-    pub kind: crate::ProviderKindName,
+    pub kind: crate::ProviderKind,
     pub base_url: Option<String>,
     /// A key typed but not saved yet; otherwise the provider's stored key is used.
     pub api_key: Option<String>,

@@ -26,10 +26,62 @@ pub enum TurnOutcome {
     },
     /// The user pressed Stop (or the window went away).
     Cancelled,
-    /// The model or the log failed; the message says what to do next.
+    /// The model or the log failed: a code the front end acts on, and words for people.
     Failed {
-        message: String,
+        error: EngineError,
     },
+}
+
+/// A failure as it crosses to a front end: a stable code to decide on (offer Retry, open
+/// Settings) and a message for people. Nobody reads meaning back out of the message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct EngineError {
+    pub code: FailureCode,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureCode {
+    /// No model provider is set up.
+    NoProvider,
+    /// The provider refused the key (401/403).
+    Auth,
+    /// The provider asks to slow down (429) or is overloaded.
+    RateLimited,
+    /// The provider had a server error (5xx).
+    ServerError,
+    /// The server could not be reached (wrong address, not running, no network).
+    Unreachable,
+    /// The reply stopped mid-way or was unreadable.
+    StreamBroken,
+    /// The provider named no such model (404).
+    ModelNotFound,
+    /// The conversation is too long for the model.
+    ContextTooLong,
+    /// The provider refused the request for another reason (4xx).
+    BadRequest,
+    /// The session's log could not be written.
+    LogFailed,
+    /// Another window or `tandem-cli` has this session open.
+    SessionBusy,
+    /// Anything else.
+    Internal,
+}
+
+impl FailureCode {
+    /// Whether sending again, unchanged, can help.
+    pub fn retryable(self) -> bool {
+        matches!(
+            self,
+            FailureCode::RateLimited
+                | FailureCode::ServerError
+                | FailureCode::Unreachable
+                | FailureCode::StreamBroken
+                | FailureCode::LogFailed
+                | FailureCode::SessionBusy
+        )
+    }
 }
 
 /// Where a session stands, for the session list.
@@ -49,14 +101,64 @@ pub enum SessionState {
     Interrupted,
 }
 
-/// The policy mode a turn runs in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// How much the agent may do on its own, from strictest to loosest: the one mode type of the
+/// workspace (the policy engine judges in it, the window and the CLI pick it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
-pub enum AgentMode {
+pub enum Mode {
     ReadOnly,
     Ask,
     AutoEdit,
     FullAuto,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 4] = [Mode::ReadOnly, Mode::Ask, Mode::AutoEdit, Mode::FullAuto];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::ReadOnly => "read_only",
+            Mode::Ask => "ask",
+            Mode::AutoEdit => "auto_edit",
+            Mode::FullAuto => "full_auto",
+        }
+    }
+
+    /// One line a non-programmer can read in the mode selector.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            Mode::ReadOnly => {
+                "The agent can look but not touch: no edits, no commands that change anything."
+            }
+            Mode::Ask => {
+                "The agent reads freely and asks before every edit, command and web access."
+            }
+            Mode::AutoEdit => {
+                "The agent edits files in the project without asking; commands still ask."
+            }
+            Mode::FullAuto => {
+                "The agent works on its own; only blocked and dangerous actions stop it."
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name() == s || m.name().replace('_', "-") == s)
+            .ok_or_else(|| {
+                format!("unknown mode `{s}`; use read_only, ask, auto_edit or full_auto")
+            })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -116,19 +218,21 @@ pub struct BackgroundTask {
     pub output_tail: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ProviderKindName {
+/// Which wire format a model server speaks: the one provider-kind type of the workspace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+pub enum ProviderKind {
+    #[serde(rename = "anthropic")]
     Anthropic,
     /// OpenAI itself or any OpenAI-compatible server (Ollama, llama.cpp, vLLM…).
-    Openai,
+    #[serde(rename = "openai")]
+    OpenAi,
 }
 
 /// A configured provider as the Settings screen shows it. Never carries the key itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ProviderView {
     pub name: String,
-    pub kind: ProviderKindName,
+    pub kind: ProviderKind,
     pub base_url: Option<String>,
     pub num_ctx: Option<u32>,
     /// Where its key comes from: "keychain", "file", "environment (ANTHROPIC_API_KEY)", or

@@ -25,7 +25,11 @@ fn scene() -> &'static Scene {
         let base = dir.path().canonicalize().expect("canonical");
         let project = base.join("project");
         let home = base.join("home");
-        for d in [project.join(".git/hooks"), home.join(".ssh"), home.join(".aws")] {
+        for d in [
+            project.join(".git/hooks"),
+            home.join(".ssh"),
+            home.join(".aws"),
+        ] {
             std::fs::create_dir_all(d).expect("mkdir");
         }
         std::fs::write(project.join(".git/config"), "[core]\n").expect("write");

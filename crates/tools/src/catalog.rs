@@ -151,6 +151,24 @@ pub const TOOLS: &[ToolSpec] = &[
         schema: schema_of::<crate::TaskDoneArgs>,
     },
     ToolSpec {
+        name: "spawn_subagent",
+        description: "Hand a well-defined part of the task to a sub-agent with a fresh context (and the model of `model_role`); you wait for it and get its summary, the files it changed and its token use. It works under the same rules and approvals as you.",
+        read_only: false,
+        schema: schema_of::<crate::SpawnSubagentArgs>,
+    },
+    ToolSpec {
+        name: "agent_spawn",
+        description: "Start a named agent that works in the background (e.g. a reviewer); its report arrives when it stops, and you can message it with agent_send. task_list, task_poll and task_stop cover it.",
+        read_only: false,
+        schema: schema_of::<crate::AgentSpawnArgs>,
+    },
+    ToolSpec {
+        name: "agent_send",
+        description: "Send a message to a named agent; an idle one starts working on it.",
+        read_only: false,
+        schema: schema_of::<crate::AgentSendArgs>,
+    },
+    ToolSpec {
         name: "create_pull_request",
         description: "Open a pull request for the current branch with the GitHub CLI (`gh`). Refused on the base branch.",
         read_only: false,

@@ -6,6 +6,7 @@
 //! (what the model reads). Must not touch Tauri, the policy engine or the model: callers decide
 //! whether a call may run; this crate only runs it, and refuses paths outside the project.
 
+mod agents;
 mod atomic;
 mod cache;
 mod catalog;
@@ -30,6 +31,7 @@ mod web;
 mod workspace;
 mod write_file;
 
+pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use cache::{CACHE_TTL, CACHED_TOOLS};
 pub use catalog::{TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
 pub use diff::{HUNK_CONTEXT, hunks, line_counts, merge_hunks};
@@ -47,7 +49,8 @@ pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
 };
 pub use run_command::{
-    CommandConfig, CommandOutcome, RunCommandArgs, head_tail, render_outcome, run_command,
+    CommandConfig, CommandOutcome, RunCommandArgs, RunContext, head_tail, render_outcome,
+    run_command,
 };
 pub use sandboxing::{SandboxSetup, sandbox_denial};
 pub use search::{

@@ -38,6 +38,26 @@ pub struct RunCommandArgs {
     pub background: bool,
 }
 
+/// What the engine decided about one command run.
+#[derive(Debug, Clone)]
+pub struct RunContext {
+    pub confinement: Confinement,
+    /// The agent whose task it becomes when it runs long (a sub-agent's id).
+    pub owner: Option<String>,
+    /// Stop: a command still in the foreground is ended, and the call returns at once.
+    pub cancel: Option<tokio_util::sync::CancellationToken>,
+}
+
+impl RunContext {
+    pub fn new(confinement: Confinement) -> Self {
+        RunContext {
+            confinement,
+            owner: None,
+            cancel: None,
+        }
+    }
+}
+
 /// How commands run; the defaults are the spec's.
 #[derive(Debug, Clone)]
 pub struct CommandConfig {
@@ -45,6 +65,8 @@ pub struct CommandConfig {
     /// A command still running after this becomes a background task.
     pub grace: Duration,
     pub default_timeout: Duration,
+    /// A background command without a timeout of its own is stopped after this long.
+    pub background_timeout: Duration,
     /// Between SIGTERM and SIGKILL.
     pub kill_grace: Duration,
     /// Lines kept from the start and from the end of the output for the model.
@@ -72,6 +94,7 @@ impl CommandConfig {
                 .unwrap_or_else(|| PathBuf::from("sh")),
             grace: Duration::from_secs(10),
             default_timeout: Duration::from_secs(120),
+            background_timeout: Duration::from_secs(30 * 60),
             kill_grace: Duration::from_secs(5),
             head_lines: 100,
             tail_lines: 100,
@@ -237,8 +260,9 @@ pub async fn run_command(
     tasks: &TaskRegistry,
     config: &CommandConfig,
     args: &RunCommandArgs,
-    confinement: Confinement,
+    run: &RunContext,
 ) -> ToolResult<CommandOutcome> {
+    let confinement = run.confinement;
     if args.command.trim().is_empty() {
         return Err(ToolError::InvalidArgument("the command is empty".into()));
     }
@@ -249,7 +273,7 @@ pub async fn run_command(
             ));
         }
         Some(s) => Some(Duration::from_secs(s)),
-        None if args.background => None,
+        None if args.background => Some(config.background_timeout),
         None => Some(config.default_timeout),
     };
     std::fs::create_dir_all(&config.output_dir)
@@ -275,7 +299,7 @@ pub async fn run_command(
         .unwrap_or_else(|| args.command.clone());
     // The id names the output file, so it is taken before the file exists.
     let placeholder = config.output_dir.join("pending.log");
-    let id = tasks.register("command", &title, placeholder, stop_tx);
+    let id = tasks.register("command", &title, placeholder, stop_tx, run.owner.clone());
     let output_path = config.output_dir.join(format!("{id}.log"));
     tasks.set_output_path(&id, output_path.clone());
     let mut file = tokio::fs::File::create(&output_path)
@@ -372,7 +396,22 @@ pub async fn run_command(
     if args.background {
         return Ok(background("started in the background as asked"));
     }
-    match tokio::time::timeout(config.grace, done_rx).await {
+    let cancelled = async {
+        match &run.cancel {
+            Some(c) => c.cancelled().await,
+            None => std::future::pending().await,
+        }
+    };
+    let waited = tokio::select! {
+        w = tokio::time::timeout(config.grace, done_rx) => w,
+        () = cancelled => {
+            // Stopped: the command ends now (SIGTERM, then SIGKILL), not in the background.
+            let _ = tasks.stop(&id);
+            tasks.mark_reported(&id);
+            return Err(ToolError::InvalidArgument("the command was stopped".into()));
+        }
+    };
+    match waited {
         Ok(Ok((state, duration_ms))) => {
             tasks.mark_reported(&id);
             let text = std::fs::read(&output_path)

@@ -27,6 +27,8 @@ pub enum TaskState {
     Failed {
         message: String,
     },
+    /// A named agent that stopped working and waits for a message.
+    Idle,
 }
 
 impl TaskState {
@@ -42,6 +44,7 @@ impl TaskState {
             TaskState::Stopped => "stopped".into(),
             TaskState::TimedOut => "killed at its timeout".into(),
             TaskState::Failed { message } => format!("failed: {message}"),
+            TaskState::Idle => "waiting for a message".into(),
         }
     }
 }
@@ -68,18 +71,32 @@ struct Entry {
     /// The model already got this task's result directly (it finished within its grace window).
     reported: bool,
     stop: Option<oneshot::Sender<()>>,
+    /// The agent that started it (a sub-agent's id), if not the session's own.
+    owner: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
-    TaskFinished { id: String, state: TaskState },
-    Wakeup { hint: Option<String> },
+    TaskFinished {
+        id: String,
+        state: TaskState,
+    },
+    Wakeup {
+        hint: Option<String>,
+    },
+    /// A named agent stopped working: what it reports.
+    AgentReport {
+        id: String,
+        title: String,
+        report: String,
+    },
 }
 
 #[derive(Default)]
 struct Inner {
     tasks: HashMap<String, Entry>,
-    finished: Vec<(String, TaskState)>,
+    /// What wakes the agent, in order: finished tasks and agents' reports.
+    finished: Vec<Event>,
     wake_at: Option<(Instant, Option<String>)>,
 }
 
@@ -100,12 +117,14 @@ impl TaskRegistry {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(crate) fn register(
+    /// Registers a task (a command, or a named agent, which the engine runs itself).
+    pub fn register(
         &self,
         kind: &'static str,
         title: &str,
         output_path: PathBuf,
         stop: oneshot::Sender<()>,
+        owner: Option<String>,
     ) -> String {
         let id = format!("task-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
         self.lock().tasks.insert(
@@ -120,6 +139,7 @@ impl TaskRegistry {
                 polled: 0,
                 reported: false,
                 stop: Some(stop),
+                owner,
             },
         );
         id
@@ -131,7 +151,8 @@ impl TaskRegistry {
         }
     }
 
-    pub(crate) fn finish(&self, id: &str, state: TaskState) {
+    /// A task ended (a command exited, an agent was stopped).
+    pub fn finish(&self, id: &str, state: TaskState) {
         let mut inner = self.lock();
         let mut announce = false;
         if let Some(e) = inner.tasks.get_mut(id) {
@@ -141,10 +162,63 @@ impl TaskRegistry {
             announce = !e.reported;
         }
         if announce {
-            inner.finished.push((id.to_string(), state));
+            inner.finished.push(Event::TaskFinished {
+                id: id.to_string(),
+                state,
+            });
         }
         drop(inner);
         self.notify.notify_waiters();
+    }
+
+    /// A named agent stopped working: it stays (idle, a message resumes it) and its report
+    /// wakes the session's agent.
+    pub fn report(&self, id: &str, report: &str) {
+        let mut inner = self.lock();
+        let Some(e) = inner.tasks.get_mut(id) else {
+            return;
+        };
+        e.state = TaskState::Idle;
+        let title = e.title.clone();
+        inner.finished.push(Event::AgentReport {
+            id: id.to_string(),
+            title,
+            report: report.to_string(),
+        });
+        drop(inner);
+        self.notify.notify_waiters();
+    }
+
+    /// A named agent works again.
+    pub fn resume(&self, id: &str) {
+        if let Some(e) = self.lock().tasks.get_mut(id)
+            && e.state == TaskState::Idle
+        {
+            e.state = TaskState::Running;
+        }
+    }
+
+    /// Whether anything may still wake the agent: a task running or idle, or a wake-up due.
+    pub fn has_pending(&self) -> bool {
+        let inner = self.lock();
+        !inner.finished.is_empty()
+            || inner.wake_at.is_some()
+            || inner
+                .tasks
+                .values()
+                .any(|e| e.state.is_running() || e.state == TaskState::Idle)
+    }
+
+    /// Stops every task the agent `owner` started (it is being stopped itself).
+    pub fn stop_owned(&self, owner: &str) {
+        let mut inner = self.lock();
+        for e in inner.tasks.values_mut() {
+            if e.owner.as_deref() == Some(owner)
+                && let Some(tx) = e.stop.take()
+            {
+                let _ = tx.send(());
+            }
+        }
     }
 
     /// The caller got the result itself: no event for it, and it leaves the default list.
@@ -153,7 +227,9 @@ impl TaskRegistry {
         if let Some(e) = inner.tasks.get_mut(id) {
             e.reported = true;
         }
-        inner.finished.retain(|(f, _)| f != id);
+        inner
+            .finished
+            .retain(|e| !matches!(e, Event::TaskFinished { id: f, .. } if f == id));
     }
 
     fn info(id: &str, e: &Entry) -> TaskInfo {
@@ -173,7 +249,7 @@ impl TaskRegistry {
         let mut v: Vec<TaskInfo> = inner
             .tasks
             .iter()
-            .filter(|(_, e)| include_finished || e.state.is_running())
+            .filter(|(_, e)| include_finished || e.state.is_running() || e.state == TaskState::Idle)
             .map(|(id, e)| Self::info(id, e))
             .collect();
         v.sort_by_key(|t| t.id.trim_start_matches("task-").parse::<u64>().unwrap_or(0));
@@ -256,8 +332,7 @@ impl TaskRegistry {
             let wake = {
                 let mut inner = self.lock();
                 if !inner.finished.is_empty() {
-                    let (id, state) = inner.finished.remove(0);
-                    return Some(Event::TaskFinished { id, state });
+                    return Some(inner.finished.remove(0));
                 }
                 match &inner.wake_at {
                     Some((at, _)) if *at <= Instant::now() => {

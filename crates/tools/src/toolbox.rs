@@ -6,7 +6,7 @@ use crate::cache::{self, CACHED_TOOLS, Cache};
 use crate::catalog::{ToolOutput, parse, run_tool, to_value};
 use crate::error::{ToolError, ToolResult};
 use crate::paths::ProjectRoot;
-use crate::run_command::{CommandConfig, RunCommandArgs, render_outcome, run_command};
+use crate::run_command::{CommandConfig, RunCommandArgs, RunContext, render_outcome, run_command};
 use crate::tasks::TaskRegistry;
 use crate::web::{
     FetchContext, WebConfig, WebFetchArgs, WebSearchArgs, render_fetch, render_search_hits,
@@ -49,6 +49,11 @@ pub struct CallContext {
     pub confinement: Option<Confinement>,
     /// For web_fetch: where the first request goes and who judges redirects.
     pub fetch: FetchContext,
+    /// The agent on whose behalf it runs (a sub-agent's id): background tasks it starts are
+    /// its own, and end with it.
+    pub owner: Option<String>,
+    /// Stop: a command still running in the foreground is ended.
+    pub cancel: Option<tokio_util::sync::CancellationToken>,
 }
 
 pub struct Toolbox {
@@ -117,8 +122,18 @@ impl Toolbox {
                 let a: RunCommandArgs = parse(name, args)?;
                 // A command may change anything: what was cached is stale before and after.
                 self.cache.clear();
-                let outcome =
-                    run_command(&self.ws, &self.tasks, &self.commands, &a, confinement).await;
+                let outcome = run_command(
+                    &self.ws,
+                    &self.tasks,
+                    &self.commands,
+                    &a,
+                    &RunContext {
+                        confinement,
+                        owner: ctx.owner.clone(),
+                        cancel: ctx.cancel.clone(),
+                    },
+                )
+                .await;
                 self.cache.clear();
                 self.refresh_secrets();
                 let outcome = outcome?;
@@ -213,6 +228,9 @@ impl Toolbox {
                     structured: to_value(&d),
                 })
             }
+            "spawn_subagent" | "agent_spawn" | "agent_send" => Err(ToolError::InvalidArgument(
+                format!("{name} is run by the agent engine, not the toolbox"),
+            )),
             _ => {
                 // Everything else changes the project (or is unknown, which run_tool explains).
                 self.cache.clear();

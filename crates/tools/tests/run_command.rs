@@ -3,8 +3,8 @@
 use protocol::{Confinement, OutsideReason};
 use std::time::Duration;
 use tools::{
-    CommandConfig, CommandOutcome, Event, ProjectRoot, RunCommandArgs, TaskRegistry, TaskState,
-    Workspace, run_command,
+    CommandConfig, CommandOutcome, Event, ProjectRoot, RunCommandArgs, RunContext, TaskRegistry,
+    TaskState, Workspace, run_command,
 };
 
 /// These tests cover the runner itself; the sandbox has its own (sandbox_escapes.rs).
@@ -60,7 +60,7 @@ async fn output_exit_code_and_the_project_folder() {
         &e.tasks,
         &e.config,
         &args("pwd; echo to-stderr >&2; exit 3"),
-        OUTSIDE,
+        &RunContext::new(OUTSIDE),
     )
     .await
     .expect("run");
@@ -103,9 +103,15 @@ async fn long_output_is_cut_to_head_and_tail_but_saved_whole() {
     let mut e = env();
     e.config.head_lines = 3;
     e.config.tail_lines = 2;
-    let out = run_command(&e.ws, &e.tasks, &e.config, &args("seq 1 1000"), OUTSIDE)
-        .await
-        .expect("run");
+    let out = run_command(
+        &e.ws,
+        &e.tasks,
+        &e.config,
+        &args("seq 1 1000"),
+        &RunContext::new(OUTSIDE),
+    )
+    .await
+    .expect("run");
     let CommandOutcome::Finished {
         output,
         output_path,
@@ -136,7 +142,7 @@ async fn a_timeout_kills_the_whole_process_tree() {
     let pidfile = e.ws.root().path().join("pid");
     let mut a = args("sleep 300 & echo $! > pid; trap '' TERM; sleep 300");
     a.timeout = Some(1);
-    let out = run_command(&e.ws, &e.tasks, &e.config, &a, OUTSIDE)
+    let out = run_command(&e.ws, &e.tasks, &e.config, &a, &RunContext::new(OUTSIDE))
         .await
         .expect("run");
     let CommandOutcome::Finished { timed_out, .. } = out else {
@@ -158,7 +164,7 @@ async fn background_tasks_poll_stop_and_wake_the_agent() {
         &e.tasks,
         &e.config,
         &args("echo started; sleep 1; echo finished"),
-        OUTSIDE,
+        &RunContext::new(OUTSIDE),
     )
     .await
     .expect("run");
@@ -182,7 +188,7 @@ async fn background_tasks_poll_stop_and_wake_the_agent() {
     // Asked for the background; stopped; stopping again is fine.
     let mut a = args("sleep 300");
     a.background = true;
-    let out = run_command(&e.ws, &e.tasks, &e.config, &a, OUTSIDE)
+    let out = run_command(&e.ws, &e.tasks, &e.config, &a, &RunContext::new(OUTSIDE))
         .await
         .expect("run");
     let CommandOutcome::Background { task_id, .. } = out else {
@@ -225,7 +231,7 @@ async fn commands_get_an_allow_listed_environment() {
         &args(
             "echo \"[$CARGO_MANIFEST_DIR][$CARGO_PKG_NAME][${PATH:+path}][$GIT_TERMINAL_PROMPT]\"",
         ),
-        OUTSIDE,
+        &RunContext::new(OUTSIDE),
     )
     .await
     .expect("run");
@@ -240,7 +246,7 @@ async fn commands_get_an_allow_listed_environment() {
         &e.tasks,
         &e.config,
         &args("echo \"[$CARGO_PKG_NAME]\""),
-        OUTSIDE,
+        &RunContext::new(OUTSIDE),
     )
     .await
     .expect("run");
@@ -254,14 +260,20 @@ async fn commands_get_an_allow_listed_environment() {
 async fn bad_arguments_are_clear() {
     let e = env();
     assert!(
-        run_command(&e.ws, &e.tasks, &e.config, &args("  "), OUTSIDE)
-            .await
-            .is_err()
+        run_command(
+            &e.ws,
+            &e.tasks,
+            &e.config,
+            &args("  "),
+            &RunContext::new(OUTSIDE)
+        )
+        .await
+        .is_err()
     );
     let mut a = args("true");
     a.timeout = Some(0);
     assert!(
-        run_command(&e.ws, &e.tasks, &e.config, &a, OUTSIDE)
+        run_command(&e.ws, &e.tasks, &e.config, &a, &RunContext::new(OUTSIDE))
             .await
             .expect_err("zero")
             .to_string()

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 use tools::{
-    CommandConfig, CommandOutcome, ProjectRoot, RunCommandArgs, SandboxSetup, TaskRegistry,
-    Workspace, run_command,
+    CommandConfig, CommandOutcome, ProjectRoot, RunCommandArgs, RunContext, SandboxSetup,
+    TaskRegistry, Workspace, run_command,
 };
 
 struct Fixture {
@@ -125,9 +125,15 @@ async fn run_in(
         timeout: Some(60),
         background: false,
     };
-    let out = run_command(&f.ws, &f.tasks, &f.config, &args, confinement)
-        .await
-        .expect("the command runs");
+    let out = run_command(
+        &f.ws,
+        &f.tasks,
+        &f.config,
+        &args,
+        &RunContext::new(confinement),
+    )
+    .await
+    .expect("the command runs");
     match &out {
         CommandOutcome::Finished {
             exit_code, output, ..

@@ -1,0 +1,70 @@
+//! Compaction: near the end of the context window, older turns become a summary the model
+//! writes, marked in the log so that a resumed session continues from the summary too.
+
+use crate::turn::{Agent, AgentError};
+use llm::ChatRequest;
+use protocol::{AgentEvent, ContentBlock, Message};
+use tokio_util::sync::CancellationToken;
+
+/// The text the summary is given to the model with (replay rebuilds the same message).
+pub(crate) fn summary_message(summary: &str) -> Message {
+    Message::user_text(format!(
+        "Summary of earlier work in this session (older turns were compacted to fit the context window):\n{summary}"
+    ))
+}
+
+impl Agent {
+    /// Replaces the older part of the conversation with a summary the model writes, keeping
+    /// the task and the most recent turns. Cuts only where no tool call waits for its result.
+    pub(crate) async fn compact(
+        &mut self,
+        system: &str,
+        cancel: &CancellationToken,
+    ) -> Result<(), AgentError> {
+        const KEEP: usize = 4;
+        if self.messages.len() <= KEEP + 1 {
+            return Ok(());
+        }
+        // The first kept message must not be a tool result whose call would be summarized away.
+        let mut cut = self.messages.len() - KEEP;
+        while cut < self.messages.len()
+            && self.messages[cut]
+                .content
+                .iter()
+                .any(|b| matches!(b, ContentBlock::ToolResult { .. }))
+        {
+            cut += 1;
+        }
+        if cut >= self.messages.len() || cut <= 1 {
+            return Ok(());
+        }
+        let mut older: Vec<Message> = self.messages[..cut].to_vec();
+        older.push(Message::user_text(
+            "Summarize the conversation so far for your own later use: the task, what you have done and found, \
+             files changed, decisions the user made, and what remains. Be concise and concrete; do not call tools.",
+        ));
+        let req = ChatRequest {
+            model: self.config.model.clone(),
+            system: Some(system.to_string()),
+            messages: older,
+            tools: Vec::new(),
+            max_tokens: 2048,
+            temperature: None,
+        };
+        let provider = self.provider.as_ref().ok_or(AgentError::NoProvider)?;
+        let resp = provider.stream(&req, &mut |_| {}, cancel).await?;
+        let summary = resp.message.text();
+        let before = self.messages.len();
+        let mut compacted = vec![summary_message(&summary)];
+        compacted.extend(self.messages[cut..].iter().cloned());
+        self.messages = compacted;
+        self.log.append(&serde_json::json!({"type": "compaction", "summary": summary, "messages_before": before, "messages_after": self.messages.len()}))?;
+        self.emit(AgentEvent::Notice {
+            text: format!(
+                "older turns were compacted into a summary ({before} messages → {})",
+                self.messages.len()
+            ),
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,150 @@
+//! What the model is told besides the conversation: the system prompt (with the project's
+//! instruction file, read under the same confinement as `read_file`) and the tools it may call.
+
+use protocol::{ContentBlock, Message, ToolDefinition};
+
+/// Project instructions the model should follow, from the first of these files present.
+const INSTRUCTION_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", ".tandem/instructions.md"];
+
+/// Today's date (UTC) as YYYY-MM-DD, from the days since 1970 (Howard Hinnant's algorithm).
+fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() / 86_400)
+        .unwrap_or(0) as i64;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The most of an instruction file that goes into the system prompt.
+const INSTRUCTIONS_CAP: usize = 32 * 1024;
+
+pub(crate) fn system_prompt(root: &tools::ProjectRoot, sandboxed: bool) -> String {
+    let mut s = format!(
+        "You are Tandem, a coding agent working in the project folder {} on {}. Today is {}.\n\
+         Work with the tools: read before you edit, keep changes small, run the project's tests when you change code. \
+         Paths are relative to the project folder. Some calls need the user's approval; if one is refused, read why and adapt. \
+         When the task is complete, call task_done with a short summary for the user.\n",
+        root.path().display(),
+        std::env::consts::OS,
+        today()
+    );
+    if sandboxed {
+        s.push_str(
+            "Commands run in a sandbox: they can change only the project folder and a private temporary folder ($TMPDIR), \
+             cannot read secrets such as .env files and keys, and have no network unless the user granted it.\n",
+        );
+    }
+    if let Some((name, text)) = instructions(root) {
+        s.push_str(&format!("\nThe project's instructions ({name}):\n{text}\n"));
+    }
+    s
+}
+
+/// The first instruction file present, read under the same confinement as `read_file`: a
+/// link out of the project or to a secret is not followed (a cloned repository's `AGENTS.md`
+/// may point at `~/.aws/credentials`), and a long file is cut.
+fn instructions(root: &tools::ProjectRoot) -> Option<(&'static str, String)> {
+    INSTRUCTION_FILES.iter().find_map(|f| {
+        let resolved = root.resolve(f).ok()?;
+        if policy::is_secret(&resolved.real) || !resolved.real.is_file() {
+            return None;
+        }
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut std::io::Read::take(
+                std::fs::File::open(&resolved.real).ok()?,
+                INSTRUCTIONS_CAP as u64 + 1,
+            ),
+            &mut text,
+        )
+        .ok()?;
+        if text.len() > INSTRUCTIONS_CAP {
+            let mut cut = INSTRUCTIONS_CAP;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push_str("\n[… the rest of the file was cut]");
+        }
+        Some((*f, text))
+    })
+}
+
+/// A rough token count (four characters a token), enough to see the window filling up.
+pub(crate) fn estimate_tokens(messages: &[Message]) -> u64 {
+    let chars: usize = messages
+        .iter()
+        .flat_map(|m| &m.content)
+        .map(|b| match b {
+            ContentBlock::Text { text } => text.len(),
+            ContentBlock::Thinking { thinking, .. } => thinking.len(),
+            ContentBlock::ToolUse { input, .. } => input.to_string().len(),
+            ContentBlock::ToolResult { content, .. } => content.len(),
+            ContentBlock::Image { data, .. } => data.len() / 10,
+        })
+        .sum();
+    (chars / 4) as u64
+}
+
+/// The catalog as the model sees it. An agent that may not start sub-agents (it is as deep as
+/// sub-agents go) is not offered the tools to do it.
+pub(crate) fn tool_definitions(may_spawn: bool) -> Vec<ToolDefinition> {
+    tools::TOOLS
+        .iter()
+        .filter(|t| may_spawn || !crate::subagents::SPAWNING_TOOLS.contains(&t.name))
+        .map(|t| ToolDefinition {
+            name: t.name.to_string(),
+            description: t.description.to_string(),
+            input_schema: t.schema(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn instruction_files_are_read_like_read_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let outside = dir.path().join("credentials");
+        std::fs::write(&outside, "aws_secret_access_key = LEAKED").expect("write");
+        let project = dir.path().join("p");
+        std::fs::create_dir(&project).expect("mkdir");
+        std::os::unix::fs::symlink(&outside, project.join("AGENTS.md")).expect("link");
+        let root = tools::ProjectRoot::open(&project).expect("open");
+        let prompt = super::system_prompt(&root, true);
+        assert!(!prompt.contains("LEAKED"), "{prompt}");
+        assert!(prompt.contains("Commands run in a sandbox"));
+
+        // A link to a secret inside the project is not followed either.
+        std::fs::remove_file(project.join("AGENTS.md")).expect("rm");
+        std::fs::write(project.join(".env"), "TOKEN=LEAKED").expect("write");
+        std::os::unix::fs::symlink(".env", project.join("AGENTS.md")).expect("link");
+        assert!(!super::system_prompt(&root, false).contains("LEAKED"));
+
+        // A real file is read, and a long one is cut.
+        std::fs::remove_file(project.join("AGENTS.md")).expect("rm");
+        let long = format!("Use tabs.\n{}", "x".repeat(100_000));
+        std::fs::write(project.join("AGENTS.md"), long).expect("write");
+        let prompt = super::system_prompt(&root, false);
+        assert!(prompt.contains("Use tabs."));
+        assert!(prompt.contains("the rest of the file was cut"));
+        assert!(prompt.len() < 40_000);
+    }
+
+    #[test]
+    fn today_is_a_date() {
+        let t = super::today();
+        assert_eq!(t.len(), 10);
+        assert!(t.starts_with("20"), "{t}");
+        assert_eq!(&t[4..5], "-");
+    }
+}

@@ -1,0 +1,458 @@
+//! A session, owned by the engine: its log, toolbox, rules, provider, questions, background
+//! tasks and sub-agents. Front ends (the window, `tandem-cli`, tests) create or open one and
+//! drive it only through operations — submit a message, answer a question, change the mode,
+//! stop — and read one stream of typed events. When the session is idle, a background task
+//! that ends, a wake-up the agent asked for, or a named agent's report starts the next turn.
+
+use crate::approvals::{AnswerError, Approvals};
+use crate::event_sink::EventSink;
+use crate::failure::engine_error;
+use crate::session_log::{LogError, SessionHeader, SessionLog};
+use crate::subagents::{Kit, ProviderResolver};
+use crate::turn::{Agent, AgentConfig, ModeSwitch, SharedPolicy};
+use policy::{Mode, Policy};
+use protocol::{
+    AgentEvent, ApprovalAnswer, ApprovalRequest, FailureCode, SessionState, TurnOutcome, WakeReason,
+};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tools::{Event, ProjectRoot, SandboxSetup, TaskInfo, TaskRegistry, Toolbox};
+
+/// Turns in a row that start without the user before the session waits for them: a wake-up
+/// that sets another wake-up must not run forever.
+const MAX_AUTOMATIC_TURNS: u32 = 25;
+
+/// How commands of the session are sandboxed.
+pub enum Sandboxing {
+    /// As this machine allows (the probe decides).
+    Machine,
+    /// Not at all (a machine without a sandbox, simulated).
+    Off,
+    /// With this setup (tests with a fake home).
+    With(SandboxSetup),
+}
+
+/// What a session is made of.
+pub struct SessionOptions {
+    pub root: ProjectRoot,
+    /// Where session logs live; the session's own folder is `<sessions_dir>/<id>/`.
+    pub sessions_dir: PathBuf,
+    pub policy: Policy,
+    pub config: AgentConfig,
+    /// Finds the provider and model for each turn (settings may change between turns) and for
+    /// sub-agents' roles.
+    pub resolver: ProviderResolver,
+    pub sandboxing: Sandboxing,
+    /// The private temporary folder, when the caller chooses it (tests).
+    pub tmp_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("a turn is already running in this session; wait for it, or stop it")]
+    Busy,
+    #[error(transparent)]
+    Answer(#[from] AnswerError),
+    #[error("the session has closed")]
+    Closed,
+    #[error("{0}")]
+    Task(String),
+}
+
+impl SessionError {
+    /// The code front ends act on.
+    pub fn code(&self) -> FailureCode {
+        match self {
+            SessionError::Log(LogError::Busy(_)) => FailureCode::SessionBusy,
+            SessionError::Log(_) => FailureCode::LogFailed,
+            SessionError::Busy => FailureCode::SessionBusy,
+            SessionError::Answer(_) | SessionError::Closed | SessionError::Task(_) => {
+                FailureCode::Internal
+            }
+        }
+    }
+}
+
+enum Op {
+    Turn {
+        text: String,
+        done: oneshot::Sender<TurnOutcome>,
+    },
+}
+
+/// What the handle and the engine share.
+struct Shared {
+    running: AtomicBool,
+    cancel: Mutex<CancellationToken>,
+    approvals: Approvals,
+    mode: ModeSwitch,
+    tasks: TaskRegistry,
+    kit: Arc<Kit>,
+    closed: CancellationToken,
+    /// Turns since the user last said something.
+    automatic: AtomicU32,
+}
+
+/// A handle on a session: cheap to clone; the session ends when the last handle is dropped.
+#[derive(Clone)]
+pub struct Session {
+    id: String,
+    ops: mpsc::UnboundedSender<Op>,
+    shared: Arc<Shared>,
+    _guard: Arc<CloseGuard>,
+}
+
+/// Ends the engine when the last handle goes: its tasks and agents stop with it.
+struct CloseGuard(Arc<Shared>);
+
+impl Drop for CloseGuard {
+    fn drop(&mut self) {
+        self.0
+            .cancel
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .cancel();
+        self.0.approvals.drop_all();
+        self.0.closed.cancel();
+        self.0.kit.stop_named();
+        self.0.tasks.stop_all();
+    }
+}
+
+/// The session's events, in order.
+pub type Events = mpsc::UnboundedReceiver<AgentEvent>;
+
+impl Session {
+    /// Starts a new session for `task` (its title), with a fresh log.
+    pub fn create(opts: SessionOptions, task: &str) -> Result<(Session, Events), SessionError> {
+        let id = crate::locations::new_session_id();
+        let header = SessionHeader {
+            id: id.clone(),
+            project: opts.root.path().display().to_string(),
+            task: task.to_string(),
+            model: opts.config.model.clone(),
+            started_ms: crate::locations::now_ms(),
+        };
+        let log = SessionLog::create(&opts.sessions_dir, &header)?;
+        Ok(Self::start(opts, id, log, Vec::new()))
+    }
+
+    /// Continues a session from its log (the conversation as the model last saw it).
+    pub fn open(opts: SessionOptions, id: &str) -> Result<(Session, Events), SessionError> {
+        let (log, read) = SessionLog::reopen::<Value>(&opts.sessions_dir, id)?;
+        for w in &read.warnings {
+            tracing::warn!(session = id, "{w}");
+        }
+        let messages = crate::replay::replay_messages(&read.entries);
+        Ok(Self::start(opts, id.to_string(), log, messages))
+    }
+
+    fn start(
+        opts: SessionOptions,
+        id: String,
+        log: SessionLog,
+        messages: Vec<protocol::Message>,
+    ) -> (Session, Events) {
+        let files_dir = opts.sessions_dir.join(&id);
+        let mut toolbox = Toolbox::new(opts.root, files_dir.clone());
+        crate::sandboxing::confine(&mut toolbox, &id, &files_dir);
+        match opts.sandboxing {
+            Sandboxing::Machine => {}
+            Sandboxing::Off => toolbox.commands.sandbox = None,
+            Sandboxing::With(setup) => toolbox.commands.sandbox = Some(setup),
+        }
+        if let Some(tmp) = opts.tmp_dir {
+            toolbox.commands.tmp_dir = tmp;
+        }
+        let tasks = toolbox.tasks.clone();
+        let (etx, erx) = mpsc::unbounded_channel();
+        let approvals = Approvals::default();
+        let mode = ModeSwitch::default();
+        let kit = Arc::new(Kit::new(opts.resolver, files_dir.join("agents")));
+        let mut config = opts.config;
+        config.session_dir = Some(files_dir);
+        let policy: SharedPolicy = Arc::new(RwLock::new(opts.policy));
+        // The provider is found at the start of each turn (settings may change in between).
+        let mut agent = Agent::new(
+            None,
+            Arc::new(toolbox),
+            policy,
+            config,
+            log,
+            EventSink::new(etx),
+            approvals.clone(),
+            mode.clone(),
+        );
+        agent.messages = messages;
+        agent.kit = Some(kit.clone());
+        let shared = Arc::new(Shared {
+            running: AtomicBool::new(false),
+            cancel: Mutex::new(CancellationToken::new()),
+            approvals,
+            mode,
+            tasks,
+            kit,
+            closed: CancellationToken::new(),
+            automatic: AtomicU32::new(0),
+        });
+        let (ops_tx, ops_rx) = mpsc::unbounded_channel();
+        tokio::spawn(drive(agent, ops_rx, shared.clone()));
+        (
+            Session {
+                id,
+                ops: ops_tx,
+                _guard: Arc::new(CloseGuard(shared.clone())),
+                shared,
+            },
+            erx,
+        )
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Starts a turn with the user's message; resolves with how it ended. `Busy` while a
+    /// turn runs.
+    pub fn submit(&self, text: &str) -> Result<oneshot::Receiver<TurnOutcome>, SessionError> {
+        if self.shared.running.swap(true, Ordering::SeqCst) {
+            return Err(SessionError::Busy);
+        }
+        self.shared.automatic.store(0, Ordering::SeqCst);
+        let (done, rx) = oneshot::channel();
+        self.ops
+            .send(Op::Turn {
+                text: text.to_string(),
+                done,
+            })
+            .map_err(|_| {
+                self.shared.running.store(false, Ordering::SeqCst);
+                SessionError::Closed
+            })?;
+        Ok(rx)
+    }
+
+    /// Runs a turn to its end.
+    pub async fn run(&self, text: &str) -> Result<TurnOutcome, SessionError> {
+        self.submit(text)?.await.map_err(|_| SessionError::Closed)
+    }
+
+    /// Answers a question of any of the session's agents.
+    pub fn answer(&self, request: &str, answer: ApprovalAnswer) -> Result<(), SessionError> {
+        Ok(self.shared.approvals.answer(request, answer)?)
+    }
+
+    /// The questions waiting, oldest first.
+    pub fn questions(&self) -> Vec<ApprovalRequest> {
+        self.shared.approvals.waiting()
+    }
+
+    /// Resolves when a question arrives or is answered.
+    pub async fn questions_changed(&self) {
+        self.shared.approvals.changed().await;
+    }
+
+    /// The mode the next call is judged in (also for a running turn and its sub-agents).
+    pub fn set_mode(&self, mode: Mode) {
+        self.shared.mode.set(mode);
+    }
+
+    /// Stops the running turn, its sub-agents and the commands they run in the foreground;
+    /// open questions are dropped (never approved). Background commands keep running.
+    pub fn stop(&self) {
+        self.shared
+            .cancel
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .cancel();
+        self.shared.approvals.drop_all();
+        self.shared.kit.stop_named();
+    }
+
+    /// Running or waiting for the user; `None` when idle.
+    pub fn state(&self) -> Option<SessionState> {
+        if !self.shared.running.load(Ordering::SeqCst) {
+            return None;
+        }
+        Some(if self.shared.approvals.count() > 0 {
+            SessionState::Waiting
+        } else {
+            SessionState::Running
+        })
+    }
+
+    pub fn tasks(&self, include_finished: bool) -> Vec<TaskInfo> {
+        self.shared.tasks.list(include_finished)
+    }
+
+    pub fn stop_task(&self, id: &str) -> Result<TaskInfo, SessionError> {
+        self.shared.tasks.stop(id).map_err(SessionError::Task)
+    }
+
+    /// Waits until nothing can wake the agent any more (no background task or agent running,
+    /// no wake-up due) and no turn runs, or `limit` passes; then stops what is left and says
+    /// what it stopped. For `tandem-cli run`, which must not leave processes behind.
+    pub async fn settle(&self, limit: Duration) -> Vec<TaskInfo> {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let idle = !self.shared.running.load(Ordering::SeqCst);
+            if idle && !self.shared.tasks.has_pending() {
+                return Vec::new();
+            }
+            if tokio::time::Instant::now() >= deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let left = self.shared.tasks.list(false);
+        self.stop();
+        self.shared.tasks.stop_all();
+        left
+    }
+}
+
+/// The engine's side: runs turns as they are asked for, and wakes the agent when something
+/// it waited for happens while the session is idle.
+async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: Arc<Shared>) {
+    loop {
+        let tasks = shared.tasks.clone();
+        let wake = async {
+            if !tasks.has_pending()
+                || shared.automatic.load(Ordering::SeqCst) >= MAX_AUTOMATIC_TURNS
+            {
+                return std::future::pending::<Option<Event>>().await;
+            }
+            tasks.next_event(Duration::from_secs(3600)).await
+        };
+        tokio::select! {
+            op = ops.recv() => match op {
+                Some(Op::Turn { text, done }) => {
+                    let outcome = turn(&mut agent, &shared, Start::User(text)).await;
+                    shared.running.store(false, Ordering::SeqCst);
+                    let _ = done.send(outcome);
+                }
+                None => return,
+            },
+            event = wake => {
+                let Some(event) = event else { continue };
+                if shared.running.swap(true, Ordering::SeqCst) {
+                    continue;
+                }
+                shared.automatic.fetch_add(1, Ordering::SeqCst);
+                let (reason, message) = wake_words(&event, &shared.tasks);
+                let _ = agent.log.append(&serde_json::json!({"type": "wake_message", "text": message}));
+                turn(&mut agent, &shared, Start::Wake(reason, message)).await;
+                shared.running.store(false, Ordering::SeqCst);
+            }
+            () = shared.closed.cancelled() => return,
+        }
+    }
+}
+
+enum Start {
+    User(String),
+    Wake(WakeReason, String),
+}
+
+async fn turn(agent: &mut Agent, shared: &Shared, start: Start) -> TurnOutcome {
+    let cancel = CancellationToken::new();
+    *shared.cancel.lock().unwrap_or_else(PoisonError::into_inner) = cancel.clone();
+    let resolved = match agent.kit.as_ref().map(|k| k.resolver.clone()) {
+        // Finding a provider may ask the keychain: off the async threads.
+        Some(resolver) => tokio::task::spawn_blocking(move || resolver("default"))
+            .await
+            .unwrap_or_else(|e| Err(engine_error(FailureCode::Internal, e.to_string()))),
+        None => Err(engine_error(
+            FailureCode::NoProvider,
+            "no model provider is set up",
+        )),
+    };
+    match resolved {
+        Ok(r) => {
+            agent.provider = Some(r.provider);
+            agent.config.model = r.model;
+        }
+        Err(error) => {
+            let outcome = TurnOutcome::Failed {
+                error: error.clone(),
+            };
+            let _ = agent.emit(AgentEvent::Error { error });
+            let _ = agent.emit(AgentEvent::TurnEnded {
+                outcome: outcome.clone(),
+            });
+            return outcome;
+        }
+    }
+    let outcome = match start {
+        Start::User(text) => agent.run_turn(&text, &cancel).await,
+        Start::Wake(reason, message) => agent.run_wake(reason, &message, &cancel).await,
+    };
+    shared.approvals.drop_all();
+    outcome
+}
+
+/// What the model and the transcript are told when the agent wakes.
+fn wake_words(event: &Event, tasks: &TaskRegistry) -> (WakeReason, String) {
+    match event {
+        Event::TaskFinished { id, state } => {
+            let info = tasks.list(true).into_iter().find(|t| t.id == *id);
+            let title = info.as_ref().map(|t| t.title.clone()).unwrap_or_default();
+            let state_words = TaskRegistry::describe_state(state);
+            let tail = info
+                .map(|t| tail_of(&t.output_path))
+                .filter(|t| !t.is_empty())
+                .map(|t| format!("\nThe end of its output:\n{t}"))
+                .unwrap_or_default();
+            (
+                WakeReason::TaskFinished {
+                    task: id.clone(),
+                    title: title.clone(),
+                    state: state_words.clone(),
+                },
+                format!(
+                    "[Tandem] Background task {id} ({title}) has ended: {state_words}.{tail}\nUse task_poll for its whole output if you need it, then continue."
+                ),
+            )
+        }
+        Event::Wakeup { hint } => (
+            WakeReason::Timer { hint: hint.clone() },
+            format!(
+                "[Tandem] The wake-up you asked for is due.{}",
+                hint.as_ref()
+                    .map(|h| format!(" Your note: {h}"))
+                    .unwrap_or_default()
+            ),
+        ),
+        Event::AgentReport { id, title, report } => (
+            WakeReason::TaskFinished {
+                task: id.clone(),
+                title: title.clone(),
+                state: "reported".into(),
+            },
+            format!(
+                "[Tandem] The agent `{title}` ({id}) stopped and reports:\n{report}\nIt waits for messages (agent_send) until it is stopped (task_stop)."
+            ),
+        ),
+    }
+}
+
+fn tail_of(path: &std::path::Path) -> String {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    const TAIL: u64 = 2000;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut bytes = Vec::new();
+    if f.seek(SeekFrom::Start(len.saturating_sub(TAIL))).is_ok() {
+        let _ = f.read_to_end(&mut bytes);
+    }
+    String::from_utf8_lossy(&bytes).trim().to_string()
+}

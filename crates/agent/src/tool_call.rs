@@ -1,0 +1,545 @@
+//! One tool call through the engine: worked out (a write's diff), judged by the policy engine,
+//! put to the user when the policy asks, run where it was decided (a command in the sandbox,
+//! a fetch to the addresses judged), and told back to the model.
+
+use crate::policy_call::policy_call;
+use crate::turn::{Agent, AgentError, ToolReply};
+use policy::{Context, Mode, Verdict};
+use protocol::{
+    AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason, PlanItem,
+    SandboxDenial, ToolOutcome,
+};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::PoisonError;
+use tokio_util::sync::CancellationToken;
+
+impl Agent {
+    /// Policy, approval, execution. `None` when the task must stop (cancelled, or nobody is
+    /// there to answer a question).
+    pub(crate) async fn judge_and_run(
+        &mut self,
+        id: &str,
+        name: &str,
+        input: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<Option<ToolReply>, AgentError> {
+        if tools::find_tool(name).is_none() {
+            // Unknown: the model's mistake to fix, never a question for the user.
+            return Ok(Some(ToolReply::err(format!(
+                "There is no tool named `{name}`. The tools are: {}.",
+                tools::TOOLS
+                    .iter()
+                    .map(|t| t.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))));
+        }
+        // A read outside the project can never run: the model hears why, nobody is asked.
+        if matches!(name, "read_file" | "list_files" | "search_codebase")
+            && let Some(p) = input.get("path").and_then(Value::as_str)
+            && let Err(e) = self.toolbox.ws.root().resolve(p)
+        {
+            return Ok(Some(ToolReply::err(e.to_string())));
+        }
+        let ws = &self.toolbox.ws;
+        // Writes and edits are worked out first, so the approval shows what will be written.
+        // Arguments that do not fit the tool are the model's error to fix: nothing is asked.
+        let bad_args = |e: serde_json::Error| {
+            ToolReply::err(format!(
+                "the arguments for {name} are not valid ({e}); check them against its schema"
+            ))
+        };
+        let planned = match name {
+            "write_file" => match serde_json::from_value(input.clone()) {
+                Ok(a) => Some(tools::plan_write(ws, &a)),
+                Err(e) => return Ok(Some(bad_args(e))),
+            },
+            "edit_file" => match serde_json::from_value(input.clone()) {
+                Ok(a) => Some(tools::plan_edit(ws, &a)),
+                Err(e) => return Ok(Some(bad_args(e))),
+            },
+            _ => None,
+        };
+        let planned = match planned {
+            Some(Ok(p)) => Some(p),
+            // The write itself would fail: let the tool say why, with nothing asked.
+            Some(Err(e)) => return Ok(Some(ToolReply::err(e.to_string()))),
+            None => None,
+        };
+        let diff_lines = planned
+            .as_ref()
+            .map(|p| {
+                let (a, r) = tools::line_counts(p.original.as_deref().unwrap_or(""), &p.content);
+                a + r
+            })
+            .unwrap_or(0);
+        // A fetch is judged on the addresses its host looks up to, and goes to those.
+        let resolved = if name == "web_fetch" {
+            match crate::fetch_gate::resolve_fetch(input).await {
+                Ok(a) => a,
+                Err(why) => {
+                    return Ok(Some(ToolReply::err(format!(
+                        "fetching failed: {why}. Nothing was sent."
+                    ))));
+                }
+            }
+        } else {
+            Vec::new()
+        };
+        let mode = self.mode();
+        let sandboxed = self.toolbox.commands.sandbox.is_some();
+        // Judged in a block: the context borrows a resolver that must not live across awaits.
+        let decision = {
+            let ws = &self.toolbox.ws;
+            let resolver = |p: &Path| tools::real_path(p);
+            let ctx = Context {
+                project_root: ws.root().path(),
+                home: self.config.home.as_deref(),
+                mode: Some(mode),
+                session_diff_lines: ws.diff_totals().changed(),
+                user_policy_file: self.config.user_policy_file.as_deref(),
+                sandboxed,
+                resolver: &resolver,
+            };
+            let policy = self.policy.read().unwrap_or_else(PoisonError::into_inner);
+            policy::evaluate(
+                &policy,
+                &policy_call(name, input, diff_lines, &resolved),
+                &ctx,
+            )
+        };
+        self.log.append(&serde_json::json!({"type": "decision", "id": self.event_id(id), "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name, "sandbox": decision.sandbox}))?;
+        let confinement = (name == "run_command")
+            .then(|| crate::sandboxing::confinement(&decision, mode, sandboxed));
+        let mut accepted: Option<Vec<u32>> = None;
+        match decision.decision {
+            Verdict::Deny => {
+                return Ok(Some(
+                    ToolReply::err(format!(
+                        "The policy refused this call: {} [{}]. Do not retry it; find another way or ask the user.",
+                        decision.reason, decision.rule.name
+                    ))
+                    .with(ToolOutcome::Refused),
+                ));
+            }
+            Verdict::Ask => {
+                let request = ApprovalRequest {
+                    id: self.event_id(id),
+                    tool: name.to_string(),
+                    input: input.clone(),
+                    reason: decision.reason.clone(),
+                    rule: decision.rule.name.clone(),
+                    suggestions: decision
+                        .suggestions
+                        .iter()
+                        .map(|s| protocol::ApprovalSuggestion {
+                            label: s.label.clone(),
+                            always: s.scope == policy::Scope::Project,
+                        })
+                        .collect(),
+                    path: planned.as_ref().map(|p| p.path.clone()),
+                    original: planned
+                        .as_ref()
+                        .map(|p| p.original.clone().unwrap_or_default()),
+                    proposed: planned.as_ref().map(|p| p.content.clone()),
+                    hunks: planned
+                        .as_ref()
+                        .map(|p| tools::hunks(p.original.as_deref().unwrap_or(""), &p.content))
+                        .unwrap_or_default(),
+                    commands: if name == "run_command" {
+                        simple_commands(input)
+                    } else {
+                        Vec::new()
+                    },
+                    command: (name == "run_command").then(|| {
+                        input
+                            .get("command")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string()
+                    }),
+                    confinement,
+                    sandbox_denial: None,
+                    agent: self.identity.as_ref().map(|(_, n)| n.clone()),
+                };
+                let Some(answer) = self.ask(request, cancel).await? else {
+                    return Ok(None);
+                };
+                match answer {
+                    ApprovalAnswer::Approve => {}
+                    ApprovalAnswer::ApproveForSession { suggestion } => {
+                        if let Some(s) = decision.suggestions.get(suggestion as usize) {
+                            self.grant(&s.grant)?;
+                        }
+                    }
+                    ApprovalAnswer::ApproveAlways { suggestion } => {
+                        if let Some(sug) = decision.suggestions.get(suggestion as usize) {
+                            let kept = self.keep_grant(&sug.grant, &sug.label);
+                            let text = match kept {
+                                Ok(file) => format!(
+                                    "added to your rules for this project ({file}): {}",
+                                    sug.label
+                                ),
+                                Err(e) => format!("the rule is kept for this session only: {e}"),
+                            };
+                            self.emit(AgentEvent::Notice { text })?;
+                            self.grant(&sug.grant)?;
+                        }
+                    }
+                    ApprovalAnswer::Deny { message } => {
+                        let note = message
+                            .map(|m| format!(" The user says: {m}"))
+                            .unwrap_or_default();
+                        return Ok(Some(
+                            ToolReply::err(format!("The user denied this call.{note}"))
+                                .with(ToolOutcome::Denied),
+                        ));
+                    }
+                    ApprovalAnswer::ApprovePartial { accepted_hunks } => {
+                        if planned.is_none() {
+                            return Ok(Some(ToolReply::err("The user approved only part of a call that cannot be split; it did not run.".into()).with(ToolOutcome::Denied)));
+                        }
+                        accepted = Some(accepted_hunks);
+                    }
+                }
+            }
+            Verdict::Allow => {}
+        }
+
+        if let Some(p) = &planned
+            && let Some(dir) = &self.config.session_dir
+            && let Err(e) = crate::changes::record_baseline(dir, &p.path, p.original.as_deref())
+        {
+            // The review panel loses this file's "before"; the write itself is still right.
+            tracing::warn!(error = %e, "could not keep the file's content before the change");
+        }
+        if let (Some(p), Some(acc)) = (&planned, &accepted) {
+            let original = p.original.clone().unwrap_or_default();
+            let total = tools::hunks(&original, &p.content).len();
+            let set: BTreeSet<usize> = acc
+                .iter()
+                .map(|&i| i as usize)
+                .filter(|&i| i < total)
+                .collect();
+            let merged = tools::merge_hunks(&original, &p.content, &set);
+            let rejected: Vec<usize> = (0..total).filter(|i| !set.contains(i)).collect();
+            return Ok(Some(
+                match tools::apply_planned(&self.toolbox.ws, p, &merged) {
+                    Ok(change) => {
+                        self.toolbox.cache.clear();
+                        self.changed_files.insert(change.path.clone());
+                        ToolReply::ok(format!(
+                            "The user applied hunks {:?} of {total} to {} and rejected hunks {rejected:?} (numbered from 0, in file order). {}. Read the file again before editing it further.",
+                            set.iter().collect::<Vec<_>>(),
+                            change.path,
+                            tools::render_change(&change, "Wrote").trim_end_matches('.')
+                        ))
+                    }
+                    Err(e) => ToolReply::err(e.to_string()),
+                },
+            ));
+        }
+        if let Some(confinement) = confinement {
+            return self.run_command(id, input, confinement, mode, cancel).await;
+        }
+        if crate::subagents::AGENT_TOOLS.contains(&name) {
+            return self.run_agent_tool(name, input, cancel).await;
+        }
+        let call = tools::CallContext {
+            confinement: None,
+            fetch: tools::FetchContext {
+                addrs: resolved,
+                gate: Some(
+                    crate::fetch_gate::FetchJudge {
+                        policy: self
+                            .policy
+                            .read()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .clone(),
+                        mode,
+                        root: self.toolbox.ws.root().path().to_path_buf(),
+                        home: self.config.home.clone(),
+                        user_policy_file: self.config.user_policy_file.clone(),
+                        sandboxed,
+                    }
+                    .gate(),
+                ),
+            },
+            ..self.call_context()
+        };
+        Ok(Some(
+            match self.toolbox.run_in(name, input.clone(), &call).await {
+                Ok(out) => {
+                    if let Some(p) = &planned {
+                        self.changed_files.insert(p.path.clone());
+                    }
+                    if name == "update_plan"
+                        && let Ok(items) = serde_json::from_value::<Vec<PlanItem>>(out.structured)
+                    {
+                        self.emit(AgentEvent::PlanUpdated { items })?;
+                    }
+                    ToolReply::ok(out.text)
+                }
+                Err(e) => ToolReply::err(e.to_string()),
+            },
+        ))
+    }
+
+    /// What every tool call of this agent carries: who owns the tasks it starts, and the stop.
+    pub(crate) fn call_context(&self) -> tools::CallContext {
+        tools::CallContext {
+            owner: self.identity.as_ref().map(|(id, _)| id.clone()),
+            ..Default::default()
+        }
+    }
+
+    fn grant(&mut self, grant: &policy::Grant) -> Result<(), AgentError> {
+        let granted = self
+            .policy
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .grant(grant);
+        if let Err(e) = granted {
+            self.emit(AgentEvent::Notice {
+                text: format!("the rule could not be added: {e}"),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Runs a command where it was decided; Stop ends it. When the sandbox stopped it, the
+    /// user is asked whether to run it once outside (never kept as a rule), except in
+    /// read-only mode.
+    async fn run_command(
+        &mut self,
+        id: &str,
+        input: &Value,
+        confinement: Confinement,
+        mode: Mode,
+        cancel: &CancellationToken,
+    ) -> Result<Option<ToolReply>, AgentError> {
+        let ctx = tools::CallContext {
+            confinement: Some(confinement),
+            cancel: Some(cancel.clone()),
+            ..self.call_context()
+        };
+        let first = self
+            .toolbox
+            .run_in("run_command", input.clone(), &ctx)
+            .await;
+        if cancel.is_cancelled() {
+            return Ok(None);
+        }
+        let out = match first {
+            Ok(out) => out,
+            Err(e) => {
+                let mut r = ToolReply::err(e.to_string());
+                r.confinement = Some(confinement);
+                return Ok(Some(r));
+            }
+        };
+        let finished = serde_json::from_value::<tools::CommandOutcome>(out.structured.clone()).ok();
+        let (exit_code, denial, ok) = match finished {
+            Some(tools::CommandOutcome::Finished {
+                exit_code,
+                timed_out,
+                sandbox_denial,
+                ..
+            }) => (
+                exit_code,
+                sandbox_denial,
+                exit_code == Some(0) && !timed_out,
+            ),
+            _ => (None, None, true),
+        };
+        let sandboxed_reply = ToolReply {
+            text: out.text,
+            is_error: false,
+            outcome: if ok {
+                ToolOutcome::Ok
+            } else {
+                ToolOutcome::Failed
+            },
+            confinement: Some(confinement),
+            exit_code,
+        };
+        let Some(denial) = denial.filter(|_| mode != Mode::ReadOnly) else {
+            return Ok(Some(sandboxed_reply));
+        };
+        match self
+            .ask_to_leave_sandbox(id, input, &denial, cancel)
+            .await?
+        {
+            None => Ok(None),
+            Some(false) => Ok(Some(ToolReply {
+                text: format!(
+                    "{}The user chose not to run it outside the sandbox. Work within the project folder (and the temporary folder), or ask the user to do this step.\n",
+                    sandboxed_reply.text
+                ),
+                ..sandboxed_reply
+            })),
+            Some(true) => {
+                let outside = Confinement::Outside {
+                    reason: OutsideReason::Approved,
+                };
+                let ctx = tools::CallContext {
+                    confinement: Some(outside),
+                    cancel: Some(cancel.clone()),
+                    ..self.call_context()
+                };
+                let again = self
+                    .toolbox
+                    .run_in("run_command", input.clone(), &ctx)
+                    .await;
+                if cancel.is_cancelled() {
+                    return Ok(None);
+                }
+                Ok(Some(match again {
+                    Ok(out) => {
+                        let exit_code = match serde_json::from_value::<tools::CommandOutcome>(
+                            out.structured.clone(),
+                        ) {
+                            Ok(tools::CommandOutcome::Finished { exit_code, .. }) => exit_code,
+                            _ => None,
+                        };
+                        ToolReply {
+                            text: format!(
+                                "The sandbox stopped the first run ({}); the user approved running it once outside the sandbox. Its result:\n{}",
+                                denial.evidence, out.text
+                            ),
+                            is_error: false,
+                            outcome: if exit_code.is_none_or(|c| c == 0) {
+                                ToolOutcome::Ok
+                            } else {
+                                ToolOutcome::Failed
+                            },
+                            confinement: Some(outside),
+                            exit_code,
+                        }
+                    }
+                    Err(e) => {
+                        let mut r = ToolReply::err(e.to_string());
+                        r.confinement = Some(outside);
+                        r
+                    }
+                }))
+            }
+        }
+    }
+
+    /// Puts a question to the user and waits for the answer; both go into the events and the
+    /// log. `None` when the task must stop (cancelled, or nobody is there to answer).
+    pub(crate) async fn ask(
+        &mut self,
+        request: ApprovalRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Option<ApprovalAnswer>, AgentError> {
+        let id = request.id.clone();
+        // The question is filed before the event goes out, so a front end that answers the
+        // moment it sees the event finds it waiting.
+        let rx = self.approvals.ask(request.clone());
+        self.emit(AgentEvent::ApprovalNeeded {
+            request: Box::new(request),
+        })?;
+        let answer = tokio::select! {
+            a = rx => a.ok(),
+            _ = cancel.cancelled() => None,
+        };
+        let Some(answer) = answer else {
+            self.approvals.withdraw(&id);
+            return Ok(None);
+        };
+        self.emit(AgentEvent::ApprovalAnswered {
+            id,
+            answer: answer.clone(),
+        })?;
+        Ok(Some(answer))
+    }
+
+    /// Puts "run this once outside the sandbox?" to the user. `None` when the task must stop.
+    async fn ask_to_leave_sandbox(
+        &mut self,
+        id: &str,
+        input: &Value,
+        denial: &SandboxDenial,
+        cancel: &CancellationToken,
+    ) -> Result<Option<bool>, AgentError> {
+        let command = input
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let what = match denial.kind {
+            protocol::DenialKind::Files => "it touched a file the sandbox keeps out of reach",
+            protocol::DenialKind::Network => "it needed the network, which the sandbox keeps off",
+        };
+        // The same call asks again: front ends show it on the same card.
+        let request = ApprovalRequest {
+            id: self.event_id(id),
+            tool: "run_command".into(),
+            input: input.clone(),
+            reason: format!(
+                "The sandbox stopped this command: {what} (`{}`). Run it once outside the sandbox, with your own permissions?",
+                denial.evidence
+            ),
+            rule: "sandbox".into(),
+            suggestions: Vec::new(),
+            path: None,
+            original: None,
+            proposed: None,
+            hunks: Vec::new(),
+            commands: simple_commands(input),
+            command: Some(command),
+            confinement: Some(Confinement::Outside {
+                reason: OutsideReason::Approved,
+            }),
+            sandbox_denial: Some(denial.clone()),
+            agent: self.identity.as_ref().map(|(_, n)| n.clone()),
+        };
+        let Some(answer) = self.ask(request, cancel).await? else {
+            return Ok(None);
+        };
+        // Only a plain approval runs it: an approval that asks for a rule to be kept is not
+        // offered here, so it is read as a plain one, never remembered.
+        Ok(Some(!matches!(answer, ApprovalAnswer::Deny { .. })))
+    }
+
+    /// Writes an "always in this project" grant into the user's policy file, whole or not at
+    /// all (a crash mid-write must not leave half a rule file).
+    fn keep_grant(&self, grant: &policy::Grant, label: &str) -> Result<String, String> {
+        let file = self
+            .config
+            .user_policy_file
+            .as_ref()
+            .ok_or("no user policy file is configured")?;
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
+        };
+        let root = self.toolbox.ws.root().path().to_path_buf();
+        let updated = policy::add_project_grant(&text, &file.display().to_string(), &root, grant)
+            .map_err(|e| e.to_string())?;
+        crate::locations::write_atomically(file, updated.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        tracing::info!(file = %file.display(), rule = label, "kept an approval as a project rule");
+        Ok(file.display().to_string())
+    }
+}
+
+/// Each simple command the policy found in a `run_command` call: what really runs.
+fn simple_commands(input: &Value) -> Vec<String> {
+    policy::shell::parse(input.get("command").and_then(Value::as_str).unwrap_or(""))
+        .commands
+        .iter()
+        .map(|c| {
+            c.words
+                .iter()
+                .map(|w| w.shown())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}

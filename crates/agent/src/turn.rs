@@ -1,0 +1,577 @@
+//! One agent's turn loop: the model streams a reply; each tool call it makes is judged by the
+//! policy engine, put to the user when the policy asks, run, and its result fed back — until the
+//! model calls `task_done`, the user stops it, or a limit is hit. Every step is an
+//! [`AgentEvent`] on the session's stream and a line in the agent's log.
+//!
+//! A [`crate::Session`] owns the session's agent and drives it; sub-agents are agents too, with
+//! their own log and conversation, sharing the session's toolbox, rules and questions.
+
+use crate::approvals::Approvals;
+use crate::event_sink::EventSink;
+use crate::failure::failure;
+use crate::session_log::{LogError, SessionLog};
+use crate::subagents::Kit;
+use llm::{ChatRequest, LlmError, Provider, StreamEvent};
+use policy::{Mode, Policy};
+use protocol::{
+    AgentEvent, Confinement, ContentBlock, Message, Role, ToolOutcome, TurnOutcome, WakeReason,
+};
+use serde_json::Value;
+use std::collections::{BTreeSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::{Arc, PoisonError, RwLock};
+use tokio_util::sync::CancellationToken;
+use tools::Toolbox;
+
+/// Identical calls in a row before the loop pauses for the user.
+pub const LOOP_LIMIT: usize = 3;
+
+/// Tools that may be called again and again with the same arguments: looking at a running
+/// task is waiting, not looping.
+const POLLING_TOOLS: &[&str] = &["task_poll", "task_list", "wakeup"];
+
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    pub model: String,
+    pub max_steps: u32,
+    pub max_tokens: u32,
+    /// Overrides the rules' mode.
+    pub mode: Option<Mode>,
+    pub home: Option<PathBuf>,
+    pub user_policy_file: Option<PathBuf>,
+    /// Input plus output tokens one task may use; the task stops when it is spent.
+    pub token_budget: Option<u64>,
+    /// The model's context window in tokens. Nearing it (80 %), older turns are compacted into
+    /// a summary written by the model, instead of failing.
+    pub context_window: u32,
+    /// The session's own folder: each file's content before the session first changed it is
+    /// kept here, for the review of everything the session changed.
+    pub session_dir: Option<PathBuf>,
+    /// How deep this agent is: 0 for the session's own agent, 1 for its sub-agents…
+    pub depth: u32,
+    /// Sub-agents may start sub-agents down to this depth.
+    pub max_depth: u32,
+}
+
+impl AgentConfig {
+    pub fn new(model: impl Into<String>) -> Self {
+        AgentConfig {
+            model: model.into(),
+            max_steps: 50,
+            max_tokens: 8192,
+            mode: None,
+            home: None,
+            user_policy_file: None,
+            token_budget: None,
+            context_window: 200_000,
+            session_dir: None,
+            depth: 0,
+            max_depth: 2,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The model called task_done.
+    Done {
+        summary: String,
+    },
+    /// The model stopped calling tools without task_done.
+    Ended {
+        text: String,
+    },
+    /// Paused for the user (a loop of identical calls).
+    Paused {
+        reason: String,
+    },
+    StepLimit,
+    /// The task's token budget is spent.
+    BudgetSpent {
+        used: u64,
+    },
+    Cancelled,
+}
+
+impl Outcome {
+    pub fn to_turn_outcome(&self) -> TurnOutcome {
+        match self {
+            Outcome::Done { summary } => TurnOutcome::Done {
+                summary: summary.clone(),
+            },
+            Outcome::Ended { .. } => TurnOutcome::Ended,
+            Outcome::Paused { reason } => TurnOutcome::Paused {
+                reason: reason.clone(),
+            },
+            Outcome::StepLimit => TurnOutcome::StepLimit,
+            Outcome::BudgetSpent { used } => TurnOutcome::BudgetSpent { used: *used },
+            Outcome::Cancelled => TurnOutcome::Cancelled,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("the model failed: {0}")]
+    Model(#[from] LlmError),
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("no model provider is set up; choose one in Settings")]
+    NoProvider,
+}
+
+/// The mode a front end can change while a turn runs (the next call is judged in it). Unset,
+/// the configured mode holds. Sub-agents share their parent's: never more permissive.
+#[derive(Clone, Default)]
+pub struct ModeSwitch(Arc<std::sync::Mutex<Option<Mode>>>);
+
+impl ModeSwitch {
+    pub fn set(&self, mode: Mode) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(mode);
+    }
+
+    pub fn get(&self) -> Option<Mode> {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The rules of a session, shared by its agents: a rule granted from one agent's question
+/// holds for all of them.
+pub type SharedPolicy = Arc<RwLock<Policy>>;
+
+/// What one tool call came to.
+pub(crate) struct ToolReply {
+    pub text: String,
+    pub is_error: bool,
+    pub outcome: ToolOutcome,
+    /// For commands that ran: where, and their exit code.
+    pub confinement: Option<Confinement>,
+    pub exit_code: Option<i32>,
+}
+
+impl ToolReply {
+    pub fn ok(text: String) -> Self {
+        ToolReply {
+            text,
+            is_error: false,
+            outcome: ToolOutcome::Ok,
+            confinement: None,
+            exit_code: None,
+        }
+    }
+
+    pub fn err(text: String) -> Self {
+        ToolReply {
+            text,
+            is_error: true,
+            outcome: ToolOutcome::Failed,
+            confinement: None,
+            exit_code: None,
+        }
+    }
+
+    pub fn with(mut self, outcome: ToolOutcome) -> Self {
+        self.outcome = outcome;
+        self
+    }
+}
+
+/// Running totals of one agent, for the session's meter and a sub-agent's report.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AgentStats {
+    pub steps: u32,
+    pub tokens: u64,
+    pub cost_usd: f64,
+    /// False once any reply's price was unknown.
+    pub priced: bool,
+}
+
+pub struct Agent {
+    /// The model for the next request; the session finds it at the start of each turn.
+    pub(crate) provider: Option<Provider>,
+    pub(crate) toolbox: Arc<Toolbox>,
+    pub(crate) policy: SharedPolicy,
+    pub config: AgentConfig,
+    pub(crate) log: SessionLog,
+    pub(crate) events: EventSink,
+    pub(crate) approvals: Approvals,
+    pub messages: Vec<Message>,
+    pub(crate) recent_calls: VecDeque<String>,
+    pub(crate) prices: llm::PriceTable,
+    pub(crate) mode_now: ModeSwitch,
+    /// This agent's id and name when it is a sub-agent (its events and questions carry them).
+    pub(crate) identity: Option<(String, String)>,
+    /// What it needs to start sub-agents (absent in tests that do not use them).
+    pub(crate) kit: Option<Arc<Kit>>,
+    pub(crate) stats: AgentStats,
+    /// A named agent's own instructions, after the system prompt.
+    pub(crate) instructions: Option<String>,
+    /// Files this agent wrote or edited (a sub-agent reports them).
+    pub(crate) changed_files: BTreeSet<String>,
+}
+
+impl Agent {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        provider: Option<Provider>,
+        toolbox: Arc<Toolbox>,
+        policy: SharedPolicy,
+        config: AgentConfig,
+        log: SessionLog,
+        events: EventSink,
+        approvals: Approvals,
+        mode_now: ModeSwitch,
+    ) -> Self {
+        Agent {
+            provider,
+            toolbox,
+            policy,
+            config,
+            log,
+            events,
+            approvals,
+            messages: Vec::new(),
+            recent_calls: VecDeque::new(),
+            prices: llm::PriceTable::default(),
+            mode_now,
+            identity: None,
+            kit: None,
+            stats: AgentStats {
+                priced: true,
+                ..AgentStats::default()
+            },
+            instructions: None,
+            changed_files: BTreeSet::new(),
+        }
+    }
+
+    /// The mode calls are judged in now.
+    pub(crate) fn mode(&self) -> Mode {
+        self.mode_now.get().or(self.config.mode).unwrap_or_else(|| {
+            self.policy
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .mode
+                .value
+        })
+    }
+
+    /// A tool call's id as events and questions name it: a sub-agent's are prefixed with its
+    /// own id, so they are unique in the session.
+    pub(crate) fn event_id(&self, id: &str) -> String {
+        match &self.identity {
+            Some((agent, _)) => format!("{agent}:{id}"),
+            None => id.to_string(),
+        }
+    }
+
+    pub(crate) fn emit(&mut self, event: AgentEvent) -> Result<(), AgentError> {
+        let logged = !matches!(
+            event,
+            AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. }
+        );
+        if logged {
+            self.log.append(&event)?;
+        }
+        self.events.send(event);
+        Ok(())
+    }
+
+    /// Runs one turn started by the user and says how it ended, in the event stream and the
+    /// log. A model failure is an outcome here, not an error: the session stays usable.
+    pub async fn run_turn(&mut self, task: &str, cancel: &CancellationToken) -> TurnOutcome {
+        let result = self.run_task(task, cancel).await;
+        self.end_turn(result)
+    }
+
+    /// Runs one turn that starts without the user: what the agent waited for happened, and the
+    /// model is told so in `message`.
+    pub async fn run_wake(
+        &mut self,
+        reason: WakeReason,
+        message: &str,
+        cancel: &CancellationToken,
+    ) -> TurnOutcome {
+        let result = async {
+            self.emit(AgentEvent::Wake { reason })?;
+            self.messages.push(Message::user_text(message));
+            self.run_loop(cancel).await
+        }
+        .await;
+        self.end_turn(result)
+    }
+
+    fn end_turn(&mut self, result: Result<Outcome, AgentError>) -> TurnOutcome {
+        let outcome = match result {
+            Ok(o) => o.to_turn_outcome(),
+            Err(e) => TurnOutcome::Failed { error: failure(&e) },
+        };
+        let ended = AgentEvent::TurnEnded {
+            outcome: outcome.clone(),
+        };
+        if let Err(e) = self.emit(ended.clone()).and_then(|()| Ok(self.log.sync()?)) {
+            tracing::warn!(error = %e, "the end of the turn could not be logged");
+            self.events.send(ended);
+        }
+        outcome
+    }
+
+    /// Runs one task to its end.
+    pub async fn run_task(
+        &mut self,
+        task: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Outcome, AgentError> {
+        self.messages.push(Message::user_text(task));
+        self.emit(AgentEvent::UserMessage {
+            text: task.to_string(),
+        })?;
+        self.run_loop(cancel).await
+    }
+
+    async fn run_loop(&mut self, cancel: &CancellationToken) -> Result<Outcome, AgentError> {
+        let mut system = crate::prompt::system_prompt(
+            self.toolbox.ws.root(),
+            self.toolbox.commands.sandbox.is_some(),
+        );
+        if let Some(own) = &self.instructions {
+            system.push('\n');
+            system.push_str(own);
+            system.push('\n');
+        }
+        let tools = crate::prompt::tool_definitions(
+            self.config.depth < self.config.max_depth && self.kit.is_some(),
+        );
+        let mut used_tokens: u64 = 0;
+        for step in 1..=self.config.max_steps {
+            if let Some(budget) = self.config.token_budget.filter(|b| used_tokens >= *b) {
+                self.emit(AgentEvent::Notice {
+                    text: format!("the task's token budget ({budget}) is spent"),
+                })?;
+                self.log.sync()?;
+                return Ok(Outcome::BudgetSpent { used: used_tokens });
+            }
+            self.emit(AgentEvent::StepStarted { step })?;
+            self.stats.steps += 1;
+            if crate::prompt::estimate_tokens(&self.messages)
+                > u64::from(self.config.context_window) * 4 / 5
+            {
+                match self.compact(&system, cancel).await {
+                    Ok(()) => {}
+                    Err(AgentError::Model(LlmError::Cancelled)) => {
+                        self.log.sync()?;
+                        return Ok(Outcome::Cancelled);
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            let req = ChatRequest {
+                model: self.config.model.clone(),
+                system: Some(system.clone()),
+                messages: self.messages.clone(),
+                tools: tools.clone(),
+                max_tokens: self.config.max_tokens,
+                temperature: None,
+            };
+            let events = self.events.clone();
+            let mut forward = move |e: StreamEvent| {
+                events.send(match e {
+                    StreamEvent::TextDelta(text) => AgentEvent::TextDelta { text },
+                    StreamEvent::ThinkingDelta(text) => AgentEvent::ThinkingDelta { text },
+                    StreamEvent::Notice(text) => AgentEvent::Notice { text },
+                    // The reply's total usage is reported once, with its cost, when it ends.
+                    StreamEvent::Usage(_) => return,
+                    StreamEvent::Restart => AgentEvent::Notice {
+                        text: "the reply is starting over".into(),
+                    },
+                    StreamEvent::ToolUseStarted { .. } | StreamEvent::ToolUseDelta { .. } => return,
+                });
+            };
+            let provider = self.provider.as_ref().ok_or(AgentError::NoProvider)?;
+            let resp = match provider.stream(&req, &mut forward, cancel).await {
+                Ok(r) => r,
+                Err(LlmError::Cancelled) => {
+                    self.log.sync()?;
+                    return Ok(Outcome::Cancelled);
+                }
+                Err(e) => {
+                    let error = failure(&AgentError::Model(e.clone()));
+                    self.emit(AgentEvent::Error { error })?;
+                    self.log.sync()?;
+                    return Err(e.into());
+                }
+            };
+            let cost_usd = self.prices.cost(&self.config.model, &resp.usage);
+            self.emit(AgentEvent::Usage {
+                usage: resp.usage,
+                cost_usd,
+            })?;
+            let tokens = u64::from(resp.usage.input_tokens) + u64::from(resp.usage.output_tokens);
+            used_tokens += tokens;
+            self.stats.tokens += tokens;
+            match cost_usd {
+                Some(c) => self.stats.cost_usd += c,
+                None => self.stats.priced = false,
+            }
+            self.emit(AgentEvent::AssistantMessage {
+                message: resp.message.clone(),
+            })?;
+            self.messages.push(resp.message.clone());
+
+            let calls: Vec<(String, String, Value)> = resp
+                .message
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::ToolUse { id, name, input } => {
+                        Some((id.clone(), name.clone(), input.clone()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if calls.is_empty() {
+                self.log.sync()?;
+                return Ok(Outcome::Ended {
+                    text: resp.message.text(),
+                });
+            }
+            let mut results = Vec::new();
+            let mut outcome = None;
+            let mut calls = calls.into_iter();
+            while let Some((id, name, input)) = calls.next() {
+                let shown_id = self.event_id(&id);
+                self.emit(AgentEvent::ToolCallProposed {
+                    id: shown_id.clone(),
+                    name: name.clone(),
+                    input: input.clone(),
+                })?;
+                let reply = if let Some(bad) = resp.malformed_tool_calls.iter().find(|m| m.id == id)
+                {
+                    Some(ToolReply::err(format!(
+                        "Your arguments for {name} were not valid JSON ({}): {}. Send them again as one JSON object.",
+                        bad.error, bad.raw
+                    )))
+                } else if self.is_loop(&name, &input) {
+                    outcome = Some(Outcome::Paused {
+                        reason: format!(
+                            "the model called {name} with the same arguments {LOOP_LIMIT} times in a row"
+                        ),
+                    });
+                    Some(ToolReply::err(format!(
+                        "You have called {name} with the same arguments {LOOP_LIMIT} times in a row. The task is paused for the user; try a different approach."
+                    )))
+                } else {
+                    self.judge_and_run(&id, &name, &input, cancel).await?
+                };
+                let Some(reply) = reply else {
+                    // Stopped: every call of this reply gets a result, so the conversation
+                    // stays one the provider accepts when the session continues.
+                    let mut stopped = vec![(id, name)];
+                    stopped.extend(calls.by_ref().map(|(i, n, _)| (i, n)));
+                    for (i, n) in stopped {
+                        let text = "The user stopped the task before this call finished; it may not have run.".to_string();
+                        self.emit(AgentEvent::ToolFinished {
+                            id: self.event_id(&i),
+                            name: n,
+                            output: text.clone(),
+                            is_error: true,
+                            outcome: Some(ToolOutcome::Stopped),
+                            confinement: None,
+                            exit_code: None,
+                        })?;
+                        results.push(ContentBlock::ToolResult {
+                            tool_use_id: i,
+                            content: text,
+                            is_error: true,
+                        });
+                    }
+                    self.messages.push(Message {
+                        role: Role::User,
+                        content: results,
+                    });
+                    self.log.sync()?;
+                    return Ok(Outcome::Cancelled);
+                };
+                if name == "task_done" && !reply.is_error {
+                    let summary = input
+                        .get("summary")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                    outcome = Some(Outcome::Done { summary });
+                }
+                self.emit(AgentEvent::ToolFinished {
+                    id: shown_id,
+                    name: name.clone(),
+                    output: reply.text.clone(),
+                    is_error: reply.is_error,
+                    outcome: Some(reply.outcome),
+                    confinement: reply.confinement,
+                    exit_code: reply.exit_code,
+                })?;
+                results.push(ContentBlock::ToolResult {
+                    tool_use_id: id,
+                    content: reply.text,
+                    is_error: reply.is_error,
+                });
+            }
+            self.messages.push(Message {
+                role: Role::User,
+                content: results,
+            });
+            self.log.sync()?;
+            if let Some(o) = outcome {
+                if let Outcome::Done { summary } = &o {
+                    self.emit(AgentEvent::Done {
+                        summary: summary.clone(),
+                    })?;
+                    self.log.sync()?;
+                }
+                return Ok(o);
+            }
+        }
+        Ok(Outcome::StepLimit)
+    }
+
+    /// One tool call through the engine — policy, approval, execution, events and log — as
+    /// the loop does it; returns the result text and whether it is an error. `None` when the
+    /// task must stop. For the overhead benchmark.
+    pub async fn handle_tool_call(
+        &mut self,
+        id: &str,
+        name: &str,
+        input: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<Option<(String, bool)>, AgentError> {
+        self.emit(AgentEvent::ToolCallProposed {
+            id: self.event_id(id),
+            name: name.to_string(),
+            input: input.clone(),
+        })?;
+        let Some(reply) = self.judge_and_run(id, name, input, cancel).await? else {
+            return Ok(None);
+        };
+        self.emit(AgentEvent::ToolFinished {
+            id: self.event_id(id),
+            name: name.to_string(),
+            output: reply.text.clone(),
+            is_error: reply.is_error,
+            outcome: Some(reply.outcome),
+            confinement: reply.confinement,
+            exit_code: reply.exit_code,
+        })?;
+        Ok(Some((reply.text, reply.is_error)))
+    }
+
+    fn is_loop(&mut self, name: &str, input: &Value) -> bool {
+        if POLLING_TOOLS.contains(&name) {
+            return false;
+        }
+        let key = format!("{name}:{input}");
+        self.recent_calls.push_back(key.clone());
+        while self.recent_calls.len() > LOOP_LIMIT {
+            self.recent_calls.pop_front();
+        }
+        self.recent_calls.len() == LOOP_LIMIT && self.recent_calls.iter().all(|k| *k == key)
+    }
+}

@@ -1,0 +1,200 @@
+//! Drives a real `Session` against the scripted model server, as a front end does: a task
+//! collects every event and answers each question as the test says a user would.
+
+#![allow(dead_code)]
+
+use agent::{AgentConfig, ResolvedModel, Sandboxing, Session, SessionOptions, engine_error};
+use llm::{Provider, ProviderConfig, ProviderKind, RetryPolicy};
+use model_server::{Format, Scenario, ScriptedServer};
+use policy::{Mode, Policy};
+use protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest, FailureCode, TurnOutcome};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub fn scenario(name: &str) -> Scenario {
+    Scenario::load(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/scenarios")
+            .join(name),
+    )
+    .expect("scenario")
+}
+
+/// A scenario file with `@NAME@` placeholders filled in.
+pub fn scenario_with(name: &str, vars: &[(&str, String)]) -> Scenario {
+    let mut text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/scenarios")
+            .join(name),
+    )
+    .expect("scenario");
+    for (k, v) in vars {
+        text = text.replace(k, v);
+    }
+    Scenario::from_json(&text).expect("scenario")
+}
+
+/// The question an event asks, wherever in the tree of agents it comes from.
+pub fn question(e: &AgentEvent) -> Option<&ApprovalRequest> {
+    match e {
+        AgentEvent::ApprovalNeeded { request } => Some(request),
+        AgentEvent::Subagent { event, .. } => question(event),
+        _ => None,
+    }
+}
+
+pub type Answerer = Arc<dyn Fn(&ApprovalRequest) -> ApprovalAnswer + Send + Sync>;
+
+pub struct Harness {
+    pub session: Session,
+    pub server: ScriptedServer,
+    pub events: Arc<Mutex<Vec<AgentEvent>>>,
+    pub questions: Arc<Mutex<Vec<ApprovalRequest>>>,
+    pub sessions_dir: PathBuf,
+    _sessions: Option<tempfile::TempDir>,
+}
+
+pub struct Setup {
+    pub mode: Mode,
+    pub config: AgentConfig,
+    pub sandboxing: Sandboxing,
+    pub policy: Policy,
+    pub tmp_dir: Option<PathBuf>,
+    /// Where logs go (a fresh folder when unset).
+    pub sessions_dir: Option<PathBuf>,
+    /// Continue this session instead of starting one.
+    pub resume: Option<String>,
+    /// Roles the settings name (others fall back to the default).
+    pub roles: Vec<&'static str>,
+}
+
+impl Setup {
+    pub fn new(mode: Mode) -> Self {
+        Setup {
+            mode,
+            config: AgentConfig::new("scripted-model"),
+            sandboxing: Sandboxing::Off,
+            policy: Policy::builtin(),
+            tmp_dir: None,
+            sessions_dir: None,
+            resume: None,
+            roles: vec!["default"],
+        }
+    }
+}
+
+impl Harness {
+    pub async fn start(
+        s: Scenario,
+        project: &Path,
+        setup: Setup,
+        answer: impl Fn(&ApprovalRequest) -> ApprovalAnswer + Send + Sync + 'static,
+    ) -> Harness {
+        let format = s.format;
+        let server = ScriptedServer::start(s).await.expect("server");
+        let base = server.base_url().to_string();
+        let roles = setup.roles.clone();
+        let resolver: agent::ProviderResolver = Arc::new(move |role: &str| {
+            let mut pc = ProviderConfig::new(
+                match format {
+                    Format::Anthropic => ProviderKind::Anthropic,
+                    Format::Openai => ProviderKind::OpenAi,
+                },
+                &base,
+                Some("k".into()),
+            );
+            pc.retry = RetryPolicy {
+                base_delay: Duration::from_millis(5),
+                ..RetryPolicy::default()
+            };
+            let provider = Provider::new(pc)
+                .map_err(|e| engine_error(FailureCode::Internal, e.to_string()))?;
+            Ok(ResolvedModel {
+                provider,
+                model: if role == "default" {
+                    "scripted-model".into()
+                } else {
+                    format!("scripted-{role}")
+                },
+                fell_back: !roles.contains(&role),
+            })
+        });
+        let (owned, sessions_dir) = match setup.sessions_dir {
+            Some(d) => (None, d),
+            None => {
+                let d = tempfile::tempdir().expect("tempdir");
+                let p = d.path().to_path_buf();
+                (Some(d), p)
+            }
+        };
+        let opts = SessionOptions {
+            root: tools::ProjectRoot::open(project).expect("open"),
+            sessions_dir: sessions_dir.clone(),
+            policy: setup.policy,
+            config: setup.config,
+            resolver,
+            sandboxing: setup.sandboxing,
+            tmp_dir: setup.tmp_dir,
+        };
+        let (session, mut events) = match &setup.resume {
+            Some(id) => Session::open(opts, id).expect("open session"),
+            None => Session::create(opts, "test task").expect("create session"),
+        };
+        session.set_mode(setup.mode);
+        let seen: Arc<Mutex<Vec<AgentEvent>>> = Arc::default();
+        let asked: Arc<Mutex<Vec<ApprovalRequest>>> = Arc::default();
+        let (seen2, asked2, answerer) = (seen.clone(), asked.clone(), session.clone());
+        let answer: Answerer = Arc::new(answer);
+        tokio::spawn(async move {
+            while let Some(e) = events.recv().await {
+                if let Some(req) = question(&e) {
+                    asked2.lock().expect("lock").push(req.clone());
+                    let a = answer(req);
+                    let _ = answerer.answer(&req.id, a);
+                }
+                seen2.lock().expect("lock").push(e);
+            }
+        });
+        Harness {
+            session,
+            server,
+            events: seen,
+            questions: asked,
+            sessions_dir,
+            _sessions: owned,
+        }
+    }
+
+    /// Runs a turn to its end (bounded: a test must not hang).
+    pub async fn run(&self, text: &str) -> TurnOutcome {
+        tokio::time::timeout(Duration::from_secs(120), self.session.run(text))
+            .await
+            .expect("no hang")
+            .expect("turn")
+    }
+
+    pub fn events(&self) -> Vec<AgentEvent> {
+        self.events.lock().expect("lock").clone()
+    }
+
+    pub fn questions(&self) -> Vec<ApprovalRequest> {
+        self.questions.lock().expect("lock").clone()
+    }
+
+    pub fn log_path(&self) -> PathBuf {
+        agent::session_path(&self.sessions_dir, self.session.id()).expect("path")
+    }
+
+    /// Waits until `pred` holds for the events seen so far.
+    pub async fn until(&self, what: &str, pred: impl Fn(&[AgentEvent]) -> bool) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        while !pred(&self.events()) {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "timed out waiting for {what}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
