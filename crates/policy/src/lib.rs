@@ -21,6 +21,7 @@ mod call;
 mod command;
 mod decision;
 mod engine;
+mod hosts;
 mod mode;
 mod paths;
 mod pattern;
@@ -34,6 +35,7 @@ pub use call::{Context, ToolCall, lexical, normalize};
 pub use command::MAX_COMMAND_BYTES;
 pub use decision::{Decision, Grant, RuleRef, SandboxNeeds, Scope, Suggestion, Verdict};
 pub use engine::evaluate;
+pub use hosts::{is_private_host, is_private_ip};
 pub use mode::Mode;
 pub use paths::{HOME_SECRETS, is_secret};
 pub use rules::{
