@@ -10,7 +10,7 @@ use crate::mode::Mode;
 use crate::paths::{
     Access, HOME_SECRETS, is_secret, is_startup_location, protections, read_outside,
 };
-use crate::programs::Scope;
+use crate::searches::Scope;
 use crate::shell::Word;
 use crate::suggest;
 use std::path::{Component, Path, PathBuf};

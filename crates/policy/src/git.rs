@@ -5,7 +5,7 @@
 use crate::command::{At, Facts, Judge};
 use crate::decision::{Finding, Verdict};
 use crate::paths::{Access, protections};
-use crate::programs::Scope;
+use crate::searches::Scope;
 use crate::shell::Word;
 use std::path::Path;
 

@@ -24,9 +24,11 @@
 //! Without a sandbox, full_auto still runs what only reads and what a rule allows, and asks
 //! before the rest. read_only runs only commands known to only read (an allow-list).
 
+mod archives;
 mod call;
 mod command;
 mod decision;
+mod editors;
 mod engine;
 mod env_vars;
 mod expand;
@@ -34,6 +36,7 @@ mod files;
 mod git;
 mod hosts;
 mod interpreters;
+mod machine;
 mod mode;
 mod network;
 mod paths;
@@ -41,6 +44,8 @@ mod pattern;
 mod programs;
 mod readonly;
 mod rules;
+mod runners;
+mod searches;
 mod segments;
 pub mod shell;
 mod source;

@@ -58,8 +58,8 @@ const OB_ASKS: &[(&str, Mode, Option<bool>, &str)] = &[
     (
         "source .venv/bin/activate && pytest",
         Mode::FullAuto,
-        None,
-        "`source` runs a file's commands in the shell itself",
+        Some(false),
+        "without the sandbox, what `source` defines changes what every later command runs",
     ),
     // Ask only without the sandbox: full_auto asks before commands that are neither known to
     // only read nor allowed by a rule, and a recursive search can read secret files.
