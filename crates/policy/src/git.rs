@@ -101,6 +101,17 @@ const LONG_OPTIONS: &[(&str, &[&str])] = &[
     ("stash", &[]),
 ];
 
+/// Options of the fetching sub-commands that name a program git runs (locally, for a local or
+/// ssh remote), or hooks and configuration to start the new repository with.
+const RUNS_PROGRAM: &[&str] = &[
+    "--upload-pack",
+    "--receive-pack",
+    "--exec",
+    "--template",
+    "--config",
+    "--separate-git-dir",
+];
+
 /// Sub-commands that only read (with the conditions checked in [`reads`]).
 const READS: &[&str] = &[
     "status",
@@ -163,6 +174,8 @@ pub struct Invocation<'w> {
     pub args: Vec<String>,
     /// `-C dir`: the folder git works in.
     pub chdir: Option<&'w Word>,
+    /// An argument is only known when it runs (it could be `--output=…`).
+    pub computed: bool,
 }
 
 pub fn parse(words: &[Word]) -> (Invocation<'_>, Vec<Finding>) {
@@ -202,6 +215,7 @@ pub fn parse(words: &[Word]) -> (Invocation<'_>, Vec<Finding>) {
         .unwrap_or(&[]);
     let mut args = Vec::new();
     let mut options_done = false;
+    let computed = words.iter().skip(i + 1).any(|w| w.literal().is_none());
     for w in words.iter().skip(i + 1) {
         let a = w.shown();
         if options_done || !a.starts_with("--") || w.literal().is_none() {
@@ -236,6 +250,7 @@ pub fn parse(words: &[Word]) -> (Invocation<'_>, Vec<Finding>) {
             at: i,
             args,
             chdir,
+            computed,
         },
         findings,
     )
@@ -305,6 +320,15 @@ pub fn judge(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
                 .is_some_and(|s| matches!(*s, "fetch" | "pull" | "push" | "clone")));
     facts.network |= network;
 
+    let runs_program = RUNS_PROGRAM.iter().any(|o| has(o))
+        || (sub == "clone" && (short('u') || short('c')))
+        || (sub == "push" && (has("--receive-pack") || has("--exec")));
+    if runs_program {
+        j.ask(
+            format!("`git {sub}` is told which program to run or which hooks and configuration to use, which can run any code"),
+            "git configuration",
+        );
+    }
     let throws_away = |reason: &str, j: &mut Judge| {
         j.ask(format!("`git {sub}` {reason}"), "destructive git");
     };
@@ -489,10 +513,8 @@ pub fn judge(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
             Scope::default(),
         );
     }
-    facts.read_only = Some(!network && reads(sub, &args, &operands));
-    if matches!(sub, "config") || network {
-        facts.no_suggestions |= sub == "config";
-    }
+    facts.read_only = Some(!network && !inv.computed && reads(sub, &args, &operands));
+    facts.no_suggestions |= sub == "config";
 }
 
 /// Whether a sub-command with these arguments only reads.

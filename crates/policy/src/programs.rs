@@ -183,6 +183,7 @@ pub fn judge(j: &mut Judge, name: &str, words: &[Word], at: &At, facts: &mut Fac
             }
         }
         "kill" => machine::kill(j, words),
+        "ssh" | "scp" | "sftp" | "rsync" | "wget" => remote_commands(j, name, words),
         "init" | "telinit" if words.len() > 1 => j.deny(
             format!("`{name}` changes the machine's run level: it can stop or restart it"),
             "power",
@@ -288,5 +289,53 @@ fn make(j: &mut Judge, words: &[Word]) {
                 "program that runs commands",
             );
         }
+    }
+}
+
+/// Options of the remote-access tools that run a local program (`ssh -o ProxyCommand=…`,
+/// `rsync -e …`, `scp -S …`) or read a configuration that can (`ssh -F`, `wget -e`).
+fn remote_commands(j: &mut Judge, name: &str, words: &[Word]) {
+    const SSH_OPTIONS: &[&str] = &[
+        "proxycommand",
+        "localcommand",
+        "permitlocalcommand",
+        "knownhostscommand",
+        "match",
+        "include",
+    ];
+    let lit: Vec<&str> = words.iter().skip(1).filter_map(Word::literal).collect();
+    let runs = lit.iter().enumerate().any(|(k, a)| {
+        let next = lit.get(k + 1).copied().unwrap_or("");
+        let option_value = |opt: &str| -> Option<String> {
+            if *a == opt {
+                Some(next.to_ascii_lowercase())
+            } else {
+                a.strip_prefix(opt)
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_ascii_lowercase)
+            }
+        };
+        match name {
+            "ssh" | "scp" | "sftp" => {
+                option_value("-o")
+                    .is_some_and(|v| SSH_OPTIONS.iter().any(|o| v.trim_start().starts_with(o)))
+                    || *a == "-F"
+                    || (name != "ssh" && (*a == "-S" || a.starts_with("-S")))
+            }
+            "rsync" => {
+                *a == "-e"
+                    || acts(&["--rsh", "--rsync-path"], a)
+                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('e'))
+            }
+            _ => *a == "-e" || acts(&["--execute"], a),
+        }
+    });
+    if runs {
+        j.ask(
+            format!(
+                "this `{name}` option runs a program on this machine or reads settings that can"
+            ),
+            "program that runs commands",
+        );
     }
 }
