@@ -337,7 +337,7 @@ impl<'a> Judge<'a> {
             );
         }
         for a in &parsed.assignments {
-            self.assignment(a, at, true);
+            self.assignment(a, true);
         }
         let moves = parsed.commands.iter().any(|c| {
             c.words
@@ -365,7 +365,7 @@ impl<'a> Judge<'a> {
 
     /// A variable set on its own or exported: one that makes programs run code asks.
     /// True when it keeps what follows from counting as only reading.
-    fn assignment(&mut self, a: &Assignment, at: &At, remember: bool) -> bool {
+    fn assignment(&mut self, a: &Assignment, remember: bool) -> bool {
         if remember {
             let value = match &a.value {
                 Word::Literal(v) => Some(v.clone()),
@@ -382,10 +382,7 @@ impl<'a> Judge<'a> {
                 true
             }
             Risk::Benign => false,
-            Risk::Unknown => {
-                let _ = at;
-                true
-            }
+            Risk::Unknown => true,
         }
     }
 
@@ -438,7 +435,7 @@ impl<'a> Judge<'a> {
                 matches!(n, "export" | "declare" | "typeset" | "local" | "readonly")
             });
             for a in &cmd.assignments {
-                if self.assignment(a, &here, declares) {
+                if self.assignment(a, declares) {
                     here.tainted = true;
                 }
             }

@@ -3,6 +3,8 @@
 
 /// More words than this from one brace expansion: not spelled out, the command asks.
 const MAX_WORDS: usize = 256;
+/// A line longer than this once spelled out asks too: parsing it would take too long.
+const MAX_BYTES: usize = 8 * 1024;
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum Braces {
@@ -87,7 +89,7 @@ pub fn braces(src: &str) -> Option<Braces> {
         }
         i += 1;
     }
-    if flush(&mut word, &mut out, &mut changed).is_err() {
+    if flush(&mut word, &mut out, &mut changed).is_err() || out.len() > MAX_BYTES {
         return Some(Braces::TooLarge);
     }
     changed.then_some(Braces::Expanded(out))
