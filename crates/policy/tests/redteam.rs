@@ -476,17 +476,23 @@ fn the_red_team_corpus_is_refused_and_ordinary_work_runs() {
         }
     }
 
-    // OB_ASKS must not list rows that are allowed: the table stays an honest list.
-    for (input, mode, sb, _) in OB_ASKS {
+    // OB_ASKS must not list rows that are allowed, nor give a reason the engine does not: the
+    // table stays an honest list.
+    for (input, mode, sb, why) in OB_ASKS {
         for sandboxed in [false, true] {
             if sb.is_some_and(|sb| sb != sandboxed) {
                 continue;
             }
             let d = judge(&fx, &fx.policy, *mode, Kind::Command, input, sandboxed);
+            let setting = if sandboxed { ", sandboxed" } else { "" };
             if d.is_allowed() {
                 failures.push(format!(
-                    "OB_ASKS lists `{input}` ({mode}{}) but it is allowed: remove it",
-                    if sandboxed { ", sandboxed" } else { "" }
+                    "OB_ASKS lists `{input}` ({mode}{setting}) but it is allowed: remove it"
+                ));
+            } else if *why == NOT_SANDBOXED && !d.reason.contains(NOT_SANDBOXED) {
+                failures.push(format!(
+                    "OB_ASKS says `{input}` ({mode}{setting}) asks because {why}, but: {}",
+                    d.reason
                 ));
             }
         }
