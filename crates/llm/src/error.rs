@@ -31,10 +31,17 @@ pub enum LlmError {
 }
 
 fn wait_hint(d: &Option<Duration>) -> String {
-    match d {
-        Some(d) => format!("; it asks to wait {} s", d.as_secs_f32()),
-        None => String::new(),
-    }
+    let Some(d) = d else {
+        return String::new();
+    };
+    let secs = d.as_secs();
+    let wait = match secs {
+        0..120 => format!("{} s", d.as_secs_f32()),
+        120..7_200 => format!("{} min", secs / 60),
+        7_200..86_400 => format!("{} h", secs / 3_600),
+        _ => "more than a day".to_string(),
+    };
+    format!("; it asks to wait {wait}")
 }
 
 impl LlmError {

@@ -1,28 +1,14 @@
 //! Reading a server-sent event stream with cancellation.
 
 use crate::error::LlmError;
+use crate::retry;
 use eventsource_stream::{Event, Eventsource as _};
 use futures_util::{Stream, StreamExt as _};
 use std::pin::Pin;
-use std::time::Duration;
+use std::time::SystemTime;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) type Events = Pin<Box<dyn Stream<Item = Result<Event, LlmError>> + Send>>;
-
-fn retry_after(resp: &reqwest::Response) -> Option<Duration> {
-    let h = resp.headers();
-    if let Some(ms) = h
-        .get("retry-after-ms")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<f64>().ok())
-    {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
-    }
-    h.get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .map(Duration::from_secs_f64)
-}
 
 /// Sends the request; an HTTP error becomes the matching [`LlmError`], a success the event
 /// stream.
@@ -36,7 +22,7 @@ pub(crate) async fn open(
     };
     let status = resp.status();
     if !status.is_success() {
-        let wait = retry_after(&resp);
+        let wait = retry::retry_after(resp.headers(), SystemTime::now());
         let body = resp.text().await.unwrap_or_default();
         return Err(LlmError::from_status(status.as_u16(), wait, &body));
     }

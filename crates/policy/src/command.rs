@@ -1,24 +1,44 @@
-//! Judging a shell command: every simple command inside it on its own, looking through
-//! wrappers (`env`, `xargs`, `find -exec`, `bash -c`, …), with its redirections and the paths
-//! it names.
+//! Judging a shell command: the [`Judge`] walks every simple command inside a command line,
+//! looks through whatever runs another command (`env`, `timeout`, `bash -c`, `find -exec`,
+//! `uv run`, …), follows `cd`s, and asks the tables in the modules beside it what each program
+//! does: only read ([`crate::readonly`]), run code ([`crate::interpreters`],
+//! [`crate::programs`]), write files ([`crate::writers`]), reach the network
+//! ([`crate::network`]). What the files it touches mean is in [`crate::files`].
 
 use crate::call::Context;
 use crate::decision::{Finding, Verdict};
+use crate::env_vars::{self, Risk};
+use crate::expand::{self, Braces};
+use crate::interpreters::{self, Source};
 use crate::mode::Mode;
-use crate::paths::{Access, judge_path};
 use crate::pattern::Args;
-use crate::readonly::is_read_only;
 use crate::rules::Policy;
 use crate::shell::{
-    self, RedirectKind, SimpleCommand, Word, basename, is_inline_interpreter, is_shell,
+    self, Assignment, CdTarget, Location, RedirectKind, SimpleCommand, Stdin, Word,
 };
-use crate::suggest;
+use crate::{git, programs, readonly, segments, suggest, wrappers, writers};
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use unicode_normalization::UnicodeNormalization;
 
 /// Beyond this a command cannot be reviewed by a person either.
 pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
-/// `bash -c "bash -c '…'"` nesting beyond this is refused a look-through: ask.
-const MAX_DEPTH: usize = 8;
+/// Commands nested deeper than this (`bash -c "bash -c '…'"`, wrappers in wrappers) are not
+/// followed: they ask.
+const MAX_DEPTH: usize = 12;
+/// Commands judged for one call, beyond which the rest asks: a line that multiplies its own
+/// commands (`find` in `find` with many roots) must not take seconds.
+const MAX_WORK: usize = 400;
+/// Longer or more deeply nested lines are cut into pieces before parsing (see
+/// [`crate::segments`]): the parser takes too long on them.
+const CUT_ABOVE_BYTES: usize = 4096;
+const CUT_ABOVE_NESTING: usize = 48;
+/// Where the `cd`s before a command leave more possibilities than this, it runs somewhere
+/// unknown.
+const MAX_PLACES: usize = 4;
+
+pub const NOT_SANDBOXED: &str =
+    "commands are not sandboxed on this machine, so full_auto asks before running them";
 
 pub fn judge_command(policy: &Policy, ctx: &Context, mode: Mode, command: &str) -> Vec<Finding> {
     if command.trim().is_empty() {
@@ -45,547 +65,893 @@ pub fn judge_command(policy: &Policy, ctx: &Context, mode: Mode, command: &str) 
             "command too long",
         )];
     }
-    let mut out = Vec::new();
+    let mut judge = Judge::new(policy, ctx, mode);
     if command
         .chars()
         .any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r')
     {
-        out.push(Finding::floor(
-            Verdict::Ask,
+        judge.ask(
             "the command contains control characters that may hide what it really does",
             "control characters",
-        ));
+        );
     }
-    judge_source(policy, ctx, mode, command, 0, &mut out);
-    out
+    let at = At::start(ctx);
+    judge.source(command, &at);
+    judge.finish()
 }
 
-fn judge_source(
-    policy: &Policy,
-    ctx: &Context,
-    mode: Mode,
-    source: &str,
-    depth: usize,
-    out: &mut Vec<Finding>,
-) {
-    // `((…))` is arithmetic to bash but two nested subshells to `sh` (dash): judge both readings.
-    if source.contains("((") && depth < MAX_DEPTH {
-        let as_subshells = source.replace("((", "( (").replace("))", ") )");
-        judge_source(policy, ctx, mode, &as_subshells, depth + 1, out);
+/// Where and how one command runs.
+#[derive(Debug, Clone)]
+pub struct At {
+    /// The folder it runs in; `None` when only the shell knows (`cd "$X"`).
+    pub cwd: Option<PathBuf>,
+    /// How many commands wrap it.
+    pub depth: usize,
+    pub stdin: Stdin,
+    /// Its own redirections write a file.
+    pub writes: bool,
+    /// Something around it (a variable set for it) keeps it from counting as only reading.
+    pub tainted: bool,
+}
+
+impl At {
+    fn start(ctx: &Context) -> At {
+        At {
+            cwd: Some(ctx.project_root.to_path_buf()),
+            depth: 0,
+            stdin: Stdin::Inherited,
+            writes: false,
+            tainted: false,
+        }
     }
-    let parsed = shell::parse(source);
-    if parsed.has_error {
-        out.push(Finding::floor(
-            Verdict::Ask,
-            "the command could not be fully parsed, so Tandem cannot tell everything it would do",
-            "unparsable command",
-        ));
+
+    /// One level deeper, for a command another one runs.
+    pub fn deeper(&self) -> At {
+        At {
+            depth: self.depth + 1,
+            ..self.clone()
+        }
     }
-    if parsed.pipes_into_shell {
-        out.push(Finding::floor(
-            Verdict::Ask,
-            "the command pipes text into a shell or interpreter, which runs whatever arrives (like `curl … | sh`)",
-            "pipe into a shell",
-        ));
-    }
-    if parsed.recursive_function {
-        out.push(Finding::floor(
-            Verdict::Deny,
-            "the command defines a function that calls itself, the pattern of a fork bomb that freezes the machine",
-            "fork bomb",
-        ));
-    }
-    if parsed.process_substitution {
-        out.push(Finding::floor(
-            Verdict::Ask,
-            "the command uses process substitution `<(…)`, whose output may be run as code",
-            "process substitution",
-        ));
-    }
-    for r in &parsed.redirects {
-        judge_redirect(policy, ctx, mode, r.kind, &r.target, out);
-    }
-    if parsed.commands.is_empty() && !parsed.has_error {
-        // Only assignments, comments or control words: nothing runs.
-        out.push(Finding::floor(
-            Verdict::Allow,
-            "the command runs nothing",
-            "no command",
-        ));
-    }
-    for cmd in &parsed.commands {
-        judge_simple(policy, ctx, mode, cmd, depth, out);
+
+    /// The same command, run in another folder.
+    pub fn in_dir(&self, cwd: Option<PathBuf>) -> At {
+        At {
+            cwd,
+            ..self.clone()
+        }
     }
 }
 
-fn judge_redirect(
-    policy: &Policy,
-    ctx: &Context,
-    mode: Mode,
-    kind: RedirectKind,
-    target: &Word,
-    out: &mut Vec<Finding>,
-) {
-    let access = match kind {
-        RedirectKind::Duplicate => return,
-        RedirectKind::Read => Access::Read,
-        RedirectKind::Write => Access::Write,
-    };
-    let Some(path) = target.literal() else {
-        out.push(Finding::floor(
-            Verdict::Ask,
-            format!(
-                "the command redirects to `{}`, a file name only known when it runs",
-                target.shown()
-            ),
-            "computed redirect",
-        ));
-        return;
-    };
-    if is_sink(path) {
-        return;
-    }
-    judge_named_path(policy, ctx, mode, path, access, true, out);
+/// What the modules learned about one program's invocation.
+#[derive(Debug, Default)]
+pub struct Facts {
+    /// `Some(true)` when a module knows it only reads, `Some(false)` when it knows it does not;
+    /// `None` leaves it to the read-only table.
+    pub read_only: Option<bool>,
+    /// It reaches the network.
+    pub network: bool,
+    /// The words the rule lists are matched against, when not the command's own (git's
+    /// abbreviated options spelled out).
+    pub rule_words: Option<Vec<String>>,
+    /// Suggestions would not be exactly as wide as the call (it writes outside, it runs code).
+    pub no_suggestions: bool,
 }
 
-/// A path the command names (a redirect target or an argument). `certain` is false for plain
-/// arguments, which may not be paths at all: they only count when they name something protected.
-fn judge_named_path(
-    policy: &Policy,
-    ctx: &Context,
-    mode: Mode,
-    path: &str,
-    access: Access,
-    certain: bool,
-    out: &mut Vec<Finding>,
-) {
-    let Some(abs) = ctx.resolve(path) else {
-        out.push(Finding::floor(
-            Verdict::Ask,
-            format!("`{path}` is a path only the shell can resolve"),
-            "unresolvable path",
-        ));
-        return;
-    };
-    let findings = judge_path(policy, ctx, &abs, access);
-    if certain {
-        let inside = ctx.relative(&abs).is_some();
-        if access == Access::Write && inside {
-            out.push(write_by_mode(ctx, mode, &abs));
-        }
-        out.extend(findings);
-    } else {
-        // An argument: only the refusals that protect secrets and the repository count, and a
-        // mere mention outside the project is not a read.
-        out.extend(findings.into_iter().filter(|f| {
-            f.verdict == Verdict::Deny && !f.rule.name.ends_with("outside the project")
-        }));
-    }
+/// Whether the dispatcher is done with a command or the generic checks (files, rules) follow.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Flow {
+    Done,
+    Continue,
 }
 
-/// A command writing a file inside the project, judged like an edit.
-fn write_by_mode(ctx: &Context, mode: Mode, abs: &std::path::Path) -> Finding {
-    let name = ctx.relative(abs).unwrap_or_default();
-    match mode {
-        Mode::ReadOnly => Finding::floor(
-            Verdict::Deny,
-            format!("read-only mode: the command would write `{name}`"),
-            "read_only mode",
-        ),
-        Mode::Ask => Finding::floor(
-            Verdict::Ask,
-            format!("the command writes `{name}`"),
-            "ask mode",
-        )
-        .with_suggestions(suggest::write(&name)),
-        Mode::AutoEdit | Mode::FullAuto => Finding::floor(
-            Verdict::Allow,
-            format!("{mode} mode allows edits inside the project"),
-            "mode",
-        ),
-    }
+/// Judges one command line: walks its commands and gathers every rule's finding.
+pub struct Judge<'a> {
+    pub policy: &'a Policy,
+    pub ctx: &'a Context<'a>,
+    pub mode: Mode,
+    out: Vec<Finding>,
+    work: usize,
+    exhausted: bool,
+    seen: HashSet<(Option<PathBuf>, SimpleCommand)>,
+    /// Variables the line sets to a known value (`F=.env; cat $F`); `None` once unknown.
+    vars: HashMap<String, Option<String>>,
+    /// Symbolic links the line makes (`ln -s ~/.aws k`): the link's path and its target.
+    pub links: Vec<(PathBuf, Word)>,
 }
 
-fn judge_simple(
-    policy: &Policy,
-    ctx: &Context,
-    mode: Mode,
-    cmd: &SimpleCommand,
-    depth: usize,
-    out: &mut Vec<Finding>,
-) {
-    for r in &cmd.redirects {
-        judge_redirect(policy, ctx, mode, r.kind, &r.target, out);
-    }
-    let writes_files = cmd
-        .redirects
-        .iter()
-        .any(|r| r.kind == RedirectKind::Write && !r.target.literal().is_some_and(is_sink));
-    judge_words(policy, ctx, mode, &cmd.words, !writes_files, depth, out);
-}
-
-/// Judges a command given as words (the name first), looking through wrappers.
-fn judge_words(
-    policy: &Policy,
-    ctx: &Context,
-    mode: Mode,
-    words: &[Word],
-    no_writes: bool,
-    depth: usize,
-    out: &mut Vec<Finding>,
-) {
-    // A reserved word in command position means the grammar took a compound command for a
-    // simple one (`! { sudo ls; }`): the shell runs what follows it, so judge that.
-    let mut words = words;
-    while let Some(w) = words.first() {
-        if w.literal().is_some_and(is_reserved_word) {
-            words = &words[1..];
-        } else {
-            break;
-        }
-    }
-    let Some(first) = words.first() else { return };
-    let Some(raw_name) = first.literal() else {
-        out.push(Finding::floor(
-            Verdict::Ask,
-            format!(
-                "the program to run, `{}`, is only known when the command runs",
-                first.shown()
-            ),
-            "computed command name",
-        ));
-        return;
-    };
-    // Look-alike letters (`ｒｍ`, a Cyrillic `о`): judge what it normalizes to, and ask anyway.
-    let normalized: String = raw_name
-        .nfkc()
-        .filter(|c| !matches!(c, '\u{00ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'))
-        .collect();
-    if !raw_name.is_ascii() {
-        out.push(Finding::floor(
-            Verdict::Ask,
-            format!("the program name `{raw_name}` contains non-ASCII characters that can imitate another command"),
-            "look-alike characters",
-        ));
-    }
-    let name = basename(&normalized).to_string();
-
-    // Every argument that names a secret, the repository's internals or a policy file counts,
-    // whatever the program (`cat .env`, `cp x .git/hooks/pre-commit`); one that is plainly a
-    // path outside the project is a read there, which needs approval.
-    for w in &words[1..] {
-        if let Some(a) = w.literal() {
-            for candidate in path_candidates(a) {
-                judge_named_path(policy, ctx, mode, candidate, Access::Read, false, out);
-                judge_outside_mention(policy, ctx, candidate, out);
-            }
-        }
-    }
-
-    let args: Vec<&Word> = words[1..].iter().collect();
-    let lit_args: Option<Vec<&str>> = args.iter().map(|w| w.literal()).collect();
-    let deeper = |rest: &[Word], out: &mut Vec<Finding>| {
-        if depth >= MAX_DEPTH {
-            out.push(Finding::floor(
-                Verdict::Ask,
-                "the command wraps other commands too deeply to follow",
-                "nesting",
-            ));
-        } else {
-            judge_words(policy, ctx, mode, rest, no_writes, depth + 1, out);
-        }
-    };
-    let shell_string = |s: &Word, out: &mut Vec<Finding>| match s.literal() {
-        Some(src) if depth < MAX_DEPTH => judge_source(policy, ctx, mode, src, depth + 1, out),
-        Some(_) => out.push(Finding::floor(
-            Verdict::Ask,
-            "the command nests shells too deeply to follow",
-            "nesting",
-        )),
-        None => out.push(Finding::floor(
-            Verdict::Ask,
-            format!(
-                "the shell script `{}` is only known when the command runs",
-                s.shown()
-            ),
-            "computed script",
-        )),
-    };
-
-    match name.as_str() {
-        "sudo" | "doas" | "su" | "pkexec" | "run0" => {
-            out.push(Finding::floor(
-                Verdict::Deny,
-                format!("`{name}` runs commands as the administrator; the agent never does that. Run it yourself in a terminal if it is needed."),
-                "sudo",
-            ));
-            let skip = skip_options(
-                &words[1..],
-                &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-c"],
-            );
-            if let Some(rest) = words.get(1 + skip..).filter(|r| !r.is_empty()) {
-                deeper(rest, out);
-            }
-            return;
-        }
-        "env" => {
-            let mut i = 1;
-            while let Some(w) = words.get(i) {
-                match w.literal() {
-                    Some("-S") | Some("--split-string") => {
-                        if let Some(s) = words.get(i + 1) {
-                            shell_string(s, out);
-                        }
-                        return;
-                    }
-                    Some("-u") | Some("--unset") | Some("-C") | Some("--chdir") => i += 2,
-                    Some(a) if a.starts_with('-') || a.contains('=') => i += 1,
-                    _ => break,
-                }
-            }
-            match words.get(i..).filter(|r| !r.is_empty()) {
-                Some(rest) => deeper(rest, out),
-                None => out.push(Finding::floor(
-                    Verdict::Allow,
-                    "`env` alone prints the environment",
-                    "read-only command",
-                )),
-            }
-            return;
-        }
-        "command" | "builtin" | "exec" | "nohup" | "time" | "setsid" | "unbuffer" | "chronic" => {
-            if name == "command"
-                && lit_args
-                    .as_ref()
-                    .is_some_and(|a| a.first().is_some_and(|f| *f == "-v" || *f == "-V"))
-            {
-                out.push(Finding::floor(
-                    Verdict::Allow,
-                    "`command -v` only looks a program up",
-                    "read-only command",
-                ));
-                return;
-            }
-            let skip = skip_options(&words[1..], &["-a"]);
-            if let Some(rest) = words.get(1 + skip..).filter(|r| !r.is_empty()) {
-                deeper(rest, out);
-            }
-            return;
-        }
-        "timeout" | "nice" | "ionice" | "stdbuf" | "taskset" | "chrt" | "flock" | "watch" => {
-            // Options, then (for some) one operand that is not the command: a duration, a CPU
-            // list, a lock file.
-            let value_opts: &[&str] = match name.as_str() {
-                "timeout" => &["-s", "--signal", "-k", "--kill-after"],
-                "nice" => &["-n", "--adjustment"],
-                "ionice" => &["-c", "-n", "-p"],
-                "stdbuf" => &["-i", "-o", "-e"],
-                "watch" => &["-n", "--interval", "-d"],
-                _ => &[],
-            };
-            let mut i = 1 + skip_options(&words[1..], value_opts);
-            if matches!(name.as_str(), "timeout" | "taskset" | "chrt" | "flock") {
-                i += 1;
-            }
-            if name == "watch"
-                || (name == "flock" && words.get(i).and_then(Word::literal) == Some("-c"))
-            {
-                let at = if name == "flock" { i + 1 } else { i };
-                if words.len() == at + 1 {
-                    if let Some(s) = words.get(at) {
-                        shell_string(s, out);
-                    }
-                    return;
-                }
-            }
-            if let Some(rest) = words.get(i..).filter(|r| !r.is_empty()) {
-                deeper(rest, out);
-            }
-            return;
-        }
-        "xargs" => {
-            let i = 1 + skip_options(
-                &words[1..],
-                &[
-                    "-I",
-                    "-i",
-                    "-n",
-                    "-P",
-                    "-d",
-                    "-L",
-                    "-l",
-                    "-s",
-                    "-E",
-                    "-e",
-                    "-a",
-                    "--arg-file",
-                    "--delimiter",
-                    "--max-args",
-                    "--max-procs",
-                    "--replace",
-                ],
-            );
-            match words.get(i..).filter(|r| !r.is_empty()) {
-                Some(rest) => {
-                    // xargs appends what arrives on stdin: operands only known at run time.
-                    let mut with_input = rest.to_vec();
-                    with_input.push(Word::Dynamic("<input from xargs>".into()));
-                    deeper(&with_input, out)
-                }
-                None => out.push(Finding::floor(
-                    Verdict::Allow,
-                    "`xargs` alone only echoes its input",
-                    "read-only command",
-                )),
-            }
-            return;
-        }
-        "eval" => {
-            out.push(Finding::floor(
-                Verdict::Ask,
-                "`eval` runs text as a command, which Tandem can only partly see through",
-                "eval",
-            ));
-            if let Some(parts) = lit_args.as_ref() {
-                let joined = parts.join(" ");
-                if depth < MAX_DEPTH {
-                    judge_source(policy, ctx, mode, &joined, depth + 1, out);
-                }
-            }
-            return;
-        }
-        "source" | "." => {
-            out.push(Finding::floor(
-                Verdict::Ask,
-                "`source` runs a file's commands in the shell",
-                "source",
-            ));
-            return;
-        }
-        "alias" | "trap" => {
-            out.push(Finding::floor(
-                Verdict::Ask,
-                format!("`{name}` defines a command to run later, which Tandem cannot follow"),
-                "deferred command",
-            ));
-            return;
-        }
-        "find" | "fd" => {
-            judge_find(policy, ctx, mode, words, depth, out);
-        }
-        _ => {}
-    }
-
-    if is_shell(&name) {
-        let lit = lit_args.clone().unwrap_or_default();
-        if let Some(pos) = lit.iter().position(|a| {
-            *a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
-        }) {
-            match words.get(pos + 2) {
-                Some(script) => shell_string(script, out),
-                None => out.push(Finding::floor(
-                    Verdict::Ask,
-                    format!("`{name} -c` without a script"),
-                    "shell",
-                )),
-            }
-            return;
-        }
-        if lit_args.is_none() {
-            out.push(Finding::floor(
-                Verdict::Ask,
-                format!("`{name}` runs a script only known when the command runs"),
-                "computed script",
-            ));
-            return;
-        }
-        // `bash script.sh` runs a file: judged below like any program.
-    }
-
-    if is_inline_interpreter(&name) {
-        let inline = args.iter().any(|w| {
-            w.literal().is_none_or(|a| {
-                matches!(
-                    a,
-                    "-c" | "-e" | "-E" | "-r" | "-p" | "--eval" | "--print" | "-" | "-x"
-                ) || (a.starts_with("-e") && name == "perl")
-            })
-        });
-        if inline || args.is_empty() {
-            out.push(Finding::floor(
-                Verdict::Ask,
-                format!(
-                    "`{name}` would run code given inline or on stdin, which Tandem cannot inspect"
-                ),
-                "inline code",
-            ));
-            return;
-        }
-    }
-
-    if name == "git"
-        && args.iter().any(|w| {
-            matches!(w.literal(), Some("-c") | Some("--config-env") | None)
-                || w.literal()
-                    .is_some_and(|a| a.starts_with("--exec-path") || a.starts_with("-c"))
-        })
-    {
-        out.push(Finding::floor(
-            Verdict::Ask,
-            "`git -c` can make git run any program (through its configuration)",
-            "git configuration",
-        ));
-    }
-
-    let Some(lit) = lit_args else {
-        // Computed arguments are fine for most programs; destructive ones are judged below
-        // with what is known.
-        judge_destructive(policy, ctx, mode, &name, &args, out);
-        judge_rules(
+impl<'a> Judge<'a> {
+    pub fn new(policy: &'a Policy, ctx: &'a Context<'a>, mode: Mode) -> Self {
+        Judge {
             policy,
             ctx,
             mode,
-            &name,
-            &words.iter().map(|w| w.shown()).collect::<Vec<_>>(),
-            no_writes,
-            false,
-            out,
-        );
-        return;
-    };
-    judge_destructive(policy, ctx, mode, &name, &args, out);
-    let mut all = vec![name.as_str()];
-    all.extend(lit.iter().copied());
-    judge_rules(policy, ctx, mode, &name, &all, no_writes, true, out);
-}
-
-/// An argument that resolves outside the project (absolute, `..`, `~`, or through a symlink)
-/// is a reach outside it, which needs approval.
-fn judge_outside_mention(policy: &Policy, ctx: &Context, path: &str, out: &mut Vec<Finding>) {
-    if path.contains("://")
-        || matches!(
-            path,
-            "/dev/null"
-                | "/dev/stdout"
-                | "/dev/stderr"
-                | "/dev/tty"
-                | "/dev/zero"
-                | "/dev/urandom"
-                | "/dev/random"
-        )
-    {
-        return;
+            out: Vec::new(),
+            work: 0,
+            exhausted: false,
+            seen: HashSet::new(),
+            vars: HashMap::new(),
+            links: Vec::new(),
+        }
     }
-    let Some(abs) = ctx.resolve(path) else { return };
-    if ctx.relative(&abs).is_none() && !policy.allow_read.iter().any(|r| r.glob.is_match(&abs)) {
-        out.push(
+
+    pub fn push(&mut self, f: Finding) {
+        self.out.push(f);
+    }
+
+    pub fn ask(&mut self, reason: impl Into<String>, rule: &str) {
+        self.out.push(Finding::floor(Verdict::Ask, reason, rule));
+    }
+
+    pub fn deny(&mut self, reason: impl Into<String>, rule: &str) {
+        self.out.push(Finding::floor(Verdict::Deny, reason, rule));
+    }
+
+    /// How many findings there are so far, for [`Judge::keep_refusals_from`].
+    pub fn mark(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Of the findings since `mark`, keeps only the refusals: for what a computed word would
+    /// probably be, which asks anyway.
+    pub fn keep_refusals_from(&mut self, mark: usize) {
+        let mut i = mark;
+        while i < self.out.len() {
+            if self.out[i].verdict == Verdict::Deny {
+                i += 1;
+            } else {
+                self.out.remove(i);
+            }
+        }
+    }
+
+    /// Of the findings since `mark`, keeps only the questions and refusals, without their
+    /// suggestions: for a guess at what an unknown program runs.
+    pub fn keep_questions_from(&mut self, mark: usize) {
+        let mut i = mark;
+        while i < self.out.len() {
+            if self.out[i].verdict == Verdict::Allow {
+                self.out.remove(i);
+            } else {
+                self.out[i].suggestions.clear();
+                i += 1;
+            }
+        }
+    }
+
+    pub fn sandboxed(&self) -> bool {
+        self.ctx.sandboxed
+    }
+
+    /// The findings, with read_only's rule applied: there, whatever would ask is refused,
+    /// except reading a file outside the project, which you may still allow.
+    fn finish(mut self) -> Vec<Finding> {
+        if self.mode == Mode::ReadOnly {
+            for f in &mut self.out {
+                if f.verdict == Verdict::Ask
+                    && !matches!(
+                        f.rule.name.as_str(),
+                        "floor: outside the project" | "floor: unresolvable path"
+                    )
+                    && !f.rule.name.starts_with("allow_read")
+                {
+                    f.verdict = Verdict::Deny;
+                    f.reason = format!("read-only mode: {}", f.reason);
+                    f.suggestions.clear();
+                }
+            }
+        }
+        self.out
+    }
+
+    /// Counts one more command judged; false once the budget is spent.
+    fn spend(&mut self) -> bool {
+        self.work += 1;
+        if self.work > MAX_WORK {
+            if !self.exhausted {
+                self.exhausted = true;
+                self.ask(
+                    "the command runs more commands than Tandem can follow in the time it has",
+                    "complexity",
+                );
+            }
+            return false;
+        }
+        true
+    }
+
+    /// Judges shell source: every reading of it (as bash sees it, with its braces spelled out,
+    /// with `((` as two subshells the way `sh` reads it), or its pieces when it is too big to
+    /// parse whole.
+    pub fn source(&mut self, src: &str, at: &At) {
+        if at.depth > MAX_DEPTH {
+            self.ask("the command nests commands too deeply to follow", "nesting");
+            return;
+        }
+        if !self.spend() {
+            return;
+        }
+        if src.len() > CUT_ABOVE_BYTES || segments::nesting(src) > CUT_ABOVE_NESTING {
+            if let Some(cut) = segments::cut(src) {
+                let mut inner = at.deeper();
+                if cut.changes_folder {
+                    inner.cwd = None;
+                }
+                for piece in &cut.pieces {
+                    self.source(piece, &inner);
+                }
+                return;
+            }
+            if segments::nesting(src) > CUT_ABOVE_NESTING * 4 {
+                self.ask(
+                    "the command is nested too deeply for Tandem to follow",
+                    "nesting",
+                );
+                return;
+            }
+        }
+        match expand::braces(src) {
+            Some(Braces::Expanded(e)) => self.parsed(&e, &at.deeper(), false),
+            Some(Braces::TooLarge) => self.ask(
+                "the command's brace expansion makes more words than anyone can review",
+                "brace expansion",
+            ),
+            None => {}
+        }
+        // `((…))` is arithmetic to bash but two nested subshells to `sh` (dash).
+        if src.contains("((") {
+            // Every `((` apart: `$(((` becomes `$( ( (`, not `$( ((`.
+            let mut as_subshells = src.to_string();
+            while as_subshells.contains("((") || as_subshells.contains("))") {
+                as_subshells = as_subshells.replace("((", "( (").replace("))", ") )");
+            }
+            self.parsed(&as_subshells, &at.deeper(), false);
+        }
+        self.parsed(src, at, true);
+    }
+
+    /// One reading of shell source. Parse errors count only for the reading as written.
+    fn parsed(&mut self, src: &str, at: &At, as_written: bool) {
+        let parsed = shell::parse(src);
+        if parsed.has_error && as_written {
+            self.ask(
+                "the command could not be fully parsed, so Tandem cannot tell everything it would do",
+                "unparsable command",
+            );
+        }
+        if parsed.recursive_function {
+            self.deny(
+                "the command defines functions that call themselves, the pattern of a fork bomb that freezes the machine",
+                "fork bomb",
+            );
+        }
+        if parsed.process_substitution {
+            self.ask(
+                "the command uses process substitution `<(…)`, whose output may be run as code",
+                "process substitution",
+            );
+        }
+        if parsed.prompt_expansion {
+            self.ask(
+                "`${…@P}` expands a variable like a prompt, which runs the commands inside it",
+                "prompt expansion",
+            );
+        }
+        for a in &parsed.assignments {
+            self.assignment(a, true);
+        }
+        let moves = parsed.commands.iter().any(|c| {
+            c.words
+                .first()
+                .and_then(Word::literal)
+                .is_some_and(|n| matches!(shell::basename(n), "cd" | "pushd" | "popd"))
+        });
+        if parsed.commands.is_empty() && !parsed.has_error {
+            // Only assignments, comments or control words: nothing runs.
+            self.push(Finding::floor(
+                Verdict::Allow,
+                "the command runs nothing",
+                "no command",
+            ));
+        }
+        for cmd in &parsed.commands {
+            self.simple(cmd, at);
+        }
+        // Redirections of a whole list or loop, after its commands (and the links they make).
+        let loose = if moves { at.in_dir(None) } else { at.clone() };
+        for r in &parsed.redirects {
+            self.redirect(r.kind, &r.target, &loose);
+        }
+    }
+
+    /// A variable set on its own or exported: one that makes programs run code asks.
+    /// True when it keeps what follows from counting as only reading.
+    fn assignment(&mut self, a: &Assignment, remember: bool) -> bool {
+        if remember {
+            let value = match &a.value {
+                Word::Literal(v) => Some(v.clone()),
+                _ => None,
+            };
+            self.vars.insert(a.name.clone(), value);
+        }
+        match env_vars::risk(&a.name, &a.value) {
+            Risk::Code(why) => {
+                self.ask(
+                    format!("setting `{}` {why}", a.name),
+                    "environment that runs code",
+                );
+                true
+            }
+            Risk::Benign => false,
+            Risk::Unknown => true,
+        }
+    }
+
+    /// `ln -s TARGET NAME`: later paths through `NAME` lead to `TARGET`.
+    fn note_link(&mut self, cmd: &SimpleCommand, at: &At) {
+        let words: Vec<&Word> = cmd.words.iter().collect();
+        if words.first().and_then(|w| w.literal()).map(shell::basename) != Some("ln") {
+            return;
+        }
+        let symbolic = words[1..].iter().filter_map(|w| w.literal()).any(|a| {
+            (a.starts_with('-') && !a.starts_with("--") && a.contains('s')) || a == "--symbolic"
+        });
+        let operands: Vec<&Word> = words[1..]
+            .iter()
+            .filter(|w| w.literal().is_none_or(|a| !a.starts_with('-')))
+            .copied()
+            .collect();
+        if !symbolic || operands.len() != 2 {
+            return;
+        }
+        if let Some(name) = operands[1].literal()
+            && let Some(cwd) = &at.cwd
+        {
+            let link = crate::call::normalize(&cwd.join(name));
+            self.links.push((link, operands[0].clone()));
+        }
+    }
+
+    /// One simple command, once for each folder the `cd`s before it may leave it in.
+    fn simple(&mut self, cmd: &SimpleCommand, at: &At) {
+        for cwd in self.places(&cmd.location, at) {
+            if !self.seen.insert((cwd.clone(), cmd.clone())) {
+                continue;
+            }
+            let mut here = At {
+                cwd,
+                depth: at.depth,
+                stdin: cmd.stdin.clone(),
+                writes: false,
+                tainted: at.tainted,
+            };
+            for r in &cmd.redirects {
+                self.redirect(r.kind, &r.target, &here);
+            }
+            here.writes = cmd
+                .redirects
+                .iter()
+                .any(|r| r.kind == RedirectKind::Write && !r.target.literal().is_some_and(is_sink));
+            let declares = cmd.words.first().and_then(Word::literal).is_some_and(|n| {
+                matches!(n, "export" | "declare" | "typeset" | "local" | "readonly")
+            });
+            for a in &cmd.assignments {
+                if self.assignment(a, declares) {
+                    here.tainted = true;
+                }
+            }
+            if declares && !cmd.assignments.is_empty() {
+                // `export X=1`: sets variables, judged above.
+                self.push(Finding::floor(
+                    Verdict::Allow,
+                    "setting shell variables changes nothing on disk",
+                    "read-only command",
+                ));
+                continue;
+            }
+            self.words(&cmd.words, &here);
+            // Paths in the commands after it lead through the link it makes.
+            self.note_link(cmd, &here);
+        }
+    }
+
+    /// The folders a command may run in after the `cd`s before it.
+    fn places(&self, location: &Location, at: &At) -> Vec<Option<PathBuf>> {
+        let cds = match location {
+            Location::Unknown => return vec![None],
+            Location::Known(cds) => cds,
+        };
+        let mut places: Vec<Option<PathBuf>> = vec![at.cwd.clone()];
+        for cd in cds {
+            let moved: Vec<Option<PathBuf>> = places
+                .iter()
+                .map(|p| self.cd_target(p.as_ref(), &cd.to, at))
+                .collect();
+            if cd.certain {
+                places = moved;
+            } else {
+                places.extend(moved);
+            }
+            places.dedup();
+            let mut unique: Vec<Option<PathBuf>> = Vec::new();
+            for p in places {
+                if !unique.contains(&p) {
+                    unique.push(p);
+                }
+            }
+            places = unique;
+            if places.len() > MAX_PLACES {
+                return vec![None];
+            }
+        }
+        places
+    }
+
+    /// Where `cd TARGET` from `from` leads (the shell's logical `cd`: `..` drops a name).
+    fn cd_target(&self, from: Option<&PathBuf>, to: &CdTarget, at: &At) -> Option<PathBuf> {
+        match to {
+            CdTarget::Home => self.ctx.home.map(|h| h.to_path_buf()),
+            CdTarget::Path(w) => {
+                let text = match w {
+                    Word::Literal(s) => s.clone(),
+                    Word::Glob(_) => return None,
+                    Word::Dynamic(raw) => self.guess(raw, at)?,
+                };
+                let p = if text == "~" || text.starts_with("~/") {
+                    self.ctx
+                        .home?
+                        .join(text.trim_start_matches('~').trim_start_matches('/'))
+                } else if text.starts_with('~') {
+                    return None;
+                } else if text.starts_with('/') {
+                    PathBuf::from(&text)
+                } else {
+                    from?.join(&text)
+                };
+                Some(crate::call::normalize(&p))
+            }
+        }
+    }
+
+    /// The value of a computed word when the line itself says what it is: `$HOME`, `$PWD`, a
+    /// variable set earlier to a literal. `None` when only running it would tell.
+    pub fn guess(&self, raw: &str, at: &At) -> Option<String> {
+        let body = raw
+            .strip_prefix('"')
+            .and_then(|r| r.strip_suffix('"'))
+            .unwrap_or(raw);
+        let mut out = String::new();
+        let chars: Vec<char> = body.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if matches!(c, '`' | '\'' | '"' | '*' | '?' | '[' | '\\') {
+                return None;
+            }
+            if c != '$' {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            let (name, next) = if chars.get(i + 1) == Some(&'{') {
+                let end = chars[i + 2..].iter().position(|c| *c == '}')? + i + 2;
+                (chars[i + 2..end].iter().collect::<String>(), end + 1)
+            } else {
+                let len = chars[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
+                    .count();
+                (
+                    chars[i + 1..i + 1 + len].iter().collect::<String>(),
+                    i + 1 + len,
+                )
+            };
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return None;
+            }
+            let value = match name.as_str() {
+                "HOME" if !self.vars.contains_key("HOME") => {
+                    self.ctx.home?.to_string_lossy().into_owned()
+                }
+                "PWD" if !self.vars.contains_key("PWD") => {
+                    at.cwd.as_ref()?.to_string_lossy().into_owned()
+                }
+                other => self.vars.get(other)?.clone()?,
+            };
+            out.push_str(&value);
+            i = next;
+        }
+        Some(out)
+    }
+
+    /// A redirection of the command's input or output.
+    fn redirect(&mut self, kind: RedirectKind, target: &Word, at: &At) {
+        match kind {
+            RedirectKind::Duplicate => {}
+            RedirectKind::Read => self.read(target, at),
+            RedirectKind::Write => self.write(target, at, "the command"),
+        }
+    }
+
+    /// Judges a command given as words (the program first), looking through wrappers.
+    pub fn words(&mut self, words: &[Word], at: &At) {
+        // A reserved word in command position means the grammar took a compound command for a
+        // simple one (`! { sudo ls; }`): the shell runs what follows it, so judge that.
+        let start = words
+            .iter()
+            .take_while(|w| w.literal().is_some_and(is_reserved_word))
+            .count();
+        let words = &words[start..];
+        let Some(first) = words.first() else { return };
+        if at.depth > MAX_DEPTH {
+            self.ask(
+                "the command wraps other commands too deeply to follow",
+                "nesting",
+            );
+            return;
+        }
+        if !self.spend() {
+            return;
+        }
+        let raw_name = match first {
+            Word::Dynamic(shown) => {
+                self.ask(
+                    format!("the program to run, `{shown}`, is only known when the command runs"),
+                    "computed command name",
+                );
+                return;
+            }
+            Word::Glob(pattern) => {
+                self.ask(
+                    format!("the program to run, `{pattern}`, is a pattern the shell replaces with file names"),
+                    "computed command name",
+                );
+                pattern.as_str()
+            }
+            Word::Literal(s) => s.as_str(),
+        };
+        // Look-alike letters (`ｒｍ`, a Cyrillic `о`): judge what it normalizes to, and ask anyway.
+        let normalized: String = raw_name
+            .nfkc()
+            .filter(|c| !matches!(c, '\u{00ad}' | '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}'))
+            .collect();
+        if !raw_name.is_ascii() {
+            self.ask(
+                format!("the program name `{raw_name}` contains non-ASCII characters that can imitate another command"),
+                "look-alike characters",
+            );
+        }
+        let name = shell::basename(&normalized).to_string();
+
+        // Every argument that names a secret, the repository's internals or a policy file
+        // counts, whatever the program (`cat .env`, `cp x .git/hooks/pre-commit`); one that is
+        // plainly a path outside the project is a read there, which needs approval.
+        for w in &words[1..] {
+            self.mention_word(w, at);
+        }
+
+        let mut facts = Facts::default();
+        if self.dispatch(&name, words, at, &mut facts) == Flow::Done {
+            return;
+        }
+        writers::judge(self, &name, words, at, &mut facts);
+        self.rules(&name, words, at, &facts);
+    }
+
+    /// What the program itself does, by the tables.
+    fn dispatch(&mut self, name: &str, words: &[Word], at: &At, facts: &mut Facts) -> Flow {
+        if let Some(flow) = programs::before_wrappers(self, name, words, at, facts) {
+            return flow;
+        }
+        if let Some(w) = wrappers::find(name, words) {
+            let read = wrappers::read(w, words);
+            for s in &read.scripts {
+                self.script(s, &at.deeper());
+            }
+            for file in &read.writes {
+                self.write(file, at, name);
+            }
+            let inner_at = match &read.chdir {
+                Some(dir) => at.in_dir(self.dir(dir, at)),
+                None => at.clone(),
+            }
+            .deeper();
+            match read.command {
+                Some(i) if w.joined => {
+                    let parts: Option<Vec<&str>> = words[i..].iter().map(Word::literal).collect();
+                    match parts {
+                        Some(p) => self.source(&p.join(" "), &inner_at),
+                        None => self.ask(
+                            format!("`{name}` runs a command only known when it runs"),
+                            "computed script",
+                        ),
+                    }
+                }
+                Some(i) if w.package => {
+                    let mut inner: Vec<Word> = words[i..].to_vec();
+                    if let Some(Word::Literal(spec)) = inner.first() {
+                        inner[0] = Word::Literal(wrappers::package_program(spec).to_string());
+                    }
+                    self.words(&inner, &inner_at);
+                }
+                Some(i) => self.words(&words[i..], &inner_at),
+                None if read.scripts.is_empty() => {
+                    if let Some(c) = read.computed {
+                        self.ask(
+                            format!("`{name}` runs `{}`, only known when it runs", c.shown()),
+                            "computed command name",
+                        );
+                    }
+                    return Flow::Continue;
+                }
+                None => {}
+            }
+            return Flow::Done;
+        }
+        if interpreters::is_shell(name) {
+            return self.shell(name, words, at, facts);
+        }
+        if let Some(it) = interpreters::interpreter_named(name) {
+            let source = interpreters::interpreter_source(it, words);
+            return self.interpreter(name, source, words, at, facts);
+        }
+        if name == "git" {
+            git::judge(self, words, at, facts);
+            return Flow::Continue;
+        }
+        programs::judge(self, name, words, at, facts)
+    }
+
+    /// A shell: its `-c` script is judged as a command line; a script it reads from its input
+    /// is judged when the line gives it (`bash <<< '…'`), and asks when it arrives through a
+    /// pipe.
+    fn shell(&mut self, name: &str, words: &[Word], at: &At, facts: &mut Facts) -> Flow {
+        match interpreters::shell_source(name, words) {
+            Source::Inline(script) => {
+                self.script(&script, &at.deeper());
+                Flow::Done
+            }
+            Source::Stdin => self.program_on_stdin(name, at, true, facts),
+            Source::Script(_) => {
+                facts.read_only = Some(false);
+                Flow::Continue
+            }
+            Source::Nothing => {
+                facts.read_only = Some(true);
+                Flow::Continue
+            }
+            Source::Module(..) => Flow::Continue,
+        }
+    }
+
+    fn interpreter(
+        &mut self,
+        name: &str,
+        source: Source,
+        words: &[Word],
+        at: &At,
+        facts: &mut Facts,
+    ) -> Flow {
+        match source {
+            Source::Inline(_) => {
+                self.ask(
+                    format!("`{name}` would run code given inline, which Tandem cannot inspect"),
+                    "inline code",
+                );
+                Flow::Done
+            }
+            Source::Stdin => self.program_on_stdin(name, at, false, facts),
+            Source::Module(module, from) => {
+                // `python -m pytest -q` runs what `pytest -q` runs.
+                let mut inner = vec![Word::Literal(module)];
+                inner.extend(words.iter().skip(from).cloned());
+                self.words(&inner, &at.deeper());
+                Flow::Done
+            }
+            Source::Script(_) => {
+                facts.read_only = Some(false);
+                Flow::Continue
+            }
+            Source::Nothing => {
+                facts.read_only = Some(true);
+                Flow::Continue
+            }
+        }
+    }
+
+    /// A shell or interpreter that reads its program from its input: the program is judged
+    /// when the line gives it (`bash <<< '…'`), runs like a script file when it comes from one
+    /// (`bash < build.sh`), and asks when it arrives through a pipe.
+    fn program_on_stdin(&mut self, name: &str, at: &At, shell: bool, facts: &mut Facts) -> Flow {
+        match &at.stdin {
+            Stdin::Text(Word::Literal(text)) | Stdin::Text(Word::Glob(text)) if shell => {
+                let text = text.clone();
+                self.source(&text, &at.deeper());
+            }
+            Stdin::Text(_) => self.ask(
+                format!("`{name}` would run the code in a here-document, which Tandem cannot inspect"),
+                "inline code",
+            ),
+            Stdin::Pipe => self.ask(
+                format!("the command pipes text into `{name}`, which runs whatever arrives (like `curl … | sh`)"),
+                "pipe into a shell",
+            ),
+            Stdin::File(_) => {
+                facts.read_only = Some(false);
+                return Flow::Continue;
+            }
+            Stdin::Inherited => self.ask(
+                format!("`{name}` reads the program to run from its input"),
+                "inline code",
+            ),
+        }
+        Flow::Done
+    }
+
+    /// A shell script given as one word (`bash -c '…'`, `script -c '…'`).
+    pub fn script(&mut self, script: &Word, at: &At) {
+        match script.literal() {
+            Some(src) => {
+                let src = src.to_string();
+                self.source(&src, at);
+            }
+            None => self.ask(
+                format!(
+                    "the shell script `{}` is only known when the command runs",
+                    script.shown()
+                ),
+                "computed script",
+            ),
+        }
+    }
+
+    /// The folder a word names, for a command that runs there (`-C dir`).
+    pub fn dir(&self, dir: &Word, at: &At) -> Option<PathBuf> {
+        let text = match dir {
+            Word::Literal(s) => s.clone(),
+            Word::Glob(_) => return None,
+            Word::Dynamic(raw) => self.guess(raw, at)?,
+        };
+        self.cd_target(at.cwd.as_ref(), &CdTarget::Path(Word::Literal(text)), at)
+    }
+
+    /// The rule lists and the mode, for one program and its arguments.
+    fn rules(&mut self, name: &str, words: &[Word], at: &At, facts: &Facts) {
+        let literal = words.iter().all(|w| w.literal().is_some());
+        let shown: Vec<String> = match &facts.rule_words {
+            Some(w) => w.clone(),
+            None => words.iter().map(|w| w.shown().to_string()).collect(),
+        };
+        let shown_refs: Vec<&str> = shown.iter().map(String::as_str).collect();
+        let args = Args::split(name, shown_refs.get(1..).unwrap_or(&[]));
+        let text = shown.join(" ");
+        let mut allowed: Option<Finding> = None;
+        for rule in &self.policy.commands {
+            match rule.verdict {
+                Verdict::Deny | Verdict::Ask if rule.pattern.matches_lenient(name, &args) => {
+                    let reason = rule.reason.clone().unwrap_or_else(|| match rule.verdict {
+                        Verdict::Deny => format!(
+                            "`{text}` is blocked by the rule `{}` ({})",
+                            rule.pattern.text(),
+                            rule.source.label()
+                        ),
+                        _ => format!(
+                            "`{text}` needs your approval: rule `{}` ({})",
+                            rule.pattern.text(),
+                            rule.source.label()
+                        ),
+                    });
+                    let list = if rule.verdict == Verdict::Deny {
+                        "deny"
+                    } else {
+                        "ask"
+                    };
+                    self.out.push(
+                        Finding::new(
+                            rule.verdict,
+                            reason,
+                            format!("commands.{list} \"{}\"", rule.pattern.text()),
+                            rule.source.clone(),
+                        )
+                        .with_network(facts.network),
+                    );
+                }
+                Verdict::Allow if literal && rule.pattern.matches_strict(name, &args) => {
+                    let spec = rule.pattern.specificity();
+                    if allowed.as_ref().is_none_or(|a| spec > a.specificity) {
+                        allowed = Some(
+                            Finding::new(
+                                Verdict::Allow,
+                                format!(
+                                    "`{}` is allowed ({})",
+                                    rule.pattern.text(),
+                                    rule.source.label()
+                                ),
+                                format!("commands.allow \"{}\"", rule.pattern.text()),
+                                rule.source.clone(),
+                            )
+                            .with_specificity(spec)
+                            .with_network(facts.network),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        let read_only = !at.writes
+            && !at.tainted
+            && match facts.read_only {
+                Some(known) => known,
+                None => readonly::only_reads(name, words, self.sandboxed()),
+            };
+        let only_reads = || {
             Finding::floor(
-                Verdict::Ask,
-                format!("the command names `{}`, outside the project folder; reaching outside needs your approval (built-in rule)", abs.display()),
-                "outside the project",
+                Verdict::Allow,
+                format!("`{name}` only reads"),
+                "read-only command",
             )
-            .with_suggestions(vec![suggest::read(&abs)]),
-        );
+            .with_specificity(1)
+        };
+        if self.mode == Mode::ReadOnly {
+            if read_only {
+                self.out.push(only_reads());
+            } else {
+                self.deny(
+                    format!("read-only mode: `{text}` could change things, so it does not run"),
+                    "read_only mode",
+                );
+            }
+            return;
+        }
+        if let Some(a) = allowed {
+            self.out.push(a);
+            return;
+        }
+        if read_only {
+            self.out.push(only_reads());
+            return;
+        }
+        let suggestions = if literal && !facts.no_suggestions {
+            suggest::command_pattern(&shown_refs)
+                .map(|p| suggest::command(&p))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        if facts.network {
+            self.out.push(
+                Finding::floor(
+                    Verdict::Ask,
+                    format!("this command wants the network (`{text}`), so it needs your approval"),
+                    "network",
+                )
+                .with_suggestions(suggestions)
+                .with_network(true),
+            );
+            return;
+        }
+        match self.mode {
+            Mode::FullAuto if self.sandboxed() => self.out.push(Finding::floor(
+                Verdict::Allow,
+                "full_auto mode runs commands that no rule stops (in the sandbox)",
+                "full_auto mode",
+            )),
+            Mode::FullAuto => self.out.push(
+                Finding::floor(
+                    Verdict::Ask,
+                    format!("`{text}`: {NOT_SANDBOXED}"),
+                    "not sandboxed",
+                )
+                .with_suggestions(suggestions),
+            ),
+            mode => self.out.push(
+                Finding::floor(
+                    Verdict::Ask,
+                    format!("`{text}` needs your approval ({mode} mode asks before commands)"),
+                    &format!("{mode} mode"),
+                )
+                .with_suggestions(suggestions),
+            ),
+        }
     }
 }
 
@@ -616,442 +982,9 @@ fn is_reserved_word(w: &str) -> bool {
 }
 
 /// Devices that swallow or show output: writing to them changes no file.
-fn is_sink(path: &str) -> bool {
+pub fn is_sink(path: &str) -> bool {
     matches!(
         path,
-        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "-"
     )
-}
-
-/// Arguments that might be paths: the whole word, the value of `--opt=value` / `if=x`, and
-/// curl's `@file` (upload a file's contents).
-fn path_candidates(arg: &str) -> Vec<&str> {
-    let mut v = Vec::new();
-    if !arg.starts_with('-') {
-        v.push(arg);
-    }
-    if let Some((_, value)) = arg.split_once('=')
-        && !value.is_empty()
-    {
-        v.push(value);
-    }
-    let uploads: Vec<&str> = v
-        .iter()
-        .filter_map(|c| c.strip_prefix('@'))
-        .filter(|c| !c.is_empty())
-        .collect();
-    v.extend(uploads);
-    v
-}
-
-/// Counts leading options (and the values of those in `with_value`).
-fn skip_options(words: &[Word], with_value: &[&str]) -> usize {
-    let mut i = 0;
-    while let Some(w) = words.get(i) {
-        match w.literal() {
-            Some("--") => return i + 1,
-            Some(a) if a.starts_with('-') && a.len() > 1 => {
-                i += if with_value.contains(&a) { 2 } else { 1 };
-            }
-            _ => break,
-        }
-    }
-    i
-}
-
-/// `find` and `fd`: the commands given to `-exec`/`-x`, and `-delete` as a recursive delete.
-fn judge_find(
-    policy: &Policy,
-    ctx: &Context,
-    mode: Mode,
-    words: &[Word],
-    depth: usize,
-    out: &mut Vec<Finding>,
-) {
-    let roots: Vec<&Word> = words[1..]
-        .iter()
-        .take_while(|w| {
-            w.literal()
-                .is_some_and(|a| !a.starts_with('-') && a != "(" && a != "!")
-        })
-        .collect();
-    let mut i = 1;
-    while i < words.len() {
-        let a = words[i].literal().unwrap_or("");
-        if matches!(
-            a,
-            "-exec" | "-execdir" | "-ok" | "-okdir" | "-x" | "--exec" | "-X" | "--exec-batch"
-        ) {
-            let start = i + 1;
-            let mut end = start;
-            while end < words.len()
-                && !matches!(words[end].literal(), Some(";") | Some("+") | Some("\\;"))
-            {
-                end += 1;
-            }
-            if end > start {
-                if depth >= MAX_DEPTH {
-                    out.push(Finding::floor(
-                        Verdict::Ask,
-                        "the command wraps other commands too deeply to follow",
-                        "nesting",
-                    ));
-                } else {
-                    // `{}` stands for each file found: judge the command once per search root
-                    // with the root in its place (it reaches at least that far).
-                    let search_roots: Vec<Word> = if roots.is_empty() {
-                        vec![Word::Literal(".".into())]
-                    } else {
-                        roots.iter().map(|w| (*w).clone()).collect()
-                    };
-                    for root in &search_roots {
-                        let inner: Vec<Word> = words[start..end]
-                            .iter()
-                            .map(|w| match w.literal() {
-                                Some(a) if a.contains("{}") => match root.literal() {
-                                    Some(r) => Word::Literal(a.replace("{}", r)),
-                                    None => Word::Dynamic(a.to_string()),
-                                },
-                                _ => w.clone(),
-                            })
-                            .collect();
-                        judge_words(policy, ctx, mode, &inner, true, depth + 1, out);
-                    }
-                }
-            }
-            i = end + 1;
-            continue;
-        }
-        if a == "-delete" {
-            let targets: Vec<&Word> = if roots.is_empty() {
-                Vec::new()
-            } else {
-                roots.clone()
-            };
-            judge_recursive_delete(policy, ctx, mode, "find -delete", &targets, true, out);
-        }
-        if matches!(a, "-fprint" | "-fprint0" | "-fprintf" | "-fls")
-            && let Some(file) = words.get(i + 1)
-        {
-            judge_redirect(policy, ctx, mode, RedirectKind::Write, file, out);
-        }
-        i += 1;
-    }
-}
-
-/// Programs that delete or write the paths they are given.
-fn judge_destructive(
-    policy: &Policy,
-    ctx: &Context,
-    mode: Mode,
-    name: &str,
-    args: &[&Word],
-    out: &mut Vec<Finding>,
-) {
-    let lit: Vec<Option<&str>> = args.iter().map(|w| w.literal()).collect();
-    let flags: Vec<String> = {
-        let mut f = Vec::new();
-        for a in lit.iter().flatten() {
-            if a.starts_with('-') && a.len() > 1 && *a != "--" {
-                crate::pattern::normalize_flag(name, a, &mut f);
-            }
-        }
-        f
-    };
-    let operands: Vec<&Word> = {
-        let mut v = Vec::new();
-        let mut after = false;
-        for w in args {
-            match w.literal() {
-                Some("--") if !after => after = true,
-                Some(a) if !after && a.starts_with('-') && a.len() > 1 => {}
-                _ => v.push(*w),
-            }
-        }
-        v
-    };
-    match name {
-        "rm" | "rmdir" | "shred" | "unlink" | "srm" => {
-            let recursive = flags.iter().any(|f| f == "-r") || name == "rmdir";
-            if recursive {
-                judge_recursive_delete(policy, ctx, mode, name, &operands, false, out);
-            } else {
-                for o in operands {
-                    judge_operand_write(policy, ctx, mode, name, o, out);
-                }
-            }
-        }
-        "mv" | "cp" | "install" | "ln" | "rsync" => {
-            // The destination is written; `mv` also removes its sources.
-            let targets: Vec<&Word> = match name {
-                "mv" => operands.clone(),
-                _ => operands.last().copied().into_iter().collect(),
-            };
-            let t_flag = args
-                .iter()
-                .position(|w| matches!(w.literal(), Some("-t") | Some("--target-directory")));
-            for o in targets {
-                judge_operand_write(policy, ctx, mode, name, o, out);
-            }
-            if let Some(t) = t_flag.and_then(|i| args.get(i + 1)) {
-                judge_operand_write(policy, ctx, mode, name, t, out);
-            }
-        }
-        "tee" | "touch" | "mkdir" | "truncate" | "chmod" | "chown" | "chgrp" | "setfacl"
-        | "chattr" => {
-            // chmod/chown's first operand is the mode or owner, not a path.
-            let skip = usize::from(matches!(
-                name,
-                "chmod" | "chown" | "chgrp" | "setfacl" | "chattr"
-            ));
-            let recursive = flags.iter().any(|f| f == "-R");
-            for o in operands.iter().skip(skip) {
-                if recursive {
-                    judge_recursive_delete(policy, ctx, mode, name, &[*o], false, out);
-                } else {
-                    judge_operand_write(policy, ctx, mode, name, o, out);
-                }
-            }
-        }
-        "sed" | "perl"
-            if flags
-                .iter()
-                .any(|f| f == "-i" || f.starts_with("--in-place")) =>
-        {
-            for o in operands.iter().skip(1) {
-                judge_operand_write(policy, ctx, mode, name, o, out);
-            }
-        }
-        "dd" => {
-            for w in args {
-                if let Some(of) = w.literal().and_then(|a| a.strip_prefix("of=")) {
-                    judge_named_path(policy, ctx, mode, of, Access::Write, true, out);
-                }
-            }
-        }
-        "git" if lit.first().copied().flatten() == Some("clean") => {
-            out.push(Finding::floor(
-                Verdict::Ask,
-                "`git clean` deletes untracked files for good",
-                "git clean",
-            ));
-        }
-        _ => {}
-    }
-}
-
-fn judge_operand_write(
-    policy: &Policy,
-    ctx: &Context,
-    mode: Mode,
-    name: &str,
-    operand: &Word,
-    out: &mut Vec<Finding>,
-) {
-    match operand.literal() {
-        Some(p) if !has_glob(p) => judge_named_path(policy, ctx, mode, p, Access::Write, true, out),
-        _ => out.push(Finding::floor(
-            Verdict::Ask,
-            format!(
-                "`{name}` changes `{}`, which is only known when the command runs",
-                operand.shown()
-            ),
-            "computed path",
-        )),
-    }
-}
-
-fn has_glob(p: &str) -> bool {
-    p.contains(['*', '?', '[', '{'])
-}
-
-/// A recursive delete (or recursive permission change): a hard floor outside the project, and
-/// always a question for the project root itself.
-fn judge_recursive_delete(
-    policy: &Policy,
-    ctx: &Context,
-    mode: Mode,
-    what: &str,
-    targets: &[&Word],
-    find: bool,
-    out: &mut Vec<Finding>,
-) {
-    let dot = Word::Literal(".".into());
-    let targets: Vec<&Word> = if targets.is_empty() && find {
-        vec![&dot]
-    } else {
-        targets.to_vec()
-    };
-    for word in targets {
-        let t = word.shown().to_string();
-        let t = &t;
-        let known = word.literal().is_some() && !t.contains('$') && !t.contains('`');
-        // A glob's fixed prefix says where it reaches: `/*` is the root, `src/*` is inside.
-        let base = if has_glob(t) {
-            let cut = t.find(['*', '?', '[', '{']).unwrap_or(t.len());
-            let prefix = &t[..cut];
-            match prefix.rfind('/') {
-                Some(0) => "/".to_string(),
-                Some(i) => prefix[..i].to_string(),
-                None => ".".to_string(),
-            }
-        } else {
-            t.clone()
-        };
-        let abs = if known { ctx.resolve(&base) } else { None };
-        let Some(abs) = abs else {
-            out.push(Finding::floor(
-                Verdict::Ask,
-                format!("`{what}` deletes `{t}`, which is only known when the command runs"),
-                "recursive delete",
-            ));
-            continue;
-        };
-        match ctx.relative(&abs) {
-            None => out.push(Finding::floor(
-                Verdict::Deny,
-                format!("`{what}` would delete or change `{}` and everything in it, outside the project folder (built-in rule)", abs.display()),
-                "recursive delete outside the project",
-            )),
-            Some(rel) if rel.is_empty() => out.push(Finding::floor(
-                Verdict::Ask,
-                format!("`{what}` would delete or change the whole project folder"),
-                "recursive delete of the project",
-            )),
-            Some(_) => {
-                out.extend(judge_path(policy, ctx, &abs, Access::Write));
-                out.push(write_by_mode(ctx, mode, &abs));
-            }
-        }
-    }
-}
-
-/// The rule lists and the mode, for one literal command.
-#[allow(clippy::too_many_arguments)]
-fn judge_rules(
-    policy: &Policy,
-    ctx: &Context,
-    mode: Mode,
-    name: &str,
-    words: &[&str],
-    no_writes: bool,
-    literal: bool,
-    out: &mut Vec<Finding>,
-) {
-    let _ = ctx;
-    let args = Args::split(name, &words[1..]);
-    let shown = words.join(" ");
-    let mut allowed: Option<Finding> = None;
-    for rule in &policy.commands {
-        match rule.verdict {
-            Verdict::Deny | Verdict::Ask if rule.pattern.matches_lenient(name, &args) => {
-                let reason = rule.reason.clone().unwrap_or_else(|| match rule.verdict {
-                    Verdict::Deny => format!(
-                        "`{shown}` is blocked by the rule `{}` ({})",
-                        rule.pattern.text(),
-                        rule.source.label()
-                    ),
-                    _ => format!(
-                        "`{shown}` needs your approval: rule `{}` ({})",
-                        rule.pattern.text(),
-                        rule.source.label()
-                    ),
-                });
-                let verdict = rule.verdict;
-                let f = Finding::new(
-                    verdict,
-                    reason,
-                    format!(
-                        "commands.{} \"{}\"",
-                        if verdict == Verdict::Deny {
-                            "deny"
-                        } else {
-                            "ask"
-                        },
-                        rule.pattern.text()
-                    ),
-                    rule.source.clone(),
-                );
-                out.push(f);
-            }
-            Verdict::Allow if literal && rule.pattern.matches_strict(name, &args) => {
-                let spec = rule.pattern.specificity();
-                if allowed.as_ref().is_none_or(|a| spec > a.specificity) {
-                    allowed = Some(
-                        Finding::new(
-                            Verdict::Allow,
-                            format!(
-                                "`{}` is allowed ({})",
-                                rule.pattern.text(),
-                                rule.source.label()
-                            ),
-                            format!("commands.allow \"{}\"", rule.pattern.text()),
-                            rule.source.clone(),
-                        )
-                        .with_specificity(spec),
-                    );
-                }
-            }
-            _ => {}
-        }
-    }
-    let read_only = literal && no_writes && is_read_only(name, &words[1..]);
-    if mode == Mode::ReadOnly {
-        if read_only {
-            out.push(
-                Finding::floor(
-                    Verdict::Allow,
-                    format!("`{name}` only reads"),
-                    "read-only command",
-                )
-                .with_specificity(1),
-            );
-        } else {
-            out.push(Finding::floor(
-                Verdict::Deny,
-                format!("read-only mode: `{shown}` could change things, so it does not run"),
-                "read_only mode",
-            ));
-        }
-        return;
-    }
-    if let Some(a) = allowed {
-        out.push(a);
-        return;
-    }
-    if read_only {
-        out.push(
-            Finding::floor(
-                Verdict::Allow,
-                format!("`{name}` only reads"),
-                "read-only command",
-            )
-            .with_specificity(1),
-        );
-        return;
-    }
-    match mode {
-        Mode::FullAuto => out.push(Finding::floor(
-            Verdict::Allow,
-            "full_auto mode runs commands that no rule stops",
-            "full_auto mode",
-        )),
-        _ => {
-            let suggestions = if literal {
-                suggest::command_pattern(words)
-                    .map(|p| suggest::command(&p))
-                    .unwrap_or_default()
-            } else {
-                Vec::new()
-            };
-            out.push(
-                Finding::floor(
-                    Verdict::Ask,
-                    format!("`{shown}` needs your approval ({mode} mode asks before commands)"),
-                    &format!("{mode} mode"),
-                )
-                .with_suggestions(suggestions),
-            );
-        }
-    }
 }

@@ -89,6 +89,8 @@ pub(crate) struct Finding {
     pub rule: RuleRef,
     pub specificity: usize,
     pub suggestions: Vec<Suggestion>,
+    /// What the command needs from the sandbox if this finding's part of it runs.
+    pub needs: SandboxNeeds,
 }
 
 impl Finding {
@@ -107,6 +109,7 @@ impl Finding {
             },
             specificity: 0,
             suggestions: Vec::new(),
+            needs: SandboxNeeds::default(),
         }
     }
 
@@ -123,11 +126,28 @@ impl Finding {
         self.suggestions = s;
         self
     }
+
+    pub fn with_network(mut self, network: bool) -> Self {
+        self.needs.network |= network;
+        self
+    }
+
+    pub fn leaving_sandbox(mut self) -> Self {
+        self.needs.outside = true;
+        self
+    }
 }
 
 /// The strongest finding; ties go to the first deny/ask found and the most specific allow.
 pub(crate) fn decide(findings: Vec<Finding>) -> Option<Decision> {
     let top = findings.iter().map(|f| f.verdict).max()?;
+    // Every part of a command line runs in the one sandbox, so it must allow what any part needs.
+    let sandbox = findings
+        .iter()
+        .fold(SandboxNeeds::default(), |acc, f| SandboxNeeds {
+            network: acc.network || f.needs.network,
+            outside: acc.outside || f.needs.outside,
+        });
     let mut chosen: Option<Finding> = None;
     let mut suggestions: Vec<Suggestion> = Vec::new();
     let suggest = top == Verdict::Ask
@@ -157,6 +177,6 @@ pub(crate) fn decide(findings: Vec<Finding>) -> Option<Decision> {
         reason: chosen.reason,
         rule: chosen.rule,
         suggestions,
-        sandbox: SandboxNeeds::default(),
+        sandbox,
     })
 }

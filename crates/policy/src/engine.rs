@@ -4,6 +4,7 @@
 use crate::call::{Context, ToolCall};
 use crate::command::judge_command;
 use crate::decision::{Decision, Finding, RuleRef, Verdict, decide};
+use crate::hosts::{is_private_host, is_private_ip};
 use crate::mode::Mode;
 use crate::paths::{Access, judge_path};
 use crate::rules::{NetworkMode, Policy};
@@ -18,7 +19,11 @@ pub fn evaluate(policy: &Policy, call: &ToolCall<'_>, ctx: &Context<'_>) -> Deci
         ToolCall::Read { path } => judge_read(policy, ctx, path),
         ToolCall::Write { path, diff_lines } => judge_write(policy, ctx, mode, path, *diff_lines),
         ToolCall::Command { command } => judge_command(policy, ctx, mode, command),
-        ToolCall::Fetch { url, .. } => judge_fetch(policy, mode, url),
+        ToolCall::Fetch {
+            url,
+            method,
+            resolved,
+        } => judge_fetch(policy, mode, url, method, resolved),
         ToolCall::WebSearch => judge_search(policy, mode),
         ToolCall::GitCommit { diff_lines } => {
             let mut f = thresholds(policy, ctx, *diff_lines);
@@ -174,38 +179,13 @@ fn domain_matches(host: &str, domain: &str) -> bool {
     host == domain || host.ends_with(&format!(".{domain}"))
 }
 
-fn is_private(host: &str) -> bool {
-    if host == "localhost"
-        || host.ends_with(".localhost")
-        || host.ends_with(".local")
-        || host.ends_with(".internal")
-    {
-        return true;
-    }
-    match host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .parse::<IpAddr>()
-    {
-        Ok(IpAddr::V4(ip)) => {
-            ip.is_loopback()
-                || ip.is_private()
-                || ip.is_link_local()
-                || ip.is_unspecified()
-                || ip.is_broadcast()
-                || ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1])
-        }
-        Ok(IpAddr::V6(ip)) => {
-            ip.is_loopback()
-                || ip.is_unspecified()
-                || (ip.segments()[0] & 0xfe00) == 0xfc00
-                || (ip.segments()[0] & 0xffc0) == 0xfe80
-        }
-        Err(_) => false,
-    }
-}
-
-fn judge_fetch(policy: &Policy, mode: Mode, url: &str) -> Vec<Finding> {
+fn judge_fetch(
+    policy: &Policy,
+    mode: Mode,
+    url: &str,
+    method: &str,
+    resolved: &[IpAddr],
+) -> Vec<Finding> {
     let parsed = match url::Url::parse(url) {
         Ok(u) => u,
         Err(e) => {
@@ -226,12 +206,23 @@ fn judge_fetch(policy: &Policy, mode: Mode, url: &str) -> Vec<Finding> {
             "URL scheme",
         )];
     }
-    let Some(host) = parsed.host_str().map(|h| h.to_ascii_lowercase()) else {
-        return vec![Finding::floor(
-            Verdict::Deny,
-            format!("`{url}` names no host"),
-            "invalid URL",
-        )];
+    // The URL standard has already read `0x7f.1`, `2852039166` and `127.1` as addresses.
+    let (host, private) = match parsed.host() {
+        Some(url::Host::Domain(d)) => {
+            let d = d.to_ascii_lowercase();
+            let name = d.trim_end_matches('.').to_string();
+            let private = is_private_host(&d);
+            (name, private)
+        }
+        Some(url::Host::Ipv4(ip)) => (ip.to_string(), is_private_ip(IpAddr::V4(ip))),
+        Some(url::Host::Ipv6(ip)) => (format!("[{ip}]"), is_private_ip(IpAddr::V6(ip))),
+        None => {
+            return vec![Finding::floor(
+                Verdict::Deny,
+                format!("`{url}` names no host"),
+                "invalid URL",
+            )];
+        }
     };
     let mut f = Vec::new();
     if let Some(d) = policy
@@ -246,12 +237,37 @@ fn judge_fetch(policy: &Policy, mode: Mode, url: &str) -> Vec<Finding> {
             d.source.clone(),
         ));
     }
-    if is_private(&host) {
+    if private {
         f.push(Finding::floor(
             Verdict::Ask,
             format!("`{host}` is on this machine or your private network; reaching it needs your approval (built-in rule)"),
             "private network",
         ));
+    } else if let Some(ip) = resolved.iter().find(|ip| is_private_ip(**ip)) {
+        f.push(Finding::floor(
+            Verdict::Ask,
+            format!("`{host}` leads to {ip}, on this machine or your private network; reaching it needs your approval (built-in rule)"),
+            "private network",
+        ));
+    }
+    let method = method.trim().to_ascii_uppercase();
+    let reads = method.is_empty() || method == "GET" || method == "HEAD";
+    if !reads {
+        match mode {
+            Mode::ReadOnly => f.push(Finding::floor(
+                Verdict::Deny,
+                format!("read-only mode: a {method} request can change things on `{host}`"),
+                "read_only mode",
+            )),
+            Mode::Ask | Mode::AutoEdit => f.push(Finding::floor(
+                Verdict::Ask,
+                format!(
+                    "a {method} request can change things on `{host}`, so it needs your approval"
+                ),
+                "request that changes things",
+            )),
+            Mode::FullAuto => {}
+        }
     }
     if policy.network.value == NetworkMode::Deny {
         f.push(Finding::new(
@@ -318,6 +334,13 @@ fn network_by_mode(
     what: &str,
     suggestions: Vec<crate::decision::Suggestion>,
 ) -> Finding {
+    if mode == Mode::ReadOnly && policy.network.value != NetworkMode::Allow {
+        return Finding::floor(
+            Verdict::Deny,
+            format!("read-only mode: {what} reaches the network"),
+            "read_only mode",
+        );
+    }
     if policy.network.value == NetworkMode::Allow || mode == Mode::FullAuto {
         return Finding::new(
             Verdict::Allow,

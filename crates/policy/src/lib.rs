@@ -16,26 +16,50 @@
 //! files themselves. Files merge in order built-in → user → project → session; a project file
 //! may only tighten (a stricter mode, lower thresholds, more deny/ask rules) unless the user
 //! lists the project in `trusted_projects`; what it tried to loosen is reported as a note.
+//!
+//! The OS sandbox: [`Context::sandboxed`] says whether commands run in it, and each command's
+//! [`Decision::sandbox`] says what it needs from it — the network (a networked program or
+//! sub-command the user or a built-in rule allowed), or to run outside it (it writes outside the
+//! project or into what the sandbox keeps read-only), which is never allowed without asking.
+//! Without a sandbox, full_auto still runs what only reads and what a rule allows, and asks
+//! before the rest. read_only runs only commands known to only read (an allow-list).
 
+mod archives;
 mod call;
 mod command;
 mod decision;
+mod editors;
 mod engine;
+mod env_vars;
+mod expand;
+mod files;
+mod git;
+mod hosts;
+mod interpreters;
+mod machine;
 mod mode;
+mod network;
 mod paths;
 mod pattern;
+mod programs;
 mod readonly;
 mod rules;
+mod runners;
+mod searches;
+mod segments;
 pub mod shell;
 mod source;
 mod suggest;
+mod wrappers;
+mod writers;
 
 pub use call::{Context, ToolCall, lexical, normalize};
 pub use command::MAX_COMMAND_BYTES;
 pub use decision::{Decision, Grant, RuleRef, SandboxNeeds, Scope, Suggestion, Verdict};
 pub use engine::evaluate;
+pub use hosts::{is_private_host, is_private_ip};
 pub use mode::Mode;
-pub use paths::{HOME_SECRETS, is_secret};
+pub use paths::{HOME_SECRETS, SecretGlobs, is_secret, project_secret_globs};
 pub use rules::{
     BUILTIN_TOML, NetworkMode, Policy, PolicyError, RuleText, add_project_grant,
     project_policy_path, user_policy_path,

@@ -8,8 +8,10 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::path::Path;
 use std::sync::OnceLock;
 
-/// Secret locations in a home folder, relative to it: what the OS sandbox hides from every
-/// command (the globs below protect the same places by name).
+/// Secret locations in a home folder, relative to it: keys, cloud and registry credentials,
+/// password stores. What the OS sandbox hides from every command; the same names are secret
+/// wherever they appear (`**/.aws/**`, …), so a project that carries a `.aws/` or `.netrc` of
+/// its own is protected alike.
 pub const HOME_SECRETS: &[&str] = &[
     ".ssh",
     ".aws",
@@ -21,15 +23,21 @@ pub const HOME_SECRETS: &[&str] = &[
     ".netrc",
     ".git-credentials",
     ".pypirc",
+    ".gem/credentials",
     ".config/gh/hosts.yml",
+    ".config/hub",
     ".cargo/credentials",
     ".cargo/credentials.toml",
     ".local/share/keyrings",
     ".password-store",
+    ".vault-token",
+    ".pgpass",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/composer/auth.json",
 ];
 
-/// Files that hold secrets wherever they are. No rule un-protects them.
-const SECRET_ANYWHERE: &[&str] = &[
+/// Secret files by their own name, wherever they are.
+const SECRET_NAMES: &[&str] = &[
     "**/.env",
     "**/.env.*",
     "**/*.pem",
@@ -38,18 +46,10 @@ const SECRET_ANYWHERE: &[&str] = &[
     "**/id_ed25519*",
     "**/id_ecdsa*",
     "**/id_dsa*",
-    "**/.ssh/**",
-    "**/.aws/**",
-    "**/.config/gcloud/**",
-    "**/.azure/**",
-    "**/.kube/config",
-    "**/.docker/config.json",
-    "**/.netrc",
-    "**/.git-credentials",
-    "**/.gnupg/**",
-    "**/.pypirc",
-    "**/.config/gh/hosts.yml",
-    "**/.cargo/credentials*",
+];
+
+/// The system's own secrets.
+const SYSTEM_SECRETS: &[&str] = &[
     "/etc/shadow",
     "/etc/gshadow",
     "/etc/sudoers",
@@ -74,9 +74,132 @@ fn set(globs: &[&str]) -> GlobSet {
     b.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
-fn secrets() -> &'static (GlobSet, GlobSet) {
-    static SETS: OnceLock<(GlobSet, GlobSet)> = OnceLock::new();
-    SETS.get_or_init(|| (set(SECRET_ANYWHERE), set(SECRET_TEMPLATES)))
+/// The secret globs, one list: the names secret anywhere, then every home secret as a file or
+/// a folder anywhere.
+fn secret_patterns() -> Vec<String> {
+    let mut v: Vec<String> = SECRET_NAMES.iter().map(|g| (*g).to_string()).collect();
+    for entry in HOME_SECRETS {
+        v.push(format!("**/{entry}"));
+        v.push(format!("**/{entry}/**"));
+    }
+    v
+}
+
+/// The globs that name secret files (and the templates that are not), for the sandbox to hide
+/// them inside a project and for [`is_secret`].
+pub struct SecretGlobs {
+    patterns: Vec<String>,
+    secret: GlobSet,
+    templates: GlobSet,
+}
+
+impl SecretGlobs {
+    /// Globs of secret files, relative to any folder (`**/.env`, `**/.ssh/**`, …).
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+
+    /// Globs of files that look secret but are templates meant to be shared.
+    pub fn exceptions(&self) -> &'static [&'static str] {
+        SECRET_TEMPLATES
+    }
+
+    /// Whether a path (absolute, or relative to the project) names a secret file.
+    pub fn is_secret(&self, path: &Path) -> bool {
+        self.secret.is_match(path) && !self.templates.is_match(path)
+    }
+}
+
+/// The secret globs the engine protects, compiled once.
+pub fn project_secret_globs() -> &'static SecretGlobs {
+    static GLOBS: OnceLock<SecretGlobs> = OnceLock::new();
+    GLOBS.get_or_init(|| {
+        let patterns = secret_patterns();
+        let mut all: Vec<&str> = patterns.iter().map(String::as_str).collect();
+        all.extend(SYSTEM_SECRETS);
+        SecretGlobs {
+            secret: set(&all),
+            templates: set(SECRET_TEMPLATES),
+            patterns,
+        }
+    })
+}
+
+/// Locations outside the project where a write changes how this machine starts programs or
+/// the shell (startup files, autostart, the system folders): no command writes there unasked,
+/// and no approval dialog offers it either.
+const STARTUP_IN_HOME: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".bash_aliases",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".kshrc",
+    ".mkshrc",
+    ".cshrc",
+    ".tcshrc",
+    ".login",
+    ".logout",
+    ".inputrc",
+    ".xinitrc",
+    ".xprofile",
+    ".xsession",
+    ".pam_environment",
+    ".gitconfig",
+    ".vimrc",
+    ".emacs",
+    ".config/fish/**",
+    ".config/autostart/**",
+    ".config/systemd/**",
+    ".config/environment.d/**",
+    ".config/git/**",
+    ".config/nvim/**",
+    ".config/tandem/**",
+    ".config/direnv/**",
+    ".emacs.d/**",
+    ".local/bin/**",
+    ".local/share/systemd/**",
+    ".cargo/bin/**",
+    ".cargo/config",
+    ".cargo/config.toml",
+    "bin/**",
+    "Library/LaunchAgents/**",
+];
+
+const SYSTEM_FOLDERS: &[&str] = &[
+    "/etc",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/boot",
+    "/dev",
+    "/proc",
+    "/sys",
+    "/root",
+    "/var/spool",
+    "/Library",
+    "/System",
+];
+
+/// Whether writing `abs` would change how the machine or the user's shell starts programs.
+pub fn is_startup_location(abs: &Path, home: Option<&Path>) -> bool {
+    if abs == Path::new("/") || SYSTEM_FOLDERS.iter().any(|f| abs.starts_with(f)) {
+        return true;
+    }
+    static SET: OnceLock<GlobSet> = OnceLock::new();
+    let startup = SET.get_or_init(|| set(STARTUP_IN_HOME));
+    home.and_then(|h| abs.strip_prefix(h).ok())
+        .is_some_and(|rel| startup.is_match(rel))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,12 +216,48 @@ fn shown(ctx: &Context, abs: &Path) -> String {
 
 /// Whether a path holds secrets (a hard floor, reads and writes alike).
 pub fn is_secret(abs: &Path) -> bool {
-    let (secret, templates) = secrets();
-    secret.is_match(abs) && !templates.is_match(abs)
+    project_secret_globs().is_secret(abs)
 }
 
-/// Findings for one path access. `asked` is the path as written, for the messages.
+/// Findings for one path access by a tool (read_file, write_file): the protections, and the
+/// project's edge (writes outside are refused, reads outside ask).
 pub fn judge_path(policy: &Policy, ctx: &Context, abs: &Path, access: Access) -> Vec<Finding> {
+    let mut out = protections(policy, ctx, abs, access);
+    let name = shown(ctx, abs);
+    match (ctx.relative(abs), access) {
+        (None, Access::Write) => out.push(Finding::floor(
+            Verdict::Deny,
+            format!("`{name}` is outside the project folder; the agent may only change files inside it (built-in rule)"),
+            "outside the project",
+        )),
+        (None, Access::Read) => out.push(read_outside(policy, abs, &name)),
+        _ => {}
+    }
+    out
+}
+
+/// A read outside the project: allowed when granted this session, a question otherwise.
+pub fn read_outside(policy: &Policy, abs: &Path, name: &str) -> Finding {
+    match policy.allow_read.iter().find(|r| r.glob.is_match(abs)) {
+        Some(r) => Finding::new(
+            Verdict::Allow,
+            format!("reading `{name}` was allowed this session"),
+            format!("allow_read \"{}\"", r.text),
+            r.source.clone(),
+        )
+        .with_specificity(10),
+        None => Finding::floor(
+            Verdict::Ask,
+            format!("`{name}` is outside the project folder; reading it needs your approval (built-in rule)"),
+            "outside the project",
+        )
+        .with_suggestions(vec![crate::suggest::read(abs)]),
+    }
+}
+
+/// What protects a path wherever it is: secrets, the policy files, git's own folder and the
+/// user's protected paths.
+pub fn protections(policy: &Policy, ctx: &Context, abs: &Path, access: Access) -> Vec<Finding> {
     let mut out = Vec::new();
     let name = shown(ctx, abs);
     let verb = match access {
@@ -128,35 +287,10 @@ pub fn judge_path(policy: &Policy, ctx: &Context, abs: &Path, access: Access) ->
         && (r == ".git" || r.starts_with(".git/"))
     {
         out.push(Finding::floor(
-                    Verdict::Deny,
-                    format!("`{name}` is inside git's own folder; changing it directly can corrupt the repository (built-in rule)"),
-                    ".git internals",
-                ));
-    }
-    match (&rel, access) {
-        (None, Access::Write) => out.push(Finding::floor(
             Verdict::Deny,
-            format!("`{name}` is outside the project folder; the agent may only change files inside it (built-in rule)"),
-            "outside the project",
-        )),
-        (None, Access::Read) => {
-            let granted = policy.allow_read.iter().find(|r| r.glob.is_match(abs));
-            match granted {
-                Some(r) => out.push(
-                    Finding::new(Verdict::Allow, format!("reading `{name}` was allowed this session"), format!("allow_read \"{}\"", r.text), r.source.clone())
-                        .with_specificity(10),
-                ),
-                None => out.push(
-                    Finding::floor(
-                        Verdict::Ask,
-                        format!("`{name}` is outside the project folder; reading it needs your approval (built-in rule)"),
-                        "outside the project",
-                    )
-                    .with_suggestions(vec![crate::suggest::read(abs)]),
-                ),
-            }
-        }
-        _ => {}
+            format!("`{name}` is inside git's own folder; changing it directly can corrupt the repository (built-in rule)"),
+            ".git internals",
+        ));
     }
 
     // The user's protected paths: matched against the project-relative path inside the

@@ -644,7 +644,7 @@ impl Policy {
             ));
         }
         out.push((
-            "hard floors (no rule lifts them): sudo/doas/su; recursive deletes outside the project; writes outside the project; writes into .git/; secrets (.env, keys, ~/.ssh, cloud credentials); the policy files".into(),
+            "hard floors (no rule lifts them): sudo/doas/su; recursive deletes outside the project; writes outside the project (commands ask, they leave the sandbox) and to shell start-up files; writes into .git/; secrets (.env, keys, ~/.ssh, cloud credentials); the policy files; code run through the environment, inline code, pipes into shells; destructive git".into(),
             "built-in".into(),
         ));
         for n in &self.notes {

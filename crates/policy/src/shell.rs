@@ -1,21 +1,26 @@
 //! Shell parsing with tree-sitter-bash: a command line becomes the simple commands inside it,
 //! wherever they hide (`;`, `&&`, pipes, `$(…)`, backticks, subshells, functions, loops), with
-//! their words evaluated as far as quoting allows and their redirections.
+//! their words evaluated as far as quoting allows, their redirections, what feeds their input,
+//! the variables set for them and the `cd`s that ran before them.
 
+use std::collections::HashMap;
 use tree_sitter::{Node, Parser};
 
 /// One word of a command after quote removal. `Dynamic` holds the source text of a word whose
-/// value is only known at run time (a variable, a substitution, a glob-free but computed part).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// value is only known at run time (a variable, a substitution); `Glob` a word with unquoted
+/// pattern characters, which the shell replaces with the file names it matches.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Word {
     Literal(String),
+    Glob(String),
     Dynamic(String),
 }
 
 impl Word {
+    /// The text when it is known before the command runs (a pattern's text as written).
     pub fn literal(&self) -> Option<&str> {
         match self {
-            Word::Literal(s) => Some(s),
+            Word::Literal(s) | Word::Glob(s) => Some(s),
             Word::Dynamic(_) => None,
         }
     }
@@ -23,12 +28,16 @@ impl Word {
     /// The text to show people: the literal value, or the source as written.
     pub fn shown(&self) -> &str {
         match self {
-            Word::Literal(s) | Word::Dynamic(s) => s,
+            Word::Literal(s) | Word::Glob(s) | Word::Dynamic(s) => s,
         }
+    }
+
+    pub fn is_glob(&self) -> bool {
+        matches!(self, Word::Glob(_))
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RedirectKind {
     /// `<`: the file is read.
     Read,
@@ -38,17 +47,73 @@ pub enum RedirectKind {
     Duplicate,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Redirect {
     pub kind: RedirectKind,
     pub target: Word,
 }
 
-/// A simple command: its words (the name first) and the redirections attached to it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// Where a command's standard input comes from. It matters for programs that read their script
+/// from it (`bash <<< '…'`, `curl … | sh`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum Stdin {
+    #[default]
+    Inherited,
+    /// A later stage of a pipeline: whatever the stage before it prints.
+    Pipe,
+    /// A here-document or here-string.
+    Text(Word),
+    /// `< file`.
+    File(Word),
+}
+
+/// `NAME=value`, before a command or on its own.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Assignment {
+    pub name: String,
+    pub value: Word,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CdTarget {
+    /// `cd` alone or `cd ~`.
+    Home,
+    Path(Word),
+}
+
+/// A `cd` that ran earlier in the same shell.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Cd {
+    pub to: CdTarget,
+    /// The command runs only if this `cd` succeeded (`cd x && cmd`); otherwise it may run where
+    /// the shell was before (`cd x; cmd`).
+    pub certain: bool,
+}
+
+/// The folder a command runs in, as the `cd`s before it say.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Location {
+    /// The `cd`s before it, oldest first (none: the folder the command line started in).
+    Known(Vec<Cd>),
+    /// Not followable without running the shell (`cd -`, `popd`, a `cd` inside a loop).
+    Unknown,
+}
+
+impl Default for Location {
+    fn default() -> Self {
+        Location::Known(Vec::new())
+    }
+}
+
+/// A simple command: its words (the name first) and what surrounds it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct SimpleCommand {
     pub words: Vec<Word>,
     pub redirects: Vec<Redirect>,
+    /// Variables set for this command alone (`X=1 cmd`), or by it (`export X=1`).
+    pub assignments: Vec<Assignment>,
+    pub stdin: Stdin,
+    pub location: Location,
 }
 
 /// Everything the parser found in a command line.
@@ -57,14 +122,16 @@ pub struct Parsed {
     pub commands: Vec<SimpleCommand>,
     /// Redirections not tied to a simple command (e.g. on a subshell or a loop).
     pub redirects: Vec<Redirect>,
+    /// Variables set on their own (`X=1; …`): the shell and the commands after it see them.
+    pub assignments: Vec<Assignment>,
     /// The tree has syntax errors: what was seen is still reported, but the whole needs a look.
     pub has_error: bool,
-    /// Pipelines whose later stage is a shell reading its script from the pipe (`curl … | sh`).
-    pub pipes_into_shell: bool,
     /// Process substitutions `<(…)` / `>(…)` (their commands are in `commands` too).
     pub process_substitution: bool,
-    /// A function that calls itself (`:(){ :|:& };:`, the fork bomb).
+    /// Functions that call themselves, directly or through each other (the fork bomb).
     pub recursive_function: bool,
+    /// `${x@P}` expands a variable as a prompt, which runs the substitutions inside it.
+    pub prompt_expansion: bool,
 }
 
 thread_local! {
@@ -85,6 +152,25 @@ fn parse_tree(source: &str) -> Option<tree_sitter::Tree> {
         }
         slot.as_mut()?.parse(source, None)
     })
+}
+
+/// More `cd`s than this before one command: where it runs is not followed.
+const MAX_CDS: usize = 8;
+
+/// A node waiting to be walked, with the shell it runs in.
+#[derive(Clone, Copy)]
+struct Item<'t> {
+    node: Node<'t>,
+    scope: usize,
+    piped: bool,
+    in_function: bool,
+}
+
+/// One shell (the top level, a subshell, a pipeline stage): the `cd`s run in it so far.
+#[derive(Clone, Default)]
+struct Scope<'t> {
+    cds: Vec<(Node<'t>, CdTarget)>,
+    unknown: bool,
 }
 
 /// Parses a command line. Never fails: what tree-sitter cannot parse is marked `has_error`.
@@ -115,103 +201,372 @@ pub fn parse(source: &str) -> Parsed {
     parsed.has_error = root.has_error();
     let src = source.as_bytes();
 
+    let mut scopes: Vec<Scope> = vec![Scope::default()];
+    let mut functions: Vec<(String, Vec<String>)> = Vec::new();
+    let mut in_functions: Vec<usize> = Vec::new();
+    let mut saw_cd = false;
     // An explicit stack instead of recursion: a command nested ten thousand `$(` deep must not
     // overflow ours.
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
+    let mut stack = vec![Item {
+        node: root,
+        scope: 0,
+        piped: false,
+        in_function: false,
+    }];
+    while let Some(item) = stack.pop() {
+        let node = item.node;
         match node.kind() {
-            "command" => parsed.commands.push(simple_command(node, src)),
+            "command" => {
+                let mut cmd = simple_command(node, src, item.piped);
+                cmd.location = location(&scopes[item.scope], node);
+                saw_cd |= follow_cd(&mut scopes[item.scope], node, &cmd);
+                if item.in_function {
+                    in_functions.push(parsed.commands.len());
+                }
+                parsed.commands.push(cmd);
+                push_command_children(node, item, &mut stack);
+                continue;
+            }
+            "declaration_command" => {
+                let cmd = declaration(node, src);
+                if item.in_function {
+                    in_functions.push(parsed.commands.len());
+                }
+                parsed.commands.push(cmd);
+                push_command_children(node, item, &mut stack);
+                continue;
+            }
             "redirected_statement" => {
                 let body = node.child_by_field_name("body");
-                let redirects: Vec<Redirect> = children(node)
-                    .filter(|c| Some(*c) != body)
+                let others: Vec<Node> = children(node).filter(|c| Some(*c) != body).collect();
+                // After a here-document's `<<EOF`, the grammar hangs the rest of the line under
+                // it: a `> file` there is still the command's.
+                let redirects: Vec<Redirect> = others
+                    .iter()
+                    .flat_map(|c| {
+                        let nested: Vec<Node> = if c.kind() == "heredoc_redirect" {
+                            children(*c)
+                                .filter(|n| n.kind() == "file_redirect")
+                                .collect()
+                        } else {
+                            Vec::new()
+                        };
+                        std::iter::once(*c).chain(nested)
+                    })
                     .filter_map(|c| redirect(c, src))
                     .collect();
                 // A redirect on a simple command belongs to it; anything else stands alone.
                 match body {
                     Some(b) if b.kind() == "command" => {
-                        let mut cmd = simple_command(b, src);
+                        let mut cmd = simple_command(b, src, item.piped);
                         cmd.redirects.extend(redirects);
+                        if let Some(s) = others.iter().rev().find_map(|c| stdin_of(*c, src)) {
+                            cmd.stdin = s;
+                        }
+                        cmd.location = location(&scopes[item.scope], b);
+                        saw_cd |= follow_cd(&mut scopes[item.scope], b, &cmd);
+                        if item.in_function {
+                            in_functions.push(parsed.commands.len());
+                        }
                         parsed.commands.push(cmd);
                         // The body's own children (substitutions in its words) still need a walk.
-                        push_children(b, &mut stack);
-                        push_children_except(node, b, &mut stack);
+                        push_command_children(b, item, &mut stack);
+                        push_all(others.iter().rev().copied(), item, &mut stack);
                         continue;
                     }
                     _ => parsed.redirects.extend(redirects),
                 }
             }
-            "pipeline" => {
-                let stages: Vec<Node> = children(node).filter(|c| c.is_named()).collect();
-                for stage in stages.iter().skip(1) {
-                    if let Some(name) = stage_command_name(*stage, src)
-                        && (is_shell(&name) || is_inline_interpreter(&name))
-                    {
-                        parsed.pipes_into_shell = true;
-                    }
+            "subshell" | "command_substitution" | "process_substitution" => {
+                if node.kind() == "process_substitution" {
+                    parsed.process_substitution = true;
                 }
+                // `$(< file)` is bash's way to read a file: a redirect with no command.
+                parsed
+                    .redirects
+                    .extend(children(node).filter_map(|c| redirect(c, src)));
+                let scope = new_scope(&mut scopes, item.scope);
+                push_all(children(node).rev_vec(), Item { scope, ..item }, &mut stack);
+                continue;
             }
-            "process_substitution" => parsed.process_substitution = true,
+            "pipeline" => {
+                // After a here-document the rest of the pipeline hangs under the redirect, led by
+                // its `|`: every stage there reads a pipe.
+                let leading_pipe = node.child(0).is_some_and(|c| !c.is_named());
+                let stages: Vec<Node> = children(node).filter(|c| c.is_named()).collect();
+                let many = stages.len() > 1 || leading_pipe;
+                for (i, stage) in stages.iter().enumerate().rev() {
+                    let scope = if many {
+                        new_scope(&mut scopes, item.scope)
+                    } else {
+                        item.scope
+                    };
+                    stack.push(Item {
+                        node: *stage,
+                        scope,
+                        piped: item.piped || leading_pipe || i > 0,
+                        ..item
+                    });
+                }
+                continue;
+            }
+            // A `cd` in a loop moves every later round: where its commands run is not followed.
+            "for_statement" | "c_style_for_statement" | "while_statement"
+                if changes_folder(node, src) =>
+            {
+                scopes[item.scope].unknown = true;
+            }
             "function_definition" => {
                 if let (Some(name), Some(body)) = (
                     node.child_by_field_name("name"),
                     node.child_by_field_name("body"),
                 ) {
-                    let fname = text(name, src);
-                    if calls(body, fname, src) {
-                        parsed.recursive_function = true;
-                    }
+                    functions.push((text(name, src).to_string(), called_names(body, src)));
+                }
+                push_all(
+                    children(node).rev_vec(),
+                    Item {
+                        in_function: true,
+                        ..item
+                    },
+                    &mut stack,
+                );
+                continue;
+            }
+            "variable_assignment" => {
+                if let Some(a) = assignment(node, src) {
+                    parsed.assignments.push(a);
+                }
+            }
+            "expansion" => {
+                let kinds: Vec<&str> = children(node).map(|c| c.kind()).collect();
+                if kinds.windows(2).any(|w| w == ["@", "P"]) {
+                    parsed.prompt_expansion = true;
                 }
             }
             _ => {}
         }
-        push_children(node, &mut stack);
+        push_all(children(node).rev_vec(), item, &mut stack);
     }
+    if saw_cd {
+        // A function's body runs where it is called, which may be after any of the `cd`s.
+        for i in in_functions {
+            if let Some(c) = parsed.commands.get_mut(i) {
+                c.location = Location::Unknown;
+            }
+        }
+    }
+    parsed.recursive_function = has_cycle(&functions);
     parsed
 }
 
-/// Whether a command named `name` appears anywhere under `node`.
-fn calls(node: Node, name: &str, src: &[u8]) -> bool {
+trait RevVec<'t> {
+    fn rev_vec(self) -> Vec<Node<'t>>;
+}
+
+impl<'t, I: Iterator<Item = Node<'t>>> RevVec<'t> for I {
+    /// The nodes in reverse, so the stack pops them in source order.
+    fn rev_vec(self) -> Vec<Node<'t>> {
+        let mut v: Vec<Node<'t>> = self.collect();
+        v.reverse();
+        v
+    }
+}
+
+fn push_all<'t>(
+    nodes: impl IntoIterator<Item = Node<'t>>,
+    item: Item<'t>,
+    stack: &mut Vec<Item<'t>>,
+) {
+    stack.extend(nodes.into_iter().map(|node| Item { node, ..item }));
+}
+
+/// A command's children, for the substitutions in its words; a prefix assignment's value is
+/// walked without counting the assignment as one on its own.
+fn push_command_children<'t>(node: Node<'t>, item: Item<'t>, stack: &mut Vec<Item<'t>>) {
+    let mut kids = Vec::new();
+    for c in children(node) {
+        if c.kind() == "variable_assignment" {
+            kids.extend(children(c));
+        } else {
+            kids.push(c);
+        }
+    }
+    kids.reverse();
+    push_all(kids, item, stack);
+}
+
+fn new_scope(scopes: &mut Vec<Scope>, parent: usize) -> usize {
+    let copy = scopes.get(parent).cloned().unwrap_or_default();
+    scopes.push(copy);
+    scopes.len() - 1
+}
+
+/// Where a command runs, given the `cd`s its shell has seen so far.
+fn location(scope: &Scope, cmd: Node) -> Location {
+    if scope.unknown || scope.cds.len() > MAX_CDS {
+        return Location::Unknown;
+    }
+    Location::Known(
+        scope
+            .cds
+            .iter()
+            .map(|(n, to)| Cd {
+                to: to.clone(),
+                certain: runs_only_after(*n, cmd),
+            })
+            .collect(),
+    )
+}
+
+/// Whether `cmd` runs only when `cd` succeeded: they meet in a `&&` list with the `cd` on its
+/// left.
+fn runs_only_after(cd: Node, cmd: Node) -> bool {
+    let at = cmd.start_byte();
+    let mut child = cd;
+    while let Some(parent) = child.parent() {
+        if parent.start_byte() <= at && at < parent.end_byte() {
+            return parent.kind() == "list"
+                && parent.child(0) == Some(child)
+                && parent.child(1).is_some_and(|op| op.kind() == "&&");
+        }
+        child = parent;
+    }
+    false
+}
+
+/// Records the folder change a `cd`, `pushd` or `popd` makes. True when it was one.
+fn follow_cd<'t>(scope: &mut Scope<'t>, node: Node<'t>, cmd: &SimpleCommand) -> bool {
+    let Some(name) = cmd.words.first().and_then(Word::literal) else {
+        return false;
+    };
+    let name = basename(name);
+    if !matches!(name, "cd" | "pushd" | "popd" | "chdir") {
+        return false;
+    }
+    let operands: Vec<&Word> = cmd
+        .words
+        .iter()
+        .skip(1)
+        .skip_while(|w| {
+            w.literal()
+                .is_some_and(|a| a.starts_with('-') && a.len() > 1 && a != "--" && name != "popd")
+        })
+        .skip_while(|w| w.literal() == Some("--"))
+        .collect();
+    match (name, operands.first()) {
+        ("popd", _) => scope.unknown = true,
+        ("pushd", None) => scope.unknown = true,
+        (_, None) => scope.cds.push((node, CdTarget::Home)),
+        (_, Some(w)) => match w.literal() {
+            Some("~") => scope.cds.push((node, CdTarget::Home)),
+            Some(a)
+                if a == "-" || (name == "pushd" && (a.starts_with('+') || a.starts_with('-'))) =>
+            {
+                scope.unknown = true
+            }
+            _ => scope.cds.push((node, CdTarget::Path((*w).clone()))),
+        },
+    }
+    true
+}
+
+/// Whether a `cd`-like command runs in this node's own shell (not in a subshell inside it).
+fn changes_folder(node: Node, src: &[u8]) -> bool {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
-        if n.kind() == "command"
-            && let Some(first) = simple_command(n, src).words.first()
-            && first.literal() == Some(name)
-        {
-            return true;
+        match n.kind() {
+            "subshell" | "command_substitution" | "process_substitution" => continue,
+            "command" => {
+                if let Some(name) = n
+                    .child_by_field_name("name")
+                    .map(|c| basename(text(c, src)).to_string())
+                    && matches!(name.as_str(), "cd" | "pushd" | "popd" | "chdir")
+                {
+                    return true;
+                }
+            }
+            _ => {}
         }
         stack.extend(children(n));
     }
     false
 }
 
-fn children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+/// The names of the commands a function body calls.
+fn called_names(body: Node, src: &[u8]) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "command"
+            && let Some(first) = simple_command(n, src, false).words.first()
+            && let Some(name) = first.literal()
+        {
+            names.push(name.to_string());
+        }
+        stack.extend(children(n));
+    }
+    names
+}
+
+/// Whether the functions call each other in a circle (`f` calls `g` calls `f`), or one calls
+/// itself.
+fn has_cycle(functions: &[(String, Vec<String>)]) -> bool {
+    let index: HashMap<&str, usize> = functions
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.as_str(), i))
+        .collect();
+    // 0: not visited, 1: on the current path, 2: done.
+    let mut state = vec![0u8; functions.len()];
+    for start in 0..functions.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        state[start] = 1;
+        while let Some((f, next)) = stack.pop() {
+            let calls = &functions[f].1;
+            if let Some(callee) = calls.get(next) {
+                stack.push((f, next + 1));
+                if let Some(&c) = index.get(callee.as_str()) {
+                    match state[c] {
+                        1 => return true,
+                        0 => {
+                            state[c] = 1;
+                            stack.push((c, 0));
+                        }
+                        _ => {}
+                    }
+                }
+            } else {
+                state[f] = 2;
+            }
+        }
+    }
+    false
+}
+
+fn children<'t>(node: Node<'t>) -> impl DoubleEndedIterator<Item = Node<'t>> {
     (0..node.child_count()).filter_map(move |i| node.child(i))
-}
-
-fn push_children<'t>(node: Node<'t>, stack: &mut Vec<Node<'t>>) {
-    // Reverse, so commands come out in source order.
-    let mut kids: Vec<Node> = children(node).collect();
-    kids.reverse();
-    stack.extend(kids);
-}
-
-fn push_children_except<'t>(node: Node<'t>, skip: Node<'t>, stack: &mut Vec<Node<'t>>) {
-    let mut kids: Vec<Node> = children(node).filter(|c| *c != skip).collect();
-    kids.reverse();
-    stack.extend(kids);
 }
 
 fn text<'s>(node: Node, src: &'s [u8]) -> &'s str {
     node.utf8_text(src).unwrap_or("")
 }
 
-fn simple_command(node: Node, src: &[u8]) -> SimpleCommand {
-    let mut cmd = SimpleCommand::default();
+fn simple_command(node: Node, src: &[u8], piped: bool) -> SimpleCommand {
+    let mut cmd = SimpleCommand {
+        stdin: if piped { Stdin::Pipe } else { Stdin::Inherited },
+        ..SimpleCommand::default()
+    };
     for child in children(node) {
         match child.kind() {
-            // `X=1 cmd`: the assignment is not a word of the command.
-            "variable_assignment" => {}
+            "variable_assignment" => {
+                if let Some(a) = assignment(child, src) {
+                    cmd.assignments.push(a);
+                }
+            }
             "command_name" => {
                 let inner = children(child).find(|c| c.is_named()).unwrap_or(child);
                 cmd.words.push(word(inner, src));
@@ -219,6 +574,9 @@ fn simple_command(node: Node, src: &[u8]) -> SimpleCommand {
             k if k.ends_with("redirect") => {
                 if let Some(r) = redirect(child, src) {
                     cmd.redirects.push(r);
+                }
+                if let Some(s) = stdin_of(child, src) {
+                    cmd.stdin = s;
                 }
             }
             _ if child.is_named() && child.kind() != "comment" => cmd.words.push(word(child, src)),
@@ -228,72 +586,42 @@ fn simple_command(node: Node, src: &[u8]) -> SimpleCommand {
     cmd
 }
 
-/// The name of a pipeline stage's command, if it is a plain one.
-fn stage_command_name(stage: Node, src: &[u8]) -> Option<String> {
-    let cmd = match stage.kind() {
-        "command" => stage,
-        "redirected_statement" => stage.child_by_field_name("body")?,
-        _ => return None,
-    };
-    if cmd.kind() != "command" {
-        return None;
-    }
-    let words = simple_command(cmd, src).words;
-    // Look through wrappers (`env`, `sudo`, …) at the program that will really read the pipe.
-    let mut i = 0;
-    while let Some(w) = words.get(i) {
-        let name = basename(w.literal()?);
-        if matches!(
-            name,
-            "env" | "sudo" | "doas" | "command" | "exec" | "nohup" | "nice" | "time"
-        ) {
-            i += 1;
-            while words
-                .get(i)
-                .and_then(Word::literal)
-                .is_some_and(|a| a.starts_with('-') || a.contains('='))
-            {
-                i += 1;
+/// `export X=1`, `declare -x`, `local`, `readonly`: a command whose words are the keyword and
+/// its options, and whose assignments are the variables it sets.
+fn declaration(node: Node, src: &[u8]) -> SimpleCommand {
+    let mut cmd = SimpleCommand::default();
+    for child in children(node) {
+        match child.kind() {
+            "variable_assignment" => {
+                if let Some(a) = assignment(child, src) {
+                    cmd.assignments.push(a);
+                }
             }
-            continue;
+            "variable_name" => cmd.words.push(Word::Literal(text(child, src).to_string())),
+            _ if !child.is_named() && cmd.words.is_empty() => {
+                cmd.words.push(Word::Literal(text(child, src).to_string()))
+            }
+            _ if child.is_named() && child.kind() != "comment" => cmd.words.push(word(child, src)),
+            _ => {}
         }
-        return Some(name.to_string());
     }
-    None
+    cmd
+}
+
+fn assignment(node: Node, src: &[u8]) -> Option<Assignment> {
+    let name = node.child_by_field_name("name")?;
+    let value = node
+        .child_by_field_name("value")
+        .map(|v| word(v, src))
+        .unwrap_or(Word::Literal(String::new()));
+    Some(Assignment {
+        name: text(name, src).to_string(),
+        value,
+    })
 }
 
 pub fn basename(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
-}
-
-pub fn is_shell(name: &str) -> bool {
-    matches!(
-        basename(name),
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" | "csh" | "tcsh" | "ash" | "busybox"
-    )
-}
-
-/// Interpreters that run code given inline (`-c`, `-e`) or read a script from stdin.
-pub fn is_inline_interpreter(name: &str) -> bool {
-    let n = basename(name);
-    matches!(
-        n,
-        "python"
-            | "python2"
-            | "python3"
-            | "node"
-            | "nodejs"
-            | "deno"
-            | "bun"
-            | "perl"
-            | "ruby"
-            | "php"
-            | "lua"
-            | "Rscript"
-            | "osascript"
-            | "pwsh"
-            | "powershell"
-    ) || (n.starts_with("python3.") && n[8..].chars().all(|c| c.is_ascii_digit()))
 }
 
 fn redirect(node: Node, src: &[u8]) -> Option<Redirect> {
@@ -305,8 +633,8 @@ fn redirect(node: Node, src: &[u8]) -> Option<Redirect> {
                 .unwrap_or_default();
             let dest = node.child_by_field_name("destination").or_else(|| {
                 children(node)
-                    .filter(|c| c.is_named() && c.kind() != "file_descriptor")
-                    .last()
+                    .rev()
+                    .find(|c| c.is_named() && c.kind() != "file_descriptor")
             })?;
             let target = word(dest, src);
             let kind = match op.as_str() {
@@ -325,11 +653,63 @@ fn redirect(node: Node, src: &[u8]) -> Option<Redirect> {
     }
 }
 
+/// What a redirect feeds into the command's input, if it does.
+fn stdin_of(node: Node, src: &[u8]) -> Option<Stdin> {
+    match node.kind() {
+        "herestring_redirect" => {
+            let w = children(node).find(|c| c.is_named())?;
+            Some(Stdin::Text(word(w, src)))
+        }
+        "heredoc_redirect" => {
+            let start = children(node).find(|c| c.kind() == "heredoc_start")?;
+            let quoted = text(start, src).contains(['\'', '"', '\\']);
+            let body = children(node)
+                .find(|c| c.kind() == "heredoc_body")
+                .map(|b| text(b, src).to_string())
+                .unwrap_or_default();
+            // An unquoted delimiter lets `$…` and backticks expand in the body.
+            Some(Stdin::Text(if quoted || !body.contains(['$', '`']) {
+                Word::Literal(body)
+            } else {
+                Word::Dynamic(body)
+            }))
+        }
+        "file_redirect" => {
+            let op = children(node).find(|c| !c.is_named())?;
+            (text(op, src) == "<")
+                .then(|| redirect(node, src).map(|r| Stdin::File(r.target)))
+                .flatten()
+        }
+        _ => None,
+    }
+}
+
+/// Whether an unquoted word's text has pattern characters the shell would expand.
+fn has_unescaped_glob(raw: &str) -> bool {
+    let mut escaped = false;
+    let mut open_bracket = false;
+    for c in raw.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' => escaped = true,
+            '*' | '?' => return true,
+            '[' => open_bracket = true,
+            ']' if open_bracket => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Evaluates a word the way the shell would, as far as it can be known without running
 /// anything: quotes removed, escapes applied, `'r''m'` joined.
 fn word(node: Node, src: &[u8]) -> Word {
     let raw = text(node, src);
     match node.kind() {
+        "word" if has_unescaped_glob(raw) => Word::Glob(unescape_bare(raw)),
         "word" | "number" => Word::Literal(unescape_bare(raw)),
         "raw_string" => Word::Literal(
             raw.trim_start_matches('\'')
@@ -353,13 +733,27 @@ fn word(node: Node, src: &[u8]) -> Word {
         }
         "concatenation" => {
             let mut out = String::new();
+            // The unquoted parts as written (quoted ones blanked): `.[e]nv` arrives in pieces,
+            // and only together do they make a pattern.
+            let mut bare = String::new();
             for part in children(node) {
                 match word(part, src) {
-                    Word::Literal(s) => out.push_str(&s),
+                    Word::Literal(s) | Word::Glob(s) => {
+                        if part.kind() == "word" {
+                            bare.push_str(text(part, src));
+                        } else {
+                            bare.extend(std::iter::repeat_n('x', s.chars().count()));
+                        }
+                        out.push_str(&s);
+                    }
                     Word::Dynamic(_) => return Word::Dynamic(raw.to_string()),
                 }
             }
-            Word::Literal(out)
+            if has_unescaped_glob(&bare) {
+                Word::Glob(out)
+            } else {
+                Word::Literal(out)
+            }
         }
         _ => Word::Dynamic(raw.to_string()),
     }
@@ -464,6 +858,10 @@ fn decode_ansi_c(raw: &str) -> Option<String> {
             _ => return None,
         }
     }
+    // Bash cuts a `$'…'` string at its first NUL byte: `$'.env\x00'` is `.env`.
+    if let Some(nul) = out.iter().position(|b| *b == 0) {
+        out.truncate(nul);
+    }
     String::from_utf8(out).ok()
 }
 
@@ -491,7 +889,12 @@ mod tests {
         let mut n = names(src);
         n.sort();
         assert_eq!(n, ["curl", "echo", "ls", "rm", "sh", "tee", "whoami"]);
-        assert!(parse(src).pipes_into_shell);
+        let sh = parse(src)
+            .commands
+            .into_iter()
+            .find(|c| c.words[0].shown() == "sh")
+            .expect("sh");
+        assert_eq!(sh.stdin, Stdin::Pipe);
     }
 
     #[test]

@@ -2,38 +2,64 @@
 //! blanket one ("allow everything").
 
 use crate::decision::{Grant, Scope, Suggestion};
+use crate::pattern::{Args, CommandPattern};
 use crate::shell::basename;
 use std::path::Path;
 
-/// Tools whose first argument is a sub-command (`cargo test`), and those whose sub-command
-/// takes a script name as well (`npm run build`).
-const SUBCOMMAND_TOOLS: &[&str] = &[
-    "cargo", "git", "npm", "pnpm", "yarn", "bun", "go", "make", "just", "docker", "kubectl",
-    "gradle", "mvn", "dotnet", "poetry", "uv", "pip", "pip3", "rustup", "deno", "mix", "bundle",
-    "rake", "cmake",
+/// Sub-commands that may be allowed as a whole, whatever options follow (`cargo test`
+/// covers `cargo test --release`): they build, test or check the project, which a user judges
+/// once. `run`-like ones name their script too (`npm run build`).
+const GENERAL: &[(&str, &[&str])] = &[
+    (
+        "cargo",
+        &[
+            "test", "build", "check", "clippy", "fmt", "doc", "bench", "run", "nextest",
+        ],
+    ),
+    ("npm", &["test", "run", "run-script"]),
+    ("pnpm", &["test", "run", "lint", "build"]),
+    ("yarn", &["test", "run", "lint", "build"]),
+    ("bun", &["test", "run"]),
+    ("go", &["test", "build", "vet", "run"]),
+    ("make", &[]),
+    ("just", &[]),
+    ("deno", &["test", "lint", "fmt", "check"]),
+    ("mix", &["test", "compile"]),
+    ("gradle", &["test", "build", "check"]),
+    ("mvn", &["test", "compile", "verify"]),
+    ("dotnet", &["test", "build"]),
+    (
+        "git",
+        &[
+            "add", "commit", "diff", "log", "show", "status", "fetch", "pull", "switch", "grep",
+            "blame",
+        ],
+    ),
 ];
-const SCRIPT_RUNNERS: &[&str] = &["run", "exec", "x"];
+const SCRIPT_RUNNERS: &[&str] = &["run", "run-script"];
 
-/// The command pattern a user would grant for this command: the program and its sub-command.
+/// The command pattern a user could grant for this command: exactly the call as written, or for
+/// the sub-commands in [`GENERAL`] the program and its sub-command. Never a bare program name
+/// (`make`, `bash`, `git`), which would allow whatever it can be made to do, and only a pattern
+/// that allows the call itself.
 pub fn command_pattern(words: &[&str]) -> Option<String> {
     let (program, args) = words.split_first()?;
     let name = basename(program);
-    if name.is_empty() || name.contains(char::is_whitespace) {
+    if name.is_empty() || name.contains(char::is_whitespace) || args.is_empty() {
         return None;
     }
-    let mut parts = vec![name.to_string()];
     let sub = args.first().filter(|a| !a.starts_with('-'));
-    match sub {
-        // `cargo test --release` → `cargo test`: the sub-command is what the user judged.
-        Some(sub) if SUBCOMMAND_TOOLS.contains(&name) => {
+    let general = GENERAL.iter().find(|(p, _)| *p == name).map(|(_, s)| *s);
+    let mut parts = vec![name.to_string()];
+    match (sub, general) {
+        // `make check`, `just lint`: the target is the sub-command.
+        (Some(sub), Some(subs)) if subs.is_empty() || subs.contains(sub) => {
             parts.push((*sub).to_string());
             let script = args.get(1).filter(|a| !a.starts_with('-'));
             if let Some(script) = script.filter(|_| SCRIPT_RUNNERS.contains(sub)) {
                 parts.push((*script).to_string());
             }
         }
-        // Anything else is granted as written (`python manage.py migrate`, `make --version`,
-        // `ls -la`): a bare program name would allow whatever it can be made to do.
         _ => parts.extend(args.iter().map(|a| (*a).to_string())),
     }
     // A pattern is whitespace-separated: an operand with spaces or glob characters cannot be
@@ -44,7 +70,12 @@ pub fn command_pattern(words: &[&str]) -> Option<String> {
     {
         return None;
     }
-    Some(parts.join(" "))
+    let text = parts.join(" ");
+    // Offered only when granting it would allow this very call.
+    let pattern = CommandPattern::parse(&text).ok()?;
+    pattern
+        .matches_strict(name, &Args::split(name, args))
+        .then_some(text)
 }
 
 pub fn command(pattern: &str) -> Vec<Suggestion> {
@@ -132,10 +163,18 @@ mod tests {
             Some("make check")
         );
         assert_eq!(command_pattern(&["ls", "-la"]).as_deref(), Some("ls -la"));
+        assert_eq!(command_pattern(&["make"]), None);
+        assert_eq!(command_pattern(&["bash"]), None);
         assert_eq!(
-            command_pattern(&["make", "--version"]).as_deref(),
-            Some("make --version")
+            command_pattern(&["git", "config", "user.name", "x"]).as_deref(),
+            Some("git config user.name x")
         );
+        assert_eq!(
+            command_pattern(&["git", "push", "origin", "main"]).as_deref(),
+            Some("git push origin main")
+        );
+        // Options before the operands cannot be matched by an allow rule: nothing to offer.
+        assert_eq!(command_pattern(&["curl", "-fsSL", "https://x"]), None);
         assert_eq!(
             command_pattern(&["python", "manage.py", "migrate"]).as_deref(),
             Some("python manage.py migrate")

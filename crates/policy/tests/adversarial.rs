@@ -19,6 +19,14 @@ struct Case {
     call: Call,
     expect: Verdict,
     session_diff: u32,
+    /// Commands run in the OS sandbox (most cases: without, the stricter setting).
+    sandboxed: bool,
+}
+
+/// The same case with commands running in the OS sandbox.
+fn sandboxed(mut case: Case) -> Case {
+    case.sandboxed = true;
+    case
 }
 
 fn cmd(mode: Mode, c: &str, expect: Verdict) -> Case {
@@ -27,6 +35,7 @@ fn cmd(mode: Mode, c: &str, expect: Verdict) -> Case {
         call: Call::Cmd(c.to_string()),
         expect,
         session_diff: 0,
+        sandboxed: false,
     }
 }
 fn read(mode: Mode, p: &'static str, expect: Verdict) -> Case {
@@ -35,6 +44,7 @@ fn read(mode: Mode, p: &'static str, expect: Verdict) -> Case {
         call: Call::Read(p),
         expect,
         session_diff: 0,
+        sandboxed: false,
     }
 }
 fn write(mode: Mode, p: &'static str, expect: Verdict) -> Case {
@@ -43,6 +53,7 @@ fn write(mode: Mode, p: &'static str, expect: Verdict) -> Case {
         call: Call::Write(p, 5),
         expect,
         session_diff: 0,
+        sandboxed: false,
     }
 }
 fn fetch(mode: Mode, u: &'static str, expect: Verdict) -> Case {
@@ -51,6 +62,7 @@ fn fetch(mode: Mode, u: &'static str, expect: Verdict) -> Case {
         call: Call::Fetch(u),
         expect,
         session_diff: 0,
+        sandboxed: false,
     }
 }
 
@@ -105,7 +117,7 @@ fn run(policy: &Policy, fx: &Fixture, case: &Case) -> Decision {
         mode: Some(case.mode),
         session_diff_lines: case.session_diff,
         user_policy_file: None,
-        sandboxed: false,
+        sandboxed: case.sandboxed,
         resolver: &resolver,
     };
     let call = match &case.call {
@@ -138,7 +150,11 @@ fn describe(case: &Case) -> String {
         Call::Write(p, n) => format!("write {p} (+{n}, session {})", case.session_diff),
         Call::Fetch(u) => format!("fetch {u}"),
     };
-    format!("[{}] {what}", case.mode)
+    format!(
+        "[{}{}] {what}",
+        case.mode,
+        if case.sandboxed { ", sandboxed" } else { "" }
+    )
 }
 
 fn cases() -> Vec<Case> {
@@ -158,7 +174,9 @@ fn cases() -> Vec<Case> {
         cmd(ASK, "git commit -m wip", Q),
         cmd(ASK, "echo 'rm -rf /'", A),
         cmd(ASK, "find . -name '*.rs'", A),
-        cmd(ASK, "find . -exec cat {} \\;", A),
+        // It prints every file under the project, `.env` and the policy file included.
+        cmd(ASK, "find . -exec cat {} \\;", Q),
+        cmd(ASK, "find . -name '*.rs' -exec cat {} \\;", A),
         cmd(ASK, "ls > /dev/null 2>&1", A),
         // rm -rf / in every spelling.
         cmd(ASK, "rm -rf /", D),
@@ -180,8 +198,10 @@ fn cases() -> Vec<Case> {
         cmd(ASK, "rm -rf ~", D),
         cmd(ASK, "rm -rf ~/", D),
         cmd(ASK, "rm -rf ~/Documents", D),
-        cmd(ASK, "rm -rf $HOME", Q),
-        cmd(ASK, "rm -rf \"$HOME/x\"", Q),
+        // `$HOME` is the home the context names: a recursive delete outside the project.
+        cmd(ASK, "rm -rf $HOME", D),
+        cmd(ASK, "rm -rf \"$HOME/x\"", D),
+        cmd(ASK, "rm -rf \"$UNKNOWN/x\"", Q),
         cmd(ASK, "rm -rf ..", D),
         cmd(ASK, "rm -rf ../other", D),
         cmd(ASK, "rm -rf src/../..", D),
@@ -306,20 +326,26 @@ fn cases() -> Vec<Case> {
         cmd(FULL, "echo x > .git/hooks/pre-commit", D),
         cmd(FULL, "cp evil.sh .git/hooks/pre-commit", D),
         cmd(FULL, "echo x > /etc/passwd", D),
-        cmd(FULL, "echo x > ../outside.txt", D),
+        // Writes outside the project ask: they can only run outside the sandbox.
+        cmd(FULL, "echo x > ../outside.txt", Q),
         cmd(FULL, "echo x > escape/data.txt", D),
         cmd(FULL, "echo x > ~/.bashrc", D),
         cmd(ASK, "echo x > out.txt", Q),
         cmd(AUTO, "echo x > out.txt", Q),
-        cmd(FULL, "echo x > out.txt", A),
+        // Without the sandbox full_auto asks before a command that writes.
+        cmd(FULL, "echo x > out.txt", Q),
+        sandboxed(cmd(FULL, "echo x > out.txt", A)),
         cmd(FULL, "ls > $OUT", Q),
         cmd(FULL, "echo x > .tandem/policy.toml", D),
         cmd(FULL, "rm .tandem/policy.toml", D),
         cmd(FULL, "sed -i s/deny/allow/ .tandem/policy.toml", D),
         cmd(FULL, "mv .env env.txt", D),
-        cmd(FULL, "mv src /tmp/", D),
-        cmd(FULL, "touch ../x", D),
-        cmd(FULL, "cp -r src /tmp/copy", D),
+        cmd(FULL, "mv src /tmp/", Q),
+        cmd(FULL, "touch ../x", Q),
+        cmd(FULL, "cp -r src /tmp/copy", Q),
+        sandboxed(cmd(FULL, "touch ~/notes.txt", Q)),
+        cmd(RO, "touch ~/notes.txt", D),
+        cmd(FULL, "echo x >> ~/.bashrc", D),
         cmd(FULL, "install -m 755 x /usr/local/bin/x", D),
         cmd(FULL, "ln -sf /etc/passwd link", Q),
         // Blocked outright.
@@ -380,8 +406,13 @@ fn cases() -> Vec<Case> {
         cmd(RO, "make", D),
         cmd(AUTO, "cargo test", A),
         cmd(AUTO, "make", Q),
-        cmd(FULL, "make", A),
-        cmd(FULL, "rm -rf build", A),
+        // Without the sandbox, full_auto asks before commands no rule allows.
+        cmd(FULL, "make", Q),
+        cmd(FULL, "rm -rf build", Q),
+        sandboxed(cmd(FULL, "make", A)),
+        sandboxed(cmd(FULL, "rm -rf build", A)),
+        cmd(FULL, "cargo test", A),
+        cmd(FULL, "git status", A),
         // Reads.
         read(ASK, "src/main.rs", A),
         read(RO, "src/main.rs", A),
@@ -431,18 +462,21 @@ fn cases() -> Vec<Case> {
         call: Call::Write("src/main.rs", 20),
         expect: Q,
         session_diff: 190,
+        sandboxed: false,
     });
     v.push(Case {
         mode: FULL,
         call: Call::Write("src/main.rs", 20),
         expect: D,
         session_diff: 1990,
+        sandboxed: false,
     });
     v.push(Case {
         mode: AUTO,
         call: Call::Write("src/main.rs", 20),
         expect: A,
         session_diff: 100,
+        sandboxed: false,
     });
     v
 }

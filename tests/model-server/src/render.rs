@@ -1,16 +1,26 @@
 //! Scripted replies in each vendor's streaming wire format.
 
-use crate::scenario::{Format, Reply};
+use crate::scenario::{Format, RawEvent, Reply};
 use serde_json::{Value, json};
 
 fn event(name: &str, data: Value) -> String {
     format!("event: {name}\ndata: {data}\n\n")
 }
 
-/// Splits a string into pieces of about `n` characters (tool JSON arrives in pieces).
-fn pieces(s: &str, n: usize) -> Vec<String> {
+/// Splits a string into pieces of about `n` characters (tool JSON arrives in pieces), or
+/// leaves it whole when the reply says so.
+fn pieces(s: &str, n: usize, whole: bool) -> Vec<String> {
+    if whole {
+        return vec![s.to_string()];
+    }
     let chars: Vec<char> = s.chars().collect();
     chars.chunks(n.max(1)).map(|c| c.iter().collect()).collect()
+}
+
+/// The reply's text, repeated as often as it asks.
+fn text_of(reply: &Reply) -> Option<String> {
+    let t = reply.text.as_ref()?;
+    Some(t.repeat(reply.text_repeat.unwrap_or(1)))
 }
 
 fn anthropic(reply: &Reply) -> String {
@@ -38,12 +48,12 @@ fn anthropic(reply: &Reply) -> String {
         );
         index += 1;
     }
-    if let Some(t) = &reply.text {
+    if let Some(t) = &text_of(reply) {
         out += &event(
             "content_block_start",
             json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}),
         );
-        for p in pieces(t, 8) {
+        for p in pieces(t, 8, reply.whole) {
             out += &event(
                 "content_block_delta",
                 json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": p}}),
@@ -65,7 +75,7 @@ fn anthropic(reply: &Reply) -> String {
             .raw_input
             .clone()
             .unwrap_or_else(|| call.input.to_string());
-        for p in pieces(&args, 5) {
+        for p in pieces(&args, 5, reply.whole) {
             out += &event(
                 "content_block_delta",
                 json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": p}}),
@@ -98,8 +108,8 @@ fn openai(reply: &Reply) -> String {
         )
     };
     let mut out = chunk(json!({"role": "assistant", "content": ""}), Value::Null);
-    if let Some(t) = &reply.text {
-        for p in pieces(t, 8) {
+    if let Some(t) = &text_of(reply) {
+        for p in pieces(t, 8, reply.whole) {
             out += &chunk(json!({"content": p}), Value::Null);
         }
     }
@@ -112,9 +122,13 @@ fn openai(reply: &Reply) -> String {
             .raw_input
             .clone()
             .unwrap_or_else(|| call.input.to_string());
-        for p in pieces(&args, 5) {
+        for p in pieces(&args, 5, reply.whole) {
+            let mut function = json!({"arguments": p});
+            if call.name_every_chunk {
+                function["name"] = json!(call.name);
+            }
             out += &chunk(
-                json!({"tool_calls": [{"index": i, "function": {"arguments": p}}]}),
+                json!({"tool_calls": [{"index": i, "function": function}]}),
                 Value::Null,
             );
         }
@@ -130,6 +144,23 @@ fn openai(reply: &Reply) -> String {
         json!({"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens, "total_tokens": reply.input_tokens + reply.output_tokens}})
     );
     out += "data: [DONE]\n\n";
+    out
+}
+
+/// Raw events, exactly as scripted.
+pub(crate) fn raw(events: &[RawEvent]) -> String {
+    let mut out = String::new();
+    for e in events {
+        if let Some(name) = &e.event {
+            out += &format!("event: {name}\n");
+        }
+        let data = match (&e.text, &e.data) {
+            (Some(t), _) => t.clone(),
+            (None, Some(d)) => d.to_string(),
+            (None, None) => String::new(),
+        };
+        out += &format!("data: {data}\n\n");
+    }
     out
 }
 

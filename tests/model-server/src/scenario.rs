@@ -2,6 +2,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -37,6 +38,10 @@ pub struct Turn {
     pub reply: Reply,
     #[serde(default)]
     pub fault: Option<Fault>,
+    /// The stream as these events, verbatim, instead of rendering `reply`: for the protocol
+    /// violations a hostile or broken server sends and the renderer never would.
+    #[serde(default)]
+    pub events: Option<Vec<RawEvent>>,
     /// Bytes per write; 1 splits everywhere (mid-UTF-8, mid-JSON). Default: one write.
     #[serde(default)]
     pub chunk: Option<usize>,
@@ -71,6 +76,13 @@ pub struct Reply {
     pub thinking: Option<String>,
     #[serde(default)]
     pub text: Option<String>,
+    /// `text` is sent this many times over: a huge reply without a huge scenario file.
+    #[serde(default)]
+    pub text_repeat: Option<usize>,
+    /// The text, and each call's arguments, travel in one event each instead of small pieces
+    /// (servers that do not stream token by token).
+    #[serde(default)]
+    pub whole: bool,
     #[serde(default)]
     pub tool_calls: Vec<ToolCallSpec>,
     #[serde(default)]
@@ -89,6 +101,24 @@ pub struct ToolCallSpec {
     /// Sent verbatim as the arguments instead of `input` (malformed JSON on purpose).
     #[serde(default)]
     pub raw_input: Option<String>,
+    /// OpenAI format: the name comes again in every chunk of the call, as some servers send it.
+    #[serde(default)]
+    pub name_every_chunk: bool,
+}
+
+/// One server-sent event as written on the wire.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEvent {
+    /// The `event:` line (Anthropic names its events; OpenAI sends none).
+    #[serde(default)]
+    pub event: Option<String>,
+    /// The `data:` line as compact JSON.
+    #[serde(default)]
+    pub data: Option<Value>,
+    /// The `data:` line as this text instead (`[DONE]`, or something that is not JSON).
+    #[serde(default)]
+    pub text: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -100,6 +130,10 @@ pub struct Fault {
     /// Seconds, sent as `retry-after`.
     #[serde(default)]
     pub retry_after: Option<f64>,
+    /// More response headers, sent verbatim with the status (a `retry-after` of `-1`, `NaN` or
+    /// an HTTP date, a `retry-after-ms`).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
     /// Send the stream but close the connection after this many bytes.
     #[serde(default)]
     pub cut_after_bytes: Option<usize>,

@@ -290,8 +290,13 @@ async fn serve(
         let mut head = format!(
             "HTTP/1.1 {status} Scripted\r\nContent-Type: application/json\r\nConnection: close\r\n"
         );
-        if let Some(ra) = turn.fault.as_ref().and_then(|f| f.retry_after) {
-            head.push_str(&format!("retry-after: {ra}\r\n"));
+        if let Some(fault) = &turn.fault {
+            if let Some(ra) = fault.retry_after {
+                head.push_str(&format!("retry-after: {ra}\r\n"));
+            }
+            for (k, v) in &fault.headers {
+                head.push_str(&format!("{k}: {v}\r\n"));
+            }
         }
         let body = serde_json::json!({"type": "error", "error": {"type": "scripted_error", "message": format!("scripted HTTP {status}")}}).to_string();
         head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
@@ -305,7 +310,10 @@ async fn serve(
     if turn.delay_ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(turn.delay_ms)).await;
     }
-    let body = render::body(format, &turn.reply);
+    let body = match &turn.events {
+        Some(events) => render::raw(events),
+        None => render::body(format, &turn.reply),
+    };
     let bytes = body.as_bytes();
     let end = turn
         .fault

@@ -192,3 +192,49 @@ async fn a_scenario_not_played_to_the_end_is_a_failure() {
     );
     assert!(Scenario::from_json(r#"{"name": "x", "format": "gemini", "turns": []}"#).is_err());
 }
+
+// A hostile or broken server: every reply below once crashed, hung or misled the client.
+
+#[tokio::test]
+async fn retry_after_values_that_make_no_sense_are_ignored_not_fatal() {
+    let (r, events, server) = run(scenario("llm_retry_after_nonsense.json"), &request()).await;
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let r = r.expect("the sixth attempt answers");
+    assert_eq!((r.attempts, r.message.text().as_str()), (6, "Still here."));
+    let waits = events
+        .iter()
+        .filter(|e| matches!(e, StreamEvent::Notice(n) if n.contains("retrying")))
+        .count();
+    assert_eq!(waits, 5, "{events:?}");
+}
+
+#[tokio::test]
+async fn a_wait_beyond_the_ceiling_is_reported_at_once() {
+    let (r, _, server) = run(scenario("llm_retry_after_beyond_ceiling.json"), &request()).await;
+    let err = r.expect_err("not waited out");
+    assert!(matches!(err, LlmError::RateLimited { .. }), "{err:?}");
+    assert!(err.to_string().contains("wait"), "{err}");
+    assert_eq!(server.requests().len(), 1, "no retry after 1e300 seconds");
+}
+
+#[tokio::test]
+async fn retry_after_is_read_in_its_http_date_form() {
+    let mut dated = scenario("llm_retry_after_beyond_ceiling.json");
+    if let Some(fault) = dated.turns[0].fault.as_mut() {
+        fault
+            .headers
+            .insert("retry-after".into(), "Tue, 31 Dec 2999 23:59:59 GMT".into());
+    }
+    let (r, _, server) = run(dated, &request()).await;
+    assert!(
+        matches!(
+            r,
+            Err(LlmError::RateLimited {
+                retry_after: Some(_)
+            })
+        ),
+        "the HTTP-date form is read: {r:?}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
