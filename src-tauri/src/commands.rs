@@ -22,6 +22,7 @@ pub(crate) fn invalid(message: impl Into<String>) -> CommandError {
     CommandError {
         code: ErrorCode::InvalidArgument,
         message: message.into(),
+        failure: None,
     }
 }
 
@@ -29,6 +30,7 @@ pub(crate) fn internal(err: impl std::fmt::Display) -> CommandError {
     CommandError {
         code: ErrorCode::Internal,
         message: format!("Internal error: {err}. Please report this; the log folder has details."),
+        failure: None,
     }
 }
 
@@ -63,7 +65,11 @@ pub fn for_people(err: ToolError) -> CommandError {
         }
         _ => err.to_string(),
     };
-    CommandError { code, message }
+    CommandError {
+        code,
+        message,
+        failure: None,
+    }
 }
 
 /// Opens a folder as a project: validates it and reads what the header shows.
@@ -99,6 +105,7 @@ pub(crate) fn opened_root(state: &AppState, root: &str) -> CmdResult<ProjectRoot
                 "{} is not an open project. Open it first.",
                 root.path().display()
             ),
+            failure: None,
         });
     }
     Ok(root)
@@ -162,6 +169,7 @@ pub async fn remove_recent(
             .map_err(|err| CommandError {
                 code: ErrorCode::Io,
                 message: format!("Could not update the recent projects list: {err}"),
+                failure: None,
             })
     })
     .await

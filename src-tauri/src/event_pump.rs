@@ -11,7 +11,8 @@ use tokio::time::Instant;
 
 pub const COALESCE: Duration = Duration::from_millis(50);
 
-/// Where the running turn's events go: the channel of the `send_message` call that started it.
+/// Where the session's events go: the channel of the last `send_message` call, which also
+/// carries the turns the agent starts on its own (a background task ended) after it resolved.
 pub type Sink = Arc<Mutex<Option<Channel<Vec<AgentEvent>>>>>;
 
 /// Appends an event, merging a delta into the previous one of the same kind.
@@ -39,32 +40,9 @@ fn flush(sink: &Sink, buf: &mut Vec<AgentEvent>) {
     }
 }
 
-/// The approval requests the window has been shown and not yet seen answered: the session list
-/// says "waiting" from the moment the window can show the question.
-pub type OpenQuestions = Arc<Mutex<std::collections::BTreeSet<String>>>;
-
-fn track(open: &OpenQuestions, event: &AgentEvent) {
-    let mut set = open.lock().unwrap_or_else(PoisonError::into_inner);
-    match event {
-        AgentEvent::ApprovalNeeded { request } => {
-            set.insert(request.id.clone());
-        }
-        AgentEvent::ApprovalAnswered { id, .. } | AgentEvent::ToolFinished { id, .. } => {
-            set.remove(id);
-        }
-        AgentEvent::TurnEnded { .. } => set.clear(),
-        _ => {}
-    }
-}
-
 /// Runs until the agent (the sender) is dropped. `turn_flushed` is notified once the
 /// `turn_ended` event has been handed to the window.
-pub async fn pump(
-    mut rx: mpsc::UnboundedReceiver<AgentEvent>,
-    sink: Sink,
-    turn_flushed: Arc<Notify>,
-    open: OpenQuestions,
-) {
+pub async fn pump(mut rx: mpsc::UnboundedReceiver<AgentEvent>, sink: Sink, turn_flushed: Arc<Notify>) {
     let mut buf = Vec::new();
     let mut deadline: Option<Instant> = None;
     loop {
@@ -82,7 +60,6 @@ pub async fn pump(
                 };
                 let delta = matches!(event, AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. });
                 let ended = matches!(event, AgentEvent::TurnEnded { .. });
-                track(&open, &event);
                 push_coalesced(&mut buf, event);
                 if delta {
                     deadline.get_or_insert_with(|| Instant::now() + COALESCE);
@@ -129,9 +106,8 @@ mod tests {
         let (channel, seen) = recording();
         let sink: Sink = Arc::new(Mutex::new(Some(channel)));
         let flushed = Arc::new(Notify::new());
-        let open: OpenQuestions = Arc::default();
         let (tx, rx) = mpsc::unbounded_channel();
-        let task = tokio::spawn(pump(rx, sink, flushed.clone(), open.clone()));
+        let task = tokio::spawn(pump(rx, sink, flushed.clone()));
         for i in 0..500 {
             tx.send(AgentEvent::TextDelta {
                 text: format!("{i} "),
@@ -153,12 +129,13 @@ mod tests {
             commands: vec!["ls".into()],
             confinement: None,
             sandbox_denial: None,
+            agent: None,
         };
         tx.send(AgentEvent::ApprovalNeeded {
             request: Box::new(request),
         })
         .expect("send");
-        // The question is tracked by the time the window has it.
+        // The question reaches the window at once, not with the next batch of text.
         tokio::time::timeout(Duration::from_secs(2), async {
             while seen
                 .lock()
@@ -172,7 +149,6 @@ mod tests {
         })
         .await
         .expect("the question arrives");
-        assert!(open.lock().expect("lock").contains("c1"));
         tx.send(AgentEvent::TurnEnded {
             outcome: protocol::TurnOutcome::Ended,
         })
@@ -199,10 +175,6 @@ mod tests {
             batches.len()
         );
         assert!(matches!(events.last(), Some(AgentEvent::TurnEnded { .. })));
-        assert!(
-            open.lock().expect("lock").is_empty(),
-            "a turn's end closes its questions"
-        );
     }
 
     #[test]

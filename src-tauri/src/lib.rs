@@ -144,6 +144,7 @@ pub fn run() {
             session_host::send_message,
             session_host::answer_approval,
             session_host::stop_turn,
+            session_host::retry_turn,
             session_host::set_mode,
             session_host::session_tasks,
             session_host::stop_task,

@@ -6,54 +6,32 @@
 use crate::commands::{CmdResult, blocking, internal, invalid, opened_root};
 use crate::event_pump::{self, Sink};
 use crate::state::AppState;
-use agent::{Agent, AgentConfig, SessionHeader, SessionLog, locations};
+use agent::{AgentConfig, Sandboxing, Session, SessionError, SessionHeader, SessionLog, SessionOptions, locations};
 use protocol::{
-    AgentEvent, AgentMode, AnswerApprovalArgs, ApprovalAnswer, ApprovalRequest, BackgroundTask,
-    CommandError, CreateSessionArgs, ErrorCode, ProjectArgs, SendMessageArgs, SessionArgs,
-    SessionFileChange, SessionInfo, SessionState, SessionTranscript, SetModeArgs, StopTaskArgs,
-    TurnOutcome,
+    AgentEvent, AnswerApprovalArgs, BackgroundTask, CommandError, CreateSessionArgs, ErrorCode,
+    ProjectArgs, SendMessageArgs, SessionArgs, SessionFileChange, SessionInfo, SessionState,
+    SessionTranscript, SetModeArgs, StopTaskArgs, TurnOutcome,
 };
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tauri::ipc::Channel;
 use tauri::{Manager as _, State};
-use tokio::sync::{Notify, mpsc, oneshot};
-use tokio_util::sync::CancellationToken;
-use tools::{ProjectRoot, TaskRegistry, Toolbox};
+use tokio::sync::Notify;
+use tools::{ProjectRoot, TaskInfo, TaskRegistry};
 
 /// How much of a background task's output the task list shows.
 const OUTPUT_TAIL_BYTES: u64 = 4000;
 
-/// A session with an engine in this process.
+/// A session with an engine in this process: the window is one more subscriber to its events
+/// and one more answerer of its questions.
 struct Live {
-    agent: tokio::sync::Mutex<Agent>,
-    tasks: TaskRegistry,
+    session: Session,
     root: PathBuf,
     sink: Sink,
     turn_flushed: Arc<Notify>,
-    open_questions: event_pump::OpenQuestions,
-    cancel: Mutex<CancellationToken>,
-    pending: Mutex<Vec<(String, oneshot::Sender<ApprovalAnswer>)>>,
-    running: AtomicBool,
-    mode: agent::ModeSwitch,
-}
-
-impl Live {
-    fn state(&self) -> Option<SessionState> {
-        if !self.running.load(Ordering::SeqCst) {
-            return None;
-        }
-        let waiting = !lock(&self.open_questions).is_empty();
-        Some(if waiting {
-            SessionState::Waiting
-        } else {
-            SessionState::Running
-        })
-    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -78,18 +56,18 @@ impl Sessions {
     }
 
     fn state_of(&self, id: &str) -> Option<SessionState> {
-        self.get(id).and_then(|l| l.state())
+        self.get(id).and_then(|l| l.session.state())
     }
 
-    /// Cancels every turn and stops every background task (the app is closing). Waits a moment
-    /// so the stop signals reach the processes before the runtime goes away.
+    /// Stops every turn and every background task (the app is closing). Waits a moment so the
+    /// stop signals reach the processes before the runtime goes away.
     pub fn stop_everything(&self) {
         let live: Vec<Arc<Live>> = lock(&self.live).values().cloned().collect();
         let mut stopped = 0;
         for l in &live {
-            lock(&l.cancel).cancel();
-            for t in l.tasks.list(false) {
-                if l.tasks.stop(&t.id).is_ok() {
+            l.session.stop();
+            for t in l.session.tasks(false) {
+                if l.session.stop_task(&t.id).is_ok() {
                     stopped += 1;
                 }
             }
@@ -103,9 +81,34 @@ impl Sessions {
     fn pending_count(&self) -> usize {
         lock(&self.live)
             .values()
-            .map(|l| lock(&l.pending).len())
+            .map(|l| l.session.questions().len())
             .sum()
     }
+}
+
+/// A session error as the window gets it: a code it can act on and words for people.
+fn session_error(e: SessionError) -> CommandError {
+    let code = match e {
+        SessionError::Busy | SessionError::Log(agent::LogError::Busy(_)) => ErrorCode::Busy,
+        _ => ErrorCode::InvalidArgument,
+    };
+    CommandError {
+        code,
+        message: match &e {
+            SessionError::Busy => {
+                "A turn is already running in this session. Wait for it, or press Stop.".into()
+            }
+            other => format!("{}{}", first_upper(&other.to_string()), "."),
+        },
+        failure: Some(e.code()),
+    }
+}
+
+fn first_upper(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
 }
 
 fn log_path(id: &str) -> CmdResult<PathBuf> {
@@ -115,6 +118,7 @@ fn log_path(id: &str) -> CmdResult<PathBuf> {
         return Err(CommandError {
             code: ErrorCode::NotFound,
             message: format!("The session {id} no longer exists; it may have been deleted."),
+            failure: None,
         });
     }
     Ok(path)
@@ -125,15 +129,6 @@ fn header_of(id: &str) -> CmdResult<SessionHeader> {
     agent::read_session::<Value>(&path)
         .map(|r| r.header)
         .map_err(|e| invalid(format!("The session's log cannot be read: {e}")))
-}
-
-fn to_mode(m: AgentMode) -> policy::Mode {
-    match m {
-        AgentMode::ReadOnly => policy::Mode::ReadOnly,
-        AgentMode::Ask => policy::Mode::Ask,
-        AgentMode::AutoEdit => policy::Mode::AutoEdit,
-        AgentMode::FullAuto => policy::Mode::FullAuto,
-    }
 }
 
 /// Shows how many approvals wait in the title ("(2) project — Tandem"), and asks the desktop
@@ -159,65 +154,58 @@ fn show_pending(app: &tauri::AppHandle, sessions: &Sessions, arrived: bool) {
     }
 }
 
-/// Builds the engine for a session read back from its log (resumable after a crash: a turn cut
-/// short is dropped from the conversation, not replayed).
+/// Opens the engine on a session read back from its log (resumable after a crash: the
+/// conversation continues as the model last saw it).
 fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<Arc<Live>> {
-    let dir = locations::sessions_dir();
-    let (log, read) = SessionLog::reopen::<Value>(&dir, id)
-        .map_err(|e| invalid(format!("The session cannot be continued: {e}")))?;
     let user_file = locations::user_policy_file();
     let policy = agent::load_project_policy(root.path(), Some(&user_file)).map_err(|e| {
         invalid(format!(
             "The rules do not load, so nothing can run safely: {e}. Fix the file, then send again."
         ))
     })?;
-    let session_dir = locations::session_files_dir(id);
-    let mut toolbox = Toolbox::new(root.clone(), session_dir.clone());
-    agent::sandboxing::confine(&mut toolbox, id, &session_dir);
-    let tasks = toolbox.tasks.clone();
-    let mut config = AgentConfig::new(read.header.model.clone());
+    let mut config = AgentConfig::new(String::new());
     config.home = std::env::var_os("HOME").map(PathBuf::from);
     config.user_policy_file = Some(user_file);
-    config.session_dir = Some(session_dir);
-    // A placeholder until the turn picks the provider (settings may change between turns).
-    let provider = llm::Provider::new(llm::ProviderConfig::new(
-        llm::ProviderKind::OpenAi,
-        "http://127.0.0.1:9",
-        None,
-    ))
-    .map_err(internal)?;
-    let (etx, erx) = mpsc::unbounded_channel();
-    let (atx, mut arx) = mpsc::channel::<(ApprovalRequest, oneshot::Sender<ApprovalAnswer>)>(8);
-    let mut agent = Agent::new(provider, toolbox, policy, config, log, etx, atx);
-    agent.messages = agent::replay_messages(&read.entries);
-    let mode = agent.mode_switch();
+    let opts = SessionOptions {
+        root: root.clone(),
+        sessions_dir: locations::sessions_dir(),
+        policy,
+        config,
+        resolver: agent::provider_resolver(
+            agent::Preset::from_env().ok().flatten(),
+            locations::settings_file(),
+        ),
+        sandboxing: Sandboxing::Machine,
+        tmp_dir: None,
+    };
+    let (session, events) = Session::open(opts, id).map_err(session_error)?;
     let live = Arc::new(Live {
-        mode,
-        agent: tokio::sync::Mutex::new(agent),
-        tasks,
+        session,
         root: root.path().to_path_buf(),
         sink: Arc::new(Mutex::new(None)),
         turn_flushed: Arc::new(Notify::new()),
-        open_questions: Arc::default(),
-        cancel: Mutex::new(CancellationToken::new()),
-        pending: Mutex::new(Vec::new()),
-        running: AtomicBool::new(false),
     });
     tauri::async_runtime::spawn(event_pump::pump(
-        erx,
+        events,
         live.sink.clone(),
         live.turn_flushed.clone(),
-        live.open_questions.clone(),
     ));
+    // The title counts the questions waiting, and the desktop is asked for attention when
+    // one arrives.
     let weak = Arc::downgrade(&live);
     let app2 = app.clone();
     tauri::async_runtime::spawn(async move {
-        while let Some((request, reply)) = arx.recv().await {
+        let mut before = 0;
+        loop {
             let Some(live) = weak.upgrade() else { return };
-            lock(&live.pending).push((request.id, reply));
+            let changed = live.session.clone();
             drop(live);
+            changed.questions_changed().await;
+            let now = changed.questions().len();
+            drop(changed);
             let sessions = app2.state::<Sessions>();
-            show_pending(&app2, &sessions, true);
+            show_pending(&app2, &sessions, now > before);
+            before = now;
         }
     });
     Ok(live)
@@ -349,46 +337,10 @@ pub async fn send_message(
                 .clone()
         }
     };
-    if live.running.swap(true, Ordering::SeqCst) {
-        return Err(invalid(
-            "A turn is already running in this session. Wait for it, or press Stop.",
-        ));
-    }
-    let outcome = run_turn(&live, &args, on_event).await;
-    live.running.store(false, Ordering::SeqCst);
-    lock(&live.pending).clear();
-    show_pending(&app, &sessions, false);
-    outcome
-}
-
-async fn run_turn(
-    live: &Live,
-    args: &SendMessageArgs,
-    on_event: Channel<Vec<AgentEvent>>,
-) -> CmdResult<TurnOutcome> {
-    let chosen = tauri::async_runtime::spawn_blocking(|| {
-        agent::choose_provider(
-            agent::Preset::from_env().ok().flatten().as_ref(),
-            &locations::settings_file(),
-            "default",
-            &agent::StoredKeys::from_env(),
-        )
-    })
-    .await
-    .map_err(internal)?;
-    let (config, model) = chosen.map_err(|e| invalid(e.to_string()))?;
-    let provider = llm::Provider::new(config).map_err(|e| invalid(e.to_string()))?;
-    let cancel = CancellationToken::new();
-    *lock(&live.cancel) = cancel.clone();
+    live.session.set_mode(args.mode);
     *lock(&live.sink) = Some(on_event);
-    let outcome = {
-        let mut agent = live.agent.lock().await;
-        agent.provider = provider;
-        agent.config.model = model;
-        agent.config.mode = Some(to_mode(args.mode));
-        live.mode.set(to_mode(args.mode));
-        agent.run_turn(&args.text, &cancel).await
-    };
+    let turn = live.session.submit(&args.text).map_err(session_error)?;
+    let outcome = turn.await.map_err(internal)?;
     // The window must have every event before the call resolves.
     if tokio::time::timeout(Duration::from_secs(2), live.turn_flushed.notified())
         .await
@@ -396,7 +348,30 @@ async fn run_turn(
     {
         tracing::warn!("the last events of the turn were not confirmed sent");
     }
-    *lock(&live.sink) = None;
+    show_pending(&app, &sessions, false);
+    Ok(outcome)
+}
+
+/// Tries the session's failed turn again; its events arrive on `on_event` like a message's.
+#[tauri::command]
+pub async fn retry_turn(
+    args: SessionArgs,
+    on_event: Channel<Vec<AgentEvent>>,
+    app: tauri::AppHandle,
+) -> CmdResult<TurnOutcome> {
+    let sessions = app.state::<Sessions>();
+    let live = sessions
+        .get(&args.session)
+        .ok_or_else(|| invalid("This session has nothing to try again; send a message instead."))?;
+    *lock(&live.sink) = Some(on_event);
+    let turn = live.session.retry().map_err(session_error)?;
+    let outcome = turn.await.map_err(internal)?;
+    if tokio::time::timeout(Duration::from_secs(2), live.turn_flushed.notified())
+        .await
+        .is_err()
+    {
+        tracing::warn!("the last events of the turn were not confirmed sent");
+    }
     Ok(outcome)
 }
 
@@ -406,37 +381,19 @@ pub async fn answer_approval(args: AnswerApprovalArgs, app: tauri::AppHandle) ->
     let live = sessions.get(&args.session).ok_or_else(|| {
         invalid("This session has no turn running; nothing is waiting for an answer.")
     })?;
-    // The question reaches this side a moment after the engine sent it; a quick click can
-    // arrive first, so wait briefly for it.
-    let mut reply = None;
-    for _ in 0..40 {
-        {
-            let mut pending = lock(&live.pending);
-            if let Some(at) = pending.iter().position(|(id, _)| *id == args.request) {
-                reply = Some(pending.remove(at).1);
-            }
-        }
-        if reply.is_some() || !live.running.load(Ordering::SeqCst) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    let reply = reply
-        .ok_or_else(|| invalid("That request was already answered, or its turn has ended."))?;
-    let sent = reply.send(args.answer).is_ok();
+    let answered = live
+        .session
+        .answer(&args.request, args.answer)
+        .map_err(|_| invalid("That request was already answered, or its turn has ended."));
     show_pending(&app, &sessions, false);
-    if sent {
-        Ok(())
-    } else {
-        Err(invalid("The turn ended before the answer arrived."))
-    }
+    answered
 }
 
 /// Changes the mode of the running turn: the next call is judged in it.
 #[tauri::command]
 pub async fn set_mode(args: SetModeArgs, app: tauri::AppHandle) -> CmdResult<()> {
     if let Some(live) = app.state::<Sessions>().get(&args.session) {
-        live.mode.set(to_mode(args.mode));
+        live.session.set_mode(args.mode);
     }
     Ok(())
 }
@@ -445,8 +402,7 @@ pub async fn set_mode(args: SetModeArgs, app: tauri::AppHandle) -> CmdResult<()>
 pub async fn stop_turn(args: SessionArgs, app: tauri::AppHandle) -> CmdResult<()> {
     let sessions = app.state::<Sessions>();
     if let Some(live) = sessions.get(&args.session) {
-        lock(&live.cancel).cancel();
-        lock(&live.pending).clear();
+        live.session.stop();
         show_pending(&app, &sessions, false);
     }
     Ok(())
@@ -471,9 +427,8 @@ fn output_tail(path: &Path) -> String {
     }
 }
 
-fn task_list(tasks: &TaskRegistry) -> Vec<BackgroundTask> {
+fn task_list(tasks: Vec<TaskInfo>) -> Vec<BackgroundTask> {
     tasks
-        .list(true)
         .into_iter()
         .map(|t| BackgroundTask {
             running: t.state.is_running(),
@@ -495,7 +450,7 @@ pub async fn session_tasks(
     let Some(live) = app.state::<Sessions>().get(&args.session) else {
         return Ok(Vec::new());
     };
-    blocking(move || Ok(task_list(&live.tasks))).await
+    blocking(move || Ok(task_list(live.session.tasks(true)))).await
 }
 
 #[tauri::command]
@@ -507,10 +462,12 @@ pub async fn stop_task(
         .state::<Sessions>()
         .get(&args.session)
         .ok_or_else(|| invalid("This session has no running tasks."))?;
-    live.tasks.stop(&args.task).map_err(invalid)?;
+    live.session
+        .stop_task(&args.task)
+        .map_err(|e| invalid(e.to_string()))?;
     // The task ends within moments (SIGTERM, then SIGKILL); show it ended if it already has.
     tokio::time::sleep(Duration::from_millis(150)).await;
-    blocking(move || Ok(task_list(&live.tasks))).await
+    blocking(move || Ok(task_list(live.session.tasks(true)))).await
 }
 
 #[tauri::command]

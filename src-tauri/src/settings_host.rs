@@ -5,30 +5,16 @@
 use crate::commands::{CmdResult, blocking, internal, invalid, opened_root};
 use crate::state::AppState;
 use agent::{
-    KeyFile, Keychain, KeychainError, Kind, Preset, ProviderSettings, RoleSettings, Settings,
-    StoredKeys, locations,
+    KeyFile, Keychain, KeychainError, Preset, ProviderSettings, RoleSettings, Settings, StoredKeys,
+    locations,
 };
 use llm::{Provider, ProviderConfig, ProviderKind};
 use protocol::{
-    KeychainStatus, LocalServer, PolicyRuleView, ProjectArgs, ProviderKindName, ProviderView,
-    RoleView, SaveSettingsArgs, SetApiKeyArgs, SettingsView, TestConnectionArgs,
+    KeychainStatus, LocalServer, PolicyRuleView, ProjectArgs, ProviderView, RoleView,
+    SaveSettingsArgs, SetApiKeyArgs, SettingsView, TestConnectionArgs,
 };
 use std::time::Duration;
 use tauri::State;
-
-fn kind_name(k: Kind) -> ProviderKindName {
-    match k {
-        Kind::Anthropic => ProviderKindName::Anthropic,
-        Kind::Openai => ProviderKindName::Openai,
-    }
-}
-
-fn llm_kind(k: ProviderKindName) -> ProviderKind {
-    match k {
-        ProviderKindName::Anthropic => ProviderKind::Anthropic,
-        ProviderKindName::Openai => ProviderKind::OpenAi,
-    }
-}
 
 /// Whether the keychain answers here. Blocking.
 fn keychain_status() -> KeychainStatus {
@@ -82,10 +68,10 @@ fn view() -> SettingsView {
             let env = p
                 .api_key_env
                 .clone()
-                .unwrap_or_else(|| agent::default_key_env(p.kind.provider_kind()).to_string());
+                .unwrap_or_else(|| agent::default_key_env(p.kind).to_string());
             ProviderView {
                 name: name.clone(),
-                kind: kind_name(p.kind),
+                kind: p.kind,
                 base_url: p.base_url.clone(),
                 num_ctx: p.num_ctx,
                 key_source: keys.source(name, &env),
@@ -168,10 +154,7 @@ pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
             settings.providers.insert(
                 name,
                 ProviderSettings {
-                    kind: match p.kind {
-                        ProviderKindName::Anthropic => Kind::Anthropic,
-                        ProviderKindName::Openai => Kind::Openai,
-                    },
+                    kind: p.kind,
                     base_url,
                     api_key_env: kept.and_then(|k| k.api_key_env.clone()),
                     num_ctx: p.num_ctx,
@@ -238,7 +221,7 @@ pub async fn set_api_key(args: SetApiKeyArgs) -> CmdResult<SettingsView> {
 
 #[tauri::command]
 pub async fn test_connection(args: TestConnectionArgs) -> CmdResult<Vec<String>> {
-    let kind = llm_kind(args.kind);
+    let kind = args.kind;
     let base = args
         .base_url
         .clone()
@@ -260,10 +243,10 @@ pub async fn test_connection(args: TestConnectionArgs) -> CmdResult<Vec<String>>
     };
     let provider = Provider::new(ProviderConfig::new(kind, &base, key)).map_err(internal)?;
     provider.list_models().await.map_err(|e| {
-        invalid(format!(
-            "{} did not answer as expected: {e}. Check the URL and the key.",
-            base
-        ))
+        let failure = agent::failure(&agent::AgentError::Model(e.clone())).code;
+        let mut err = invalid(format!("{base} did not answer as expected: {e}."));
+        err.failure = Some(failure);
+        err
     })
 }
 

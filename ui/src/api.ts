@@ -1,14 +1,26 @@
 // The one way the UI talks to Rust: a typed `call` over the generated `Commands` interface.
 import { Channel, invoke } from "@tauri-apps/api/core";
-import type { AgentEvent, CommandError, Commands, ErrorCode, SendMessageArgs, TurnOutcome } from "./bindings";
+import type {
+  AgentEvent,
+  CommandError,
+  Commands,
+  ErrorCode,
+  FailureCode,
+  SendMessageArgs,
+  SessionArgs,
+  TurnOutcome,
+} from "./bindings";
 
 type ArgsOf<K extends keyof Commands> = Commands[K]["args"] extends null ? [] : [Commands[K]["args"]];
 
 export class AppError extends Error {
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string) {
+  /** For failures talking to a model server: what went wrong, typed. */
+  readonly failure: FailureCode | null;
+  constructor(code: ErrorCode, message: string, failure: FailureCode | null = null) {
     super(message);
     this.code = code;
+    this.failure = failure;
   }
 }
 
@@ -24,7 +36,7 @@ function isCommandError(value: unknown): value is CommandError {
 /** Turns whatever a rejected invoke carries into an AppError with a readable message. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (isCommandError(err)) return new AppError(err.code, err.message);
+  if (isCommandError(err)) return new AppError(err.code, err.message, err.failure ?? null);
   if (err instanceof Error) return new AppError("internal", err.message);
   return new AppError("internal", String(err));
 }
@@ -48,10 +60,25 @@ export async function sendMessage(
   args: SendMessageArgs,
   onEvents: (events: AgentEvent[]) => void,
 ): Promise<TurnOutcome> {
+  return streamed("send_message", args, onEvents);
+}
+
+/** Tries a failed turn again, its events streamed like a message's. */
+export async function retryTurn(args: SessionArgs, onEvents: (events: AgentEvent[]) => void): Promise<TurnOutcome> {
+  return streamed("retry_turn", args, onEvents);
+}
+
+async function streamed(
+  cmd: "send_message" | "retry_turn",
+  args: SendMessageArgs | SessionArgs,
+  onEvents: (events: AgentEvent[]) => void,
+): Promise<TurnOutcome> {
+  // The channel stays the session's: turns the agent starts on its own (a background task
+  // ended) arrive on it after this call resolved.
   const onEvent = new Channel<AgentEvent[]>();
   onEvent.onmessage = onEvents;
   try {
-    return await invoke<TurnOutcome>("send_message", { args, onEvent });
+    return await invoke<TurnOutcome>(cmd, { args, onEvent });
   } catch (err) {
     throw toAppError(err);
   }

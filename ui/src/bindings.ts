@@ -147,19 +147,51 @@ confinement: Confinement | null,
  * Set when the sandbox stopped this command and the question is whether to run it once
  * outside: what the sandbox refused.
  */
-sandbox_denial: SandboxDenial | null, };
+sandbox_denial: SandboxDenial | null, 
+/**
+ * The sub-agent that asks (its name), when it is not the session's own agent.
+ */
+agent: string | null, };
+
+export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped";
+
+export type WakeReason = { "kind": "task_finished", task: string, title: string, state: string, } | { "kind": "timer", hint: string | null, } | { "kind": "retry" };
+
+export type EngineError = { code: FailureCode, message: string, };
+
+export type FailureCode = "no_provider" | "auth" | "rate_limited" | "server_error" | "unreachable" | "stream_broken" | "model_not_found" | "context_too_long" | "bad_request" | "log_failed" | "session_busy" | "internal";
 
 export type ApprovalAnswer = { "answer": "approve" } | { "answer": "approve_for_session", suggestion: number, } | { "answer": "approve_always", suggestion: number, } | { "answer": "deny", message: string | null, } | { "answer": "approve_partial", accepted_hunks: Array<number>, };
 
 export type AgentEvent = { "type": "user_message", text: string, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, 
 /**
+ * How it ended (for the front ends; older logs lack it).
+ */
+outcome?: ToolOutcome, 
+/**
  * For commands: where it ran.
  */
-confinement?: Confinement, } | { "type": "usage", usage: Usage, 
+confinement?: Confinement, 
+/**
+ * For commands that finished: their exit code.
+ */
+exit_code?: number, } | { "type": "usage", usage: Usage, 
 /**
  * This call's cost, when the model's price is known.
  */
-cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "error", message: string, } | { "type": "done", summary: string, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, };
+cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "error", error: EngineError, } | { "type": "done", summary: string, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, } | { "type": "wake", reason: WakeReason, } | { "type": "subagent_started", 
+/**
+ * Unique in the session, e.g. `a1`.
+ */
+agent: string, 
+/**
+ * Its name (`reviewer`, `reviewer-2`) or the title it was given.
+ */
+name: string, task: string, 
+/**
+ * Runs in the background (a named agent) or while the parent waits.
+ */
+background: boolean, model: string, parent?: string, } | { "type": "subagent", agent: string, event: AgentEvent, } | { "type": "subagent_ended", agent: string, outcome: TurnOutcome, report: string, steps: number, tokens: number, cost_usd: number | null, };
 
 export type ProjectInfo = { 
 /**
@@ -191,9 +223,14 @@ exists: boolean, };
 
 export type Startup = { "kind": "welcome" } | { "kind": "project", project: ProjectInfo, } | { "kind": "error", path: string, message: string, };
 
-export type CommandError = { code: ErrorCode, message: string, };
+export type CommandError = { code: ErrorCode, message: string, 
+/**
+ * For failures talking to a model server (Test connection): what went wrong, typed, so
+ * the window can say what to do without reading the message.
+ */
+failure?: FailureCode, };
 
-export type ErrorCode = "not_found" | "not_a_directory" | "not_a_file" | "permission_denied" | "outside_project" | "invalid_argument" | "io" | "git" | "internal";
+export type ErrorCode = "not_found" | "not_a_directory" | "not_a_file" | "permission_denied" | "outside_project" | "invalid_argument" | "io" | "git" | "busy" | "internal";
 
 export type OpenProjectArgs = { path: string, };
 
@@ -215,11 +252,11 @@ export type ReadFileArgs = { root: string, path: string,
  */
 offset: number | null, limit: number | null, };
 
-export type TurnOutcome = { "kind": "done", summary: string, } | { "kind": "ended" } | { "kind": "paused", reason: string, } | { "kind": "step_limit" } | { "kind": "budget_spent", used: number, } | { "kind": "cancelled" } | { "kind": "failed", message: string, };
+export type TurnOutcome = { "kind": "done", summary: string, } | { "kind": "ended" } | { "kind": "paused", reason: string, } | { "kind": "step_limit" } | { "kind": "budget_spent", used: number, } | { "kind": "cancelled" } | { "kind": "failed", error: EngineError, };
 
 export type SessionState = "running" | "waiting" | "done" | "ended" | "stopped" | "failed" | "interrupted";
 
-export type AgentMode = "read_only" | "ask" | "auto_edit" | "full_auto";
+export type Mode = "read_only" | "ask" | "auto_edit" | "full_auto";
 
 export type SessionInfo = { id: string, project: string, 
 /**
@@ -261,9 +298,9 @@ state: string, runtime_ms: number,
  */
 output_tail: string, };
 
-export type ProviderKindName = "anthropic" | "openai";
+export type ProviderKind = "anthropic" | "openai";
 
-export type ProviderView = { name: string, kind: ProviderKindName, base_url: string | null, num_ctx: number | null, 
+export type ProviderView = { name: string, kind: ProviderKind, base_url: string | null, num_ctx: number | null, 
 /**
  * Where its key comes from: "keychain", "file", "environment (ANTHROPIC_API_KEY)", or
  * None when there is none (fine for local servers).
@@ -319,7 +356,7 @@ export type CreateSessionArgs = { root: string,
  */
 task: string, };
 
-export type SendMessageArgs = { session: string, text: string, mode: AgentMode, };
+export type SendMessageArgs = { session: string, text: string, mode: Mode, };
 
 export type AnswerApprovalArgs = { session: string, 
 /**
@@ -327,11 +364,11 @@ export type AnswerApprovalArgs = { session: string,
  */
 request: string, answer: ApprovalAnswer, };
 
-export type SetModeArgs = { session: string, mode: AgentMode, };
+export type SetModeArgs = { session: string, mode: Mode, };
 
 export type StopTaskArgs = { session: string, task: string, };
 
-export type ProviderInput = { name: string, kind: ProviderKindName, base_url: string | null, num_ctx: number | null, };
+export type ProviderInput = { name: string, kind: ProviderKind, base_url: string | null, num_ctx: number | null, };
 
 export type SaveSettingsArgs = { providers: Array<ProviderInput>, roles: Array<RoleView>, };
 
@@ -345,7 +382,7 @@ key: string,
  */
 allow_file: boolean, };
 
-export type TestConnectionArgs = { kind: ProviderKindName, base_url: string | null, 
+export type TestConnectionArgs = { kind: ProviderKind, base_url: string | null, 
 /**
  * A key typed but not saved yet; otherwise the provider's stored key is used.
  */
@@ -371,6 +408,7 @@ export interface Commands {
   send_message: { args: SendMessageArgs; result: TurnOutcome };
   answer_approval: { args: AnswerApprovalArgs; result: null };
   stop_turn: { args: SessionArgs; result: null };
+  retry_turn: { args: SessionArgs; result: TurnOutcome };
   set_mode: { args: SetModeArgs; result: null };
   session_tasks: { args: SessionArgs; result: Array<BackgroundTask> };
   stop_task: { args: StopTaskArgs; result: Array<BackgroundTask> };

@@ -1,13 +1,14 @@
 // The agent side of the app: the project's sessions, the open one's transcript, the running
 // turn, its approvals and background tasks. Rust runs the agent; this store shows and asks.
 import { create } from "zustand";
-import { call, sendMessage, toAppError } from "./api";
+import { call, retryTurn, sendMessage, toAppError } from "./api";
 import type {
   AgentEvent,
-  AgentMode,
+  Mode,
   ApprovalAnswer,
   ApprovalRequest,
   BackgroundTask,
+  EngineError,
   SandboxStatus,
   SessionInfo,
 } from "./bindings";
@@ -27,7 +28,7 @@ type SessionState = {
   warnings: string[];
   /** The session whose turn is running, if any. */
   runningSession: string | null;
-  mode: AgentMode;
+  mode: Mode;
   /** Approval requests answered here, hidden before Rust's confirmation arrives. */
   answered: Record<string, true>;
   tasks: BackgroundTask[];
@@ -44,10 +45,12 @@ type SessionState = {
   send: (text: string) => Promise<boolean>;
   receive: (session: string, events: AgentEvent[]) => void;
   stop: () => Promise<void>;
+  /** Tries the failed turn of the open session again. */
+  retry: () => void;
   answer: (request: ApprovalRequest, answer: ApprovalAnswer) => Promise<boolean>;
   refreshTasks: () => Promise<void>;
   stopTask: (task: string) => Promise<void>;
-  setMode: (mode: AgentMode) => void;
+  setMode: (mode: Mode) => void;
   clearError: () => void;
 };
 
@@ -118,7 +121,13 @@ export const useSession = create<SessionState>((set, get) => ({
       if (loaded.info.state === "interrupted") {
         transcript = closeTurn(
           transcript,
-          { kind: "failed", message: "Tandem closed before this turn finished. Send a message to continue from here." },
+          {
+            kind: "failed",
+            error: {
+              code: "stream_broken",
+              message: "Tandem closed before this turn finished. Send a message, or try again, to continue from here.",
+            },
+          },
           { now: Date.now(), live: false },
         );
       }
@@ -159,7 +168,7 @@ export const useSession = create<SessionState>((set, get) => ({
     }
     const id = session.id;
     set({ runningSession: id });
-    void runTurn(id, text, mode);
+    void runTurn(id, { kind: "message", text, mode });
     return true;
   },
 
@@ -181,6 +190,13 @@ export const useSession = create<SessionState>((set, get) => ({
     if (events.some((e) => e.type === "approval_needed" || e.type === "approval_answered" || e.type === "usage")) {
       void get().refreshSessions();
     }
+  },
+
+  retry() {
+    const id = get().current?.id;
+    if (!id || get().runningSession) return;
+    set({ runningSession: id, error: null });
+    void runTurn(id, { kind: "retry" });
   },
 
   async stop() {
@@ -247,24 +263,37 @@ export const useSession = create<SessionState>((set, get) => ({
   },
 }));
 
-async function runTurn(id: string, text: string, mode: AgentMode) {
+type Start = { kind: "message"; text: string; mode: Mode } | { kind: "retry" };
+
+async function runTurn(id: string, start: Start) {
   const { getState, setState } = useSession;
   let sawStart = false;
+  const text = start.kind === "message" ? start.text : null;
+  const onEvents = (events: AgentEvent[]) => {
+    // A turn that could not start (no model set up) says so before any message of its own:
+    // the user's words stay on screen above the reason.
+    if (!sawStart && text !== null && events[0]?.type === "error") {
+      events = [{ type: "user_message", text }, ...events];
+    }
+    if (events.some((e) => e.type === "user_message" || e.type === "wake")) sawStart = true;
+    getState().receive(id, events);
+  };
   try {
-    const outcome = await sendMessage({ session: id, text, mode }, (events) => {
-      if (events.some((e) => e.type === "user_message")) sawStart = true;
-      getState().receive(id, events);
-    });
+    const outcome =
+      start.kind === "message"
+        ? await sendMessage({ session: id, text: start.text, mode: start.mode }, onEvents)
+        : await retryTurn({ session: id }, onEvents);
     if (getState().current?.id === id) {
       setState((s) => ({ transcript: closeTurn(s.transcript, outcome, live()) }));
     }
   } catch (err) {
-    const message = toAppError(err).message;
+    const e = toAppError(err);
+    const error: EngineError = { code: e.failure ?? "internal", message: e.message };
     if (getState().current?.id === id) {
       // Rust failed before the turn started: keep the user's words on screen with the reason.
-      const events: AgentEvent[] = sawStart ? [] : [{ type: "user_message", text }];
-      events.push({ type: "error", message });
-      setState((s) => ({ transcript: closeTurn(applyEvents(s.transcript, events, live()), { kind: "failed", message }, live()) }));
+      const events: AgentEvent[] = sawStart || text === null ? [] : [{ type: "user_message", text }];
+      events.push({ type: "error", error });
+      setState((s) => ({ transcript: closeTurn(applyEvents(s.transcript, events, live()), { kind: "failed", error }, live()) }));
     }
   } finally {
     setState((s) => ({ runningSession: s.runningSession === id ? null : s.runningSession, changesVersion: s.changesVersion + 1 }));

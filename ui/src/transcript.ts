@@ -5,9 +5,12 @@ import type {
   ApprovalAnswer,
   ApprovalRequest,
   Confinement,
+  EngineError,
   JsonValue,
   PlanItem,
+  ToolOutcome,
   TurnOutcome,
+  WakeReason,
 } from "./bindings";
 
 export type ToolStatus = "running" | "waiting" | "done" | "failed" | "denied" | "unfinished";
@@ -27,6 +30,26 @@ export type ToolItem = {
   answer: ApprovalAnswer | null;
   /** For commands: where it ran (or will run, while it waits). */
   confinement: Confinement | null;
+  /** For commands that finished: their exit code. */
+  exitCode: number | null;
+};
+
+export type SubagentStatus = "running" | "done" | "stopped" | "failed";
+
+/** A sub-agent the session's agent started: its own transcript, shown in a card. */
+export type SubagentItem = {
+  kind: "subagent";
+  key: string;
+  agent: string;
+  name: string;
+  task: string;
+  model: string;
+  background: boolean;
+  transcript: Transcript;
+  status: SubagentStatus;
+  report: string | null;
+  steps: number;
+  tokens: number;
 };
 
 export type TranscriptItem =
@@ -34,8 +57,10 @@ export type TranscriptItem =
   | { kind: "assistant"; key: string; text: string; streaming: boolean }
   | { kind: "thinking"; key: string; text: string; streaming: boolean }
   | ToolItem
+  | SubagentItem
+  | { kind: "wake"; key: string; reason: WakeReason }
   | { kind: "notice"; key: string; text: string }
-  | { kind: "error"; key: string; message: string }
+  | { kind: "error"; key: string; error: EngineError }
   | { kind: "done"; key: string; summary: string }
   | { kind: "outcome"; key: string; outcome: TurnOutcome };
 
@@ -52,6 +77,8 @@ export type Transcript = {
   items: TranscriptItem[];
   /** Tool call id → index in `items`. */
   tools: Record<string, number>;
+  /** Sub-agent id → index in `items`. */
+  agents: Record<string, number>;
   /** Approval requests still waiting for an answer, in the order they were asked. */
   pending: ApprovalRequest[];
   plan: PlanItem[] | null;
@@ -71,6 +98,7 @@ export function emptyTranscript(): Transcript {
   return {
     items: [],
     tools: {},
+    agents: {},
     pending: [],
     plan: null,
     turn: emptyTotals(),
@@ -89,7 +117,27 @@ export type FoldOptions = {
   live: boolean;
 };
 
-const DENIED_PREFIXES = ["The policy refused", "The user denied"];
+/** How a finished tool call shows. Older logs carry no outcome: an error is a failure. */
+function statusOf(outcome: ToolOutcome | undefined, isError: boolean): ToolStatus {
+  switch (outcome) {
+    case "ok":
+      return "done";
+    case "failed":
+      return "failed";
+    case "denied":
+    case "refused":
+      return "denied";
+    case "stopped":
+      return "unfinished";
+    default:
+      return isError ? "failed" : "done";
+  }
+}
+
+/** The innermost event of a sub-agent's (possibly nested) event. */
+function innermost(e: AgentEvent): AgentEvent {
+  return e.type === "subagent" ? innermost(e.event) : e;
+}
 
 function addTotals(a: Totals, usage: Omit<Totals, "cost_usd">, cost: number | null): Totals {
   return {
@@ -104,7 +152,13 @@ function addTotals(a: Totals, usage: Omit<Totals, "cost_usd">, cost: number | nu
 /** Applies a batch of events; copies the item list once per batch, not once per event. */
 export function applyEvents(state: Transcript, events: AgentEvent[], opts: FoldOptions): Transcript {
   if (events.length === 0) return state;
-  const s: Transcript = { ...state, items: state.items.slice(), tools: { ...state.tools }, pending: state.pending.slice() };
+  const s: Transcript = {
+    ...state,
+    items: state.items.slice(),
+    tools: { ...state.tools },
+    agents: { ...state.agents },
+    pending: state.pending.slice(),
+  };
   for (const event of events) step(s, event, opts);
   return s;
 }
@@ -153,6 +207,7 @@ function ensureTool(s: Transcript, id: string, name: string, input: JsonValue, o
     request: null,
     answer: null,
     confinement: null,
+    exitCode: null,
   });
 }
 
@@ -169,6 +224,61 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       s.turn = emptyTotals();
       s.turnOpen = true;
       break;
+    case "wake":
+      endStreaming(s);
+      push(s, { kind: "wake", reason: e.reason });
+      s.turn = emptyTotals();
+      s.turnOpen = true;
+      break;
+    case "subagent_started":
+      endStreaming(s);
+      s.agents[e.agent] = push(s, {
+        kind: "subagent",
+        agent: e.agent,
+        name: e.name,
+        task: e.task,
+        model: e.model,
+        background: e.background,
+        transcript: emptyTranscript(),
+        status: "running",
+        report: null,
+        steps: 0,
+        tokens: 0,
+      });
+      break;
+    case "subagent": {
+      const idx = s.agents[e.agent];
+      const item = idx === undefined ? undefined : s.items[idx];
+      if (item?.kind === "subagent") {
+        s.items[idx as number] = { ...item, transcript: applyEvents(item.transcript, [e.event], opts) };
+      }
+      // Its questions join the session's queue; its cost joins the meter.
+      const inner = innermost(e);
+      if (inner.type === "approval_needed") {
+        dropPending(s, inner.request.id);
+        s.pending.push(inner.request);
+      } else if (inner.type === "approval_answered" || inner.type === "tool_finished") {
+        dropPending(s, inner.id);
+      } else if (inner.type === "usage") {
+        s.turn = addTotals(s.turn, inner.usage, inner.cost_usd);
+        s.session = addTotals(s.session, inner.usage, inner.cost_usd);
+      }
+      break;
+    }
+    case "subagent_ended": {
+      const idx = s.agents[e.agent];
+      const item = idx === undefined ? undefined : s.items[idx];
+      if (item?.kind === "subagent") {
+        const status: SubagentStatus =
+          e.outcome.kind === "done" || e.outcome.kind === "ended"
+            ? "done"
+            : e.outcome.kind === "failed"
+              ? "failed"
+              : "stopped";
+        s.items[idx as number] = { ...item, status, report: e.report, steps: e.steps, tokens: e.tokens };
+      }
+      break;
+    }
     case "step_started":
       endStreaming(s);
       break;
@@ -242,13 +352,9 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
         ...t,
         output: e.output,
         confinement: e.confinement ?? t.confinement,
+        exitCode: e.exit_code ?? null,
         endedMs: opts.live ? opts.now : null,
-        status:
-          t.status === "denied" || (e.is_error && DENIED_PREFIXES.some((p) => e.output.startsWith(p)))
-            ? "denied"
-            : e.is_error
-              ? "failed"
-              : "done",
+        status: t.status === "denied" ? "denied" : statusOf(e.outcome, e.is_error),
       }));
       break;
     case "usage":
@@ -260,7 +366,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       break;
     case "error":
       endStreaming(s);
-      push(s, { kind: "error", message: e.message });
+      push(s, { kind: "error", error: e.error });
       break;
     case "done":
       endStreaming(s);

@@ -201,12 +201,12 @@ mod tests {
         let m = replay_messages(&entries);
         let texts: Vec<String> = m.iter().map(Message::text).collect();
         assert!(texts.contains(&"first".to_string()) && texts.contains(&"second".to_string()));
-        assert_eq!(m.len(), 9, "{m:#?}");
+        assert_eq!(m.len(), 10, "{m:#?}");
         assert_eq!(result_ids(&m[2]), [("t1".to_string(), false)]);
         assert_eq!(result_ids(&m[4]), [("t2".to_string(), true)]);
         assert_eq!(m[5].text(), "second");
         assert_eq!(result_ids(&m[7]), [("t3".to_string(), false)]);
-        assert_eq!(result_ids(&m[8]), [("t4".to_string(), true)]);
+        assert_eq!(result_ids(&m[9]), [("t4".to_string(), true)]);
     }
 
     /// A resumed session continues from the summary, as the live one did.

@@ -82,7 +82,7 @@ impl SessionError {
 
 enum Op {
     Turn {
-        text: String,
+        start: Start,
         done: oneshot::Sender<TurnOutcome>,
     },
 }
@@ -226,16 +226,23 @@ impl Session {
             return Err(SessionError::Busy);
         }
         self.shared.automatic.store(0, Ordering::SeqCst);
+        self.begin(Start::User(text.to_string()))
+    }
+
+    /// Tries the last turn again (it failed: the provider was down, the stream broke).
+    pub fn retry(&self) -> Result<oneshot::Receiver<TurnOutcome>, SessionError> {
+        if self.shared.running.swap(true, Ordering::SeqCst) {
+            return Err(SessionError::Busy);
+        }
+        self.begin(Start::Retry)
+    }
+
+    fn begin(&self, start: Start) -> Result<oneshot::Receiver<TurnOutcome>, SessionError> {
         let (done, rx) = oneshot::channel();
-        self.ops
-            .send(Op::Turn {
-                text: text.to_string(),
-                done,
-            })
-            .map_err(|_| {
-                self.shared.running.store(false, Ordering::SeqCst);
-                SessionError::Closed
-            })?;
+        self.ops.send(Op::Turn { start, done }).map_err(|_| {
+            self.shared.running.store(false, Ordering::SeqCst);
+            SessionError::Closed
+        })?;
         Ok(rx)
     }
 
@@ -333,8 +340,8 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
         };
         tokio::select! {
             op = ops.recv() => match op {
-                Some(Op::Turn { text, done }) => {
-                    let outcome = turn(&mut agent, &shared, Start::User(text)).await;
+                Some(Op::Turn { start, done }) => {
+                    let outcome = turn(&mut agent, &shared, start).await;
                     shared.running.store(false, Ordering::SeqCst);
                     let _ = done.send(outcome);
                 }
@@ -358,6 +365,7 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
 
 enum Start {
     User(String),
+    Retry,
     Wake(WakeReason, String),
 }
 
@@ -392,6 +400,7 @@ async fn turn(agent: &mut Agent, shared: &Shared, start: Start) -> TurnOutcome {
     }
     let outcome = match start {
         Start::User(text) => agent.run_turn(&text, &cancel).await,
+        Start::Retry => agent.run_retry(&cancel).await,
         Start::Wake(reason, message) => agent.run_wake(reason, &message, &cancel).await,
     };
     shared.approvals.drop_all();

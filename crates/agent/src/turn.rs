@@ -301,6 +301,29 @@ impl Agent {
         self.end_turn(result)
     }
 
+    /// Tries a failed turn again from where the conversation stands (the user's message and
+    /// any results are already in it), without a new message.
+    pub async fn run_retry(&mut self, cancel: &CancellationToken) -> TurnOutcome {
+        let result = async {
+            self.emit(AgentEvent::Wake {
+                reason: WakeReason::Retry,
+            })?;
+            let ends_with_reply = self.messages.last().is_some_and(|m| {
+                m.role == Role::Assistant
+                    && !m
+                        .content
+                        .iter()
+                        .any(|b| matches!(b, ContentBlock::ToolUse { .. }))
+            });
+            if self.messages.is_empty() || ends_with_reply {
+                self.messages.push(Message::user_text("Please continue."));
+            }
+            self.run_loop(cancel).await
+        }
+        .await;
+        self.end_turn(result)
+    }
+
     fn end_turn(&mut self, result: Result<Outcome, AgentError>) -> TurnOutcome {
         let outcome = match result {
             Ok(o) => o.to_turn_outcome(),

@@ -366,11 +366,11 @@ async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
     );
     assert_eq!(
         asked[0][0].label,
-        "Always allow `make --version` in this project"
+        "Always allow `make install` in this project"
     );
     assert!(asked[0][0].always, "offered as a rule kept for the project");
     let kept = std::fs::read_to_string(&user_file).expect("the user's file was written");
-    assert!(kept.contains("make --version"), "{kept}");
+    assert!(kept.contains("make install"), "{kept}");
     let root = std::fs::canonicalize(project.path()).expect("canonical");
     let reloaded = Policy::load(
         Some(policy::RuleText {
@@ -384,10 +384,24 @@ async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
     assert!(
         reloaded
             .describe()
-            .contains("commands.allow \"make --version\""),
+            .contains("commands.allow \"make install\""),
         "{}",
         reloaded.describe()
     );
+    // After a restart the kept rule holds: the same command in ask mode runs unasked.
+    let resolver = |p: &Path| tools::real_path(p);
+    let mut ctx = policy::Context::new(&root);
+    ctx.mode = Some(Mode::Ask);
+    ctx.sandboxed = true;
+    ctx.resolver = &resolver;
+    let d = policy::evaluate(
+        &reloaded,
+        &policy::ToolCall::Command {
+            command: "make install",
+        },
+        &ctx,
+    );
+    assert_eq!(d.decision, policy::Verdict::Allow, "{}", d.reason);
 }
 
 #[tokio::test]

@@ -66,6 +66,8 @@ pub enum WakeReason {
     },
     /// The wake-up the agent asked for with `wakeup`.
     Timer { hint: Option<String> },
+    /// The user asked to try the failed turn again.
+    Retry,
 }
 
 /// Where a command runs.

@@ -130,6 +130,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("send_message", "SendMessageArgs", "TurnOutcome"),
     ("answer_approval", "AnswerApprovalArgs", "null"),
     ("stop_turn", "SessionArgs", "null"),
+    ("retry_turn", "SessionArgs", "TurnOutcome"),
     ("set_mode", "SetModeArgs", "null"),
     ("session_tasks", "SessionArgs", "Array<BackgroundTask>"),
     ("stop_task", "StopTaskArgs", "Array<BackgroundTask>"),

@@ -43,6 +43,11 @@ pub enum Startup {
 pub struct CommandError {
     pub code: ErrorCode,
     pub message: String,
+    /// For failures talking to a model server (Test connection): what went wrong, typed, so
+    /// the window can say what to do without reading the message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub failure: Option<crate::FailureCode>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -56,5 +61,7 @@ pub enum ErrorCode {
     InvalidArgument,
     Io,
     Git,
+    /// The session is busy: a turn runs, or another window or `tandem-cli` has it open.
+    Busy,
     Internal,
 }

@@ -71,6 +71,7 @@ impl From<ToolError> for CommandError {
         CommandError {
             code: err.code(),
             message: err.to_string(),
+            failure: None,
         }
     }
 }

@@ -3,7 +3,6 @@ import { useRef, useState } from "react";
 import { pendingApprovals, useSession } from "../session";
 import { CostMeter } from "./CostMeter";
 import { ModeSelect } from "./ModeSelect";
-import { ErrorNote } from "./TranscriptItem";
 
 export function Composer() {
   const [text, setText] = useState("");
@@ -33,7 +32,9 @@ export function Composer() {
     <div className={waiting ? "composer waiting" : "composer"}>
       {error && (
         <div className="composer-error">
-          <ErrorNote message={error} testId="composer-error" />
+          <div className="banner error" role="alert" data-testid="composer-error">
+            {error}
+          </div>
           <button className="link-button" onClick={clearError} aria-label="Dismiss">
             Dismiss
           </button>

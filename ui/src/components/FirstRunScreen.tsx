@@ -1,14 +1,14 @@
 // The first start: Tandem needs a model provider. Three ways in — Anthropic, OpenAI, or a
 // model server on this computer (found by looking for Ollama and friends).
 import { useEffect, useState } from "react";
-import type { LocalServer, ProviderInput, ProviderKindName, RoleView, SettingsView } from "../bindings";
+import type { FailureCode, LocalServer, ProviderInput, ProviderKind, RoleView, SettingsView } from "../bindings";
 import { call, toAppError } from "../api";
 import { useApp } from "../store";
 import { nextStep } from "../errors";
 
 type Choice = {
   name: string;
-  kind: ProviderKindName;
+  kind: ProviderKind;
   base_url: string | null;
   model: string;
   key: string;
@@ -43,7 +43,7 @@ function CloudCard({
 }: {
   title: string;
   blurb: string;
-  kind: ProviderKindName;
+  kind: ProviderKind;
   defaultModel: string;
   keyHint: string;
   busy: boolean;
@@ -89,7 +89,7 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
   const [url, setUrl] = useState("http://127.0.0.1:8080/v1");
   const [manualModels, setManualModels] = useState<string[] | null>(null);
   const [manualModel, setManualModel] = useState("");
-  const [testError, setTestError] = useState<string | null>(null);
+  const [testError, setTestError] = useState<{ message: string; failure: FailureCode | null } | null>(null);
   const [testing, setTesting] = useState(false);
 
   useEffect(() => {
@@ -115,7 +115,8 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
       if (models[0] && !manualModel) setManualModel(models[0]);
     } catch (err) {
       setManualModels(null);
-      setTestError(toAppError(err).message);
+      const e = toAppError(err);
+      setTestError({ message: e.message, failure: e.failure });
     } finally {
       setTesting(false);
     }
@@ -168,8 +169,8 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
         </button>
         {testError && (
           <div className="banner error">
-            <span>{testError}</span>
-            {nextStep(testError) && <span className="next-step">Check that the server is running at that address.</span>}
+            <span>{testError.message}</span>
+            {nextStep(testError.failure) && <span className="next-step">{nextStep(testError.failure)?.text}</span>}
           </div>
         )}
         {manualModels && (

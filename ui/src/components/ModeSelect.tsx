@@ -1,8 +1,8 @@
 // How much the agent may do on its own this turn, and whether its commands are sandboxed here.
-import type { AgentMode } from "../bindings";
+import type { Mode } from "../bindings";
 import { useSession } from "../session";
 
-export const MODES: Array<{ mode: AgentMode; label: string; help: string }> = [
+export const MODES: Array<{ mode: Mode; label: string; help: string }> = [
   { mode: "read_only", label: "Read only", help: "Reads and searches only; nothing is changed or run." },
   { mode: "ask", label: "Ask", help: "Asks before every change and every command that is not known to be safe." },
   { mode: "auto_edit", label: "Auto edit", help: "Edits files in the project on its own; asks before commands." },
@@ -22,7 +22,7 @@ export function ModeSelect() {
     <div className="mode-select">
       <label className="mode-row" title={help}>
         <span className="mode-label">Mode</span>
-        <select data-testid="mode-select" value={mode} onChange={(e) => setMode(e.target.value as AgentMode)}>
+        <select data-testid="mode-select" value={mode} onChange={(e) => setMode(e.target.value as Mode)}>
           {MODES.map((m) => (
             <option key={m.mode} value={m.mode}>
               {m.label}

@@ -1,7 +1,7 @@
 // Settings, full window: model providers and their keys, which model does what, and the
 // policy rules in force. Esc closes.
 import { useEffect, useMemo, useState } from "react";
-import type { PolicyRuleView, ProviderKindName, ProviderView, RoleView, SettingsView } from "../bindings";
+import type { FailureCode, PolicyRuleView, ProviderKind, ProviderView, RoleView, SettingsView } from "../bindings";
 import { call, toAppError } from "../api";
 import { useApp } from "../store";
 import { nextStep } from "../errors";
@@ -19,14 +19,14 @@ type ProviderDraft = {
   /** Stable key for React while the name is edited. */
   uid: number;
   name: string;
-  kind: ProviderKindName;
+  kind: ProviderKind;
   base_url: string;
   num_ctx: string;
   /** A key typed here, saved with Save; never the stored one. */
   key: string;
   key_source: string | null;
   saved: boolean;
-  test: { status: "idle" | "testing" } | { status: "ok"; models: string[] } | { status: "error"; message: string };
+  test: { status: "idle" | "testing" } | { status: "ok"; models: string[] } | { status: "error"; message: string; failure: FailureCode | null };
 };
 
 let uid = 0;
@@ -52,7 +52,7 @@ function rolesOf(settings: SettingsView): RoleView[] {
   );
 }
 
-const NEW_PROVIDERS: Array<{ label: string; name: string; kind: ProviderKindName; base_url: string }> = [
+const NEW_PROVIDERS: Array<{ label: string; name: string; kind: ProviderKind; base_url: string }> = [
   { label: "Anthropic", name: "anthropic", kind: "anthropic", base_url: "" },
   { label: "OpenAI", name: "openai", kind: "openai", base_url: "" },
   { label: "OpenAI-compatible (Ollama, llama.cpp, …)", name: "local", kind: "openai", base_url: "http://127.0.0.1:11434/v1" },
@@ -63,12 +63,12 @@ function uniqueName(base: string, taken: string[]): string {
   for (let i = 2; ; i++) if (!taken.includes(`${base}-${i}`)) return `${base}-${i}`;
 }
 
-function Problem({ message }: { message: string }) {
-  const hint = nextStep(message);
+function Problem({ message, failure = null }: { message: string; failure?: FailureCode | null }) {
+  const hint = nextStep(failure);
   return (
     <div className="banner error" role="alert">
       <span>{message}</span>
-      {hint && <span className="next-step">{hint}</span>}
+      {hint && <span className="next-step">{hint.text}</span>}
     </div>
   );
 }
@@ -171,7 +171,8 @@ export function SettingsDialog() {
       });
       update(draft.uid, { test: { status: "ok", models } });
     } catch (err) {
-      update(draft.uid, { test: { status: "error", message: toAppError(err).message } });
+      const e = toAppError(err);
+      update(draft.uid, { test: { status: "error", message: e.message, failure: e.failure } });
     }
   };
 
@@ -277,7 +278,7 @@ export function SettingsDialog() {
                       Kind
                       <select
                         value={p.kind}
-                        onChange={(e) => update(p.uid, { kind: e.target.value as ProviderKindName })}
+                        onChange={(e) => update(p.uid, { kind: e.target.value as ProviderKind })}
                       >
                         <option value="anthropic">Anthropic</option>
                         <option value="openai">OpenAI or compatible</option>
@@ -359,7 +360,7 @@ export function SettingsDialog() {
                   )}
                   {p.test.status === "error" && (
                     <div data-testid="test-result">
-                      <Problem message={p.test.message} />
+                      <Problem message={p.test.message} failure={p.test.failure} />
                     </div>
                   )}
                 </div>

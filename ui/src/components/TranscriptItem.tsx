@@ -1,23 +1,36 @@
 // One entry of the transcript, by kind.
 import { memo } from "react";
-import type { TurnOutcome } from "../bindings";
+import type { EngineError, TurnOutcome, WakeReason } from "../bindings";
 import type { TranscriptItem as Item } from "../transcript";
-import { nextStep, pointsToSettings } from "../errors";
+import { nextStep } from "../errors";
 import { useApp } from "../store";
+import { useSession } from "../session";
 import { Markdown } from "./lazy";
+import { SubagentCard } from "./SubagentCard";
 import { ToolCard } from "./ToolCard";
 
-export function ErrorNote({ message, testId }: { message: string; testId?: string }) {
+/**
+ * A failure in words, with what to do next: Retry where sending again can help, Open Settings
+ * where the fix is there. Decided by the failure's code, never by its message.
+ */
+export function ErrorNote({ error, testId }: { error: EngineError; testId?: string }) {
   const open = useApp((s) => s.setSettingsOpen);
-  const hint = nextStep(message);
+  const retry = useSession((s) => s.retry);
+  const busy = useSession((s) => s.runningSession !== null);
+  const step = nextStep(error.code);
   return (
-    <div className="banner error transcript-error" role="alert" data-testid={testId}>
-      <span>{message}</span>
-      {hint && (
-        <span className="next-step">
-          {hint}{" "}
-          {pointsToSettings(hint) && (
-            <button className="link-button" onClick={() => open(true)}>
+    <div className="banner error transcript-error" role="alert" data-testid={testId} data-code={error.code}>
+      <span className="error-words">{step ? step.text : error.message}</span>
+      {step && <span className="error-detail muted">{error.message}</span>}
+      {step && (step.retry || step.settings) && (
+        <span className="error-actions">
+          {step.retry && (
+            <button className="small" data-testid="retry-button" disabled={busy} onClick={() => retry()}>
+              Retry
+            </button>
+          )}
+          {step.settings && (
+            <button className="small" data-testid="open-settings-button" onClick={() => open(true)}>
               Open Settings
             </button>
           )}
@@ -25,6 +38,17 @@ export function ErrorNote({ message, testId }: { message: string; testId?: strin
       )}
     </div>
   );
+}
+
+function wakeText(r: WakeReason): string {
+  switch (r.kind) {
+    case "task_finished":
+      return r.state === "reported" ? `${r.title} reported back` : `Background task ${r.title} ended: ${r.state}`;
+    case "timer":
+      return r.hint ? `Woke up as planned: ${r.hint}` : "Woke up as planned";
+    case "retry":
+      return "Trying again";
+  }
 }
 
 function outcomeText(o: TurnOutcome): { text: string; tone: "muted" | "warn" | "error" } {
@@ -42,7 +66,7 @@ function outcomeText(o: TurnOutcome): { text: string; tone: "muted" | "warn" | "
     case "cancelled":
       return { text: "Stopped by you.", tone: "muted" };
     case "failed":
-      return { text: o.message, tone: "error" };
+      return { text: o.error.message, tone: "error" };
   }
 }
 
@@ -69,6 +93,14 @@ export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Ite
       );
     case "tool":
       return <ToolCard item={item} />;
+    case "subagent":
+      return <SubagentCard item={item} />;
+    case "wake":
+      return (
+        <div className="wake" data-testid="wake" data-kind={item.reason.kind}>
+          {wakeText(item.reason)}
+        </div>
+      );
     case "notice":
       return (
         <div className="notice" data-testid="notice">
@@ -76,7 +108,7 @@ export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Ite
         </div>
       );
     case "error":
-      return <ErrorNote message={item.message} testId="transcript-error" />;
+      return <ErrorNote error={item.error} testId="transcript-error" />;
     case "done":
       return (
         <div className="done-summary" data-testid="done-summary">
@@ -85,7 +117,7 @@ export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Ite
         </div>
       );
     case "outcome": {
-      if (item.outcome.kind === "failed") return <ErrorNote message={item.outcome.message} testId="transcript-error" />;
+      if (item.outcome.kind === "failed") return <ErrorNote error={item.outcome.error} testId="transcript-error" />;
       const { text, tone } = outcomeText(item.outcome);
       return (
         <div className={`outcome ${tone}`} data-testid="turn-outcome" data-kind={item.outcome.kind}>

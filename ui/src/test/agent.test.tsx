@@ -158,17 +158,19 @@ describe("a turn", () => {
       { type: "tool_call_proposed", id: "a", name: "run_command", input: { command: "rm -rf build" } },
       { type: "approval_needed", request: request("a", { command: "rm -rf build", input: { command: "rm -rf build" } }) },
       { type: "approval_answered", id: "a", answer: { answer: "deny", message: "no" } },
-      { type: "tool_finished", id: "a", name: "run_command", output: "The user denied this call. The user says: no", is_error: true },
+      { type: "tool_finished", id: "a", name: "run_command", output: "The user denied this call. The user says: no", is_error: true, outcome: "denied" },
       { type: "tool_call_proposed", id: "b", name: "web_fetch", input: { url: "http://evil" } },
-      { type: "tool_finished", id: "b", name: "web_fetch", output: "The policy refused this call: network [deny-net]", is_error: true },
-      { type: "error", message: "error sending request: Connection refused (os error 111)" },
+      { type: "tool_finished", id: "b", name: "web_fetch", output: "The policy refused this call: network [deny-net]", is_error: true, outcome: "refused" },
+      { type: "error", error: { code: "unreachable", message: "error sending request: Connection refused (os error 111)" } },
     ]);
     await waitFor(() => expect(screen.getAllByTestId("tool-card")).toHaveLength(2));
     expect(screen.getAllByTestId("tool-card").map((c) => c.getAttribute("data-status"))).toEqual(["denied", "denied"]);
     const error = screen.getByTestId("transcript-error");
     expect(error).toHaveTextContent("Connection refused");
     expect(error).toHaveTextContent("Settings");
-    act(() => turn.end({ kind: "failed", message: "Connection refused" }));
+    expect(error).toHaveAttribute("data-code", "unreachable");
+    expect(screen.getByTestId("retry-button")).toBeInTheDocument();
+    act(() => turn.end({ kind: "failed", error: { code: "unreachable", message: "Connection refused" } }));
     await waitFor(() => expect(screen.getByTestId("send-button")).toBeDisabled()); // empty input
     expect(screen.getByTestId("stop-button")).toBeDisabled();
   });
@@ -561,13 +563,46 @@ describe("errors", () => {
     expect(input).toHaveValue("Do it");
   });
 
-  it("shows a failed turn with a next step", async () => {
-    const { turn } = await startTurn();
-    act(() => turn.fail("No model is configured for the default role."));
-    const error = await screen.findByTestId("transcript-error");
-    expect(error).toHaveTextContent("No model is configured");
-    expect(error).toHaveTextContent("Choose a model provider in Settings.");
+  it("shows a turn that could not start with the user's words and the way to fix it", async () => {
+    const { turn, push } = await startTurn();
+    const error = { code: "no_provider" as const, message: "no model provider is set up" };
+    push([{ type: "error", error }, { type: "turn_ended", outcome: { kind: "failed", error } }]);
+    act(() => turn.end({ kind: "failed", error }));
+    const shown = await screen.findByTestId("transcript-error");
+    expect(shown).toHaveAttribute("data-code", "no_provider");
+    expect(shown).toHaveTextContent("Choose a model in Settings");
+    expect(screen.getByTestId("open-settings-button")).toBeInTheDocument();
+    expect(screen.queryByTestId("retry-button")).toBeNull();
     expect(screen.getByTestId("message-user")).toHaveTextContent("Fix the bug");
+  });
+
+  it("offers Retry where trying again can help, and retries the turn", async () => {
+    let turns = 0;
+    const calls = installFakeBackend(project, {
+      onTurn: (t) => {
+        turns += 1;
+        const error = { code: "server_error" as const, message: "the provider had a server error (HTTP 503)" };
+        t.push([{ type: "user_message", text: "Fix the bug" }, { type: "error", error }]);
+        t.end({ kind: "failed", error });
+      },
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.type(await screen.findByTestId("composer-input"), "Fix the bug");
+    await user.keyboard("{Enter}");
+    const retry = await screen.findByTestId("retry-button");
+    await waitFor(() => expect(retry).toBeEnabled());
+    await user.click(retry);
+    await waitFor(() => expect(calls.filter((c) => c.cmd === "retry_turn")).toHaveLength(1));
+    expect(turns).toBe(1);
+    expect(screen.queryByTestId("open-settings-button")).toBeNull();
+  });
+
+  it("says a session busy elsewhere is busy, from its code", async () => {
+    const { turn } = await startTurn();
+    act(() => turn.fail("This session is open in another Tandem window or tandem-cli; close it there first."));
+    const shown = await screen.findByTestId("transcript-error");
+    expect(shown).toHaveTextContent("open in another Tandem window");
   });
 });
 
@@ -634,7 +669,7 @@ describe("settings", () => {
     await user.click(within(view).getByTestId("test-connection"));
     const result = await within(view).findByTestId("test-result");
     expect(result).toHaveTextContent("Connection refused");
-    expect(result).toHaveTextContent("Check that the model server is running");
+    expect(result).toHaveTextContent("Check that it is running");
   });
 
   it("lists the policy rules by source", async () => {

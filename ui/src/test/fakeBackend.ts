@@ -153,7 +153,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         };
         return settings;
       case "test_connection":
-        if (typeof agent.models === "string") throw { code: "io", message: agent.models };
+        if (typeof agent.models === "string") throw { code: "invalid_argument", message: agent.models, failure: "unreachable" };
         return agent.models ?? [];
       case "detect_local":
         return agent.localServers ?? [];
@@ -187,11 +187,15 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
               index += 1;
             },
             end: (outcome = { kind: "ended" }) => resolve(outcome),
-            fail: (message) => reject({ code: "internal", message }),
+            fail: (message) => reject({ code: "busy", message, failure: "session_busy" }),
           };
           if (agent.onTurn) agent.onTurn(turn);
           else resolve({ kind: "ended" });
         });
+      }
+      case "retry_turn": {
+        const error = { code: "server_error", message: "still down" };
+        return { kind: "failed", error };
       }
       case "answer_approval":
       case "stop_turn":

@@ -17,6 +17,7 @@ export function request(id: string, over: Partial<ApprovalRequest> = {}): Approv
     commands: ["cargo test"],
     confinement: { kind: "sandboxed", network: false, read_only: false },
     sandbox_denial: null,
+    agent: null,
     ...over,
   };
 }
