@@ -4,7 +4,9 @@
 //! `protocol`.
 //!
 //! Owns the wire formats, streaming assembly (text, thinking, tool calls whose JSON arrives in
-//! pieces), error classification and retries, cancellation and prices. Must not know about
+//! pieces), error classification and retries,
+//! cancellation and prices. A server is not trusted: no header, index or event size it sends
+//! can crash the client or make it allocate without bound. Must not know about
 //! tools, policy or sessions: it sends a conversation and returns the model's reply.
 
 mod anthropic;
@@ -16,9 +18,13 @@ mod provider;
 mod request;
 mod retry;
 mod sse;
+mod stream;
+mod wire;
 
 pub use error::LlmError;
 pub use prices::{ModelPrice, PriceTable};
 pub use provider::{Provider, ProviderConfig, ProviderKind};
 pub use request::{ChatRequest, ChatResponse, MalformedToolCall, StreamEvent};
 pub use retry::RetryPolicy;
+pub use sse::MAX_EVENT_BYTES;
+pub use stream::parse_stream;

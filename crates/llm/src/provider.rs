@@ -2,9 +2,10 @@
 
 use crate::anthropic;
 use crate::error::LlmError;
-use crate::openai::{self, OpenAiOptions};
+use crate::openai;
 use crate::request::{ChatRequest, ChatResponse, StreamEvent};
 use crate::retry::RetryPolicy;
+use crate::stream;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -90,28 +91,20 @@ impl Provider {
         cancel: &CancellationToken,
     ) -> Result<ChatResponse, LlmError> {
         let c = &self.config;
-        match c.kind {
+        let request = match c.kind {
             ProviderKind::Anthropic => {
                 let key = c.api_key.as_deref().ok_or(LlmError::Auth { status: 401 })?;
-                anthropic::stream_once(&self.http, &c.base_url, key, req, on_event, cancel).await
+                anthropic::request(&self.http, &c.base_url, key, req)
             }
-            ProviderKind::OpenAi => {
-                let opts = OpenAiOptions {
-                    num_ctx: c.num_ctx,
-                    lenient_tool_calls: c.lenient_tool_calls,
-                };
-                openai::stream_once(
-                    &self.http,
-                    &c.base_url,
-                    c.api_key.as_deref(),
-                    &opts,
-                    req,
-                    on_event,
-                    cancel,
-                )
-                .await
-            }
-        }
+            ProviderKind::OpenAi => openai::request(
+                &self.http,
+                &c.base_url,
+                c.api_key.as_deref(),
+                &stream::openai_options(c),
+                req,
+            ),
+        };
+        stream::receive(c, request, req, on_event, cancel).await
     }
 
     /// Streams one reply. Rate limits, overloads, server errors and cut streams are retried per

@@ -238,3 +238,72 @@ async fn retry_after_is_read_in_its_http_date_form() {
     assert_eq!(server.requests().len(), 1);
 }
 
+#[tokio::test]
+async fn anthropic_block_indexes_are_keys_not_sizes() {
+    let (r, _, server) = run(scenario("llm_anthropic_huge_block_index.json"), &request()).await;
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let texts: Vec<String> = r
+        .expect("reply")
+        .message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["near", "far", "farther"]);
+}
+
+#[tokio::test]
+async fn a_4_mb_event_parses_in_linear_time() {
+    let started = std::time::Instant::now();
+    let (r, _, server) = run(scenario("llm_openai_huge_event.json"), &request()).await;
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let text = r.expect("reply").message.text();
+    assert_eq!(text.len(), 67 * 65536);
+    assert!(text.ends_with("a backslash \\ to escape\n"));
+    // Quadratic parsing took 27 s (release) for this; linear takes well under a second.
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn an_event_over_the_cap_is_refused_with_a_clear_error() {
+    let (r, _, server) = run(scenario("llm_openai_event_over_cap.json"), &request()).await;
+    let err = r.expect_err("over the cap");
+    assert!(matches!(err, LlmError::Protocol(_)), "{err:?}");
+    assert!(err.to_string().contains("MB"), "{err}");
+    assert_eq!(server.requests().len(), 1, "a refused event is not retried");
+}
+
+#[tokio::test]
+async fn a_name_repeated_in_every_chunk_is_taken_once() {
+    let (r, events, server) = run(scenario("llm_openai_name_every_chunk.json"), &request()).await;
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let r = r.expect("reply");
+    assert_eq!(
+        r.message.content,
+        vec![
+            ContentBlock::ToolUse {
+                id: "call_1".into(),
+                name: "read_file".into(),
+                input: json!({"path": "src/main.rs", "offset": 10})
+            },
+            ContentBlock::ToolUse {
+                id: "call_2".into(),
+                name: "list_files".into(),
+                input: json!({"path": "src"})
+            },
+        ]
+    );
+    let started = events
+        .iter()
+        .filter(|e| matches!(e, StreamEvent::ToolUseStarted { .. }))
+        .count();
+    assert_eq!(started, 2, "one start per call: {events:?}");
+}
+
