@@ -360,6 +360,7 @@ impl Assembler {
             stop_reason: self.stop_reason.unwrap_or(StopReason::EndTurn),
             usage: self.usage,
             malformed_tool_calls: self.malformed,
+            lenient: None,
             attempts: 1,
         })
     }

@@ -4,13 +4,14 @@
 //! `protocol`.
 //!
 //! Owns the wire formats, streaming assembly (text, thinking, tool calls whose JSON arrives in
-//! pieces), error classification and retries,
+//! pieces), tool calls written as text (lenient mode), error classification and retries,
 //! cancellation and prices. A server is not trusted: no header, index or event size it sends
 //! can crash the client or make it allocate without bound. Must not know about
 //! tools, policy or sessions: it sends a conversation and returns the model's reply.
 
 mod anthropic;
 mod error;
+mod lenient;
 mod models;
 mod openai;
 mod prices;
@@ -22,6 +23,7 @@ mod stream;
 mod wire;
 
 pub use error::LlmError;
+pub use lenient::{LenientCalls, NotRun, NotRunReason};
 pub use prices::{ModelPrice, PriceTable};
 pub use provider::{Provider, ProviderConfig, ProviderKind};
 pub use request::{ChatRequest, ChatResponse, MalformedToolCall, StreamEvent};

@@ -4,6 +4,7 @@
 //! Each chunk is read into typed shapes; an [`Assembler`] builds the reply from them.
 
 use crate::error::LlmError;
+use crate::lenient;
 use crate::request::{ChatRequest, ChatResponse, StreamEvent};
 use crate::sse::SseEvent;
 use crate::stream::Flow;
@@ -18,8 +19,9 @@ use std::collections::BTreeMap;
 pub struct OpenAiOptions {
     /// Ollama's context size (`options.num_ctx`): its 4k default silently cuts tool prompts.
     pub num_ctx: Option<u32>,
-    /// Small local models often write a tool call as a lone ```json {"name", "arguments"}```
-    /// block instead of a real call: take such a block as a call (and say so).
+    /// Small local models often write tool calls as ```json {"name", "arguments"}``` blocks
+    /// in their text instead of real calls: take the first that fits a tool as a call (and say
+    /// so; see [`crate::LenientCalls`]).
     pub lenient_tool_calls: bool,
 }
 
@@ -180,27 +182,6 @@ struct PromptDetails {
     cached_tokens: Option<u32>,
 }
 
-/// A lone ```json block holding `{"name": …, "arguments": {…}}`, as small models write calls.
-fn lenient_call(text: &str) -> Option<(String, Value)> {
-    let t = text.trim();
-    let inner = t
-        .strip_prefix("```json")
-        .or_else(|| t.strip_prefix("```"))?
-        .strip_suffix("```")?;
-    let v: Value = serde_json::from_str(inner.trim()).ok()?;
-    let name = v.get("name")?.as_str()?.to_string();
-    let args = v
-        .get("arguments")
-        .or_else(|| v.get("parameters"))
-        .cloned()
-        .unwrap_or(json!({}));
-    let args = match args {
-        Value::String(s) => serde_json::from_str(&s).ok()?,
-        other => other,
-    };
-    args.is_object().then_some((name, args))
-}
-
 #[derive(Default)]
 struct PartialCall {
     id: String,
@@ -315,30 +296,32 @@ impl Assembler {
     pub fn finish(
         mut self,
         opts: &OpenAiOptions,
-        _req: &ChatRequest,
+        req: &ChatRequest,
         on_event: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<ChatResponse, LlmError> {
         // Some servers end without [DONE]; a finish_reason means the message is whole.
         if !self.done && self.finish.is_none() {
             return Err(LlmError::StreamCut);
         }
+        let mut lenient_calls = None;
         if self.calls.is_empty()
             && opts.lenient_tool_calls
-            && let Some((name, input)) = lenient_call(&self.text)
+            && let Some(found) = lenient::find_calls(&self.text, &req.tools)
         {
-            on_event(StreamEvent::Notice(format!(
-                "the model wrote its call to `{name}` as a JSON block in its text; it was taken as a tool call (lenient mode)"
-            )));
-            self.calls.insert(
-                0,
-                PartialCall {
-                    id: "lenient-0".into(),
-                    name,
-                    arguments: input.to_string(),
-                },
-            );
-            self.text.clear();
-            self.finish = Some("tool_calls".into());
+            on_event(StreamEvent::Notice(found.notice()));
+            if let Some(taken) = found.taken {
+                self.calls.insert(
+                    0,
+                    PartialCall {
+                        id: taken.id,
+                        name: taken.name,
+                        arguments: taken.input.to_string(),
+                    },
+                );
+                self.text = taken.text_before;
+                self.finish = Some("tool_calls".into());
+            }
+            lenient_calls = Some(found.report);
         }
         let mut content = Vec::new();
         let mut malformed = Vec::new();
@@ -371,27 +354,8 @@ impl Assembler {
             stop_reason,
             usage: self.usage,
             malformed_tool_calls: malformed,
+            lenient: lenient_calls,
             attempts: 1,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lenient_blocks_are_recognised_only_when_alone_and_well_formed() {
-        let (n, a) = lenient_call(
-            "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\n```",
-        )
-        .expect("call");
-        assert_eq!((n.as_str(), a["path"].as_str()), ("read_file", Some("a")));
-        assert!(lenient_call("Here: ```json {\"name\": \"x\", \"arguments\": {}}```").is_none());
-        assert!(lenient_call("```json\n{\"arguments\": {}}\n```").is_none());
-        let (_, a) =
-            lenient_call("```json\n{\"name\": \"x\", \"arguments\": \"{\\\"k\\\": 1}\"}\n```")
-                .expect("string args");
-        assert_eq!(a["k"], 1);
     }
 }
