@@ -60,6 +60,13 @@ impl ProviderConfig {
     }
 }
 
+fn bundled_roots() -> Vec<reqwest::Certificate> {
+    webpki_root_certs::TLS_SERVER_ROOT_CERTS
+        .iter()
+        .filter_map(|der| reqwest::Certificate::from_der(der).ok())
+        .collect()
+}
+
 pub struct Provider {
     config: ProviderConfig,
     http: reqwest::Client,
@@ -67,12 +74,16 @@ pub struct Provider {
 
 impl Provider {
     pub fn new(config: ProviderConfig) -> Result<Self, LlmError> {
+        // Certificates are checked against the system's store (where IT puts a corporate CA;
+        // `SSL_CERT_FILE` on Linux) and the bundled Mozilla roots, so that a machine without a
+        // store still reaches the public providers.
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(15))
             .read_timeout(config.idle_timeout)
             .user_agent(concat!("Tandem/", env!("CARGO_PKG_VERSION")))
+            .tls_certs_merge(bundled_roots())
             .build()
-            .map_err(|e| LlmError::Connect(e.to_string()))?;
+            .map_err(|e| LlmError::connect(&e))?;
         Ok(Provider { config, http })
     }
 

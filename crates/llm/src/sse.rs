@@ -166,7 +166,7 @@ pub(crate) async fn open(
     cancel: &CancellationToken,
 ) -> Result<Events, LlmError> {
     let mut resp = tokio::select! {
-        r = req.send() => r.map_err(|e| LlmError::Connect(e.to_string()))?,
+        r = req.send() => r.map_err(|e| LlmError::connect(&e))?,
         _ = cancel.cancelled() => return Err(LlmError::Cancelled),
     };
     let status = resp.status();
