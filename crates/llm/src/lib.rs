@@ -5,8 +5,8 @@
 //!
 //! Owns the wire formats, streaming assembly (text, thinking, tool calls whose JSON arrives in
 //! pieces), tool calls written as text (lenient mode), error classification and retries,
-//! cancellation and prices. A server is not trusted: no header, index or event size it sends
-//! can crash the client or make it allocate without bound. Must not know about
+//! cancellation and prices. A server is not trusted: no header, index, event or body size it
+//! sends can crash the client or make it allocate without bound. Must not know about
 //! tools, policy or sessions: it sends a conversation and returns the model's reply.
 
 mod anthropic;
@@ -28,5 +28,5 @@ pub use prices::{ModelPrice, PriceTable};
 pub use provider::{Provider, ProviderConfig, ProviderKind};
 pub use request::{ChatRequest, ChatResponse, MalformedToolCall, StreamEvent};
 pub use retry::RetryPolicy;
-pub use sse::MAX_EVENT_BYTES;
+pub use sse::{MAX_EVENT_BYTES, MAX_REPLY_BYTES};
 pub use stream::parse_stream;

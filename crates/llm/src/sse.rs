@@ -12,6 +12,11 @@ use tokio_util::sync::CancellationToken;
 /// while a server sending more is broken or hostile, and would otherwise be buffered whole.
 pub const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
+/// The largest response body accepted. The longest real reply (128k output tokens, each in an
+/// event of a few hundred bytes) stays well below this; a server that streams without end is
+/// stopped here rather than filling memory.
+pub const MAX_REPLY_BYTES: usize = 256 * 1024 * 1024;
+
 /// An error body is read this far: enough for any real error message, and a server answering
 /// a refusal with gigabytes is not followed.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
@@ -35,6 +40,9 @@ pub(crate) struct Decoder {
     /// The last line ended in CR: an LF arriving next belongs to it.
     skip_lf: bool,
     max: usize,
+    /// Bytes taken so far, and the most the body may have.
+    total: usize,
+    max_total: usize,
     pending: Pending,
     ready: VecDeque<SseEvent>,
 }
@@ -50,13 +58,15 @@ struct Pending {
 }
 
 impl Decoder {
-    pub fn new(max_event_bytes: usize) -> Self {
+    pub fn new(max_event_bytes: usize, max_reply_bytes: usize) -> Self {
         Decoder {
             buf: Vec::new(),
             start: 0,
             scanned: 0,
             skip_lf: false,
             max: max_event_bytes,
+            total: 0,
+            max_total: max_reply_bytes,
             pending: Pending::default(),
             ready: VecDeque::new(),
         }
@@ -64,6 +74,13 @@ impl Decoder {
 
     /// Takes the next piece of the body; complete events become available from `next_event`.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), LlmError> {
+        self.total = self.total.saturating_add(chunk.len());
+        if self.total > self.max_total {
+            return Err(LlmError::Protocol(format!(
+                "the reply passed {} MB without ending; no model reply is that long, so the stream was dropped",
+                self.max_total >> 20
+            )));
+        }
         self.buf.extend_from_slice(chunk);
         loop {
             if self.skip_lf && self.start < self.buf.len() {
@@ -180,7 +197,7 @@ pub(crate) async fn open(
     }
     Ok(Events {
         response: resp,
-        decoder: Decoder::new(MAX_EVENT_BYTES),
+        decoder: Decoder::new(MAX_EVENT_BYTES, MAX_REPLY_BYTES),
     })
 }
 
@@ -224,7 +241,7 @@ mod tests {
     use super::*;
 
     fn decode(chunks: &[&[u8]]) -> Result<Vec<SseEvent>, LlmError> {
-        let mut d = Decoder::new(1024);
+        let mut d = Decoder::new(1024, 4096);
         let mut out = Vec::new();
         for c in chunks {
             d.push(c)?;
@@ -265,6 +282,14 @@ mod tests {
         assert!(decode(&[lines.as_bytes()]).is_err(), "many lines add up");
         let events = "data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n\n".repeat(30);
         assert_eq!(decode(&[events.as_bytes()]).expect("each small").len(), 30);
+    }
+
+    #[test]
+    fn a_body_that_never_ends_is_stopped_at_the_reply_cap() {
+        let event = b"data: {\"choices\": []}\n\n";
+        let forever: Vec<&[u8]> = std::iter::repeat_n(&event[..], 1000).collect();
+        let err = decode(&forever).expect_err("capped");
+        assert!(err.to_string().contains("without ending"), "{err}");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::error::LlmError;
 use crate::openai::{self, OpenAiOptions};
 use crate::provider::{ProviderConfig, ProviderKind};
 use crate::request::{ChatRequest, ChatResponse, StreamEvent};
-use crate::sse::{self, Decoder, MAX_EVENT_BYTES, SseEvent};
+use crate::sse::{self, Decoder, MAX_EVENT_BYTES, MAX_REPLY_BYTES, SseEvent};
 use tokio_util::sync::CancellationToken;
 
 /// Whether the stream has said all it will.
@@ -89,7 +89,7 @@ pub fn parse_stream<'a>(
     chunks: impl IntoIterator<Item = &'a [u8]>,
     on_event: &mut (dyn FnMut(StreamEvent) + Send),
 ) -> Result<ChatResponse, LlmError> {
-    let mut decoder = Decoder::new(MAX_EVENT_BYTES);
+    let mut decoder = Decoder::new(MAX_EVENT_BYTES, MAX_REPLY_BYTES);
     let mut assembler = Assembler::new(config);
     'body: for chunk in chunks {
         decoder.push(chunk)?;
