@@ -1,13 +1,17 @@
 //! The Anthropic Messages API, streamed: `message_start`, `content_block_start/delta/stop`
 //! (text, tool_use whose `input_json_delta` pieces are joined until the block stops, thinking
-//! with its signature), `message_delta` (stop reason, usage), `ping`, `error`.
+//! with its signature), `message_delta` (stop reason, usage), `ping`, `error`. Each event's data
+//! is read into typed shapes; an [`Assembler`] builds the reply from them.
 
 use crate::error::LlmError;
 use crate::request::{ChatRequest, ChatResponse, MalformedToolCall, StreamEvent};
-use crate::sse;
+use crate::sse::SseEvent;
+use crate::stream::Flow;
+use crate::wire;
 use protocol::{ContentBlock, Message, Role, StopReason, Usage};
+use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
+use std::collections::BTreeMap;
 
 pub(crate) const API_VERSION: &str = "2023-06-01";
 
@@ -76,6 +80,88 @@ pub(crate) fn body(req: &ChatRequest) -> Value {
     body
 }
 
+/// The request of one attempt.
+pub(crate) fn request(
+    http: &reqwest::Client,
+    base_url: &str,
+    api_key: &str,
+    req: &ChatRequest,
+) -> reqwest::RequestBuilder {
+    http.post(format!("{}/v1/messages", base_url.trim_end_matches('/')))
+        .header("x-api-key", api_key)
+        .header("anthropic-version", API_VERSION)
+        .json(&body(req))
+}
+
+/// Any event's data: every event type uses a few of these fields. Unknown fields and event
+/// types are ignored, as Anthropic asks of clients (new ones may appear).
+#[derive(Debug, Default, Deserialize)]
+struct EventData {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    index: Option<u64>,
+    content_block: Option<BlockStart>,
+    delta: Option<Delta>,
+    message: Option<MessageStart>,
+    usage: Option<WireUsage>,
+    error: Option<WireError>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct BlockStart {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    id: Option<String>,
+    name: Option<String>,
+    text: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Delta {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    text: Option<String>,
+    thinking: Option<String>,
+    signature: Option<String>,
+    partial_json: Option<String>,
+    stop_reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct MessageStart {
+    usage: Option<WireUsage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireUsage {
+    #[serde(default, deserialize_with = "wire::count")]
+    input_tokens: Option<u32>,
+    #[serde(default, deserialize_with = "wire::count")]
+    output_tokens: Option<u32>,
+    #[serde(default, deserialize_with = "wire::count")]
+    cache_read_input_tokens: Option<u32>,
+    #[serde(default, deserialize_with = "wire::count")]
+    cache_creation_input_tokens: Option<u32>,
+}
+
+impl WireUsage {
+    fn usage(&self) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens.unwrap_or(0),
+            output_tokens: self.output_tokens.unwrap_or(0),
+            cache_read_tokens: self.cache_read_input_tokens.unwrap_or(0),
+            cache_write_tokens: self.cache_creation_input_tokens.unwrap_or(0),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct WireError {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    message: Option<String>,
+}
+
 enum Building {
     Text(String),
     Thinking {
@@ -89,73 +175,48 @@ enum Building {
     },
 }
 
-fn usage_of(v: &Value) -> Usage {
-    let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0) as u32;
-    Usage {
-        input_tokens: n("input_tokens"),
-        output_tokens: n("output_tokens"),
-        cache_read_tokens: n("cache_read_input_tokens"),
-        cache_write_tokens: n("cache_creation_input_tokens"),
-    }
+/// One reply being put together. Blocks are keyed by the index the server gives them: an index
+/// is a name, not a size, so `4000000000` costs one entry like `0` does.
+#[derive(Default)]
+pub(crate) struct Assembler {
+    open: BTreeMap<u64, Building>,
+    done: Vec<(u64, ContentBlock)>,
+    malformed: Vec<MalformedToolCall>,
+    usage: Usage,
+    stop_reason: Option<StopReason>,
+    stopped: bool,
 }
 
-/// One streamed attempt.
-pub(crate) async fn stream_once(
-    http: &reqwest::Client,
-    base_url: &str,
-    api_key: &str,
-    req: &ChatRequest,
-    on_event: &mut (dyn FnMut(StreamEvent) + Send),
-    cancel: &CancellationToken,
-) -> Result<ChatResponse, LlmError> {
-    let request = http
-        .post(format!("{}/v1/messages", base_url.trim_end_matches('/')))
-        .header("x-api-key", api_key)
-        .header("anthropic-version", API_VERSION)
-        .json(&body(req));
-    let mut events = sse::open(request, cancel).await?;
-    let mut blocks: Vec<Option<Building>> = Vec::new();
-    let mut done: Vec<(usize, ContentBlock)> = Vec::new();
-    let mut malformed = Vec::new();
-    let mut usage = Usage::default();
-    let mut stop_reason = None;
-    let mut stopped = false;
-    while let Some(ev) = sse::next(&mut events, cancel).await? {
-        let data: Value = if ev.data.trim().is_empty() {
-            Value::Null
+impl Assembler {
+    pub fn event(
+        &mut self,
+        ev: &SseEvent,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Flow, LlmError> {
+        let data: EventData = if ev.data.trim().is_empty() {
+            EventData::default()
         } else {
             serde_json::from_str(&ev.data)
                 .map_err(|e| LlmError::Protocol(format!("bad event data ({e})")))?
         };
         let kind = if ev.event.is_empty() || ev.event == "message" {
-            data.get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
+            data.kind.as_deref().unwrap_or("")
         } else {
-            ev.event.clone()
+            ev.event.as_str()
         };
-        match kind.as_str() {
+        let index = data.index.unwrap_or(0);
+        match kind {
             "message_start" => {
-                if let Some(u) = data.pointer("/message/usage") {
-                    usage = usage_of(u);
+                if let Some(u) = data.message.as_ref().and_then(|m| m.usage.as_ref()) {
+                    self.usage = u.usage();
                 }
             }
             "content_block_start" => {
-                let index = data.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
-                let cb = data.get("content_block").cloned().unwrap_or(Value::Null);
-                let building = match cb.get("type").and_then(Value::as_str) {
+                let start = data.content_block.unwrap_or_default();
+                let building = match start.kind.as_deref() {
                     Some("tool_use") => {
-                        let id = cb
-                            .get("id")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string();
-                        let name = cb
-                            .get("name")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string();
+                        let id = start.id.unwrap_or_default();
+                        let name = start.name.unwrap_or_default();
                         on_event(StreamEvent::ToolUseStarted {
                             id: id.clone(),
                             name: name.clone(),
@@ -170,49 +231,35 @@ pub(crate) async fn stream_once(
                         text: String::new(),
                         signature: None,
                     },
-                    _ => Building::Text(
-                        cb.get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    ),
+                    _ => Building::Text(start.text.unwrap_or_default()),
                 };
-                if blocks.len() <= index {
-                    blocks.resize_with(index + 1, || None);
-                }
-                blocks[index] = Some(building);
+                self.open.insert(index, building);
             }
             "content_block_delta" => {
-                let index = data.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
-                let delta = data.get("delta").cloned().unwrap_or(Value::Null);
-                let s = |k: &str| {
-                    delta
-                        .get(k)
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string()
-                };
-                match (
-                    blocks.get_mut(index).and_then(Option::as_mut),
-                    delta.get("type").and_then(Value::as_str),
-                ) {
-                    (Some(Building::Text(t)), Some("text_delta")) => {
-                        let piece = s("text");
+                let delta = data.delta;
+                let kind = delta.as_ref().and_then(|d| d.kind.as_deref());
+                match (self.open.get_mut(&index), kind, delta.as_ref()) {
+                    (Some(Building::Text(t)), Some("text_delta"), Some(d)) => {
+                        let piece = d.text.clone().unwrap_or_default();
                         t.push_str(&piece);
                         on_event(StreamEvent::TextDelta(piece));
                     }
-                    (Some(Building::Thinking { text, .. }), Some("thinking_delta")) => {
-                        let piece = s("thinking");
+                    (Some(Building::Thinking { text, .. }), Some("thinking_delta"), Some(d)) => {
+                        let piece = d.thinking.clone().unwrap_or_default();
                         text.push_str(&piece);
                         on_event(StreamEvent::ThinkingDelta(piece));
                     }
-                    (Some(Building::Thinking { signature, .. }), Some("signature_delta")) => {
+                    (
+                        Some(Building::Thinking { signature, .. }),
+                        Some("signature_delta"),
+                        Some(d),
+                    ) => {
                         signature
                             .get_or_insert_with(String::new)
-                            .push_str(&s("signature"));
+                            .push_str(d.signature.as_deref().unwrap_or(""));
                     }
-                    (Some(Building::Tool { id, json, .. }), Some("input_json_delta")) => {
-                        let piece = s("partial_json");
+                    (Some(Building::Tool { id, json, .. }), Some("input_json_delta"), Some(d)) => {
+                        let piece = d.partial_json.clone().unwrap_or_default();
                         json.push_str(&piece);
                         on_event(StreamEvent::ToolUseDelta {
                             id: id.clone(),
@@ -227,8 +274,7 @@ pub(crate) async fn stream_once(
                 }
             }
             "content_block_stop" => {
-                let index = data.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
-                let Some(b) = blocks.get_mut(index).and_then(Option::take) else {
+                let Some(b) = self.open.remove(&index) else {
                     return Err(LlmError::Protocol(format!(
                         "block {index} stopped without starting"
                     )));
@@ -240,80 +286,43 @@ pub(crate) async fn stream_once(
                         signature,
                     },
                     Building::Tool { id, name, json } => {
-                        let raw = if json.trim().is_empty() {
-                            "{}".to_string()
-                        } else {
-                            json
-                        };
-                        match serde_json::from_str::<Value>(&raw) {
-                            Ok(input) if input.is_object() => {
-                                ContentBlock::ToolUse { id, name, input }
-                            }
-                            Ok(_) => {
-                                malformed.push(MalformedToolCall {
-                                    id: id.clone(),
-                                    name: name.clone(),
-                                    raw,
-                                    error: "the arguments must be a JSON object".into(),
-                                });
-                                ContentBlock::ToolUse {
-                                    id,
-                                    name,
-                                    input: json!({}),
-                                }
-                            }
-                            Err(e) => {
-                                malformed.push(MalformedToolCall {
-                                    id: id.clone(),
-                                    name: name.clone(),
-                                    raw,
-                                    error: e.to_string(),
-                                });
-                                ContentBlock::ToolUse {
-                                    id,
-                                    name,
-                                    input: json!({}),
-                                }
-                            }
-                        }
+                        let (block, malformed) = wire::tool_use(id, name, json);
+                        self.malformed.extend(malformed);
+                        block
                     }
                 };
-                done.push((index, block));
+                self.done.push((index, block));
             }
             "message_delta" => {
-                if let Some(r) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
-                    stop_reason = Some(match r {
+                if let Some(r) = data.delta.and_then(|d| d.stop_reason) {
+                    self.stop_reason = Some(match r.as_str() {
                         "end_turn" => StopReason::EndTurn,
                         "tool_use" => StopReason::ToolUse,
                         "max_tokens" => StopReason::MaxTokens,
                         "stop_sequence" => StopReason::StopSequence,
                         "refusal" => StopReason::Refusal,
-                        other => StopReason::Other(other.to_string()),
+                        _ => StopReason::Other(r),
                     });
                 }
-                if let Some(u) = data.get("usage") {
-                    let later = usage_of(u);
-                    usage.output_tokens = later.output_tokens.max(usage.output_tokens);
+                if let Some(u) = &data.usage {
+                    let later = u.usage();
+                    self.usage.output_tokens = later.output_tokens.max(self.usage.output_tokens);
                     if later.input_tokens > 0 {
-                        usage.input_tokens = later.input_tokens;
+                        self.usage.input_tokens = later.input_tokens;
                     }
                 }
             }
             "message_stop" => {
-                stopped = true;
-                break;
+                self.stopped = true;
+                return Ok(Flow::Done);
             }
-            "ping" => {}
             "error" => {
-                let etype = data
-                    .pointer("/error/type")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let message = data
-                    .pointer("/error/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
+                let error = data.error;
+                let etype = error.as_ref().and_then(|e| e.kind.as_deref()).unwrap_or("");
+                let message = error
+                    .as_ref()
+                    .and_then(|e| e.message.clone())
+                    .unwrap_or_default();
                 return Err(match etype {
                     "overloaded_error" => LlmError::Overloaded { retry_after: None },
                     "rate_limit_error" => LlmError::RateLimited { retry_after: None },
@@ -330,20 +339,29 @@ pub(crate) async fn stream_once(
             }
             _ => {}
         }
+        Ok(Flow::More)
     }
-    if !stopped {
-        return Err(LlmError::StreamCut);
+
+    /// The reply, once the stream has ended; a stream that ended before `message_stop` was cut.
+    pub fn finish(
+        mut self,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<ChatResponse, LlmError> {
+        if !self.stopped {
+            return Err(LlmError::StreamCut);
+        }
+        on_event(StreamEvent::Usage(self.usage));
+        self.done.sort_by_key(|(i, _)| *i);
+        Ok(ChatResponse {
+            message: Message {
+                role: Role::Assistant,
+                content: self.done.into_iter().map(|(_, b)| b).collect(),
+            },
+            stop_reason: self.stop_reason.unwrap_or(StopReason::EndTurn),
+            usage: self.usage,
+            malformed_tool_calls: self.malformed,
+            lenient: None,
+            attempts: 1,
+        })
     }
-    on_event(StreamEvent::Usage(usage));
-    done.sort_by_key(|(i, _)| *i);
-    Ok(ChatResponse {
-        message: Message {
-            role: Role::Assistant,
-            content: done.into_iter().map(|(_, b)| b).collect(),
-        },
-        stop_reason: stop_reason.unwrap_or(StopReason::EndTurn),
-        usage,
-        malformed_tool_calls: malformed,
-        attempts: 1,
-    })
 }

@@ -45,6 +45,22 @@ fn wait_hint(d: &Option<Duration>) -> String {
 }
 
 impl LlmError {
+    /// A request that got no answer, with every cause in the chain: reqwest's own message is
+    /// only "error sending request", while the reason people can act on ("invalid peer
+    /// certificate: UnknownIssuer", "connection refused") sits in its sources.
+    pub(crate) fn connect(err: &(dyn std::error::Error + 'static)) -> Self {
+        let mut parts: Vec<String> = Vec::new();
+        let mut next = Some(err);
+        while let Some(e) = next {
+            let text = e.to_string();
+            if !parts.iter().any(|p| p.contains(&text)) {
+                parts.push(text);
+            }
+            next = e.source();
+        }
+        LlmError::Connect(parts.join(": "))
+    }
+
     /// Maps an HTTP error status and body to the error it means.
     pub fn from_status(status: u16, retry_after: Option<Duration>, body: &str) -> Self {
         let message = serde_json::from_str::<serde_json::Value>(body)

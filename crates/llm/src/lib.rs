@@ -4,11 +4,14 @@
 //! `protocol`.
 //!
 //! Owns the wire formats, streaming assembly (text, thinking, tool calls whose JSON arrives in
-//! pieces), error classification and retries, cancellation and prices. Must not know about
+//! pieces), tool calls written as text (lenient mode), error classification and retries,
+//! cancellation and prices. A server is not trusted: no header, index, event or body size it
+//! sends can crash the client or make it allocate without bound. Must not know about
 //! tools, policy or sessions: it sends a conversation and returns the model's reply.
 
 mod anthropic;
 mod error;
+mod lenient;
 mod models;
 mod openai;
 mod prices;
@@ -16,9 +19,14 @@ mod provider;
 mod request;
 mod retry;
 mod sse;
+mod stream;
+mod wire;
 
 pub use error::LlmError;
+pub use lenient::{LenientCalls, NotRun, NotRunReason};
 pub use prices::{ModelPrice, PriceTable};
 pub use provider::{Provider, ProviderConfig, ProviderKind};
 pub use request::{ChatRequest, ChatResponse, MalformedToolCall, StreamEvent};
 pub use retry::RetryPolicy;
+pub use sse::{MAX_EVENT_BYTES, MAX_REPLY_BYTES};
+pub use stream::parse_stream;

@@ -31,12 +31,9 @@ impl Provider {
             .timeout(std::time::Duration::from_secs(15))
             .send()
             .await
-            .map_err(|e| LlmError::Connect(e.to_string()))?;
+            .map_err(|e| LlmError::connect(&e))?;
         let status = response.status().as_u16();
-        let body = response
-            .text()
-            .await
-            .map_err(|e| LlmError::Connect(e.to_string()))?;
+        let body = response.text().await.map_err(|e| LlmError::connect(&e))?;
         if !(200..300).contains(&status) {
             return Err(LlmError::from_status(status, None, &body));
         }

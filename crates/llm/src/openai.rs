@@ -1,22 +1,27 @@
 //! OpenAI Chat Completions, streamed — and through it every OpenAI-compatible server (Ollama's
 //! `/v1`, llama.cpp's server, LM Studio, vLLM, OpenRouter). Tool calls arrive as
 //! `delta.tool_calls[]` pieces keyed by `index` (id and name once, arguments in fragments).
+//! Each chunk is read into typed shapes; an [`Assembler`] builds the reply from them.
 
 use crate::error::LlmError;
-use crate::request::{ChatRequest, ChatResponse, MalformedToolCall, StreamEvent};
-use crate::sse;
+use crate::lenient;
+use crate::request::{ChatRequest, ChatResponse, StreamEvent};
+use crate::sse::SseEvent;
+use crate::stream::Flow;
+use crate::wire;
 use protocol::{ContentBlock, Message, Role, StopReason, Usage};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use tokio_util::sync::CancellationToken;
 
 /// Options of a particular OpenAI-compatible server.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OpenAiOptions {
     /// Ollama's context size (`options.num_ctx`): its 4k default silently cuts tool prompts.
     pub num_ctx: Option<u32>,
-    /// Small local models often write a tool call as a lone ```json {"name", "arguments"}```
-    /// block instead of a real call: take such a block as a call (and say so).
+    /// Small local models often write tool calls as ```json {"name", "arguments"}``` blocks
+    /// in their text instead of real calls: take the first that fits a tool as a call (and say
+    /// so; see [`crate::LenientCalls`]).
     pub lenient_tool_calls: bool,
 }
 
@@ -107,6 +112,76 @@ pub(crate) fn body(req: &ChatRequest, opts: &OpenAiOptions) -> Value {
     body
 }
 
+/// The request of one attempt.
+pub(crate) fn request(
+    http: &reqwest::Client,
+    base_url: &str,
+    api_key: Option<&str>,
+    opts: &OpenAiOptions,
+    req: &ChatRequest,
+) -> reqwest::RequestBuilder {
+    let request = http
+        .post(format!(
+            "{}/chat/completions",
+            base_url.trim_end_matches('/')
+        ))
+        .json(&body(req, opts));
+    match api_key {
+        Some(k) => request.bearer_auth(k),
+        None => request,
+    }
+}
+
+/// One chunk. Unknown fields are ignored: every compatible server adds its own.
+#[derive(Debug, Deserialize)]
+struct Chunk {
+    choices: Option<Vec<Choice>>,
+    usage: Option<WireUsage>,
+    /// An object with `message` and `code` (a number or a string), or just a string.
+    error: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Choice {
+    delta: Option<Delta>,
+    finish_reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Delta {
+    content: Option<String>,
+    tool_calls: Option<Vec<ToolCallDelta>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ToolCallDelta {
+    index: Option<u64>,
+    id: Option<String>,
+    function: Option<FunctionDelta>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FunctionDelta {
+    name: Option<String>,
+    /// A piece of JSON text; a few servers send the arguments as an object instead.
+    arguments: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireUsage {
+    #[serde(default, deserialize_with = "wire::count")]
+    prompt_tokens: Option<u32>,
+    #[serde(default, deserialize_with = "wire::count")]
+    completion_tokens: Option<u32>,
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PromptDetails {
+    #[serde(default, deserialize_with = "wire::count")]
+    cached_tokens: Option<u32>,
+}
+
 #[derive(Default)]
 struct PartialCall {
     id: String,
@@ -114,219 +189,173 @@ struct PartialCall {
     arguments: String,
 }
 
-/// A lone ```json block holding `{"name": …, "arguments": {…}}`, as small models write calls.
-fn lenient_call(text: &str) -> Option<(String, Value)> {
-    let t = text.trim();
-    let inner = t
-        .strip_prefix("```json")
-        .or_else(|| t.strip_prefix("```"))?
-        .strip_suffix("```")?;
-    let v: Value = serde_json::from_str(inner.trim()).ok()?;
-    let name = v.get("name")?.as_str()?.to_string();
-    let args = v
-        .get("arguments")
-        .or_else(|| v.get("parameters"))
-        .cloned()
-        .unwrap_or(json!({}));
-    let args = match args {
-        Value::String(s) => serde_json::from_str(&s).ok()?,
-        other => other,
-    };
-    args.is_object().then_some((name, args))
+/// One reply being put together: text, and tool calls keyed by the index the server gives.
+#[derive(Default)]
+pub(crate) struct Assembler {
+    text: String,
+    calls: BTreeMap<u64, PartialCall>,
+    usage: Usage,
+    finish: Option<String>,
+    done: bool,
 }
 
-pub(crate) async fn stream_once(
-    http: &reqwest::Client,
-    base_url: &str,
-    api_key: Option<&str>,
-    opts: &OpenAiOptions,
-    req: &ChatRequest,
-    on_event: &mut (dyn FnMut(StreamEvent) + Send),
-    cancel: &CancellationToken,
-) -> Result<ChatResponse, LlmError> {
-    let mut request = http
-        .post(format!(
-            "{}/chat/completions",
-            base_url.trim_end_matches('/')
-        ))
-        .json(&body(req, opts));
-    if let Some(k) = api_key {
-        request = request.bearer_auth(k);
-    }
-    let mut events = sse::open(request, cancel).await?;
-    let mut text = String::new();
-    let mut calls: BTreeMap<u64, PartialCall> = BTreeMap::new();
-    let mut usage = Usage::default();
-    let mut finish: Option<String> = None;
-    let mut done = false;
-    while let Some(ev) = sse::next(&mut events, cancel).await? {
+impl Assembler {
+    pub fn event(
+        &mut self,
+        ev: &SseEvent,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Flow, LlmError> {
         if ev.data.trim() == "[DONE]" {
-            done = true;
-            break;
+            self.done = true;
+            return Ok(Flow::Done);
         }
-        let chunk: Value = serde_json::from_str(&ev.data)
+        let chunk: Chunk = serde_json::from_str(&ev.data)
             .map_err(|e| LlmError::Protocol(format!("bad chunk ({e})")))?;
-        if let Some(err) = chunk.get("error") {
+        if let Some(err) = chunk.error.filter(|e| !e.is_null()) {
             let message = err
                 .get("message")
                 .and_then(Value::as_str)
+                .or_else(|| err.as_str())
                 .unwrap_or("")
                 .to_string();
-            let code = err.get("code").and_then(Value::as_u64).unwrap_or(500) as u16;
+            let code = err
+                .get("code")
+                .and_then(Value::as_u64)
+                .and_then(|c| u16::try_from(c).ok())
+                .unwrap_or(500);
             return Err(LlmError::from_status(
                 code,
                 None,
                 &json!({"error": {"message": message}}).to_string(),
             ));
         }
-        if let Some(u) = chunk.get("usage").filter(|u| !u.is_null()) {
-            let n = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0) as u32;
-            usage = Usage {
-                input_tokens: n("/prompt_tokens"),
-                output_tokens: n("/completion_tokens"),
-                cache_read_tokens: n("/prompt_tokens_details/cached_tokens"),
+        if let Some(u) = chunk.usage {
+            self.usage = Usage {
+                input_tokens: u.prompt_tokens.unwrap_or(0),
+                output_tokens: u.completion_tokens.unwrap_or(0),
+                cache_read_tokens: u
+                    .prompt_tokens_details
+                    .and_then(|d| d.cached_tokens)
+                    .unwrap_or(0),
                 cache_write_tokens: 0,
             };
         }
-        let Some(choice) = chunk.pointer("/choices/0") else {
-            continue;
+        let Some(choice) = chunk.choices.and_then(|c| c.into_iter().next()) else {
+            return Ok(Flow::More);
         };
-        if let Some(c) = choice.pointer("/delta/content").and_then(Value::as_str) {
-            text.push_str(c);
-            on_event(StreamEvent::TextDelta(c.to_string()));
-        }
-        for tc in choice
-            .pointer("/delta/tool_calls")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let index = tc.get("index").and_then(Value::as_u64).unwrap_or(0);
-            let call = calls.entry(index).or_default();
-            if let Some(id) = tc.get("id").and_then(Value::as_str) {
-                call.id = id.to_string();
+        if let Some(delta) = choice.delta {
+            if let Some(c) = delta.content {
+                self.text.push_str(&c);
+                on_event(StreamEvent::TextDelta(c));
             }
-            if let Some(name) = tc.pointer("/function/name").and_then(Value::as_str) {
-                call.name.push_str(name);
-                on_event(StreamEvent::ToolUseStarted {
-                    id: call.id.clone(),
-                    name: call.name.clone(),
-                });
-            }
-            if let Some(args) = tc.pointer("/function/arguments").and_then(Value::as_str) {
-                call.arguments.push_str(args);
-                on_event(StreamEvent::ToolUseDelta {
-                    id: call.id.clone(),
-                    partial_json: args.to_string(),
-                });
+            for tc in delta.tool_calls.into_iter().flatten() {
+                self.tool_call_piece(tc, on_event);
             }
         }
-        if let Some(f) = choice.get("finish_reason").and_then(Value::as_str) {
-            finish = Some(f.to_string());
+        if let Some(f) = choice.finish_reason {
+            self.finish = Some(f);
         }
-    }
-    // Some servers end without [DONE]; a finish_reason means the message is whole.
-    if !done && finish.is_none() {
-        return Err(LlmError::StreamCut);
+        Ok(Flow::More)
     }
 
-    let mut content = Vec::new();
-    let mut malformed = Vec::new();
-    if calls.is_empty()
-        && opts.lenient_tool_calls
-        && let Some((name, input)) = lenient_call(&text)
-    {
-        on_event(StreamEvent::Notice(format!(
-            "the model wrote its call to `{name}` as a JSON block in its text; it was taken as a tool call (lenient mode)"
-        )));
-        calls.insert(
-            0,
-            PartialCall {
-                id: "lenient-0".into(),
-                name,
-                arguments: input.to_string(),
-            },
-        );
-        text.clear();
-        finish = Some("tool_calls".into());
-    }
-    if !text.is_empty() {
-        content.push(ContentBlock::Text { text });
-    }
-    for (i, c) in calls {
-        let id = if c.id.is_empty() {
-            format!("call-{i}")
-        } else {
-            c.id
+    fn tool_call_piece(
+        &mut self,
+        tc: ToolCallDelta,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) {
+        let call = self.calls.entry(tc.index.unwrap_or(0)).or_default();
+        if let Some(id) = tc.id {
+            call.id = id;
+        }
+        let Some(function) = tc.function else {
+            return;
         };
-        let raw = if c.arguments.trim().is_empty() {
-            "{}".to_string()
-        } else {
-            c.arguments
+        // Some servers repeat the whole name in every chunk of a call: the same name again is
+        // the name, not more of it.
+        if let Some(name) = function.name.filter(|n| !n.is_empty() && *n != call.name) {
+            call.name.push_str(&name);
+            on_event(StreamEvent::ToolUseStarted {
+                id: call.id.clone(),
+                name: call.name.clone(),
+            });
+        }
+        let piece = match function.arguments {
+            Some(Value::String(s)) => s,
+            Some(Value::Null) | None => return,
+            Some(other) => other.to_string(),
         };
-        let input = match serde_json::from_str::<Value>(&raw) {
-            Ok(v) if v.is_object() => v,
-            Ok(_) => {
-                malformed.push(MalformedToolCall {
-                    id: id.clone(),
-                    name: c.name.clone(),
-                    raw,
-                    error: "the arguments must be a JSON object".into(),
-                });
-                json!({})
-            }
-            Err(e) => {
-                malformed.push(MalformedToolCall {
-                    id: id.clone(),
-                    name: c.name.clone(),
-                    raw,
-                    error: e.to_string(),
-                });
-                json!({})
-            }
-        };
-        content.push(ContentBlock::ToolUse {
-            id,
-            name: c.name,
-            input,
+        call.arguments.push_str(&piece);
+        on_event(StreamEvent::ToolUseDelta {
+            id: call.id.clone(),
+            partial_json: piece,
         });
     }
-    on_event(StreamEvent::Usage(usage));
-    let stop_reason = match finish.as_deref() {
-        Some("stop") | None => StopReason::EndTurn,
-        Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
-        Some("length") => StopReason::MaxTokens,
-        Some("content_filter") => StopReason::Refusal,
-        Some(other) => StopReason::Other(other.to_string()),
-    };
-    Ok(ChatResponse {
-        message: Message {
-            role: Role::Assistant,
-            content,
-        },
-        stop_reason,
-        usage,
-        malformed_tool_calls: malformed,
-        attempts: 1,
-    })
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lenient_blocks_are_recognised_only_when_alone_and_well_formed() {
-        let (n, a) = lenient_call(
-            "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\n```",
-        )
-        .expect("call");
-        assert_eq!((n.as_str(), a["path"].as_str()), ("read_file", Some("a")));
-        assert!(lenient_call("Here: ```json {\"name\": \"x\", \"arguments\": {}}```").is_none());
-        assert!(lenient_call("```json\n{\"arguments\": {}}\n```").is_none());
-        let (_, a) =
-            lenient_call("```json\n{\"name\": \"x\", \"arguments\": \"{\\\"k\\\": 1}\"}\n```")
-                .expect("string args");
-        assert_eq!(a["k"], 1);
+    /// The reply, once the stream has ended. In lenient mode, a reply without real calls may
+    /// have one taken from its text.
+    pub fn finish(
+        mut self,
+        opts: &OpenAiOptions,
+        req: &ChatRequest,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<ChatResponse, LlmError> {
+        // Some servers end without [DONE]; a finish_reason means the message is whole.
+        if !self.done && self.finish.is_none() {
+            return Err(LlmError::StreamCut);
+        }
+        let mut lenient_calls = None;
+        if self.calls.is_empty()
+            && opts.lenient_tool_calls
+            && let Some(found) = lenient::find_calls(&self.text, &req.tools)
+        {
+            on_event(StreamEvent::Notice(found.notice()));
+            if let Some(taken) = found.taken {
+                self.calls.insert(
+                    0,
+                    PartialCall {
+                        id: taken.id,
+                        name: taken.name,
+                        arguments: taken.input.to_string(),
+                    },
+                );
+                self.text = taken.text_before;
+                self.finish = Some("tool_calls".into());
+            }
+            lenient_calls = Some(found.report);
+        }
+        let mut content = Vec::new();
+        let mut malformed = Vec::new();
+        if !self.text.is_empty() {
+            content.push(ContentBlock::Text { text: self.text });
+        }
+        for (i, c) in self.calls {
+            let id = if c.id.is_empty() {
+                format!("call-{i}")
+            } else {
+                c.id
+            };
+            let (block, bad) = wire::tool_use(id, c.name, c.arguments);
+            content.push(block);
+            malformed.extend(bad);
+        }
+        on_event(StreamEvent::Usage(self.usage));
+        let stop_reason = match self.finish.as_deref() {
+            Some("stop") | None => StopReason::EndTurn,
+            Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
+            Some("length") => StopReason::MaxTokens,
+            Some("content_filter") => StopReason::Refusal,
+            Some(other) => StopReason::Other(other.to_string()),
+        };
+        Ok(ChatResponse {
+            message: Message {
+                role: Role::Assistant,
+                content,
+            },
+            stop_reason,
+            usage: self.usage,
+            malformed_tool_calls: malformed,
+            lenient: lenient_calls,
+            attempts: 1,
+        })
     }
 }

@@ -2,9 +2,10 @@
 
 use crate::anthropic;
 use crate::error::LlmError;
-use crate::openai::{self, OpenAiOptions};
+use crate::openai;
 use crate::request::{ChatRequest, ChatResponse, StreamEvent};
 use crate::retry::RetryPolicy;
+use crate::stream;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -55,6 +56,13 @@ impl ProviderConfig {
     }
 }
 
+fn bundled_roots() -> Vec<reqwest::Certificate> {
+    webpki_root_certs::TLS_SERVER_ROOT_CERTS
+        .iter()
+        .filter_map(|der| reqwest::Certificate::from_der(der).ok())
+        .collect()
+}
+
 pub struct Provider {
     config: ProviderConfig,
     http: reqwest::Client,
@@ -62,12 +70,16 @@ pub struct Provider {
 
 impl Provider {
     pub fn new(config: ProviderConfig) -> Result<Self, LlmError> {
+        // Certificates are checked against the system's store (where IT puts a corporate CA;
+        // `SSL_CERT_FILE` on Linux) and the bundled Mozilla roots, so that a machine without a
+        // store still reaches the public providers.
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(15))
             .read_timeout(config.idle_timeout)
             .user_agent(concat!("Tandem/", env!("CARGO_PKG_VERSION")))
+            .tls_certs_merge(bundled_roots())
             .build()
-            .map_err(|e| LlmError::Connect(e.to_string()))?;
+            .map_err(|e| LlmError::connect(&e))?;
         Ok(Provider { config, http })
     }
 
@@ -86,28 +98,20 @@ impl Provider {
         cancel: &CancellationToken,
     ) -> Result<ChatResponse, LlmError> {
         let c = &self.config;
-        match c.kind {
+        let request = match c.kind {
             ProviderKind::Anthropic => {
                 let key = c.api_key.as_deref().ok_or(LlmError::Auth { status: 401 })?;
-                anthropic::stream_once(&self.http, &c.base_url, key, req, on_event, cancel).await
+                anthropic::request(&self.http, &c.base_url, key, req)
             }
-            ProviderKind::OpenAi => {
-                let opts = OpenAiOptions {
-                    num_ctx: c.num_ctx,
-                    lenient_tool_calls: c.lenient_tool_calls,
-                };
-                openai::stream_once(
-                    &self.http,
-                    &c.base_url,
-                    c.api_key.as_deref(),
-                    &opts,
-                    req,
-                    on_event,
-                    cancel,
-                )
-                .await
-            }
-        }
+            ProviderKind::OpenAi => openai::request(
+                &self.http,
+                &c.base_url,
+                c.api_key.as_deref(),
+                &stream::openai_options(c),
+                req,
+            ),
+        };
+        stream::receive(c, request, req, on_event, cancel).await
     }
 
     /// Streams one reply. Rate limits, overloads, server errors and cut streams are retried per

@@ -1,5 +1,6 @@
 //! One request to a model and what comes back.
 
+use crate::lenient::LenientCalls;
 use protocol::{Message, StopReason, ToolDefinition, Usage};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +50,9 @@ pub struct ChatResponse {
     pub stop_reason: StopReason,
     pub usage: Usage,
     pub malformed_tool_calls: Vec<MalformedToolCall>,
+    /// Lenient mode found calls written as ```json blocks in the text: which one was taken (it
+    /// is in `message`) and which did not run. The model must be told; see [`LenientCalls`].
+    pub lenient: Option<LenientCalls>,
     /// How many attempts it took (1 = no retry).
     pub attempts: u32,
 }

@@ -8,16 +8,24 @@ pub type ToolResult<T> = Result<T, ToolError>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
+    /// A path on the machine that does not exist (a project folder, a helper program).
     #[error("{} does not exist. Check the spelling, or list the parent folder with list_files.", .0.display())]
     NotFound(PathBuf),
+    /// A path inside the project that does not exist, named relative to the project, with the
+    /// existing paths it most likely meant (closest first): a weak model recovers from a
+    /// suggestion far more often than from "check the spelling".
+    #[error("{path} does not exist.{}", missing_hint(.near))]
+    NoSuchPath { path: String, near: Vec<String> },
     #[error("{} is a file, not a folder. Use read_file to read it, or list its parent folder.", .0.display())]
     NotADirectory(PathBuf),
     #[error("{} is a folder, not a file. Use list_files to see what it contains.", .0.display())]
     NotAFile(PathBuf),
     #[error("Permission denied reading {}. Choose another path; this one cannot be read.", .0.display())]
     PermissionDenied(PathBuf),
-    #[error("{path} is outside the project folder {root}. Use a path inside the project.")]
-    OutsideProject { path: String, root: String },
+    /// `path` is as it was asked for; the project's own location is not named (the model
+    /// needs a relative path, not this machine's folders).
+    #[error("{path} is outside the project folder. Use a path relative to the project root.{}", did_you_mean(.near))]
+    OutsideProject { path: String, near: Vec<String> },
     #[error("Invalid argument: {0}")]
     InvalidArgument(String),
     #[error("Could not read {}: {source}", path.display())]
@@ -38,6 +46,22 @@ pub enum ToolError {
     Git(#[from] git2::Error),
 }
 
+fn missing_hint(near: &[String]) -> String {
+    if near.is_empty() {
+        " Check the spelling, or list the parent folder with list_files.".into()
+    } else {
+        did_you_mean(near)
+    }
+}
+
+fn did_you_mean(near: &[String]) -> String {
+    match near {
+        [] => String::new(),
+        [one] => format!(" Did you mean {one}?"),
+        [first, rest @ ..] => format!(" Did you mean {first}? Also close: {}.", rest.join(", ")),
+    }
+}
+
 impl ToolError {
     /// Maps an I/O error on `path` to the variant that explains it best.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
@@ -53,7 +77,7 @@ impl ToolError {
 
     pub fn code(&self) -> ErrorCode {
         match self {
-            ToolError::NotFound(_) => ErrorCode::NotFound,
+            ToolError::NotFound(_) | ToolError::NoSuchPath { .. } => ErrorCode::NotFound,
             ToolError::NotADirectory(_) => ErrorCode::NotADirectory,
             ToolError::NotAFile(_) => ErrorCode::NotAFile,
             ToolError::PermissionDenied(_) => ErrorCode::PermissionDenied,

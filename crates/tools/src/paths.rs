@@ -1,8 +1,18 @@
 //! Resolving paths against the project root. Every tool goes through [`ProjectRoot::resolve`],
-//! so `..`, absolute paths and symlinks can never reach outside the project.
+//! so `..`, absolute paths and symlinks can never reach outside the project. A path that is not
+//! there is named relative to the project, with the existing paths it most likely meant.
 
 use crate::error::{ToolError, ToolResult};
 use std::path::{Component, Path, PathBuf};
+
+/// How many existing paths a missing one suggests.
+const MAX_SUGGESTIONS: usize = 4;
+/// Entries looked at when searching the project for the same name elsewhere: every ordinary
+/// project fits, and a huge one still answers quickly (this is an error path).
+const MAX_ENTRIES_SEARCHED: usize = 50_000;
+/// Folders never searched for suggestions (as list_files never lists them): dependency trees
+/// and version-control internals are never what the model meant.
+const NEVER_SEARCHED: &[&str] = &[".git", "node_modules"];
 
 /// A project folder, canonicalized once when opened.
 #[derive(Debug, Clone)]
@@ -89,7 +99,7 @@ impl ProjectRoot {
         let lexical = normalize(&joined);
         let outside = || ToolError::OutsideProject {
             path: path.to_string(),
-            root: self.root.display().to_string(),
+            near: self.nearest(path),
         };
         let display = match lexical.strip_prefix(&self.root) {
             Ok(rel) => to_slash(rel),
@@ -106,6 +116,211 @@ impl ProjectRoot {
     pub fn relative(&self, path: &Path) -> Option<String> {
         path.strip_prefix(&self.root).ok().map(to_slash)
     }
+
+    /// The error for a resolved path that does not exist: named as the project knows it, with
+    /// the existing paths it most likely meant.
+    pub fn missing(&self, resolved: &Resolved) -> ToolError {
+        ToolError::NoSuchPath {
+            path: resolved.shown().to_string(),
+            near: self.nearest(&resolved.display),
+        }
+    }
+
+    /// An I/O error on a resolved path, as the error that explains it best, naming the path
+    /// relative to the project: where the project sits on this machine is no business of the
+    /// model's, and a relative path is what it must send back.
+    pub fn io_error(&self, resolved: &Resolved, err: std::io::Error) -> ToolError {
+        if err.kind() == std::io::ErrorKind::NotFound {
+            return self.missing(resolved);
+        }
+        ToolError::io(resolved.shown(), err)
+    }
+
+    /// Existing paths (relative, `/`-separated) that `asked` most likely meant, closest first:
+    /// the path without the project's own folder names at its front (a model that writes
+    /// `PARENT/PROJECT/calc.py` for the root's `calc.py`), a near spelling in the same folder,
+    /// the same name elsewhere in the project. Secret files are never suggested.
+    pub fn nearest(&self, asked: &str) -> Vec<String> {
+        let parts: Vec<&str> = asked
+            .split(['/', '\\'])
+            .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+            .collect();
+        let Some((&name, folders)) = parts.split_last() else {
+            return Vec::new();
+        };
+        let mut found: Vec<String> = Vec::new();
+        let offer = |rel: String, found: &mut Vec<String>| {
+            if found.len() < MAX_SUGGESTIONS && !found.contains(&rel) && self.exists_inside(&rel) {
+                found.push(rel);
+            }
+        };
+        for rel in self.without_own_folders(&parts) {
+            offer(rel, &mut found);
+        }
+        for rel in self.near_spellings(folders, name) {
+            offer(rel, &mut found);
+        }
+        for rel in self.same_name_elsewhere(&parts) {
+            offer(rel, &mut found);
+        }
+        found
+    }
+
+    /// `asked` with a run of the root's own folder names cut from its front: the longest
+    /// leading run found in the root's path (in order), and everything up to the last mention
+    /// of the project's folder.
+    fn without_own_folders(&self, parts: &[&str]) -> Vec<String> {
+        let own: Vec<String> = self
+            .root
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        let mut out = Vec::new();
+        let mut matched = 0;
+        let mut at = 0;
+        for part in &parts[..parts.len().saturating_sub(1)] {
+            match own[at..].iter().position(|o| o == part) {
+                Some(i) => {
+                    at += i + 1;
+                    matched += 1;
+                }
+                None => break,
+            }
+        }
+        if matched > 0 {
+            out.push(parts[matched..].join("/"));
+        }
+        if let Some(project) = own.last()
+            && let Some(i) = parts[..parts.len().saturating_sub(1)]
+                .iter()
+                .rposition(|p| p == project)
+        {
+            out.push(parts[i + 1..].join("/"));
+        }
+        out
+    }
+
+    /// Names in the asked folder (when it exists) that differ from the asked name by case or
+    /// by a slip of a character or two, nearest first.
+    fn near_spellings(&self, folders: &[&str], name: &str) -> Vec<String> {
+        let folder = folders.join("/");
+        let real = canonicalize_existing_prefix(&normalize(&self.root.join(&folder)));
+        if !real.starts_with(&self.root) {
+            return Vec::new();
+        }
+        let Ok(entries) = std::fs::read_dir(real) else {
+            return Vec::new();
+        };
+        let asked = name.to_lowercase();
+        let allowed = if asked.chars().count() >= 5 { 2 } else { 1 };
+        let mut near: Vec<(usize, String)> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter_map(|n| {
+                let d = edit_distance(&n.to_lowercase(), &asked);
+                (d <= allowed).then_some((d, n))
+            })
+            .collect();
+        near.sort();
+        near.into_iter()
+            .map(|(_, n)| {
+                if folder.is_empty() {
+                    n
+                } else {
+                    format!("{folder}/{n}")
+                }
+            })
+            .collect()
+    }
+
+    /// Entries anywhere in the project with the asked name (any case), those sharing more of
+    /// the asked path's end first, then the shallower.
+    fn same_name_elsewhere(&self, parts: &[&str]) -> Vec<String> {
+        let Some(name) = parts.last().map(|n| n.to_lowercase()) else {
+            return Vec::new();
+        };
+        let mut hits: Vec<(usize, usize, String)> = Vec::new();
+        let walk = ignore::WalkBuilder::new(&self.root)
+            .require_git(false)
+            .follow_links(false)
+            .filter_entry(|e| {
+                !(e.depth() > 0
+                    && e.file_type().is_some_and(|t| t.is_dir())
+                    && NEVER_SEARCHED.contains(&e.file_name().to_string_lossy().as_ref()))
+            })
+            .build();
+        for entry in walk.take(MAX_ENTRIES_SEARCHED).filter_map(Result::ok) {
+            if entry.depth() == 0 || entry.file_name().to_string_lossy().to_lowercase() != name {
+                continue;
+            }
+            let Some(rel) = self.relative(entry.path()) else {
+                continue;
+            };
+            let shared = rel
+                .rsplit('/')
+                .zip(parts.iter().rev())
+                .take_while(|(a, b)| a.eq_ignore_ascii_case(b))
+                .count();
+            hits.push((usize::MAX - shared, entry.depth(), rel));
+        }
+        hits.sort();
+        hits.into_iter().map(|(_, _, rel)| rel).collect()
+    }
+
+    /// Whether a relative path names something that exists inside the project and may be
+    /// named (not a secret, not a link out).
+    fn exists_inside(&self, rel: &str) -> bool {
+        if rel.is_empty() {
+            return false;
+        }
+        let real = canonicalize_existing_prefix(&normalize(&self.root.join(rel)));
+        real.starts_with(&self.root) && real.exists() && !self.is_secret(&real)
+    }
+}
+
+impl Resolved {
+    /// The relative path as people and models read it: the root is `.`.
+    pub fn shown(&self) -> &str {
+        if self.display.is_empty() {
+            "."
+        } else {
+            &self.display
+        }
+    }
+}
+
+/// Optimal string alignment distance: edits, with a swap of neighbours counted as one (the
+/// commonest slip, `mian.rs`).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > 2 {
+        return usize::MAX;
+    }
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for i in 0..=a.len() {
+        d[i * width] = i;
+    }
+    for (j, cell) in d.iter_mut().enumerate().take(width) {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = best;
+        }
+    }
+    d[a.len() * width + b.len()]
 }
 
 /// Removes `.` and resolves `..` without touching the disk (`..` at the top stays at the top).

@@ -44,16 +44,18 @@ pub fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> ToolResult<FileCont
     }
     let resolved = root.resolve(&args.path)?;
     let real = &resolved.real;
-    let meta = std::fs::metadata(real).map_err(|e| ToolError::io(real, e))?;
+    // Errors name the file as the project does, never by where it is on this machine.
+    let io = |e: std::io::Error| root.io_error(&resolved, e);
+    let meta = std::fs::metadata(real).map_err(io)?;
     if meta.is_dir() {
-        return Err(ToolError::NotAFile(real.clone()));
+        return Err(ToolError::NotAFile(resolved.shown().into()));
     }
     let size = meta.len();
     let path = resolved.display.clone();
 
     if let Some(mime) = image_mime(real) {
         let data_base64 = if size <= IMAGE_INLINE_BYTES {
-            let bytes = std::fs::read(real).map_err(|e| ToolError::io(real, e))?;
+            let bytes = std::fs::read(real).map_err(io)?;
             base64::engine::general_purpose::STANDARD.encode(bytes)
         } else {
             String::new()
@@ -66,9 +68,9 @@ pub fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> ToolResult<FileCont
         });
     }
 
-    let mut file = File::open(real).map_err(|e| ToolError::io(real, e))?;
+    let mut file = File::open(real).map_err(io)?;
     let mut head = vec![0u8; SNIFF_BYTES];
-    let n = read_up_to(&mut file, &mut head).map_err(|e| ToolError::io(real, e))?;
+    let n = read_up_to(&mut file, &mut head).map_err(io)?;
     if head[..n].contains(&0) {
         return Ok(FileContent::Binary { path, size });
     }
@@ -76,9 +78,9 @@ pub fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> ToolResult<FileCont
 
     // Two streaming passes: count lines (to place negative offsets and report the total),
     // then collect the page. Both hold one line at a time, whatever the file's size.
-    let total_lines = count_lines(real)?;
+    let total_lines = count_lines(real).map_err(io)?;
     let start = start_line(args.offset, total_lines, &path)?;
-    let (lines, crlf) = collect_lines(real, start, limit)?;
+    let (lines, crlf) = collect_lines(real, start, limit).map_err(io)?;
     Ok(FileContent::Text {
         path,
         start_line: start,
@@ -165,13 +167,13 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(filled)
 }
 
-fn count_lines(path: &Path) -> ToolResult<u32> {
-    let mut file = File::open(path).map_err(|e| ToolError::io(path, e))?;
+fn count_lines(path: &Path) -> std::io::Result<u32> {
+    let mut file = File::open(path)?;
     let mut buf = vec![0u8; 64 * 1024];
     let mut newlines: u64 = 0;
     let mut last = None;
     loop {
-        let n = file.read(&mut buf).map_err(|e| ToolError::io(path, e))?;
+        let n = file.read(&mut buf)?;
         if n == 0 {
             break;
         }
@@ -205,8 +207,8 @@ fn start_line(offset: Option<i64>, total: u32, path: &str) -> ToolResult<u32> {
     Ok(u32::try_from(start).unwrap_or(1))
 }
 
-fn collect_lines(path: &Path, start: u32, limit: u32) -> ToolResult<(Vec<String>, bool)> {
-    let file = File::open(path).map_err(|e| ToolError::io(path, e))?;
+fn collect_lines(path: &Path, start: u32, limit: u32) -> std::io::Result<(Vec<String>, bool)> {
+    let file = File::open(path)?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let mut lines = Vec::new();
     let mut crlf = false;
@@ -214,8 +216,7 @@ fn collect_lines(path: &Path, start: u32, limit: u32) -> ToolResult<(Vec<String>
     let mut number: u32 = 0;
     loop {
         buf.clear();
-        let (read, cut) =
-            read_capped_line(&mut reader, &mut buf).map_err(|e| ToolError::io(path, e))?;
+        let (read, cut) = read_capped_line(&mut reader, &mut buf)?;
         if read == 0 {
             break;
         }
@@ -503,7 +504,7 @@ mod tests {
         assert!(err.to_string().contains("Use list_files"), "{err}");
         assert!(matches!(
             read_file(&root, &args("nope.rs", None, None)),
-            Err(ToolError::NotFound(_))
+            Err(ToolError::NoSuchPath { .. })
         ));
         assert!(matches!(
             read_file(&root, &args("../etc/passwd", None, None)),

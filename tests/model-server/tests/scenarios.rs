@@ -1,7 +1,8 @@
 //! The llm clients against the scripted server, scenario by scenario (tests/scenarios/llm_*).
 
 use llm::{
-    ChatRequest, LlmError, Provider, ProviderConfig, ProviderKind, RetryPolicy, StreamEvent,
+    ChatRequest, LlmError, NotRunReason, Provider, ProviderConfig, ProviderKind, RetryPolicy,
+    StreamEvent,
 };
 use model_server::{Format, Scenario, ScriptedServer};
 use protocol::{ContentBlock, Message, Role, StopReason, ToolDefinition};
@@ -195,6 +196,18 @@ async fn a_scenario_not_played_to_the_end_is_a_failure() {
 
 // A hostile or broken server: every reply below once crashed, hung or misled the client.
 
+fn with_tools(tools: Vec<ToolDefinition>) -> ChatRequest {
+    ChatRequest { tools, ..request() }
+}
+
+fn tool(name: &str, schema: serde_json::Value) -> ToolDefinition {
+    ToolDefinition {
+        name: name.into(),
+        description: format!("The {name} tool"),
+        input_schema: schema,
+    }
+}
+
 #[tokio::test]
 async fn retry_after_values_that_make_no_sense_are_ignored_not_fatal() {
     let (r, events, server) = run(scenario("llm_retry_after_nonsense.json"), &request()).await;
@@ -238,3 +251,144 @@ async fn retry_after_is_read_in_its_http_date_form() {
     assert_eq!(server.requests().len(), 1);
 }
 
+#[tokio::test]
+async fn anthropic_block_indexes_are_keys_not_sizes() {
+    let (r, _, server) = run(scenario("llm_anthropic_huge_block_index.json"), &request()).await;
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let texts: Vec<String> = r
+        .expect("reply")
+        .message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["near", "far", "farther"]);
+}
+
+#[tokio::test]
+async fn a_4_mb_event_parses_in_linear_time() {
+    let started = std::time::Instant::now();
+    let (r, _, server) = run(scenario("llm_openai_huge_event.json"), &request()).await;
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let text = r.expect("reply").message.text();
+    assert_eq!(text.len(), 67 * 65536);
+    assert!(text.ends_with("a backslash \\ to escape\n"));
+    // Quadratic parsing took 27 s (release) for this; linear takes well under a second.
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn an_event_over_the_cap_is_refused_with_a_clear_error() {
+    let (r, _, server) = run(scenario("llm_openai_event_over_cap.json"), &request()).await;
+    let err = r.expect_err("over the cap");
+    assert!(matches!(err, LlmError::Protocol(_)), "{err:?}");
+    assert!(err.to_string().contains("MB"), "{err}");
+    assert_eq!(server.requests().len(), 1, "a refused event is not retried");
+}
+
+#[tokio::test]
+async fn a_name_repeated_in_every_chunk_is_taken_once() {
+    let (r, events, server) = run(scenario("llm_openai_name_every_chunk.json"), &request()).await;
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let r = r.expect("reply");
+    assert_eq!(
+        r.message.content,
+        vec![
+            ContentBlock::ToolUse {
+                id: "call_1".into(),
+                name: "read_file".into(),
+                input: json!({"path": "src/main.rs", "offset": 10})
+            },
+            ContentBlock::ToolUse {
+                id: "call_2".into(),
+                name: "list_files".into(),
+                input: json!({"path": "src"})
+            },
+        ]
+    );
+    let started = events
+        .iter()
+        .filter(|e| matches!(e, StreamEvent::ToolUseStarted { .. }))
+        .count();
+    assert_eq!(started, 2, "one start per call: {events:?}");
+}
+
+#[tokio::test]
+async fn lenient_mode_runs_the_first_block_that_fits_of_several() {
+    let req = with_tools(vec![
+        tool(
+            "read_file",
+            json!({"type": "object", "properties": {"path": {"type": "string"}, "offset": {"type": ["integer", "null"]}}, "required": ["path"], "additionalProperties": false}),
+        ),
+        tool(
+            "edit_file",
+            json!({"type": "object", "properties": {"path": {"type": "string"}, "old_string": {"type": "string"}, "new_string": {"type": "string"}}, "required": ["path"]}),
+        ),
+        tool(
+            "run_command",
+            json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}),
+        ),
+    ]);
+    let s = scenario("llm_lenient_several_blocks.json");
+    let server = ScriptedServer::start(s).await.expect("server");
+    let mut config = ProviderConfig::new(ProviderKind::OpenAi, server.base_url(), None);
+    config.lenient_tool_calls = true;
+    let mut events = Vec::new();
+    let r = Provider::new(config)
+        .expect("provider")
+        .stream(&req, &mut |e| events.push(e), &CancellationToken::new())
+        .await
+        .expect("reply");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    assert_eq!(r.stop_reason, StopReason::ToolUse);
+    let calls: Vec<(&str, &serde_json::Value)> = r
+        .message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse { name, input, .. } => Some((name.as_str(), input)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, [("read_file", &json!({"path": "calc.py"}))]);
+    assert_eq!(
+        r.message.text(),
+        "I'll fix the sum in a few steps.\n\n```json\n{\"name\": \"plan\", \"arguments\": {\"steps\": 3}}\n```\n\n```json\n{\"name\": \"read_file\", \"arguments\": {\"file\": \"calc.py\"}}\n```\n\nFirst, read the file:",
+        "the prose before the call stays; the blocks after it are reported instead"
+    );
+    let lenient = r.lenient.expect("what lenient mode did");
+    assert_eq!(lenient.call_id.as_deref(), Some("lenient-0"));
+    let not_run: Vec<(&str, &NotRunReason)> = lenient
+        .not_run
+        .iter()
+        .map(|n| (n.name.as_str(), &n.reason))
+        .collect();
+    assert_eq!(
+        not_run,
+        [
+            ("plan", &NotRunReason::UnknownTool),
+            (
+                "read_file",
+                &NotRunReason::ArgumentsDoNotFit("unknown argument `file`; missing `path`".into())
+            ),
+            ("edit_file", &NotRunReason::OnePerReply),
+            ("run_command", &NotRunReason::OnePerReply),
+        ]
+    );
+    let note = lenient.note().expect("the model is told");
+    assert!(note.contains("one call per reply"), "{note}");
+    assert!(note.contains("`edit_file`, `run_command`"), "{note}");
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::Notice(n) if n.contains("4 other blocks written as calls did not run"))),
+        "the user is told too: {events:?}"
+    );
+}
