@@ -63,6 +63,9 @@ pub fn for_people(err: ToolError) -> CommandError {
         ToolError::OutsideProject { path, .. } => {
             format!("{path} is outside the project folder, so Tandem will not open it.")
         }
+        ToolError::NoSuchPath { path, .. } => {
+            format!("{path} does not exist. It may have been moved, renamed or deleted.")
+        }
         _ => err.to_string(),
     };
     CommandError {

@@ -42,7 +42,11 @@ fn flush(sink: &Sink, buf: &mut Vec<AgentEvent>) {
 
 /// Runs until the agent (the sender) is dropped. `turn_flushed` is notified once the
 /// `turn_ended` event has been handed to the window.
-pub async fn pump(mut rx: mpsc::UnboundedReceiver<AgentEvent>, sink: Sink, turn_flushed: Arc<Notify>) {
+pub async fn pump(
+    mut rx: mpsc::UnboundedReceiver<AgentEvent>,
+    sink: Sink,
+    turn_flushed: Arc<Notify>,
+) {
     let mut buf = Vec::new();
     let mut deadline: Option<Instant> = None;
     loop {

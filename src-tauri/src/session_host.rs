@@ -6,7 +6,10 @@
 use crate::commands::{CmdResult, blocking, internal, invalid, opened_root};
 use crate::event_pump::{self, Sink};
 use crate::state::AppState;
-use agent::{AgentConfig, Sandboxing, Session, SessionError, SessionHeader, SessionLog, SessionOptions, locations};
+use agent::{
+    AgentConfig, Sandboxing, Session, SessionError, SessionHeader, SessionLog, SessionOptions,
+    locations,
+};
 use protocol::{
     AgentEvent, AnswerApprovalArgs, BackgroundTask, CommandError, CreateSessionArgs, ErrorCode,
     ProjectArgs, SendMessageArgs, SessionArgs, SessionFileChange, SessionInfo, SessionState,
@@ -339,8 +342,23 @@ pub async fn send_message(
     };
     live.session.set_mode(args.mode);
     *lock(&live.sink) = Some(on_event);
-    let turn = live.session.submit(&args.text).map_err(session_error)?;
-    let outcome = turn.await.map_err(internal)?;
+    let turn = match live.session.submit(&args.text) {
+        Ok(t) => t,
+        Err(SessionError::Closed) => {
+            lock(&sessions.live).remove(&args.session);
+            return Err(invalid(
+                "The session had stopped; nothing is lost. Send your message again to continue.",
+            ));
+        }
+        Err(e) => return Err(session_error(e)),
+    };
+    let Ok(outcome) = turn.await else {
+        // The engine stopped under this turn: the next message opens the session afresh.
+        lock(&sessions.live).remove(&args.session);
+        return Err(invalid(
+            "The session stopped unexpectedly; nothing is lost. Send your message again to continue.",
+        ));
+    };
     // The window must have every event before the call resolves.
     if tokio::time::timeout(Duration::from_secs(2), live.turn_flushed.notified())
         .await

@@ -3,7 +3,6 @@
 //! `cargo bench -p agent`; prints p50, p90, p99 and max over 5,000 calls.
 
 use agent::{Agent, AgentConfig, SessionHeader, SessionLog};
-use llm::{Provider, ProviderConfig, ProviderKind};
 use policy::Policy;
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -24,10 +23,8 @@ fn main() {
         let log = SessionLog::create(sessions.path(), &header).expect("log");
         let (etx, mut erx) = mpsc::unbounded_channel();
         tokio::spawn(async move { while erx.recv().await.is_some() {} });
-        let (atx, _arx) = mpsc::channel(1);
-        // The model is never called here: the provider only has to exist.
-        let provider = Provider::new(ProviderConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:9", None)).expect("provider");
-        let mut agent = Agent::new(provider, toolbox, Policy::builtin(), AgentConfig::new("m"), log, etx, atx);
+        // The model is never called here.
+        let mut agent = Agent::standalone(toolbox, Policy::builtin(), AgentConfig::new("m"), log, etx);
         let cancel = CancellationToken::new();
         let input = json!({"items": [{"text": "read the code", "status": "done"}, {"text": "fix the bug", "status": "in_progress"}]});
         let mut times: Vec<Duration> = Vec::with_capacity(5000);

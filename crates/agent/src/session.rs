@@ -341,8 +341,9 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
         tokio::select! {
             op = ops.recv() => match op {
                 Some(Op::Turn { start, done }) => {
+                    let _running = Running(&shared.running);
                     let outcome = turn(&mut agent, &shared, start).await;
-                    shared.running.store(false, Ordering::SeqCst);
+                    drop(_running);
                     let _ = done.send(outcome);
                 }
                 None => return,
@@ -352,14 +353,24 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                 if shared.running.swap(true, Ordering::SeqCst) {
                     continue;
                 }
+                let _running = Running(&shared.running);
                 shared.automatic.fetch_add(1, Ordering::SeqCst);
                 let (reason, message) = wake_words(&event, &shared.tasks);
                 let _ = agent.log.append(&serde_json::json!({"type": "wake_message", "text": message}));
                 turn(&mut agent, &shared, Start::Wake(reason, message)).await;
-                shared.running.store(false, Ordering::SeqCst);
             }
             () = shared.closed.cancelled() => return,
         }
+    }
+}
+
+/// Marks the session idle when a turn ends, however it ends (even by a panic in the engine,
+/// which must not leave the session "already running" for good).
+struct Running<'a>(&'a AtomicBool);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
     }
 }
 

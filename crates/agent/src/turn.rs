@@ -26,6 +26,9 @@ use tools::Toolbox;
 /// Identical calls in a row before the loop pauses for the user.
 pub const LOOP_LIMIT: usize = 3;
 
+/// Replies in a row whose text calls could not run before the turn ends on them.
+const MAX_LENIENT_RETRIES: u32 = 3;
+
 /// Tools that may be called again and again with the same arguments: looking at a running
 /// task is waiting, not looping.
 const POLLING_TOOLS: &[&str] = &["task_poll", "task_list", "wakeup"];
@@ -245,6 +248,27 @@ impl Agent {
         }
     }
 
+    /// An agent on its own, without a session or a model: for measuring the engine itself
+    /// (the overhead benchmark). Front ends create a [`crate::Session`].
+    pub fn standalone(
+        toolbox: Toolbox,
+        policy: Policy,
+        config: AgentConfig,
+        log: SessionLog,
+        events: tokio::sync::mpsc::UnboundedSender<AgentEvent>,
+    ) -> Self {
+        Agent::new(
+            None,
+            Arc::new(toolbox),
+            Arc::new(RwLock::new(policy)),
+            config,
+            log,
+            EventSink::new(events),
+            Approvals::default(),
+            ModeSwitch::default(),
+        )
+    }
+
     /// The mode calls are judged in now.
     pub(crate) fn mode(&self) -> Mode {
         self.mode_now.get().or(self.config.mode).unwrap_or_else(|| {
@@ -366,6 +390,7 @@ impl Agent {
             self.config.depth < self.config.max_depth && self.kit.is_some(),
         );
         let mut used_tokens: u64 = 0;
+        let mut lenient_retries = 0;
         for step in 1..=self.config.max_steps {
             if let Some(budget) = self.config.token_budget.filter(|b| used_tokens >= *b) {
                 self.emit(AgentEvent::Notice {
@@ -452,7 +477,17 @@ impl Agent {
                     _ => None,
                 })
                 .collect();
+            let lenient_note = resp.lenient.as_ref().and_then(|l| l.note());
+            let noted_call = resp.lenient.as_ref().and_then(|l| l.call_id.clone());
             if calls.is_empty() {
+                // A small model wrote calls as text and none of them could run: it hears why
+                // and tries again, a few times, instead of the turn ending on it.
+                if let Some(note) = lenient_note.filter(|_| lenient_retries < MAX_LENIENT_RETRIES) {
+                    lenient_retries += 1;
+                    self.messages.push(Message::user_text(note));
+                    self.log.sync()?;
+                    continue;
+                }
                 self.log.sync()?;
                 return Ok(Outcome::Ended {
                     text: resp.message.text(),
@@ -515,6 +550,15 @@ impl Agent {
                     self.log.sync()?;
                     return Ok(Outcome::Cancelled);
                 };
+                let mut reply = reply;
+                if noted_call.as_deref() == Some(id.as_str())
+                    && let Some(note) = &lenient_note
+                {
+                    // The reply held several calls as text; one ran, and the model learns
+                    // which did not.
+                    reply.text.push_str("\n\n");
+                    reply.text.push_str(note);
+                }
                 if name == "task_done" && !reply.is_error {
                     let summary = input
                         .get("summary")

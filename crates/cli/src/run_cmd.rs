@@ -246,6 +246,7 @@ fn print_plain(e: &AgentEvent, agent: &str) {
                         hint.as_ref().map(|h| format!(": {h}")).unwrap_or_default()
                     )
                 }
+                protocol::WakeReason::Retry => "trying again".into(),
             };
             println!("\n{tag}⏰ woken: {why}");
         }
@@ -485,6 +486,7 @@ fn turns(entries: &[agent::Entry<Value>]) -> Vec<(String, String)> {
                         format!("(woken: {task} {state})")
                     }
                     protocol::WakeReason::Timer { .. } => "(woken: wake-up)".into(),
+                    protocol::WakeReason::Retry => "(tried again)".into(),
                 },
                 "cut short".into(),
             )),

@@ -60,15 +60,21 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
     let real = &resolved.real;
     let path = resolved.display.clone();
     let meta = std::fs::metadata(real).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => ToolError::InvalidArgument(format!(
-            "{path} does not exist; edit_file changes existing files, use write_file to create it"
-        )),
-        _ => ToolError::io(real, e),
+        std::io::ErrorKind::NotFound => match ws.root().missing(&resolved) {
+            ToolError::NoSuchPath { near, .. } if !near.is_empty() => ToolError::NoSuchPath {
+                path: path.clone(),
+                near,
+            },
+            _ => ToolError::InvalidArgument(format!(
+                "{path} does not exist; edit_file changes existing files, use write_file to create it"
+            )),
+        },
+        _ => ws.root().io_error(&resolved, e),
     })?;
     if meta.is_dir() {
-        return Err(ToolError::NotAFile(real.clone()));
+        return Err(ToolError::NotAFile(resolved.shown().into()));
     }
-    let bytes = std::fs::read(real).map_err(|e| ToolError::io(real, e))?;
+    let bytes = std::fs::read(real).map_err(|e| ws.root().io_error(&resolved, e))?;
     ws.check_fresh_bytes(real, &path, &bytes)?;
     let original = String::from_utf8(bytes).map_err(|_| {
         ToolError::InvalidArgument(format!(

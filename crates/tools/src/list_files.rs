@@ -80,9 +80,9 @@ pub fn list_files(root: &ProjectRoot, args: &ListFilesArgs) -> ToolResult<FileLi
     }
     let pattern = args.pattern.as_deref().map(Pattern::parse).transpose()?;
     let dir = root.resolve(&args.path)?;
-    let meta = std::fs::metadata(&dir.real).map_err(|e| ToolError::io(&dir.real, e))?;
+    let meta = std::fs::metadata(&dir.real).map_err(|e| root.io_error(&dir, e))?;
     if !meta.is_dir() {
-        return Err(ToolError::NotADirectory(dir.real));
+        return Err(ToolError::NotADirectory(dir.shown().into()));
     }
 
     let mut walker = ignore::WalkBuilder::new(&dir.real);
@@ -438,7 +438,7 @@ mod tests {
         };
         assert!(matches!(
             list_files(&root, &missing),
-            Err(ToolError::NotFound(_))
+            Err(ToolError::NoSuchPath { .. })
         ));
         let outside = ListFilesArgs {
             path: "../".into(),

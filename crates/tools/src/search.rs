@@ -182,7 +182,7 @@ pub fn search_with_limit(
         ))
     })?;
     let start = root.resolve(args.path.as_deref().unwrap_or(""))?;
-    std::fs::metadata(&start.real).map_err(|e| ToolError::io(&start.real, e))?;
+    std::fs::metadata(&start.real).map_err(|e| root.io_error(&start, e))?;
 
     let mut walker = WalkBuilder::new(&start.real);
     walker.require_git(false).hidden(true).follow_links(false);

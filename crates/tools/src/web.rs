@@ -113,10 +113,17 @@ fn client(
     addrs: &[IpAddr],
     port: u16,
 ) -> ToolResult<reqwest::Client> {
+    // The system's certificate store (a corporate CA) and, for machines without one, the
+    // bundled Mozilla roots: the same trust as the model clients.
+    let bundled: Vec<reqwest::Certificate> = webpki_root_certs::TLS_SERVER_ROOT_CERTS
+        .iter()
+        .filter_map(|der| reqwest::Certificate::from_der(der).ok())
+        .collect();
     let mut b = reqwest::Client::builder()
         .timeout(config.timeout)
         .connect_timeout(config.connect_timeout)
         .redirect(reqwest::redirect::Policy::none())
+        .tls_certs_merge(bundled)
         .user_agent(concat!("Tandem/", env!("CARGO_PKG_VERSION")));
     if host.parse::<IpAddr>().is_err() && !addrs.is_empty() {
         let sockets: Vec<SocketAddr> = addrs.iter().map(|ip| SocketAddr::new(*ip, port)).collect();

@@ -37,17 +37,17 @@ pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
     let resolved = ws.root().resolve(&args.path)?;
     let real = resolved.real.clone();
     if resolved.display.is_empty() {
-        return Err(ToolError::NotAFile(real));
+        return Err(ToolError::NotAFile(resolved.shown().into()));
     }
     let existing = match std::fs::metadata(&real) {
-        Ok(m) if m.is_dir() => return Err(ToolError::NotAFile(real)),
+        Ok(m) if m.is_dir() => return Err(ToolError::NotAFile(resolved.shown().into())),
         Ok(_) => {
-            let bytes = std::fs::read(&real).map_err(|e| ToolError::io(&real, e))?;
+            let bytes = std::fs::read(&real).map_err(|e| ws.root().io_error(&resolved, e))?;
             ws.check_fresh_bytes(&real, &resolved.display, &bytes)?;
             Some(String::from_utf8_lossy(&bytes).into_owned())
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(ToolError::io(&real, e)),
+        Err(e) => return Err(ws.root().io_error(&resolved, e)),
     };
     let content = match &existing {
         Some(old) => Style::of(old).apply(&args.content),
@@ -65,10 +65,12 @@ pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
 /// and counts the change.
 pub fn apply_planned(ws: &Workspace, planned: &Planned, content: &str) -> ToolResult<FileChange> {
     let real = &planned.real;
+    // Errors name the path as the model gave it, never where the project sits on this machine.
+    let shown = std::path::Path::new(&planned.path);
     if let Some(parent) = real.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| ToolError::io(parent, e))?;
+        std::fs::create_dir_all(parent).map_err(|e| ToolError::io(shown, e))?;
     }
-    write_atomic(real, content.as_bytes()).map_err(|e| ToolError::io(real, e))?;
+    write_atomic(real, content.as_bytes()).map_err(|e| ToolError::io(shown, e))?;
     ws.note_written(real, content.as_bytes());
     let old = planned.original.as_deref().unwrap_or("");
     let (added, removed) = line_counts(old, content);
