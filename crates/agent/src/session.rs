@@ -256,6 +256,12 @@ impl Session {
         Ok(self.shared.approvals.answer(request, answer)?)
     }
 
+    /// Where questions are answered, without keeping the session open: a front end's event
+    /// loop holds this, so the session still ends when its last handle goes.
+    pub fn approvals(&self) -> Approvals {
+        self.shared.approvals.clone()
+    }
+
     /// The questions waiting, oldest first.
     pub fn questions(&self) -> Vec<ApprovalRequest> {
         self.shared.approvals.waiting()

@@ -366,7 +366,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         // The outcome of the last turn the session's own agent ended (wake-ups may follow).
         let last: Arc<Mutex<Option<TurnOutcome>>> = Arc::default();
         let last2 = last.clone();
-        let answerer = session.clone();
+        let answerer = session.approvals();
         let printer = tokio::spawn(async move {
             while let Some(e) = events.recv().await {
                 print_event(&e, json);

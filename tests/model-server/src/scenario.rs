@@ -31,6 +31,11 @@ fn default_models() -> Vec<String> {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Turn {
+    /// Answers the first request whose text contains this, whatever its place in the script:
+    /// for agents that talk to the model at the same time (a sub-agent working in the
+    /// background while its parent goes on). Turns without it answer in order.
+    #[serde(default)]
+    pub when: Option<String>,
     #[serde(default)]
     pub expect: Expect,
     /// The scripted answer (ignored when `fault` answers instead).

@@ -52,37 +52,49 @@ impl ScriptedServer {
         let shared = state.clone();
         let task = tokio::spawn(async move {
             let models = scenario.models.clone();
-            for (i, turn) in scenario.turns.into_iter().enumerate() {
-                // Model listings (Settings' "Test connection") are answered beside the script.
-                let (sock, req) = loop {
-                    let Ok((mut sock, _)) = listener.accept().await else {
-                        return;
-                    };
-                    let req = read_request(&mut sock).await;
-                    match req {
-                        Some(r) if is_model_listing(&r) => {
-                            answer_models(sock, &models).await;
-                        }
-                        other => break (sock, other),
-                    }
+            let format = scenario.format;
+            let mut left: Vec<Option<Turn>> = scenario.turns.into_iter().map(Some).collect();
+            loop {
+                let Ok((mut sock, _)) = listener.accept().await else {
+                    return;
                 };
-                serve(sock, req, i, scenario.format, turn, &shared).await;
-            }
-            // Requests beyond the script are failures, answered with 500.
-            while let Ok((mut sock, _)) = listener.accept().await {
-                let extra = read_request(&mut sock).await;
-                if extra.as_ref().is_some_and(is_model_listing) {
+                let req = read_request(&mut sock).await;
+                // Model listings (Settings' "Test connection") are answered beside the script.
+                if req.as_ref().is_some_and(is_model_listing) {
                     answer_models(sock, &models).await;
                     continue;
                 }
-                {
-                    let mut st = shared.lock().unwrap_or_else(PoisonError::into_inner);
-                    st.failures.push(format!(
-                        "an unexpected request beyond the script: {:?}",
-                        extra.map(|r| r.method_and_path)
-                    ));
-                }
-                let _ = sock.write_all(b"HTTP/1.1 500 Scenario Over\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+                let text = req.as_ref().map(|r| r.body.to_string()).unwrap_or_default();
+                let pick = left.iter().position(|t| {
+                    t.as_ref().is_some_and(|t| {
+                        t.when.as_deref().is_none_or(|w| {
+                            text.contains(w)
+                                || text.contains(
+                                    serde_json::to_string(w)
+                                        .unwrap_or_default()
+                                        .trim_matches('"'),
+                                )
+                        })
+                    })
+                });
+                let Some(i) = pick else {
+                    // Requests beyond the script are failures, answered with 500.
+                    {
+                        let mut st = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                        st.failures.push(format!(
+                            "an unexpected request beyond the script: {:?}",
+                            req.map(|r| r.method_and_path)
+                        ));
+                    }
+                    let _ = sock.write_all(b"HTTP/1.1 500 Scenario Over\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+                    continue;
+                };
+                let Some(turn) = left.get_mut(i).and_then(Option::take) else {
+                    continue;
+                };
+                // Each answer streams on its own, so one slow reply holds no other agent up.
+                let state = shared.clone();
+                tokio::spawn(async move { serve(sock, req, i, format, turn, &state).await });
             }
         });
         Ok(ScriptedServer {

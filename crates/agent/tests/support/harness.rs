@@ -84,6 +84,37 @@ impl Setup {
     }
 }
 
+/// Opens a session, waiting for a previous holder that is closing to let go of it.
+async fn open_when_free(opts: SessionOptions, id: &str) -> (Session, agent::Events) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut opts = Some(opts);
+    loop {
+        let Some(o) = opts.take() else {
+            panic!("the session options were used up");
+        };
+        // Options are consumed by an attempt: rebuild them from a clone of their parts.
+        let retry = SessionOptions {
+            root: o.root.clone(),
+            sessions_dir: o.sessions_dir.clone(),
+            policy: o.policy.clone(),
+            config: o.config.clone(),
+            resolver: o.resolver.clone(),
+            sandboxing: agent::Sandboxing::Off,
+            tmp_dir: o.tmp_dir.clone(),
+        };
+        match Session::open(o, id) {
+            Ok(s) => return s,
+            Err(agent::SessionError::Log(agent::LogError::Busy(_)))
+                if tokio::time::Instant::now() < deadline =>
+            {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                opts = Some(retry);
+            }
+            Err(e) => panic!("open session: {e}"),
+        }
+    }
+}
+
 impl Harness {
     pub async fn start(
         s: Scenario,
@@ -138,13 +169,13 @@ impl Harness {
             tmp_dir: setup.tmp_dir,
         };
         let (session, mut events) = match &setup.resume {
-            Some(id) => Session::open(opts, id).expect("open session"),
+            Some(id) => open_when_free(opts, id).await,
             None => Session::create(opts, "test task").expect("create session"),
         };
         session.set_mode(setup.mode);
         let seen: Arc<Mutex<Vec<AgentEvent>>> = Arc::default();
         let asked: Arc<Mutex<Vec<ApprovalRequest>>> = Arc::default();
-        let (seen2, asked2, answerer) = (seen.clone(), asked.clone(), session.clone());
+        let (seen2, asked2, answerer) = (seen.clone(), asked.clone(), session.approvals());
         let answer: Answerer = Arc::new(answer);
         tokio::spawn(async move {
             while let Some(e) = events.recv().await {
@@ -190,11 +221,31 @@ impl Harness {
     pub async fn until(&self, what: &str, pred: impl Fn(&[AgentEvent]) -> bool) {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
         while !pred(&self.events()) {
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "timed out waiting for {what}"
-            );
+            if tokio::time::Instant::now() >= deadline {
+                panic!(
+                    "timed out waiting for {what}\nserver failures: {:?}\nevents: {:#?}",
+                    self.server.failures(),
+                    self.events().iter().map(summary).collect::<Vec<_>>()
+                );
+            }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+}
+
+/// One line per event, for a failing test's message.
+fn summary(e: &AgentEvent) -> String {
+    match e {
+        AgentEvent::Subagent { agent, event } => format!("[{agent}] {}", summary(event)),
+        AgentEvent::ToolFinished { name, output, .. } => {
+            format!(
+                "tool_finished {name}: {}",
+                output.chars().take(160).collect::<String>()
+            )
+        }
+        other => serde_json::to_value(other)
+            .ok()
+            .and_then(|v| v["type"].as_str().map(str::to_string))
+            .unwrap_or_default(),
     }
 }

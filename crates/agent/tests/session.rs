@@ -1,0 +1,522 @@
+//! The session the engine owns: sub-agents and named agents, wake-ups, Stop, resuming, one
+//! writer per session and logs that do not balloon — all against the scripted model server.
+
+#[path = "support/harness.rs"]
+mod harness;
+
+use agent::{LogError, SessionError, read_session};
+use harness::{Harness, Setup, scenario};
+use model_server::Scenario;
+use policy::Mode;
+use protocol::{AgentEvent, ApprovalAnswer, ToolOutcome, TurnOutcome, WakeReason};
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("calc.py"),
+        "def add(a, b):\n    return a - b  # wrong\n\n\ndef sub(a, b):\n    return a - b\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("greeting.txt"), "hi\n").expect("write");
+    std::fs::write(
+        dir.path().join("list.txt"),
+        (1..=20).map(|i| format!("line {i}\n")).collect::<String>(),
+    )
+    .expect("write");
+    dir
+}
+
+/// The innermost events of every agent, with the agent they came from.
+fn flat(events: &[AgentEvent]) -> Vec<(Option<String>, AgentEvent)> {
+    fn walk(e: &AgentEvent, from: Option<String>, out: &mut Vec<(Option<String>, AgentEvent)>) {
+        match e {
+            AgentEvent::Subagent { agent, event } => walk(event, Some(agent.clone()), out),
+            other => out.push((from, other.clone())),
+        }
+    }
+    let mut out = Vec::new();
+    for e in events {
+        walk(e, None, &mut out);
+    }
+    out
+}
+
+/// Processes of this machine whose command line is exactly `sleep SECONDS`.
+fn sleeping(seconds: &str) -> usize {
+    let want = format!("sleep\0{seconds}\0");
+    std::fs::read_dir("/proc")
+        .expect("proc")
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|pid| pid.chars().all(|c| c.is_ascii_digit()))
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            !stat.is_empty() && !stat.contains(") Z")
+        })
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == want.as_bytes())
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn a_sub_agent_fixes_a_file_and_is_refused_what_its_parent_is_refused() {
+    let p = project();
+    std::fs::create_dir_all(p.path().join(".tandem")).expect("mkdir");
+    std::fs::write(
+        p.path().join(".tandem/policy.toml"),
+        "[paths]\nprotected = [\"docs/**\"]\n",
+    )
+    .expect("write");
+    let mut setup = Setup::new(Mode::AutoEdit);
+    setup.policy = agent::load_project_policy(&p.path().canonicalize().expect("canonical"), None)
+        .expect("policy");
+    let h = Harness::start(
+        scenario("agent_subagent_fixes_a_file.json"),
+        p.path(),
+        setup,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Fix the calculator").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let calc = std::fs::read_to_string(p.path().join("calc.py")).expect("calc");
+    let results: Vec<String> = flat(&h.events())
+        .into_iter()
+        .filter_map(|(from, e)| match e {
+            AgentEvent::ToolFinished { name, output, .. } => {
+                Some(format!("{from:?} {name}: {output}"))
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        calc.starts_with("def add(a, b):\n    return a + b\n"),
+        "{calc}\n{results:#?}"
+    );
+    assert!(
+        !p.path().join("docs/notes.md").exists(),
+        "the child wrote where the rules forbid"
+    );
+    let events = h.events();
+    let started = events.iter().find_map(|e| match e {
+        AgentEvent::SubagentStarted {
+            agent,
+            name,
+            background,
+            ..
+        } => Some((agent.clone(), name.clone(), *background)),
+        _ => None,
+    });
+    let (child, name, background) = started.expect("the sub-agent started");
+    assert_eq!((name.as_str(), background), ("Fix add", false));
+    let refused = flat(&events).into_iter().any(|(from, e)| {
+        from.as_deref() == Some(child.as_str())
+            && matches!(
+                e,
+                AgentEvent::ToolFinished {
+                    outcome: Some(ToolOutcome::Refused),
+                    ..
+                }
+            )
+    });
+    assert!(
+        refused,
+        "the child's forbidden write was refused by the policy"
+    );
+    let ended = events.iter().find_map(|e| match e {
+        AgentEvent::SubagentEnded {
+            report,
+            steps,
+            tokens,
+            ..
+        } => Some((report.clone(), *steps, *tokens)),
+        _ => None,
+    });
+    let (report, steps, _) = ended.expect("the sub-agent ended");
+    assert_eq!(report, "Fixed add in calc.py.");
+    assert_eq!(steps, 4);
+    // The parent heard the summary and the files it changed.
+    let requests = h.server.requests();
+    let last = requests.last().expect("requests").body.to_string();
+    assert!(last.contains("Files it changed: calc.py"), "{last}");
+    // The child has a log of its own, beside the session's.
+    let child_log = h
+        .sessions_dir
+        .join(h.session.id())
+        .join("agents")
+        .join(format!("{child}.jsonl"));
+    assert!(
+        read_session::<Value>(&child_log)
+            .expect("child log")
+            .entries
+            .len()
+            > 5
+    );
+}
+
+#[tokio::test]
+async fn two_named_agents_talk_and_the_parent_hears_both_reports() {
+    let p = project();
+    let h = Harness::start(
+        scenario("agent_named_agents_exchange.json"),
+        p.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Coordinate the team").await;
+    assert_eq!(outcome, TurnOutcome::Ended);
+    h.until("two wake-ups with the reports, each turn ended", |events| {
+        let wakes = events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::Wake { .. }))
+            .count();
+        let ends = events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::TurnEnded { .. }))
+            .count();
+        wakes == 2 && ends == 3
+    })
+    .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert_eq!(
+        std::fs::read_to_string(p.path().join("greeting.txt")).expect("read"),
+        "hello\n"
+    );
+    let parent_saw: String = h
+        .server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .filter(|b| b.contains("Coordinate the team"))
+        .collect();
+    assert!(
+        parent_saw.contains("Wrote greeting.txt and asked the reviewer."),
+        "the writer's report"
+    );
+    assert!(
+        parent_saw.contains("greeting.txt says hello: approved."),
+        "the reviewer's report"
+    );
+    for e in h.events() {
+        if let AgentEvent::Wake { reason } = e {
+            assert!(
+                matches!(reason, WakeReason::TaskFinished { state, .. } if state == "reported")
+            );
+        }
+    }
+    // Both agents are listed as tasks (idle, waiting for messages) until stopped.
+    let tasks = h.session.tasks(false);
+    assert_eq!(
+        tasks.iter().filter(|t| t.kind == "agent").count(),
+        2,
+        "{tasks:?}"
+    );
+}
+
+#[tokio::test]
+async fn stopping_the_parent_ends_every_child_and_its_processes() {
+    let p = project();
+    let h = Harness::start(
+        scenario("agent_stop_ends_children.json"),
+        p.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let turn = h.session.submit("Build it").expect("submit");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while sleeping("37") == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the child's command never started"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    h.session.stop();
+    let outcome = tokio::time::timeout(Duration::from_secs(10), turn)
+        .await
+        .expect("no hang")
+        .expect("outcome");
+    assert_eq!(outcome, TurnOutcome::Cancelled);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while sleeping("37") > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the child's command outlived the stop"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let ended = h.events().into_iter().find_map(|e| match e {
+        AgentEvent::SubagentEnded { outcome, .. } => Some(outcome),
+        _ => None,
+    });
+    assert_eq!(ended, Some(TurnOutcome::Cancelled));
+}
+
+#[tokio::test]
+async fn a_finished_background_command_and_a_wake_up_wake_the_agent() {
+    let p = project();
+    let h = Harness::start(
+        scenario("agent_wakes_on_background_and_timer.json"),
+        p.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Build it").await;
+    assert_eq!(outcome, TurnOutcome::Ended);
+    h.until("the woken agent finishes", |events| {
+        events.iter().any(|e| matches!(e, AgentEvent::Done { .. }))
+    })
+    .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    let wakes: Vec<WakeReason> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::Wake { reason } => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        matches!(&wakes[0], WakeReason::TaskFinished { task, .. } if task == "task-1"),
+        "{wakes:?}"
+    );
+    assert_eq!(
+        wakes[1],
+        WakeReason::Timer {
+            hint: Some("check the logs".into())
+        }
+    );
+}
+
+#[tokio::test]
+async fn polling_a_running_task_five_times_does_not_pause_the_session() {
+    let p = project();
+    let h = Harness::start(
+        scenario("agent_poll_is_not_a_loop.json"),
+        p.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Start the slow task, watch it, stop it").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert_eq!(
+        outcome,
+        TurnOutcome::Done {
+            summary: "Stopped the slow task.".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_compacted_session_opened_again_continues_from_the_summary() {
+    let p = project();
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let mut setup = Setup::new(Mode::Ask);
+    setup.config.context_window = 120;
+    setup.sessions_dir = Some(sessions.path().to_path_buf());
+    let h = Harness::start(scenario("agent_compaction.json"), p.path(), setup, |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    assert!(matches!(
+        h.run("Look around").await,
+        TurnOutcome::Done { .. }
+    ));
+    let id = h.session.id().to_string();
+    drop(h);
+
+    let mut setup = Setup::new(Mode::Ask);
+    setup.sessions_dir = Some(sessions.path().to_path_buf());
+    setup.resume = Some(id);
+    let h = Harness::start(
+        scenario("agent_resumed_after_compaction.json"),
+        p.path(),
+        setup,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert!(matches!(h.run("And now?").await, TurnOutcome::Done { .. }));
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    let first = h.server.requests()[0].body.to_string();
+    assert!(
+        !first.contains("Look around"),
+        "the old turns were sent again: {first}"
+    );
+}
+
+#[tokio::test]
+async fn stop_during_a_question_leaves_a_conversation_the_provider_accepts() {
+    let p = project();
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let server = model_server::ScriptedServer::start(scenario("agent_stop_during_question.json"))
+        .await
+        .expect("server");
+    let base = server.base_url().to_string();
+    let mut setup = Setup::new(Mode::Ask);
+    setup.sessions_dir = Some(sessions.path().to_path_buf());
+    let mut opts = options(p.path(), setup);
+    opts.resolver = std::sync::Arc::new(move |_| {
+        Ok(agent::ResolvedModel {
+            provider: llm::Provider::new(llm::ProviderConfig::new(
+                llm::ProviderKind::OpenAi,
+                &base,
+                None,
+            ))
+            .expect("provider"),
+            model: "m".into(),
+            fell_back: false,
+        })
+    });
+    let (session, mut events) = agent::Session::create(opts, "deploy").expect("session");
+    session.set_mode(Mode::Ask);
+    let turn = session.submit("deploy").expect("submit");
+    // The question arrives, and the user presses Stop instead of answering.
+    while let Some(e) = events.recv().await {
+        if matches!(e, AgentEvent::ApprovalNeeded { .. }) {
+            break;
+        }
+    }
+    session.stop();
+    let outcome = tokio::time::timeout(Duration::from_secs(10), turn)
+        .await
+        .expect("no hang")
+        .expect("outcome");
+    assert_eq!(outcome, TurnOutcome::Cancelled);
+    assert!(session.questions().is_empty(), "Stop drops the question");
+    // The next turn sends the stopped call with a result: the scripted server expects it.
+    let next = tokio::time::timeout(
+        Duration::from_secs(20),
+        session.run("Do not deploy after all."),
+    )
+    .await
+    .expect("no hang")
+    .expect("turn");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    assert!(matches!(next, TurnOutcome::Done { .. }), "{next:?}");
+}
+
+#[tokio::test]
+async fn one_process_at_a_time_appends_to_a_session() {
+    let p = project();
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let mut setup = Setup::new(Mode::Ask);
+    setup.sessions_dir = Some(sessions.path().to_path_buf());
+    let s =
+        Scenario::from_json(r#"{"name": "idle", "format": "openai", "turns": []}"#).expect("json");
+    let h = Harness::start(s, p.path(), setup, |_| ApprovalAnswer::Approve).await;
+    let id = h.session.id().to_string();
+    let mut setup = Setup::new(Mode::Ask);
+    setup.sessions_dir = Some(sessions.path().to_path_buf());
+    setup.resume = Some(id.clone());
+    let err = agent::Session::open(options(p.path(), setup), &id)
+        .err()
+        .expect("refused");
+    assert!(matches!(err, SessionError::Log(LogError::Busy(_))), "{err}");
+    assert!(
+        err.to_string()
+            .contains("open in another Tandem window or tandem-cli"),
+        "{err}"
+    );
+    drop(h);
+    // Once the first one has closed, it opens.
+    let mut setup = Setup::new(Mode::Ask);
+    setup.sessions_dir = Some(sessions.path().to_path_buf());
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match agent::Session::open(
+            options(
+                p.path(),
+                Setup {
+                    sessions_dir: setup.sessions_dir.clone(),
+                    ..Setup::new(Mode::Ask)
+                },
+            ),
+            &id,
+        ) {
+            Ok(_) => break,
+            Err(e) => {
+                assert!(tokio::time::Instant::now() < deadline, "still busy: {e}");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    }
+}
+
+fn options(project: &Path, setup: Setup) -> agent::SessionOptions {
+    agent::SessionOptions {
+        root: tools::ProjectRoot::open(project).expect("open"),
+        sessions_dir: setup.sessions_dir.expect("a sessions folder"),
+        policy: setup.policy,
+        config: setup.config,
+        resolver: std::sync::Arc::new(|_| {
+            Err(agent::engine_error(
+                protocol::FailureCode::NoProvider,
+                "not needed",
+            ))
+        }),
+        sandboxing: setup.sandboxing,
+        tmp_dir: None,
+    }
+}
+
+#[tokio::test]
+async fn a_big_write_is_stored_once_not_in_every_event() {
+    let p = project();
+    // 2 MB in 16 lines: big, but few lines changed (the change limit counts lines).
+    let line = format!("{}\n", "0123456789abcdef".repeat(8 * 1024));
+    let content = line.repeat(16);
+    let s = Scenario::from_json(&serde_json::json!({
+        "name": "big write",
+        "format": "openai",
+        "turns": [
+            {"reply": {"tool_calls": [{"id": "w1", "name": "write_file", "input": {"path": "big.txt", "content": content}}]}},
+            {"reply": {"tool_calls": [{"id": "d1", "name": "task_done", "input": {"summary": "Wrote it."}}]}}
+        ]
+    }).to_string())
+    .expect("json");
+    let h = Harness::start(s, p.path(), Setup::new(Mode::Ask), |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    assert!(matches!(
+        h.run("write a big file").await,
+        TurnOutcome::Done { .. }
+    ));
+    assert_eq!(
+        std::fs::read_to_string(p.path().join("big.txt"))
+            .expect("big")
+            .len(),
+        content.len()
+    );
+    let log = h.log_path();
+    let log_bytes = std::fs::metadata(&log).expect("log").len();
+    let blobs: u64 = std::fs::read_dir(log.with_extension("blobs"))
+        .expect("blobs")
+        .flatten()
+        .map(|e| e.metadata().map(|m| m.len()).unwrap_or(0))
+        .sum();
+    let data = content.len() as u64;
+    // The content is stored once however many events carry it; the question's diff (every
+    // line with a `+`) is a second, different text of the same size. Before: five copies.
+    assert!(
+        log_bytes + blobs < data * 5 / 2,
+        "the log ({log_bytes} B) and its stored texts ({blobs} B) hold a {data} B write too often"
+    );
+    // And it reads back whole: the question showed the full content.
+    let read = read_session::<Value>(&log).expect("read");
+    let shown = read
+        .entries
+        .iter()
+        .find(|e| e.event["type"] == "approval_needed")
+        .and_then(|e| e.event["request"]["proposed"].as_str().map(str::len));
+    assert_eq!(shown, Some(content.len()));
+}
