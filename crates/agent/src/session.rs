@@ -325,6 +325,10 @@ impl Session {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         let left = self.shared.tasks.list(false);
+        // What is stopped now must not wake the agent again: the front end is leaving.
+        self.shared
+            .automatic
+            .store(MAX_AUTOMATIC_TURNS, Ordering::SeqCst);
         self.stop();
         self.shared.tasks.stop_all();
         left
@@ -356,6 +360,10 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
             },
             event = wake => {
                 let Some(event) = event else { continue };
+                // The front end may have said it is leaving while this event was on its way.
+                if shared.automatic.load(Ordering::SeqCst) >= MAX_AUTOMATIC_TURNS {
+                    continue;
+                }
                 if shared.running.swap(true, Ordering::SeqCst) {
                     continue;
                 }

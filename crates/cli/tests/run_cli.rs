@@ -140,3 +140,115 @@ async fn run_without_a_provider_says_how_to_set_one() {
     assert_eq!(code, 2);
     assert!(err.contains("pass --provider and --model"), "{err}");
 }
+
+/// Processes of this machine whose command line is exactly `sleep SECONDS`.
+fn sleeping(seconds: &str) -> usize {
+    let want = format!("sleep\0{seconds}\0");
+    std::fs::read_dir("/proc")
+        .expect("proc")
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|pid| pid.chars().all(|c| c.is_ascii_digit()))
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            !stat.is_empty() && !stat.contains(") Z")
+        })
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == want.as_bytes())
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn run_stops_what_is_still_running_when_it_exits_and_says_so() {
+    let project = tempfile::tempdir().expect("tempdir");
+    let data = tempfile::tempdir().expect("tempdir");
+    let server = ScriptedServer::start(scenario("cli_background_left_running.json"))
+        .await
+        .expect("server");
+    let project_arg = project.path().display().to_string();
+    let (code, out, err) = cli(
+        data.path(),
+        &[
+            "run",
+            "--project",
+            &project_arg,
+            "--provider",
+            "openai",
+            "--base-url",
+            server.base_url(),
+            "--model",
+            "m",
+            "--approve",
+            "all",
+            "--mode",
+            "full_auto",
+            "--background-wait",
+            "1",
+            "start the server",
+        ],
+    )
+    .await;
+    assert_eq!(code, 3, "stdout: {out}\nstderr: {err}");
+    assert!(
+        err.contains("stopped task-1 (sleep 33)"),
+        "it says what it stopped: {err}"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while sleeping("33") > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the background command outlived tandem-cli"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(server.failures(), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn show_prints_the_turns_and_the_tree_of_agents() {
+    let project = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        project.path().join("calc.py"),
+        "def add(a, b):\n    return a - b  # wrong\n",
+    )
+    .expect("write");
+    let data = tempfile::tempdir().expect("tempdir");
+    let server = ScriptedServer::start(scenario("agent_subagent_fixes_a_file.json"))
+        .await
+        .expect("server");
+    let project_arg = project.path().display().to_string();
+    let (code, _, err) = cli(
+        data.path(),
+        &[
+            "run",
+            "--project",
+            &project_arg,
+            "--provider",
+            "openai",
+            "--base-url",
+            server.base_url(),
+            "--model",
+            "m",
+            "--approve",
+            "all",
+            "--mode",
+            "auto_edit",
+            "Fix the calculator",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let id = err
+        .lines()
+        .find_map(|l| l.strip_prefix("session: "))
+        .expect("the session's id")
+        .to_string();
+    let (code, shown, _) = cli(data.path(), &["show", &id]).await;
+    assert_eq!(code, 0);
+    assert!(shown.contains("turns:\n  1. Fix the calculator — done"), "{shown}");
+    assert!(
+        shown.contains("agents:\n  a1 Fix add — done — 4 steps"),
+        "{shown}"
+    );
+}
