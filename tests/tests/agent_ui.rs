@@ -212,7 +212,7 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
     );
 
     // The background command: approved, then stopped from the task list.
-    app.wait_text("[data-testid=approval-card]", "sleep 300")
+    app.wait_text("[data-testid=approval-card]", "time.sleep(300)")
         .await?;
     app.wait_for("[data-testid=approve-button]")
         .await?
@@ -543,6 +543,61 @@ async fn a_five_thousand_message_session_opens_and_scrolls() -> TestResult {
     eprintln!(
         "5,000-message session: opened in {open_ms} ms, at the top {top_ms} ms after the first scroll ({tries} scroll(s))"
     );
+    app.quit().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_agents_edit_is_approved_in_the_parents_window_and_its_transcript_folds() -> TestResult
+{
+    let Some(s) = Scripted::start("app_subagent_approval.json").await? else {
+        return Ok(());
+    };
+    let app = s.launch(&[]).await?;
+    send(&app, "Please rename line 5 to line five").await?;
+    // The question comes from the sub-agent, and says so.
+    let who = app.wait_for("[data-testid=approval-agent]").await?;
+    let named = who.text().await?;
+    assert!(named.contains("Rename an entry"), "{named:?}");
+    let card = app.wait_for("[data-testid=subagent-card]").await?;
+    assert_eq!(card.attr("data-status").await?.as_deref(), Some("running"));
+    // While it runs, its own transcript is open inside the parent's.
+    wait_content(&app, "[data-testid=subagent-transcript]", "Renaming it now.").await?;
+    app.screenshot("agent-10-subagent-approval").await?;
+    assert_eq!(
+        std::fs::read_to_string(s.project.path().join("list.txt"))?.lines().nth(4),
+        Some("line 5"),
+        "nothing changes before the answer"
+    );
+    app.wait_for("[data-testid=approve-button]")
+        .await?
+        .click()
+        .await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "The helper renamed line 5.",
+    )
+    .await?;
+    assert_eq!(
+        std::fs::read_to_string(s.project.path().join("list.txt"))?.lines().nth(4),
+        Some("line five")
+    );
+    // Finished, it folds to its report; a click opens its transcript again.
+    let card = app
+        .wait_for("[data-testid=subagent-card][data-status=done]")
+        .await?;
+    wait_content(
+        &app,
+        "[data-testid=subagent-report]",
+        "Renamed line 5 to line five.",
+    )
+    .await?;
+    assert!(app.all("[data-testid=subagent-transcript]").await?.is_empty());
+    card.find(By::Css(".subagent-header")).await?.click().await?;
+    wait_content(&app, "[data-testid=subagent-transcript]", "Renaming it now.").await?;
+    app.screenshot("agent-11-subagent-done").await?;
+    assert_eq!(s.server.failures(), Vec::<String>::new());
     app.quit().await?;
     Ok(())
 }

@@ -217,6 +217,7 @@ impl TaskRegistry {
                 && let Some(tx) = e.stop.take()
             {
                 let _ = tx.send(());
+                e.reported = true;
             }
         }
     }
@@ -301,6 +302,8 @@ impl TaskRegistry {
         let e = inner.tasks.get_mut(id).ok_or(unknown)?;
         if let Some(tx) = e.stop.take() {
             let _ = tx.send(());
+            // Whoever stops a task knows it ended: it does not wake the agent.
+            e.reported = true;
         }
         Ok(Self::info(id, e))
     }
@@ -311,6 +314,7 @@ impl TaskRegistry {
         for e in inner.tasks.values_mut() {
             if let Some(tx) = e.stop.take() {
                 let _ = tx.send(());
+                e.reported = true;
             }
         }
     }

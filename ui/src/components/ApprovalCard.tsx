@@ -129,6 +129,11 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
         </span>
         <div className="approval-heading">
           <strong>Tandem needs your approval</strong>
+          {request.agent && (
+            <span className="approval-agent" data-testid="approval-agent">
+              Asked by the sub-agent “{request.agent}”
+            </span>
+          )}
           <span className="approval-call">{describeCall(request.tool, request.input)}</span>
         </div>
         {total > 1 && (
