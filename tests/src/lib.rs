@@ -203,6 +203,24 @@ impl App {
             .map_err(|e| format!("waiting for `{css}`: {e}"))?)
     }
 
+    /// Clicks the first element matching `css` once it can take a click: a transcript that is
+    /// still scrolling to its newest item moves what is in it, and WebDriver refuses a click
+    /// on an element in motion, as a person would wait for the list to settle.
+    pub async fn click(&self, css: &str) -> TestResult {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let el = self.wait_for(css).await?;
+            el.scroll_into_view().await?;
+            match el.click().await {
+                Ok(()) => return Ok(()),
+                Err(e) if Instant::now() > deadline => {
+                    return Err(format!("clicking `{css}`: {e}").into());
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+    }
+
     /// Waits until `css` matches nothing.
     pub async fn wait_gone(&self, css: &str) -> TestResult {
         let deadline = Instant::now() + Duration::from_secs(15);

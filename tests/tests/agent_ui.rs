@@ -562,17 +562,23 @@ async fn a_sub_agents_edit_is_approved_in_the_parents_window_and_its_transcript_
     let card = app.wait_for("[data-testid=subagent-card]").await?;
     assert_eq!(card.attr("data-status").await?.as_deref(), Some("running"));
     // While it runs, its own transcript is open inside the parent's.
-    wait_content(&app, "[data-testid=subagent-transcript]", "Renaming it now.").await?;
+    wait_content(
+        &app,
+        "[data-testid=subagent-transcript]",
+        "Renaming it now.",
+    )
+    .await?;
+    app.wait_for("[data-testid=approval-card] .cm-editor")
+        .await?;
     app.screenshot("agent-10-subagent-approval").await?;
     assert_eq!(
-        std::fs::read_to_string(s.project.path().join("list.txt"))?.lines().nth(4),
+        std::fs::read_to_string(s.project.path().join("list.txt"))?
+            .lines()
+            .nth(4),
         Some("line 5"),
         "nothing changes before the answer"
     );
-    app.wait_for("[data-testid=approve-button]")
-        .await?
-        .click()
-        .await?;
+    app.click("[data-testid=approve-button]").await?;
     wait_content(
         &app,
         "[data-testid=transcript]",
@@ -580,12 +586,13 @@ async fn a_sub_agents_edit_is_approved_in_the_parents_window_and_its_transcript_
     )
     .await?;
     assert_eq!(
-        std::fs::read_to_string(s.project.path().join("list.txt"))?.lines().nth(4),
+        std::fs::read_to_string(s.project.path().join("list.txt"))?
+            .lines()
+            .nth(4),
         Some("line five")
     );
     // Finished, it folds to its report; a click opens its transcript again.
-    let card = app
-        .wait_for("[data-testid=subagent-card][data-status=done]")
+    app.wait_for("[data-testid=subagent-card][data-status=done]")
         .await?;
     wait_content(
         &app,
@@ -593,9 +600,19 @@ async fn a_sub_agents_edit_is_approved_in_the_parents_window_and_its_transcript_
         "Renamed line 5 to line five.",
     )
     .await?;
-    assert!(app.all("[data-testid=subagent-transcript]").await?.is_empty());
-    card.find(By::Css(".subagent-header")).await?.click().await?;
-    wait_content(&app, "[data-testid=subagent-transcript]", "Renaming it now.").await?;
+    assert!(
+        app.all("[data-testid=subagent-transcript]")
+            .await?
+            .is_empty()
+    );
+    app.click("[data-testid=subagent-card] .subagent-header")
+        .await?;
+    wait_content(
+        &app,
+        "[data-testid=subagent-transcript]",
+        "Renaming it now.",
+    )
+    .await?;
     app.screenshot("agent-11-subagent-done").await?;
     assert_eq!(s.server.failures(), Vec::<String>::new());
     app.quit().await?;

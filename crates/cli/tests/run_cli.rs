@@ -246,7 +246,10 @@ async fn show_prints_the_turns_and_the_tree_of_agents() {
         .to_string();
     let (code, shown, _) = cli(data.path(), &["show", &id]).await;
     assert_eq!(code, 0);
-    assert!(shown.contains("turns:\n  1. Fix the calculator — done"), "{shown}");
+    assert!(
+        shown.contains("turns:\n  1. Fix the calculator — done"),
+        "{shown}"
+    );
     assert!(
         shown.contains("agents:\n  a1 Fix add — done — 4 steps"),
         "{shown}"

@@ -37,7 +37,8 @@ export function SubagentCard({ item }: { item: SubagentItem }) {
       </button>
       {open && (
         <div className="subagent-body" data-testid="subagent-transcript">
-          <p className="subagent-task muted">{item.task}</p>
+          {/* Its transcript opens with the task as its first message; until then, say it here. */}
+          {item.transcript.items.length === 0 && <p className="subagent-task muted">{item.task}</p>}
           {item.transcript.items.map((i) => (
             <TranscriptItem key={i.key} item={i} />
           ))}
