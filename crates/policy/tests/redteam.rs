@@ -103,13 +103,7 @@ const fn unsandboxed(command: &'static str) -> (&'static str, Mode, Option<bool>
 
 /// BYP/RO rows the engine cannot refuse in one setting, with why. Kept to what a pure engine
 /// cannot see.
-const KNOWN_LIMITS: &[(&str, bool, &str)] = &[(
-    "echo pwned >> dangle",
-    true,
-    "`dangle` is a dangling link: the resolver (tools::real_path) cannot follow a link whose \
-     target is missing, so the engine sees a file inside the project; the sandbox confines the \
-     write to the project",
-)];
+const KNOWN_LIMITS: &[(&str, bool, &str)] = &[];
 
 /// For SUG rows: suggestions that must never be offered for the call, and a dangerous sibling
 /// that granting any offered suggestion must not allow (judged in the row's mode).

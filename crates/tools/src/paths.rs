@@ -105,7 +105,7 @@ impl ProjectRoot {
             Ok(rel) => to_slash(rel),
             Err(_) => return Err(outside()),
         };
-        let real = canonicalize_existing_prefix(&lexical);
+        let real = canonicalize_existing_prefix(&lexical, 0);
         if !real.starts_with(&self.root) {
             return Err(outside());
         }
@@ -207,7 +207,7 @@ impl ProjectRoot {
     /// by a slip of a character or two, nearest first.
     fn near_spellings(&self, folders: &[&str], name: &str) -> Vec<String> {
         let folder = folders.join("/");
-        let real = canonicalize_existing_prefix(&normalize(&self.root.join(&folder)));
+        let real = canonicalize_existing_prefix(&normalize(&self.root.join(&folder)), 0);
         if !real.starts_with(&self.root) {
             return Vec::new();
         }
@@ -276,7 +276,7 @@ impl ProjectRoot {
         if rel.is_empty() {
             return false;
         }
-        let real = canonicalize_existing_prefix(&normalize(&self.root.join(rel)));
+        let real = canonicalize_existing_prefix(&normalize(&self.root.join(rel)), 0);
         real.starts_with(&self.root) && real.exists() && !self.is_secret(&real)
     }
 }
@@ -342,10 +342,16 @@ fn normalize(path: &Path) -> PathBuf {
 /// canonicalized (symlinks followed) and the rest appended, so a file about to be created is
 /// judged by where its folder really is. Never fails; never refuses (callers judge the result).
 pub fn real_path(path: &Path) -> PathBuf {
-    canonicalize_existing_prefix(&normalize(path))
+    canonicalize_existing_prefix(&normalize(path), 0)
 }
 
-fn canonicalize_existing_prefix(path: &Path) -> PathBuf {
+/// Links followed before giving up on a chain (the kernel's own limit is 40).
+const MAX_LINKS: u32 = 40;
+
+/// The real path of `path`: its longest existing prefix canonicalized, the rest appended. A
+/// link whose target does not exist yet is followed too, because a shell writing through it
+/// (`echo x >> dangling`) creates the target, wherever it points.
+fn canonicalize_existing_prefix(path: &Path, links: u32) -> PathBuf {
     let mut existing = path.to_path_buf();
     let mut rest = Vec::new();
     loop {
@@ -355,6 +361,18 @@ fn canonicalize_existing_prefix(path: &Path) -> PathBuf {
                 out.push(part);
             }
             return out;
+        }
+        let dangling = std::fs::symlink_metadata(&existing)
+            .is_ok_and(|m| m.file_type().is_symlink())
+            .then(|| std::fs::read_link(&existing).ok())
+            .flatten();
+        if let (Some(target), true) = (dangling, links < MAX_LINKS) {
+            let base = existing.parent().unwrap_or(Path::new("/"));
+            let mut next = normalize(&base.join(target));
+            for part in rest.iter().rev() {
+                next.push(part);
+            }
+            return canonicalize_existing_prefix(&next, links + 1);
         }
         match (
             existing.file_name().map(|n| n.to_os_string()),
@@ -379,6 +397,24 @@ pub(crate) fn to_slash(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shell appending through a link to a file that does not exist yet creates that file:
+    /// the policy must judge the write where it lands, not at the link.
+    #[test]
+    fn a_dangling_link_resolves_to_where_a_write_through_it_would_land() {
+        let project = tempfile::tempdir().expect("tempdir");
+        let outside = tempfile::tempdir().expect("tempdir");
+        let target = outside.path().join("made-by-shell");
+        std::os::unix::fs::symlink(&target, project.path().join("dangle")).expect("link");
+        let real = real_path(&project.path().join("dangle"));
+        assert_eq!(real, outside.path().canonicalize().expect("c").join("made-by-shell"));
+        // A chain of links, one relative, still lands outside; a loop does not hang.
+        std::os::unix::fs::symlink("dangle", project.path().join("second")).expect("link");
+        assert_eq!(real_path(&project.path().join("second")), real);
+        std::os::unix::fs::symlink("loop-b", project.path().join("loop-a")).expect("link");
+        std::os::unix::fs::symlink("loop-a", project.path().join("loop-b")).expect("link");
+        let _ = real_path(&project.path().join("loop-a"));
+    }
 
     fn project() -> (tempfile::TempDir, ProjectRoot) {
         let dir = tempfile::tempdir().expect("tempdir");
