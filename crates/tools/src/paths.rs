@@ -407,7 +407,14 @@ mod tests {
         let target = outside.path().join("made-by-shell");
         std::os::unix::fs::symlink(&target, project.path().join("dangle")).expect("link");
         let real = real_path(&project.path().join("dangle"));
-        assert_eq!(real, outside.path().canonicalize().expect("c").join("made-by-shell"));
+        assert_eq!(
+            real,
+            outside
+                .path()
+                .canonicalize()
+                .expect("c")
+                .join("made-by-shell")
+        );
         // A chain of links, one relative, still lands outside; a loop does not hang.
         std::os::unix::fs::symlink("dangle", project.path().join("second")).expect("link");
         assert_eq!(real_path(&project.path().join("second")), real);
