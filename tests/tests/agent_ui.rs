@@ -257,7 +257,9 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
     let row = text_content(&app, "[data-testid=session-item]").await?;
     assert!(row.contains("Rename two entries"), "{row:?}");
     item.click().await?;
-    app.wait_text(
+    // textContent: the virtualised transcript measures a row before showing it.
+    wait_content(
+        &app,
         "[data-testid=message-user]",
         "Rename two entries in list.txt",
     )

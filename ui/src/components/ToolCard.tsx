@@ -89,7 +89,8 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
       >
         <span className={`tool-icon ${item.status}`} aria-hidden />
         <span className="tool-title">{title}</span>
-        {item.confinement && <ConfinementBadge confinement={item.confinement} />}
+        {/* A denied or refused call never ran: where it would have run no longer matters. */}
+        {item.confinement && item.status !== "denied" && <ConfinementBadge confinement={item.confinement} />}
         <span className="tool-status" data-testid="tool-status">
           {STATUS[item.status]}
         </span>

@@ -829,4 +829,34 @@ describe("the sandbox", () => {
     const card = cards[0] as HTMLElement;
     await waitFor(() => expect(within(card).getByTestId("tool-confinement")).toHaveAttribute("data-kind", "outside"));
   });
+
+  it("a denied command never ran, so it says nothing about where", async () => {
+    const { push } = await startTurn();
+    push([
+      { type: "tool_call_proposed", id: "c1", name: "run_command", input: { command: "touch x" } },
+      {
+        type: "approval_needed",
+        request: request("c1", {
+          input: { command: "touch x" },
+          command: "touch x",
+          confinement: { kind: "sandboxed", network: false, read_only: false },
+        }),
+      },
+    ]);
+    await screen.findByTestId("tool-confinement");
+    push([
+      { type: "approval_answered", id: "c1", answer: { answer: "deny", message: null } },
+      {
+        type: "tool_finished",
+        id: "c1",
+        name: "run_command",
+        output: "The user denied this call.",
+        is_error: true,
+        outcome: "denied",
+        confinement: { kind: "sandboxed", network: false, read_only: false },
+      },
+    ]);
+    await waitFor(() => expect(screen.getByTestId("tool-card")).toHaveAttribute("data-status", "denied"));
+    expect(screen.queryByTestId("tool-confinement")).toBeNull();
+  });
 });
