@@ -249,7 +249,21 @@ impl Agent {
             .map(|(i, _)| i.clone())
             .unwrap_or_default();
         let child_cancel = cancel.child_token();
+        // Listed as a task while it works, so the window's task list can stop it; its result
+        // comes back here, so its end never wakes the agent a second time.
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let owner = self.identity.as_ref().map(|(p, _)| p.clone());
+        let tasks = self.toolbox.tasks.clone();
+        let output = kit.agents_dir.join(format!("{id}.txt"));
+        let task = tasks.register("agent", &args.title, output.clone(), stop_tx, owner);
+        let on_stop = child_cancel.clone();
+        let stopper = tokio::spawn(async move {
+            if stop_rx.await.is_ok() {
+                on_stop.cancel();
+            }
+        });
         let outcome = child.run_turn(&args.description, &child_cancel).await;
+        stopper.abort();
         self.toolbox.tasks.stop_owned(&id);
         let last_text = child
             .messages
@@ -259,6 +273,18 @@ impl Agent {
             .map(|m| m.text())
             .unwrap_or_default();
         let report = report_of(&outcome, &last_text);
+        let _ = std::fs::write(&output, format!("{report}\n"));
+        tasks.mark_reported(&task);
+        tasks.finish(
+            &task,
+            match &outcome {
+                TurnOutcome::Done { .. } | TurnOutcome::Ended => TaskState::Done,
+                TurnOutcome::Cancelled => TaskState::Stopped,
+                other => TaskState::Failed {
+                    message: report_of(other, ""),
+                },
+            },
+        );
         let stats = child.stats;
         let files: Vec<String> = child.changed_files.iter().cloned().collect();
         self.emit(AgentEvent::SubagentEnded {

@@ -259,6 +259,51 @@ async fn stopping_the_parent_ends_every_child_and_its_processes() {
     assert_eq!(ended, Some(TurnOutcome::Cancelled));
 }
 
+/// The window's task list shows a working sub-agent with Stop: stopping it ends it and its
+/// command, and its parent is told and goes on (no second wake-up for the same end).
+#[tokio::test]
+async fn a_sub_agent_is_listed_as_a_task_and_stopping_it_lets_the_parent_go_on() {
+    let p = project();
+    let h = Harness::start(
+        scenario("agent_stop_one_subagent.json"),
+        p.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let turn = h.session.submit("Build it").expect("submit");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while sleeping("41") == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the child's command never started"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let listed = h.session.tasks(false);
+    let agent = listed
+        .iter()
+        .find(|t| t.kind == "agent")
+        .unwrap_or_else(|| panic!("no agent among {listed:?}"));
+    assert_eq!(agent.title, "Long build");
+    h.session.stop_task(&agent.id).expect("stop");
+    let outcome = tokio::time::timeout(Duration::from_secs(10), turn)
+        .await
+        .expect("no hang")
+        .expect("outcome");
+    assert_eq!(outcome, TurnOutcome::Ended);
+    assert!(sleeping("41") == 0, "the child's command outlived its stop");
+    assert!(h.session.tasks(false).is_empty());
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !h.events()
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Wake { .. })),
+        "the sub-agent's end woke the agent although it had its result"
+    );
+}
+
 #[tokio::test]
 async fn a_finished_background_command_and_a_wake_up_wake_the_agent() {
     let p = project();

@@ -29,6 +29,8 @@ pub enum TaskState {
     },
     /// A named agent that stopped working and waits for a message.
     Idle,
+    /// A sub-agent that finished its task.
+    Done,
 }
 
 impl TaskState {
@@ -45,6 +47,7 @@ impl TaskState {
             TaskState::TimedOut => "killed at its timeout".into(),
             TaskState::Failed { message } => format!("failed: {message}"),
             TaskState::Idle => "waiting for a message".into(),
+            TaskState::Done => "finished".into(),
         }
     }
 }
@@ -223,7 +226,7 @@ impl TaskRegistry {
     }
 
     /// The caller got the result itself: no event for it, and it leaves the default list.
-    pub(crate) fn mark_reported(&self, id: &str) {
+    pub fn mark_reported(&self, id: &str) {
         let mut inner = self.lock();
         if let Some(e) = inner.tasks.get_mut(id) {
             e.reported = true;
