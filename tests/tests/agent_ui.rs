@@ -620,3 +620,39 @@ async fn a_sub_agents_edit_is_approved_in_the_parents_window_and_its_transcript_
     app.quit().await?;
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn always_allow_is_offered_only_where_it_holds_and_holds_after_a_restart() -> TestResult {
+    let Some(s) = Scripted::start("app_always_allow_holds.json").await? else {
+        return Ok(());
+    };
+    write(s.project.path(), "gen.py", b"print('report ready')\n");
+    let app = s.launch(&[]).await?;
+    send(&app, "Make the report").await?;
+    // The redirect writes out.txt, which ask mode asks about whatever the command: "always
+    // allow `python3 gen.py`" would not stop this question, so it is not offered.
+    app.wait_for("[data-testid=approval-command]").await?;
+    let command = text_content(&app, "[data-testid=approval-command]").await?;
+    assert!(command.contains("> out.txt"), "{command:?}");
+    assert!(app.all("[data-testid=approve-always]").await?.is_empty());
+    app.click("[data-testid=approve-button]").await?;
+    // The plain command offers it, and the user takes it.
+    wait_content(&app, "[data-testid=transcript]", "Now printing it.").await?;
+    app.click("[data-testid=approve-always]").await?;
+    wait_content(&app, "[data-testid=transcript]", "The report is ready.").await?;
+    app.quit().await?;
+
+    // After a restart, a new session runs the same command without a question.
+    let app = s.launch(&[]).await?;
+    send(&app, "Print it again").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "Printed again without asking.",
+    )
+    .await?;
+    assert!(app.all("[data-testid=approval-card]").await?.is_empty());
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
