@@ -656,3 +656,88 @@ async fn always_allow_is_offered_only_where_it_holds_and_holds_after_a_restart()
     app.quit().await?;
     Ok(())
 }
+
+/// Whether the whole of `css`'s first match is inside the window (not cut off, not scrolled
+/// away inside its own box).
+async fn fully_visible(app: &App, css: &str) -> TestResult<bool> {
+    let v = app
+        .driver
+        .execute(
+            r#"const el = document.querySelector(arguments[0]);
+               if (!el) return false;
+               const r = el.getBoundingClientRect();
+               if (r.width === 0 || r.height === 0) return false;
+               if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) return false;
+               // Not hidden by a scrolling ancestor either.
+               for (let p = el.parentElement; p; p = p.parentElement) {
+                 const s = getComputedStyle(p);
+                 if (!/(auto|scroll|hidden)/.test(s.overflowY + s.overflowX)) continue;
+                 const q = p.getBoundingClientRect();
+                 if (r.top < q.top - 1 || r.bottom > q.bottom + 1 || r.left < q.left - 1 || r.right > q.right + 1) return false;
+               }
+               return true;"#,
+            vec![serde_json::json!(css)],
+        )
+        .await?;
+    Ok(v.json().as_bool().unwrap_or(false))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_narrow_window_keeps_approve_stop_and_the_project_name_usable() -> TestResult {
+    let Some(s) = Scripted::start("app_narrow_window.json").await? else {
+        return Ok(());
+    };
+    let app = s.launch(&[]).await?;
+    app.driver.set_window_rect(0, 0, 900, 700).await?;
+    app.wait_for("[data-testid=composer-input]").await?;
+    // One line for the name, whatever the folder is called.
+    let lines = app
+        .driver
+        .execute(
+            "const n = document.querySelector('[data-testid=project-name]'); \
+             return n.getBoundingClientRect().height / parseFloat(getComputedStyle(n).lineHeight || '18');",
+            vec![],
+        )
+        .await?;
+    let lines = lines.json().as_f64().unwrap_or(99.0);
+    assert!(lines < 1.6, "the project name takes {lines} lines");
+    send(&app, "Rename an entry").await?;
+    app.wait_for("[data-testid=approval-card] .cm-editor")
+        .await?;
+    app.screenshot("narrow-01-approval").await?;
+    for button in ["approve-button", "deny-button"] {
+        assert!(
+            fully_visible(&app, &format!("[data-testid={button}]")).await?,
+            "{button} is out of sight at 900x700"
+        );
+    }
+    app.click("[data-testid=approve-button]").await?;
+    app.wait_for("[data-testid=approval-command]").await?;
+    assert!(fully_visible(&app, "[data-testid=approve-button]").await?);
+    app.click("[data-testid=approve-button]").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "The wait runs in the background.",
+    )
+    .await?;
+    app.wait_for("[data-testid=task-item][data-kind=task] [data-testid=task-stop]")
+        .await?;
+    app.screenshot("narrow-02-task-list").await?;
+    assert!(
+        fully_visible(&app, "[data-testid=task-stop]").await?,
+        "the background task's Stop is cut off at 900x700"
+    );
+    app.click("[data-testid=task-stop]").await?;
+    wait_content(&app, "[data-testid=task-list]", "stopped").await?;
+    // The details panel folds away and comes back; the transcript takes the room.
+    app.click("[data-testid=toggle-details]").await?;
+    app.wait_for("[data-testid=details-panel][hidden]").await?;
+    app.screenshot("narrow-03-details-folded").await?;
+    app.click("[data-testid=toggle-details]").await?;
+    app.wait_for("[data-testid=details-panel]:not([hidden])")
+        .await?;
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
