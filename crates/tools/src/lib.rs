@@ -27,6 +27,7 @@ mod search;
 mod tasks;
 mod toolbox;
 mod tree_order;
+mod watch;
 mod web;
 mod workspace;
 mod write_file;
@@ -59,6 +60,7 @@ pub use search::{
 };
 pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
 pub use toolbox::{CallContext, TaskIdArgs, TaskListArgs, Toolbox, WakeupArgs};
+pub use watch::{ProjectWatcher, WatchError};
 pub use web::{
     DEFAULT_MAX_LENGTH, FetchContext, FetchFormat, FetchResult, Hop, HopGate, SearchHit,
     SearchProvider, WebConfig, WebFetchArgs, WebSearchArgs, fetch_host, render_fetch,
