@@ -687,7 +687,8 @@ async fn a_narrow_window_keeps_approve_stop_and_the_project_name_usable() -> Tes
     let Some(s) = Scripted::start("app_narrow_window.json").await? else {
         return Ok(());
     };
-    let app = s.launch(&[]).await?;
+    // Dark, as the other narrow-window screenshots were looked at in light.
+    let app = s.launch(&[("GTK_THEME", "Adwaita:dark")]).await?;
     app.driver.set_window_rect(0, 0, 900, 700).await?;
     app.wait_for("[data-testid=composer-input]").await?;
     // One line for the name, whatever the folder is called.
