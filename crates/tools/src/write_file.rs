@@ -3,7 +3,6 @@
 use crate::atomic::write_atomic;
 use crate::diff::line_counts;
 use crate::error::{ToolError, ToolResult};
-use crate::line_endings::Style;
 use crate::workspace::Workspace;
 use protocol::FileChange;
 use schemars::JsonSchema;
@@ -49,10 +48,8 @@ pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(ws.root().io_error(&resolved, e)),
     };
-    let content = match &existing {
-        Some(old) => Style::of(old).apply(&args.content),
-        None => args.content.clone(),
-    };
+    // Written as given: the model may mean to change the line endings or the final newline.
+    let content = args.content.clone();
     Ok(Planned {
         real,
         path: resolved.display,
