@@ -187,7 +187,9 @@ pub fn search_with_limit(
     let mut walker = WalkBuilder::new(&start.real);
     walker.require_git(false).hidden(true).follow_links(false);
     if let Some(include) = &args.include {
-        let mut ob = OverrideBuilder::new(&start.real);
+        // Globs count from the project root, as rg's `-g` counts from where it runs, whatever
+        // `path` narrows the search to.
+        let mut ob = OverrideBuilder::new(root.path());
         for glob in include.globs() {
             ob.add(glob).map_err(|e| {
                 ToolError::InvalidArgument(format!(

@@ -258,6 +258,36 @@ fn hits_equal_ripgrep_on_real_trees() {
     }
 }
 
+/// `include` globs count from the project, as rg's `-g` counts from where it runs: with
+/// `path: "src"`, `include: "src/**/*.rs"` finds what `rg -g 'src/**/*.rs' needle src` finds.
+#[test]
+fn include_globs_count_from_the_project_like_rg() {
+    let (dir, root) = fixture();
+    let mut a = args("needle");
+    a.case = CaseMode::Insensitive;
+    a.path = Some("src".into());
+    a.include = Some("src/**/*.rs".into());
+    assert_eq!(hits(&root, &a), ["src/a.rs:2", "src/a.rs:3"]);
+    // A bare name still matches in any folder, as with rg.
+    a.include = Some("*.rs".into());
+    assert_eq!(hits(&root, &a), ["src/a.rs:2", "src/a.rs:3"]);
+    if Command::new("rg").arg("--version").output().is_ok() {
+        let out = Command::new("rg")
+            .current_dir(dir.path())
+            .args(["-i", "-n", "--no-heading", "-g", "src/**/*.rs", "needle", "src"])
+            .output()
+            .expect("rg");
+        let rg: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let mut p = l.splitn(3, ':');
+                Some(format!("{}:{}", p.next()?, p.next()?))
+            })
+            .collect();
+        assert_eq!(rg, ["src/a.rs:2", "src/a.rs:3"]);
+    }
+}
+
 /// Include globs can name hidden and ignored files (as in rg), never secret ones: `.env`,
 /// keys and `.ssh/` stay out of every search.
 #[test]
