@@ -9,7 +9,7 @@ use git2::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn open_repo(root: &ProjectRoot) -> ToolResult<Repository> {
     Repository::discover(root.path()).map_err(|e| {
@@ -116,9 +116,13 @@ pub fn git_log(root: &ProjectRoot, args: &GitLogArgs) -> ToolResult<String> {
 #[serde(deny_unknown_fields)]
 pub struct GitCommitArgs {
     pub message: String,
-    /// Paths to commit; default: every change, new files included.
+    /// Paths to commit, and only these (what else is staged stays staged, uncommitted);
+    /// default: every change, new files included.
     #[serde(default)]
     pub files: Option<Vec<String>>,
+    /// Commit files git ignores when `files` names them.
+    #[serde(default)]
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -146,34 +150,42 @@ pub fn git_commit(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<Commit
     let workdir = repo.workdir().map(Path::to_path_buf).ok_or_else(|| {
         ToolError::InvalidArgument("the repository is bare; there is nothing to commit from".into())
     })?;
+    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
+    let base_tree = parent.as_ref().map(|p| p.tree()).transpose()?;
     let mut index = repo.index()?;
-    match &args.files {
+    let tree = match &args.files {
         None => {
             index.add_all(["*"].iter(), IndexAddOption::DEFAULT, None)?;
             index.update_all(["*"].iter(), None)?;
+            index.write()?;
+            repo.find_tree(index.write_tree()?)?
         }
         Some(files) => {
+            // The commit is the last one's tree with exactly these files changed, whatever
+            // else is staged; the index then holds them too, and keeps the rest as it was.
+            let mut only = git2::Index::new()?;
+            if let Some(t) = &base_tree {
+                only.read_tree(t)?;
+            }
             for f in files {
-                let resolved = root.resolve(f)?;
-                let rel = resolved.real.strip_prefix(&workdir).map_err(|_| {
-                    ToolError::InvalidArgument(format!("{f} is not inside the repository"))
-                })?;
-                if resolved.real.exists() {
-                    index.add_path(rel)?;
+                let rel = commit_path(root, &repo, &workdir, f, args.force, base_tree.as_ref())?;
+                let abs = workdir.join(&rel);
+                if std::fs::symlink_metadata(&abs).is_ok() {
+                    let mut entry = index_entry(&repo, &abs, &rel)?;
+                    if let Some(old) = only.get_path(&rel, 0) {
+                        entry.mode = old.mode;
+                    }
+                    only.add(&entry)?;
+                    index.add(&entry)?;
                 } else {
-                    index.remove_path(rel).map_err(|_| {
-                        ToolError::InvalidArgument(format!(
-                            "{f} does not exist and is not tracked; nothing to commit for it"
-                        ))
-                    })?;
+                    only.remove_path(&rel)?;
+                    index.remove_path(&rel)?;
                 }
             }
+            index.write()?;
+            repo.find_tree(only.write_tree_to(&repo)?)?
         }
-    }
-    index.write()?;
-    let tree = repo.find_tree(index.write_tree()?)?;
-    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-    let base_tree = parent.as_ref().map(|p| p.tree()).transpose()?;
+    };
     let diff = repo.diff_tree_to_tree(base_tree.as_ref(), Some(&tree), None)?;
     let stats = diff.stats()?;
     if stats.files_changed() == 0 {
@@ -193,6 +205,76 @@ pub fn git_commit(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<Commit
         files_changed: stats.files_changed(),
         insertions: stats.insertions(),
         deletions: stats.deletions(),
+    })
+}
+
+/// A path named in `files`, checked: inside the repository, there (or tracked, for a
+/// deletion), and not ignored unless `force`.
+fn commit_path(
+    root: &ProjectRoot,
+    repo: &Repository,
+    workdir: &Path,
+    f: &str,
+    force: bool,
+    base: Option<&git2::Tree<'_>>,
+) -> ToolResult<PathBuf> {
+    let resolved = root.resolve(f)?;
+    let rel = resolved
+        .real
+        .strip_prefix(workdir)
+        .map_err(|_| ToolError::InvalidArgument(format!("{f} is not inside the repository")))?
+        .to_path_buf();
+    let tracked = base.is_some_and(|t| t.get_path(&rel).is_ok());
+    if resolved.real.is_dir() {
+        return Err(ToolError::InvalidArgument(format!(
+            "{f} is a folder; name the files in it to commit"
+        )));
+    }
+    if !resolved.real.exists() && !tracked {
+        return Err(ToolError::InvalidArgument(format!(
+            "{f} does not exist and was never committed, so there is nothing to commit for it; check the name (git_status lists what changed)"
+        )));
+    }
+    if !tracked && !force && repo.is_path_ignored(&rel)? {
+        return Err(ToolError::InvalidArgument(format!(
+            "{f} is ignored by git (.gitignore); leave it out, or pass force: true if it really belongs in the repository"
+        )));
+    }
+    Ok(rel)
+}
+
+/// An index entry for a file of the work tree, its content written to the object store, as
+/// `git add` makes it (a symbolic link is stored as its target's name).
+fn index_entry(repo: &Repository, abs: &Path, rel: &Path) -> ToolResult<git2::IndexEntry> {
+    use std::os::unix::ffi::OsStrExt as _;
+    use std::os::unix::fs::MetadataExt as _;
+    let io = |e| ToolError::io(rel, e);
+    let meta = std::fs::symlink_metadata(abs).map_err(io)?;
+    let link = meta.file_type().is_symlink();
+    let blob = if link {
+        repo.blob(std::fs::read_link(abs).map_err(io)?.as_os_str().as_bytes())?
+    } else {
+        repo.blob_path(abs)?
+    };
+    let executable = meta.mode() & 0o111 != 0;
+    let time = |s: i64, ns: i64| git2::IndexTime::new(s as i32, ns as u32);
+    Ok(git2::IndexEntry {
+        ctime: time(meta.ctime(), meta.ctime_nsec()),
+        mtime: time(meta.mtime(), meta.mtime_nsec()),
+        dev: meta.dev() as u32,
+        ino: meta.ino() as u32,
+        mode: match (link, executable) {
+            (true, _) => 0o120000,
+            (false, true) => 0o100755,
+            (false, false) => 0o100644,
+        },
+        uid: meta.uid(),
+        gid: meta.gid(),
+        file_size: meta.size() as u32,
+        id: blob,
+        flags: 0,
+        flags_extended: 0,
+        path: crate::paths::to_slash(rel).into_bytes(),
     })
 }
 

@@ -24,6 +24,7 @@ fn commit(root: &ProjectRoot, msg: &str) -> Result<tools::CommitResult, tools::T
         &GitCommitArgs {
             message: msg.into(),
             files: None,
+            force: false,
         },
     )
 }
@@ -85,6 +86,7 @@ fn commit_log_and_diff() {
         &GitCommitArgs {
             message: "only new".into(),
             files: Some(vec!["new.txt".into()]),
+            force: false,
         },
     )
     .expect("commit one");
@@ -116,6 +118,74 @@ fn commit_log_and_diff() {
         full.starts_with("commit ") && full.contains("Author: Test <test@example.com>"),
         "{full}"
     );
+}
+
+fn commit_files(
+    root: &ProjectRoot,
+    files: &[&str],
+    force: bool,
+) -> Result<tools::CommitResult, tools::ToolError> {
+    tools::git_commit(
+        root,
+        &GitCommitArgs {
+            message: "some files".into(),
+            files: Some(files.iter().map(|f| f.to_string()).collect()),
+            force,
+        },
+    )
+}
+
+/// `files` commits exactly those files: what else is staged stays staged and uncommitted,
+/// an ignored file needs `force`, and a name that is not there is named.
+#[test]
+fn commit_of_named_files_commits_those_and_nothing_else() {
+    let (d, root) = repo();
+    fs::write(d.path().join(".gitignore"), "*.log\n").expect("write");
+    commit(&root, "first").expect("commit");
+    let git = git2::Repository::open(d.path()).expect("open");
+    fs::write(d.path().join("staged.txt"), "staged\n").expect("write");
+    let mut index = git.index().expect("index");
+    index
+        .add_path(std::path::Path::new("staged.txt"))
+        .expect("stage");
+    index.write().expect("write index");
+    fs::write(d.path().join("a.txt"), "one\nTWO\n").expect("edit");
+
+    let c = commit_files(&root, &["a.txt"], false).expect("commit a.txt");
+    assert_eq!(c.files_changed, 1);
+    let head = git.head().expect("head").peel_to_tree().expect("tree");
+    assert!(
+        head.get_path(std::path::Path::new("staged.txt")).is_err(),
+        "staged.txt came along"
+    );
+    let statuses = git.statuses(None).expect("status");
+    let staged = statuses
+        .iter()
+        .find(|s| s.path().ok() == Some("staged.txt"))
+        .expect("staged.txt listed");
+    assert!(staged.status().is_index_new(), "staged.txt is still staged");
+    assert!(
+        statuses.iter().all(|s| s.path().ok() != Some("a.txt")),
+        "a.txt is committed and clean"
+    );
+
+    fs::write(d.path().join("debug.log"), "log\n").expect("write");
+    let err = commit_files(&root, &["debug.log"], false).expect_err("ignored");
+    assert!(err.to_string().contains("ignored by git"), "{err}");
+    commit_files(&root, &["debug.log"], true).expect("forced");
+
+    let err = commit_files(&root, &["nope.txt"], false).expect_err("missing");
+    assert!(err.to_string().contains("nope.txt"), "{err}");
+    assert!(
+        !err.to_string().contains("nothing to commit: the files"),
+        "{err}"
+    );
+
+    // A deletion of a tracked file is committed too.
+    fs::remove_file(d.path().join("a.txt")).expect("rm");
+    commit_files(&root, &["a.txt"], false).expect("commit deletion");
+    let head = git.head().expect("head").peel_to_tree().expect("tree");
+    assert!(head.get_path(std::path::Path::new("a.txt")).is_err());
 }
 
 #[test]

@@ -274,7 +274,15 @@ fn include_globs_count_from_the_project_like_rg() {
     if Command::new("rg").arg("--version").output().is_ok() {
         let out = Command::new("rg")
             .current_dir(dir.path())
-            .args(["-i", "-n", "--no-heading", "-g", "src/**/*.rs", "needle", "src"])
+            .args([
+                "-i",
+                "-n",
+                "--no-heading",
+                "-g",
+                "src/**/*.rs",
+                "needle",
+                "src",
+            ])
             .output()
             .expect("rg");
         let rg: Vec<String> = String::from_utf8_lossy(&out.stdout)
