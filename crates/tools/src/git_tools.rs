@@ -96,10 +96,10 @@ pub fn git_log(root: &ProjectRoot, args: &GitLogArgs) -> ToolResult<String> {
             let _ = writeln!(out, "{} {summary}", &id[..7.min(id.len())]);
         } else {
             let author = commit.author();
-            let when = commit.time().seconds();
+            let when = git_date(commit.time().seconds(), commit.time().offset_minutes());
             let _ = writeln!(
                 out,
-                "commit {id}\nAuthor: {} <{}>\nDate:   {when} (unix time)\n",
+                "commit {id}\nAuthor: {} <{}>\nDate:   {when}\n",
                 author.name().ok().unwrap_or(""),
                 author.email().ok().unwrap_or("")
             );
@@ -405,13 +405,104 @@ pub fn git_branch(root: &ProjectRoot, args: &GitBranchArgs) -> ToolResult<String
                 .map(str::to_string)
                 .unwrap_or_default();
             let target = branch.get().peel_to_tree()?;
+            let current = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+            let in_the_way = untracked_in_the_way(&repo, current.as_ref(), &target)?;
+            if !in_the_way.is_empty() {
+                return Err(ToolError::InvalidArgument(format!(
+                    "switching to `{name}` would overwrite files that are not committed here ({}); move them away or commit them first",
+                    in_the_way.join(", ")
+                )));
+            }
             repo.checkout_tree(
                 target.as_object(),
                 Some(git2::build::CheckoutBuilder::new().safe()),
-            )?;
+            )
+            .map_err(|e| {
+                ToolError::InvalidArgument(format!(
+                    "git could not switch to `{name}`: {}; check git_status for files in the way",
+                    e.message()
+                ))
+            })?;
             repo.set_head(&refname)?;
             Ok(format!("Switched to branch {name}.\n"))
         }
+    }
+}
+
+/// Files the target branch has that exist here without being committed on this branch: a
+/// checkout would have to overwrite them, and git refuses.
+fn untracked_in_the_way(
+    repo: &Repository,
+    current: Option<&git2::Tree<'_>>,
+    target: &git2::Tree<'_>,
+) -> ToolResult<Vec<String>> {
+    let Some(workdir) = repo.workdir() else {
+        return Ok(Vec::new());
+    };
+    let diff = repo.diff_tree_to_tree(current, Some(target), None)?;
+    let mut out = Vec::new();
+    for delta in diff.deltas() {
+        if delta.status() != git2::Delta::Added {
+            continue;
+        }
+        if let Some(path) = delta.new_file().path()
+            && std::fs::symlink_metadata(workdir.join(path)).is_ok()
+        {
+            out.push(crate::paths::to_slash(path));
+        }
+    }
+    Ok(out)
+}
+
+/// A commit time as git prints it: `Mon Nov 30 13:05:12 2026 +0100`, in the author's zone.
+fn git_date(seconds: i64, offset_minutes: i32) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let local = seconds + i64::from(offset_minutes) * 60;
+    let days = local.div_euclid(86_400);
+    let secs = local.rem_euclid(86_400);
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let sign = if offset_minutes < 0 { '-' } else { '+' };
+    let off = offset_minutes.unsigned_abs();
+    format!(
+        "{} {} {day} {:02}:{:02}:{:02} {year} {sign}{:02}{:02}",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(month - 1) as usize],
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60,
+        off / 60,
+        off % 60,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_read_as_git_prints_them() {
+        assert_eq!(git_date(0, 0), "Thu Jan 1 00:00:00 1970 +0000");
+        assert_eq!(
+            git_date(1_796_043_912, 60),
+            "Mon Nov 30 14:05:12 2026 +0100"
+        );
+        assert_eq!(
+            git_date(951_782_400, -300),
+            "Mon Feb 28 19:00:00 2000 -0500"
+        );
+        assert_eq!(git_date(1_709_164_800, 0), "Thu Feb 29 00:00:00 2024 +0000");
     }
 }
 

@@ -232,6 +232,23 @@ fn branches_create_list_and_switch_safely() {
             .to_string()
             .contains("the branches are")
     );
+
+    // A file only `feature` has, lying untracked here: named, not a raw libgit2 conflict.
+    fs::write(d.path().join("extra.txt"), "feature's\n").expect("write");
+    commit(&root, "extra on feature").expect("commit");
+    branch(&root, BranchAction::Switch, Some(&current)).expect("back");
+    assert!(!d.path().join("extra.txt").exists());
+    fs::write(d.path().join("extra.txt"), "mine, untracked\n").expect("write");
+    let err = branch(&root, BranchAction::Switch, Some("feature")).expect_err("in the way");
+    assert!(
+        err.to_string()
+            .contains("would overwrite files that are not committed here (extra.txt)"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(d.path().join("extra.txt")).expect("read"),
+        "mine, untracked\n"
+    );
 }
 
 #[test]
