@@ -107,8 +107,15 @@ fn context_lines_and_errors() {
         text,
         "notes.md-2- b\nnotes.md:3: needle here\nnotes.md-4- c\n"
     );
-    let err = search_codebase(&root, &args("(unclosed")).expect_err("bad regex");
-    assert!(err.to_string().contains("fixed_strings"), "{err}");
+    let err = search_codebase(&root, &args("foo(bar")).expect_err("bad regex");
+    let text = err.to_string();
+    // About the pattern as written, not the matcher's wrapped form `(?:foo(bar)`.
+    assert!(text.contains("pattern `foo(bar`"), "{text}");
+    assert!(text.contains("unclosed group at character 4"), "{text}");
+    assert!(!text.contains("(?:"), "{text}");
+    assert!(text.contains("fixed_strings"), "{text}");
+    let err = search_codebase(&root, &args(r"\p{Nope}")).expect_err("bad class");
+    assert!(!err.to_string().contains("(?:"), "{err}");
     a.context = Some(11);
     assert!(search_codebase(&root, &a).is_err());
     assert!(search_codebase(&root, &args("")).is_err());
