@@ -34,7 +34,7 @@ mod write_file;
 
 pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use cache::{CACHE_TTL, CACHED_TOOLS};
-pub use catalog::{TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
+pub use catalog::{ENGINE_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
 pub use diff::{HUNK_CONTEXT, hunks, line_counts, merge_hunks};
 pub use edit_file::{Edit, EditFileArgs, edit_file, plan_edit};
 pub use error::{ToolError, ToolResult};
@@ -68,5 +68,5 @@ pub use web::{
 };
 pub use workspace::{DiffTotals, Workspace};
 pub use write_file::{
-    Planned, WriteFileArgs, apply_planned, plan_write, render_change, write_file,
+    Planned, WriteFileArgs, apply_planned, plan_change, plan_write, render_change, write_file,
 };

@@ -308,7 +308,10 @@ pub fn search_with_limit(
 fn bad_pattern(pattern: &str, compiled_error: &str) -> String {
     let why = match regex_syntax::ast::parse::Parser::new().parse(pattern) {
         Err(e) => {
-            let at = pattern[..e.span().start.offset.min(pattern.len())].chars().count() + 1;
+            let at = pattern[..e.span().start.offset.min(pattern.len())]
+                .chars()
+                .count()
+                + 1;
             format!("{} at character {at}", e.kind())
         }
         // The syntax is fine; a limit or a Unicode class failed: the matcher's last line says.
