@@ -76,7 +76,7 @@ impl Agent {
                 project_root: ws.root().path(),
                 home: self.config.home.as_deref(),
                 mode: Some(mode),
-                session_diff_lines: ws.diff_totals().changed(),
+                session_diff_lines: ws.uncommitted_totals().changed(),
                 user_policy_file: self.config.user_policy_file.as_deref(),
                 sandboxed,
                 resolver: &resolver,

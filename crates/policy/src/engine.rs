@@ -178,7 +178,7 @@ fn thresholds(policy: &Policy, ctx: &Context, diff_lines: u32) -> Vec<Finding> {
         f.push(Finding::new(
             Verdict::Deny,
             format!(
-                "this session would change {total} lines, over the limit of {} (max_diff_lines); review and commit what is there first",
+                "this session would have {total} changed lines since the last commit, over the limit of {} (max_diff_lines); review and commit what is there first (git_commit), then go on",
                 policy.max_diff_lines.value
             ),
             "max_diff_lines",
@@ -188,7 +188,7 @@ fn thresholds(policy: &Policy, ctx: &Context, diff_lines: u32) -> Vec<Finding> {
         f.push(Finding::new(
             Verdict::Ask,
             format!(
-                "this session has changed {total} lines, over {} (require_approval_above): every further change needs your approval",
+                "this session has {total} changed lines since the last commit, over {} (require_approval_above): every further change needs your approval until they are committed",
                 policy.require_approval_above.value
             ),
             "require_approval_above",

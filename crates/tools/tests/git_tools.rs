@@ -311,3 +311,46 @@ fn pull_requests_need_a_branch_and_gh() {
         assert!(err.to_string().contains("gh auth login"), "{err}");
     }
 }
+
+/// The change thresholds count lines since the last commit: after a commit (by git_commit or
+/// anyone else) a long session can edit again; the session's own total keeps growing.
+#[test]
+fn committing_resets_what_the_change_limit_counts() {
+    let (d, root) = repo();
+    commit(&root, "first").expect("commit");
+    let ws = tools::Workspace::new(root.clone());
+    let write = |path: &str, content: &str| {
+        tools::write_file(
+            &ws,
+            &tools::WriteFileArgs {
+                path: path.into(),
+                content: content.into(),
+            },
+        )
+        .expect("write")
+    };
+    write("b.txt", "1\n2\n3\n");
+    assert_eq!(ws.uncommitted_totals().changed(), 3);
+    commit(&root, "b").expect("commit");
+    assert_eq!(ws.uncommitted_totals().changed(), 0, "a commit makes room");
+    write("c.txt", "x\n");
+    assert_eq!(ws.uncommitted_totals().changed(), 1);
+    assert_eq!(
+        ws.diff_totals().changed(),
+        4,
+        "the session's total keeps counting"
+    );
+    // A commit made outside the tools counts the same.
+    let git = git2::Repository::open(d.path()).expect("open");
+    let mut index = git.index().expect("index");
+    index.add_path(std::path::Path::new("c.txt")).expect("add");
+    index.write().expect("write");
+    let tree = git
+        .find_tree(index.write_tree().expect("tree"))
+        .expect("tree");
+    let sig = git.signature().expect("sig");
+    let parent = git.head().expect("head").peel_to_commit().expect("commit");
+    git.commit(Some("HEAD"), &sig, &sig, "outside", &tree, &[&parent])
+        .expect("commit");
+    assert_eq!(ws.uncommitted_totals().changed(), 0);
+}
