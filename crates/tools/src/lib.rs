@@ -21,6 +21,7 @@ mod list_files;
 mod paths;
 mod plan;
 mod read_file;
+mod result_cap;
 mod run_command;
 mod sandboxing;
 mod search;
@@ -49,6 +50,7 @@ pub use plan::{TaskDoneArgs, UpdatePlanArgs, render_plan, task_done, update_plan
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
 };
+pub use result_cap::{MAX_RESULT_CHARS, cap_result};
 pub use run_command::{
     CommandConfig, CommandOutcome, RunCommandArgs, RunContext, head_tail, render_outcome,
     run_command,
