@@ -34,6 +34,7 @@ mod workspace;
 mod write_file;
 
 pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
+pub use atomic::write_atomic;
 pub use cache::{CACHE_TTL, CACHED_TOOLS};
 pub use catalog::{ENGINE_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
 pub use diff::{HUNK_CONTEXT, hunks, line_counts, merge_hunks};
