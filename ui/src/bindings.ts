@@ -60,7 +60,15 @@ new_start: number, new_lines: number,
 /**
  * The hunk as unified-diff text, header included.
  */
-text: string, };
+text: string, 
+/**
+ * What the hunk changes, without its context: these lines of the original are taken
+ * out, and these lines of the proposed text put in their place. Everything outside the
+ * hunks is the same in both, so the file with any choice of hunks is a splice of the two.
+ */
+removed: LineRange, added: LineRange, };
+
+export type LineRange = { start: number, end: number, };
 
 export type PlanStatus = "pending" | "in_progress" | "done";
 

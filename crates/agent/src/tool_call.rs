@@ -146,7 +146,7 @@ impl Agent {
                     proposed: planned.as_ref().map(|p| p.content.clone()),
                     hunks: planned
                         .as_ref()
-                        .map(|p| tools::hunks(p.original.as_deref().unwrap_or(""), &p.content))
+                        .map(tools::Planned::hunks)
                         .unwrap_or_default(),
                     commands: if name == "run_command" {
                         simple_commands(input)
@@ -216,14 +216,13 @@ impl Agent {
             tracing::warn!(error = %e, "could not keep the file's content before the change");
         }
         if let (Some(p), Some(acc)) = (&planned, &accepted) {
-            let original = p.original.clone().unwrap_or_default();
-            let total = tools::hunks(&original, &p.content).len();
+            let total = p.hunks().len();
             let set: BTreeSet<usize> = acc
                 .iter()
                 .map(|&i| i as usize)
                 .filter(|&i| i < total)
                 .collect();
-            let merged = tools::merge_hunks(&original, &p.content, &set);
+            let merged = p.merge(&set);
             let rejected: Vec<usize> = (0..total).filter(|i| !set.contains(i)).collect();
             return Ok(Some(
                 match tools::apply_planned(&self.toolbox.ws, p, &merged) {

@@ -166,6 +166,35 @@ async fn a_partial_approval_applies_only_the_accepted_hunk() {
     );
 }
 
+/// Two edits three lines apart used to be one hunk, so one could not be kept without the
+/// other: each edit is now its own change.
+#[tokio::test]
+async fn edits_three_lines_apart_are_kept_or_rejected_apart() {
+    let project = repo();
+    let (h, outcome) = run("agent_near_edits.json", project.path(), Mode::Ask, |req| {
+        assert_eq!(req.hunks.len(), 2, "one change per edit: {:#?}", req.hunks);
+        assert!(req.hunks[0].text.contains("+line five\n"));
+        assert!(req.hunks[1].text.contains("+line nine\n"));
+        ApprovalAnswer::ApprovePartial {
+            accepted_hunks: vec![1],
+        }
+    })
+    .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let expected: String = (1..=20)
+        .map(|i| match i {
+            9 => "line nine\n".to_string(),
+            _ => format!("line {i}\n"),
+        })
+        .collect();
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("list.txt")).expect("read"),
+        expected,
+        "the file holds exactly the kept edit"
+    );
+}
+
 #[tokio::test]
 async fn malformed_arguments_are_explained() {
     let project = repo();

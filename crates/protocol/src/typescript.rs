@@ -16,6 +16,7 @@ pub fn typescript() -> String {
         FileContent::decl(&cfg),
         FileChange::decl(&cfg),
         Hunk::decl(&cfg),
+        LineRange::decl(&cfg),
         PlanStatus::decl(&cfg),
         PlanItem::decl(&cfg),
         TaskDone::decl(&cfg),

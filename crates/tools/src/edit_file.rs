@@ -1,5 +1,6 @@
 //! `edit_file`: exact string replacements, one or many, applied all together or not at all.
 
+use crate::diff::edit_regions;
 use crate::error::{ToolError, ToolResult};
 use crate::line_endings::{Style, to_lf};
 use crate::workspace::Workspace;
@@ -134,16 +135,31 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
             });
         }
     }
-    let mut result = text.clone();
-    for (start, end, i) in spans.iter().rev() {
-        result.replace_range(*start..*end, &to_lf(&edits[*i].new_string));
+    // Built front to back, so where each replacement lands in the result is known: the
+    // review shows each edit as its own change.
+    let mut result = String::with_capacity(text.len());
+    let mut placed = Vec::with_capacity(spans.len());
+    let mut at = 0;
+    for (start, end, i) in &spans {
+        result.push_str(text.get(at..*start).unwrap_or_default());
+        let from = result.len();
+        if let Some(e) = edits.get(*i) {
+            result.push_str(&to_lf(&e.new_string));
+        }
+        placed.push((*start..*end, from..result.len()));
+        at = *end;
     }
+    result.push_str(text.get(at..).unwrap_or_default());
+    // The regions are lines of the `\n` text; restoring the file's line endings keeps its
+    // lines where they are (and where it does not, the hunks fall back to a whole-file diff).
+    let regions = edit_regions(&text, &result, &placed);
     let content = style.apply(&result);
     Ok(Planned {
         real: real.clone(),
         path,
         original: Some(original),
         content,
+        regions,
     })
 }
 

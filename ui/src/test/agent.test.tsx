@@ -419,7 +419,7 @@ describe("approvals", () => {
           path: "src/new.rs",
           original: "",
           proposed: "fn a() {}\n",
-          hunks: [{ index: 0, old_start: 0, old_lines: 0, new_start: 1, new_lines: 1, text: "@@ -0,0 +1,1 @@\n+fn a() {}\n" }],
+          hunks: [{ index: 0, old_start: 0, old_lines: 0, new_start: 1, new_lines: 1, text: "@@ -0,0 +1,1 @@\n+fn a() {}\n", removed: { start: 0, end: 0 }, added: { start: 0, end: 1 } }],
           command: null,
           commands: [],
         }),

@@ -154,6 +154,8 @@ describe("answerForHunks", () => {
     new_start: 1 + index * 10,
     new_lines: 1,
     text: `@@ -${1 + index * 10} +${1 + index * 10} @@\n-old${index}\n+new${index}\n`,
+    removed: { start: index * 10, end: index * 10 + 1 },
+    added: { start: index * 10, end: index * 10 + 1 },
   }));
   it("approves all, approves part, or denies", () => {
     expect(answerForHunks(hunks, [true, true, true])).toEqual({ answer: "approve" });
