@@ -161,7 +161,9 @@ sandbox_denial: SandboxDenial | null,
  */
 agent: string | null, };
 
-export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped";
+export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped" | "background";
+
+export type DoneWarning = { "kind": "edit_rejected", path: string, } | { "kind": "file_unchanged", path: string, } | { "kind": "check_failed", command: string, exit_code: number | null, };
 
 export type WakeReason = { "kind": "task_finished", task: string, title: string, state: string, } | { "kind": "timer", hint: string | null, } | { "kind": "retry" };
 
@@ -187,7 +189,11 @@ exit_code?: number, } | { "type": "usage", usage: Usage,
 /**
  * This call's cost, when the model's price is known.
  */
-cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "error", error: EngineError, } | { "type": "done", summary: string, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, } | { "type": "wake", reason: WakeReason, } | { "type": "subagent_started", 
+cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "error", error: EngineError, } | { "type": "done", summary: string, 
+/**
+ * What contradicts the summary (older logs lack it; empty when nothing does).
+ */
+warnings?: Array<DoneWarning>, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, } | { "type": "wake", reason: WakeReason, } | { "type": "subagent_started", 
 /**
  * Unique in the session, e.g. `a1`.
  */

@@ -189,6 +189,9 @@ impl Agent {
                         }
                     }
                     ApprovalAnswer::Deny { message } => {
+                        if let Some(p) = &planned {
+                            self.record.rejected(&p.path, p.original.as_deref());
+                        }
                         let note = message
                             .map(|m| format!(" The user says: {m}"))
                             .unwrap_or_default();
@@ -229,6 +232,11 @@ impl Agent {
                     Ok(change) => {
                         self.toolbox.cache.clear();
                         self.changed_files.insert(change.path.clone());
+                        if set.is_empty() {
+                            self.record.rejected(&p.path, p.original.as_deref());
+                        } else {
+                            self.record.written(&p.path);
+                        }
                         ToolReply::ok(format!(
                             "The user applied hunks {:?} of {total} to {} and rejected hunks {rejected:?} (numbered from 0, in file order). {}. Read the file again before editing it further.",
                             set.iter().collect::<Vec<_>>(),
@@ -273,6 +281,7 @@ impl Agent {
                 Ok(out) => {
                     if let Some(p) = &planned {
                         self.changed_files.insert(p.path.clone());
+                        self.record.written(&p.path);
                     }
                     if name == "update_plan"
                         && let Ok(items) = serde_json::from_value::<Vec<PlanItem>>(out.structured)
@@ -339,28 +348,35 @@ impl Agent {
                 return Ok(Some(r));
             }
         };
+        let command = input
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let finished = serde_json::from_value::<tools::CommandOutcome>(out.structured.clone()).ok();
-        let (exit_code, denial, ok) = match finished {
+        let (exit_code, denial, outcome) = match finished {
             Some(tools::CommandOutcome::Finished {
                 exit_code,
                 timed_out,
                 sandbox_denial,
                 ..
-            }) => (
-                exit_code,
-                sandbox_denial,
-                exit_code == Some(0) && !timed_out,
-            ),
-            _ => (None, None, true),
+            }) => {
+                let passed = exit_code == Some(0) && !timed_out;
+                self.record.ran(command, exit_code, passed);
+                let outcome = if passed {
+                    ToolOutcome::Ok
+                } else {
+                    ToolOutcome::Failed
+                };
+                (exit_code, sandbox_denial, outcome)
+            }
+            // Not ended yet: neither a success nor a failure to show.
+            Some(tools::CommandOutcome::Background { .. }) => (None, None, ToolOutcome::Background),
+            None => (None, None, ToolOutcome::Ok),
         };
         let sandboxed_reply = ToolReply {
             text: out.text,
             is_error: false,
-            outcome: if ok {
-                ToolOutcome::Ok
-            } else {
-                ToolOutcome::Failed
-            },
+            outcome,
             confinement: Some(confinement),
             exit_code,
         };
@@ -397,23 +413,36 @@ impl Agent {
                 }
                 Ok(Some(match again {
                     Ok(out) => {
-                        let exit_code = match serde_json::from_value::<tools::CommandOutcome>(
-                            out.structured.clone(),
-                        ) {
-                            Ok(tools::CommandOutcome::Finished { exit_code, .. }) => exit_code,
-                            _ => None,
-                        };
+                        let (exit_code, outcome) =
+                            match serde_json::from_value::<tools::CommandOutcome>(
+                                out.structured.clone(),
+                            ) {
+                                Ok(tools::CommandOutcome::Finished {
+                                    exit_code,
+                                    timed_out,
+                                    ..
+                                }) => {
+                                    let passed = exit_code == Some(0) && !timed_out;
+                                    self.record.ran(command, exit_code, passed);
+                                    let outcome = if passed {
+                                        ToolOutcome::Ok
+                                    } else {
+                                        ToolOutcome::Failed
+                                    };
+                                    (exit_code, outcome)
+                                }
+                                Ok(tools::CommandOutcome::Background { .. }) => {
+                                    (None, ToolOutcome::Background)
+                                }
+                                Err(_) => (None, ToolOutcome::Ok),
+                            };
                         ToolReply {
                             text: format!(
                                 "The sandbox stopped the first run ({}); the user approved running it once outside the sandbox. Its result:\n{}",
                                 denial.evidence, out.text
                             ),
                             is_error: false,
-                            outcome: if exit_code.is_none_or(|c| c == 0) {
-                                ToolOutcome::Ok
-                            } else {
-                                ToolOutcome::Failed
-                            },
+                            outcome,
                             confinement: Some(outside),
                             exit_code,
                         }

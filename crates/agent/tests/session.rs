@@ -321,6 +321,12 @@ async fn a_finished_background_command_and_a_wake_up_wake_the_agent() {
     })
     .await;
     assert_eq!(h.server.failures(), Vec::<String>::new());
+    // Started in the background, it had not ended when the call returned: not a success yet.
+    let started = h.events().into_iter().find_map(|e| match e {
+        AgentEvent::ToolFinished { name, outcome, .. } if name == "run_command" => outcome,
+        _ => None,
+    });
+    assert_eq!(started, Some(ToolOutcome::Background));
     let wakes: Vec<WakeReason> = h
         .events()
         .into_iter()

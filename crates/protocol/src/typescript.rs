@@ -34,6 +34,7 @@ pub fn typescript() -> String {
         DenialKind::decl(&cfg),
         ApprovalRequest::decl(&cfg),
         ToolOutcome::decl(&cfg),
+        DoneWarning::decl(&cfg),
         WakeReason::decl(&cfg),
         EngineError::decl(&cfg),
         FailureCode::decl(&cfg),
