@@ -17,7 +17,14 @@ const STATUS: Record<ToolStatus, string> = {
   failed: "Failed",
   denied: "Denied",
   unfinished: "Not finished",
+  background: "Running in the background",
 };
+
+/** The state in words; a failed command says how it ended, from its exit code. */
+function statusText(item: ToolItem): string {
+  if (item.status === "failed" && item.exitCode !== null) return `Failed · exit code ${item.exitCode}`;
+  return STATUS[item.status];
+}
 
 const QUIET_TOOLS = ["read_file", "list_files", "web_fetch", "task_list"];
 const LONG_LINES = 12;
@@ -80,7 +87,14 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const ticking = item.status === "running" && item.startedMs !== null;
   const lines = output === "" ? 0 : output.split("\n").length;
   return (
-    <div className={`tool-card status-${item.status}`} data-testid="tool-card" data-status={item.status} data-tool={item.name} data-id={item.id}>
+    <div
+      className={`tool-card status-${item.status}`}
+      data-testid="tool-card"
+      data-status={item.status}
+      data-kind={item.status}
+      data-tool={item.name}
+      data-id={item.id}
+    >
       <button
         className="tool-header"
         onClick={() => output && setOpen(!open)}
@@ -91,8 +105,8 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
         <span className="tool-title">{title}</span>
         {/* A denied or refused call never ran: where it would have run no longer matters. */}
         {item.confinement && item.status !== "denied" && <ConfinementBadge confinement={item.confinement} />}
-        <span className="tool-status" data-testid="tool-status">
-          {STATUS[item.status]}
+        <span className="tool-status" data-testid="tool-status" data-exit-code={item.exitCode ?? undefined}>
+          {statusText(item)}
         </span>
         {item.startedMs !== null && <Timer startedMs={item.startedMs} endedMs={item.endedMs} ticking={ticking} />}
         {output && (

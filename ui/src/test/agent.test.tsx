@@ -151,6 +151,67 @@ describe("a turn", () => {
     expect(calls.filter((c) => c.cmd === "list_sessions").length).toBeGreaterThanOrEqual(2);
   });
 
+  it("shows a failed command in red with its exit code, and a background one as still running", async () => {
+    const { push } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      { type: "tool_call_proposed", id: "t1", name: "run_command", input: { command: "python3 -m pytest" } },
+      {
+        type: "tool_finished",
+        id: "t1",
+        name: "run_command",
+        output: "1 failed\n[exit code 1; 0.4 s]",
+        is_error: false,
+        outcome: "failed",
+        confinement: { kind: "sandboxed", network: false, read_only: false },
+        exit_code: 1,
+      },
+      { type: "tool_call_proposed", id: "t2", name: "run_command", input: { command: "npm run dev", background: true } },
+      { type: "tool_finished", id: "t2", name: "run_command", output: "The command is now background task task-2", is_error: false, outcome: "background" },
+      { type: "tool_call_proposed", id: "t3", name: "run_command", input: { command: "ls" } },
+      { type: "tool_finished", id: "t3", name: "run_command", output: "a\n[exit code 0]", is_error: false, outcome: "ok", exit_code: 0 },
+    ]);
+    await waitFor(() => expect(screen.getAllByTestId("tool-card")).toHaveLength(3));
+    const [failed, background, done] = screen.getAllByTestId("tool-card");
+    expect(failed).toHaveAttribute("data-kind", "failed");
+    expect(within(failed!).getByTestId("tool-status")).toHaveTextContent("Failed · exit code 1");
+    expect(failed!.querySelector(".tool-icon")).toHaveClass("failed");
+    expect(background).toHaveAttribute("data-kind", "background");
+    expect(within(background!).getByTestId("tool-status")).toHaveTextContent("Running in the background");
+    expect(background!.querySelector(".tool-icon")).not.toHaveClass("done");
+    expect(done).toHaveAttribute("data-kind", "done");
+    expect(within(done!).getByTestId("tool-status")).toHaveTextContent("Done");
+  });
+
+  it("marks a task_done the engine found contradicted, and keeps the green check otherwise", async () => {
+    const { push } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      {
+        type: "done",
+        summary: "Edited calc.py; the tests pass.",
+        warnings: [
+          { kind: "edit_rejected", path: "calc.py" },
+          { kind: "file_unchanged", path: "notes.txt" },
+          { kind: "check_failed", command: "python3 -m pytest", exit_code: 1 },
+        ],
+      },
+    ]);
+    const summary = await screen.findByTestId("done-summary");
+    expect(summary).toHaveAttribute("data-kind", "warning");
+    expect(summary).not.toHaveTextContent("✓");
+    const warnings = within(summary).getAllByTestId("done-warning");
+    expect(warnings.map((w) => w.getAttribute("data-kind"))).toEqual(["edit_rejected", "file_unchanged", "check_failed"]);
+    expect(warnings[0]).toHaveTextContent("calc.py is unchanged: you rejected its edit.");
+    expect(warnings[2]).toHaveTextContent("The last check failed: python3 -m pytest ended with exit code 1.");
+    expect(summary).toHaveTextContent("Edited calc.py; the tests pass.");
+    push([{ type: "user_message", text: "again" }, { type: "done", summary: "All good." }]);
+    await waitFor(() => expect(screen.getAllByTestId("done-summary")).toHaveLength(2));
+    const plain = screen.getAllByTestId("done-summary")[1]!;
+    expect(plain).toHaveAttribute("data-kind", "done");
+    expect(plain).toHaveTextContent("✓ Task done");
+  });
+
   it("shows denied calls, policy refusals and a readable error with a next step", async () => {
     const { push, turn } = await startTurn();
     push([
