@@ -23,7 +23,14 @@ const STATUS: Record<ToolStatus, string> = {
 /** The state in words; a failed command says how it ended, from its exit code. */
 function statusText(item: ToolItem): string {
   if (item.status === "failed" && item.exitCode !== null) return `Failed · exit code ${item.exitCode}`;
+  if (isReport(item)) return "Reported";
   return STATUS[item.status];
+}
+
+/** A task_done that went through: the agent's own claims, not a success the engine vouches
+ * for (the summary below it says whether anything contradicts them), so it is not green. */
+function isReport(item: ToolItem): boolean {
+  return item.name === "task_done" && item.status === "done";
 }
 
 const QUIET_TOOLS = ["read_file", "list_files", "web_fetch", "task_list"];
@@ -101,7 +108,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
         aria-expanded={output ? open : undefined}
         title={output ? (open ? "Hide the result" : "Show the result") : undefined}
       >
-        <span className={`tool-icon ${item.status}`} aria-hidden />
+        <span className={`tool-icon ${isReport(item) ? "reported" : item.status}`} aria-hidden />
         <span className="tool-title">{title}</span>
         {/* A denied or refused call never ran: where it would have run no longer matters. */}
         {item.confinement && item.status !== "denied" && <ConfinementBadge confinement={item.confinement} />}
