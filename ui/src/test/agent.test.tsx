@@ -414,6 +414,53 @@ describe("approvals", () => {
     await waitFor(() => expect(answers(calls)).toEqual([{ answer: "deny", message: "The user rejected every hunk." }]));
   });
 
+  it("says what the button does when every hunk is rejected: Reject the edit", async () => {
+    const { calls, user, push } = await startTurn();
+    // One hunk: the button used to say Approve and then record a deny.
+    const single = editRequest("one");
+    push([{ type: "approval_needed", request: { ...single, hunks: single.hunks.slice(0, 1) } }]);
+    await screen.findByTestId("approval-card");
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Approve");
+    await user.click(screen.getByTestId("hunk-reject"));
+    const button = screen.getByTestId("approve-button");
+    expect(button).toHaveTextContent("Reject the edit");
+    expect(button).toHaveAttribute("data-answer", "deny");
+    expect(screen.getByTestId("hunk")).toHaveAttribute("data-state", "rejected");
+    await user.click(button);
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "deny", message: "The user rejected every hunk." }]));
+  });
+
+  it("says Reject the edit with several hunks all rejected, and Approve again once one is back", async () => {
+    const { user, push } = await startTurn();
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    await user.click(screen.getByTestId("reject-all"));
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Reject the edit");
+    await user.click(screen.getAllByTestId("hunk-accept")[2]!);
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Apply 1 of 3 changes");
+    await user.click(screen.getByTestId("accept-all"));
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Approve");
+  });
+
+  it("shows the whole file as it will be written: rejected hunks left out", async () => {
+    const { user, push } = await startTurn();
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    await user.click(screen.getAllByTestId("hunk-reject")[1]!);
+    await user.click(screen.getByRole("button", { name: /Whole file/ }));
+    const whole = await screen.findByTestId("whole-file-diff");
+    await waitFor(() => expect(whole.querySelector(".cm-editor")).not.toBeNull());
+    expect(whole).toHaveTextContent("LINE 21");
+    expect(whole).not.toHaveTextContent("LINE 11");
+    expect(screen.getByTestId("whole-file")).toHaveTextContent("2 changes in, 1 rejected left out");
+    // The choices stay with the hunks: back to them, the second is still rejected.
+    await user.click(screen.getByTestId("layout-unified"));
+    expect(screen.getAllByTestId("hunk").map((h) => h.getAttribute("data-state"))).toEqual(["accepted", "rejected", "accepted"]);
+    await user.click(screen.getByTestId("reject-all"));
+    await user.click(screen.getByTestId("layout-whole"));
+    expect(screen.getByTestId("whole-file")).toHaveTextContent("Nothing will be written");
+  });
+
   it("switches the diff between unified and side by side", async () => {
     const { user, push } = await startTurn();
     push([{ type: "approval_needed", request: editRequest("e") }]);
