@@ -735,18 +735,14 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
     click_in_place(&app, &app.wait_for("[data-testid=layout-split]").await?).await?;
     app.wait_for("[data-testid=hunk] .cm-mergeView .cm-merge-a .cm-changedLine")
         .await?;
-    assert_eq!(review_button_rects(&app).await?, at_first, "side by side moved the buttons");
-    let [r, g, _] = background_rgb(
-        &app,
-        "[data-testid=hunk] .cm-merge-a .cm-changedLine",
-    )
-    .await?;
+    assert_eq!(
+        review_button_rects(&app).await?,
+        at_first,
+        "side by side moved the buttons"
+    );
+    let [r, g, _] = background_rgb(&app, "[data-testid=hunk] .cm-merge-a .cm-changedLine").await?;
     assert!(r > g, "a removed line is red, not ({r}, {g})");
-    let [r, g, _] = background_rgb(
-        &app,
-        "[data-testid=hunk] .cm-merge-b .cm-changedLine",
-    )
-    .await?;
+    let [r, g, _] = background_rgb(&app, "[data-testid=hunk] .cm-merge-b .cm-changedLine").await?;
     assert!(g > r, "an added line is green, not ({r}, {g})");
     app.screenshot(&format!("{shots}-02-side-by-side")).await?;
 
@@ -760,7 +756,11 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
     assert_eq!(states, ["accepted", "rejected"]);
     app.wait_text("[data-testid=approve-button]", "Apply 1 of 2 changes")
         .await?;
-    assert_eq!(review_button_rects(&app).await?, at_first, "a choice moved the buttons");
+    assert_eq!(
+        review_button_rects(&app).await?,
+        at_first,
+        "a choice moved the buttons"
+    );
 
     // The whole file, as it will be written: the rejected change is not in it, and Approve
     // is still in sight.
@@ -769,15 +769,25 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
         .await?;
     let whole = text_content(&app, "[data-testid=whole-file]").await?;
     assert!(whole.contains("line five"), "{whole:?}");
-    assert!(!whole.contains("line nine"), "the rejected change shows: {whole:?}");
-    assert_eq!(review_button_rects(&app).await?, at_first, "the whole file moved the buttons");
+    assert!(
+        !whole.contains("line nine"),
+        "the rejected change shows: {whole:?}"
+    );
+    assert_eq!(
+        review_button_rects(&app).await?,
+        at_first,
+        "the whole file moved the buttons"
+    );
     let viewport = app
         .driver
         .execute("return window.innerHeight;", Vec::new())
         .await?;
     let inner = viewport.json().as_f64().unwrap_or(0.0);
     let [_, y, _, h] = rect(&app, "[data-testid=approve-button]").await?;
-    assert!(y >= 0.0 && y + h <= inner, "Approve is out of sight: {y} + {h} > {inner}");
+    assert!(
+        y >= 0.0 && y + h <= inner,
+        "Approve is out of sight: {y} + {h} > {inner}"
+    );
     app.screenshot(&format!("{shots}-03-whole-file")).await?;
     click_in_place(&app, &app.wait_for("[data-testid=layout-unified]").await?).await?;
     assert_eq!(review_button_rects(&app).await?, at_first);
@@ -825,7 +835,10 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
     }
     assert_eq!(kinds, ["file_unchanged", "check_failed"]);
     let said = text_content(&app, "[data-testid=done-summary]").await?;
-    assert!(said.contains("notes.txt") && said.contains("exit code 1"), "{said:?}");
+    assert!(
+        said.contains("notes.txt") && said.contains("exit code 1"),
+        "{said:?}"
+    );
     assert!(!said.contains("✓"), "{said:?}");
     app.screenshot(&format!("{shots}-05-task-done-warning"))
         .await?;
