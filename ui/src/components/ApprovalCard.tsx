@@ -40,18 +40,31 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
   const [focused, setFocused] = useState(0);
   const cardRef = useRef<HTMLElement>(null);
   const bodyRef = useRef<HTMLDivElement>(null);
-  // A diff's card keeps the height it opened with (its content's, within the bounds the
-  // stylesheet sets) for as long as it is open: switching views or accepting hunks scrolls
-  // inside it, and never moves the buttons under the pointer.
+  // A diff's card takes the height its content asks for (within the bounds the stylesheet
+  // sets) and keeps it from the user's first touch on: switching views or accepting hunks
+  // then scrolls inside it, and never moves the buttons under the pointer. Until then it
+  // follows its content, which grows once the diff editor has loaded.
   const [frame, setFrame] = useState<number | null>(null);
+  const frozen = useRef(false);
   useLayoutEffect(() => {
     const card = cardRef.current;
     const body = bodyRef.current;
     if (!isDiff || !card || !body) return;
     // What scrolls is the diff's own area: the card's height plus what it hides.
     const scroller = body.querySelector(".diff-scroll") ?? body;
-    setFrame(card.offsetHeight - scroller.clientHeight + scroller.scrollHeight);
+    const measure = () => {
+      if (!frozen.current) setFrame(card.offsetHeight - scroller.clientHeight + scroller.scrollHeight);
+    };
+    measure();
+    const content = scroller.firstElementChild;
+    if (typeof ResizeObserver === "undefined" || !content) return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(content);
+    return () => observer.disconnect();
   }, [isDiff]);
+  const freeze = () => {
+    frozen.current = true;
+  };
 
   const send = useCallback(
     async (a: ApprovalAnswer) => {
@@ -76,6 +89,7 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || isTyping(e.target)) return;
+      frozen.current = true;
       const last = hunks.length - 1;
       switch (e.key) {
         case "a":
@@ -136,6 +150,8 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
       tabIndex={-1}
       ref={cardRef}
       style={frame === null ? undefined : ({ "--approval-frame": `${frame}px` } as CSSProperties)}
+      onPointerDownCapture={freeze}
+      onKeyDownCapture={freeze}
     >
       <header className="approval-header">
         <span className="approval-badge" aria-hidden>
@@ -204,7 +220,7 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
           className="deny-message"
           data-testid="deny-message"
           rows={1}
-          placeholder="Why, or what to do instead (optional, sent with Deny)"
+          placeholder="Why, or what to do instead (sent with Deny)"
           value={message}
           onChange={(e) => setMessage(e.target.value)}
         />
