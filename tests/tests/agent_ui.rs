@@ -131,14 +131,25 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
         "Rename two entries in list.txt",
     )
     .await?;
-    // The streamed answer, rendered as Markdown (the bold is not shown as asterisks).
-    let said = app
-        .wait_text(
-            "[data-testid=message-assistant]",
-            "then rename the two entries",
-        )
-        .await?;
-    assert!(!said.contains("**"), "markdown was not rendered: {said:?}");
+    // The streamed answer, rendered as Markdown (the bold is not shown as asterisks, once the
+    // Markdown renderer, loaded on first use, has drawn it).
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let said = app
+            .wait_text(
+                "[data-testid=message-assistant]",
+                "then rename the two entries",
+            )
+            .await?;
+        if !said.contains("**") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "markdown was not rendered: {said:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 
     // The edit: two hunks; reject the second, accept the first.
     app.wait_text("[data-testid=approval-card]", "list.txt")
@@ -741,4 +752,242 @@ async fn a_narrow_window_keeps_approve_stop_and_the_project_name_usable() -> Tes
     assert_eq!(s.server.failures(), Vec::<String>::new());
     app.quit().await?;
     Ok(())
+}
+
+/// Where an element is on screen: x, y, width, height.
+async fn rect(app: &App, css: &str) -> TestResult<[f64; 4]> {
+    let v = app
+        .driver
+        .execute(
+            "const e = document.querySelector(arguments[0]); if (!e) return null; const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height];",
+            vec![serde_json::json!(css)],
+        )
+        .await?;
+    let r: Option<[f64; 4]> = serde_json::from_value(v.json().clone())?;
+    r.ok_or_else(|| format!("`{css}` is not on the page").into())
+}
+
+/// The computed background colour of `css` as red, green, blue.
+async fn background_rgb(app: &App, css: &str) -> TestResult<[f64; 3]> {
+    let v = app
+        .driver
+        .execute(
+            "const e = document.querySelector(arguments[0]); return e ? getComputedStyle(e).backgroundColor : '';",
+            vec![serde_json::json!(css)],
+        )
+        .await?;
+    let text = v.json().as_str().unwrap_or("").to_string();
+    let parts: Vec<f64> = text
+        .trim_start_matches("rgba(")
+        .trim_start_matches("rgb(")
+        .trim_end_matches(')')
+        .split(',')
+        .filter_map(|p| p.trim().parse().ok())
+        .collect();
+    match parts.as_slice() {
+        [r, g, b, ..] => Ok([*r, *g, *b]),
+        _ => Err(format!("`{css}` has no background colour: {text:?}").into()),
+    }
+}
+
+/// Scrolls an element into view the way a person does, only as far as needed, and clicks it.
+/// (WebDriver's own scrolling centres it, and also scrolls the page sideways where the window
+/// is narrower than the page.)
+async fn click_in_place(app: &App, el: &WebElement) -> TestResult {
+    app.driver
+        .execute(
+            "arguments[0].scrollIntoView({block: 'nearest', inline: 'nearest'});",
+            vec![el.to_json()?],
+        )
+        .await?;
+    el.click().await?;
+    Ok(())
+}
+
+/// The buttons a reviewer's pointer goes back and forth between.
+const REVIEW_BUTTONS: [&str; 5] = [
+    "[data-testid=layout-unified]",
+    "[data-testid=layout-split]",
+    "[data-testid=layout-whole]",
+    "[data-testid=approve-button]",
+    "[data-testid=deny-button]",
+];
+
+/// Where each of them starts (Approve's label, and so its width, follows the choices).
+async fn review_button_rects(app: &App) -> TestResult<Vec<[f64; 2]>> {
+    let mut out = Vec::new();
+    for css in REVIEW_BUTTONS {
+        let [x, y, ..] = rect(app, css).await?;
+        out.push([x, y]);
+    }
+    Ok(out)
+}
+
+/// Two edits three lines apart are two changes: one kept, one rejected, the file holds
+/// exactly the kept one. Switching views (unified, side by side, the whole file) never moves
+/// the buttons; side by side, removed lines are red and added ones green; the whole file
+/// leaves the rejected change out and keeps Approve in sight. The check then fails: its card
+/// is red with the exit code, and the task_done claiming the tests pass is a warning.
+async fn near_edits_reviewed_apart_and_a_failed_check(
+    dark: bool,
+    (width, height): (u32, u32),
+    shots: &str,
+) -> TestResult {
+    let Some(s) = Scripted::start("app_near_edits_failed_check.json").await? else {
+        return Ok(());
+    };
+    // A test that wants line 9 renamed (the user will reject that), and a file nothing touches.
+    write(
+        s.project.path(),
+        "test_list.py",
+        b"import unittest\n\n\nclass List(unittest.TestCase):\n    def test_nine_is_spelled_out(self):\n        with open('list.txt') as f:\n            self.assertIn('line nine', f.read())\n",
+    );
+    write(s.project.path(), "notes.txt", b"notes\n");
+    let env: &[(&str, &str)] = if dark {
+        &[("GTK_THEME", "Adwaita:dark")]
+    } else {
+        &[]
+    };
+    let app = s.launch(env).await?;
+    app.driver.set_window_rect(0, 0, width, height).await?;
+    send(&app, "Rename entries 5 and 9 in list.txt and run the tests").await?;
+
+    // Two changes, each its own.
+    app.wait_text("[data-testid=approval-card]", "list.txt")
+        .await?;
+    let hunks = app.wait_count("[data-testid=hunk]", 2).await?;
+    assert_eq!(hunks.len(), 2, "one change per edit");
+    assert!(hunks[0].text().await?.contains("Change 1 of 2"));
+    assert!(hunks[1].text().await?.contains("Change 2 of 2"));
+    app.wait_count("[data-testid=hunk] .cm-editor", 2).await?;
+    app.screenshot(&format!("{shots}-01-two-changes")).await?;
+    let at_first = review_button_rects(&app).await?;
+
+    // Side by side: the buttons stay put; removed lines red on the left, added green on the
+    // right.
+    click_in_place(&app, &app.wait_for("[data-testid=layout-split]").await?).await?;
+    app.wait_for("[data-testid=hunk] .cm-mergeView .cm-merge-a .cm-changedLine")
+        .await?;
+    assert_eq!(
+        review_button_rects(&app).await?,
+        at_first,
+        "side by side moved the buttons"
+    );
+    let [r, g, _] = background_rgb(&app, "[data-testid=hunk] .cm-merge-a .cm-changedLine").await?;
+    assert!(r > g, "a removed line is red, not ({r}, {g})");
+    let [r, g, _] = background_rgb(&app, "[data-testid=hunk] .cm-merge-b .cm-changedLine").await?;
+    assert!(g > r, "an added line is green, not ({r}, {g})");
+    app.screenshot(&format!("{shots}-02-side-by-side")).await?;
+
+    // Keep the first change, reject the second.
+    let rejects = app.all("[data-testid=hunk-reject]").await?;
+    click_in_place(&app, &rejects[1]).await?;
+    let mut states = Vec::new();
+    for h in app.all("[data-testid=hunk]").await? {
+        states.push(h.attr("data-state").await?.unwrap_or_default());
+    }
+    assert_eq!(states, ["accepted", "rejected"]);
+    app.wait_text("[data-testid=approve-button]", "Apply 1 of 2 changes")
+        .await?;
+    assert_eq!(
+        review_button_rects(&app).await?,
+        at_first,
+        "a choice moved the buttons"
+    );
+
+    // The whole file, as it will be written: the rejected change is not in it, and Approve
+    // is still in sight.
+    click_in_place(&app, &app.wait_for("[data-testid=layout-whole]").await?).await?;
+    app.wait_for("[data-testid=whole-file-diff] .cm-editor")
+        .await?;
+    let whole = text_content(&app, "[data-testid=whole-file]").await?;
+    assert!(whole.contains("line five"), "{whole:?}");
+    assert!(
+        !whole.contains("line nine"),
+        "the rejected change shows: {whole:?}"
+    );
+    assert_eq!(
+        review_button_rects(&app).await?,
+        at_first,
+        "the whole file moved the buttons"
+    );
+    let viewport = app
+        .driver
+        .execute("return window.innerHeight;", Vec::new())
+        .await?;
+    let inner = viewport.json().as_f64().unwrap_or(0.0);
+    let [_, y, _, h] = rect(&app, "[data-testid=approve-button]").await?;
+    assert!(
+        y >= 0.0 && y + h <= inner,
+        "Approve is out of sight: {y} + {h} > {inner}"
+    );
+    app.screenshot(&format!("{shots}-03-whole-file")).await?;
+    click_in_place(&app, &app.wait_for("[data-testid=layout-unified]").await?).await?;
+    assert_eq!(review_button_rects(&app).await?, at_first);
+    app.click("[data-testid=approve-button]").await?;
+
+    // The check: approved, it fails, and its card says so with the exit code.
+    app.wait_text("[data-testid=approval-card]", "python3 -m unittest")
+        .await?;
+    let on_disk = std::fs::read_to_string(s.project.path().join("list.txt"))?;
+    let expected: String = (1..=20)
+        .map(|i| match i {
+            5 => "line five\n".to_string(),
+            _ => format!("line {i}\n"),
+        })
+        .collect();
+    assert_eq!(on_disk, expected, "the file holds exactly the kept change");
+    app.click("[data-testid=approve-button]").await?;
+    let status = app
+        .wait_text(
+            "[data-testid=tool-card][data-kind=failed] [data-testid=tool-status]",
+            "exit code 1",
+        )
+        .await?;
+    assert!(status.contains("Failed"), "{status:?}");
+    let failed = app
+        .wait_for("[data-testid=tool-card][data-kind=failed]")
+        .await?;
+    // Scrolled up to it as a person does (a wheel turn stops the list following the end).
+    app.driver
+        .execute(
+            "arguments[0].dispatchEvent(new WheelEvent('wheel', {bubbles: true, deltaY: -100})); arguments[0].scrollIntoView({block: 'start'});",
+            vec![failed.to_json()?],
+        )
+        .await?;
+    app.screenshot(&format!("{shots}-04-failed-check")).await?;
+    // Back to the newest entry (the list draws only the rows near what is in view).
+    app.click("[data-testid=jump-latest]").await?;
+
+    // "The tests pass": the engine knows better, and the window says so.
+    let done = app
+        .wait_for("[data-testid=done-summary][data-kind=warning]")
+        .await?;
+    done.scroll_into_view().await?;
+    let mut kinds = Vec::new();
+    for w in app.all("[data-testid=done-warning]").await? {
+        kinds.push(w.attr("data-kind").await?.unwrap_or_default());
+    }
+    assert_eq!(kinds, ["file_unchanged", "check_failed"]);
+    let said = text_content(&app, "[data-testid=done-summary]").await?;
+    assert!(
+        said.contains("notes.txt") && said.contains("exit code 1"),
+        "{said:?}"
+    );
+    assert!(!said.contains("✓"), "{said:?}");
+    app.screenshot(&format!("{shots}-05-task-done-warning"))
+        .await?;
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn near_edits_are_reviewed_apart_and_a_failed_check_is_red() -> TestResult {
+    near_edits_reviewed_apart_and_a_failed_check(false, (1280, 800), "review-light-1280").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn near_edits_and_a_failed_check_in_a_dark_narrow_window() -> TestResult {
+    near_edits_reviewed_apart_and_a_failed_check(true, (900, 700), "review-dark-900").await
 }

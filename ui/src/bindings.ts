@@ -60,7 +60,15 @@ new_start: number, new_lines: number,
 /**
  * The hunk as unified-diff text, header included.
  */
-text: string, };
+text: string, 
+/**
+ * What the hunk changes, without its context: these lines of the original are taken
+ * out, and these lines of the proposed text put in their place. Everything outside the
+ * hunks is the same in both, so the file with any choice of hunks is a splice of the two.
+ */
+removed: LineRange, added: LineRange, };
+
+export type LineRange = { start: number, end: number, };
 
 export type PlanStatus = "pending" | "in_progress" | "done";
 
@@ -153,7 +161,9 @@ sandbox_denial: SandboxDenial | null,
  */
 agent: string | null, };
 
-export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped";
+export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped" | "background";
+
+export type DoneWarning = { "kind": "edit_rejected", path: string, } | { "kind": "file_unchanged", path: string, } | { "kind": "check_failed", command: string, exit_code: number | null, };
 
 export type WakeReason = { "kind": "task_finished", task: string, title: string, state: string, } | { "kind": "timer", hint: string | null, } | { "kind": "retry" };
 
@@ -179,7 +189,11 @@ exit_code?: number, } | { "type": "usage", usage: Usage,
 /**
  * This call's cost, when the model's price is known.
  */
-cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "error", error: EngineError, } | { "type": "done", summary: string, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, } | { "type": "wake", reason: WakeReason, } | { "type": "subagent_started", 
+cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "error", error: EngineError, } | { "type": "done", summary: string, 
+/**
+ * What contradicts the summary (older logs lack it; empty when nothing does).
+ */
+warnings?: Array<DoneWarning>, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, } | { "type": "wake", reason: WakeReason, } | { "type": "subagent_started", 
 /**
  * Unique in the session, e.g. `a1`.
  */

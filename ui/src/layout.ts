@@ -5,6 +5,9 @@ import { create } from "zustand";
 
 /** Room the transcript keeps, whatever the side panels want. */
 export const CENTER_MIN = 360;
+/** Room the side panels give up, down to their minimums, before the transcript gets less:
+ * an approval's diff needs width more than the session list does. */
+export const CENTER_COMFORT = 480;
 export const SIDE_MIN = 180;
 export const SIDE_MAX = 420;
 export const DETAILS_MIN = 260;
@@ -90,18 +93,20 @@ export const useLayout = create<LayoutState>((set, get) => ({
 }));
 
 /**
- * Fits the wanted widths into `width` pixels: the details panel gives way first (down to its
- * minimum), then the sidebar; if the transcript still lacks room, the details panel is hidden
- * (its toggle brings it back over the sidebar's room), then the sidebar.
+ * Fits the wanted widths into `width` pixels: until the transcript has a comfortable width,
+ * the details panel gives way first (down to its minimum), then the sidebar; if the transcript
+ * still lacks its minimum, the details panel is hidden (its toggle brings it back over the
+ * sidebar's room), then the sidebar.
  */
 export function fitColumns(width: number, s: Saved): Columns {
   let sideShown = !s.sideFolded;
   let detailsShown = !s.detailsFolded;
   let side = s.side;
   let details = s.details;
-  const room = () => width - CENTER_MIN - (sideShown ? side : 0) - (detailsShown ? details : 0);
-  if (room() < 0 && detailsShown) details = Math.max(DETAILS_MIN, details + room());
-  if (room() < 0 && sideShown) side = Math.max(SIDE_MIN, side + room());
+  const roomFor = (center: number) => width - center - (sideShown ? side : 0) - (detailsShown ? details : 0);
+  if (roomFor(CENTER_COMFORT) < 0 && detailsShown) details = Math.max(DETAILS_MIN, details + roomFor(CENTER_COMFORT));
+  if (roomFor(CENTER_COMFORT) < 0 && sideShown) side = Math.max(SIDE_MIN, side + roomFor(CENTER_COMFORT));
+  const room = () => roomFor(CENTER_MIN);
   let detailsSqueezed = false;
   if (room() < 0 && detailsShown) {
     detailsShown = false;

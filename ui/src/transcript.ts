@@ -5,6 +5,7 @@ import type {
   ApprovalAnswer,
   ApprovalRequest,
   Confinement,
+  DoneWarning,
   EngineError,
   JsonValue,
   PlanItem,
@@ -13,7 +14,7 @@ import type {
   WakeReason,
 } from "./bindings";
 
-export type ToolStatus = "running" | "waiting" | "done" | "failed" | "denied" | "unfinished";
+export type ToolStatus = "running" | "waiting" | "done" | "failed" | "denied" | "unfinished" | "background";
 
 export type ToolItem = {
   kind: "tool";
@@ -61,7 +62,8 @@ export type TranscriptItem =
   | { kind: "wake"; key: string; reason: WakeReason }
   | { kind: "notice"; key: string; text: string }
   | { kind: "error"; key: string; error: EngineError }
-  | { kind: "done"; key: string; summary: string }
+  /** The task_done, with what the engine found contradicting it (empty: nothing). */
+  | { kind: "done"; key: string; summary: string; warnings: DoneWarning[] }
   | { kind: "outcome"; key: string; outcome: TurnOutcome };
 
 export type Totals = {
@@ -129,6 +131,8 @@ function statusOf(outcome: ToolOutcome | undefined, isError: boolean): ToolStatu
       return "denied";
     case "stopped":
       return "unfinished";
+    case "background":
+      return "background";
     default:
       return isError ? "failed" : "done";
   }
@@ -370,7 +374,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       break;
     case "done":
       endStreaming(s);
-      push(s, { kind: "done", summary: e.summary });
+      push(s, { kind: "done", summary: e.summary, warnings: e.warnings ?? [] });
       break;
     case "plan_updated":
       s.plan = e.items;
@@ -397,7 +401,7 @@ function endTurn(s: Transcript, outcome: TurnOutcome, opts: FoldOptions) {
   if (outcome.kind === "done" && last?.kind === "done") return;
   // The error itself is already on screen, just above.
   if (outcome.kind === "failed" && last?.kind === "error") return;
-  if (outcome.kind === "done") push(s, { kind: "done", summary: outcome.summary });
+  if (outcome.kind === "done") push(s, { kind: "done", summary: outcome.summary, warnings: [] });
   else push(s, { kind: "outcome", outcome });
 }
 

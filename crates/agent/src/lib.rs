@@ -13,6 +13,8 @@
 
 mod approvals;
 mod changes;
+mod checks;
+mod claims;
 mod compaction;
 mod event_sink;
 mod failure;

@@ -141,7 +141,7 @@ impl Session {
             started_ms: crate::locations::now_ms(),
         };
         let log = SessionLog::create(&opts.sessions_dir, &header)?;
-        Ok(Self::start(opts, id, log, Vec::new()))
+        Ok(Self::start(opts, id, log, Vec::new(), header.started_ms))
     }
 
     /// Continues a session from its log (the conversation as the model last saw it).
@@ -151,7 +151,13 @@ impl Session {
             tracing::warn!(session = id, "{w}");
         }
         let messages = crate::replay::replay_messages(&read.entries);
-        Ok(Self::start(opts, id.to_string(), log, messages))
+        Ok(Self::start(
+            opts,
+            id.to_string(),
+            log,
+            messages,
+            read.header.started_ms,
+        ))
     }
 
     fn start(
@@ -159,6 +165,7 @@ impl Session {
         id: String,
         log: SessionLog,
         messages: Vec<protocol::Message>,
+        started_ms: u64,
     ) -> (Session, Events) {
         let files_dir = opts.sessions_dir.join(&id);
         let mut toolbox = Toolbox::new(opts.root, files_dir.clone());
@@ -178,6 +185,7 @@ impl Session {
         let kit = Arc::new(Kit::new(opts.resolver, files_dir.join("agents")));
         let mut config = opts.config;
         config.session_dir = Some(files_dir);
+        config.session_started_ms = Some(started_ms);
         let policy: SharedPolicy = Arc::new(RwLock::new(opts.policy));
         // The provider is found at the start of each turn (settings may change in between).
         let mut agent = Agent::new(

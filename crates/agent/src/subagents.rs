@@ -274,17 +274,7 @@ impl Agent {
             .unwrap_or_default();
         let report = report_of(&outcome, &last_text);
         let _ = std::fs::write(&output, format!("{report}\n"));
-        tasks.mark_reported(&task);
-        tasks.finish(
-            &task,
-            match &outcome {
-                TurnOutcome::Done { .. } | TurnOutcome::Ended => TaskState::Done,
-                TurnOutcome::Cancelled => TaskState::Stopped,
-                other => TaskState::Failed {
-                    message: report_of(other, ""),
-                },
-            },
-        );
+        tasks.forget(&task);
         let stats = child.stats;
         let files: Vec<String> = child.changed_files.iter().cloned().collect();
         self.emit(AgentEvent::SubagentEnded {

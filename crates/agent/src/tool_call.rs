@@ -124,7 +124,7 @@ impl Agent {
                     proposed: planned.as_ref().map(|p| p.content.clone()),
                     hunks: planned
                         .as_ref()
-                        .map(|p| tools::hunks(p.original.as_deref().unwrap_or(""), &p.content))
+                        .map(tools::Planned::hunks)
                         .unwrap_or_default(),
                     commands: if name == "run_command" {
                         simple_commands(input)
@@ -167,6 +167,9 @@ impl Agent {
                         }
                     }
                     ApprovalAnswer::Deny { message } => {
+                        if let Some(p) = &planned {
+                            self.record.rejected(&p.path, p.original.as_deref());
+                        }
                         let note = message
                             .map(|m| format!(" The user says: {m}"))
                             .unwrap_or_default();
@@ -194,20 +197,24 @@ impl Agent {
             tracing::warn!(error = %e, "could not keep the file's content before the change");
         }
         if let (Some(p), Some(acc)) = (&planned, &accepted) {
-            let original = p.original.clone().unwrap_or_default();
-            let total = tools::hunks(&original, &p.content).len();
+            let total = p.hunks().len();
             let set: BTreeSet<usize> = acc
                 .iter()
                 .map(|&i| i as usize)
                 .filter(|&i| i < total)
                 .collect();
-            let merged = tools::merge_hunks(&original, &p.content, &set);
+            let merged = p.merge(&set);
             let rejected: Vec<usize> = (0..total).filter(|i| !set.contains(i)).collect();
             return Ok(Some(
                 match tools::apply_planned(&self.toolbox.ws, p, &merged) {
                     Ok(change) => {
                         self.toolbox.cache.clear();
                         self.changed_files.insert(change.path.clone());
+                        if set.is_empty() {
+                            self.record.rejected(&p.path, p.original.as_deref());
+                        } else {
+                            self.record.written(&p.path);
+                        }
                         ToolReply::ok(format!(
                             "The user applied hunks {:?} of {total} to {} and rejected hunks {rejected:?} (numbered from 0, in file order). {}. Read the file again before editing it further.",
                             set.iter().collect::<Vec<_>>(),
@@ -252,6 +259,7 @@ impl Agent {
                 Ok(out) => {
                     if let Some(p) = &planned {
                         self.changed_files.insert(p.path.clone());
+                        self.record.written(&p.path);
                     }
                     if name == "update_plan"
                         && let Ok(items) = serde_json::from_value::<Vec<PlanItem>>(out.structured)
@@ -318,28 +326,35 @@ impl Agent {
                 return Ok(Some(r));
             }
         };
+        let command = input
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let finished = serde_json::from_value::<tools::CommandOutcome>(out.structured.clone()).ok();
-        let (exit_code, denial, ok) = match finished {
+        let (exit_code, denial, outcome) = match finished {
             Some(tools::CommandOutcome::Finished {
                 exit_code,
                 timed_out,
                 sandbox_denial,
                 ..
-            }) => (
-                exit_code,
-                sandbox_denial,
-                exit_code == Some(0) && !timed_out,
-            ),
-            _ => (None, None, true),
+            }) => {
+                let passed = exit_code == Some(0) && !timed_out;
+                self.record.ran(command, exit_code, passed);
+                let outcome = if passed {
+                    ToolOutcome::Ok
+                } else {
+                    ToolOutcome::Failed
+                };
+                (exit_code, sandbox_denial, outcome)
+            }
+            // Not ended yet: neither a success nor a failure to show.
+            Some(tools::CommandOutcome::Background { .. }) => (None, None, ToolOutcome::Background),
+            None => (None, None, ToolOutcome::Ok),
         };
         let sandboxed_reply = ToolReply {
             text: out.text,
             is_error: false,
-            outcome: if ok {
-                ToolOutcome::Ok
-            } else {
-                ToolOutcome::Failed
-            },
+            outcome,
             confinement: Some(confinement),
             exit_code,
         };
@@ -376,23 +391,36 @@ impl Agent {
                 }
                 Ok(Some(match again {
                     Ok(out) => {
-                        let exit_code = match serde_json::from_value::<tools::CommandOutcome>(
-                            out.structured.clone(),
-                        ) {
-                            Ok(tools::CommandOutcome::Finished { exit_code, .. }) => exit_code,
-                            _ => None,
-                        };
+                        let (exit_code, outcome) =
+                            match serde_json::from_value::<tools::CommandOutcome>(
+                                out.structured.clone(),
+                            ) {
+                                Ok(tools::CommandOutcome::Finished {
+                                    exit_code,
+                                    timed_out,
+                                    ..
+                                }) => {
+                                    let passed = exit_code == Some(0) && !timed_out;
+                                    self.record.ran(command, exit_code, passed);
+                                    let outcome = if passed {
+                                        ToolOutcome::Ok
+                                    } else {
+                                        ToolOutcome::Failed
+                                    };
+                                    (exit_code, outcome)
+                                }
+                                Ok(tools::CommandOutcome::Background { .. }) => {
+                                    (None, ToolOutcome::Background)
+                                }
+                                Err(_) => (None, ToolOutcome::Ok),
+                            };
                         ToolReply {
                             text: format!(
                                 "The sandbox stopped the first run ({}); the user approved running it once outside the sandbox. Its result:\n{}",
                                 denial.evidence, out.text
                             ),
                             is_error: false,
-                            outcome: if exit_code.is_none_or(|c| c == 0) {
-                                ToolOutcome::Ok
-                            } else {
-                                ToolOutcome::Failed
-                            },
+                            outcome,
                             confinement: Some(outside),
                             exit_code,
                         }

@@ -50,6 +50,9 @@ pub struct AgentConfig {
     /// The session's own folder: each file's content before the session first changed it is
     /// kept here, for the review of everything the session changed.
     pub session_dir: Option<PathBuf>,
+    /// When the session started (ms since the epoch): a file last modified before that was
+    /// not changed by it. Unset, no file is judged unchanged by its age.
+    pub session_started_ms: Option<u64>,
     /// How deep this agent is: 0 for the session's own agent, 1 for its sub-agents…
     pub depth: u32,
     /// Sub-agents may start sub-agents down to this depth.
@@ -68,6 +71,7 @@ impl AgentConfig {
             token_budget: None,
             context_window: 200_000,
             session_dir: None,
+            session_started_ms: None,
             depth: 0,
             max_depth: 2,
         }
@@ -211,6 +215,8 @@ pub struct Agent {
     pub(crate) instructions: Option<String>,
     /// Files this agent wrote or edited (a sub-agent reports them).
     pub(crate) changed_files: BTreeSet<String>,
+    /// What a task_done's summary is checked against.
+    pub(crate) record: crate::claims::WorkRecord,
 }
 
 impl Agent {
@@ -283,6 +289,7 @@ impl Agent {
             },
             instructions: None,
             changed_files: BTreeSet::new(),
+            record: crate::claims::WorkRecord::default(),
         }
     }
 
@@ -533,6 +540,7 @@ impl Agent {
             }
             let mut results = Vec::new();
             let mut outcome = None;
+            let mut done_warnings = Vec::new();
             let mut calls = calls.into_iter();
             while let Some((id, name, input)) = calls.next() {
                 let shown_id = self.event_id(&id);
@@ -604,6 +612,7 @@ impl Agent {
                         .and_then(Value::as_str)
                         .unwrap_or("")
                         .to_string();
+                    done_warnings = self.done_warnings(&input);
                     outcome = Some(Outcome::Done { summary });
                 }
                 self.emit(AgentEvent::ToolFinished {
@@ -630,6 +639,7 @@ impl Agent {
                 if let Outcome::Done { summary } = &o {
                     self.emit(AgentEvent::Done {
                         summary: summary.clone(),
+                        warnings: std::mem::take(&mut done_warnings),
                     })?;
                     self.log.sync()?;
                 }
@@ -667,6 +677,24 @@ impl Agent {
             exit_code: reply.exit_code,
         })?;
         Ok(Some((reply.text, reply.is_error)))
+    }
+
+    /// Where a task_done's summary and files disagree with what this agent did.
+    fn done_warnings(&self, input: &Value) -> Vec<protocol::DoneWarning> {
+        let Ok(args) = serde_json::from_value::<tools::TaskDoneArgs>(input.clone()) else {
+            return Vec::new();
+        };
+        let files = args.files_changed.unwrap_or_default();
+        self.record.warnings(
+            &crate::claims::Claim {
+                summary: &args.summary,
+                files: &files,
+            },
+            &crate::claims::Project {
+                root: self.toolbox.ws.root(),
+                session_started_ms: self.config.session_started_ms,
+            },
+        )
     }
 
     fn is_loop(&mut self, name: &str, input: &Value) -> bool {

@@ -9,7 +9,7 @@ use agent::{AgentConfig, Sandboxing, Session, SessionOptions, read_session};
 use harness::{Harness, Setup, scenario};
 use model_server::Scenario;
 use policy::{Mode, Policy};
-use protocol::{AgentEvent, ApprovalAnswer, TurnOutcome};
+use protocol::{AgentEvent, ApprovalAnswer, DoneWarning, ToolOutcome, TurnOutcome};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -163,6 +163,109 @@ async fn a_partial_approval_applies_only_the_accepted_hunk() {
     assert!(
         text.contains("line two\n") && text.contains("line 19\n") && !text.contains("nineteen"),
         "{text}"
+    );
+}
+
+/// Two edits three lines apart used to be one hunk, so one could not be kept without the
+/// other: each edit is now its own change.
+#[tokio::test]
+async fn edits_three_lines_apart_are_kept_or_rejected_apart() {
+    let project = repo();
+    let (h, outcome) = run("agent_near_edits.json", project.path(), Mode::Ask, |req| {
+        assert_eq!(req.hunks.len(), 2, "one change per edit: {:#?}", req.hunks);
+        assert!(req.hunks[0].text.contains("+line five\n"));
+        assert!(req.hunks[1].text.contains("+line nine\n"));
+        ApprovalAnswer::ApprovePartial {
+            accepted_hunks: vec![1],
+        }
+    })
+    .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let expected: String = (1..=20)
+        .map(|i| match i {
+            9 => "line nine\n".to_string(),
+            _ => format!("line {i}\n"),
+        })
+        .collect();
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("list.txt")).expect("read"),
+        expected,
+        "the file holds exactly the kept edit"
+    );
+    // It claimed list.txt, which did change: nothing contradicts it.
+    let done = h.events().into_iter().find_map(|e| match e {
+        AgentEvent::Done { warnings, .. } => Some(warnings),
+        _ => None,
+    });
+    assert_eq!(done, Some(Vec::new()));
+}
+
+/// "Edited greeting.txt; the tests pass" after the user rejected the edit and the tests
+/// failed, listing a file nothing touched: the engine says so, typed, with the task_done.
+#[tokio::test]
+async fn a_task_done_that_contradicts_what_happened_carries_warnings() {
+    let project = repo();
+    std::fs::write(
+        project.path().join("test_greeting.py"),
+        "import unittest\n\n\nclass Greeting(unittest.TestCase):\n    def test_says_tandem(self):\n        with open('greeting.txt') as f:\n            self.assertIn('tandem', f.read())\n",
+    )
+    .expect("write");
+    std::fs::write(project.path().join("notes.txt"), "notes\n").expect("write");
+    // Files older than the session were not changed by it; the clock must move on first.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let (h, outcome) = run(
+        "agent_done_contradicted.json",
+        project.path(),
+        Mode::Ask,
+        |req| {
+            if req.tool == "edit_file" {
+                ApprovalAnswer::Deny { message: None }
+            } else {
+                ApprovalAnswer::Approve
+            }
+        },
+    )
+    .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let events = h.events();
+    // The failed command: its outcome and exit code travel typed.
+    let command = events.iter().find_map(|e| match e {
+        AgentEvent::ToolFinished {
+            name,
+            outcome,
+            exit_code,
+            ..
+        } if name == "run_command" => Some((*outcome, *exit_code)),
+        _ => None,
+    });
+    assert_eq!(command, Some((Some(ToolOutcome::Failed), Some(1))));
+    let warnings = events.iter().find_map(|e| match e {
+        AgentEvent::Done { warnings, .. } => Some(warnings.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        warnings,
+        Some(vec![
+            DoneWarning::FileUnchanged {
+                path: "notes.txt".into()
+            },
+            DoneWarning::EditRejected {
+                path: "greeting.txt".into()
+            },
+            DoneWarning::CheckFailed {
+                command: "python3 -m unittest -q test_greeting".into(),
+                exit_code: Some(1)
+            },
+        ])
+    );
+    // The log keeps them, so a reopened session shows the same.
+    let read = read_session::<AgentEvent>(&h.log_path()).expect("log");
+    assert!(
+        read.entries
+            .iter()
+            .any(|e| matches!(&e.event, AgentEvent::Done { warnings, .. } if warnings.len() == 3))
     );
 }
 

@@ -272,8 +272,32 @@ fn print_plain(e: &AgentEvent, agent: &str) {
         }
         AgentEvent::Notice { text } => eprintln!("{tag}note: {text}"),
         AgentEvent::Error { error } => eprintln!("{tag}error: {}", error.message),
-        AgentEvent::Done { summary } => println!("\n{tag}✓ {summary}"),
+        AgentEvent::Done { summary, warnings } if warnings.is_empty() => {
+            println!("\n{tag}✓ {summary}")
+        }
+        AgentEvent::Done { summary, warnings } => {
+            println!("\n{tag}⚠ {summary}");
+            for w in warnings {
+                println!("{tag}  ⚠ {}", done_warning_text(w));
+            }
+        }
         _ => {}
+    }
+}
+
+/// What contradicts a task_done, in a line.
+fn done_warning_text(w: &protocol::DoneWarning) -> String {
+    match w {
+        protocol::DoneWarning::EditRejected { path } => {
+            format!("{path} is unchanged: you rejected its edit")
+        }
+        protocol::DoneWarning::FileUnchanged { path } => {
+            format!("{path} is listed as changed, but nothing changed it")
+        }
+        protocol::DoneWarning::CheckFailed { command, exit_code } => match exit_code {
+            Some(code) => format!("the last check failed: `{command}` exited with {code}"),
+            None => format!("the last check failed: `{command}` was killed"),
+        },
     }
 }
 

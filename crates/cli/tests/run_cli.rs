@@ -79,6 +79,50 @@ async fn run_streams_the_transcript_and_finishes_on_task_done() {
     assert!(err.contains("there is no session nope"), "{err}");
 }
 
+/// The engine's warnings on a task_done are printed instead of a plain check mark.
+#[tokio::test]
+async fn a_contradicted_task_done_is_printed_with_its_warnings() {
+    let project = tempfile::tempdir().expect("tempdir");
+    std::fs::write(project.path().join("notes.txt"), "notes\n").expect("write");
+    // Older than the session: nothing in it changes the file.
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let data = tempfile::tempdir().expect("tempdir");
+    let server = ScriptedServer::start(scenario("cli_done_contradicted.json"))
+        .await
+        .expect("server");
+    let project_arg = project.path().display().to_string();
+    let (code, out, err) = cli(
+        data.path(),
+        &[
+            "run",
+            "--project",
+            &project_arg,
+            "--provider",
+            "anthropic",
+            "--base-url",
+            server.base_url(),
+            "--model",
+            "scripted-model",
+            "--approve",
+            "all",
+            "Make the tests pass",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    assert!(out.contains("⚠ All tests pass."), "{out}");
+    assert!(!out.contains("✓ All tests pass."), "{out}");
+    assert!(
+        out.contains("notes.txt is listed as changed, but nothing changed it"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the last check failed: `python3 -m unittest -q test_missing` exited with 1"),
+        "{out}"
+    );
+}
+
 #[tokio::test]
 async fn approve_none_refuses_and_the_exit_code_says_the_task_did_not_finish() {
     let project = tempfile::tempdir().expect("tempdir");

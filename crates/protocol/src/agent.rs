@@ -52,6 +52,26 @@ pub enum ToolOutcome {
     Refused,
     /// The turn was stopped before it ran or finished.
     Stopped,
+    /// A command that goes on as a background task (started so, or still running after the
+    /// grace window): it has not ended yet, and the task list shows how it does.
+    Background,
+}
+
+/// Where a task_done's claims do not match what happened, as far as the engine knows. Front
+/// ends show these instead of a plain success.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DoneWarning {
+    /// A file it names as changed is as it was: the user rejected its edit.
+    EditRejected { path: String },
+    /// A file it lists as changed that nothing changed during the session.
+    FileUnchanged { path: String },
+    /// The last check it ran (tests, a build, a linter) failed: a non-zero exit code, or
+    /// none when it was killed (at its timeout, or by a signal).
+    CheckFailed {
+        command: String,
+        exit_code: Option<i32>,
+    },
 }
 
 /// Why the agent woke without a message from the user.
@@ -210,6 +230,10 @@ pub enum AgentEvent {
     },
     Done {
         summary: String,
+        /// What contradicts the summary (older logs lack it; empty when nothing does).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(as = "Option<Vec<DoneWarning>>", optional)]
+        warnings: Vec<DoneWarning>,
     },
     /// The plan as `update_plan` left it.
     PlanUpdated {

@@ -130,6 +130,18 @@ pub struct Hunk {
     pub new_lines: u32,
     /// The hunk as unified-diff text, header included.
     pub text: String,
+    /// What the hunk changes, without its context: these lines of the original are taken
+    /// out, and these lines of the proposed text put in their place. Everything outside the
+    /// hunks is the same in both, so the file with any choice of hunks is a splice of the two.
+    pub removed: LineRange,
+    pub added: LineRange,
+}
+
+/// Lines `start..end` of a text: 0-based, `end` excluded (empty when they are equal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LineRange {
+    pub start: u32,
+    pub end: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, schemars::JsonSchema)]

@@ -1,5 +1,6 @@
 //! `edit_file`: exact string replacements, one or many, applied all together or not at all.
 
+use crate::diff::edit_regions;
 use crate::error::{ToolError, ToolResult};
 use crate::line_endings::to_lf;
 use crate::workspace::Workspace;
@@ -134,6 +135,24 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
             });
         }
     }
+    // Built front to back, so where each replacement lands in the result is known: the
+    // review shows each edit as its own change.
+    let mut lf_result = String::with_capacity(text.len());
+    let mut placed = Vec::with_capacity(spans.len());
+    let mut at = 0;
+    for (start, end, i) in &spans {
+        lf_result.push_str(text.get(at..*start).unwrap_or_default());
+        let from = lf_result.len();
+        if let Some(e) = edits.get(*i) {
+            lf_result.push_str(&to_lf(&e.new_string));
+        }
+        placed.push((*start..*end, from..lf_result.len()));
+        at = *end;
+    }
+    lf_result.push_str(text.get(at..).unwrap_or_default());
+    // The regions are lines of the `\n` text; the file's own line endings (below) keep its
+    // lines where they are (and where they do not, the hunks fall back to a whole-file diff).
+    let regions = edit_regions(&text, &lf_result, &placed);
     // Replacements go into the file as it is: unchanged lines keep their own endings, and
     // each new text takes the endings of the text it replaces (a file mixing CRLF and LF
     // stays mixed, line for line).
@@ -167,6 +186,7 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
         path,
         original: Some(original),
         content,
+        regions,
     })
 }
 

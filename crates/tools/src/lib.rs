@@ -37,7 +37,9 @@ pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use atomic::write_atomic;
 pub use cache::{CACHE_TTL, CACHED_TOOLS};
 pub use catalog::{ENGINE_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
-pub use diff::{HUNK_CONTEXT, hunks, line_counts, merge_hunks};
+pub use diff::{
+    HUNK_CONTEXT, Region, edit_regions, hunks, hunks_in, line_counts, merge_hunks, merge_hunks_in,
+};
 pub use edit_file::{Edit, EditFileArgs, edit_file, plan_edit};
 pub use error::{ToolError, ToolResult};
 pub use git_status::{GitStatus, StatusEntry, git_status};

@@ -413,7 +413,7 @@ pub async fn run_command(
     };
     match waited {
         Ok(Ok((state, duration_ms))) => {
-            tasks.mark_reported(&id);
+            tasks.forget(&id);
             let text = std::fs::read(&output_path)
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
                 .unwrap_or_default();

@@ -29,8 +29,6 @@ pub enum TaskState {
     },
     /// A named agent that stopped working and waits for a message.
     Idle,
-    /// A sub-agent that finished its task.
-    Done,
 }
 
 impl TaskState {
@@ -47,7 +45,6 @@ impl TaskState {
             TaskState::TimedOut => "killed at its timeout".into(),
             TaskState::Failed { message } => format!("failed: {message}"),
             TaskState::Idle => "waiting for a message".into(),
-            TaskState::Done => "finished".into(),
         }
     }
 }
@@ -223,6 +220,17 @@ impl TaskRegistry {
                 e.reported = true;
             }
         }
+    }
+
+    /// A task that ended while its caller waited (a command that finished in the foreground,
+    /// a sub-agent whose parent got its report): it was never background work, so it leaves
+    /// every list.
+    pub fn forget(&self, id: &str) {
+        let mut inner = self.lock();
+        inner.tasks.remove(id);
+        inner
+            .finished
+            .retain(|e| !matches!(e, Event::TaskFinished { id: f, .. } if f == id));
     }
 
     /// The caller got the result itself: no event for it, and it leaves the default list.

@@ -1,7 +1,7 @@
 //! `write_file`: create or overwrite a file, atomically, keeping its line endings.
 
 use crate::atomic::write_atomic;
-use crate::diff::line_counts;
+use crate::diff::{Region, hunks_in, line_counts, merge_hunks_in};
 use crate::error::{ToolError, ToolResult};
 use crate::workspace::Workspace;
 use protocol::FileChange;
@@ -29,6 +29,30 @@ pub struct Planned {
     pub original: Option<String>,
     /// The content the tool would write.
     pub content: String,
+    /// For an edit: the lines each replacement changed, so each is reviewed as its own hunk
+    /// at least. Empty for a write, whose hunks are found by diffing the whole file.
+    pub regions: Vec<Region>,
+}
+
+impl Planned {
+    /// The hunks the user reviews.
+    pub fn hunks(&self) -> Vec<protocol::Hunk> {
+        hunks_in(
+            self.original.as_deref().unwrap_or(""),
+            &self.content,
+            &self.regions,
+        )
+    }
+
+    /// The content with only the accepted hunks (indices into [`Planned::hunks`]) applied.
+    pub fn merge(&self, accepted: &std::collections::BTreeSet<usize>) -> String {
+        merge_hunks_in(
+            self.original.as_deref().unwrap_or(""),
+            &self.content,
+            &self.regions,
+            accepted,
+        )
+    }
 }
 
 impl Planned {
@@ -90,6 +114,7 @@ pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
         path: resolved.display,
         original: existing,
         content,
+        regions: Vec::new(),
     })
 }
 

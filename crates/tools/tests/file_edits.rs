@@ -245,3 +245,52 @@ fn the_session_counts_changed_lines() {
     assert_eq!((t.added, t.removed), (4, 1));
     assert_eq!(t.changed(), 5);
 }
+
+/// Each edit of a multi-edit is reviewed as its own change, even on neighbouring lines of a
+/// CRLF file; keeping one and rejecting the other writes exactly the kept one, CRLF intact.
+#[test]
+fn each_edit_is_a_hunk_of_its_own_and_merges_alone() {
+    let (dir, ws) = ws();
+    let body: String = (1..=12).map(|i| format!("line {i}\r\n")).collect();
+    fs::write(dir.path().join("list.txt"), &body).expect("write");
+    read(&ws, "list.txt");
+    let args = EditFileArgs {
+        path: "list.txt".into(),
+        old_string: None,
+        new_string: None,
+        edits: Some(vec![
+            Edit {
+                old_string: "line 9\n".into(),
+                new_string: "line nine\n".into(),
+            },
+            Edit {
+                old_string: "line 5\r\n".into(),
+                new_string: "line five\r\n".into(),
+            },
+            Edit {
+                old_string: "line 6".into(),
+                new_string: "line six".into(),
+            },
+        ]),
+    };
+    let planned = tools::plan_edit(&ws, &args).expect("plan");
+    let hunks = planned.hunks();
+    assert_eq!(hunks.len(), 3, "{hunks:#?}");
+    assert!(
+        hunks[0].text.contains("+line five\r\n"),
+        "{}",
+        hunks[0].text
+    );
+    assert!(hunks[1].text.contains("+line six\r\n"), "{}", hunks[1].text);
+    assert!(
+        hunks[2].text.contains("+line nine\r\n"),
+        "{}",
+        hunks[2].text
+    );
+    let kept = planned.merge(&[0, 2].into());
+    assert_eq!(
+        kept,
+        body.replace("line 5\r\n", "line five\r\n")
+            .replace("line 9\r\n", "line nine\r\n")
+    );
+}

@@ -1,9 +1,9 @@
 // The question the agent is waiting on, pinned above the composer: what it wants to do, why
 // the policy asks, and the answers. Several waiting requests are answered in order.
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type CSSProperties } from "react";
 import type { ApprovalAnswer, ApprovalRequest, Confinement } from "../bindings";
 import { useSession } from "../session";
-import { answerForHunks } from "../approval";
+import { answerForHunks, approveLabel } from "../approval";
 import { describeCall, plainToolName } from "../describeCall";
 import { DiffReview } from "./DiffReview";
 
@@ -39,6 +39,32 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
   const [accepted, setAccepted] = useState<boolean[]>(() => hunks.map(() => true));
   const [focused, setFocused] = useState(0);
   const cardRef = useRef<HTMLElement>(null);
+  const bodyRef = useRef<HTMLDivElement>(null);
+  // A diff's card takes the height its content asks for (within the bounds the stylesheet
+  // sets) and keeps it from the user's first touch on: switching views or accepting hunks
+  // then scrolls inside it, and never moves the buttons under the pointer. Until then it
+  // follows its content, which grows once the diff editor has loaded.
+  const [frame, setFrame] = useState<number | null>(null);
+  const frozen = useRef(false);
+  useLayoutEffect(() => {
+    const card = cardRef.current;
+    const body = bodyRef.current;
+    if (!isDiff || !card || !body) return;
+    // What scrolls is the diff's own area: the card's height plus what it hides.
+    const scroller = body.querySelector(".diff-scroll") ?? body;
+    const measure = () => {
+      if (!frozen.current) setFrame(card.offsetHeight - scroller.clientHeight + scroller.scrollHeight);
+    };
+    measure();
+    const content = scroller.firstElementChild;
+    if (typeof ResizeObserver === "undefined" || !content) return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(content);
+    return () => observer.disconnect();
+  }, [isDiff]);
+  const freeze = () => {
+    frozen.current = true;
+  };
 
   const send = useCallback(
     async (a: ApprovalAnswer) => {
@@ -63,6 +89,7 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || isTyping(e.target)) return;
+      frozen.current = true;
       const last = hunks.length - 1;
       switch (e.key) {
         case "a":
@@ -104,24 +131,27 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
 
   const acceptedCount = accepted.filter(Boolean).length;
   const leaves = request.confinement?.kind === "outside" && request.confinement.reason === "approved";
-  const approveLabel = request.sandbox_denial !== null
+  // With every hunk rejected the answer is a deny: the button says so.
+  const rejectsAll = isDiff && hunks.length > 0 && acceptedCount === 0;
+  const label = request.sandbox_denial !== null
     ? "Run once outside the sandbox"
-    : !isDiff || hunks.length <= 1 || acceptedCount === hunks.length
-    ? leaves
-      ? "Approve (outside the sandbox)"
-      : "Approve"
-    : acceptedCount === 0
-      ? "Apply nothing"
-      : `Apply ${acceptedCount} of ${hunks.length} changes`;
+    : isDiff
+      ? approveLabel(hunks.length, acceptedCount)
+      : leaves
+        ? "Approve (outside the sandbox)"
+        : "Approve";
 
   return (
     <section
-      className="approval-card"
+      className={isDiff ? "approval-card diff" : "approval-card"}
       data-testid="approval-card"
       data-request={request.id}
       aria-label="Tandem needs your approval"
       tabIndex={-1}
       ref={cardRef}
+      style={frame === null ? undefined : ({ "--approval-frame": `${frame}px` } as CSSProperties)}
+      onPointerDownCapture={freeze}
+      onKeyDownCapture={freeze}
     >
       <header className="approval-header">
         <span className="approval-badge" aria-hidden>
@@ -136,6 +166,16 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
           )}
           <span className="approval-call">{describeCall(request.tool, request.input)}</span>
         </div>
+        <span className="muted key-hints">
+          <span>
+            <kbd>a</kbd> {rejectsAll ? "reject the edit" : "approve"} · <kbd>d</kbd> deny
+          </span>
+          {isDiff && hunks.length > 1 && (
+            <span>
+              <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>y</kbd>/<kbd>n</kbd> accept/reject
+            </span>
+          )}
+        </span>
         {total > 1 && (
           <span className="pill approval-count" data-testid="approval-count">
             1 of {total}
@@ -149,7 +189,7 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
           {request.rule && <span className="muted rule-name"> ({request.rule})</span>}
         </p>
       )}
-      <div className="approval-body">
+      <div className="approval-body" ref={bodyRef}>
         {isDiff ? (
           <DiffReview
             path={request.path ?? ""}
@@ -167,39 +207,41 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
           <OtherDetails request={request} />
         )}
       </div>
-      <textarea
-        className="deny-message"
-        data-testid="deny-message"
-        rows={1}
-        placeholder="Optional: tell the agent why, or what to do instead (sent with Deny)"
-        value={message}
-        onChange={(e) => setMessage(e.target.value)}
-      />
-      {request.suggestions.length > 0 && (
-        <div className="suggestions">
-          <span className="muted">Approve and remember:</span>
-          {request.suggestions.map((s, i) => (
-            <SuggestionButton key={i} label={s.label} always={s.always} index={i} disabled={busy} onAnswer={(a) => void send(a)} />
-          ))}
-        </div>
-      )}
-      <footer className="approval-actions">
-        <button className="primary" data-testid="approve-button" disabled={busy} onClick={approve} title="Approve (a)">
-          {approveLabel}
-        </button>
-        <button className="danger" data-testid="deny-button" disabled={busy} onClick={deny} title="Deny (d)">
-          Deny
-        </button>
-        <span className="spacer" />
-        <span className="muted key-hints">
-          <kbd>a</kbd> approve · <kbd>d</kbd> deny
-          {isDiff && hunks.length > 1 && (
-            <>
-              {" "}· <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>y</kbd>/<kbd>n</kbd> accept/reject
-            </>
-          )}
-        </span>
-      </footer>
+      <div className="approval-bottom">
+        {request.suggestions.length > 0 && (
+          <div className="suggestions">
+            <span className="muted">Approve and remember:</span>
+            {request.suggestions.map((s, i) => (
+              <SuggestionButton key={i} label={s.label} always={s.always} index={i} disabled={busy} onAnswer={(a) => void send(a)} />
+            ))}
+          </div>
+        )}
+        <textarea
+          className="deny-message"
+          data-testid="deny-message"
+          rows={1}
+          placeholder="Why, or what to do instead (sent with Deny)"
+          value={message}
+          onChange={(e) => setMessage(e.target.value)}
+        />
+        {/* Deny first: the approve button's label follows the hunks chosen and changes its
+            width, and growing to the right it moves nothing else under the pointer. */}
+        <footer className="approval-actions">
+          <button className="danger" data-testid="deny-button" disabled={busy} onClick={deny} title="Deny (d)">
+            Deny
+          </button>
+          <button
+            className={rejectsAll ? "danger" : "primary"}
+            data-testid="approve-button"
+            data-answer={rejectsAll ? "deny" : "approve"}
+            disabled={busy}
+            onClick={approve}
+            title={rejectsAll ? "Nothing will be written: the edit is rejected (a)" : "Approve (a)"}
+          >
+            {label}
+          </button>
+        </footer>
+      </div>
     </section>
   );
 }

@@ -1,8 +1,8 @@
 // Review of a proposed write or edit: each hunk with its own Accept / Reject, shown as a
-// CodeMirror diff (unified or side by side), and the whole file on demand.
-import { useEffect, useRef, useState } from "react";
+// CodeMirror diff (unified or side by side), or the whole file as it will be written.
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { Hunk } from "../bindings";
-import { hunkRange, hunkSides } from "../approval";
+import { hunkRange, hunkSides, previewMerge } from "../approval";
 import type { DiffLayout } from "./MergeDiff";
 import { MergeDiff } from "./lazy";
 
@@ -18,40 +18,47 @@ type Props = {
   onFocus: (index: number) => void;
 };
 
+/** How the change is shown: hunk by hunk in a layout, or the whole file as it will be. */
+type View = DiffLayout | "whole";
+
 let rememberedLayout: DiffLayout = "unified";
 
 export function DiffReview({ path, original, proposed, hunks, accepted, onChange, focused, onFocus }: Props) {
-  const [layout, setLayoutState] = useState<DiffLayout>(rememberedLayout);
-  const [wholeFile, setWholeFile] = useState(false);
-  const setLayout = (l: DiffLayout) => {
-    rememberedLayout = l;
-    setLayoutState(l);
+  const [view, setViewState] = useState<View>(rememberedLayout);
+  const setView = (v: View) => {
+    // The whole file is a look before deciding; the next review starts hunk by hunk.
+    if (v !== "whole") rememberedLayout = v;
+    setViewState(v);
   };
   const isNew = original === "";
   const acceptedCount = accepted.filter(Boolean).length;
   const setOne = (i: number, value: boolean) => onChange((prev) => prev.map((a, j) => (j === i ? value : a)));
 
   return (
-    <div className="diff-review" data-testid="diff-review">
+    <div className="diff-review" data-testid="diff-review" data-view={view}>
       <div className="diff-toolbar">
-        <span className="diff-path">{path}</span>
+        <div className="segmented" role="group" aria-label="How to show the change">
+          <button aria-pressed={view === "unified"} onClick={() => setView("unified")} data-testid="layout-unified">
+            Unified
+          </button>
+          <button aria-pressed={view === "split"} onClick={() => setView("split")} data-testid="layout-split">
+            Side by side
+          </button>
+          <button
+            aria-pressed={view === "whole"}
+            onClick={() => setView("whole")}
+            data-testid="layout-whole"
+            title="The whole file as it will be written, with only the changes you accept"
+          >
+            Whole file
+          </button>
+        </div>
         {isNew && <span className="pill added">New file</span>}
-        <span className="muted">
+        <span className="muted diff-count" title={path}>
           {hunks.length === 1 ? "1 change" : `${hunks.length} changes`}
           {hunks.length > 1 && ` · ${acceptedCount} accepted`}
         </span>
         <span className="spacer" />
-        <div className="segmented" role="group" aria-label="Diff layout">
-          <button aria-pressed={layout === "unified"} onClick={() => setLayout("unified")} data-testid="layout-unified">
-            Unified
-          </button>
-          <button aria-pressed={layout === "split"} onClick={() => setLayout("split")} data-testid="layout-split">
-            Side by side
-          </button>
-        </div>
-        <button aria-pressed={wholeFile} onClick={() => setWholeFile(!wholeFile)} title="Show the whole file with the changes">
-          Whole file
-        </button>
         {hunks.length > 1 && (
           <>
             <button data-testid="accept-all" onClick={() => onChange(() => hunks.map(() => true))}>
@@ -63,28 +70,48 @@ export function DiffReview({ path, original, proposed, hunks, accepted, onChange
           </>
         )}
       </div>
-      {wholeFile && (
-        <div className="diff-whole">
-          <MergeDiff path={path} original={original} modified={proposed} layout={layout} collapse testId="whole-file-diff" />
-        </div>
-      )}
-      <ol className="hunk-list">
-        {hunks.map((hunk, i) => (
-          <HunkSection
-            key={hunk.index}
-            hunk={hunk}
-            position={i}
-            total={hunks.length}
-            path={path}
-            layout={layout}
-            accepted={accepted[i] !== false}
-            focused={focused === i}
-            onAccept={() => setOne(i, true)}
-            onReject={() => setOne(i, false)}
-            onFocus={() => onFocus(i)}
-          />
-        ))}
-      </ol>
+      <div className="diff-scroll">
+        {view === "whole" ? (
+          <WholeFile path={path} original={original} proposed={proposed} hunks={hunks} accepted={accepted} />
+        ) : (
+          <ol className="hunk-list">
+            {hunks.map((hunk, i) => (
+              <HunkSection
+                key={hunk.index}
+                hunk={hunk}
+                position={i}
+                total={hunks.length}
+                path={path}
+                layout={view}
+                accepted={accepted[i] !== false}
+                focused={focused === i}
+                onAccept={() => setOne(i, true)}
+                onReject={() => setOne(i, false)}
+                onFocus={() => onFocus(i)}
+              />
+            ))}
+          </ol>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The file as the engine will write it: the accepted hunks in, the rejected ones left out. */
+function WholeFile({ path, original, proposed, hunks, accepted }: Omit<Props, "onChange" | "focused" | "onFocus">) {
+  const merged = useMemo(() => previewMerge(original, proposed, hunks, accepted), [original, proposed, hunks, accepted]);
+  const kept = hunks.filter((_, i) => accepted[i] !== false).length;
+  const rejected = hunks.length - kept;
+  const caption =
+    kept === 0
+      ? "Nothing will be written: the file stays as it is."
+      : rejected === 0
+        ? "The file as it will be written."
+        : `The file as it will be written: ${kept} ${kept === 1 ? "change" : "changes"} in, ${rejected} rejected left out.`;
+  return (
+    <div className="diff-whole" data-testid="whole-file" data-kept={kept}>
+      <p className="diff-whole-caption muted">{caption}</p>
+      <MergeDiff path={path} original={original} modified={merged} layout="unified" collapse testId="whole-file-diff" />
     </div>
   );
 }

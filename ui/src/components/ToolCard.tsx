@@ -17,7 +17,21 @@ const STATUS: Record<ToolStatus, string> = {
   failed: "Failed",
   denied: "Denied",
   unfinished: "Not finished",
+  background: "Running in the background",
 };
+
+/** The state in words; a failed command says how it ended, from its exit code. */
+function statusText(item: ToolItem): string {
+  if (item.status === "failed" && item.exitCode !== null) return `Failed · exit code ${item.exitCode}`;
+  if (isReport(item)) return "Reported";
+  return STATUS[item.status];
+}
+
+/** A task_done that went through: the agent's own claims, not a success the engine vouches
+ * for (the summary below it says whether anything contradicts them), so it is not green. */
+function isReport(item: ToolItem): boolean {
+  return item.name === "task_done" && item.status === "done";
+}
 
 const QUIET_TOOLS = ["read_file", "list_files", "web_fetch", "task_list"];
 const LONG_LINES = 12;
@@ -80,19 +94,26 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const ticking = item.status === "running" && item.startedMs !== null;
   const lines = output === "" ? 0 : output.split("\n").length;
   return (
-    <div className={`tool-card status-${item.status}`} data-testid="tool-card" data-status={item.status} data-tool={item.name} data-id={item.id}>
+    <div
+      className={`tool-card status-${item.status}`}
+      data-testid="tool-card"
+      data-status={item.status}
+      data-kind={item.status}
+      data-tool={item.name}
+      data-id={item.id}
+    >
       <button
         className="tool-header"
         onClick={() => output && setOpen(!open)}
         aria-expanded={output ? open : undefined}
         title={output ? (open ? "Hide the result" : "Show the result") : undefined}
       >
-        <span className={`tool-icon ${item.status}`} aria-hidden />
+        <span className={`tool-icon ${isReport(item) ? "reported" : item.status}`} aria-hidden />
         <span className="tool-title">{title}</span>
         {/* A denied or refused call never ran: where it would have run no longer matters. */}
         {item.confinement && item.status !== "denied" && <ConfinementBadge confinement={item.confinement} />}
-        <span className="tool-status" data-testid="tool-status">
-          {STATUS[item.status]}
+        <span className="tool-status" data-testid="tool-status" data-exit-code={item.exitCode ?? undefined}>
+          {statusText(item)}
         </span>
         {item.startedMs !== null && <Timer startedMs={item.startedMs} endedMs={item.endedMs} ticking={ticking} />}
         {output && (

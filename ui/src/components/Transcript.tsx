@@ -165,6 +165,7 @@ export function Transcript() {
       {awayFromBottom && (
         <button
           className="jump-latest"
+          data-testid="jump-latest"
           onClick={() => {
             stick.current = true;
             setAway(false);

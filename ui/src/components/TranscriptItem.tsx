@@ -5,6 +5,7 @@ import type { TranscriptItem as Item } from "../transcript";
 import { nextStep } from "../errors";
 import { useApp } from "../store";
 import { useSession } from "../session";
+import { DoneSummary } from "./DoneSummary";
 import { Markdown } from "./lazy";
 import { SubagentCard } from "./SubagentCard";
 import { ToolCard } from "./ToolCard";
@@ -110,12 +111,7 @@ export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Ite
     case "error":
       return <ErrorNote error={item.error} testId="transcript-error" />;
     case "done":
-      return (
-        <div className="done-summary" data-testid="done-summary">
-          <div className="done-title">✓ Task done</div>
-          <Markdown text={item.summary} />
-        </div>
-      );
+      return <DoneSummary summary={item.summary} warnings={item.warnings} />;
     case "outcome": {
       if (item.outcome.kind === "failed") return <ErrorNote error={item.outcome.error} testId="transcript-error" />;
       const { text, tone } = outcomeText(item.outcome);

@@ -151,6 +151,67 @@ describe("a turn", () => {
     expect(calls.filter((c) => c.cmd === "list_sessions").length).toBeGreaterThanOrEqual(2);
   });
 
+  it("shows a failed command in red with its exit code, and a background one as still running", async () => {
+    const { push } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      { type: "tool_call_proposed", id: "t1", name: "run_command", input: { command: "python3 -m pytest" } },
+      {
+        type: "tool_finished",
+        id: "t1",
+        name: "run_command",
+        output: "1 failed\n[exit code 1; 0.4 s]",
+        is_error: false,
+        outcome: "failed",
+        confinement: { kind: "sandboxed", network: false, read_only: false },
+        exit_code: 1,
+      },
+      { type: "tool_call_proposed", id: "t2", name: "run_command", input: { command: "npm run dev", background: true } },
+      { type: "tool_finished", id: "t2", name: "run_command", output: "The command is now background task task-2", is_error: false, outcome: "background" },
+      { type: "tool_call_proposed", id: "t3", name: "run_command", input: { command: "ls" } },
+      { type: "tool_finished", id: "t3", name: "run_command", output: "a\n[exit code 0]", is_error: false, outcome: "ok", exit_code: 0 },
+    ]);
+    await waitFor(() => expect(screen.getAllByTestId("tool-card")).toHaveLength(3));
+    const [failed, background, done] = screen.getAllByTestId("tool-card");
+    expect(failed).toHaveAttribute("data-kind", "failed");
+    expect(within(failed!).getByTestId("tool-status")).toHaveTextContent("Failed · exit code 1");
+    expect(failed!.querySelector(".tool-icon")).toHaveClass("failed");
+    expect(background).toHaveAttribute("data-kind", "background");
+    expect(within(background!).getByTestId("tool-status")).toHaveTextContent("Running in the background");
+    expect(background!.querySelector(".tool-icon")).not.toHaveClass("done");
+    expect(done).toHaveAttribute("data-kind", "done");
+    expect(within(done!).getByTestId("tool-status")).toHaveTextContent("Done");
+  });
+
+  it("marks a task_done the engine found contradicted, and keeps the green check otherwise", async () => {
+    const { push } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      {
+        type: "done",
+        summary: "Edited calc.py; the tests pass.",
+        warnings: [
+          { kind: "edit_rejected", path: "calc.py" },
+          { kind: "file_unchanged", path: "notes.txt" },
+          { kind: "check_failed", command: "python3 -m pytest", exit_code: 1 },
+        ],
+      },
+    ]);
+    const summary = await screen.findByTestId("done-summary");
+    expect(summary).toHaveAttribute("data-kind", "warning");
+    expect(summary).not.toHaveTextContent("✓");
+    const warnings = within(summary).getAllByTestId("done-warning");
+    expect(warnings.map((w) => w.getAttribute("data-kind"))).toEqual(["edit_rejected", "file_unchanged", "check_failed"]);
+    expect(warnings[0]).toHaveTextContent("calc.py is unchanged: you rejected its edit.");
+    expect(warnings[2]).toHaveTextContent("The last check failed: python3 -m pytest ended with exit code 1.");
+    expect(summary).toHaveTextContent("Edited calc.py; the tests pass.");
+    push([{ type: "user_message", text: "again" }, { type: "done", summary: "All good." }]);
+    await waitFor(() => expect(screen.getAllByTestId("done-summary")).toHaveLength(2));
+    const plain = screen.getAllByTestId("done-summary")[1]!;
+    expect(plain).toHaveAttribute("data-kind", "done");
+    expect(plain).toHaveTextContent("✓ Task done");
+  });
+
   it("shows denied calls, policy refusals and a readable error with a next step", async () => {
     const { push, turn } = await startTurn();
     push([
@@ -353,6 +414,53 @@ describe("approvals", () => {
     await waitFor(() => expect(answers(calls)).toEqual([{ answer: "deny", message: "The user rejected every hunk." }]));
   });
 
+  it("says what the button does when every hunk is rejected: Reject the edit", async () => {
+    const { calls, user, push } = await startTurn();
+    // One hunk: the button used to say Approve and then record a deny.
+    const single = editRequest("one");
+    push([{ type: "approval_needed", request: { ...single, hunks: single.hunks.slice(0, 1) } }]);
+    await screen.findByTestId("approval-card");
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Approve");
+    await user.click(screen.getByTestId("hunk-reject"));
+    const button = screen.getByTestId("approve-button");
+    expect(button).toHaveTextContent("Reject the edit");
+    expect(button).toHaveAttribute("data-answer", "deny");
+    expect(screen.getByTestId("hunk")).toHaveAttribute("data-state", "rejected");
+    await user.click(button);
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "deny", message: "The user rejected every hunk." }]));
+  });
+
+  it("says Reject the edit with several hunks all rejected, and Approve again once one is back", async () => {
+    const { user, push } = await startTurn();
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    await user.click(screen.getByTestId("reject-all"));
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Reject the edit");
+    await user.click(screen.getAllByTestId("hunk-accept")[2]!);
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Apply 1 of 3 changes");
+    await user.click(screen.getByTestId("accept-all"));
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Approve");
+  });
+
+  it("shows the whole file as it will be written: rejected hunks left out", async () => {
+    const { user, push } = await startTurn();
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    await user.click(screen.getAllByTestId("hunk-reject")[1]!);
+    await user.click(screen.getByRole("button", { name: /Whole file/ }));
+    const whole = await screen.findByTestId("whole-file-diff");
+    await waitFor(() => expect(whole.querySelector(".cm-editor")).not.toBeNull());
+    expect(whole).toHaveTextContent("LINE 21");
+    expect(whole).not.toHaveTextContent("LINE 11");
+    expect(screen.getByTestId("whole-file")).toHaveTextContent("2 changes in, 1 rejected left out");
+    // The choices stay with the hunks: back to them, the second is still rejected.
+    await user.click(screen.getByTestId("layout-unified"));
+    expect(screen.getAllByTestId("hunk").map((h) => h.getAttribute("data-state"))).toEqual(["accepted", "rejected", "accepted"]);
+    await user.click(screen.getByTestId("reject-all"));
+    await user.click(screen.getByTestId("layout-whole"));
+    expect(screen.getByTestId("whole-file")).toHaveTextContent("Nothing will be written");
+  });
+
   it("switches the diff between unified and side by side", async () => {
     const { user, push } = await startTurn();
     push([{ type: "approval_needed", request: editRequest("e") }]);
@@ -419,7 +527,7 @@ describe("approvals", () => {
           path: "src/new.rs",
           original: "",
           proposed: "fn a() {}\n",
-          hunks: [{ index: 0, old_start: 0, old_lines: 0, new_start: 1, new_lines: 1, text: "@@ -0,0 +1,1 @@\n+fn a() {}\n" }],
+          hunks: [{ index: 0, old_start: 0, old_lines: 0, new_start: 1, new_lines: 1, text: "@@ -0,0 +1,1 @@\n+fn a() {}\n", removed: { start: 0, end: 0 }, added: { start: 0, end: 1 } }],
           command: null,
           commands: [],
         }),

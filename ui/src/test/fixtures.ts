@@ -31,6 +31,8 @@ export function hunk(index: number, oldLine: string, newLine: string): Hunk {
     new_start: line,
     new_lines: 1,
     text: `@@ -${line},1 +${line},1 @@\n-${oldLine}\n+${newLine}\n`,
+    removed: { start: line - 1, end: line },
+    added: { start: line - 1, end: line },
   };
 }
 

@@ -4,7 +4,7 @@ import { request } from "./fixtures";
 import { applyEvents, emptyTranscript, foldEvents } from "../transcript";
 import { describeCall } from "../describeCall";
 import { parseAnsi, stripAnsi } from "../ansi";
-import { answerForHunks, hunkSides } from "../approval";
+import { answerForHunks, approveLabel, hunkRange, hunkSides, previewMerge } from "../approval";
 import type { Hunk } from "../bindings";
 
 const opts = { now: 1000, live: true };
@@ -154,6 +154,8 @@ describe("answerForHunks", () => {
     new_start: 1 + index * 10,
     new_lines: 1,
     text: `@@ -${1 + index * 10} +${1 + index * 10} @@\n-old${index}\n+new${index}\n`,
+    removed: { start: index * 10, end: index * 10 + 1 },
+    added: { start: index * 10, end: index * 10 + 1 },
   }));
   it("approves all, approves part, or denies", () => {
     expect(answerForHunks(hunks, [true, true, true])).toEqual({ answer: "approve" });
@@ -162,5 +164,44 @@ describe("answerForHunks", () => {
   });
   it("splits a hunk into its two sides", () => {
     expect(hunkSides({ ...hunks[0]!, text: "@@ -1,2 +1,2 @@\n ctx\n-a\n+b\n" })).toEqual({ before: "ctx\na", after: "ctx\nb" });
+  });
+});
+
+describe("previewMerge", () => {
+  // What the engine sends for "a\nb\nc\nd\ne" with b and d changed: two hunks.
+  const original = "a\r\nb\r\nc\r\nd\r\ne";
+  const proposed = "a\r\nB\r\nB2\r\nc\r\ne";
+  const hunks: Hunk[] = [
+    { index: 0, old_start: 1, old_lines: 3, new_start: 1, new_lines: 4, text: "", removed: { start: 1, end: 2 }, added: { start: 1, end: 3 } },
+    { index: 1, old_start: 3, old_lines: 3, new_start: 4, new_lines: 2, text: "", removed: { start: 3, end: 4 }, added: { start: 4, end: 4 } },
+  ];
+  it("gives the proposed text with everything kept and the original with nothing", () => {
+    expect(previewMerge(original, proposed, hunks, [true, true])).toBe(proposed);
+    expect(previewMerge(original, proposed, hunks, [false, false])).toBe(original);
+  });
+  it("puts back only the rejected hunks' lines, line endings and all", () => {
+    expect(previewMerge(original, proposed, hunks, [true, false])).toBe("a\r\nB\r\nB2\r\nc\r\nd\r\ne");
+    expect(previewMerge(original, proposed, hunks, [false, true])).toBe("a\r\nb\r\nc\r\ne");
+  });
+});
+
+describe("approveLabel", () => {
+  it("says what the answer does", () => {
+    expect(approveLabel(1, 1)).toBe("Approve");
+    expect(approveLabel(1, 0)).toBe("Reject the edit");
+    expect(approveLabel(3, 0)).toBe("Reject the edit");
+    expect(approveLabel(3, 2)).toBe("Apply 2 of 3 changes");
+    expect(approveLabel(3, 3)).toBe("Approve");
+    expect(approveLabel(0, 0)).toBe("Approve");
+  });
+});
+
+describe("hunkRange", () => {
+  const base: Hunk = { index: 0, old_start: 2, old_lines: 7, new_start: 2, new_lines: 7, text: "", removed: { start: 4, end: 5 }, added: { start: 4, end: 5 } };
+  it("names the lines the hunk changes, not its context", () => {
+    expect(hunkRange(base)).toBe("line 5");
+    expect(hunkRange({ ...base, added: { start: 4, end: 7 } })).toBe("lines 5–7");
+    // A removal names where it was in the original.
+    expect(hunkRange({ ...base, added: { start: 4, end: 4 }, removed: { start: 9, end: 11 } })).toBe("lines 10–11");
   });
 });
