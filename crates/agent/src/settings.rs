@@ -43,6 +43,9 @@ pub struct ProviderSettings {
     pub num_ctx: Option<u32>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub lenient_tool_calls: bool,
+    /// Whether its models take images; unset, Anthropic's and OpenAI's own do, others not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,6 +202,9 @@ impl Settings {
         let mut config = ProviderConfig::new(kind, &base_url, key);
         config.num_ctx = p.num_ctx;
         config.lenient_tool_calls = p.lenient_tool_calls;
+        if let Some(images) = p.images {
+            config.images = images;
+        }
         Ok((config, r.model.clone()))
     }
 }

@@ -261,12 +261,27 @@ impl Agent {
                         self.changed_files.insert(p.path.clone());
                         self.record.written(&p.path);
                     }
+                    let mut image = None;
                     if name == "update_plan"
-                        && let Ok(items) = serde_json::from_value::<Vec<PlanItem>>(out.structured)
+                        && let Ok(items) =
+                            serde_json::from_value::<Vec<PlanItem>>(out.structured.clone())
                     {
                         self.emit(AgentEvent::PlanUpdated { items })?;
                     }
-                    ToolReply::ok(out.text)
+                    if name == "read_file"
+                        && let Ok(protocol::FileContent::Image {
+                            path,
+                            mime,
+                            data_base64,
+                            ..
+                        }) = serde_json::from_value::<protocol::FileContent>(out.structured)
+                        && !data_base64.is_empty()
+                    {
+                        image = Some((path, mime, data_base64));
+                    }
+                    let mut reply = ToolReply::ok(out.text);
+                    reply.image = image;
+                    reply
                 }
                 Err(e) => ToolReply::err(e.to_string()),
             },
@@ -357,6 +372,7 @@ impl Agent {
             outcome,
             confinement: Some(confinement),
             exit_code,
+            image: None,
         };
         let Some(denial) = denial.filter(|_| mode != Mode::ReadOnly) else {
             return Ok(Some(sandboxed_reply));
@@ -423,6 +439,7 @@ impl Agent {
                             outcome,
                             confinement: Some(outside),
                             exit_code,
+                            image: None,
                         }
                     }
                     Err(e) => {

@@ -154,6 +154,8 @@ pub(crate) struct ToolReply {
     /// For commands that ran: where, and their exit code.
     pub confinement: Option<Confinement>,
     pub exit_code: Option<i32>,
+    /// A picture the tool read (read_file of an image): its path, media type and base64.
+    pub image: Option<(String, String, String)>,
 }
 
 impl ToolReply {
@@ -164,6 +166,7 @@ impl ToolReply {
             outcome: ToolOutcome::Ok,
             confinement: None,
             exit_code: None,
+            image: None,
         }
     }
 
@@ -174,6 +177,7 @@ impl ToolReply {
             outcome: ToolOutcome::Failed,
             confinement: None,
             exit_code: None,
+            image: None,
         }
     }
 
@@ -539,6 +543,7 @@ impl Agent {
                 });
             }
             let mut results = Vec::new();
+            let mut pictures = Vec::new();
             let mut outcome = None;
             let mut done_warnings = Vec::new();
             let mut calls = calls.into_iter();
@@ -606,6 +611,17 @@ impl Agent {
                     reply.text.push_str(note);
                 }
                 reply.text = self.fit_for_model(&id, reply.text);
+                if reply.image.is_some() {
+                    if self.provider.as_ref().is_some_and(|p| p.config().images) {
+                        reply.text.push_str(" It is attached below.");
+                    } else {
+                        reply.image = None;
+                        reply.text.push_str(&format!(
+                            " It was not sent: the model in use ({}) does not take images. If it does, set `images = true` for its provider in settings.toml; otherwise ask the user to describe it.",
+                            self.config.model
+                        ));
+                    }
+                }
                 if name == "task_done" && !reply.is_error {
                     let summary = input
                         .get("summary")
@@ -629,7 +645,16 @@ impl Agent {
                     content: reply.text,
                     is_error: reply.is_error,
                 });
+                if let Some((path, media_type, data)) = reply.image {
+                    // After the results, as the user's own attachment: both providers take an
+                    // image there (OpenAI's tool messages hold text only).
+                    pictures.push(ContentBlock::Text {
+                        text: format!("The image {path} that read_file attached:"),
+                    });
+                    pictures.push(ContentBlock::Image { media_type, data });
+                }
             }
+            results.append(&mut pictures);
             self.messages.push(Message {
                 role: Role::User,
                 content: results,

@@ -573,3 +573,71 @@ async fn huge_tool_results_reach_the_model_cut_to_fit() {
     let saved = std::fs::metadata(path).expect("saved").len();
     assert!(saved > 5_000_000, "{saved}");
 }
+
+/// A 1×1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0,
+    0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x89, 0x99, 0x3d, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// read_file of a picture: the model gets the picture itself where it takes images (both
+/// providers' wire formats), and a plain word where it does not; "attached" went with only
+/// that sentence before.
+#[tokio::test]
+async fn an_image_read_reaches_a_model_that_takes_images_and_is_explained_to_one_that_does_not() {
+    use base64::Engine as _;
+    let data = base64::engine::general_purpose::STANDARD.encode(PNG);
+    let cases = [
+        (
+            "anthropic",
+            None,
+            format!("\"data\":\"{data}\""),
+            "It is attached below.",
+        ),
+        (
+            "openai",
+            Some(true),
+            format!("data:image/png;base64,{data}"),
+            "It is attached below.",
+        ),
+        ("openai", None, String::new(), "does not take images"),
+    ];
+    for (format, images, in_request, said) in cases {
+        let project = repo();
+        std::fs::write(project.path().join("logo.png"), PNG).expect("write");
+        let mut expect = serde_json::json!({"tool_result_contains": said});
+        if !in_request.is_empty() {
+            expect["contains"] = serde_json::json!([in_request]);
+        }
+        let s = Scenario::from_json(
+            &serde_json::json!({"name": "image", "format": format, "turns": [
+                {"reply": {"tool_calls": [{"id": "r", "name": "read_file", "input": {"path": "logo.png"}}]}},
+                {"expect": expect, "reply": {"text": "A small logo."}}
+            ]})
+            .to_string(),
+        )
+        .expect("json");
+        let mut setup = Setup::new(Mode::Ask);
+        setup.images = images;
+        let h = Harness::start(s, project.path(), setup, |_| ApprovalAnswer::Approve).await;
+        let outcome = h.run("What is in logo.png?").await;
+        assert_eq!(outcome, TurnOutcome::Ended, "{format} {images:?}");
+        assert_eq!(
+            h.server.failures(),
+            Vec::<String>::new(),
+            "{format} {images:?}"
+        );
+        if in_request.is_empty() {
+            assert!(
+                !h.server
+                    .requests()
+                    .iter()
+                    .any(|r| r.body.to_string().contains("image_url")),
+                "an image went to a model that takes none"
+            );
+        }
+    }
+}

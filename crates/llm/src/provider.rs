@@ -21,6 +21,10 @@ pub struct ProviderConfig {
     pub api_key: Option<String>,
     pub num_ctx: Option<u32>,
     pub lenient_tool_calls: bool,
+    /// The model takes images (read_file of a picture sends it). Anthropic's do; among
+    /// OpenAI-compatible servers only OpenAI's own is assumed to, a local one when the user
+    /// says so (`images = true` in its settings).
+    pub images: bool,
     pub retry: RetryPolicy,
     /// No byte for this long mid-stream: the connection is taken as dead.
     pub idle_timeout: Duration,
@@ -50,6 +54,10 @@ impl ProviderConfig {
             api_key,
             num_ctx: None,
             lenient_tool_calls: false,
+            images: match kind {
+                ProviderKind::Anthropic => true,
+                ProviderKind::OpenAi => base_url.contains("://api.openai.com"),
+            },
             retry: RetryPolicy::default(),
             idle_timeout: Duration::from_secs(120),
         }

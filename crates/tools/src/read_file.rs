@@ -118,10 +118,8 @@ pub fn render_content(content: &FileContent) -> String {
                     human_size(*size)
                 )
             } else {
-                format!(
-                    "{path} is an image ({mime}, {}), attached.",
-                    human_size(*size)
-                )
+                // Whether the model gets the picture is the engine's to say: it knows the model.
+                format!("{path} is an image ({mime}, {}).", human_size(*size))
             }
         }
         FileContent::Text {

@@ -67,6 +67,8 @@ pub struct Setup {
     pub resume: Option<String>,
     /// Roles the settings name (others fall back to the default).
     pub roles: Vec<&'static str>,
+    /// Whether the model takes images, when not the provider's default.
+    pub images: Option<bool>,
 }
 
 impl Setup {
@@ -80,6 +82,7 @@ impl Setup {
             sessions_dir: None,
             resume: None,
             roles: vec!["default"],
+            images: None,
         }
     }
 }
@@ -126,6 +129,7 @@ impl Harness {
         let server = ScriptedServer::start(s).await.expect("server");
         let base = server.base_url().to_string();
         let roles = setup.roles.clone();
+        let images = setup.images;
         let resolver: agent::ProviderResolver = Arc::new(move |role: &str| {
             let mut pc = ProviderConfig::new(
                 match format {
@@ -139,6 +143,9 @@ impl Harness {
                 base_delay: Duration::from_millis(5),
                 ..RetryPolicy::default()
             };
+            if let Some(i) = images {
+                pc.images = i;
+            }
             let provider = Provider::new(pc)
                 .map_err(|e| engine_error(FailureCode::Internal, e.to_string()))?;
             Ok(ResolvedModel {
