@@ -158,7 +158,7 @@ pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
                     base_url,
                     api_key_env: kept.and_then(|k| k.api_key_env.clone()),
                     num_ctx: p.num_ctx,
-                    lenient_tool_calls: kept.is_some_and(|k| k.lenient_tool_calls),
+                    lenient_tool_calls: kept.and_then(|k| k.lenient_tool_calls),
                     images: kept.and_then(|k| k.images),
                 },
             );

@@ -41,8 +41,9 @@ pub struct ProviderSettings {
     pub api_key_env: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub num_ctx: Option<u32>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub lenient_tool_calls: bool,
+    /// Take tool calls a model wrote as text; unset, on for servers on this machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lenient_tool_calls: Option<bool>,
     /// Whether its models take images; unset, Anthropic's and OpenAI's own do, others not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<bool>,
@@ -106,22 +107,7 @@ pub fn default_key_env(kind: ProviderKind) -> &'static str {
     }
 }
 
-pub fn is_loopback(url: &str) -> bool {
-    let Ok(parsed) = url::Url::parse(url) else {
-        return false;
-    };
-    match parsed.host() {
-        Some(url::Host::Domain(d)) => {
-            let d = d.trim_end_matches('.').to_ascii_lowercase();
-            d == "localhost" || d.ends_with(".localhost")
-        }
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => {
-            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
-        }
-        None => false,
-    }
-}
+pub use llm::is_loopback;
 
 impl Settings {
     pub fn parse(file: &str, text: &str) -> Result<Settings, SettingsError> {
@@ -201,7 +187,9 @@ impl Settings {
         }
         let mut config = ProviderConfig::new(kind, &base_url, key);
         config.num_ctx = p.num_ctx;
-        config.lenient_tool_calls = p.lenient_tool_calls;
+        if let Some(lenient) = p.lenient_tool_calls {
+            config.lenient_tool_calls = lenient;
+        }
         if let Some(images) = p.images {
             config.images = images;
         }

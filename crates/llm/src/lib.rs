@@ -25,7 +25,7 @@ mod wire;
 pub use error::LlmError;
 pub use lenient::{LenientCalls, NotRun, NotRunReason};
 pub use prices::{ModelPrice, PriceTable};
-pub use provider::{Provider, ProviderConfig, ProviderKind};
+pub use provider::{Provider, ProviderConfig, ProviderKind, is_loopback};
 pub use request::{ChatRequest, ChatResponse, MalformedToolCall, StreamEvent};
 pub use retry::RetryPolicy;
 pub use sse::{MAX_EVENT_BYTES, MAX_REPLY_BYTES};

@@ -53,13 +53,37 @@ impl ProviderConfig {
             base_url: base_url.to_string(),
             api_key,
             num_ctx: None,
-            lenient_tool_calls: false,
+            // Small local models write their calls as text more often than not; hosted
+            // APIs return real calls.
+            lenient_tool_calls: kind == ProviderKind::OpenAi && is_loopback(base_url),
             images: match kind {
                 ProviderKind::Anthropic => true,
                 ProviderKind::OpenAi => base_url.contains("://api.openai.com"),
             },
             retry: RetryPolicy::default(),
             idle_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Whether a server address is this machine (`localhost`, `127.0.0.0/8`, `[::1]`, also as an
+/// IPv4-mapped address); parsed, so `http://127.0.0.1.evil.com` is not.
+pub fn is_loopback(url: &str) -> bool {
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    let Some(host) = parsed.host_str() else {
+        return false;
+    };
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    match bare.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => ip.is_loopback(),
+        Ok(std::net::IpAddr::V6(ip)) => {
+            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+        Err(_) => {
+            let d = bare.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
         }
     }
 }
