@@ -345,7 +345,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         sessions_dir: sessions_dir(),
         policy: loaded.policy,
         config,
-        resolver: agent::provider_resolver(preset, settings_file),
+        resolver: agent::provider_resolver(agent::PresetSlot::new(preset), settings_file),
         sandboxing: Sandboxing::Machine,
         tmp_dir: None,
     };

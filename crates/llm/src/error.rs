@@ -22,7 +22,10 @@ pub enum LlmError {
     Connect { cause: ConnectCause, detail: String },
     /// The address cannot be used at all (no `http://`, not a URL): never sent, not retried.
     #[error("`{url}` is not a usable address: {problem}")]
-    BadAddress { url: String, problem: AddressProblem },
+    BadAddress {
+        url: String,
+        problem: AddressProblem,
+    },
     /// Something answered, but with a web page rather than the API (a wrong port or path, a
     /// router's login page, a proxy's error page). Not retried: the address is wrong.
     #[error("the address answered with a web page (HTTP {status}), not as a model API")]
