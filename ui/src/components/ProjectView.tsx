@@ -11,6 +11,7 @@ import { ApprovalCard } from "./ApprovalCard";
 import { Composer } from "./Composer";
 import { TaskList } from "./TaskList";
 import { ChangesPanel } from "./ChangesPanel";
+import { ModelPicker } from "./ModelPicker";
 
 type SideTab = "sessions" | "files";
 
@@ -52,6 +53,7 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
           <span className="project-path muted" title={project.root}>{project.root}</span>
         </div>
         <div className="toolbar-actions">
+          <ModelPicker />
           <button
             onClick={async () => {
               const path = await pickFolder().catch(() => null);
