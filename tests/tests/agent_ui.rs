@@ -299,13 +299,7 @@ async fn first_run_connects_a_local_server_and_saves_it_in_settings() -> TestRes
     .await?;
     app.wait_for("[data-testid=first-run]").await?;
     app.screenshot("first-run-01").await?;
-    let url = app.wait_for("[data-testid=manual-url]").await?;
-    if !url.is_displayed().await? {
-        app.wait_for(".manual-server summary")
-            .await?
-            .click()
-            .await?;
-    }
+    let url = manual_address(&app).await?;
     url.clear().await?;
     url.send_keys(server.base_url()).await?;
     app.wait_for("[data-testid=manual-connect]")
@@ -626,6 +620,20 @@ async fn a_sub_agents_edit_is_approved_in_the_parents_window_and_its_transcript_
     Ok(())
 }
 
+/// The first-run screen's "another server address" field, its fold opened. The fold is read
+/// by its `open` attribute: WebKit's driver calls a field in a closed <details> displayed.
+/// Waits for the look for local servers to end first (it opens or closes the fold).
+async fn manual_address(app: &App) -> TestResult<WebElement> {
+    app.wait_for("[data-testid=no-local], [data-testid=local-server]")
+        .await?;
+    let fold = app.wait_for(".manual-server").await?;
+    if fold.attr("open").await?.is_none() {
+        app.click(".manual-server summary").await?;
+    }
+    app.wait_for(".manual-server[open] [data-testid=manual-url]")
+        .await
+}
+
 /// Screenshots `name` at 1280×800 and again at 900×700 (`name-900`), then restores the size.
 async fn screenshots(app: &App, name: &str) -> TestResult {
     app.driver.set_window_rect(0, 0, 1280, 800).await?;
@@ -680,15 +688,21 @@ async fn settings_sets_up_a_local_server_in_one_place_and_the_window_switches_it
         "# my rules\n[network]\ndenied_domains = [\"example.com\"]\n\n[projects.\"{root}\".commands]\nallow = [\"make check\"]\n"
     );
     std::fs::write(config.path().join("policy.toml"), &user_rules)?;
-    let server = ScriptedServer::start(Scenario::from_json(
-        r#"{"name": "a local server with two models", "format": "openai",
+    // At llama.cpp's usual address when it is free, so the first-run screen finds it.
+    let scenario = r#"{"name": "a local server with two models", "format": "openai",
             "models": ["mock-model", "other-model"],
             "turns": [
               {"expect": {"model": "mock-model", "contains": ["Say hello"]}, "reply": {"text": "Hello from mock-model."}},
               {"expect": {"model": "other-model", "contains": ["Again, please"]}, "reply": {"text": "Hello from other-model."}}
-            ]}"#,
-    )?)
-    .await?;
+            ]}"#;
+    let server =
+        match ScriptedServer::start_at(Scenario::from_json(scenario)?, "127.0.0.1:8080").await {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("127.0.0.1:8080 is taken ({e}): the detected-server check is skipped");
+                ScriptedServer::start(Scenario::from_json(scenario)?).await?
+            }
+        };
     let data_dir = data.path().display().to_string();
     let app = App::launch_with_env(
         &binary,
@@ -703,10 +717,20 @@ async fn settings_sets_up_a_local_server_in_one_place_and_the_window_switches_it
     app.wait_for("[data-testid=first-run]").await?;
     app.wait_for("[data-testid=no-local], [data-testid=local-server]")
         .await?;
-    let url = app.wait_for("[data-testid=manual-url]").await?;
-    if !url.is_displayed().await? {
-        app.click(".manual-server summary").await?;
+    if server.base_url() == "http://127.0.0.1:8080/v1" {
+        app.wait_text("[data-testid=local-server]", "llama.cpp server is running")
+            .await?;
+        for width in [1280, 900] {
+            app.driver.set_window_rect(0, 0, width, 800).await?;
+            let (room, text) = select_fits(&app, "[data-testid=local-model]").await?;
+            assert!(
+                room >= text + 16.0,
+                "at {width} px the detected server's model list shows {text} px of text in {room} px"
+            );
+        }
+        screenshots(&app, "settings-00-first-run-detected").await?;
     }
+    let url = manual_address(&app).await?;
     url.clear().await?;
     url.send_keys(server.base_url()).await?;
     app.click("[data-testid=manual-connect]").await?;
