@@ -214,9 +214,16 @@ pub fn retry_notice(e: &LlmError, at: FailureContext<'_>) -> String {
 /// Why no model can be used, from the typed launch error.
 pub fn launch_failure(e: &LaunchError) -> EngineError {
     let (code, message, detail) = match e {
-        LaunchError::NoProvider(_) | LaunchError::Settings(SettingsError::NoRole(_)) => {
-            return no_provider();
+        // Where a terminal user sets one up goes to the detail (folded away in the window).
+        LaunchError::NoProvider(file) => {
+            return EngineError {
+                detail: Some(format!(
+                    "Without the window: write {file}, or start Tandem with TANDEM_PROVIDER and TANDEM_MODEL."
+                )),
+                ..no_provider()
+            };
         }
+        LaunchError::Settings(SettingsError::NoRole(_)) => return no_provider(),
         LaunchError::Settings(SettingsError::BadAddress(e)) => {
             return model_failure(e, FailureContext::default());
         }
@@ -372,7 +379,14 @@ mod tests {
             shown.message,
             "No model is set up yet. Open Settings to connect one."
         );
-        assert_eq!(shown.detail, None);
+        // The terminal's way stays available, folded away.
+        assert!(
+            shown
+                .detail
+                .as_deref()
+                .is_some_and(|d| d.contains("settings.toml") && d.contains("TANDEM_PROVIDER")),
+            "{shown:?}"
+        );
         let no_key = launch_failure(&LaunchError::Settings(SettingsError::NoKey {
             provider: "anthropic".into(),
             env: "ANTHROPIC_API_KEY".into(),

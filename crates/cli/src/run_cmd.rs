@@ -271,7 +271,7 @@ fn print_plain(e: &AgentEvent, agent: &str) {
             println!("{tag}{}{shown}", if *is_error { "✗ " } else { "" });
         }
         AgentEvent::Notice { text } => eprintln!("{tag}note: {text}"),
-        AgentEvent::Error { error } => eprintln!("{tag}error: {}", error.message),
+        AgentEvent::Error { error } => eprintln!("{tag}error: {}", with_detail(error)),
         AgentEvent::Done { summary } => println!("\n{tag}✓ {summary}"),
         _ => {}
     }
@@ -410,8 +410,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         TurnOutcome::Done { .. } => ExitCode::SUCCESS,
         TurnOutcome::Failed { error } => {
             eprintln!(
-                "tandem-cli: {}; continue with --session {id}",
-                error.message
+                "tandem-cli: {} Continue with --session {id}.",
+                with_detail(&error)
             );
             if error.code == FailureCode::NoProvider {
                 ExitCode::from(2)
@@ -510,6 +510,14 @@ fn outcome_words(o: &TurnOutcome) -> String {
         TurnOutcome::BudgetSpent { .. } => "budget spent".into(),
         TurnOutcome::Cancelled => "stopped".into(),
         TurnOutcome::Failed { error } => format!("failed: {}", error.message),
+    }
+}
+
+/// A failure's words and, in a terminal where nothing is folded, its technical cause.
+fn with_detail(error: &protocol::EngineError) -> String {
+    match &error.detail {
+        Some(d) => format!("{} ({d})", error.message),
+        None => error.message.clone(),
     }
 }
 
