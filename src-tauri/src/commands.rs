@@ -4,11 +4,12 @@
 
 use crate::state::AppState;
 use protocol::{
-    CommandError, ErrorCode, FileContent, FileListing, ListDirArgs, OpenProjectArgs, ProjectInfo,
-    ReadFileArgs, RecentProject, RemoveRecentArgs, Startup,
+    CommandError, ErrorCode, FileContent, FileListing, ListDirArgs, OpenProjectArgs, ProjectArgs,
+    ProjectChanged, ProjectInfo, ReadFileArgs, RecentProject, RemoveRecentArgs, Startup,
 };
+use std::sync::PoisonError;
 use std::time::{SystemTime, UNIX_EPOCH};
-use tauri::{Manager as _, State};
+use tauri::{Emitter as _, Manager as _, State};
 use tools::{ProjectRoot, ToolError};
 
 pub(crate) type CmdResult<T> = Result<T, CommandError>;
@@ -158,6 +159,57 @@ pub async fn open_project(
 #[tauri::command]
 pub async fn recent_projects(app: tauri::AppHandle) -> CmdResult<Vec<RecentProject>> {
     blocking(move || Ok(app.state::<AppState>().recent.list())).await
+}
+
+/// Watches the project the window shows (one at a time) and tells the window, with the
+/// `project-changed` event, when files in it change outside the app.
+#[tauri::command]
+pub async fn watch_project(args: ProjectArgs, app: tauri::AppHandle) -> CmdResult<()> {
+    blocking(move || {
+        let state = app.state::<AppState>();
+        let root = opened_root(&state, &args.root)?;
+        let path = root.path().to_path_buf();
+        let mut slot = state.watcher.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.as_ref().is_some_and(|(p, _)| *p == path) {
+            return Ok(());
+        }
+        // The old project's watcher goes first: one project, one watcher.
+        *slot = None;
+        let handle = app.clone();
+        let shown = args.root.clone();
+        let watched = path.clone();
+        match tools::ProjectWatcher::start(&path, move |paths| {
+            handle.state::<AppState>().forget_git_status(&watched);
+            let changed = ProjectChanged {
+                root: shown.clone(),
+                paths,
+            };
+            if let Err(err) = handle.emit("project-changed", changed) {
+                tracing::warn!(%err, "could not tell the window about changed files");
+            }
+        }) {
+            Ok(w) => *slot = Some((path, w)),
+            // Without it the tree still refreshes on focus and with its Refresh button.
+            Err(err) => tracing::warn!(%err, "cannot watch the project for changes"),
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// The user closed the project: the next launch shows the welcome screen instead of it.
+#[tauri::command]
+pub async fn close_project(app: tauri::AppHandle) -> CmdResult<()> {
+    blocking(move || {
+        let state = app.state::<AppState>();
+        *state.watcher.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        if let Err(err) = state.recent.closed() {
+            // Reopening it at the next launch is the worst that follows: not worth an error.
+            tracing::warn!(%err, "could not forget the open project");
+        }
+        Ok(())
+    })
+    .await
 }
 
 #[tauri::command]

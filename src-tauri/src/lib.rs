@@ -111,7 +111,9 @@ pub fn run() {
             let config = config_dir();
             tracing::info!(version = env!("CARGO_PKG_VERSION"), config = %config.display(), "Tandem starting");
             let mut state = state::AppState::new(Startup::Welcome, recent::RecentStore::new(&config));
-            state.startup = startup_for(project.clone(), &state);
+            // Without a folder on the command line, the project open at the last quit returns.
+            let project = project.clone().or_else(|| state.recent.last_open());
+            state.startup = startup_for(project, &state);
             if let Startup::Project { project } = &state.startup {
                 if let Err(err) = state.recent.touch(&project.root, commands::now_ms()) {
                     tracing::warn!(%err, "could not save the recent projects list");
@@ -138,6 +140,8 @@ pub fn run() {
             commands::open_project,
             commands::recent_projects,
             commands::remove_recent,
+            commands::close_project,
+            commands::watch_project,
             commands::list_dir,
             commands::read_file,
             session_host::list_sessions,

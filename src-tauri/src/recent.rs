@@ -1,4 +1,5 @@
-//! The recent-projects list, persisted as JSON in the app's config folder.
+//! The recent-projects list, persisted as JSON in the app's config folder, and which project
+//! was open when the app last quit (reopened at the next launch, as a desktop app does).
 
 use protocol::RecentProject;
 use serde::{Deserialize, Serialize};
@@ -17,13 +18,37 @@ struct Stored {
 #[derive(Debug, Clone)]
 pub struct RecentStore {
     file: PathBuf,
+    /// The project open now (or when the app quit); absent after the user closed it.
+    open_file: PathBuf,
 }
 
 impl RecentStore {
     pub fn new(config_dir: &Path) -> Self {
         Self {
             file: config_dir.join("recent-projects.json"),
+            open_file: config_dir.join("open-project"),
         }
+    }
+
+    /// The project that was open when the app last quit, if its folder is still there.
+    pub fn last_open(&self) -> Option<PathBuf> {
+        let text = std::fs::read_to_string(&self.open_file).ok()?;
+        let path = PathBuf::from(text.trim_end_matches('\n'));
+        path.is_dir().then_some(path)
+    }
+
+    /// The user closed the project: the next launch shows the welcome screen.
+    pub fn closed(&self) -> std::io::Result<()> {
+        match std::fs::remove_file(&self.open_file) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    fn set_open(&self, path: &str) -> std::io::Result<()> {
+        let tmp = self.open_file.with_extension("tmp");
+        std::fs::write(&tmp, format!("{path}\n"))?;
+        std::fs::rename(tmp, &self.open_file)
     }
 
     fn load(&self) -> Vec<Stored> {
@@ -83,6 +108,7 @@ impl RecentStore {
         );
         items.truncate(MAX_RECENT);
         self.save(&items)?;
+        self.set_open(path)?;
         Ok(self.list())
     }
 
@@ -122,6 +148,24 @@ mod tests {
 
         let list = store.remove(&b.to_string_lossy()).expect("remove");
         assert_eq!(list.len(), 1);
+    }
+
+    #[test]
+    fn the_project_open_at_quit_is_reopened_unless_it_was_closed_or_is_gone() {
+        let cfg = tempfile::tempdir().expect("tempdir");
+        let projects = tempfile::tempdir().expect("tempdir");
+        let a = projects.path().join("a");
+        std::fs::create_dir_all(&a).expect("mkdir");
+        let store = RecentStore::new(cfg.path());
+        assert_eq!(store.last_open(), None);
+        store.touch(&a.to_string_lossy(), 1).expect("touch");
+        assert_eq!(RecentStore::new(cfg.path()).last_open(), Some(a.clone()));
+        store.closed().expect("closed");
+        assert_eq!(store.last_open(), None);
+        store.closed().expect("closing twice is fine");
+        store.touch(&a.to_string_lossy(), 2).expect("touch");
+        std::fs::remove_dir(&a).expect("rmdir");
+        assert_eq!(store.last_open(), None, "a vanished folder is not reopened");
     }
 
     #[test]

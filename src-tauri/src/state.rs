@@ -20,6 +20,8 @@ pub struct AppState {
     pub recent: RecentStore,
     opened: Mutex<HashSet<PathBuf>>,
     git: Mutex<HashMap<PathBuf, CachedStatus>>,
+    /// The project the window shows, watched for changes made outside the app.
+    pub watcher: Mutex<Option<(PathBuf, tools::ProjectWatcher)>>,
 }
 
 impl AppState {
@@ -29,6 +31,7 @@ impl AppState {
             recent,
             opened: Mutex::new(HashSet::new()),
             git: Mutex::new(HashMap::new()),
+            watcher: Mutex::new(None),
         }
     }
 
@@ -45,6 +48,14 @@ impl AppState {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .contains(root.path())
+    }
+
+    /// Something changed in the project: the next status is read again.
+    pub fn forget_git_status(&self, root: &std::path::Path) {
+        self.git
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(root);
     }
 
     /// The project's git status, reused for a moment unless `fresh` asks for a new reading.

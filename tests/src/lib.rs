@@ -168,6 +168,9 @@ impl App {
                 &native.to_string(),
             ])
             .env("TANDEM_CONFIG_DIR", config_dir)
+            // The web view keeps its storage (the window's layout) under the data home: one per
+            // test, kept across a test's own restarts, so no test inherits another's panels.
+            .env("XDG_DATA_HOME", config_dir.join("xdg-data"))
             .env("TANDEM_NO_KEYCHAIN", "1")
             .envs(env.iter().copied())
             .stdin(Stdio::null())

@@ -131,7 +131,15 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
         "Rename two entries in list.txt",
     )
     .await?;
-    // The streamed answer, rendered as Markdown (the bold is not shown as asterisks).
+    // The streamed answer, rendered as Markdown (the bold is not shown as asterisks). Until the
+    // renderer has loaded the text shows plain, so the rendered bold is waited for.
+    app.wait_text(
+        "[data-testid=message-assistant]",
+        "then rename the two entries",
+    )
+    .await?;
+    app.wait_for("[data-testid=message-assistant] strong")
+        .await?;
     let said = app
         .wait_text(
             "[data-testid=message-assistant]",
@@ -615,6 +623,128 @@ async fn a_sub_agents_edit_is_approved_in_the_parents_window_and_its_transcript_
     )
     .await?;
     app.screenshot("agent-11-subagent-done").await?;
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn always_allow_is_offered_only_where_it_holds_and_holds_after_a_restart() -> TestResult {
+    let Some(s) = Scripted::start("app_always_allow_holds.json").await? else {
+        return Ok(());
+    };
+    write(s.project.path(), "gen.py", b"print('report ready')\n");
+    let app = s.launch(&[]).await?;
+    send(&app, "Make the report").await?;
+    // The redirect writes out.txt, which ask mode asks about whatever the command: "always
+    // allow `python3 gen.py`" would not stop this question, so it is not offered.
+    app.wait_for("[data-testid=approval-command]").await?;
+    let command = text_content(&app, "[data-testid=approval-command]").await?;
+    assert!(command.contains("> out.txt"), "{command:?}");
+    assert!(app.all("[data-testid=approve-always]").await?.is_empty());
+    app.click("[data-testid=approve-button]").await?;
+    // The plain command offers it, and the user takes it.
+    wait_content(&app, "[data-testid=transcript]", "Now printing it.").await?;
+    app.click("[data-testid=approve-always]").await?;
+    wait_content(&app, "[data-testid=transcript]", "The report is ready.").await?;
+    app.quit().await?;
+
+    // After a restart, a new session runs the same command without a question.
+    let app = s.launch(&[]).await?;
+    send(&app, "Print it again").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "Printed again without asking.",
+    )
+    .await?;
+    assert!(app.all("[data-testid=approval-card]").await?.is_empty());
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
+
+/// Whether the whole of `css`'s first match is inside the window (not cut off, not scrolled
+/// away inside its own box).
+async fn fully_visible(app: &App, css: &str) -> TestResult<bool> {
+    let v = app
+        .driver
+        .execute(
+            r#"const el = document.querySelector(arguments[0]);
+               if (!el) return false;
+               const r = el.getBoundingClientRect();
+               if (r.width === 0 || r.height === 0) return false;
+               if (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight) return false;
+               // Not hidden by a scrolling ancestor either.
+               for (let p = el.parentElement; p; p = p.parentElement) {
+                 const s = getComputedStyle(p);
+                 if (!/(auto|scroll|hidden)/.test(s.overflowY + s.overflowX)) continue;
+                 const q = p.getBoundingClientRect();
+                 if (r.top < q.top - 1 || r.bottom > q.bottom + 1 || r.left < q.left - 1 || r.right > q.right + 1) return false;
+               }
+               return true;"#,
+            vec![serde_json::json!(css)],
+        )
+        .await?;
+    Ok(v.json().as_bool().unwrap_or(false))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_narrow_window_keeps_approve_stop_and_the_project_name_usable() -> TestResult {
+    let Some(s) = Scripted::start("app_narrow_window.json").await? else {
+        return Ok(());
+    };
+    // Dark, as the other narrow-window screenshots were looked at in light.
+    let app = s.launch(&[("GTK_THEME", "Adwaita:dark")]).await?;
+    app.driver.set_window_rect(0, 0, 900, 700).await?;
+    app.wait_for("[data-testid=composer-input]").await?;
+    // One line for the name, whatever the folder is called.
+    let lines = app
+        .driver
+        .execute(
+            "const n = document.querySelector('[data-testid=project-name]'); \
+             return n.getBoundingClientRect().height / parseFloat(getComputedStyle(n).lineHeight || '18');",
+            vec![],
+        )
+        .await?;
+    let lines = lines.json().as_f64().unwrap_or(99.0);
+    assert!(lines < 1.6, "the project name takes {lines} lines");
+    send(&app, "Rename an entry").await?;
+    app.wait_for("[data-testid=approval-card] .cm-editor")
+        .await?;
+    app.screenshot("narrow-01-approval").await?;
+    for button in ["approve-button", "deny-button"] {
+        assert!(
+            fully_visible(&app, &format!("[data-testid={button}]")).await?,
+            "{button} is out of sight at 900x700"
+        );
+    }
+    app.click("[data-testid=approve-button]").await?;
+    app.wait_for("[data-testid=approval-command]").await?;
+    assert!(fully_visible(&app, "[data-testid=approve-button]").await?);
+    app.click("[data-testid=approve-button]").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "The wait runs in the background.",
+    )
+    .await?;
+    app.wait_for("[data-testid=task-item][data-kind=task] [data-testid=task-stop]")
+        .await?;
+    app.screenshot("narrow-02-task-list").await?;
+    assert!(
+        fully_visible(&app, "[data-testid=task-stop]").await?,
+        "the background task's Stop is cut off at 900x700"
+    );
+    app.click("[data-testid=task-stop]").await?;
+    wait_content(&app, "[data-testid=task-list]", "stopped").await?;
+    // The details panel folds away and comes back; the transcript takes the room.
+    app.click("[data-testid=toggle-details]").await?;
+    app.wait_for("[data-testid=details-panel][hidden]").await?;
+    app.screenshot("narrow-03-details-folded").await?;
+    app.click("[data-testid=toggle-details]").await?;
+    app.wait_for("[data-testid=details-panel]:not([hidden])")
+        .await?;
     assert_eq!(s.server.failures(), Vec::<String>::new());
     app.quit().await?;
     Ok(())

@@ -1,7 +1,7 @@
 //! The real app, launched through tauri-driver under a virtual display, used as a person would.
 
 use e2e::thirtyfour::prelude::*;
-use e2e::{App, TestResult, fixture_repo, preflight};
+use e2e::{App, TestResult, fixture_repo, preflight, write};
 
 fn arg(path: &std::path::Path) -> String {
     path.to_string_lossy().into_owned()
@@ -235,6 +235,12 @@ async fn recent_projects_persist_and_vanished_ones_are_greyed_out() -> TestResul
     for project in [&doomed, &kept] {
         let app = App::launch(&bin, &[&arg(project.path())], config.path()).await?;
         app.wait_for("[data-testid=project-view]").await?;
+        // Closed before quitting: the next launch starts at the welcome screen.
+        app.wait_for("[data-testid=close-project]")
+            .await?
+            .click()
+            .await?;
+        app.wait_for("[data-testid=welcome-screen]").await?;
         app.quit().await?;
     }
     let doomed_path = std::fs::canonicalize(doomed.path())?;
@@ -278,5 +284,96 @@ async fn recent_projects_persist_and_vanished_ones_are_greyed_out() -> TestResul
         .await?;
     app.wait_for("[data-testid=project-view]").await?;
     app.row("README.md").await?;
+    app.quit().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_relaunch_reopens_the_project_that_was_open_and_not_one_that_was_closed() -> TestResult {
+    let Some(bin) = preflight() else {
+        return Ok(());
+    };
+    let config = tempfile::tempdir()?;
+    let project = fixture_repo();
+    let app = App::launch(&bin, &[&arg(project.path())], config.path()).await?;
+    app.wait_for("[data-testid=project-view]").await?;
+    app.quit().await?;
+
+    // No folder on the command line: the one open at quit comes back.
+    let app = App::launch(&bin, &[], config.path()).await?;
+    app.wait_for("[data-testid=project-view]").await?;
+    app.row("README.md").await?;
+    app.wait_for("[data-testid=close-project]")
+        .await?
+        .click()
+        .await?;
+    app.wait_for("[data-testid=welcome-screen]").await?;
+    app.quit().await?;
+
+    let app = App::launch(&bin, &[], config.path()).await?;
+    app.wait_for("[data-testid=welcome-screen]").await?;
+    app.wait_for("[data-testid=recent-project]").await?;
+    app.quit().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_tree_follows_changes_made_outside_the_app_in_natural_order() -> TestResult {
+    let Some(bin) = preflight() else {
+        return Ok(());
+    };
+    let config = tempfile::tempdir()?;
+    let repo = fixture_repo();
+    let app = App::launch(&bin, &[&arg(repo.path())], config.path()).await?;
+    app.show_files().await?;
+    app.row("README.md").await?;
+    assert_eq!(
+        app.row("README.md")
+            .await?
+            .attr("data-git")
+            .await?
+            .as_deref(),
+        Some("")
+    );
+    // Another program changes the folder; nobody presses Refresh.
+    for dir in ["dir10", "dir2", "dir1"] {
+        write(repo.path(), &format!("{dir}/note.txt"), b"x\n");
+    }
+    write(repo.path(), "README.md", b"# Changed elsewhere\n");
+    app.wait_for("[data-testid=tree-row][data-path=\"dir10\"]")
+        .await?;
+    app.wait_for("[data-testid=tree-row][data-path=\"README.md\"][data-git=modified]")
+        .await?;
+    let paths = app.tree_paths().await?;
+    let at = |p: &str| paths.iter().position(|x| x == p);
+    assert!(
+        at("dir1") < at("dir2") && at("dir2") < at("dir10"),
+        "numbers sort by value: {paths:?}"
+    );
+    app.screenshot("tree-followed-outside-change").await?;
+
+    // Small things a person notices: Stop with nothing to stop is not red, and the
+    // composer's hint does not look like typed text.
+    let looks = app
+        .driver
+        .execute(
+            r#"const stop = document.querySelector('[data-testid=stop-button]');
+               const input = document.querySelector('[data-testid=composer-input]');
+               const danger = getComputedStyle(document.documentElement).getPropertyValue('--danger').trim();
+               const probe = document.createElement('span');
+               probe.style.color = danger;
+               document.body.appendChild(probe);
+               const dangerRgb = getComputedStyle(probe).color;
+               probe.remove();
+               // WebKit computes no style for ::placeholder; the rule that styles it is read.
+               const rules = [...document.styleSheets].flatMap((s) => [...s.cssRules]);
+               const hint = rules.find((r) => r.selectorText && r.selectorText.includes('textarea::placeholder'));
+               return [stop.disabled, getComputedStyle(stop).color === dangerRgb, hint ? hint.style.fontStyle : 'none', hint ? hint.style.color === '' : true];"#,
+            vec![],
+        )
+        .await?;
+    assert_eq!(
+        looks.json(),
+        &serde_json::json!([true, false, "italic", false]),
+        "[stop disabled, stop painted red, hint style, hint coloured as text]"
+    );
     app.quit().await
 }

@@ -3,6 +3,7 @@ import { useApp } from "./store";
 import { call } from "./api";
 import { watchDragDrop } from "./dragDrop";
 import { onWindowFocus } from "./windowFocus";
+import { onProjectChanged } from "./projectChanges";
 import { WelcomeScreen } from "./components/WelcomeScreen";
 import { ProjectView } from "./components/ProjectView";
 import { FirstRunScreen, SettingsDialog, preloadHeavyParts } from "./components/lazy";
@@ -36,6 +37,16 @@ export function App() {
     () =>
       onWindowFocus(() => {
         if (useApp.getState().screen.kind === "project") void useApp.getState().refresh();
+      }),
+    [],
+  );
+
+  // Changed outside the app while it shows the project: the badges follow without a Refresh.
+  useEffect(
+    () =>
+      onProjectChanged((change) => {
+        const screen = useApp.getState().screen;
+        if (screen.kind === "project" && screen.project.root === change.root) void useApp.getState().refresh();
       }),
     [],
   );

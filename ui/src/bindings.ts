@@ -230,6 +230,12 @@ opened_at_ms: number,
  */
 exists: boolean, };
 
+export type ProjectChanged = { root: string, 
+/**
+ * Project-relative, `/`-separated; `.git` when the repository's state moved.
+ */
+paths: Array<string>, };
+
 export type Startup = { "kind": "welcome" } | { "kind": "project", project: ProjectInfo, } | { "kind": "error", path: string, message: string, };
 
 export type CommandError = { code: ErrorCode, message: string, 
@@ -500,6 +506,8 @@ export interface Commands {
   open_project: { args: OpenProjectArgs; result: ProjectInfo };
   recent_projects: { args: null; result: Array<RecentProject> };
   remove_recent: { args: RemoveRecentArgs; result: Array<RecentProject> };
+  close_project: { args: null; result: null };
+  watch_project: { args: ProjectArgs; result: null };
   list_dir: { args: ListDirArgs; result: FileListing };
   read_file: { args: ReadFileArgs; result: FileContent };
   list_sessions: { args: ProjectArgs; result: Array<SessionInfo> };

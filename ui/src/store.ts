@@ -116,6 +116,8 @@ export const useApp = create<State>((set, get) => ({
   },
 
   closeProject() {
+    // Remembered in Rust, so the next launch opens the welcome screen, not this project.
+    void call("close_project").catch(() => undefined);
     set({ screen: { kind: "welcome" }, folders: {}, expanded: {}, selected: null, openFile: null, panel: "tasks" });
     void get().loadRecent();
   },
@@ -249,6 +251,8 @@ export const useApp = create<State>((set, get) => ({
 }));
 
 function showProject(set: (partial: Partial<State>) => void, project: ProjectInfo) {
+  // Rust watches the folder from now on and says when files change (see projectChanges.ts).
+  void call("watch_project", { root: project.root }).catch(() => undefined);
   set({
     screen: { kind: "project", project },
     folders: {},

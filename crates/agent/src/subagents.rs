@@ -23,7 +23,7 @@ type BoxedReply<'a> = std::pin::Pin<
 >;
 
 /// The tools the engine runs itself.
-pub(crate) const AGENT_TOOLS: &[&str] = &["spawn_subagent", "agent_spawn", "agent_send"];
+pub(crate) const AGENT_TOOLS: &[&str] = tools::ENGINE_TOOLS;
 /// The tools that start a sub-agent: not offered at the deepest level.
 pub(crate) const SPAWNING_TOOLS: &[&str] = &["spawn_subagent", "agent_spawn"];
 

@@ -45,36 +45,14 @@ impl Agent {
         }
         let ws = &self.toolbox.ws;
         // Writes and edits are worked out first, so the approval shows what will be written.
-        // Arguments that do not fit the tool are the model's error to fix: nothing is asked.
-        let bad_args = |e: serde_json::Error| {
-            ToolReply::err(format!(
-                "the arguments for {name} are not valid ({e}); check them against its schema"
-            ))
-        };
-        let planned = match name {
-            "write_file" => match serde_json::from_value(input.clone()) {
-                Ok(a) => Some(tools::plan_write(ws, &a)),
-                Err(e) => return Ok(Some(bad_args(e))),
-            },
-            "edit_file" => match serde_json::from_value(input.clone()) {
-                Ok(a) => Some(tools::plan_edit(ws, &a)),
-                Err(e) => return Ok(Some(bad_args(e))),
-            },
-            _ => None,
-        };
-        let planned = match planned {
+        // Arguments that do not fit the tool, or a write that would fail, are the model's to
+        // fix: the tool says why, with nothing asked.
+        let planned = match tools::plan_change(ws, name, input) {
             Some(Ok(p)) => Some(p),
-            // The write itself would fail: let the tool say why, with nothing asked.
             Some(Err(e)) => return Ok(Some(ToolReply::err(e.to_string()))),
             None => None,
         };
-        let diff_lines = planned
-            .as_ref()
-            .map(|p| {
-                let (a, r) = tools::line_counts(p.original.as_deref().unwrap_or(""), &p.content);
-                a + r
-            })
-            .unwrap_or(0);
+        let diff_lines = planned.as_ref().map_or(0, tools::Planned::changed_lines);
         // A fetch is judged on the addresses its host looks up to, and goes to those.
         let resolved = if name == "web_fetch" {
             match crate::fetch_gate::resolve_fetch(input).await {
@@ -98,7 +76,7 @@ impl Agent {
                 project_root: ws.root().path(),
                 home: self.config.home.as_deref(),
                 mode: Some(mode),
-                session_diff_lines: ws.diff_totals().changed(),
+                session_diff_lines: ws.uncommitted_totals().changed(),
                 user_policy_file: self.config.user_policy_file.as_deref(),
                 sandboxed,
                 resolver: &resolver,

@@ -13,13 +13,17 @@ use tools::{ProjectRoot, Toolbox};
 
 #[derive(Args)]
 pub struct ToolArgs {
-    /// The tool's name (read_file, list_files, search_codebase, write_file, edit_file, git_status).
-    name: String,
+    /// List every tool, one line each, and exit.
+    #[arg(long, exclusive = true)]
+    list: bool,
+    /// The tool's name (`--list` shows them all).
+    #[arg(required_unless_present = "list")]
+    name: Option<String>,
     /// Its arguments as a JSON object.
     #[arg(default_value = "{}")]
     args: String,
     #[command(flatten)]
-    project: ProjectArg,
+    project: Option<ProjectArg>,
     /// Print the structured result as JSON instead of the model's text.
     #[arg(long)]
     json: bool,
@@ -36,10 +40,19 @@ pub struct ToolArgs {
 
 /// Runs the tool. A tool error or a refusal is exit code 1 with the message on stderr.
 pub fn run(a: ToolArgs) -> Result<ExitCode> {
-    let spec = tools::find_tool(&a.name).ok_or_else(|| {
+    if a.list {
+        print!("{}", tool_list());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let name = a.name.clone().unwrap_or_default();
+    let project = a
+        .project
+        .as_ref()
+        .ok_or_else(|| anyhow!("--project is required: the folder the tool works in"))?;
+    let spec = tools::find_tool(&name).ok_or_else(|| {
         anyhow!(
             "there is no tool named `{}`; the tools are: {}",
-            a.name,
+            name,
             tools::TOOLS
                 .iter()
                 .map(|t| t.name)
@@ -56,7 +69,7 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let loaded = load(&a.project)?;
+    let loaded = load(project)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -73,8 +86,35 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     } else {
         Vec::new()
     };
+    let root = ProjectRoot::open(&loaded.root).map_err(|e| anyhow!("{e}"))?;
+    // Outputs and the sandbox's files live as long as this one call.
+    let scratch = tempfile::Builder::new()
+        .prefix("tandem-cli-")
+        .tempdir()
+        .context("making a scratch folder")?;
+    let mut toolbox = Toolbox::new(root, scratch.path().to_path_buf());
+    let scratch_id = format!("cli-{}", std::process::id());
+    agent::sandboxing::confine(&mut toolbox, &scratch_id, scratch.path());
+    let ws = &toolbox.ws;
+    // The command line is a session of its own: the file named is taken as read by the person
+    // who runs it, so the freshness guard does not refuse every edit.
+    if !spec.read_only
+        && let Some(p) = args.get("path").and_then(Value::as_str)
+        && let Ok(r) = ws.root().resolve(p)
+    {
+        ws.note_seen(&r.real);
+    }
+    // A write is judged on its size, as in a session, so the change thresholds hold here too.
+    let diff_lines = match tools::plan_change(ws, spec.name, &args) {
+        Some(Ok(p)) => p.changed_lines(),
+        Some(Err(e)) => {
+            eprintln!("tandem-cli: {e}");
+            return Ok(ExitCode::from(1));
+        }
+        None => 0,
+    };
     let decision = loaded.evaluate(
-        &agent::policy_call(spec.name, &args, 0, &resolved),
+        &agent::policy_call(spec.name, &args, diff_lines, &resolved),
         a.mode,
         0,
     );
@@ -102,15 +142,6 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
         _ => {}
     }
 
-    let root = ProjectRoot::open(&loaded.root).map_err(|e| anyhow!("{e}"))?;
-    // Outputs and the sandbox's files live as long as this one call.
-    let scratch = tempfile::Builder::new()
-        .prefix("tandem-cli-")
-        .tempdir()
-        .context("making a scratch folder")?;
-    let mut toolbox = Toolbox::new(root, scratch.path().to_path_buf());
-    let scratch_id = format!("cli-{}", std::process::id());
-    agent::sandboxing::confine(&mut toolbox, &scratch_id, scratch.path());
     let mode = a.mode.unwrap_or(loaded.policy.mode.value);
     let confinement = if a.outside {
         Confinement::Outside {
@@ -119,15 +150,6 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     } else {
         agent::sandboxing::confinement(&decision, mode, toolbox.commands.sandbox.is_some())
     };
-    let ws = &toolbox.ws;
-    // The command line is a session of its own: the file named is taken as read by the person
-    // who runs it, so the freshness guard does not refuse every edit.
-    if !spec.read_only
-        && let Some(p) = args.get("path").and_then(Value::as_str)
-        && let Ok(r) = ws.root().resolve(p)
-    {
-        ws.note_seen(&r.real);
-    }
     let call = tools::CallContext {
         confinement: Some(confinement),
         fetch: tools::FetchContext {
@@ -179,4 +201,20 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// One line per tool: its name and what it does; the ones only a session can run say so.
+fn tool_list() -> String {
+    let width = tools::TOOLS.iter().map(|t| t.name.len()).max().unwrap_or(0);
+    tools::TOOLS
+        .iter()
+        .map(|t| {
+            let only = if tools::ENGINE_TOOLS.contains(&t.name) {
+                " (in `tandem-cli run` only)"
+            } else {
+                ""
+            };
+            format!("{:width$}  {}{only}\n", t.name, t.summary())
+        })
+        .collect()
 }

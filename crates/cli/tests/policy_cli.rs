@@ -261,3 +261,56 @@ fn tool_runs_commands_only_with_approval_and_never_a_denied_one() {
     );
     assert_eq!((code, out.as_str()), (0, "[x] a\n"));
 }
+
+/// `tandem-cli tool --list`: every tool of the catalog, one line each with what it does;
+/// `--help` no longer names only six of them.
+#[test]
+fn tool_list_names_every_tool_with_its_summary() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
+        .args(["tool", "--list"])
+        .output()
+        .expect("run tandem-cli");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), tools::TOOLS.len(), "{text}");
+    for (line, tool) in lines.iter().zip(tools::TOOLS) {
+        assert!(line.starts_with(tool.name), "{line}");
+        assert!(line.len() > tool.name.len() + 10, "no summary: {line}");
+    }
+    assert!(text.contains("agent_spawn") && text.contains("in `tandem-cli run` only"));
+    assert!(!text.contains("(e.g. ("), "{text}");
+}
+
+/// A write from the terminal is judged on its size, as in a session: over
+/// `require_approval_above` it asks even in auto edit, over `max_diff_lines` it is refused.
+#[test]
+fn tool_writes_are_judged_on_their_size() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    std::fs::create_dir_all(p.join(".tandem")).expect("mkdir");
+    std::fs::write(
+        p.join(".tandem/policy.toml"),
+        "max_diff_lines = 100\nrequire_approval_above = 10\n",
+    )
+    .expect("write");
+    let lines = |n: usize| (0..n).map(|i| format!("line {i}\n")).collect::<String>();
+    let write = |name: &str, n: usize, extra: &[&str]| {
+        let args = serde_json::json!({"path": name, "content": lines(n)}).to_string();
+        let mut all = vec!["write_file", args.as_str(), "--mode", "auto_edit"];
+        all.extend_from_slice(extra);
+        tandem_cli("tool", p, &all)
+    };
+    let (code, _, stderr) = write("small.txt", 3, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = write("medium.txt", 20, &[]);
+    assert_eq!(code, 1, "a 20-line write runs unasked: {stderr}");
+    assert!(stderr.contains("require_approval_above"), "{stderr}");
+    assert!(!p.join("medium.txt").exists());
+    let (code, _, stderr) = write("medium.txt", 20, &["--approve"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = write("huge.txt", 150, &["--approve"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("max_diff_lines"), "{stderr}");
+    assert!(!p.join("huge.txt").exists());
+}

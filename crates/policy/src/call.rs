@@ -43,7 +43,7 @@ pub struct Context<'a> {
     pub home: Option<&'a Path>,
     /// Overrides the policy's mode (the UI's mode selector).
     pub mode: Option<Mode>,
-    /// Lines changed so far in this session.
+    /// Lines the session changed since the last commit (since its start outside git).
     pub session_diff_lines: u32,
     /// The user's own policy file, protected like the project's.
     pub user_policy_file: Option<&'a Path>,

@@ -14,6 +14,29 @@ use std::net::IpAddr;
 
 /// Judges one tool call. Pure: no I/O beyond the resolver the context carries.
 pub fn evaluate(policy: &Policy, call: &ToolCall<'_>, ctx: &Context<'_>) -> Decision {
+    let mut decision = judge(policy, call, ctx);
+    // A suggestion is a promise: granted, this call runs without asking. One that another
+    // finding would still overrule (a redirect writing a file, a floor) is not offered, or the
+    // user clicks "always" and is asked again the next time.
+    if decision.decision == Verdict::Ask && !decision.suggestions.is_empty() {
+        decision
+            .suggestions
+            .retain(|s| grant_allows(policy, &s.grant, call, ctx));
+    }
+    decision
+}
+
+fn grant_allows(
+    policy: &Policy,
+    grant: &crate::decision::Grant,
+    call: &ToolCall<'_>,
+    ctx: &Context<'_>,
+) -> bool {
+    let mut granted = policy.clone();
+    granted.grant(grant).is_ok() && judge(&granted, call, ctx).decision == Verdict::Allow
+}
+
+fn judge(policy: &Policy, call: &ToolCall<'_>, ctx: &Context<'_>) -> Decision {
     let mode = ctx.mode.unwrap_or(policy.mode.value);
     let findings = match call {
         ToolCall::Read { path } => judge_read(policy, ctx, path),
@@ -155,7 +178,7 @@ fn thresholds(policy: &Policy, ctx: &Context, diff_lines: u32) -> Vec<Finding> {
         f.push(Finding::new(
             Verdict::Deny,
             format!(
-                "this session would change {total} lines, over the limit of {}; review and commit what is there first",
+                "this session would have {total} changed lines since the last commit, over the limit of {}; review and commit what is there first, then go on",
                 policy.max_diff_lines.value
             ),
             "max_diff_lines",
@@ -165,7 +188,7 @@ fn thresholds(policy: &Policy, ctx: &Context, diff_lines: u32) -> Vec<Finding> {
         f.push(Finding::new(
             Verdict::Ask,
             format!(
-                "this session has changed {total} lines, more than {}, so every further change needs your approval",
+                "this session has {total} changed lines since the last commit, more than {}, so every further change needs your approval until they are committed",
                 policy.require_approval_above.value
             ),
             "require_approval_above",

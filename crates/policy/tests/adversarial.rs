@@ -1,7 +1,10 @@
 //! The adversarial table: commands and paths a determined model might try, each with the
 //! decision it must get. A case that reaches Allow when it should not is a release blocker.
 
-use policy::{Context, Decision, Grant, Mode, Policy, ToolCall, Verdict, evaluate};
+use policy::{
+    Context, Decision, Grant, Mode, Policy, RuleText, ToolCall, Verdict, add_project_grant,
+    evaluate,
+};
 use std::path::{Path, PathBuf};
 
 use Mode::{Ask as ASK, AutoEdit as AUTO, FullAuto as FULL, ReadOnly as RO};
@@ -641,4 +644,59 @@ fn user_rules_add_and_project_rules_only_tighten() {
     assert!(d.reason.contains("your rules"), "{}", d.reason);
     // The untrusted project asked for full_auto and `rm`: neither took effect.
     assert_eq!(eval("rm x").decision, Verdict::Ask);
+}
+
+/// "Always allow … in this project" must hold after a restart: every suggestion offered, once
+/// written to the user's file and loaded again (or granted for the session), allows the very
+/// call it was offered for. A suggestion the policy would still refuse is never offered.
+#[test]
+fn every_offered_grant_allows_its_call_after_a_restart() {
+    let fx = fixture();
+    let user_file = fx.home.join(".config/tandem/policy.toml");
+    let calls = [
+        "python3 gen.py > out.txt",
+        "echo hi >> notes.txt",
+        "node script.js",
+        "make check",
+        "git add .",
+        "git commit -m x",
+        "./build.sh --fast",
+        "python3 calc.py | tee log.txt",
+        "cargo run --bin tool > report.md",
+        "sed -i s/a/b/ src/main.rs",
+        "mkdir -p build && cp src/main.rs build/",
+    ];
+    let mut offered = 0;
+    for command in calls {
+        let case = cmd(ASK, command, Q);
+        let d = run(&Policy::builtin(), &fx, &case);
+        for s in &d.suggestions {
+            offered += 1;
+            let mut session = Policy::builtin();
+            session.grant(&s.grant).expect("grant");
+            assert_eq!(
+                run(&session, &fx, &case).decision,
+                Verdict::Allow,
+                "`{command}`: {:?} was offered but does not allow it",
+                s.label
+            );
+            let text = add_project_grant("", "policy.toml", &fx.root, &s.grant).expect("grant");
+            let reloaded = Policy::load(
+                Some(RuleText {
+                    path: &user_file,
+                    text: &text,
+                }),
+                None,
+                &fx.root,
+            )
+            .expect("load");
+            assert_eq!(
+                run(&reloaded, &fx, &case).decision,
+                Verdict::Allow,
+                "`{command}`: {:?} does not hold once saved and loaded again",
+                s.label
+            );
+        }
+    }
+    assert!(offered >= 4, "ordinary commands still get suggestions");
 }

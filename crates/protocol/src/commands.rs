@@ -122,6 +122,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("open_project", "OpenProjectArgs", "ProjectInfo"),
     ("recent_projects", "null", "Array<RecentProject>"),
     ("remove_recent", "RemoveRecentArgs", "Array<RecentProject>"),
+    ("close_project", "null", "null"),
+    ("watch_project", "ProjectArgs", "null"),
     ("list_dir", "ListDirArgs", "FileListing"),
     ("read_file", "ReadFileArgs", "FileContent"),
     ("list_sessions", "ProjectArgs", "Array<SessionInfo>"),

@@ -16,6 +16,14 @@ pub struct ProjectInfo {
     pub branch: Option<String>,
 }
 
+/// The `project-changed` event: files in the open project changed outside the app.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProjectChanged {
+    pub root: String,
+    /// Project-relative, `/`-separated; `.git` when the repository's state moved.
+    pub paths: Vec<String>,
+}
+
 /// A project in the welcome screen's list, most recent first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct RecentProject {

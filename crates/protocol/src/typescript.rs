@@ -40,6 +40,7 @@ pub fn typescript() -> String {
         AgentEvent::decl(&cfg),
         ProjectInfo::decl(&cfg),
         RecentProject::decl(&cfg),
+        ProjectChanged::decl(&cfg),
         Startup::decl(&cfg),
         CommandError::decl(&cfg),
         ErrorCode::decl(&cfg),

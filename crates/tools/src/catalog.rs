@@ -35,6 +35,21 @@ fn no_args_schema() -> Value {
     serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false})
 }
 
+/// Tools the agent engine runs itself (they start or message agents): in the catalog for the
+/// model, but no toolbox can run them alone.
+pub const ENGINE_TOOLS: &[&str] = &["spawn_subagent", "agent_spawn", "agent_send"];
+
+impl ToolSpec {
+    /// The description's first sentence: a line for a list of tools.
+    pub fn summary(&self) -> &'static str {
+        let d = self.description;
+        // A sentence ends at ". " before a capital letter (not inside "e.g. (…").
+        d.match_indices(". ")
+            .find(|(i, _)| d[i + 2..].starts_with(|c: char| c.is_uppercase()))
+            .map_or(d, |(i, _)| &d[..=i])
+    }
+}
+
 pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "read_file",

@@ -1,7 +1,7 @@
 //! `edit_file`: exact string replacements, one or many, applied all together or not at all.
 
 use crate::error::{ToolError, ToolResult};
-use crate::line_endings::{Style, to_lf};
+use crate::line_endings::to_lf;
 use crate::workspace::Workspace;
 use crate::write_file::{Planned, apply_planned};
 use protocol::FileChange;
@@ -81,8 +81,8 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
             "{path} is not UTF-8 text; it cannot be edited by string replacement"
         ))
     })?;
-    let style = Style::of(&original);
-    // Matching happens on `\n` text, whatever the file uses; the style is restored at the end.
+    let final_newline = original.ends_with('\n');
+    // Matching happens on `\n` text, whatever the file uses; replacements are mapped back below.
     let text = to_lf(&original);
 
     let mut spans: Vec<(usize, usize, usize)> = Vec::new();
@@ -134,17 +134,65 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
             });
         }
     }
-    let mut result = text.clone();
+    // Replacements go into the file as it is: unchanged lines keep their own endings, and
+    // each new text takes the endings of the text it replaces (a file mixing CRLF and LF
+    // stays mixed, line for line).
+    let removed_crs = removed_cr_positions(&original);
+    let orig = |p: usize| p + removed_crs.partition_point(|&q| q < p);
+    let mut result = original.clone();
     for (start, end, i) in spans.iter().rev() {
-        result.replace_range(*start..*end, &to_lf(&edits[*i].new_string));
+        let (s, e) = (orig(*start), orig(*end));
+        let crlf = crlf_at(&original, s, e);
+        let new = to_lf(&edits[*i].new_string);
+        let new = if crlf { new.replace('\n', "\r\n") } else { new };
+        result.replace_range(s..e, &new);
     }
-    let content = style.apply(&result);
+    if final_newline && !result.is_empty() && !result.ends_with('\n') {
+        result.push_str(if original.ends_with("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        });
+    } else if !final_newline {
+        while result.ends_with('\n') {
+            result.pop();
+            if result.ends_with('\r') {
+                result.pop();
+            }
+        }
+    }
+    let content = result;
     Ok(Planned {
         real: real.clone(),
         path,
         original: Some(original),
         content,
     })
+}
+
+/// Where, in the `\n` text, each `\r` that `to_lf` dropped stood: the position of the `\n` it
+/// preceded.
+fn removed_cr_positions(original: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (k, (i, _)) in original.match_indices("\r\n").enumerate() {
+        out.push(i - k);
+    }
+    out
+}
+
+/// Whether text replacing `original[s..e]` should end its lines with CRLF: as the replaced text
+/// does, or, when it holds no line break, as the line it sits on does.
+fn crlf_at(original: &str, s: usize, e: usize) -> bool {
+    let span = &original[s..e];
+    if span.contains('\n') {
+        return span.contains("\r\n");
+    }
+    match original[e..].find('\n') {
+        Some(i) => original[..e + i].ends_with('\r'),
+        None => original[..s]
+            .rfind('\n')
+            .is_some_and(|i| original[..i].ends_with('\r')),
+    }
 }
 
 pub fn edit_file(ws: &Workspace, args: &EditFileArgs) -> ToolResult<FileChange> {

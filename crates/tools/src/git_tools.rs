@@ -9,7 +9,7 @@ use git2::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn open_repo(root: &ProjectRoot) -> ToolResult<Repository> {
     Repository::discover(root.path()).map_err(|e| {
@@ -96,10 +96,10 @@ pub fn git_log(root: &ProjectRoot, args: &GitLogArgs) -> ToolResult<String> {
             let _ = writeln!(out, "{} {summary}", &id[..7.min(id.len())]);
         } else {
             let author = commit.author();
-            let when = commit.time().seconds();
+            let when = git_date(commit.time().seconds(), commit.time().offset_minutes());
             let _ = writeln!(
                 out,
-                "commit {id}\nAuthor: {} <{}>\nDate:   {when} (unix time)\n",
+                "commit {id}\nAuthor: {} <{}>\nDate:   {when}\n",
                 author.name().ok().unwrap_or(""),
                 author.email().ok().unwrap_or("")
             );
@@ -116,9 +116,13 @@ pub fn git_log(root: &ProjectRoot, args: &GitLogArgs) -> ToolResult<String> {
 #[serde(deny_unknown_fields)]
 pub struct GitCommitArgs {
     pub message: String,
-    /// Paths to commit; default: every change, new files included.
+    /// Paths to commit, and only these (what else is staged stays staged, uncommitted);
+    /// default: every change, new files included.
     #[serde(default)]
     pub files: Option<Vec<String>>,
+    /// Commit files git ignores when `files` names them.
+    #[serde(default)]
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -146,34 +150,42 @@ pub fn git_commit(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<Commit
     let workdir = repo.workdir().map(Path::to_path_buf).ok_or_else(|| {
         ToolError::InvalidArgument("the repository is bare; there is nothing to commit from".into())
     })?;
+    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
+    let base_tree = parent.as_ref().map(|p| p.tree()).transpose()?;
     let mut index = repo.index()?;
-    match &args.files {
+    let tree = match &args.files {
         None => {
             index.add_all(["*"].iter(), IndexAddOption::DEFAULT, None)?;
             index.update_all(["*"].iter(), None)?;
+            index.write()?;
+            repo.find_tree(index.write_tree()?)?
         }
         Some(files) => {
+            // The commit is the last one's tree with exactly these files changed, whatever
+            // else is staged; the index then holds them too, and keeps the rest as it was.
+            let mut only = git2::Index::new()?;
+            if let Some(t) = &base_tree {
+                only.read_tree(t)?;
+            }
             for f in files {
-                let resolved = root.resolve(f)?;
-                let rel = resolved.real.strip_prefix(&workdir).map_err(|_| {
-                    ToolError::InvalidArgument(format!("{f} is not inside the repository"))
-                })?;
-                if resolved.real.exists() {
-                    index.add_path(rel)?;
+                let rel = commit_path(root, &repo, &workdir, f, args.force, base_tree.as_ref())?;
+                let abs = workdir.join(&rel);
+                if std::fs::symlink_metadata(&abs).is_ok() {
+                    let mut entry = index_entry(&repo, &abs, &rel)?;
+                    if let Some(old) = only.get_path(&rel, 0) {
+                        entry.mode = old.mode;
+                    }
+                    only.add(&entry)?;
+                    index.add(&entry)?;
                 } else {
-                    index.remove_path(rel).map_err(|_| {
-                        ToolError::InvalidArgument(format!(
-                            "{f} does not exist and is not tracked; nothing to commit for it"
-                        ))
-                    })?;
+                    only.remove_path(&rel)?;
+                    index.remove_path(&rel)?;
                 }
             }
+            index.write()?;
+            repo.find_tree(only.write_tree_to(&repo)?)?
         }
-    }
-    index.write()?;
-    let tree = repo.find_tree(index.write_tree()?)?;
-    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-    let base_tree = parent.as_ref().map(|p| p.tree()).transpose()?;
+    };
     let diff = repo.diff_tree_to_tree(base_tree.as_ref(), Some(&tree), None)?;
     let stats = diff.stats()?;
     if stats.files_changed() == 0 {
@@ -193,6 +205,76 @@ pub fn git_commit(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<Commit
         files_changed: stats.files_changed(),
         insertions: stats.insertions(),
         deletions: stats.deletions(),
+    })
+}
+
+/// A path named in `files`, checked: inside the repository, there (or tracked, for a
+/// deletion), and not ignored unless `force`.
+fn commit_path(
+    root: &ProjectRoot,
+    repo: &Repository,
+    workdir: &Path,
+    f: &str,
+    force: bool,
+    base: Option<&git2::Tree<'_>>,
+) -> ToolResult<PathBuf> {
+    let resolved = root.resolve(f)?;
+    let rel = resolved
+        .real
+        .strip_prefix(workdir)
+        .map_err(|_| ToolError::InvalidArgument(format!("{f} is not inside the repository")))?
+        .to_path_buf();
+    let tracked = base.is_some_and(|t| t.get_path(&rel).is_ok());
+    if resolved.real.is_dir() {
+        return Err(ToolError::InvalidArgument(format!(
+            "{f} is a folder; name the files in it to commit"
+        )));
+    }
+    if !resolved.real.exists() && !tracked {
+        return Err(ToolError::InvalidArgument(format!(
+            "{f} does not exist and was never committed, so there is nothing to commit for it; check the name (git_status lists what changed)"
+        )));
+    }
+    if !tracked && !force && repo.is_path_ignored(&rel)? {
+        return Err(ToolError::InvalidArgument(format!(
+            "{f} is ignored by git (.gitignore); leave it out, or pass force: true if it really belongs in the repository"
+        )));
+    }
+    Ok(rel)
+}
+
+/// An index entry for a file of the work tree, its content written to the object store, as
+/// `git add` makes it (a symbolic link is stored as its target's name).
+fn index_entry(repo: &Repository, abs: &Path, rel: &Path) -> ToolResult<git2::IndexEntry> {
+    use std::os::unix::ffi::OsStrExt as _;
+    use std::os::unix::fs::MetadataExt as _;
+    let io = |e| ToolError::io(rel, e);
+    let meta = std::fs::symlink_metadata(abs).map_err(io)?;
+    let link = meta.file_type().is_symlink();
+    let blob = if link {
+        repo.blob(std::fs::read_link(abs).map_err(io)?.as_os_str().as_bytes())?
+    } else {
+        repo.blob_path(abs)?
+    };
+    let executable = meta.mode() & 0o111 != 0;
+    let time = |s: i64, ns: i64| git2::IndexTime::new(s as i32, ns as u32);
+    Ok(git2::IndexEntry {
+        ctime: time(meta.ctime(), meta.ctime_nsec()),
+        mtime: time(meta.mtime(), meta.mtime_nsec()),
+        dev: meta.dev() as u32,
+        ino: meta.ino() as u32,
+        mode: match (link, executable) {
+            (true, _) => 0o120000,
+            (false, true) => 0o100755,
+            (false, false) => 0o100644,
+        },
+        uid: meta.uid(),
+        gid: meta.gid(),
+        file_size: meta.size() as u32,
+        id: blob,
+        flags: 0,
+        flags_extended: 0,
+        path: crate::paths::to_slash(rel).into_bytes(),
     })
 }
 
@@ -323,13 +405,104 @@ pub fn git_branch(root: &ProjectRoot, args: &GitBranchArgs) -> ToolResult<String
                 .map(str::to_string)
                 .unwrap_or_default();
             let target = branch.get().peel_to_tree()?;
+            let current = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+            let in_the_way = untracked_in_the_way(&repo, current.as_ref(), &target)?;
+            if !in_the_way.is_empty() {
+                return Err(ToolError::InvalidArgument(format!(
+                    "switching to `{name}` would overwrite files that are not committed here ({}); move them away or commit them first",
+                    in_the_way.join(", ")
+                )));
+            }
             repo.checkout_tree(
                 target.as_object(),
                 Some(git2::build::CheckoutBuilder::new().safe()),
-            )?;
+            )
+            .map_err(|e| {
+                ToolError::InvalidArgument(format!(
+                    "git could not switch to `{name}`: {}; check git_status for files in the way",
+                    e.message()
+                ))
+            })?;
             repo.set_head(&refname)?;
             Ok(format!("Switched to branch {name}.\n"))
         }
+    }
+}
+
+/// Files the target branch has that exist here without being committed on this branch: a
+/// checkout would have to overwrite them, and git refuses.
+fn untracked_in_the_way(
+    repo: &Repository,
+    current: Option<&git2::Tree<'_>>,
+    target: &git2::Tree<'_>,
+) -> ToolResult<Vec<String>> {
+    let Some(workdir) = repo.workdir() else {
+        return Ok(Vec::new());
+    };
+    let diff = repo.diff_tree_to_tree(current, Some(target), None)?;
+    let mut out = Vec::new();
+    for delta in diff.deltas() {
+        if delta.status() != git2::Delta::Added {
+            continue;
+        }
+        if let Some(path) = delta.new_file().path()
+            && std::fs::symlink_metadata(workdir.join(path)).is_ok()
+        {
+            out.push(crate::paths::to_slash(path));
+        }
+    }
+    Ok(out)
+}
+
+/// A commit time as git prints it: `Mon Nov 30 13:05:12 2026 +0100`, in the author's zone.
+fn git_date(seconds: i64, offset_minutes: i32) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let local = seconds + i64::from(offset_minutes) * 60;
+    let days = local.div_euclid(86_400);
+    let secs = local.rem_euclid(86_400);
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let sign = if offset_minutes < 0 { '-' } else { '+' };
+    let off = offset_minutes.unsigned_abs();
+    format!(
+        "{} {} {day} {:02}:{:02}:{:02} {year} {sign}{:02}{:02}",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(month - 1) as usize],
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60,
+        off / 60,
+        off % 60,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_read_as_git_prints_them() {
+        assert_eq!(git_date(0, 0), "Thu Jan 1 00:00:00 1970 +0000");
+        assert_eq!(
+            git_date(1_796_043_912, 60),
+            "Mon Nov 30 14:05:12 2026 +0100"
+        );
+        assert_eq!(
+            git_date(951_782_400, -300),
+            "Mon Feb 28 19:00:00 2000 -0500"
+        );
+        assert_eq!(git_date(1_709_164_800, 0), "Thu Feb 29 00:00:00 2024 +0000");
     }
 }
 

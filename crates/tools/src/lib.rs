@@ -27,13 +27,14 @@ mod search;
 mod tasks;
 mod toolbox;
 mod tree_order;
+mod watch;
 mod web;
 mod workspace;
 mod write_file;
 
 pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use cache::{CACHE_TTL, CACHED_TOOLS};
-pub use catalog::{TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
+pub use catalog::{ENGINE_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
 pub use diff::{HUNK_CONTEXT, hunks, line_counts, merge_hunks};
 pub use edit_file::{Edit, EditFileArgs, edit_file, plan_edit};
 pub use error::{ToolError, ToolResult};
@@ -59,6 +60,7 @@ pub use search::{
 };
 pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
 pub use toolbox::{CallContext, TaskIdArgs, TaskListArgs, Toolbox, WakeupArgs};
+pub use watch::{ProjectWatcher, WatchError};
 pub use web::{
     DEFAULT_MAX_LENGTH, FetchContext, FetchFormat, FetchResult, Hop, HopGate, SearchHit,
     SearchProvider, WebConfig, WebFetchArgs, WebSearchArgs, fetch_host, render_fetch,
@@ -66,5 +68,5 @@ pub use web::{
 };
 pub use workspace::{DiffTotals, Workspace};
 pub use write_file::{
-    Planned, WriteFileArgs, apply_planned, plan_write, render_change, write_file,
+    Planned, WriteFileArgs, apply_planned, plan_change, plan_write, render_change, write_file,
 };

@@ -50,6 +50,14 @@ pub fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> ToolResult<FileCont
     if meta.is_dir() {
         return Err(ToolError::NotAFile(resolved.shown().into()));
     }
+    if !meta.is_file() {
+        // Opening a named pipe waits for a writer that may never come; a socket or a device
+        // has no text to page through.
+        return Err(ToolError::InvalidArgument(format!(
+            "{} is not a regular file (a named pipe, socket or device); it has no contents to read",
+            resolved.display
+        )));
+    }
     let size = meta.len();
     let path = resolved.display.clone();
 
@@ -342,6 +350,28 @@ mod tests {
             render_content(&c),
             "a.txt: lines 1-3 of 3\n   1 | one\n   2 | two\n   3 | three\n"
         );
+    }
+
+    /// A named pipe nobody writes to: read_file used to wait for it forever.
+    #[test]
+    fn a_named_pipe_is_refused_not_waited_on() {
+        let (dir, root) = project(&[]);
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let a = args("pipe", None, None);
+        std::thread::spawn(move || {
+            let _ = tx.send(read_file(&root, &a).map(|_| ()));
+        });
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("read_file returned");
+        let err = got.expect_err("refused");
+        assert!(err.to_string().contains("not a regular file"), "{err}");
     }
 
     #[test]

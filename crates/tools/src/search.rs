@@ -176,18 +176,18 @@ pub fn search_with_limit(
         CaseMode::Sensitive => mb.case_insensitive(false),
         CaseMode::Insensitive => mb.case_insensitive(true),
     };
-    let matcher = mb.build(&args.pattern).map_err(|e| {
-        ToolError::InvalidArgument(format!(
-            "pattern is not a valid regular expression ({e}); escape special characters or set fixed_strings: true"
-        ))
-    })?;
+    let matcher = mb
+        .build(&args.pattern)
+        .map_err(|e| ToolError::InvalidArgument(bad_pattern(&args.pattern, &e.to_string())))?;
     let start = root.resolve(args.path.as_deref().unwrap_or(""))?;
     std::fs::metadata(&start.real).map_err(|e| root.io_error(&start, e))?;
 
     let mut walker = WalkBuilder::new(&start.real);
     walker.require_git(false).hidden(true).follow_links(false);
     if let Some(include) = &args.include {
-        let mut ob = OverrideBuilder::new(&start.real);
+        // Globs count from the project root, as rg's `-g` counts from where it runs, whatever
+        // `path` narrows the search to.
+        let mut ob = OverrideBuilder::new(root.path());
         for glob in include.globs() {
             ob.add(glob).map_err(|e| {
                 ToolError::InvalidArgument(format!(
@@ -301,6 +301,32 @@ pub fn search_with_limit(
         truncated,
         partial,
     })
+}
+
+/// Why a pattern does not compile, about the pattern the model wrote (the matcher's own error
+/// quotes the form it compiled, wrapped in groups of its own).
+fn bad_pattern(pattern: &str, compiled_error: &str) -> String {
+    let why = match regex_syntax::ast::parse::Parser::new().parse(pattern) {
+        Err(e) => {
+            let at = pattern[..e.span().start.offset.min(pattern.len())]
+                .chars()
+                .count()
+                + 1;
+            format!("{} at character {at}", e.kind())
+        }
+        // The syntax is fine; a limit or a Unicode class failed: the matcher's last line says.
+        Ok(_) => compiled_error
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or(compiled_error)
+            .trim()
+            .trim_start_matches("error: ")
+            .to_string(),
+    };
+    format!(
+        "pattern `{pattern}` is not a valid regular expression: {why}; escape special characters (\\( \\[ \\.) or set fixed_strings: true"
+    )
 }
 
 fn relative(root: &Path, path: &Path) -> String {

@@ -228,7 +228,7 @@ impl Toolbox {
                     structured: to_value(&d),
                 })
             }
-            "spawn_subagent" | "agent_spawn" | "agent_send" => Err(ToolError::InvalidArgument(
+            name if crate::ENGINE_TOOLS.contains(&name) => Err(ToolError::InvalidArgument(
                 format!("{name} is run by the agent engine, not the toolbox"),
             )),
             _ => {

@@ -1,5 +1,6 @@
 //! A session's view of the project: the root, which files the agent has read (the freshness
-//! guard), and how many lines it has changed so far.
+//! guard), and how many lines it has changed: in all, and since the last commit (what the
+//! policy's change thresholds count, so committing makes room for more edits).
 
 use crate::error::{ToolError, ToolResult};
 use crate::paths::ProjectRoot;
@@ -20,6 +21,11 @@ struct Stamp {
 fn stamp(path: &Path) -> Option<Stamp> {
     let bytes = std::fs::read(path).ok()?;
     stamp_of(path, &bytes)
+}
+
+/// The commit the project's HEAD points at, if it is a repository with one.
+fn head_commit(root: &Path) -> Option<git2::Oid> {
+    git2::Repository::open(root).ok()?.head().ok()?.target()
 }
 
 /// The stamp of a file whose bytes are already in hand (no second read).
@@ -51,6 +57,8 @@ pub struct Workspace {
     root: ProjectRoot,
     seen: Mutex<HashMap<PathBuf, Stamp>>,
     diff: Mutex<DiffTotals>,
+    /// Lines changed since the commit HEAD was at when counting (re)started.
+    uncommitted: Mutex<(Option<git2::Oid>, DiffTotals)>,
 }
 
 impl Workspace {
@@ -59,6 +67,7 @@ impl Workspace {
             root,
             seen: Mutex::new(HashMap::new()),
             diff: Mutex::new(DiffTotals::default()),
+            uncommitted: Mutex::new((None, DiffTotals::default())),
         }
     }
 
@@ -133,10 +142,35 @@ impl Workspace {
     }
 
     pub fn record_diff(&self, added: u32, removed: u32) -> DiffTotals {
+        // Counted against the commit the project is at now: a commit made since the last
+        // write (by git_commit, a command, or the user) starts the count afresh first.
+        self.uncommitted_totals();
+        let add = |d: &mut DiffTotals| {
+            d.added = d.added.saturating_add(added);
+            d.removed = d.removed.saturating_add(removed);
+        };
+        add(&mut self
+            .uncommitted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .1);
         let mut d = self.diff.lock().unwrap_or_else(PoisonError::into_inner);
-        d.added = d.added.saturating_add(added);
-        d.removed = d.removed.saturating_add(removed);
+        add(&mut d);
         *d
+    }
+
+    /// Lines changed since the last commit (or since the session started, outside git or
+    /// before any commit): what the policy's thresholds count.
+    pub fn uncommitted_totals(&self) -> DiffTotals {
+        let head = head_commit(self.root.path());
+        let mut u = self
+            .uncommitted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if head.is_some() && u.0 != head {
+            *u = (head, DiffTotals::default());
+        }
+        u.1
     }
 
     pub fn diff_totals(&self) -> DiffTotals {

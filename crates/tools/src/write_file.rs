@@ -3,7 +3,6 @@
 use crate::atomic::write_atomic;
 use crate::diff::line_counts;
 use crate::error::{ToolError, ToolResult};
-use crate::line_endings::Style;
 use crate::workspace::Workspace;
 use protocol::FileChange;
 use schemars::JsonSchema;
@@ -32,6 +31,41 @@ pub struct Planned {
     pub content: String,
 }
 
+impl Planned {
+    /// Lines added plus lines removed: the change's size, as the policy's thresholds count it.
+    pub fn changed_lines(&self) -> u32 {
+        let (added, removed) = line_counts(self.original.as_deref().unwrap_or(""), &self.content);
+        added + removed
+    }
+}
+
+/// Works out what `write_file` or `edit_file` with these arguments would write, without
+/// writing; `None` for other tools. Bad arguments are an error for the model to fix.
+pub fn plan_change(
+    ws: &Workspace,
+    name: &str,
+    args: &serde_json::Value,
+) -> Option<ToolResult<Planned>> {
+    let bad = |e: serde_json::Error| {
+        ToolError::InvalidArgument(format!(
+            "the arguments for {name} are not valid ({e}); check them against its schema"
+        ))
+    };
+    match name {
+        "write_file" => Some(
+            serde_json::from_value(args.clone())
+                .map_err(bad)
+                .and_then(|a| plan_write(ws, &a)),
+        ),
+        "edit_file" => Some(
+            serde_json::from_value(args.clone())
+                .map_err(bad)
+                .and_then(|a| crate::plan_edit(ws, &a)),
+        ),
+        _ => None,
+    }
+}
+
 /// Works out a write without doing it (the freshness guard is checked here).
 pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
     let resolved = ws.root().resolve(&args.path)?;
@@ -49,10 +83,8 @@ pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(ws.root().io_error(&resolved, e)),
     };
-    let content = match &existing {
-        Some(old) => Style::of(old).apply(&args.content),
-        None => args.content.clone(),
-    };
+    // Written as given: the model may mean to change the line endings or the final newline.
+    let content = args.content.clone();
     Ok(Planned {
         real,
         path: resolved.display,

@@ -99,29 +99,52 @@ fn overwriting_needs_a_fresh_read() {
     );
 }
 
+/// write_file writes what it is given, so a model can fix a missing final newline or a file's
+/// line endings; edit_file changes only what it replaces, and each line keeps its own ending.
 #[test]
-fn crlf_and_final_newline_are_kept() {
+fn write_file_writes_as_given_and_edit_file_keeps_each_lines_ending() {
     let (d, ws) = ws();
     fs::write(d.path().join("w.txt"), "a\r\nb\r\n").expect("seed");
     read(&ws, "w.txt");
-    write(&ws, "w.txt", "x\ny").expect("write");
+    write(&ws, "w.txt", "x\r\ny\r\n").expect("write");
     assert_eq!(
         fs::read(d.path().join("w.txt")).expect("read"),
         b"x\r\ny\r\n"
     );
-    read(&ws, "w.txt");
     edit(&ws, "w.txt", &[("x\ny", "x\nz")]).expect("edit with LF text");
     assert_eq!(
         fs::read(d.path().join("w.txt")).expect("read"),
         b"x\r\nz\r\n"
     );
 
+    // The missing final newline a model adds is written.
     fs::write(d.path().join("n.txt"), "no newline").expect("seed");
     read(&ws, "n.txt");
-    edit(&ws, "n.txt", &[("no newline", "still no newline")]).expect("edit");
+    write(&ws, "n.txt", "now with one\n").expect("write");
     assert_eq!(
         fs::read_to_string(d.path().join("n.txt")).expect("read"),
+        "now with one\n"
+    );
+    fs::write(d.path().join("e.txt"), "no newline").expect("seed");
+    read(&ws, "e.txt");
+    edit(&ws, "e.txt", &[("no newline", "still no newline")]).expect("edit");
+    assert_eq!(
+        fs::read_to_string(d.path().join("e.txt")).expect("read"),
         "still no newline"
+    );
+
+    // A file mixing both: only the edited line changes, and it keeps its CRLF.
+    fs::write(d.path().join("m.txt"), "one\r\ntwo\nthree\r\nfour\n").expect("seed");
+    read(&ws, "m.txt");
+    edit(
+        &ws,
+        "m.txt",
+        &[("three", "THREE"), ("two\n", "2\nand a half\n")],
+    )
+    .expect("edit");
+    assert_eq!(
+        fs::read(d.path().join("m.txt")).expect("read"),
+        b"one\r\n2\nand a half\nTHREE\r\nfour\n"
     );
 }
 

@@ -24,6 +24,7 @@ fn commit(root: &ProjectRoot, msg: &str) -> Result<tools::CommitResult, tools::T
         &GitCommitArgs {
             message: msg.into(),
             files: None,
+            force: false,
         },
     )
 }
@@ -85,6 +86,7 @@ fn commit_log_and_diff() {
         &GitCommitArgs {
             message: "only new".into(),
             files: Some(vec!["new.txt".into()]),
+            force: false,
         },
     )
     .expect("commit one");
@@ -116,6 +118,74 @@ fn commit_log_and_diff() {
         full.starts_with("commit ") && full.contains("Author: Test <test@example.com>"),
         "{full}"
     );
+}
+
+fn commit_files(
+    root: &ProjectRoot,
+    files: &[&str],
+    force: bool,
+) -> Result<tools::CommitResult, tools::ToolError> {
+    tools::git_commit(
+        root,
+        &GitCommitArgs {
+            message: "some files".into(),
+            files: Some(files.iter().map(|f| f.to_string()).collect()),
+            force,
+        },
+    )
+}
+
+/// `files` commits exactly those files: what else is staged stays staged and uncommitted,
+/// an ignored file needs `force`, and a name that is not there is named.
+#[test]
+fn commit_of_named_files_commits_those_and_nothing_else() {
+    let (d, root) = repo();
+    fs::write(d.path().join(".gitignore"), "*.log\n").expect("write");
+    commit(&root, "first").expect("commit");
+    let git = git2::Repository::open(d.path()).expect("open");
+    fs::write(d.path().join("staged.txt"), "staged\n").expect("write");
+    let mut index = git.index().expect("index");
+    index
+        .add_path(std::path::Path::new("staged.txt"))
+        .expect("stage");
+    index.write().expect("write index");
+    fs::write(d.path().join("a.txt"), "one\nTWO\n").expect("edit");
+
+    let c = commit_files(&root, &["a.txt"], false).expect("commit a.txt");
+    assert_eq!(c.files_changed, 1);
+    let head = git.head().expect("head").peel_to_tree().expect("tree");
+    assert!(
+        head.get_path(std::path::Path::new("staged.txt")).is_err(),
+        "staged.txt came along"
+    );
+    let statuses = git.statuses(None).expect("status");
+    let staged = statuses
+        .iter()
+        .find(|s| s.path().ok() == Some("staged.txt"))
+        .expect("staged.txt listed");
+    assert!(staged.status().is_index_new(), "staged.txt is still staged");
+    assert!(
+        statuses.iter().all(|s| s.path().ok() != Some("a.txt")),
+        "a.txt is committed and clean"
+    );
+
+    fs::write(d.path().join("debug.log"), "log\n").expect("write");
+    let err = commit_files(&root, &["debug.log"], false).expect_err("ignored");
+    assert!(err.to_string().contains("ignored by git"), "{err}");
+    commit_files(&root, &["debug.log"], true).expect("forced");
+
+    let err = commit_files(&root, &["nope.txt"], false).expect_err("missing");
+    assert!(err.to_string().contains("nope.txt"), "{err}");
+    assert!(
+        !err.to_string().contains("nothing to commit: the files"),
+        "{err}"
+    );
+
+    // A deletion of a tracked file is committed too.
+    fs::remove_file(d.path().join("a.txt")).expect("rm");
+    commit_files(&root, &["a.txt"], false).expect("commit deletion");
+    let head = git.head().expect("head").peel_to_tree().expect("tree");
+    assert!(head.get_path(std::path::Path::new("a.txt")).is_err());
 }
 
 #[test]
@@ -161,6 +231,23 @@ fn branches_create_list_and_switch_safely() {
             .expect_err("missing")
             .to_string()
             .contains("the branches are")
+    );
+
+    // A file only `feature` has, lying untracked here: named, not a raw libgit2 conflict.
+    fs::write(d.path().join("extra.txt"), "feature's\n").expect("write");
+    commit(&root, "extra on feature").expect("commit");
+    branch(&root, BranchAction::Switch, Some(&current)).expect("back");
+    assert!(!d.path().join("extra.txt").exists());
+    fs::write(d.path().join("extra.txt"), "mine, untracked\n").expect("write");
+    let err = branch(&root, BranchAction::Switch, Some("feature")).expect_err("in the way");
+    assert!(
+        err.to_string()
+            .contains("would overwrite files that are not committed here (extra.txt)"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(d.path().join("extra.txt")).expect("read"),
+        "mine, untracked\n"
     );
 }
 
@@ -223,4 +310,47 @@ fn pull_requests_need_a_branch_and_gh() {
             .expect_err("not logged in");
         assert!(err.to_string().contains("gh auth login"), "{err}");
     }
+}
+
+/// The change thresholds count lines since the last commit: after a commit (by git_commit or
+/// anyone else) a long session can edit again; the session's own total keeps growing.
+#[test]
+fn committing_resets_what_the_change_limit_counts() {
+    let (d, root) = repo();
+    commit(&root, "first").expect("commit");
+    let ws = tools::Workspace::new(root.clone());
+    let write = |path: &str, content: &str| {
+        tools::write_file(
+            &ws,
+            &tools::WriteFileArgs {
+                path: path.into(),
+                content: content.into(),
+            },
+        )
+        .expect("write")
+    };
+    write("b.txt", "1\n2\n3\n");
+    assert_eq!(ws.uncommitted_totals().changed(), 3);
+    commit(&root, "b").expect("commit");
+    assert_eq!(ws.uncommitted_totals().changed(), 0, "a commit makes room");
+    write("c.txt", "x\n");
+    assert_eq!(ws.uncommitted_totals().changed(), 1);
+    assert_eq!(
+        ws.diff_totals().changed(),
+        4,
+        "the session's total keeps counting"
+    );
+    // A commit made outside the tools counts the same.
+    let git = git2::Repository::open(d.path()).expect("open");
+    let mut index = git.index().expect("index");
+    index.add_path(std::path::Path::new("c.txt")).expect("add");
+    index.write().expect("write");
+    let tree = git
+        .find_tree(index.write_tree().expect("tree"))
+        .expect("tree");
+    let sig = git.signature().expect("sig");
+    let parent = git.head().expect("head").peel_to_commit().expect("commit");
+    git.commit(Some("HEAD"), &sig, &sig, "outside", &tree, &[&parent])
+        .expect("commit");
+    assert_eq!(ws.uncommitted_totals().changed(), 0);
 }

@@ -107,8 +107,15 @@ fn context_lines_and_errors() {
         text,
         "notes.md-2- b\nnotes.md:3: needle here\nnotes.md-4- c\n"
     );
-    let err = search_codebase(&root, &args("(unclosed")).expect_err("bad regex");
-    assert!(err.to_string().contains("fixed_strings"), "{err}");
+    let err = search_codebase(&root, &args("foo(bar")).expect_err("bad regex");
+    let text = err.to_string();
+    // About the pattern as written, not the matcher's wrapped form `(?:foo(bar)`.
+    assert!(text.contains("pattern `foo(bar`"), "{text}");
+    assert!(text.contains("unclosed group at character 4"), "{text}");
+    assert!(!text.contains("(?:"), "{text}");
+    assert!(text.contains("fixed_strings"), "{text}");
+    let err = search_codebase(&root, &args(r"\p{Nope}")).expect_err("bad class");
+    assert!(!err.to_string().contains("(?:"), "{err}");
     a.context = Some(11);
     assert!(search_codebase(&root, &a).is_err());
     assert!(search_codebase(&root, &args("")).is_err());
@@ -255,6 +262,44 @@ fn hits_equal_ripgrep_on_real_trees() {
                 tree.display()
             );
         }
+    }
+}
+
+/// `include` globs count from the project, as rg's `-g` counts from where it runs: with
+/// `path: "src"`, `include: "src/**/*.rs"` finds what `rg -g 'src/**/*.rs' needle src` finds.
+#[test]
+fn include_globs_count_from_the_project_like_rg() {
+    let (dir, root) = fixture();
+    let mut a = args("needle");
+    a.case = CaseMode::Insensitive;
+    a.path = Some("src".into());
+    a.include = Some("src/**/*.rs".into());
+    assert_eq!(hits(&root, &a), ["src/a.rs:2", "src/a.rs:3"]);
+    // A bare name still matches in any folder, as with rg.
+    a.include = Some("*.rs".into());
+    assert_eq!(hits(&root, &a), ["src/a.rs:2", "src/a.rs:3"]);
+    if Command::new("rg").arg("--version").output().is_ok() {
+        let out = Command::new("rg")
+            .current_dir(dir.path())
+            .args([
+                "-i",
+                "-n",
+                "--no-heading",
+                "-g",
+                "src/**/*.rs",
+                "needle",
+                "src",
+            ])
+            .output()
+            .expect("rg");
+        let rg: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let mut p = l.splitn(3, ':');
+                Some(format!("{}:{}", p.next()?, p.next()?))
+            })
+            .collect();
+        assert_eq!(rg, ["src/a.rs:2", "src/a.rs:3"]);
     }
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useState, useSyncExternalStore } from "react";
 import type { ProjectInfo } from "../bindings";
 import { useApp, type Panel } from "../store";
 import { useSession } from "../session";
@@ -12,8 +12,20 @@ import { Composer } from "./Composer";
 import { TaskList } from "./TaskList";
 import { ChangesPanel } from "./ChangesPanel";
 import { ModelPicker } from "./ModelPicker";
+import { Splitter } from "./Splitter";
+import { DETAILS_MAX, DETAILS_MIN, SIDE_MAX, SIDE_MIN, fitColumns, useLayout } from "../layout";
 
 type SideTab = "sessions" | "files";
+
+function subscribeResize(onChange: () => void) {
+  window.addEventListener("resize", onChange);
+  return () => window.removeEventListener("resize", onChange);
+}
+
+/** The window's width, following resizes. */
+function useWindowWidth(): number {
+  return useSyncExternalStore(subscribeResize, () => window.innerWidth);
+}
 
 const PANELS: Array<{ id: Panel; label: string }> = [
   { id: "tasks", label: "Tasks" },
@@ -35,6 +47,22 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
   const title = useSession((s) => s.current?.title ?? null);
   const [side, setSide] = useState<SideTab>("sessions");
   const settingsError = useApp((s) => s.settingsError);
+  const layout = useLayout();
+  const width = useWindowWidth();
+  const cols = fitColumns(width, layout);
+  const columns = [
+    cols.sideShown ? `${cols.side}px` : null,
+    "minmax(0, 1fr)",
+    cols.detailsShown ? `${cols.details}px` : null,
+  ]
+    .filter((c) => c !== null)
+    .join(" ");
+  // Hidden only for want of room: showing it makes room by folding the sidebar.
+  const toggleDetails = cols.detailsSqueezed
+    ? () => {
+        if (!layout.sideFolded) layout.toggleSide();
+      }
+    : layout.toggleDetails;
 
   useEffect(() => {
     setProject(project.root);
@@ -44,7 +72,19 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
     <div className={dropHover ? "project drop-hover" : "project"} data-testid="project-view">
       <header className="toolbar">
         <div className="project-title">
-          <span className="project-name" data-testid="project-name">{project.name}</span>
+          <button
+            className="icon-button panel-toggle"
+            data-testid="toggle-sidebar"
+            aria-pressed={cols.sideShown}
+            aria-label={cols.sideShown ? "Hide the sidebar" : "Show the sidebar"}
+            title={cols.sideShown ? "Hide the sidebar" : "Show the sidebar"}
+            onClick={layout.toggleSide}
+          >
+            <span className={cols.sideShown ? "panel-icon left on" : "panel-icon left"} aria-hidden />
+          </button>
+          <span className="project-name" data-testid="project-name" title={project.name}>
+            {project.name}
+          </span>
           {project.branch && (
             <span className="pill branch" title="Current git branch" data-testid="project-branch">
               ⎇ {project.branch}
@@ -68,6 +108,16 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
           <button data-testid="settings-button" onClick={() => openSettings(true)} title="Providers, models and rules">
             Settings
           </button>
+          <button
+            className="icon-button panel-toggle"
+            data-testid="toggle-details"
+            aria-pressed={cols.detailsShown}
+            aria-label={cols.detailsShown ? "Hide tasks and changes" : "Show tasks and changes"}
+            title={cols.detailsShown ? "Hide tasks and changes" : "Show tasks and changes"}
+            onClick={toggleDetails}
+          >
+            <span className={cols.detailsShown ? "panel-icon right on" : "panel-icon right"} aria-hidden />
+          </button>
         </div>
       </header>
       {settingsError && (
@@ -80,8 +130,8 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
           </span>
         </div>
       )}
-      <div className="workspace">
-        <aside className="sidebar">
+      <div className="workspace" style={{ gridTemplateColumns: columns }}>
+        <aside className="sidebar" hidden={!cols.sideShown} data-testid="sidebar">
           <div className="tabs" role="tablist" aria-label="Sidebar">
             <button role="tab" aria-selected={side === "sessions"} data-testid="sessions-tab" onClick={() => setSide("sessions")}>
               Sessions
@@ -110,6 +160,15 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
             </div>
             <FileTree />
           </div>
+          <Splitter
+            label="Resize the sidebar"
+            testId="sidebar-splitter"
+            value={cols.side}
+            min={SIDE_MIN}
+            max={SIDE_MAX}
+            direction={1}
+            onChange={layout.setSide}
+          />
         </aside>
         <main className="center">
           {title && (
@@ -121,7 +180,16 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
           <ApprovalCard />
           <Composer />
         </main>
-        <aside className="right-panel">
+        <aside className="right-panel" hidden={!cols.detailsShown} data-testid="details-panel">
+          <Splitter
+            label="Resize tasks and changes"
+            testId="details-splitter"
+            value={cols.details}
+            min={DETAILS_MIN}
+            max={DETAILS_MAX}
+            direction={-1}
+            onChange={layout.setDetails}
+          />
           <div className="tabs" role="tablist" aria-label="Details">
             {PANELS.map((p) => (
               <button

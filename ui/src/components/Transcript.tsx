@@ -3,6 +3,8 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { VList, type VListHandle } from "virtua";
 import { useSession } from "../session";
+import { useApp } from "../store";
+import { exampleTasks } from "../exampleTasks";
 import { ExpandedMemo } from "./ToolCard";
 import { TranscriptItem } from "./TranscriptItem";
 
@@ -17,6 +19,11 @@ export function Transcript() {
     (s) => s.runningSession !== null && s.runningSession === s.current?.id && s.transcript.pending.length === 0,
   );
   const streaming = useSession((s) => s.transcript.streamingText !== null);
+  const top = useApp((s) => {
+    const f = s.folders[""];
+    return f && f.status === "loaded" ? f.entries : null;
+  });
+  const examples = useMemo(() => exampleTasks(top), [top]);
   const list = useRef<VListHandle>(null);
   const stick = useRef(true);
   const [awayFromBottom, setAway] = useState(false);
@@ -94,10 +101,10 @@ export function Transcript() {
               Describe a task below. Tandem reads the code, proposes changes and runs commands — and asks
               you before anything the policy does not allow on its own.
             </p>
-            <ul className="muted">
-              <li>“Fix the failing test in src/parser.rs”</li>
-              <li>“Add a --verbose flag to the CLI and document it”</li>
-              <li>“Explain how the session log is written”</li>
+            <ul className="muted" data-testid="example-tasks">
+              {examples.map((e) => (
+                <li key={e}>“{e}”</li>
+              ))}
             </ul>
           </div>
         )}

@@ -32,6 +32,37 @@ const rowFor = (path: string) =>
   screen.getAllByTestId("tree-row").find((r) => r.getAttribute("data-path") === path);
 
 describe("project view", () => {
+  it("folds and unfolds the side panels, and a narrow window keeps the transcript whole", async () => {
+    installFakeBackend(project);
+    const user = userEvent.setup();
+    render(<App />);
+    await waitFor(() => expect(screen.getByTestId("project-view")).toBeInTheDocument());
+    const sidebar = screen.getByTestId("sidebar");
+    const details = screen.getByTestId("details-panel");
+    expect(sidebar).toBeVisible();
+    await user.click(screen.getByTestId("toggle-sidebar"));
+    expect(sidebar).not.toBeVisible();
+    await user.click(screen.getByTestId("toggle-sidebar"));
+    expect(sidebar).toBeVisible();
+    // Too narrow for three columns: the details panel steps aside; its button brings it back
+    // in the sidebar's place.
+    act(() => {
+      window.innerWidth = 700;
+      window.dispatchEvent(new Event("resize"));
+    });
+    expect(details).not.toBeVisible();
+    await user.click(screen.getByTestId("toggle-details"));
+    expect(details).toBeVisible();
+    expect(sidebar).not.toBeVisible();
+    act(() => {
+      window.innerWidth = 1024;
+      window.dispatchEvent(new Event("resize"));
+    });
+    await user.click(screen.getByTestId("toggle-sidebar"));
+    expect(sidebar).toBeVisible();
+    expect(details).toBeVisible();
+  });
+
   it("shows the tree with git badges, folders rolled up", async () => {
     installFakeBackend(project);
     render(<App />);

@@ -141,6 +141,8 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
     const args = (payload as { args?: Record<string, unknown> } | undefined)?.args ?? {};
     switch (cmd) {
       case "ui_ready":
+      case "close_project":
+      case "watch_project":
         return null;
       case "startup":
         return project.startup;
