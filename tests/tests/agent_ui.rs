@@ -933,6 +933,9 @@ async fn settings_sets_up_a_local_server_in_one_place_and_the_window_switches_it
         )
         .await?;
     assert_eq!(shown.json().as_str(), Some("other-model"));
+    // The driver leaves the select's list open (WebKit paints the old choice until it closes);
+    // a person's next click closes it.
+    app.click("[data-testid=transcript]").await?;
     screenshots(&app, "settings-02-model-picker").await?;
     send(&app, "Again, please").await?;
     wait_content(&app, "[data-testid=transcript]", "Hello from other-model.").await?;

@@ -4,6 +4,7 @@
 import { useEffect } from "react";
 import { useApp } from "../store";
 import { useModels } from "../models";
+import { onWindowFocus } from "../windowFocus";
 
 const SEP = "\u001f";
 const SETTINGS = "__settings__";
@@ -21,6 +22,9 @@ export function ModelPicker() {
   useEffect(() => {
     if (providers !== null) void load();
   }, [providers, load]);
+  // Back from elsewhere (a model pulled, a server started): asked again. Not on the select's
+  // own focus, which would change its options while its list is open.
+  useEffect(() => onWindowFocus(() => void load()), [load]);
 
   if (!settings) return null;
   const inUse = settings.in_use;
@@ -40,10 +44,6 @@ export function ModelPicker() {
         value={current}
         data-provider={inUse?.provider ?? ""}
         data-model={inUse?.model ?? ""}
-        onFocus={() => {
-          // The servers' lists may have changed since (a model pulled, a server started).
-          if (!loading) void load();
-        }}
         onChange={(e) => {
           const value = e.target.value;
           if (value === SETTINGS) {
