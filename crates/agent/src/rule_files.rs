@@ -70,8 +70,7 @@ fn read(path: &Path) -> std::io::Result<Option<String>> {
 }
 
 /// Removes the rule `key` names from its file (the user's, or the project's at `root`). The
-/// new text must still load before it replaces the old, through a temporary file renamed over
-/// it.
+/// new text must still load before it replaces the old, whole or not at all.
 pub fn remove_rule_from_file(
     root: &Path,
     user_file: &Path,
@@ -99,30 +98,9 @@ pub fn remove_rule_from_file(
         RuleFileKind::User => policy::Policy::load(Some(as_file), None, root)?,
         RuleFileKind::Project => policy::Policy::load(None, Some(as_file), root)?,
     };
-    write_atomically(&path, &updated).map_err(|source| RuleFileError::Write { path, source })
-}
-
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    let mut f = std::fs::File::create(&tmp)?;
-    // Keep the file's permissions (the user's rules may be private).
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(&tmp, meta.permissions());
-    }
-    f.write_all(text.as_bytes())?;
-    f.sync_all()?;
-    drop(f);
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    // The same whole-or-nothing write as an "always allow" grant to the same file.
+    crate::locations::write_atomically(&path, updated.as_bytes())
+        .map_err(|source| RuleFileError::Write { path, source })
 }
 
 #[cfg(test)]
