@@ -66,31 +66,13 @@ pub fn new_session_id() -> String {
     format!("s{}-{}", now_ms(), std::process::id())
 }
 
-/// Writes a file whole or not at all: a temporary file beside it, synced, then renamed over it,
-/// and the folder synced so the rename survives a crash.
+/// Writes a file whole or not at all (see `tools::write_atomic`), making its folder first.
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tandem-{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        std::fs::File::open(dir)?.sync_all()
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
     }
-    written
+    // The same whole-or-nothing write the tools use for the project's files.
+    tools::write_atomic(path, bytes)
 }
 
 /// Writes a file only its owner may read, whole or not at all.

@@ -214,6 +214,44 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// A tool's result cut to what the model may get (see `tools::cap_result`); the whole text
+    /// goes to the session's outputs folder, and the model is told where.
+    fn fit_for_model(&self, call_id: &str, text: String) -> String {
+        let Some(mut capped) = tools::cap_result(&text) else {
+            return text;
+        };
+        let dir = &self.toolbox.commands.output_dir;
+        let safe: String = call_id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let file = dir.join(format!("result-{safe}.txt"));
+        let saved =
+            std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&file, text.as_bytes()));
+        match saved {
+            Ok(()) => capped.push_str(&format!(
+                "[This result was cut to fit ({} characters in all). The whole of it is in {}: read parts with a command such as `sed -n '1,200p' {}` or `grep -n PATTERN {}`.]\n",
+                text.chars().count(),
+                file.display(),
+                file.display(),
+                file.display()
+            )),
+            Err(e) => {
+                tracing::warn!(%e, file = %file.display(), "could not save a cut tool result");
+                capped.push_str("[This result was cut to fit; narrow the call to see the rest.]\n");
+            }
+        }
+        capped
+    }
+}
+
+impl Agent {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         provider: Option<Provider>,
@@ -596,6 +634,7 @@ impl Agent {
                     reply.text.push_str("\n\n");
                     reply.text.push_str(note);
                 }
+                reply.text = self.fit_for_model(&id, reply.text);
                 if name == "task_done" && !reply.is_error {
                     let summary = input
                         .get("summary")

@@ -432,3 +432,41 @@ async fn a_write_with_wrong_arguments_is_sent_back_without_asking_anyone() {
     );
     assert!(!project.path().join("new.txt").exists());
 }
+
+/// A 3 MB line from a command and a 5 MB line from a search went to the model whole; every
+/// result is now cut to fit, and the whole text is saved where the model can read parts of it.
+#[tokio::test]
+async fn huge_tool_results_reach_the_model_cut_to_fit() {
+    let project = repo();
+    let line = format!("{}needle{}\n", "a".repeat(2_500_000), "b".repeat(2_500_000));
+    std::fs::write(project.path().join("minified.js"), line).expect("write");
+    let (h, outcome) = run(
+        "agent_results_cut_to_fit.json",
+        project.path(),
+        Mode::FullAuto,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    // The search's whole result was saved, and the model was told where.
+    let said = h
+        .events()
+        .into_iter()
+        .find_map(|e| match e {
+            protocol::AgentEvent::ToolFinished { name, output, .. }
+                if name == "search_codebase" =>
+            {
+                Some(output)
+            }
+            _ => None,
+        })
+        .expect("search result");
+    let path = said
+        .split("The whole of it is in ")
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .expect("a path");
+    let saved = std::fs::metadata(path).expect("saved").len();
+    assert!(saved > 5_000_000, "{saved}");
+}

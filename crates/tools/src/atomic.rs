@@ -1,23 +1,122 @@
 //! Writing a file so that a crash or a kill leaves either the old content or the new, never
-//! half of one: a temporary file in the same folder, flushed, then renamed over the target,
-//! with the target's permissions kept.
+//! half of one, and no stray file: the bytes go to an unnamed file in the same folder
+//! (`O_TMPFILE`), which gets a name only once it is complete and synced, and that name is
+//! renamed over the target at once; then the folder itself is synced, so the rename survives
+//! a power cut. The target's permissions are kept. Where the file system has no unnamed
+//! files, a named temporary file is used instead.
 
+use rustix::fs::{AtFlags, CWD, Mode, OFlags};
+use std::fs::File;
 use std::io::Write as _;
+use std::os::fd::{AsRawFd as _, OwnedFd};
 use std::path::Path;
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomic`] with the content written by `write`.
+fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
     let name = path
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
     let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let dir_fd = File::open(dir)?;
+    let unnamed = rustix::fs::openat(
+        &dir_fd,
+        ".",
+        OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    );
+    match unnamed {
+        Ok(fd) => write_unnamed(&dir_fd, fd, name, write, permissions)?,
+        // No unnamed files here (some file systems): the named way.
+        Err(_) => write_named(dir, path, name, write, permissions)?,
+    }
+    dir_fd.sync_all()
+}
+
+fn fill(
+    file: &mut File,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+    permissions: Option<std::fs::Permissions>,
+) -> std::io::Result<()> {
+    write(file)?;
+    // Data before the rename, so a power cut never leaves an empty file in its place.
+    file.sync_data()?;
+    if let Some(p) = permissions {
+        file.set_permissions(p)?;
+    }
+    Ok(())
+}
+
+fn write_unnamed(
+    dir_fd: &File,
+    fd: OwnedFd,
+    name: &std::ffi::OsStr,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+    permissions: Option<std::fs::Permissions>,
+) -> std::io::Result<()> {
+    let mut file = File::from(fd);
+    fill(&mut file, write, permissions)?;
+    // A name for it (linkat cannot replace a file), then the rename over the target: only
+    // between the two does a temporary name exist.
+    let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+    let mut last = None;
+    for attempt in 0..16u32 {
+        let tmp = temp_name(name, attempt);
+        match rustix::fs::linkat(
+            CWD,
+            proc_path.as_str(),
+            dir_fd,
+            tmp.as_str(),
+            AtFlags::SYMLINK_FOLLOW,
+        ) {
+            Ok(()) => {
+                let renamed = rustix::fs::renameat(dir_fd, tmp.as_str(), dir_fd, name);
+                if renamed.is_err() {
+                    let _ = rustix::fs::unlinkat(dir_fd, tmp.as_str(), AtFlags::empty());
+                }
+                return renamed.map_err(std::io::Error::from);
+            }
+            Err(rustix::io::Errno::EXIST) => last = Some(rustix::io::Errno::EXIST),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(last.map_or_else(
+        || std::io::Error::other("no temporary name was free"),
+        Into::into,
+    ))
+}
+
+fn temp_name(name: &std::ffi::OsStr, attempt: u32) -> String {
+    format!(
+        ".{}.tandem-{}-{attempt}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    )
+}
+
+fn write_named(
+    dir: &Path,
+    path: &Path,
+    name: &std::ffi::OsStr,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+    permissions: Option<std::fs::Permissions>,
+) -> std::io::Result<()> {
+    let mut write = Some(write);
     let mut last_err = None;
     for attempt in 0..16u32 {
-        let tmp = dir.join(format!(
-            ".{name}.tandem-{}-{attempt}.tmp",
-            std::process::id()
-        ));
+        let tmp = dir.join(temp_name(name, attempt));
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -30,15 +129,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             }
             Err(e) => return Err(e),
         };
-        let result = (|| {
-            file.write_all(bytes)?;
-            // Data before the rename, so a power cut never leaves an empty file in its place.
-            file.sync_data()?;
-            if let Some(p) = &permissions {
-                std::fs::set_permissions(&tmp, p.clone())?;
-            }
-            std::fs::rename(&tmp, path)
-        })();
+        let Some(write) = write.take() else {
+            break;
+        };
+        let result = fill(&mut file, write, permissions).and_then(|()| std::fs::rename(&tmp, path));
         if result.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
@@ -70,5 +164,45 @@ mod tests {
             .flatten()
             .collect();
         assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .expect("ls")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// While the bytes are being written, nothing new has a name in the folder, so a kill at
+    /// that moment leaves nothing behind (a named temporary file stayed in the project).
+    #[test]
+    fn while_writing_nothing_new_is_named_and_a_failed_write_leaves_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("a.txt");
+        std::fs::write(&p, "old").expect("write");
+        write_atomic_with(&p, |f| {
+            f.write_all(b"half")?;
+            assert_eq!(names(dir.path()), ["a.txt"], "a name appeared mid-write");
+            assert_eq!(std::fs::read_to_string(&p)?, "old");
+            f.write_all(b" and the rest")
+        })
+        .expect("write");
+        assert_eq!(
+            std::fs::read_to_string(&p).expect("read"),
+            "half and the rest"
+        );
+        let failed = write_atomic_with(&p, |f| {
+            f.write_all(b"partial")?;
+            Err(std::io::Error::other("the disk is full"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(
+            std::fs::read_to_string(&p).expect("read"),
+            "half and the rest"
+        );
+        assert_eq!(names(dir.path()), ["a.txt"]);
     }
 }

@@ -1,16 +1,21 @@
 //! Results of read-only tools, kept until anything may have changed the project: any write,
 //! edit, command, commit or branch switch clears the whole cache (a command may change
-//! anything). Entries also expire after a short time, since the user may edit files outside
-//! Tandem, and a cached `read_file` is dropped as soon as its file's size or time changes.
+//! anything), and so does any change the project folder's watcher sees (a background command,
+//! the user's editor, git). Where the folder cannot be watched, entries live only briefly; a
+//! cached `read_file` is dropped as soon as its file's size or time changes.
 
 use crate::catalog::ToolOutput;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 pub const CACHE_TTL: Duration = Duration::from_secs(30);
+/// How long an entry lives when the folder is not watched (too many folders for the kernel's
+/// watch limit, or no support): a change made outside is seen this soon.
+pub const UNWATCHED_TTL: Duration = Duration::from_secs(2);
 pub const CACHED_TOOLS: &[&str] = &[
     "read_file",
     "list_files",
@@ -22,6 +27,8 @@ pub const CACHED_TOOLS: &[&str] = &[
 
 struct Entry {
     at: Instant,
+    /// The count of changes seen when it was cached: any change since makes it stale.
+    generation: u64,
     output: ToolOutput,
     /// For read_file: the file and its (size, modified time) when cached.
     file: Option<(PathBuf, Option<(u64, SystemTime)>)>,
@@ -30,7 +37,21 @@ struct Entry {
 #[derive(Default)]
 pub struct Cache {
     entries: Mutex<HashMap<String, Entry>>,
-    hits: std::sync::atomic::AtomicU64,
+    hits: AtomicU64,
+    /// Changes the watcher has seen.
+    changes: Arc<AtomicU64>,
+    watch: Mutex<Watch>,
+}
+
+#[derive(Default)]
+enum Watch {
+    #[default]
+    NotYet,
+    /// Kept for as long as the cache lives: dropping it stops the watching.
+    On {
+        _watcher: crate::watch::ProjectWatcher,
+    },
+    Unavailable,
 }
 
 fn stamp(path: &PathBuf) -> Option<(u64, SystemTime)> {
@@ -60,20 +81,51 @@ pub fn key(tool: &str, args: &Value) -> String {
 }
 
 impl Cache {
+    /// Watches `root` from now on (once): every change there makes what is cached stale.
+    pub fn watch(&self, root: &Path) {
+        let mut watch = self.watch.lock().unwrap_or_else(PoisonError::into_inner);
+        if !matches!(*watch, Watch::NotYet) {
+            return;
+        }
+        let changes = self.changes.clone();
+        *watch = match crate::watch::ProjectWatcher::start_with(root, Duration::ZERO, move |_| {
+            changes.fetch_add(1, Ordering::SeqCst);
+        }) {
+            Ok(w) => Watch::On { _watcher: w },
+            Err(e) => {
+                tracing::info!(%e, "the project is not watched; cached results live {} s", UNWATCHED_TTL.as_secs());
+                Watch::Unavailable
+            }
+        };
+    }
+
+    fn ttl(&self) -> Duration {
+        match *self.watch.lock().unwrap_or_else(PoisonError::into_inner) {
+            Watch::On { .. } => CACHE_TTL,
+            Watch::NotYet | Watch::Unavailable => UNWATCHED_TTL,
+        }
+    }
+
     pub fn get(&self, key: &str) -> Option<ToolOutput> {
+        let ttl = self.ttl();
+        let generation = self.changes.load(Ordering::SeqCst);
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         let fresh = entries.get(key).is_some_and(|e| {
-            e.at.elapsed() < CACHE_TTL && e.file.as_ref().is_none_or(|(p, s)| stamp(p) == *s)
+            e.at.elapsed() < ttl
+                && e.generation == generation
+                && e.file.as_ref().is_none_or(|(p, s)| stamp(p) == *s)
         });
         if !fresh {
             entries.remove(key);
             return None;
         }
-        self.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.hits.fetch_add(1, Ordering::Relaxed);
         entries.get(key).map(|e| e.output.clone())
     }
 
-    pub fn put(&self, key: String, output: ToolOutput, file: Option<PathBuf>) {
+    /// Caches a result computed when the change count was `generation` (read before the tool
+    /// ran, so a change during the run leaves it stale).
+    pub fn put(&self, key: String, output: ToolOutput, file: Option<PathBuf>, generation: u64) {
         let file = file.map(|p| {
             let s = stamp(&p);
             (p, s)
@@ -85,6 +137,7 @@ impl Cache {
                 key,
                 Entry {
                     at: Instant::now(),
+                    generation,
                     output,
                     file,
                 },
@@ -99,6 +152,11 @@ impl Cache {
     }
 
     pub fn hits(&self) -> u64 {
-        self.hits.load(std::sync::atomic::Ordering::Relaxed)
+        self.hits.load(Ordering::Relaxed)
+    }
+
+    /// The change count now, to pass to [`put`](Self::put).
+    pub fn generation(&self) -> u64 {
+        self.changes.load(Ordering::SeqCst)
     }
 }

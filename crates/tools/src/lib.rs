@@ -21,6 +21,7 @@ mod list_files;
 mod paths;
 mod plan;
 mod read_file;
+mod result_cap;
 mod run_command;
 mod sandboxing;
 mod search;
@@ -33,6 +34,7 @@ mod workspace;
 mod write_file;
 
 pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
+pub use atomic::write_atomic;
 pub use cache::{CACHE_TTL, CACHED_TOOLS};
 pub use catalog::{ENGINE_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
 pub use diff::{HUNK_CONTEXT, hunks, line_counts, merge_hunks};
@@ -49,6 +51,7 @@ pub use plan::{TaskDoneArgs, UpdatePlanArgs, render_plan, task_done, update_plan
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
 };
+pub use result_cap::{MAX_RESULT_CHARS, cap_result};
 pub use run_command::{
     CommandConfig, CommandOutcome, RunCommandArgs, RunContext, head_tail, render_outcome,
     run_command,

@@ -105,6 +105,23 @@ struct Collector<'a> {
     out: Vec<SearchLine>,
     found: &'a AtomicUsize,
     stop: &'a AtomicBool,
+    timed_out: &'a AtomicBool,
+    deadline: Instant,
+}
+
+impl Collector<'_> {
+    /// Whether to go on in this file. The limits hold inside one file too: a huge log with
+    /// millions of hits stops at the cap or the deadline, not at its end.
+    fn go_on(&self) -> bool {
+        if self.found.load(Ordering::Relaxed) > COLLECT_CAP {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        if Instant::now() > self.deadline {
+            self.timed_out.store(true, Ordering::Relaxed);
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        !self.stop.load(Ordering::Relaxed)
+    }
 }
 
 fn line_text(bytes: &[u8]) -> String {
@@ -126,7 +143,7 @@ impl Sink for Collector<'_> {
             });
             self.found.fetch_add(1, Ordering::Relaxed);
         }
-        Ok(!self.stop.load(Ordering::Relaxed))
+        Ok(self.go_on())
     }
 
     fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, Self::Error> {
@@ -138,7 +155,7 @@ impl Sink for Collector<'_> {
                 is_match: false,
             });
         }
-        Ok(!self.stop.load(Ordering::Relaxed))
+        Ok(self.go_on())
     }
 }
 
@@ -243,6 +260,8 @@ pub fn search_with_limit(
                 out: Vec::new(),
                 found: found_ref,
                 stop: stop_ref,
+                timed_out: timed_ref,
+                deadline,
             };
             // Unreadable files are skipped, as ripgrep does (it warns on stderr).
             let _ = searcher.search_path(matcher_ref, path, &mut sink);

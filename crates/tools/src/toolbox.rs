@@ -107,14 +107,16 @@ impl Toolbox {
                 })
                 .flatten()
                 .map(|r| r.real);
+            self.cache.watch(self.ws.root().path());
             if let Some(hit) = self.cache.get(&key) {
                 if let Some(f) = &file {
                     self.ws.note_seen(f);
                 }
                 return Ok(hit);
             }
+            let generation = self.cache.generation();
             let out = run_tool(&self.ws, name, args)?;
-            self.cache.put(key, out.clone(), file);
+            self.cache.put(key, out.clone(), file, generation);
             return Ok(out);
         }
         match name {

@@ -36,6 +36,16 @@ impl ProjectWatcher {
         root: &Path,
         on_change: impl Fn(Vec<String>) + Send + 'static,
     ) -> Result<Self, WatchError> {
+        Self::start_with(root, QUIET, on_change)
+    }
+
+    /// As [`start`](Self::start), a burst ending after `quiet` without a change (zero: report
+    /// every change as it comes, for a cache that must never answer stale).
+    pub fn start_with(
+        root: &Path,
+        quiet: Duration,
+        on_change: impl Fn(Vec<String>) + Send + 'static,
+    ) -> Result<Self, WatchError> {
         let (tx, rx) = mpsc::channel::<PathBuf>();
         let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
             if let Ok(event) = res
@@ -59,7 +69,7 @@ impl ProjectWatcher {
         let root = root.to_path_buf();
         std::thread::Builder::new()
             .name("project-watch".into())
-            .spawn(move || gather(&root, &rx, &on_change))
+            .spawn(move || gather(&root, &rx, quiet, &on_change))
             .map_err(|e| WatchError::Watch {
                 path: PathBuf::new(),
                 source: notify::Error::io(e),
@@ -69,13 +79,18 @@ impl ProjectWatcher {
 }
 
 /// Runs until the watcher is dropped (its sender goes, so the channel closes).
-fn gather(root: &Path, rx: &mpsc::Receiver<PathBuf>, on_change: &dyn Fn(Vec<String>)) {
+fn gather(
+    root: &Path,
+    rx: &mpsc::Receiver<PathBuf>,
+    quiet: Duration,
+    on_change: &dyn Fn(Vec<String>),
+) {
     let mut burst: BTreeSet<String> = BTreeSet::new();
     let mut started: Option<Instant> = None;
     loop {
         let wait = match started {
             None => Duration::from_secs(3600),
-            Some(s) => QUIET.min(MAX_WAIT.saturating_sub(s.elapsed())),
+            Some(s) => quiet.min(MAX_WAIT.saturating_sub(s.elapsed())),
         };
         match rx.recv_timeout(wait) {
             Ok(path) => {

@@ -10,17 +10,40 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 
-/// What a file looked like when the agent last read or wrote it.
+/// What a file looked like when the agent last read or wrote it: what `stat` says (as git
+/// compares files), and for a file small enough, a hash of its bytes too (an edit within the
+/// same clock tick that keeps the size is still seen).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Stamp {
     len: u64,
     modified: Option<SystemTime>,
-    hash: u64,
+    inode: u64,
+    changed: (i64, i64),
+    hash: Option<u64>,
 }
 
+/// Files up to this size are hashed; a bigger one is never read whole just to stamp it (a
+/// 238 MB log held 254 MB of memory for a read of its last two lines).
+const HASHED_UP_TO: u64 = 1024 * 1024;
+
 fn stamp(path: &Path) -> Option<Stamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.len() > HASHED_UP_TO {
+        return Some(stat_stamp(&meta, None));
+    }
     let bytes = std::fs::read(path).ok()?;
     stamp_of(path, &bytes)
+}
+
+fn stat_stamp(meta: &std::fs::Metadata, hash: Option<u64>) -> Stamp {
+    use std::os::unix::fs::MetadataExt as _;
+    Stamp {
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        inode: meta.ino(),
+        changed: (meta.ctime(), meta.ctime_nsec()),
+        hash,
+    }
 }
 
 /// The commit the project's HEAD points at, if it is a repository with one.
@@ -31,13 +54,12 @@ fn head_commit(root: &Path) -> Option<git2::Oid> {
 /// The stamp of a file whose bytes are already in hand (no second read).
 fn stamp_of(path: &Path, bytes: &[u8]) -> Option<Stamp> {
     let meta = std::fs::metadata(path).ok()?;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut h);
-    Some(Stamp {
-        len: meta.len(),
-        modified: meta.modified().ok(),
-        hash: h.finish(),
-    })
+    let hash = (meta.len() <= HASHED_UP_TO).then(|| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        h.finish()
+    });
+    Some(stat_stamp(&meta, hash))
 }
 
 /// Lines added and removed in this session, across every write and edit.
@@ -101,10 +123,10 @@ impl Workspace {
 
     /// Refuses to change an existing file the agent has not read since it last changed.
     pub fn check_fresh(&self, path: &Path, shown: &str) -> ToolResult<()> {
-        match std::fs::read(path) {
-            Ok(bytes) => self.check_fresh_bytes(path, shown, &bytes),
-            Err(_) => Ok(()),
-        }
+        let Some(now) = stamp(path) else {
+            return Ok(());
+        };
+        self.compare(path, shown, &now)
     }
 
     /// Records a file the tools just wrote with these bytes.
@@ -127,9 +149,13 @@ impl Workspace {
         let Some(now) = stamp_of(path, bytes) else {
             return Ok(());
         };
+        self.compare(path, shown, &now)
+    }
+
+    fn compare(&self, path: &Path, shown: &str, now: &Stamp) -> ToolResult<()> {
         let seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
         match seen.get(path) {
-            Some(s) if *s == now => Ok(()),
+            Some(s) if s == now => Ok(()),
             Some(_) => Err(ToolError::Stale {
                 path: shown.to_string(),
                 why: "it changed on disk since you last read it",

@@ -128,6 +128,23 @@ fn context_lines_and_errors() {
     );
 }
 
+/// The collection cap holds inside one file: a log with two million hits stops collecting at
+/// the cap, instead of holding every line (2.1 GB for a 238 MB log) before checking.
+#[test]
+fn the_cap_holds_inside_one_huge_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let body = "needle in a log line\n".repeat(2_000_000);
+    std::fs::write(dir.path().join("huge.log"), body).expect("write");
+    let root = ProjectRoot::open(dir.path()).expect("open");
+    let r = search_codebase(&root, &args("needle")).expect("search");
+    assert!(r.partial.is_some(), "partial");
+    assert!(
+        r.total_matches < 100_000,
+        "{} lines collected from one file",
+        r.total_matches
+    );
+}
+
 #[test]
 fn a_tiny_time_limit_returns_partial_results_with_a_note() {
     let (_d, root) = fixture();

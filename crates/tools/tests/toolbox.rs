@@ -53,6 +53,86 @@ async fn reads_are_cached_until_something_changes() {
     );
 }
 
+/// A file made by something else (a background command, the user's editor) shows in the next
+/// listing, search and status: list_files, search_codebase and git_status answered from a
+/// 30-second cache before.
+#[tokio::test]
+async fn a_file_made_outside_the_tools_shows_in_the_next_listing_search_and_status() {
+    let (d, _s, tb) = toolbox();
+    git2::Repository::init(d.path()).expect("git init");
+    let list = tb.run("list_files", json!({})).await.expect("list");
+    assert!(!list.text.contains("late.txt"));
+    let search = json!({"pattern": "findme"});
+    let found = tb
+        .run("search_codebase", search.clone())
+        .await
+        .expect("search");
+    assert!(found.text.contains("No matches"), "{}", found.text);
+    let status = tb.run("git_status", json!({})).await.expect("status");
+    assert!(!status.text.contains("late.txt"));
+
+    std::fs::write(d.path().join("late.txt"), "findme\n").expect("write");
+    // Well within the old 30 seconds, and past the watcher's reaction time.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let list = tb.run("list_files", json!({})).await.expect("list");
+        let found = tb
+            .run("search_codebase", search.clone())
+            .await
+            .expect("search");
+        let status = tb.run("git_status", json!({})).await.expect("status");
+        if list.text.contains("late.txt")
+            && found.text.contains("late.txt:1")
+            && status.text.contains("late.txt")
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still stale: {} / {} / {}",
+            list.text,
+            found.text,
+            status.text
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// Bytes this thread has read with read(2) so far (the kernel's per-thread accounting).
+fn bytes_read_by_this_thread() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/io")
+        .expect("per-thread io accounting")
+        .lines()
+        .find_map(|l| l.strip_prefix("rchar: "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("rchar")
+}
+
+/// Reading the last lines of a big log, and hitting the cache for them again, reads the file
+/// once to count its lines, not again whole to fingerprint it (a 238 MB log held 254 MB of
+/// memory for its last two lines).
+#[test]
+fn a_big_file_is_not_read_whole_to_stamp_it() {
+    let (d, _s, _tb) = toolbox();
+    let size = 64 * 1024 * 1024;
+    let line = "a log line of some length, as logs have\n";
+    std::fs::write(d.path().join("big.log"), line.repeat(size / line.len())).expect("write");
+    let ws = tools::Workspace::new(ProjectRoot::open(d.path()).expect("open"));
+    let real = d.path().canonicalize().expect("real").join("big.log");
+    let before = bytes_read_by_this_thread();
+    ws.note_seen(&real);
+    let stamped = bytes_read_by_this_thread() - before;
+    assert!(stamped < 1024 * 1024, "stamping read {stamped} bytes");
+    // Still fresh as it is, stale once it changes.
+    ws.check_fresh(&real, "big.log").expect("fresh");
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&real)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"one more\n"))
+        .expect("append");
+    assert!(ws.check_fresh(&real, "big.log").is_err());
+}
+
 #[tokio::test]
 async fn every_catalog_tool_is_reachable_by_name() {
     let (_d, _s, tb) = toolbox();

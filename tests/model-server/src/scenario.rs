@@ -72,6 +72,9 @@ pub struct Expect {
     /// The model asked for.
     #[serde(default)]
     pub model: Option<String>,
+    /// The request body is at most this many bytes (tool results were cut to fit).
+    #[serde(default)]
+    pub max_request_bytes: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

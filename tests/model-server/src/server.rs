@@ -189,6 +189,14 @@ async fn read_request(sock: &mut TcpStream) -> Option<Recorded> {
 fn check(i: usize, expect: &Expect, req: &Recorded) -> Vec<String> {
     let mut f = Vec::new();
     let text = req.body.to_string();
+    if let Some(max) = expect.max_request_bytes
+        && text.len() > max
+    {
+        f.push(format!(
+            "turn {i}: the request is {} bytes, over the {max} expected",
+            text.len()
+        ));
+    }
     for c in &expect.contains {
         if !text.contains(c.as_str())
             && !text.contains(
