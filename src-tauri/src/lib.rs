@@ -124,6 +124,8 @@ pub fn run() {
             }
             app.manage(state);
             app.manage(session_host::Sessions::default());
+            // TANDEM_PROVIDER & co. choose the model until the user picks one in the window.
+            app.manage(agent::PresetSlot::new(agent::Preset::from_env().ok().flatten()));
             // Whether commands can be sandboxed is found by starting one: do it now, off the
             // window's thread, so the first command and the mode selector do not wait for it.
             std::thread::spawn(|| {
@@ -158,7 +160,10 @@ pub fn run() {
             settings_host::set_api_key,
             settings_host::test_connection,
             settings_host::detect_local,
+            settings_host::provider_models,
+            settings_host::use_model,
             settings_host::policy_rules,
+            settings_host::remove_rule,
             commands::sandbox_status,
         ])
         .build(tauri::generate_context!());

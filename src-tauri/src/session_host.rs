@@ -175,7 +175,7 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
         policy,
         config,
         resolver: agent::provider_resolver(
-            agent::Preset::from_env().ok().flatten(),
+            app.state::<agent::PresetSlot>().inner().clone(),
             locations::settings_file(),
         ),
         sandboxing: Sandboxing::Machine,
@@ -276,8 +276,8 @@ pub async fn load_session(
 
 /// The model the default role would use, for the session's header (without touching the
 /// keychain: no key is needed to name it).
-fn default_model() -> String {
-    if let Ok(Some(p)) = agent::Preset::from_env() {
+fn default_model(preset: &agent::PresetSlot) -> String {
+    if let Some(p) = preset.get() {
         return p.model;
     }
     agent::read_settings(&locations::settings_file())
@@ -290,7 +290,9 @@ fn default_model() -> String {
 pub async fn create_session(
     args: CreateSessionArgs,
     state: State<'_, AppState>,
+    preset: State<'_, agent::PresetSlot>,
 ) -> CmdResult<SessionInfo> {
+    let preset = preset.inner().clone();
     let root = opened_root(&state, &args.root)?;
     if args.task.trim().is_empty() {
         return Err(invalid("Type what the agent should do first."));
@@ -300,7 +302,7 @@ pub async fn create_session(
             id: locations::new_session_id(),
             project: root.path().display().to_string(),
             task: args.task.trim().to_string(),
-            model: default_model(),
+            model: default_model(&preset),
             started_ms: locations::now_ms(),
         };
         let log = SessionLog::create(&locations::sessions_dir(), &header)

@@ -1,20 +1,25 @@
 //! The Settings and first-run screens' commands: providers and the model per role (in
-//! `settings.toml`), API keys (OS keychain, or the opt-in key file where no keychain runs —
-//! never in the settings file), "Test connection", local servers, and the rules in force.
+//! `settings.toml`), the model in use (the window's model picker), API keys (OS keychain, or
+//! the opt-in key file where no keychain runs — never in the settings file), "Test
+//! connection", local servers, and the rules in force (in words, the user's removable).
 
 use crate::commands::{CmdResult, blocking, internal, invalid, opened_root};
 use crate::state::AppState;
 use agent::{
-    KeyFile, Keychain, KeychainError, Preset, ProviderSettings, RoleSettings, Settings, StoredKeys,
-    locations,
+    FailureContext, KeyFile, Keychain, KeychainError, Preset, PresetSlot, ProviderSettings,
+    RoleSettings, Settings, StoredKeys, locations,
 };
 use llm::{Provider, ProviderConfig, ProviderKind};
 use protocol::{
-    KeychainStatus, LocalServer, PolicyRuleView, ProjectArgs, ProviderView, RoleView,
-    SaveSettingsArgs, SetApiKeyArgs, SettingsView, TestConnectionArgs,
+    ConnectionTest, KeychainStatus, LOCAL_SERVERS, LocalServer, ModelInUse, ProjectArgs,
+    ProviderModels, ProviderView, RemoveRuleArgs, RoleView, RulesView, SaveSettingsArgs,
+    SetApiKeyArgs, SettingsView, TestConnectionArgs, UseModelArgs,
 };
 use std::time::Duration;
 use tauri::State;
+
+/// How long the model picker waits for one provider's list before showing it as unreachable.
+const LIST_MODELS_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// Whether the keychain answers here. Blocking.
 fn keychain_status() -> KeychainStatus {
@@ -49,17 +54,15 @@ fn keychain_status() -> KeychainStatus {
 }
 
 /// The settings as the screens show them. Blocking (the keychain).
-fn view() -> SettingsView {
+fn view(slot: &PresetSlot) -> SettingsView {
     let file = locations::settings_file();
     let (settings, error) = match agent::read_settings(&file) {
         Ok(s) => (s, None),
         Err(e) => (Settings::default(), Some(e.to_string())),
     };
-    let preset = Preset::from_env();
-    let (preset, error) = match preset {
-        Ok(p) => (p, error),
-        Err(e) => (None, Some(e.to_string())),
-    };
+    // A preset that does not parse is reported; one the user replaced is gone from the slot.
+    let error = error.or_else(|| Preset::from_env().err().map(|e| e.to_string()));
+    let preset = slot.get();
     let keys = StoredKeys::from_env();
     let providers = settings
         .providers
@@ -88,6 +91,18 @@ fn view() -> SettingsView {
             })
         })
         .collect();
+    let in_use = match &preset {
+        Some(p) => Some(ModelInUse {
+            provider: p.provider_name().to_string(),
+            model: p.model.clone(),
+            preset: true,
+        }),
+        None => settings.roles.get("default").map(|r| ModelInUse {
+            provider: r.provider.clone(),
+            model: r.model.clone(),
+            preset: false,
+        }),
+    };
     SettingsView {
         file: file.display().to_string(),
         providers,
@@ -95,13 +110,15 @@ fn view() -> SettingsView {
         keychain: keychain_status(),
         configured: preset.is_some() || settings.roles.contains_key("default"),
         preset: preset.map(|p| p.describe()),
+        in_use,
         error,
     }
 }
 
 #[tauri::command]
-pub async fn get_settings() -> CmdResult<SettingsView> {
-    blocking(|| Ok(view())).await
+pub async fn get_settings(slot: State<'_, PresetSlot>) -> CmdResult<SettingsView> {
+    let slot = slot.inner().clone();
+    blocking(move || Ok(view(&slot))).await
 }
 
 fn write_settings(settings: &Settings) -> CmdResult<()> {
@@ -116,7 +133,11 @@ fn write_settings(settings: &Settings) -> CmdResult<()> {
 }
 
 #[tauri::command]
-pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
+pub async fn save_settings(
+    args: SaveSettingsArgs,
+    slot: State<'_, PresetSlot>,
+) -> CmdResult<SettingsView> {
+    let slot = slot.inner().clone();
     blocking(move || {
         let file = locations::settings_file();
         // Keep what the screen does not edit (key variables, lenient tool calls).
@@ -130,13 +151,13 @@ pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
                     .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
             {
                 return Err(invalid(format!(
-                    "`{}` cannot be a provider name: use letters, digits, - _ or . (e.g. ollama)",
+                    "“{}” cannot be a provider name: use letters, digits, - _ or . (for example ollama).",
                     p.name
                 )));
             }
             if settings.providers.contains_key(&name) {
                 return Err(invalid(format!(
-                    "Two providers are named `{name}`; give each its own name."
+                    "Two providers are named “{name}”; give each its own name."
                 )));
             }
             let kept = old.providers.get(&name);
@@ -145,11 +166,10 @@ pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
                 .map(|u| u.trim().trim_end_matches('/').to_string())
                 .filter(|u| !u.is_empty());
             if let Some(u) = &base_url
-                && !(u.starts_with("http://") || u.starts_with("https://"))
+                && let Err(e) = llm::check_address(u)
             {
-                return Err(invalid(format!(
-                    "The URL for {name} must start with http:// or https:// ({u})"
-                )));
+                let words = agent::model_failure(&e, FailureContext::default());
+                return Err(invalid(format!("{name}: {}", words.message)));
             }
             settings.providers.insert(
                 name,
@@ -169,7 +189,7 @@ pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
             }
             if !settings.providers.contains_key(&r.provider) {
                 return Err(invalid(format!(
-                    "The {} role uses the provider `{}`, which is not in the list; add it first.",
+                    "The {} model uses the provider “{}”, which is not in the list; add it first.",
                     r.role, r.provider
                 )));
             }
@@ -185,13 +205,21 @@ pub async fn save_settings(args: SaveSettingsArgs) -> CmdResult<SettingsView> {
         Settings::parse(&file.display().to_string(), &settings.to_toml())
             .map_err(|e| invalid(e.to_string()))?;
         write_settings(&settings)?;
-        Ok(view())
+        // A default chosen here replaces the launch preset, as the screen said it would.
+        if settings.roles.get("default") != old.roles.get("default") {
+            slot.clear();
+        }
+        Ok(view(&slot))
     })
     .await
 }
 
 #[tauri::command]
-pub async fn set_api_key(args: SetApiKeyArgs) -> CmdResult<SettingsView> {
+pub async fn set_api_key(
+    args: SetApiKeyArgs,
+    slot: State<'_, PresetSlot>,
+) -> CmdResult<SettingsView> {
+    let slot = slot.inner().clone();
     blocking(move || {
         let key = args.key.trim();
         let status = keychain_status();
@@ -210,45 +238,135 @@ pub async fn set_api_key(args: SetApiKeyArgs) -> CmdResult<SettingsView> {
             .map_err(|e| invalid(format!("The key was not saved: {e}")))?;
         } else {
             return Err(invalid(format!(
-                "{} Choose \"Keep keys in a file only I can read\" to store it in {}, or set the key in the environment before starting Tandem.",
+                "{} Tick “Keep keys in a file only I can read” to store it in a file instead.",
                 status.message.unwrap_or_default(),
-                locations::key_file().display()
             )));
         }
-        Ok(view())
+        Ok(view(&slot))
     })
     .await
 }
 
-#[tauri::command]
-pub async fn test_connection(args: TestConnectionArgs) -> CmdResult<Vec<String>> {
-    let kind = args.kind;
-    let base = args
-        .base_url
-        .clone()
+/// The key for a provider: the one typed, else the one stored for it, else the environment's.
+/// Blocking (the keychain).
+fn key_for(kind: ProviderKind, typed: Option<String>, provider: Option<&str>) -> Option<String> {
+    typed.filter(|k| !k.trim().is_empty()).or_else(|| {
+        provider
+            .and_then(|n| agent::SecretStore::api_key(&StoredKeys::from_env(), n))
+            .or_else(|| std::env::var(agent::default_key_env(kind)).ok())
+    })
+}
+
+/// The models a server lists, or what went wrong in words.
+async fn models_of(kind: ProviderKind, base: &str, key: Option<String>) -> ConnectionTest {
+    let at = FailureContext {
+        server: Some(base),
+        model: None,
+    };
+    let listed = match Provider::new(ProviderConfig::new(kind, base, key)) {
+        Ok(provider) => tokio::time::timeout(LIST_MODELS_TIMEOUT, provider.list_models())
+            .await
+            .unwrap_or_else(|_| {
+                Err(llm::LlmError::Connect {
+                    cause: llm::ConnectCause::TimedOut,
+                    detail: format!("no answer in {} s", LIST_MODELS_TIMEOUT.as_secs()),
+                })
+            }),
+        Err(e) => Err(e),
+    };
+    match listed {
+        Ok(models) => ConnectionTest::Connected { models },
+        Err(e) => ConnectionTest::Failed {
+            error: agent::model_failure(&e, at),
+        },
+    }
+}
+
+fn base_of(kind: ProviderKind, typed: Option<&str>) -> String {
+    typed
         .map(|u| u.trim().trim_end_matches('/').to_string())
         .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| agent::default_url(kind).to_string());
-    let typed = args.api_key.clone().filter(|k| !k.trim().is_empty());
-    let provider_name = args.provider.clone();
-    let key = match typed {
-        Some(k) => Some(k),
-        None => {
-            blocking(move || {
-                let stored = provider_name
-                    .and_then(|n| agent::SecretStore::api_key(&StoredKeys::from_env(), &n));
-                Ok(stored.or_else(|| std::env::var(agent::default_key_env(kind)).ok()))
-            })
-            .await?
-        }
-    };
-    let provider = Provider::new(ProviderConfig::new(kind, &base, key)).map_err(internal)?;
-    provider.list_models().await.map_err(|e| {
-        let failure = agent::failure(&agent::AgentError::Model(e.clone())).code;
-        let mut err = invalid(format!("{base} did not answer as expected: {e}."));
-        err.failure = Some(failure);
-        err
+        .unwrap_or_else(|| agent::default_url(kind).to_string())
+}
+
+/// "Test connection": the models the server lists, or why not, in words.
+#[tauri::command]
+pub async fn test_connection(args: TestConnectionArgs) -> CmdResult<ConnectionTest> {
+    let kind = args.kind;
+    let base = base_of(kind, args.base_url.as_deref());
+    let (typed, provider) = (args.api_key.clone(), args.provider.clone());
+    let key = blocking(move || Ok(key_for(kind, typed, provider.as_deref()))).await?;
+    Ok(models_of(kind, &base, key).await)
+}
+
+/// Every configured provider's models, asked at once, for the model picker.
+#[tauri::command]
+pub async fn provider_models() -> CmdResult<Vec<ProviderModels>> {
+    let settings = blocking(|| {
+        agent::read_settings(&locations::settings_file()).map_err(|e| invalid(e.to_string()))
     })
+    .await?;
+    // Asked at once, so one slow server does not hold up the others' lists.
+    let asks: Vec<_> = settings
+        .providers
+        .into_iter()
+        .map(|(name, p)| {
+            tauri::async_runtime::spawn(async move {
+                let kind = p.kind;
+                let base = base_of(kind, p.base_url.as_deref());
+                let n = name.clone();
+                let key = blocking(move || Ok(key_for(kind, None, Some(&n))))
+                    .await
+                    .ok()
+                    .flatten();
+                let (models, error) = match models_of(kind, &base, key).await {
+                    ConnectionTest::Connected { models } => (models, None),
+                    ConnectionTest::Failed { error } => (Vec::new(), Some(error)),
+                };
+                ProviderModels {
+                    provider: name,
+                    models,
+                    error,
+                }
+            })
+        })
+        .collect();
+    let mut out = Vec::with_capacity(asks.len());
+    for ask in asks {
+        out.push(ask.await.map_err(internal)?);
+    }
+    Ok(out)
+}
+
+/// Makes a provider's model the one new turns use: the default role in the settings file
+/// (replacing a launch preset for the rest of this run).
+#[tauri::command]
+pub async fn use_model(args: UseModelArgs, slot: State<'_, PresetSlot>) -> CmdResult<SettingsView> {
+    let slot = slot.inner().clone();
+    blocking(move || {
+        let file = locations::settings_file();
+        let mut settings = agent::read_settings(&file).map_err(|e| invalid(e.to_string()))?;
+        if !settings.providers.contains_key(&args.provider) {
+            return Err(invalid(format!(
+                "“{}” is not set up any more; add it in Settings first.",
+                args.provider
+            )));
+        }
+        if args.model.trim().is_empty() {
+            return Err(invalid("Choose a model first."));
+        }
+        settings.roles.insert(
+            "default".into(),
+            RoleSettings {
+                provider: args.provider,
+                model: args.model.trim().to_string(),
+            },
+        );
+        write_settings(&settings)?;
+        slot.clear();
+        Ok(view(&slot))
+    })
+    .await
 }
 
 async fn probe(name: &str, url: &str) -> Option<LocalServer> {
@@ -264,31 +382,35 @@ async fn probe(name: &str, url: &str) -> Option<LocalServer> {
     })
 }
 
-/// Local model servers on their default ports: Ollama (11434) and llama.cpp's server (8080),
-/// probed at once.
+/// Local model servers at their usual addresses (Ollama, llama.cpp's server), probed at once.
 #[tauri::command]
 pub async fn detect_local() -> CmdResult<Vec<LocalServer>> {
-    let (ollama, llama) = tokio::join!(
-        probe("Ollama", "http://127.0.0.1:11434/v1"),
-        probe("llama.cpp server", "http://127.0.0.1:8080/v1")
-    );
-    Ok([ollama, llama].into_iter().flatten().collect())
+    let [(a_name, a_url), (b_name, b_url)] = LOCAL_SERVERS;
+    let (a, b) = tokio::join!(probe(a_name, a_url), probe(b_name, b_url));
+    Ok([a, b].into_iter().flatten().collect())
 }
 
 #[tauri::command]
-pub async fn policy_rules(
-    args: ProjectArgs,
-    state: State<'_, AppState>,
-) -> CmdResult<Vec<PolicyRuleView>> {
+pub async fn policy_rules(args: ProjectArgs, state: State<'_, AppState>) -> CmdResult<RulesView> {
     let root = opened_root(&state, &args.root)?;
     blocking(move || {
-        let policy = agent::load_project_policy(root.path(), Some(&locations::user_policy_file()))
-            .map_err(|e| invalid(e.to_string()))?;
-        Ok(policy
-            .lines()
-            .into_iter()
-            .map(|(rule, source)| PolicyRuleView { rule, source })
-            .collect())
+        agent::rules_view(root.path(), &locations::user_policy_file())
+            .map_err(|e| invalid(format!("The rules cannot be read: {e}")))
+    })
+    .await
+}
+
+/// Removes one of the user's rules (from their file or the project's), then lists the rules
+/// again. Sessions read the rules when they start: a running one keeps what it had.
+#[tauri::command]
+pub async fn remove_rule(args: RemoveRuleArgs, state: State<'_, AppState>) -> CmdResult<RulesView> {
+    let root = opened_root(&state, &args.root)?;
+    blocking(move || {
+        let user_file = locations::user_policy_file();
+        agent::remove_rule_from_file(root.path(), &user_file, &args.rule)
+            .map_err(|e| invalid(format!("The rule was not removed: {e}")))?;
+        agent::rules_view(root.path(), &user_file)
+            .map_err(|e| invalid(format!("The rules cannot be read: {e}")))
     })
     .await
 }

@@ -167,9 +167,18 @@ export type DoneWarning = { "kind": "edit_rejected", path: string, } | { "kind":
 
 export type WakeReason = { "kind": "task_finished", task: string, title: string, state: string, } | { "kind": "timer", hint: string | null, } | { "kind": "retry" };
 
-export type EngineError = { code: FailureCode, message: string, };
+export type EngineError = { code: FailureCode, 
+/**
+ * What happened and what to do, in words for people (built from the typed error).
+ */
+message: string, 
+/**
+ * The technical cause (the server's own words, the connection error), for a "details"
+ * fold and bug reports; never the only thing shown.
+ */
+detail?: string, };
 
-export type FailureCode = "no_provider" | "auth" | "rate_limited" | "server_error" | "unreachable" | "stream_broken" | "model_not_found" | "context_too_long" | "bad_request" | "log_failed" | "session_busy" | "internal";
+export type FailureCode = "no_provider" | "auth" | "rate_limited" | "server_error" | "unreachable" | "bad_address" | "not_a_model_server" | "stream_broken" | "model_not_found" | "context_too_long" | "bad_request" | "log_failed" | "session_busy" | "internal";
 
 export type ApprovalAnswer = { "answer": "approve" } | { "answer": "approve_for_session", suggestion: number, } | { "answer": "approve_always", suggestion: number, } | { "answer": "deny", message: string | null, } | { "answer": "approve_partial", accepted_hunks: Array<number>, };
 
@@ -358,13 +367,101 @@ configured: boolean,
  */
 preset: string | null, 
 /**
+ * The model new turns use, if any.
+ */
+in_use: ModelInUse | null, 
+/**
  * A problem reading the settings file, with where.
  */
 error: string | null, };
 
 export type LocalServer = { name: string, base_url: string, models: Array<string>, };
 
-export type PolicyRuleView = { rule: string, source: string, };
+export type ConnectionTest = { "kind": "connected", models: Array<string>, } | { "kind": "failed", error: EngineError, };
+
+export type ModelInUse = { 
+/**
+ * The provider's name in the settings (for a launch preset: `anthropic` or `openai`).
+ */
+provider: string, model: string, 
+/**
+ * Chosen at launch (TANDEM_PROVIDER), not in the settings: picking a model replaces it.
+ */
+preset: boolean, };
+
+export type ProviderModels = { provider: string, models: Array<string>, 
+/**
+ * Why the list could not be read (the server is off, the key is wrong).
+ */
+error: EngineError | null, };
+
+export type UseModelArgs = { provider: string, model: string, };
+
+export type RulesView = { 
+/**
+ * Rules the user wrote or granted ("always allow … in this project"): their own file's,
+ * then the project's file's. The ones for this project come first.
+ */
+yours: Array<OwnRule>, 
+/**
+ * The built-in rules, grouped, in words.
+ */
+groups: Array<RuleGroup>, 
+/**
+ * What holds in every mode, Full auto included, one sentence each.
+ */
+limits: Array<string>, 
+/**
+ * Rules left out of a file and why (a project file that tried to loosen them).
+ */
+notes: Array<string>, };
+
+export type RuleGroup = { kind: RuleGroupKind, 
+/**
+ * What the items have in common, as a sentence start.
+ */
+title: string, 
+/**
+ * Each item in words (a kind of file, a command).
+ */
+items: Array<string>, };
+
+export type RuleGroupKind = "never_read" | "not_secret" | "never_run" | "always_ask" | "runs_without_asking" | "web" | "limits";
+
+export type OwnRule = { 
+/**
+ * The rule in words: "Run “make check” without asking".
+ */
+words: string, 
+/**
+ * The rule as written in its file, for a tooltip: `commands.allow "make check"`.
+ */
+rule: string, 
+/**
+ * Which rule it is, to remove it.
+ */
+key: RuleKey, };
+
+export type RuleKey = { file: RuleFileKind, 
+/**
+ * The project the rule is kept for (a `[projects."…"]` grant in the user's file); None
+ * for a rule that applies everywhere the file does.
+ */
+project: string | null, list: RuleList, 
+/**
+ * The pattern, glob or domain as written.
+ */
+value: string, };
+
+export type RuleFileKind = "user" | "project";
+
+export type RuleList = "commands_allow" | "commands_ask" | "commands_deny" | "paths_protected" | "paths_protected_exceptions" | "paths_allow_write" | "network_allowed_domains" | "network_denied_domains";
+
+export type RemoveRuleArgs = { 
+/**
+ * The open project (its rules are shown again after the removal).
+ */
+root: string, rule: RuleKey, };
 
 export type ProjectArgs = { root: string, };
 
@@ -412,6 +509,9 @@ api_key: string | null,
  */
 provider: string | null, };
 
+/** The address a model server on this computer is offered at (Ollama's). */
+export const DEFAULT_LOCAL_URL = "http://127.0.0.1:11434/v1";
+
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 
 export interface Commands {
@@ -438,8 +538,11 @@ export interface Commands {
   get_settings: { args: null; result: SettingsView };
   save_settings: { args: SaveSettingsArgs; result: SettingsView };
   set_api_key: { args: SetApiKeyArgs; result: SettingsView };
-  test_connection: { args: TestConnectionArgs; result: Array<string> };
+  test_connection: { args: TestConnectionArgs; result: ConnectionTest };
   detect_local: { args: null; result: Array<LocalServer> };
-  policy_rules: { args: ProjectArgs; result: Array<PolicyRuleView> };
+  provider_models: { args: null; result: Array<ProviderModels> };
+  use_model: { args: UseModelArgs; result: SettingsView };
+  policy_rules: { args: ProjectArgs; result: RulesView };
+  remove_rule: { args: RemoveRuleArgs; result: RulesView };
   sandbox_status: { args: null; result: SandboxStatus };
 }

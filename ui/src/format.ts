@@ -18,9 +18,9 @@ export function formatTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
-/** "—" when the price is unknown, "$0.00" for free. */
+/** "$0.00" for free (Rust says 0 for a model on this computer), words when the price is unknown. */
 export function formatCost(usd: number | null): string {
-  if (usd === null) return "—";
+  if (usd === null) return "cost unknown";
   if (usd > 0 && usd < 0.01) return `$${usd.toFixed(3)}`;
   return `$${usd.toFixed(2)}`;
 }

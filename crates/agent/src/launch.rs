@@ -83,6 +83,32 @@ impl Preset {
     }
 }
 
+/// The launch preset, shared by every session of one run of a front end: it wins over the
+/// settings file until the user picks a model in the window (then the settings hold).
+#[derive(Debug, Clone, Default)]
+pub struct PresetSlot(std::sync::Arc<std::sync::Mutex<Option<Preset>>>);
+
+impl PresetSlot {
+    pub fn new(preset: Option<Preset>) -> Self {
+        PresetSlot(std::sync::Arc::new(std::sync::Mutex::new(preset)))
+    }
+
+    pub fn get(&self) -> Option<Preset> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The user chose a model: the settings file decides from now on.
+    pub fn clear(&self) {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    }
+}
+
 /// Keys in a TOML file only the user can read (0600): the opt-in fallback where no keychain
 /// service runs. Never used unless the user chose it.
 pub struct KeyFile {
@@ -221,6 +247,7 @@ pub fn choose_provider(
         let key = env(default_key_env(p.kind))
             .or_else(|| secrets.api_key(p.provider_name()))
             .filter(|k| !k.trim().is_empty());
+        llm::check_address(&p.base_url).map_err(SettingsError::BadAddress)?;
         if key.is_none() && !is_loopback(&p.base_url) {
             return Err(SettingsError::NoKey {
                 provider: p.provider_name().into(),
@@ -240,24 +267,17 @@ pub fn choose_provider(
     Ok(settings.resolve(role, secrets, &env)?)
 }
 
-/// The session's way to its models: the launch preset (when there is one) for the default
+/// The session's way to its models: the launch preset (while there is one) for the default
 /// role, the settings file for every role it names, the default for the others (and the
 /// result says so). Each call reads the settings again: they may change between turns.
 /// Blocking (the keychain): the session calls it off the async threads.
 pub fn provider_resolver(
-    preset: Option<Preset>,
+    preset: PresetSlot,
     settings_path: std::path::PathBuf,
 ) -> crate::ProviderResolver {
     std::sync::Arc::new(move |role: &str| {
-        let fail = |e: LaunchError| {
-            let code = match &e {
-                LaunchError::NoProvider(_) | LaunchError::Settings(SettingsError::NoKey { .. }) => {
-                    protocol::FailureCode::NoProvider
-                }
-                _ => protocol::FailureCode::Internal,
-            };
-            crate::engine_error(code, e.to_string())
-        };
+        let preset = preset.get();
+        let fail = |e: LaunchError| crate::failure::launch_failure(&e);
         let settings = read_settings(&settings_path).map_err(fail)?;
         let named = settings.roles.contains_key(role);
         let keys = StoredKeys::from_env();
@@ -267,8 +287,16 @@ pub fn provider_resolver(
             choose_provider(None, &settings_path, role, &keys)
         }
         .map_err(fail)?;
-        let provider = llm::Provider::new(config)
-            .map_err(|e| crate::engine_error(protocol::FailureCode::Internal, e.to_string()))?;
+        let server = config.base_url.clone();
+        let provider = llm::Provider::new(config).map_err(|e| {
+            crate::failure::model_failure(
+                &e,
+                crate::failure::FailureContext {
+                    server: Some(&server),
+                    model: Some(&model),
+                },
+            )
+        })?;
         Ok(crate::ResolvedModel {
             provider,
             model,

@@ -25,6 +25,7 @@ pub mod locations;
 mod policy_call;
 mod prompt;
 mod replay;
+mod rule_files;
 pub mod sandboxing;
 mod session;
 mod session_log;
@@ -36,15 +37,19 @@ mod turn;
 
 pub use approvals::{AnswerError, Approvals};
 pub use changes::{ChangesError, record_baseline, session_changes};
-pub use failure::{engine_error, failure};
+pub use failure::{
+    FailureContext, engine_error, failure, failure_at, launch_failure, model_failure, no_provider,
+    retry_notice,
+};
 pub use fetch_gate::{FetchJudge, resolve_fetch};
 pub use keychain::{Keychain, KeychainError};
 pub use launch::{
-    KeyFile, LaunchError, Preset, StoredKeys, choose_provider, load_project_policy,
+    KeyFile, LaunchError, Preset, PresetSlot, StoredKeys, choose_provider, load_project_policy,
     provider_resolver, read_settings,
 };
 pub use policy_call::policy_call;
 pub use replay::replay_messages;
+pub use rule_files::{RuleFileError, remove_rule_from_file, rules_view};
 pub use session::{Events, Sandboxing, Session, SessionError, SessionOptions};
 pub use session_log::{
     Entry, LogError, SessionHeader, SessionLog, SessionRead, SessionSummary, list_sessions,

@@ -410,10 +410,7 @@ async fn turn(agent: &mut Agent, shared: &Shared, start: Start) -> TurnOutcome {
         Some(resolver) => tokio::task::spawn_blocking(move || resolver("default"))
             .await
             .unwrap_or_else(|e| Err(engine_error(FailureCode::Internal, e.to_string()))),
-        None => Err(engine_error(
-            FailureCode::NoProvider,
-            "no model provider is set up",
-        )),
+        None => Err(crate::failure::no_provider()),
     };
     match resolved {
         Ok(r) => {

@@ -28,6 +28,9 @@ pub enum SettingsError {
     UnknownRole(String),
     #[error("no API key for the provider `{provider}`: set {env} or store the key in Settings")]
     NoKey { provider: String, env: String },
+    /// The provider's address cannot be used (checked before the key: a key would not help).
+    #[error("{0}")]
+    BadAddress(llm::LlmError),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,6 +181,7 @@ impl Settings {
             .api_key(&r.provider)
             .or_else(|| env(&env_name))
             .filter(|k| !k.trim().is_empty());
+        llm::check_address(&base_url).map_err(SettingsError::BadAddress)?;
         // Local servers usually take no key; hosted ones always do.
         if key.is_none() && !is_loopback(&base_url) {
             return Err(SettingsError::NoKey {

@@ -8,7 +8,7 @@
 
 use crate::approvals::Approvals;
 use crate::event_sink::EventSink;
-use crate::failure::failure;
+use crate::failure::{FailureContext, failure_at, retry_notice};
 use crate::session_log::{LogError, SessionLog};
 use crate::subagents::Kit;
 use llm::{ChatRequest, LlmError, Provider, StreamEvent};
@@ -397,10 +397,31 @@ impl Agent {
         self.end_turn(result)
     }
 
+    /// The server and model this agent talks to, for the words of a failure.
+    fn failure_context(&self) -> FailureContext<'_> {
+        FailureContext {
+            server: self.provider.as_ref().map(|p| p.config().base_url.as_str()),
+            model: Some(self.config.model.as_str()).filter(|m| !m.is_empty()),
+        }
+    }
+
+    /// A reply's cost: the price table's, else nothing for a model on this computer (it is
+    /// free, and saying "unknown" for it would show the same nothing two ways).
+    fn cost_of(&self, usage: &protocol::Usage) -> Option<f64> {
+        self.prices.cost(&self.config.model, usage).or_else(|| {
+            self.provider
+                .as_ref()
+                .filter(|p| crate::is_loopback(&p.config().base_url))
+                .map(|_| 0.0)
+        })
+    }
+
     fn end_turn(&mut self, result: Result<Outcome, AgentError>) -> TurnOutcome {
         let outcome = match result {
             Ok(o) => o.to_turn_outcome(),
-            Err(e) => TurnOutcome::Failed { error: failure(&e) },
+            Err(e) => TurnOutcome::Failed {
+                error: failure_at(&e, self.failure_context()),
+            },
         };
         let ended = AgentEvent::TurnEnded {
             outcome: outcome.clone(),
@@ -471,11 +492,27 @@ impl Agent {
                 temperature: None,
             };
             let events = self.events.clone();
+            let server = self.provider.as_ref().map(|p| p.config().base_url.clone());
+            let model = self.config.model.clone();
             let mut forward = move |e: StreamEvent| {
                 events.send(match e {
                     StreamEvent::TextDelta(text) => AgentEvent::TextDelta { text },
                     StreamEvent::ThinkingDelta(text) => AgentEvent::ThinkingDelta { text },
                     StreamEvent::Notice(text) => AgentEvent::Notice { text },
+                    // One line for the first retry; the rest are in the log. The final
+                    // failure, if it comes, says what to do.
+                    StreamEvent::Retrying {
+                        error, retry: 1, ..
+                    } => AgentEvent::Notice {
+                        text: retry_notice(
+                            &error,
+                            FailureContext {
+                                server: server.as_deref(),
+                                model: Some(&model),
+                            },
+                        ),
+                    },
+                    StreamEvent::Retrying { .. } => return,
                     // The reply's total usage is reported once, with its cost, when it ends.
                     StreamEvent::Usage(_) => return,
                     StreamEvent::Restart => AgentEvent::Notice {
@@ -492,13 +529,13 @@ impl Agent {
                     return Ok(Outcome::Cancelled);
                 }
                 Err(e) => {
-                    let error = failure(&AgentError::Model(e.clone()));
+                    let error = failure_at(&AgentError::Model(e.clone()), self.failure_context());
                     self.emit(AgentEvent::Error { error })?;
                     self.log.sync()?;
                     return Err(e.into());
                 }
             };
-            let cost_usd = self.prices.cost(&self.config.model, &resp.usage);
+            let cost_usd = self.cost_of(&resp.usage);
             self.emit(AgentEvent::Usage {
                 usage: resp.usage,
                 cost_usd,

@@ -469,7 +469,7 @@ async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
     );
     assert_eq!(
         asked[0][0].label,
-        "Always allow `make install` in this project"
+        "Always allow “make install” in this project"
     );
     assert!(asked[0][0].always, "offered as a rule kept for the project");
     let kept = std::fs::read_to_string(&user_file).expect("the user's file was written");

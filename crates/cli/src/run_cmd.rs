@@ -65,8 +65,18 @@ pub struct RunArgs {
     /// for them (the agent is woken as they finish), then stop what is left.
     #[arg(long, default_value_t = 600)]
     background_wait: u64,
+    /// Take tool calls the model writes as text (```json blocks), as small local models do:
+    /// on or off; by default on for a server on this machine, off for hosted ones.
+    #[arg(long, value_enum)]
+    lenient_tool_calls: Option<OnOff>,
     /// The task, in words.
     task: String,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum OnOff {
+    On,
+    Off,
 }
 
 fn sessions_dir() -> PathBuf {
@@ -102,6 +112,20 @@ fn preset(a: &RunArgs) -> Result<Option<Preset>> {
             Ok(p)
         }
     }
+}
+
+/// The resolver, with `--lenient-tool-calls` applied to every model it resolves.
+fn with_lenient(inner: agent::ProviderResolver, choice: Option<OnOff>) -> agent::ProviderResolver {
+    let Some(choice) = choice else {
+        return inner;
+    };
+    std::sync::Arc::new(move |role: &str| {
+        let mut resolved = inner(role)?;
+        resolved
+            .provider
+            .set_lenient_tool_calls(matches!(choice, OnOff::On));
+        Ok(resolved)
+    })
 }
 
 const READ_TOOLS: &[&str] = &[
@@ -271,7 +295,7 @@ fn print_plain(e: &AgentEvent, agent: &str) {
             println!("{tag}{}{shown}", if *is_error { "✗ " } else { "" });
         }
         AgentEvent::Notice { text } => eprintln!("{tag}note: {text}"),
-        AgentEvent::Error { error } => eprintln!("{tag}error: {}", error.message),
+        AgentEvent::Error { error } => eprintln!("{tag}error: {}", with_detail(error)),
         AgentEvent::Done { summary, warnings } if warnings.is_empty() => {
             println!("\n{tag}✓ {summary}")
         }
@@ -369,7 +393,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         sessions_dir: sessions_dir(),
         policy: loaded.policy,
         config,
-        resolver: agent::provider_resolver(preset, settings_file),
+        resolver: with_lenient(
+            agent::provider_resolver(agent::PresetSlot::new(preset), settings_file),
+            a.lenient_tool_calls,
+        ),
         sandboxing: Sandboxing::Machine,
         tmp_dir: None,
     };
@@ -434,8 +461,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         TurnOutcome::Done { .. } => ExitCode::SUCCESS,
         TurnOutcome::Failed { error } => {
             eprintln!(
-                "tandem-cli: {}; continue with --session {id}",
-                error.message
+                "tandem-cli: {} Continue with --session {id}.",
+                with_detail(&error)
             );
             if error.code == FailureCode::NoProvider {
                 ExitCode::from(2)
@@ -534,6 +561,14 @@ fn outcome_words(o: &TurnOutcome) -> String {
         TurnOutcome::BudgetSpent { .. } => "budget spent".into(),
         TurnOutcome::Cancelled => "stopped".into(),
         TurnOutcome::Failed { error } => format!("failed: {}", error.message),
+    }
+}
+
+/// A failure's words and, in a terminal where nothing is folded, its technical cause.
+fn with_detail(error: &protocol::EngineError) -> String {
+    match &error.detail {
+        Some(d) => format!("{} ({d})", error.message),
+        None => error.message.clone(),
     }
 }
 

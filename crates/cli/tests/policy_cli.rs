@@ -51,7 +51,7 @@ fn check_prints_one_json_decision() {
     assert_eq!(v["decision"], "ask");
     assert_eq!(
         v["suggestions"][0]["label"],
-        "Always allow `make check` in this project"
+        "Always allow “make check” in this project"
     );
     assert_eq!(v["suggestions"][0]["grant"]["kind"], "allow_command");
 

@@ -299,3 +299,45 @@ async fn show_prints_the_turns_and_the_tree_of_agents() {
         "{shown}"
     );
 }
+
+/// A small local model writes its calls as ```json blocks: from a server on this machine they
+/// are taken by default, and `--lenient-tool-calls off` leaves them as text.
+#[tokio::test]
+async fn calls_written_as_text_by_a_local_model_run_unless_switched_off() {
+    for (flag, runs) in [(None, true), (Some("off"), false), (Some("on"), true)] {
+        let project = tempfile::tempdir().expect("tempdir");
+        std::fs::write(project.path().join("greeting.txt"), "hello, world\n").expect("write");
+        let data = tempfile::tempdir().expect("tempdir");
+        let server = ScriptedServer::start(scenario("cli_local_text_calls.json"))
+            .await
+            .expect("server");
+        let project_arg = project.path().display().to_string();
+        let mut args = vec![
+            "run",
+            "--project",
+            &project_arg,
+            "--provider",
+            "openai",
+            "--base-url",
+            server.base_url(),
+            "--model",
+            "local",
+            "--approve",
+            "reads",
+        ];
+        if let Some(f) = flag {
+            args.extend(["--lenient-tool-calls", f]);
+        }
+        args.push("What does greeting.txt say?");
+        let (code, out, err) = cli(data.path(), &args).await;
+        assert_eq!(code, 3, "{flag:?}: stdout: {out}\nstderr: {err}");
+        assert_eq!(
+            out.contains("→ read_file"),
+            runs,
+            "{flag:?}: stdout: {out}\nstderr: {err}"
+        );
+        if runs {
+            assert_eq!(server.failures(), Vec::<String>::new(), "{flag:?}");
+        }
+    }
+}

@@ -16,8 +16,20 @@ pub enum LlmError {
     /// Other 5xx.
     #[error("the provider had a server error (HTTP {status}): {message}")]
     Server { status: u16, message: String },
-    #[error("the provider could not be reached: {0}")]
-    Connect(String),
+    /// No answer came back: nothing listens there, the network or TLS failed, or it took too
+    /// long. Retried like a server error (a server may be starting up).
+    #[error("the provider could not be reached: {detail}")]
+    Connect { cause: ConnectCause, detail: String },
+    /// The address cannot be used at all (no `http://`, not a URL): never sent, not retried.
+    #[error("`{url}` is not a usable address: {problem}")]
+    BadAddress {
+        url: String,
+        problem: AddressProblem,
+    },
+    /// Something answered, but with a web page rather than the API (a wrong port or path, a
+    /// router's login page, a proxy's error page). Not retried: the address is wrong.
+    #[error("the address answered with a web page (HTTP {status}), not as a model API")]
+    NotAnApi { status: u16 },
     /// The stream ended before the message did.
     #[error("the response stream was cut off mid-message")]
     StreamCut,
@@ -28,6 +40,55 @@ pub enum LlmError {
     Protocol(String),
     #[error("cancelled")]
     Cancelled,
+}
+
+/// Why a connection failed, as far as the error chain says it in types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectCause {
+    /// Nothing listens at that address (the server is not running, or the port is wrong).
+    Refused,
+    /// No answer in time.
+    TimedOut,
+    /// Anything else: name lookup, TLS, a reset connection (the detail says which).
+    Other,
+}
+
+/// What is wrong with an address that cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AddressProblem {
+    /// `127.0.0.1:8080/v1`: the `http://` is missing.
+    #[error("it must start with http:// or https://")]
+    NoScheme,
+    /// `ftp://…`, `file://…`.
+    #[error("only http:// and https:// addresses can be used")]
+    NotHttp,
+    /// Not readable as an address at all.
+    #[error("it is not a web address")]
+    Unreadable,
+}
+
+/// Checks a provider's base URL before anything is sent to it.
+pub fn check_address(url: &str) -> Result<(), LlmError> {
+    let bad = |problem| LlmError::BadAddress {
+        url: url.to_string(),
+        problem,
+    };
+    match reqwest::Url::parse(url.trim()) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(()),
+        Ok(u) if matches!(u.scheme(), "http" | "https") => Err(bad(AddressProblem::Unreadable)),
+        // `localhost:11434` parses with the scheme `localhost`: an address without `http://`.
+        Ok(_) if !url.contains("://") => Err(bad(AddressProblem::NoScheme)),
+        Ok(_) => Err(bad(AddressProblem::NotHttp)),
+        Err(_) if !url.contains("://") => Err(bad(AddressProblem::NoScheme)),
+        Err(_) => Err(bad(AddressProblem::Unreadable)),
+    }
+}
+
+/// Whether an answer is a web page: servers that are not the API (a wrong port, a login page, a
+/// proxy's error page) answer with HTML, and no API error body ever starts with `<`.
+pub(crate) fn is_web_page(content_type: Option<&str>, body: &str) -> bool {
+    content_type.is_some_and(|t| t.to_ascii_lowercase().contains("text/html"))
+        || body.trim_start().starts_with('<')
 }
 
 fn wait_hint(d: &Option<Duration>) -> String {
@@ -48,21 +109,59 @@ impl LlmError {
     /// A request that got no answer, with every cause in the chain: reqwest's own message is
     /// only "error sending request", while the reason people can act on ("invalid peer
     /// certificate: UnknownIssuer", "connection refused") sits in its sources.
-    pub(crate) fn connect(err: &(dyn std::error::Error + 'static)) -> Self {
+    pub(crate) fn connect(err: &reqwest::Error) -> Self {
+        if err.is_builder()
+            && let Some(url) = err.url()
+        {
+            // A request that could not even be built: the address is the problem.
+            return LlmError::BadAddress {
+                url: url.to_string(),
+                problem: AddressProblem::Unreadable,
+            };
+        }
         let mut parts: Vec<String> = Vec::new();
-        let mut next = Some(err);
+        let mut cause = if err.is_timeout() {
+            ConnectCause::TimedOut
+        } else {
+            ConnectCause::Other
+        };
+        let mut next: Option<&(dyn std::error::Error + 'static)> = Some(err);
         while let Some(e) = next {
             let text = e.to_string();
             if !parts.iter().any(|p| p.contains(&text)) {
                 parts.push(text);
             }
+            if let Some(io) = e.downcast_ref::<std::io::Error>() {
+                match io.kind() {
+                    std::io::ErrorKind::ConnectionRefused => cause = ConnectCause::Refused,
+                    std::io::ErrorKind::TimedOut => cause = ConnectCause::TimedOut,
+                    _ => {}
+                }
+            }
             next = e.source();
         }
-        LlmError::Connect(parts.join(": "))
+        LlmError::Connect {
+            cause,
+            detail: parts.join(": "),
+        }
     }
 
     /// Maps an HTTP error status and body to the error it means.
     pub fn from_status(status: u16, retry_after: Option<Duration>, body: &str) -> Self {
+        Self::from_response(status, retry_after, None, body)
+    }
+
+    /// [`Self::from_status`], with the answer's content type: a web page is a wrong address
+    /// whatever its status.
+    pub(crate) fn from_response(
+        status: u16,
+        retry_after: Option<Duration>,
+        content_type: Option<&str>,
+        body: &str,
+    ) -> Self {
+        if is_web_page(content_type, body) {
+            return LlmError::NotAnApi { status };
+        }
         let message = serde_json::from_str::<serde_json::Value>(body)
             .ok()
             .and_then(|v| {

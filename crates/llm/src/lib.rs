@@ -22,7 +22,7 @@ mod sse;
 mod stream;
 mod wire;
 
-pub use error::LlmError;
+pub use error::{AddressProblem, ConnectCause, LlmError, check_address};
 pub use lenient::{LenientCalls, NotRun, NotRunReason};
 pub use prices::{ModelPrice, PriceTable};
 pub use provider::{Provider, ProviderConfig, ProviderKind, is_loopback};

@@ -33,9 +33,22 @@ impl Provider {
             .await
             .map_err(|e| LlmError::connect(&e))?;
         let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
         let body = response.text().await.map_err(|e| LlmError::connect(&e))?;
         if !(200..300).contains(&status) {
-            return Err(LlmError::from_status(status, None, &body));
+            return Err(LlmError::from_response(
+                status,
+                None,
+                content_type.as_deref(),
+                &body,
+            ));
+        }
+        if crate::error::is_web_page(content_type.as_deref(), &body) {
+            return Err(LlmError::NotAnApi { status });
         }
         let json: Value = serde_json::from_str(&body).map_err(|e| {
             LlmError::Protocol(format!(

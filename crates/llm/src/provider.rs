@@ -101,7 +101,10 @@ pub struct Provider {
 }
 
 impl Provider {
+    /// A client for the provider. An address that cannot be used (no `http://`) is refused
+    /// here, before anything is sent, rather than failing every request later.
     pub fn new(config: ProviderConfig) -> Result<Self, LlmError> {
+        crate::error::check_address(&config.base_url)?;
         // Certificates are checked against the system's store (where IT puts a corporate CA;
         // `SSL_CERT_FILE` on Linux) and the bundled Mozilla roots, so that a machine without a
         // store still reaches the public providers.
@@ -117,6 +120,12 @@ impl Provider {
 
     pub fn config(&self) -> &ProviderConfig {
         &self.config
+    }
+
+    /// Takes tool calls a model writes as text, or not, whatever the settings said (a command
+    /// line's `--lenient-tool-calls`).
+    pub fn set_lenient_tool_calls(&mut self, on: bool) {
+        self.config.lenient_tool_calls = on;
     }
 
     pub(crate) fn http(&self) -> &reqwest::Client {
@@ -185,10 +194,11 @@ impl Provider {
                     if streamed {
                         on_event(StreamEvent::Restart);
                     }
-                    on_event(StreamEvent::Notice(format!(
-                        "{err}; retrying in {:.1} s",
-                        wait.as_secs_f32()
-                    )));
+                    on_event(StreamEvent::Retrying {
+                        error: err,
+                        wait,
+                        retry: attempts,
+                    });
                     tokio::select! {
                         _ = tokio::time::sleep(wait) => {}
                         _ = cancel.cancelled() => return Err(LlmError::Cancelled),

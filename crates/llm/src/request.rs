@@ -27,8 +27,16 @@ pub enum StreamEvent {
         partial_json: String,
     },
     Usage(Usage),
-    /// Something the user should know (a lenient tool call, a retry).
+    /// Something the user should know (a lenient tool call).
     Notice(String),
+    /// The attempt failed and another follows after `wait`: the front end words it (typed,
+    /// so the raw error text is never the only thing people see, once per try).
+    Retrying {
+        error: crate::LlmError,
+        wait: std::time::Duration,
+        /// 1 for the first retry.
+        retry: u32,
+    },
     /// The attempt so far is discarded (a retry follows): drop what was shown of it.
     Restart,
 }

@@ -49,13 +49,15 @@ impl RetryPolicy {
                     None => Some(self.backoff(retries)),
                 }
             }
-            LlmError::Server { .. } | LlmError::Connect(_) => {
+            LlmError::Server { .. } | LlmError::Connect { .. } => {
                 (retries < self.server_retries).then(|| self.backoff(retries))
             }
             LlmError::StreamCut => (retries < self.cut_stream_retries).then_some(Duration::ZERO),
             LlmError::Auth { .. }
             | LlmError::BadRequest { .. }
             | LlmError::Protocol(_)
+            | LlmError::BadAddress { .. }
+            | LlmError::NotAnApi { .. }
             | LlmError::Cancelled => None,
         }
     }

@@ -187,13 +187,31 @@ pub(crate) async fn open(
         _ = cancel.cancelled() => return Err(LlmError::Cancelled),
     };
     let status = resp.status();
+    let content_type = resp
+        .headers()
+        .get_all(reqwest::header::CONTENT_TYPE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|t| t.to_ascii_lowercase().contains("text/html"))
+        .map(str::to_string);
     if !status.is_success() {
         let wait = retry::retry_after(resp.headers(), SystemTime::now());
         let body = tokio::select! {
             b = error_body(&mut resp) => b,
             _ = cancel.cancelled() => return Err(LlmError::Cancelled),
         };
-        return Err(LlmError::from_status(status.as_u16(), wait, &body));
+        return Err(LlmError::from_response(
+            status.as_u16(),
+            wait,
+            content_type.as_deref(),
+            &body,
+        ));
+    }
+    if content_type.is_some() {
+        // A web page where an event stream belongs: something else answers at this address.
+        return Err(LlmError::NotAnApi {
+            status: status.as_u16(),
+        });
     }
     Ok(Events {
         response: resp,

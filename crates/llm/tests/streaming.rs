@@ -323,10 +323,94 @@ async fn rate_limits_wait_for_retry_after_then_succeed() {
     assert_eq!(
         events
             .iter()
-            .filter(|e| matches!(e, StreamEvent::Notice(n) if n.contains("retrying")))
+            .filter(|e| matches!(e, StreamEvent::Retrying { .. }))
             .count(),
         2
     );
+}
+
+fn web_page(status: u16) -> Reply {
+    let mut r = sse(
+        status,
+        "<!DOCTYPE html>\n<html><head><title>Not Found</title></head><body><h1>404</h1></body></html>"
+            .into(),
+    );
+    r.headers.push(("Content-Type".into(), "text/html".into()));
+    r
+}
+
+#[tokio::test]
+async fn a_web_page_at_the_address_is_a_wrong_address_asked_once_not_an_error_page_retried() {
+    for status in [404, 502, 200] {
+        let (base, seen) = server(vec![web_page(status); 4]).await;
+        let (r, events) = run(&provider(ProviderKind::OpenAi, &base)).await;
+        assert_eq!(r.expect_err("a web page"), LlmError::NotAnApi { status });
+        assert_eq!(seen.count(), 1, "HTTP {status}: not retried");
+        assert!(events.is_empty(), "{events:?}");
+        let models = provider(ProviderKind::OpenAi, &base).list_models().await;
+        assert_eq!(models, Err(LlmError::NotAnApi { status }));
+    }
+}
+
+#[tokio::test]
+async fn a_stopped_server_is_refused_typed_and_each_retry_is_an_event_not_text() {
+    // Bound and closed at once: nothing listens on this port now.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port();
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let (r, events) = run(&provider(ProviderKind::OpenAi, &base)).await;
+    assert!(
+        matches!(
+            r.expect_err("refused"),
+            LlmError::Connect {
+                cause: llm::ConnectCause::Refused,
+                ..
+            }
+        ),
+        "{events:?}"
+    );
+    let retries: Vec<u32> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::Retrying { retry, error, .. } => {
+                assert!(matches!(error, LlmError::Connect { .. }), "{error:?}");
+                Some(*retry)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(retries, [1, 2, 3]);
+    assert!(
+        !events.iter().any(|e| matches!(e, StreamEvent::Notice(_))),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn an_address_without_http_is_refused_before_anything_is_sent() {
+    for (url, problem) in [
+        ("127.0.0.1:8080/v1", llm::AddressProblem::NoScheme),
+        ("localhost:11434/v1", llm::AddressProblem::NoScheme),
+        ("ftp://example.com/v1", llm::AddressProblem::NotHttp),
+        ("http://", llm::AddressProblem::Unreadable),
+    ] {
+        let err = Provider::new(ProviderConfig::new(ProviderKind::OpenAi, url, None))
+            .err()
+            .expect(url);
+        assert_eq!(
+            err,
+            LlmError::BadAddress {
+                url: url.into(),
+                problem
+            },
+            "{url}"
+        );
+    }
+    for url in ["http://127.0.0.1:8080/v1", "https://api.openai.com/v1"] {
+        assert!(llm::check_address(url).is_ok(), "{url}");
+    }
 }
 
 #[tokio::test]
@@ -551,17 +635,29 @@ async fn lenient_mode_takes_a_lone_json_block_as_a_call_and_says_so() {
         json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]}),
     ]);
     let (base, _) = server(vec![sse(200, body.clone()), sse(200, body)]).await;
-    let strict = provider(ProviderKind::OpenAi, &base);
+    // On by default for a server on this machine (small local models write calls as text);
+    // switched off, the text stays text.
+    let mut strict_config = ProviderConfig::new(ProviderKind::OpenAi, &base, None);
+    assert!(
+        strict_config.lenient_tool_calls,
+        "on by default for a local server"
+    );
+    assert!(
+        !ProviderConfig::new(ProviderKind::OpenAi, "https://api.openai.com/v1", None)
+            .lenient_tool_calls,
+        "off for a hosted one"
+    );
+    strict_config.lenient_tool_calls = false;
+    let strict = Provider::new(strict_config).expect("p");
     let (r, _) = run(&strict).await;
     assert!(
         matches!(
             &r.expect("strict").message.content[0],
             ContentBlock::Text { .. }
         ),
-        "off by default"
+        "off when switched off"
     );
-    let mut c = ProviderConfig::new(ProviderKind::OpenAi, &base, None);
-    c.lenient_tool_calls = true;
+    let c = ProviderConfig::new(ProviderKind::OpenAi, &base, None);
     let mut events = Vec::new();
     let r = Provider::new(c)
         .expect("p")

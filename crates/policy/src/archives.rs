@@ -41,7 +41,7 @@ pub fn tar(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
                         'f' => archive = Some(w.clone()),
                         'C' => dir = Some(w.clone()),
                         'I' | 'F' => j.ask(
-                            "`tar` runs a program named on its command line",
+                            "“tar” runs a program named on its command line",
                             "program that runs commands",
                         ),
                         _ => {}
@@ -55,7 +55,7 @@ pub fn tar(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
             match letter {
                 'f' => archive = Some(w.clone()),
                 'C' => dir = Some(w.clone()),
-                'I' | 'F' => j.ask(format!("`tar` runs `{a}`"), "program that runs commands"),
+                'I' | 'F' => j.ask(format!("“tar” runs “{a}”"), "program that runs commands"),
                 _ => {}
             }
             continue;
@@ -72,7 +72,7 @@ pub fn tar(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
                     .unwrap_or_default();
                 if !full.starts_with("--checkpoint-a") || v.contains("exec") || value.is_none() {
                     j.ask(
-                        format!("`tar {full}` runs a program (`{v}`)"),
+                        format!("“tar {full}” runs a program (“{v}”)"),
                         "program that runs commands",
                     );
                 }
@@ -144,7 +144,7 @@ pub fn tar(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
                                     'f' => archive = Some(v),
                                     'C' => dir = Some(v),
                                     'I' | 'F' => j.ask(
-                                        format!("`tar` runs `{rest}`"),
+                                        format!("“tar” runs “{rest}”"),
                                         "program that runs commands",
                                     ),
                                     _ => {}
@@ -181,7 +181,7 @@ pub fn tar(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
             j.write(&target, at, "tar -x");
             if absolute {
                 j.ask(
-                    "`tar -P` extracts files to the absolute paths stored in the archive, anywhere on disk",
+                    "“tar -P” extracts files to the absolute paths stored in the archive, anywhere on disk",
                     "write outside the project",
                 );
             }

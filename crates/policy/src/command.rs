@@ -38,7 +38,7 @@ const CUT_ABOVE_NESTING: usize = 48;
 const MAX_PLACES: usize = 4;
 
 pub const NOT_SANDBOXED: &str =
-    "commands are not sandboxed on this machine, so full_auto asks before running them";
+    "commands are not sandboxed on this machine, so Full auto asks before running them";
 
 pub fn judge_command(policy: &Policy, ctx: &Context, mode: Mode, command: &str) -> Vec<Finding> {
     if command.trim().is_empty() {
@@ -235,7 +235,7 @@ impl<'a> Judge<'a> {
                     && !f.rule.name.starts_with("allow_read")
                 {
                     f.verdict = Verdict::Deny;
-                    f.reason = format!("read-only mode: {}", f.reason);
+                    f.reason = format!("{}; in Read only mode it does not run", f.reason);
                     f.suggestions.clear();
                 }
             }
@@ -326,13 +326,13 @@ impl<'a> Judge<'a> {
         }
         if parsed.process_substitution {
             self.ask(
-                "the command uses process substitution `<(…)`, whose output may be run as code",
+                "the command uses process substitution “<(…)”, whose output may be run as code",
                 "process substitution",
             );
         }
         if parsed.prompt_expansion {
             self.ask(
-                "`${…@P}` expands a variable like a prompt, which runs the commands inside it",
+                "“${…@P}” expands a variable like a prompt, which runs the commands inside it",
                 "prompt expansion",
             );
         }
@@ -376,7 +376,7 @@ impl<'a> Judge<'a> {
         match env_vars::risk(&a.name, &a.value) {
             Risk::Code(why) => {
                 self.ask(
-                    format!("setting `{}` {why}", a.name),
+                    format!("setting “{}” {why}", a.name),
                     "environment that runs code",
                 );
                 true
@@ -595,14 +595,14 @@ impl<'a> Judge<'a> {
         let raw_name = match first {
             Word::Dynamic(shown) => {
                 self.ask(
-                    format!("the program to run, `{shown}`, is only known when the command runs"),
+                    format!("the program to run, “{shown}”, is only known when the command runs"),
                     "computed command name",
                 );
                 return;
             }
             Word::Glob(pattern) => {
                 self.ask(
-                    format!("the program to run, `{pattern}`, is a pattern the shell replaces with file names"),
+                    format!("the program to run, “{pattern}”, is a pattern the shell replaces with file names"),
                     "computed command name",
                 );
                 pattern.as_str()
@@ -616,7 +616,7 @@ impl<'a> Judge<'a> {
             .collect();
         if !raw_name.is_ascii() {
             self.ask(
-                format!("the program name `{raw_name}` contains non-ASCII characters that can imitate another command"),
+                format!("the program name “{raw_name}” contains non-ASCII characters that can imitate another command"),
                 "look-alike characters",
             );
         }
@@ -661,7 +661,7 @@ impl<'a> Judge<'a> {
                     match parts {
                         Some(p) => self.source(&p.join(" "), &inner_at),
                         None => self.ask(
-                            format!("`{name}` runs a command only known when it runs"),
+                            format!("“{name}” runs a command only known when it runs"),
                             "computed script",
                         ),
                     }
@@ -677,7 +677,7 @@ impl<'a> Judge<'a> {
                 None if read.scripts.is_empty() => {
                     if let Some(c) = read.computed {
                         self.ask(
-                            format!("`{name}` runs `{}`, only known when it runs", c.shown()),
+                            format!("“{name}” runs “{}”, only known when it runs", c.shown()),
                             "computed command name",
                         );
                     }
@@ -734,7 +734,7 @@ impl<'a> Judge<'a> {
         match source {
             Source::Inline(_) => {
                 self.ask(
-                    format!("`{name}` would run code given inline, which Tandem cannot inspect"),
+                    format!("“{name}” would run code given inline, which Tandem cannot inspect"),
                     "inline code",
                 );
                 Flow::Done
@@ -768,11 +768,11 @@ impl<'a> Judge<'a> {
                 self.source(&text, &at.deeper());
             }
             Stdin::Text(_) => self.ask(
-                format!("`{name}` would run the code in a here-document, which Tandem cannot inspect"),
+                format!("“{name}” would run the code in a here-document, which Tandem cannot inspect"),
                 "inline code",
             ),
             Stdin::Pipe => self.ask(
-                format!("the command pipes text into `{name}`, which runs whatever arrives (like `curl … | sh`)"),
+                format!("the command pipes text into “{name}”, which runs whatever arrives (like “curl … | sh”)"),
                 "pipe into a shell",
             ),
             Stdin::File(_) => {
@@ -780,7 +780,7 @@ impl<'a> Judge<'a> {
                 return Flow::Continue;
             }
             Stdin::Inherited => self.ask(
-                format!("`{name}` reads the program to run from its input"),
+                format!("“{name}” reads the program to run from its input"),
                 "inline code",
             ),
         }
@@ -796,7 +796,7 @@ impl<'a> Judge<'a> {
             }
             None => self.ask(
                 format!(
-                    "the shell script `{}` is only known when the command runs",
+                    "the shell script “{}” is only known when the command runs",
                     script.shown()
                 ),
                 "computed script",
@@ -830,12 +830,12 @@ impl<'a> Judge<'a> {
                 Verdict::Deny | Verdict::Ask if rule.pattern.matches_lenient(name, &args) => {
                     let reason = rule.reason.clone().unwrap_or_else(|| match rule.verdict {
                         Verdict::Deny => format!(
-                            "`{text}` is blocked by the rule `{}` ({})",
+                            "“{text}” is blocked by the rule “{}” ({})",
                             rule.pattern.text(),
                             rule.source.label()
                         ),
                         _ => format!(
-                            "`{text}` needs your approval: rule `{}` ({})",
+                            "“{text}” needs your approval: rule “{}” ({})",
                             rule.pattern.text(),
                             rule.source.label()
                         ),
@@ -862,7 +862,7 @@ impl<'a> Judge<'a> {
                             Finding::new(
                                 Verdict::Allow,
                                 format!(
-                                    "`{}` is allowed ({})",
+                                    "“{}” is allowed ({})",
                                     rule.pattern.text(),
                                     rule.source.label()
                                 ),
@@ -886,7 +886,7 @@ impl<'a> Judge<'a> {
         let only_reads = || {
             Finding::floor(
                 Verdict::Allow,
-                format!("`{name}` only reads"),
+                format!("“{name}” only reads"),
                 "read-only command",
             )
             .with_specificity(1)
@@ -896,7 +896,7 @@ impl<'a> Judge<'a> {
                 self.out.push(only_reads());
             } else {
                 self.deny(
-                    format!("read-only mode: `{text}` could change things, so it does not run"),
+                    format!("“{text}” could change things, so it does not run in Read only mode"),
                     "read_only mode",
                 );
             }
@@ -921,7 +921,7 @@ impl<'a> Judge<'a> {
             self.out.push(
                 Finding::floor(
                     Verdict::Ask,
-                    format!("this command wants the network (`{text}`), so it needs your approval"),
+                    format!("this command wants the network (“{text}”), so it needs your approval"),
                     "network",
                 )
                 .with_suggestions(suggestions)
@@ -932,13 +932,13 @@ impl<'a> Judge<'a> {
         match self.mode {
             Mode::FullAuto if self.sandboxed() => self.out.push(Finding::floor(
                 Verdict::Allow,
-                "full_auto mode runs commands that no rule stops (in the sandbox)",
+                "Full auto runs commands that no rule stops (in the sandbox)",
                 "full_auto mode",
             )),
             Mode::FullAuto => self.out.push(
                 Finding::floor(
                     Verdict::Ask,
-                    format!("`{text}`: {NOT_SANDBOXED}"),
+                    format!("“{text}”: {NOT_SANDBOXED}"),
                     "not sandboxed",
                 )
                 .with_suggestions(suggestions),
@@ -946,7 +946,10 @@ impl<'a> Judge<'a> {
             mode => self.out.push(
                 Finding::floor(
                     Verdict::Ask,
-                    format!("`{text}` needs your approval ({mode} mode asks before commands)"),
+                    format!(
+                        "“{text}” needs your approval: in {} mode, commands ask first",
+                        mode.label()
+                    ),
                     &format!("{mode} mode"),
                 )
                 .with_suggestions(suggestions),

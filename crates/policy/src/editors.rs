@@ -90,7 +90,7 @@ pub fn sed(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
     for s in &scripts {
         let Some(text) = s.literal() else {
             j.ask(
-                format!("`sed` runs the script `{}`, only known when it runs (a sed script can run shell commands)", s.shown()),
+                format!("“sed” runs the script “{}”, only known when it runs (a sed script can run shell commands)", s.shown()),
                 "computed script",
             );
             only_reads = false;
@@ -100,7 +100,7 @@ pub fn sed(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
             Some(found) => {
                 if found.runs {
                     j.ask(
-                        "the `sed` script runs text as a shell command (its `e` command)",
+                        "the “sed” script runs text as a shell command (its “e” command)",
                         "program that runs commands",
                     );
                     only_reads = false;
@@ -115,7 +115,7 @@ pub fn sed(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
             }
             None => {
                 j.ask(
-                    format!("Tandem cannot read the `sed` script `{text}`, and a sed script can run shell commands"),
+                    format!("Tandem cannot read the “sed” script “{text}”, and a sed script can run shell commands"),
                     "program that runs commands",
                 );
                 only_reads = false;
@@ -296,7 +296,7 @@ pub fn awk(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
             }
             "-l" | "--load" => {
                 j.ask(
-                    "`awk -l` loads a compiled extension, which runs any code",
+                    "“awk -l” loads a compiled extension, which runs any code",
                     "inline code",
                 );
                 from_file = true;
@@ -321,7 +321,7 @@ pub fn awk(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
     match &program {
         Some(Word::Dynamic(raw)) => {
             j.ask(
-                format!("`awk` runs the program `{raw}`, only known when it runs"),
+                format!("“awk” runs the program “{raw}”, only known when it runs"),
                 "computed script",
             );
             only_reads = false;
@@ -335,14 +335,14 @@ pub fn awk(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
                 || code.contains("@include")
             {
                 j.ask(
-                    "the `awk` program runs commands (`system()` or a pipe)",
+                    "the “awk” program runs commands (“system()” or a pipe)",
                     "program that runs commands",
                 );
                 only_reads = false;
             }
             if code.contains("ENVIRON") {
                 j.ask(
-                    format!("the `awk` program {ENV_LISTING}"),
+                    format!("the “awk” program {ENV_LISTING}"),
                     "environment listing",
                 );
                 only_reads = false;
@@ -352,7 +352,7 @@ pub fn awk(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
                 match target {
                     Some(file) => j.write(&Word::Literal(file), at, "awk"),
                     None => j.ask(
-                        "the `awk` program writes to a file only known when it runs",
+                        "the “awk” program writes to a file only known when it runs",
                         "computed path",
                     ),
                 }

@@ -64,7 +64,7 @@ fn judge(policy: &Policy, call: &ToolCall<'_>, ctx: &Context<'_>) -> Decision {
         ToolCall::PullRequest => vec![match mode {
             Mode::ReadOnly => Finding::floor(
                 Verdict::Deny,
-                "read-only mode: a pull request changes things on the server",
+                "a pull request changes things on the server, so it is not made in Read only mode",
                 "read_only mode",
             ),
             _ => Finding::floor(
@@ -75,7 +75,7 @@ fn judge(policy: &Policy, call: &ToolCall<'_>, ctx: &Context<'_>) -> Decision {
         }],
         ToolCall::Internal { name } => vec![Finding::floor(
             Verdict::Allow,
-            format!("`{name}` has no effect outside the agent"),
+            format!("“{name}” has no effect outside the agent"),
             "internal tool",
         )],
     };
@@ -94,7 +94,7 @@ fn judge(policy: &Policy, call: &ToolCall<'_>, ctx: &Context<'_>) -> Decision {
 fn unresolvable(path: &str) -> Vec<Finding> {
     vec![Finding::floor(
         Verdict::Ask,
-        format!("`{path}` cannot be resolved to a file without running a shell"),
+        format!("“{path}” cannot be resolved to a file without running a shell"),
         "unresolvable path",
     )]
 }
@@ -131,7 +131,7 @@ fn judge_write(
         f.push(
             Finding::new(
                 Verdict::Allow,
-                format!("edits to `{rel}` are allowed ({})", rule.source.label()),
+                format!("edits to “{rel}” are allowed ({})", rule.source.label()),
                 format!("paths.allow_write \"{}\"", rule.text),
                 rule.source.clone(),
             )
@@ -141,7 +141,7 @@ fn judge_write(
     }
     f.push(by_mode(
         mode,
-        &format!("editing `{rel}`"),
+        &format!("editing “{rel}”"),
         suggest::write(&rel),
     ));
     f
@@ -152,18 +152,18 @@ fn by_mode(mode: Mode, what: &str, suggestions: Vec<crate::decision::Suggestion>
     match mode {
         Mode::ReadOnly => Finding::floor(
             Verdict::Deny,
-            format!("read-only mode: {what} is not allowed"),
+            format!("{what} is not allowed in Read only mode"),
             "read_only mode",
         ),
         Mode::Ask => Finding::floor(
             Verdict::Ask,
-            format!("{what} needs your approval (ask mode)"),
+            format!("in Ask mode, {what} needs your approval"),
             "ask mode",
         )
         .with_suggestions(suggestions),
         Mode::AutoEdit | Mode::FullAuto => Finding::floor(
             Verdict::Allow,
-            format!("{mode} mode allows {what}"),
+            format!("{} mode allows {what}", mode.label()),
             &format!("{mode} mode"),
         ),
     }
@@ -178,7 +178,7 @@ fn thresholds(policy: &Policy, ctx: &Context, diff_lines: u32) -> Vec<Finding> {
         f.push(Finding::new(
             Verdict::Deny,
             format!(
-                "this session would have {total} changed lines since the last commit, over the limit of {} (max_diff_lines); review and commit what is there first (git_commit), then go on",
+                "this session would have {total} changed lines since the last commit, over the limit of {}; review and commit what is there first, then go on",
                 policy.max_diff_lines.value
             ),
             "max_diff_lines",
@@ -188,7 +188,7 @@ fn thresholds(policy: &Policy, ctx: &Context, diff_lines: u32) -> Vec<Finding> {
         f.push(Finding::new(
             Verdict::Ask,
             format!(
-                "this session has {total} changed lines since the last commit, over {} (require_approval_above): every further change needs your approval until they are committed",
+                "this session has {total} changed lines since the last commit, more than {}, so every further change needs your approval until they are committed",
                 policy.require_approval_above.value
             ),
             "require_approval_above",
@@ -214,7 +214,7 @@ fn judge_fetch(
         Err(e) => {
             return vec![Finding::floor(
                 Verdict::Deny,
-                format!("`{url}` is not a valid URL ({e})"),
+                format!("“{url}” is not a valid URL ({e})"),
                 "invalid URL",
             )];
         }
@@ -223,7 +223,7 @@ fn judge_fetch(
         return vec![Finding::floor(
             Verdict::Deny,
             format!(
-                "only http and https can be fetched, not `{}:`",
+                "only http and https can be fetched, not “{}:”",
                 parsed.scheme()
             ),
             "URL scheme",
@@ -242,7 +242,7 @@ fn judge_fetch(
         None => {
             return vec![Finding::floor(
                 Verdict::Deny,
-                format!("`{url}` names no host"),
+                format!("“{url}” names no host"),
                 "invalid URL",
             )];
         }
@@ -255,7 +255,7 @@ fn judge_fetch(
     {
         f.push(Finding::new(
             Verdict::Deny,
-            format!("`{host}` is a blocked domain ({})", d.source.label()),
+            format!("“{host}” is a blocked domain ({})", d.source.label()),
             format!("network.denied_domains \"{}\"", d.domain),
             d.source.clone(),
         ));
@@ -263,13 +263,13 @@ fn judge_fetch(
     if private {
         f.push(Finding::floor(
             Verdict::Ask,
-            format!("`{host}` is on this machine or your private network; reaching it needs your approval (built-in rule)"),
+            format!("“{host}” is on this machine or your private network; reaching it needs your approval (built-in rule)"),
             "private network",
         ));
     } else if let Some(ip) = resolved.iter().find(|ip| is_private_ip(**ip)) {
         f.push(Finding::floor(
             Verdict::Ask,
-            format!("`{host}` leads to {ip}, on this machine or your private network; reaching it needs your approval (built-in rule)"),
+            format!("“{host}” leads to {ip}, on this machine or your private network; reaching it needs your approval (built-in rule)"),
             "private network",
         ));
     }
@@ -279,13 +279,13 @@ fn judge_fetch(
         match mode {
             Mode::ReadOnly => f.push(Finding::floor(
                 Verdict::Deny,
-                format!("read-only mode: a {method} request can change things on `{host}`"),
+                format!("a {method} request can change things on “{host}”, so it is not sent in Read only mode"),
                 "read_only mode",
             )),
             Mode::Ask | Mode::AutoEdit => f.push(Finding::floor(
                 Verdict::Ask,
                 format!(
-                    "a {method} request can change things on `{host}`, so it needs your approval"
+                    "a {method} request can change things on “{host}”, so it needs your approval"
                 ),
                 "request that changes things",
             )),
@@ -309,7 +309,7 @@ fn judge_fetch(
         f.push(
             Finding::new(
                 Verdict::Allow,
-                format!("`{host}` is an allowed domain ({})", d.source.label()),
+                format!("“{host}” is an allowed domain ({})", d.source.label()),
                 format!("network.allowed_domains \"{}\"", d.domain),
                 d.source.clone(),
             )
@@ -320,7 +320,7 @@ fn judge_fetch(
     f.push(network_by_mode(
         policy,
         mode,
-        &format!("fetching `{host}`"),
+        &format!("fetching “{host}”"),
         suggest::domain(&host),
     ));
     f

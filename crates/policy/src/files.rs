@@ -145,7 +145,7 @@ impl Judge<'_> {
             // Where it is is unknown, but some names are secret wherever they are.
             if is_secret(Path::new(path)) {
                 self.deny(
-                    format!("`{path}` names a file that holds secrets (built-in rule)"),
+                    format!("“{path}” names a file that holds secrets (built-in rule)"),
                     "secrets",
                 );
             }
@@ -164,7 +164,7 @@ impl Judge<'_> {
                 self.push(
                     Finding::floor(
                         Verdict::Ask,
-                        format!("the command names `{name}`, outside the project folder; reaching outside needs your approval (built-in rule)"),
+                        format!("the command names “{name}”, outside the project folder; reaching outside needs your approval (built-in rule)"),
                         "outside the project",
                     )
                     .with_suggestions(vec![suggest::read(&r.real)]),
@@ -177,7 +177,7 @@ impl Judge<'_> {
 
     fn climbs(&mut self, path: &str) {
         self.deny(
-            format!("`{path}` climbs out of a link with `..`, so it leads somewhere other than it reads (built-in rule)"),
+            format!("“{path}” climbs out of a link with “..”, so it leads somewhere other than it reads (built-in rule)"),
             "path through a link",
         );
     }
@@ -195,7 +195,7 @@ impl Judge<'_> {
             Word::Literal(p) => {
                 let Some(r) = self.resolve(p, at) else {
                     self.ask(
-                        format!("`{p}` is a path only the shell can resolve"),
+                        format!("“{p}” is a path only the shell can resolve"),
                         "unresolvable path",
                     );
                     return;
@@ -217,7 +217,7 @@ impl Judge<'_> {
             }
             Word::Dynamic(raw) => {
                 self.ask(
-                    format!("the command reads `{raw}`, a file only known when it runs"),
+                    format!("the command reads “{raw}”, a file only known when it runs"),
                     "computed redirect",
                 );
                 if let Some(g) = self.guess(raw, at) {
@@ -238,14 +238,14 @@ impl Judge<'_> {
             Word::Glob(p) => {
                 let p = p.clone();
                 self.ask(
-                    format!("`{who}` changes `{p}`, which names files only known when it runs"),
+                    format!("“{who}” changes “{p}”, which names files only known when it runs"),
                     "computed path",
                 );
                 self.pattern(&p, at, Access::Write);
             }
             Word::Dynamic(raw) => {
                 self.ask(
-                    format!("`{who}` writes `{raw}`, a file only known when it runs"),
+                    format!("“{who}” writes “{raw}”, a file only known when it runs"),
                     "computed path",
                 );
                 if let Some(g) = self.guess(raw, at) {
@@ -262,7 +262,7 @@ impl Judge<'_> {
     pub fn write_path(&mut self, p: &str, at: &At) {
         let Some(r) = self.resolve(p, at) else {
             self.ask(
-                format!("`{p}` is a path only the shell can resolve"),
+                format!("“{p}” is a path only the shell can resolve"),
                 "unresolvable path",
             );
             return;
@@ -279,7 +279,7 @@ impl Judge<'_> {
                     self.push(
                         Finding::floor(
                             Verdict::Ask,
-                            format!("the sandbox keeps `{rel}` read-only, so this command would have to run outside it"),
+                            format!("the sandbox keeps “{rel}” read-only, so this command would have to run outside it"),
                             "sandbox read-only path",
                         )
                         .leaving_sandbox(),
@@ -297,20 +297,20 @@ impl Judge<'_> {
         if self.ctx.relative(&r.lexical).is_some() {
             self.deny(
                 format!(
-                    "`{p}` leads outside the project through a link, to `{name}` (built-in rule)"
+                    "“{p}” leads outside the project through a link, to “{name}” (built-in rule)"
                 ),
                 "write through a link",
             );
         } else if is_startup_location(&r.real, self.ctx.home) {
             self.deny(
-                format!("`{name}` decides how this machine or your shell starts programs; the agent may not change it (built-in rule)"),
+                format!("“{name}” decides how this machine or your shell starts programs; the agent may not change it (built-in rule)"),
                 "startup files",
             );
         } else {
             self.push(
                 Finding::floor(
                     Verdict::Ask,
-                    format!("this command writes `{name}`, outside the project, so it would have to run outside the sandbox"),
+                    format!("this command writes “{name}”, outside the project, so it would have to run outside the sandbox"),
                     "write outside the project",
                 )
                 .leaving_sandbox(),
@@ -323,12 +323,12 @@ impl Judge<'_> {
         match self.mode {
             Mode::ReadOnly => Finding::floor(
                 Verdict::Deny,
-                format!("read-only mode: the command would write `{rel}`"),
+                format!("the command would write “{rel}”, and nothing changes in Read only mode"),
                 "read_only mode",
             ),
             Mode::Ask => Finding::floor(
                 Verdict::Ask,
-                format!("the command writes `{rel}`"),
+                format!("the command writes “{rel}”"),
                 "ask mode",
             )
             .with_suggestions(suggest::write(rel)),
@@ -337,14 +337,14 @@ impl Judge<'_> {
             Mode::FullAuto if !self.sandboxed() => Finding::floor(
                 Verdict::Ask,
                 format!(
-                    "the command writes `{rel}`: {}",
+                    "the command writes “{rel}”: {}",
                     crate::command::NOT_SANDBOXED
                 ),
                 "not sandboxed",
             ),
             Mode::AutoEdit if !self.sandboxed() => Finding::floor(
                 Verdict::Ask,
-                format!("the command writes `{rel}` (auto_edit mode asks before commands)"),
+                format!("the command writes “{rel}”: in Auto edit mode, commands ask first"),
                 "auto_edit mode",
             ),
             mode => Finding::floor(
@@ -377,7 +377,7 @@ impl Judge<'_> {
             let resolved = base.as_deref().and_then(|b| self.resolve(b, at));
             let Some(r) = resolved else {
                 self.ask(
-                    format!("`{what}` deletes `{text}`, which is only known when the command runs"),
+                    format!("“{what}” deletes “{text}”, which is only known when the command runs"),
                     "recursive delete",
                 );
                 continue;
@@ -385,7 +385,7 @@ impl Judge<'_> {
             let dynamic = matches!(word, Word::Dynamic(_));
             if dynamic {
                 self.ask(
-                    format!("`{what}` deletes `{text}`, which is only known when the command runs"),
+                    format!("“{what}” deletes “{text}”, which is only known when the command runs"),
                     "recursive delete",
                 );
             }
@@ -395,11 +395,11 @@ impl Judge<'_> {
             }
             match self.ctx.relative(&r.real) {
                 None => self.deny(
-                    format!("`{what}` would delete or change `{}` and everything in it, outside the project folder (built-in rule)", r.real.display()),
+                    format!("“{what}” would delete or change “{}” and everything in it, outside the project folder (built-in rule)", r.real.display()),
                     "recursive delete outside the project",
                 ),
                 Some(rel) if rel.is_empty() => self.ask(
-                    format!("`{what}` would delete or change the whole project folder"),
+                    format!("“{what}” would delete or change the whole project folder"),
                     "recursive delete of the project",
                 ),
                 Some(rel) => {
@@ -426,7 +426,7 @@ impl Judge<'_> {
         for file in policy_files.into_iter().flatten() {
             if file.starts_with(abs) && file != abs {
                 self.deny(
-                    format!("`{what}` would take `{}` with `{rel}`: it is a policy file, and only you can change the rules (built-in rule)", self.shown(&file)),
+                    format!("“{what}” would take “{}” with “{rel}”: it is a policy file, and only you can change the rules (built-in rule)", self.shown(&file)),
                     "policy file",
                 );
             }
@@ -440,7 +440,7 @@ impl Judge<'_> {
                 self.push(Finding::new(
                     Verdict::Deny,
                     format!(
-                        "`{what}` would take `{prefix}` with `{rel}`, a protected path ({})",
+                        "“{what}” would take “{prefix}” with “{rel}”, a protected path ({})",
                         rule.source.label()
                     ),
                     format!("paths.protected \"{}\"", rule.text),
@@ -462,7 +462,7 @@ impl Judge<'_> {
                 Some(g) => g,
                 None => {
                     self.ask(
-                        format!("`{what}` reads everything under `{raw}`, a folder only known when it runs"),
+                        format!("“{what}” reads everything under “{raw}”, a folder only known when it runs"),
                         "recursive read",
                     );
                     return;
@@ -472,7 +472,7 @@ impl Judge<'_> {
         let Some(r) = self.resolve(&text, at) else {
             self.ask(
                 format!(
-                    "`{what}` reads everything under `{text}`, a folder only known when it runs"
+                    "“{what}” reads everything under “{text}”, a folder only known when it runs"
                 ),
                 "recursive read",
             );
@@ -488,7 +488,7 @@ impl Judge<'_> {
         }
         if let Some(inside) = self.protected_under(&rel, scope.skips_hidden) {
             self.ask(
-                format!("`{what}` reads everything under `{}`, which includes `{inside}`, a protected path", if rel.is_empty() { "." } else { &rel }),
+                format!("“{what}” reads everything under “{}”, which includes “{inside}”, a protected path", if rel.is_empty() { "." } else { &rel }),
                 "recursive read",
             );
             return;
@@ -496,7 +496,7 @@ impl Judge<'_> {
         if !self.sandboxed() {
             self.ask(
                 format!(
-                    "without the sandbox, `{what}` can read secret files under `{}` such as `.env`",
+                    "without the sandbox, “{what}” can read secret files under “{}” such as “.env”",
                     if rel.is_empty() { "." } else { &rel }
                 ),
                 "recursive read",
@@ -574,7 +574,7 @@ impl Judge<'_> {
                     hit = true;
                     self.push(Finding {
                         verdict: if exact { Verdict::Deny } else { Verdict::Ask },
-                        reason: format!("`{pattern}` can expand to `{shown}`: {}", f.reason),
+                        reason: format!("“{pattern}” can expand to “{shown}”: {}", f.reason),
                         ..f
                     });
                 }

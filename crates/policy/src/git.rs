@@ -186,7 +186,7 @@ pub fn parse(words: &[Word]) -> (Invocation<'_>, Vec<Finding>) {
         let Some(a) = w.literal() else {
             findings.push(Finding::floor(
                 Verdict::Ask,
-                format!("git is given `{}`, only known when it runs (it could be an option that makes git run a program)", w.shown()),
+                format!("git is given “{}”, only known when it runs (it could be an option that makes git run a program)", w.shown()),
                 "git configuration",
             ));
             i += 1;
@@ -199,7 +199,7 @@ pub fn parse(words: &[Word]) -> (Invocation<'_>, Vec<Finding>) {
         if name.starts_with("-c") || name == "--config-env" || name == "--exec-path" {
             findings.push(Finding::floor(
                 Verdict::Ask,
-                "`git -c` can make git run any program (through its configuration)",
+                "“git -c” can make git run any program (through its configuration)",
                 "git configuration",
             ));
         }
@@ -325,12 +325,12 @@ pub fn judge(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
         || (sub == "push" && (has("--receive-pack") || has("--exec")));
     if runs_program {
         j.ask(
-            format!("`git {sub}` is told which program to run or which hooks and configuration to use, which can run any code"),
+            format!("“git {sub}” is told which program to run or which hooks and configuration to use, which can run any code"),
             "git configuration",
         );
     }
     let throws_away = |reason: &str, j: &mut Judge| {
-        j.ask(format!("`git {sub}` {reason}"), "destructive git");
+        j.ask(format!("“git {sub}” {reason}"), "destructive git");
     };
     match sub {
         "reset" if has("--hard") || has("--merge") || has("--keep") => {
@@ -411,14 +411,14 @@ pub fn judge(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
         "filter-branch" | "filter-repo" => throws_away("rewrites the whole history", j),
         "credential" | "credential-store" | "credential-cache" => {
             j.ask(
-                "`git credential` reads or stores your passwords and tokens",
+                "“git credential” reads or stores your passwords and tokens",
                 "secrets",
             );
         }
         "config" => config(j, &args, &operands, at, facts),
         "submodule" if operands.first() == Some(&"foreach") => {
             j.ask(
-                "`git submodule foreach` runs a shell command in every submodule",
+                "“git submodule foreach” runs a shell command in every submodule",
                 "program that runs commands",
             );
             let script: Vec<&str> = operands.iter().skip(1).copied().collect();
@@ -426,19 +426,19 @@ pub fn judge(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
         }
         "difftool" | "mergetool" if has("--extcmd") || short('x') => {
             j.ask(
-                format!("`git {sub} -x` runs the command it is given"),
+                format!("“git {sub} -x” runs the command it is given"),
                 "program that runs commands",
             );
         }
         "grep" if has("--open-files-in-pager") || short('O') => {
             j.ask(
-                "`git grep -O` opens the files in a program it is given",
+                "“git grep -O” opens the files in a program it is given",
                 "program that runs commands",
             );
         }
         "rebase" if has("--exec") || short('x') => {
             j.ask(
-                "`git rebase -x` runs a command after each commit",
+                "“git rebase -x” runs a command after each commit",
                 "program that runs commands",
             );
         }
@@ -597,7 +597,7 @@ fn config(j: &mut Judge, args: &[&str], operands: &[&str], at: &At, facts: &mut 
             j.write_path(&file, at);
         } else {
             j.ask(
-                "`git config --global` writes your git configuration",
+                "“git config --global” writes your git configuration",
                 "git configuration",
             );
         }
@@ -616,7 +616,7 @@ fn config(j: &mut Judge, args: &[&str], operands: &[&str], at: &At, facts: &mut 
     j.push(
         Finding::floor(
             Verdict::Ask,
-            "`git config` writes the repository's configuration (`.git/config`), which can make git run programs; the sandbox keeps it read-only, so this command would have to run outside it",
+            "“git config” writes the repository's configuration (“.git/config”), which can make git run programs; the sandbox keeps it read-only, so this command would have to run outside it",
             "git configuration",
         )
         .leaving_sandbox(),
@@ -649,7 +649,7 @@ fn revision_paths(j: &mut Judge, args: &[&str], at: &At) {
         for f in found.into_iter().filter(|f| f.verdict == Verdict::Deny) {
             j.push(Finding {
                 reason: format!(
-                    "`{a}` is the content of `{path}` in git's history: {}",
+                    "“{a}” is the content of “{path}” in git's history: {}",
                     f.reason
                 ),
                 ..f

@@ -39,6 +39,7 @@ mod interpreters;
 mod machine;
 mod mode;
 mod network;
+mod overview;
 mod paths;
 mod pattern;
 mod programs;
@@ -59,6 +60,7 @@ pub use decision::{Decision, Grant, RuleRef, SandboxNeeds, Scope, Suggestion, Ve
 pub use engine::evaluate;
 pub use hosts::{is_private_host, is_private_ip};
 pub use mode::Mode;
+pub use overview::{hard_limits, own_rules, remove_rule};
 pub use paths::{HOME_SECRETS, SecretGlobs, is_secret, project_secret_globs};
 pub use rules::{
     BUILTIN_TOML, NetworkMode, Policy, PolicyError, RuleText, add_project_grant,

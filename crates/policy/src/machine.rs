@@ -120,12 +120,12 @@ pub fn kill(j: &mut Judge, words: &[Word]) {
     }
     if targets.iter().any(|t| *t == "-1" || *t == "0") {
         j.deny(
-            "`kill` with `-1` or `0` stops every process you own or the whole group",
+            "“kill” with “-1” or “0” stops every process you own or the whole group",
             "kill everything",
         );
     } else if targets.iter().any(|t| !t.starts_with('%')) {
         j.ask(
-            "`kill` stops a process that may not belong to this task",
+            "“kill” stops a process that may not belong to this task",
             "stop a process",
         );
     }

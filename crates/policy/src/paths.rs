@@ -227,7 +227,7 @@ pub fn judge_path(policy: &Policy, ctx: &Context, abs: &Path, access: Access) ->
     match (ctx.relative(abs), access) {
         (None, Access::Write) => out.push(Finding::floor(
             Verdict::Deny,
-            format!("`{name}` is outside the project folder; the agent may only change files inside it (built-in rule)"),
+            format!("“{name}” is outside the project folder; the agent may only change files inside it (built-in rule)"),
             "outside the project",
         )),
         (None, Access::Read) => out.push(read_outside(policy, abs, &name)),
@@ -241,14 +241,14 @@ pub fn read_outside(policy: &Policy, abs: &Path, name: &str) -> Finding {
     match policy.allow_read.iter().find(|r| r.glob.is_match(abs)) {
         Some(r) => Finding::new(
             Verdict::Allow,
-            format!("reading `{name}` was allowed this session"),
+            format!("reading “{name}” was allowed this session"),
             format!("allow_read \"{}\"", r.text),
             r.source.clone(),
         )
         .with_specificity(10),
         None => Finding::floor(
             Verdict::Ask,
-            format!("`{name}` is outside the project folder; reading it needs your approval (built-in rule)"),
+            format!("“{name}” is outside the project folder; reading it needs your approval (built-in rule)"),
             "outside the project",
         )
         .with_suggestions(vec![crate::suggest::read(abs)]),
@@ -268,7 +268,7 @@ pub fn protections(policy: &Policy, ctx: &Context, abs: &Path, access: Access) -
     if is_secret(abs) {
         out.push(Finding::floor(
             Verdict::Deny,
-            format!("`{name}` holds secrets, so the agent may not {verb} it (built-in rule)"),
+            format!("“{name}” holds secrets, so the agent may not {verb} it (built-in rule)"),
             "secrets",
         ));
     }
@@ -278,7 +278,7 @@ pub fn protections(policy: &Policy, ctx: &Context, abs: &Path, access: Access) -
     if is_policy_file && access == Access::Write {
         out.push(Finding::floor(
             Verdict::Deny,
-            format!("`{name}` is a policy file: only you can change the rules, not the agent (built-in rule)"),
+            format!("“{name}” is a policy file: only you can change the rules, not the agent (built-in rule)"),
             "policy file",
         ));
     }
@@ -288,7 +288,7 @@ pub fn protections(policy: &Policy, ctx: &Context, abs: &Path, access: Access) -
     {
         out.push(Finding::floor(
             Verdict::Deny,
-            format!("`{name}` is inside git's own folder; changing it directly can corrupt the repository (built-in rule)"),
+            format!("“{name}” is inside git's own folder; changing it directly can corrupt the repository (built-in rule)"),
             ".git internals",
         ));
     }
@@ -310,7 +310,7 @@ pub fn protections(policy: &Policy, ctx: &Context, abs: &Path, access: Access) -
             out.push(Finding::new(
                 Verdict::Deny,
                 format!(
-                    "`{name}` is a protected path, so the agent may not {verb} it ({})",
+                    "“{name}” is a protected path, so the agent may not {verb} it ({})",
                     rule.source.label()
                 ),
                 format!("paths.protected \"{}\"", rule.text),

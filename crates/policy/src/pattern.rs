@@ -39,7 +39,7 @@ fn glob(text: &str) -> Result<GlobMatcher, String> {
         .backslash_escape(true)
         .build()
         .map(|g| g.compile_matcher())
-        .map_err(|e| format!("`{text}` is not a valid pattern: {e}"))
+        .map_err(|e| format!("“{text}” is not a valid pattern: {e}"))
 }
 
 /// Splits `-rf` into `-r`, `-f`; keeps `--long`, `-` and `--` as they are; maps aliases.

@@ -35,7 +35,7 @@ pub fn before_wrappers(
     match name {
         _ if ADMIN.contains(&name) => {
             j.deny(
-                format!("`{name}` runs commands as the administrator; the agent never does that. Run it yourself in a terminal if it is needed."),
+                format!("“{name}” runs commands as the administrator; the agent never does that. Run it yourself in a terminal if it is needed."),
                 "sudo",
             );
             let mut i = 1;
@@ -80,7 +80,7 @@ pub fn before_wrappers(
         }
         "eval" => {
             j.ask(
-                "`eval` runs text as a command, which Tandem can only partly see through",
+                "“eval” runs text as a command, which Tandem can only partly see through",
                 "eval",
             );
             let parts: Option<Vec<&str>> = lit[1..].iter().copied().collect();
@@ -96,7 +96,7 @@ pub fn before_wrappers(
             Some(Flow::Continue)
         }
         "source" | "." => {
-            j.ask("`source` runs a file's commands in the shell", "source");
+            j.ask("“source” runs a file's commands in the shell", "source");
             Some(Flow::Done)
         }
         "alias" | "trap" | "complete" | "bind" | "enable" | "hash" | "fc" => {
@@ -111,7 +111,7 @@ pub fn before_wrappers(
             }
             j.ask(
                 format!(
-                    "`{name}` defines or replays a command to run later, which Tandem cannot follow"
+                    "“{name}” defines or replays a command to run later, which Tandem cannot follow"
                 ),
                 "deferred command",
             );
@@ -150,7 +150,7 @@ pub fn judge(j: &mut Judge, name: &str, words: &[Word], at: &At, facts: &mut Fac
                         .split(|c: char| !c.is_alphanumeric() && c != '_')
                         .any(|t| t == "env")
                 {
-                    j.ask(format!("`jq` {ENV_LISTING}"), "environment listing");
+                    j.ask(format!("“jq” {ENV_LISTING}"), "environment listing");
                 }
             }
         }
@@ -167,8 +167,8 @@ pub fn judge(j: &mut Judge, name: &str, words: &[Word], at: &At, facts: &mut Fac
                 j.reach("diff -r", w, at, Scope::default());
             }
         }
-        "printenv" => j.ask(format!("`printenv` {ENV_LISTING}"), "environment listing"),
-        "set" if words.len() == 1 => j.ask(format!("`set` {ENV_LISTING}"), "environment listing"),
+        "printenv" => j.ask(format!("“printenv” {ENV_LISTING}"), "environment listing"),
+        "set" if words.len() == 1 => j.ask(format!("“set” {ENV_LISTING}"), "environment listing"),
         "set" | "shopt" | "ulimit" | "umask" | "unset" => facts.read_only = Some(true),
         "export" | "declare" | "typeset" | "readonly" | "local" => {
             let names = lit
@@ -179,29 +179,29 @@ pub fn judge(j: &mut Judge, name: &str, words: &[Word], at: &At, facts: &mut Fac
             if names || name == "local" {
                 facts.read_only = Some(true);
             } else {
-                j.ask(format!("`{name}` {ENV_LISTING}"), "environment listing");
+                j.ask(format!("“{name}” {ENV_LISTING}"), "environment listing");
             }
         }
         "kill" => machine::kill(j, words),
         "ssh" | "scp" | "sftp" | "rsync" | "wget" => remote_commands(j, name, words),
         "init" | "telinit" if words.len() > 1 => j.deny(
-            format!("`{name}` changes the machine's run level: it can stop or restart it"),
+            format!("“{name}” changes the machine's run level: it can stop or restart it"),
             "power",
         ),
         "systemctl" | "loginctl" if sub.is_some_and(|s| POWER.contains(&s)) => j.deny(
             format!(
-                "`{name} {}` stops or restarts the machine or ends sessions",
+                "“{name} {}” stops or restarts the machine or ends sessions",
                 sub.unwrap_or_default()
             ),
             "power",
         ),
-        "loginctl" => j.ask(format!("`{name}` manages login sessions"), "system change"),
+        "loginctl" => j.ask(format!("“{name}” manages login sessions"), "system change"),
         _ if MACHINE_KILLERS.contains(&name) || name.starts_with("mkfs") => j.deny(
-            format!("`{name}` formats, wipes or repartitions disks, or stops every process"),
+            format!("“{name}” formats, wipes or repartitions disks, or stops every process"),
             "disks and power",
         ),
         _ if SYSTEM_CHANGERS.contains(&name) => j.ask(
-            format!("`{name}` changes the system itself, outside the project"),
+            format!("“{name}” changes the system itself, outside the project"),
             "system change",
         ),
         _ => unknown(j, name, words, at),
@@ -273,7 +273,7 @@ fn make(j: &mut Judge, words: &[Word]) {
                 .or_else(|| words.get(k + 1).map(|w| w.shown().to_string()))
                 .unwrap_or_default();
             j.ask(
-                format!("`make --eval` adds makefile text (`{text}`), which can run any command"),
+                format!("“make --eval” adds makefile text (“{text}”), which can run any command"),
                 "program that runs commands",
             );
         }
@@ -285,7 +285,7 @@ fn make(j: &mut Judge, words: &[Word]) {
             )
         {
             j.ask(
-                format!("`make {var}=…` changes the program make runs its recipes with"),
+                format!("“make {var}=…” changes the program make runs its recipes with"),
                 "program that runs commands",
             );
         }
@@ -333,7 +333,7 @@ fn remote_commands(j: &mut Judge, name: &str, words: &[Word]) {
     if runs {
         j.ask(
             format!(
-                "this `{name}` option runs a program on this machine or reads settings that can"
+                "this “{name}” option runs a program on this machine or reads settings that can"
             ),
             "program that runs commands",
         );

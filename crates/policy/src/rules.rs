@@ -203,7 +203,7 @@ fn path_glob(text: &str) -> Result<GlobMatcher, String> {
         .literal_separator(true)
         .build()
         .map(|g| g.compile_matcher())
-        .map_err(|e| format!("`{text}` is not a valid glob: {e}"))
+        .map_err(|e| format!("“{text}” is not a valid glob: {e}"))
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
@@ -355,7 +355,7 @@ impl Policy {
             } else {
                 notes.push(left_out(
                     file,
-                    format!("{name} `{v}` is looser than `{}`", slot.value),
+                    format!("{name} “{v}” is looser than “{}”", slot.value),
                 ));
             }
         }
@@ -437,7 +437,7 @@ impl Policy {
                         source: source.clone(),
                     });
                 } else {
-                    notes.push(note(format!("{name} `{g}` would loosen the rules")));
+                    notes.push(note(format!("{name} “{g}” would loosen the rules")));
                 }
             }
         }
@@ -477,7 +477,7 @@ impl Policy {
                 })?;
                 if verdict == Verdict::Allow && !may_loosen {
                     notes.push(note(format!(
-                        "commands.allow `{pattern_text}` would loosen the rules"
+                        "commands.allow “{pattern_text}” would loosen the rules"
                     )));
                     continue;
                 }
@@ -504,14 +504,14 @@ impl Policy {
                 });
             } else {
                 notes.push(note(format!(
-                    "network.allowed_domains `{d}` would loosen the rules"
+                    "network.allowed_domains “{d}” would loosen the rules"
                 )));
             }
         }
         for (project, grants) in &parsed.projects {
             if !matches!(source, Source::User(_)) {
                 notes.push(note(
-                    "`projects` belongs in your own rules, not a project's".into(),
+                    "“projects” belongs in your own rules, not a project's".into(),
                 ));
                 break;
             }
@@ -675,7 +675,7 @@ fn compile_set(rules: &[PathRule], file: &str) -> Result<GlobSet, PolicyError> {
             .build()
             .map_err(|e| PolicyError::Invalid {
                 file: file.to_string(),
-                message: format!("`{}` is not a valid glob: {e}", r.text),
+                message: format!("“{}” is not a valid glob: {e}", r.text),
             })?;
         b.add(glob);
     }
@@ -723,7 +723,7 @@ fn check_examples(
     for e in matches {
         if !test(e) {
             return Err(format!(
-                "rule `{}` should match its example `{e}` but does not",
+                "rule “{}” should match its example “{e}” but does not",
                 pattern.text()
             ));
         }
@@ -731,7 +731,7 @@ fn check_examples(
     for e in not_match {
         if test(e) {
             return Err(format!(
-                "rule `{}` matches `{e}`, which its examples say it must not",
+                "rule “{}” matches “{e}”, which its examples say it must not",
                 pattern.text()
             ));
         }
@@ -784,7 +784,7 @@ pub fn add_project_grant(
             toml_edit::Item::Table(t)
         })
         .as_table_mut()
-        .ok_or_else(|| invalid("`projects` is not a table"))?;
+        .ok_or_else(|| invalid("“projects” is not a table"))?;
     let root = project_root.to_string_lossy().into_owned();
     let project = projects
         .entry(&root)
@@ -880,7 +880,7 @@ mod tests {
         )
         .expect_err("bad example");
         let msg = err.to_string();
-        assert!(msg.contains("should match its example `git pull`"), "{msg}");
+        assert!(msg.contains("should match its example “git pull”"), "{msg}");
         assert!(msg.starts_with("u.toml:2:"), "{msg}");
         let text = "[commands]\nallow = [{ pattern = \"cargo test\", not_match = [\"cargo test --all\"] }]\n";
         assert!(

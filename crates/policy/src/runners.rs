@@ -16,7 +16,7 @@ pub fn env(j: &mut Judge, words: &[Word], at: &At) -> Flow {
         let Some(a) = w.literal() else {
             j.ask(
                 format!(
-                    "`env` is given `{}`, only known when the command runs",
+                    "“env” is given “{}”, only known when the command runs",
                     w.shown()
                 ),
                 "computed command name",
@@ -90,7 +90,7 @@ pub fn env(j: &mut Judge, words: &[Word], at: &At) -> Flow {
             match env_vars::risk(var, &Word::Literal(value.to_string())) {
                 Risk::Code(why) => {
                     j.ask(
-                        format!("setting `{var}` {why}"),
+                        format!("setting “{var}” {why}"),
                         "environment that runs code",
                     );
                     inner.tainted = true;
@@ -105,7 +105,7 @@ pub fn env(j: &mut Judge, words: &[Word], at: &At) -> Flow {
     }
     match words.get(i..).filter(|r| !r.is_empty()) {
         Some(rest) => j.words(rest, &inner),
-        None => j.ask(format!("`env` {ENV_LISTING}"), "environment listing"),
+        None => j.ask(format!("“env” {ENV_LISTING}"), "environment listing"),
     }
     Flow::Done
 }
@@ -228,7 +228,7 @@ pub fn parallel(j: &mut Judge, words: &[Word], at: &At) -> Flow {
             j.push(
                 Finding::floor(
                     Verdict::Ask,
-                    "`parallel -S` runs the commands on other machines over the network",
+                    "“parallel -S” runs the commands on other machines over the network",
                     "network",
                 )
                 .with_network(true),
@@ -253,7 +253,7 @@ pub fn parallel(j: &mut Judge, words: &[Word], at: &At) -> Flow {
     });
     let Some(template) = template else {
         j.ask(
-            "`parallel` runs a command only known when it runs",
+            "“parallel” runs a command only known when it runs",
             "computed script",
         );
         return Flow::Done;
@@ -283,12 +283,12 @@ pub fn parallel(j: &mut Judge, words: &[Word], at: &At) -> Flow {
             inner.push(Word::Dynamic("<input from parallel>".into()));
             j.words(&inner, &at.deeper());
             j.ask(
-                "`parallel` runs its command through a shell with input only known when it runs",
+                "“parallel” runs its command through a shell with input only known when it runs",
                 "computed script",
             );
         }
         (true, None) => j.ask(
-            "`parallel` runs each line of its input as a command",
+            "“parallel” runs each line of its input as a command",
             "pipe into a shell",
         ),
     }

@@ -81,12 +81,12 @@ pub fn command_pattern(words: &[&str]) -> Option<String> {
 pub fn command(pattern: &str) -> Vec<Suggestion> {
     vec![
         Suggestion {
-            label: format!("Always allow `{pattern}` in this project"),
+            label: format!("Always allow “{pattern}” in this project"),
             scope: Scope::Project,
             grant: Grant::AllowCommand(pattern.to_string()),
         },
         Suggestion {
-            label: format!("Allow `{pattern}` for this session"),
+            label: format!("Allow “{pattern}” for this session"),
             scope: Scope::Session,
             grant: Grant::AllowCommand(pattern.to_string()),
         },
@@ -99,13 +99,13 @@ pub fn write(rel: &str) -> Vec<Suggestion> {
     let mut out = Vec::new();
     if let Some((dir, _)) = rel.rsplit_once('/') {
         out.push(Suggestion {
-            label: format!("Allow edits under `{dir}/` this session"),
+            label: format!("Allow edits under “{dir}/” this session"),
             scope: Scope::Session,
             grant: Grant::AllowWrite(format!("{}/**", globset::escape(dir))),
         });
     }
     out.push(Suggestion {
-        label: format!("Allow edits to `{rel}` this session"),
+        label: format!("Allow edits to “{rel}” this session"),
         scope: Scope::Session,
         grant: Grant::AllowWrite(escaped),
     });
@@ -115,7 +115,7 @@ pub fn write(rel: &str) -> Vec<Suggestion> {
 pub fn read(abs: &Path) -> Suggestion {
     let p = abs.display().to_string();
     Suggestion {
-        label: format!("Allow reading `{p}` this session"),
+        label: format!("Allow reading “{p}” this session"),
         scope: Scope::Session,
         grant: Grant::AllowRead(p),
     }
@@ -124,12 +124,12 @@ pub fn read(abs: &Path) -> Suggestion {
 pub fn domain(host: &str) -> Vec<Suggestion> {
     vec![
         Suggestion {
-            label: format!("Always allow `{host}` in this project"),
+            label: format!("Always allow “{host}” in this project"),
             scope: Scope::Project,
             grant: Grant::AllowDomain(host.to_string()),
         },
         Suggestion {
-            label: format!("Allow `{host}` for this session"),
+            label: format!("Allow “{host}” for this session"),
             scope: Scope::Session,
             grant: Grant::AllowDomain(host.to_string()),
         },

@@ -551,7 +551,9 @@ fn reasons_name_the_rule_in_plain_words() {
     let policy = Policy::builtin();
     let d = run(&policy, &fx, &read(ASK, ".env", D));
     assert!(
-        d.reason.contains("`.env`") && d.reason.contains("built-in rule"),
+        d.reason.contains("“.env”")
+            && d.reason.contains("built-in rule")
+            && !d.reason.contains('`'),
         "{}",
         d.reason
     );
@@ -568,7 +570,7 @@ fn suggestions_are_precise_and_would_allow_the_call() {
     assert_eq!(d.decision, Verdict::Ask);
     let labels: Vec<_> = d.suggestions.iter().map(|s| s.label.as_str()).collect();
     assert!(
-        labels.contains(&"Always allow `make check` in this project"),
+        labels.contains(&"Always allow “make check” in this project"),
         "{labels:?}"
     );
     policy.grant(&d.suggestions[0].grant).expect("grant");
@@ -583,7 +585,7 @@ fn suggestions_are_precise_and_would_allow_the_call() {
     let d = run(&policy, &fx, &w);
     assert_eq!(
         d.suggestions[0].label,
-        "Allow edits under `src/` this session"
+        "Allow edits under “src/” this session"
     );
     policy.grant(&d.suggestions[0].grant).expect("grant");
     assert_eq!(run(&policy, &fx, &w).decision, Verdict::Allow);

@@ -140,8 +140,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("get_settings", "null", "SettingsView"),
     ("save_settings", "SaveSettingsArgs", "SettingsView"),
     ("set_api_key", "SetApiKeyArgs", "SettingsView"),
-    ("test_connection", "TestConnectionArgs", "Array<string>"),
+    ("test_connection", "TestConnectionArgs", "ConnectionTest"),
     ("detect_local", "null", "Array<LocalServer>"),
-    ("policy_rules", "ProjectArgs", "Array<PolicyRuleView>"),
+    ("provider_models", "null", "Array<ProviderModels>"),
+    ("use_model", "UseModelArgs", "SettingsView"),
+    ("policy_rules", "ProjectArgs", "RulesView"),
+    ("remove_rule", "RemoveRuleArgs", "RulesView"),
     ("sandbox_status", "null", "SandboxStatus"),
 ];

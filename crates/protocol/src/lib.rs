@@ -9,6 +9,7 @@ mod commands;
 mod files;
 mod model;
 mod project;
+mod rules;
 mod session;
 mod typescript;
 
@@ -17,5 +18,6 @@ pub use commands::*;
 pub use files::*;
 pub use model::*;
 pub use project::*;
+pub use rules::*;
 pub use session::*;
 pub use typescript::typescript;

@@ -37,7 +37,13 @@ pub enum TurnOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct EngineError {
     pub code: FailureCode,
+    /// What happened and what to do, in words for people (built from the typed error).
     pub message: String,
+    /// The technical cause (the server's own words, the connection error), for a "details"
+    /// fold and bug reports; never the only thing shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub detail: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -53,6 +59,11 @@ pub enum FailureCode {
     ServerError,
     /// The server could not be reached (wrong address, not running, no network).
     Unreachable,
+    /// The address cannot be used at all (no `http://`): fix it in Settings.
+    BadAddress,
+    /// Something answered at the address, but not as a model API (a web page): the address is
+    /// wrong.
+    NotAModelServer,
     /// The reply stopped mid-way or was unreadable.
     StreamBroken,
     /// The provider named no such model (404).
@@ -121,6 +132,16 @@ impl Mode {
             Mode::Ask => "ask",
             Mode::AutoEdit => "auto_edit",
             Mode::FullAuto => "full_auto",
+        }
+    }
+
+    /// Its name as the mode selector shows it ("Auto edit").
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::ReadOnly => "Read only",
+            Mode::Ask => "Ask",
+            Mode::AutoEdit => "Auto edit",
+            Mode::FullAuto => "Full auto",
         }
     }
 
@@ -218,6 +239,17 @@ pub struct BackgroundTask {
     pub output_tail: String,
 }
 
+/// The address a model server on this computer is offered at when none is typed yet (the
+/// Settings screen, the first-run screen, error messages): Ollama's. One constant, shared with
+/// the UI through the bindings.
+pub const DEFAULT_LOCAL_URL: &str = "http://127.0.0.1:11434/v1";
+
+/// Model servers looked for on this computer, by name, at their usual addresses.
+pub const LOCAL_SERVERS: [(&str, &str); 2] = [
+    ("Ollama", DEFAULT_LOCAL_URL),
+    ("llama.cpp server", "http://127.0.0.1:8080/v1"),
+];
+
 /// Which wire format a model server speaks: the one provider-kind type of the workspace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 pub enum ProviderKind {
@@ -270,6 +302,8 @@ pub struct SettingsView {
     pub configured: bool,
     /// The provider preset by TANDEM_PROVIDER / TANDEM_BASE_URL / TANDEM_MODEL, described.
     pub preset: Option<String>,
+    /// The model new turns use, if any.
+    pub in_use: Option<ModelInUse>,
     /// A problem reading the settings file, with where.
     pub error: Option<String>,
 }
@@ -282,9 +316,36 @@ pub struct LocalServer {
     pub models: Vec<String>,
 }
 
-/// One policy rule in force, and the file (or "built-in") it came from.
+/// What "Test connection" found: the models the server lists, or what went wrong in words.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-pub struct PolicyRuleView {
-    pub rule: String,
-    pub source: String,
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ConnectionTest {
+    Connected { models: Vec<String> },
+    Failed { error: EngineError },
+}
+
+/// The model new turns use, and where that choice comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ModelInUse {
+    /// The provider's name in the settings (for a launch preset: `anthropic` or `openai`).
+    pub provider: String,
+    pub model: String,
+    /// Chosen at launch (TANDEM_PROVIDER), not in the settings: picking a model replaces it.
+    pub preset: bool,
+}
+
+/// One configured provider's models, for the model picker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProviderModels {
+    pub provider: String,
+    pub models: Vec<String>,
+    /// Why the list could not be read (the server is off, the key is wrong).
+    pub error: Option<EngineError>,
+}
+
+/// Makes a provider's model the one new turns use (the default role).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct UseModelArgs {
+    pub provider: String,
+    pub model: String,
 }

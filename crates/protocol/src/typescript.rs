@@ -63,7 +63,18 @@ pub fn typescript() -> String {
         KeychainStatus::decl(&cfg),
         SettingsView::decl(&cfg),
         LocalServer::decl(&cfg),
-        PolicyRuleView::decl(&cfg),
+        ConnectionTest::decl(&cfg),
+        ModelInUse::decl(&cfg),
+        ProviderModels::decl(&cfg),
+        UseModelArgs::decl(&cfg),
+        RulesView::decl(&cfg),
+        RuleGroup::decl(&cfg),
+        RuleGroupKind::decl(&cfg),
+        OwnRule::decl(&cfg),
+        RuleKey::decl(&cfg),
+        RuleFileKind::decl(&cfg),
+        RuleList::decl(&cfg),
+        RemoveRuleArgs::decl(&cfg),
         ProjectArgs::decl(&cfg),
         SessionArgs::decl(&cfg),
         CreateSessionArgs::decl(&cfg),
@@ -84,6 +95,10 @@ pub fn typescript() -> String {
         out.push_str(&decl);
         out.push_str("\n\n");
     }
+    out.push_str(&format!(
+        "/** The address a model server on this computer is offered at (Ollama's). */\nexport const DEFAULT_LOCAL_URL = {:?};\n\n",
+        DEFAULT_LOCAL_URL
+    ));
     // serde_json::Value, as ts-rs names it.
     out.push_str("export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;\n\n");
     out.push_str("export interface Commands {\n");

@@ -40,7 +40,12 @@ pub struct ScriptedServer {
 impl ScriptedServer {
     /// Starts serving on a free loopback port.
     pub async fn start(scenario: Scenario) -> std::io::Result<Self> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        Self::start_at(scenario, "127.0.0.1:0").await
+    }
+
+    /// Starts serving at `addr` (a model server's usual address, to be found as that server).
+    pub async fn start_at(scenario: Scenario, addr: &str) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         // Anthropic clients append /v1/messages; OpenAI-compatible ones take the /v1 base.
         let base_url = match scenario.format {

@@ -183,10 +183,14 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
         )}
       </header>
       {request.reason && (
-        <p className="approval-reason">
+        <p
+          className="approval-reason"
+          data-testid="approval-reason"
+          data-rule={request.rule}
+          title={request.rule ? `The rule that asks: ${request.rule}` : undefined}
+        >
           <span className="muted">Why it asks: </span>
           {request.reason}
-          {request.rule && <span className="muted rule-name"> ({request.rule})</span>}
         </p>
       )}
       <div className="approval-body" ref={bodyRef}>

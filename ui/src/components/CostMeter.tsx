@@ -17,7 +17,7 @@ export function CostMeter() {
       data-testid="cost-meter"
       title={`This turn: ${turn.input_tokens.toLocaleString()} input, ${turn.output_tokens.toLocaleString()} output${
         cacheRead ? `, ${cacheRead.toLocaleString()} read from cache` : ""
-      } tokens.\nThis session: ${session.input_tokens.toLocaleString()} input, ${session.output_tokens.toLocaleString()} output tokens.\n“—” means the model's price is unknown.`}
+      } tokens.\nThis session: ${session.input_tokens.toLocaleString()} input, ${session.output_tokens.toLocaleString()} output tokens.\nModels on this computer cost nothing; “cost unknown” means Tandem has no price for the model.`}
     >
       <span>
         <span className="muted">Turn </span>

@@ -1,10 +1,11 @@
 // The first start: Tandem needs a model provider. Three ways in — Anthropic, OpenAI, or a
 // model server on this computer (found by looking for Ollama and friends).
 import { useEffect, useState } from "react";
-import type { FailureCode, LocalServer, ProviderInput, ProviderKind, RoleView, SettingsView } from "../bindings";
+import type { EngineError, LocalServer, ProviderInput, ProviderKind, RoleView, SettingsView } from "../bindings";
+import { DEFAULT_LOCAL_URL } from "../bindings";
 import { call, toAppError } from "../api";
 import { useApp } from "../store";
-import { nextStep } from "../errors";
+import { ErrorDetail } from "./ErrorNote";
 
 type Choice = {
   name: string;
@@ -18,6 +19,13 @@ function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "local";
 }
 
+/** Why a choice was not kept, in words that say which part was not. */
+class NotKept extends Error {}
+
+/**
+ * Keeps the choice: the key first, then the settings that use it — so a key that cannot be
+ * stored leaves nothing half-saved, and each failure says truly what was not saved.
+ */
 async function saveChoice(settings: SettingsView | null, c: Choice, allowFile: boolean): Promise<SettingsView> {
   const providers: ProviderInput[] = (settings?.providers ?? [])
     .filter((p) => p.name !== c.name)
@@ -25,11 +33,18 @@ async function saveChoice(settings: SettingsView | null, c: Choice, allowFile: b
   providers.push({ name: c.name, kind: c.kind, base_url: c.base_url, num_ctx: null });
   const roles: RoleView[] = (settings?.roles ?? []).filter((r) => r.role !== "default");
   roles.unshift({ role: "default", provider: c.name, model: c.model });
-  let result = await call("save_settings", { providers, roles });
   if (c.key.trim() !== "") {
-    result = await call("set_api_key", { provider: c.name, key: c.key.trim(), allow_file: allowFile });
+    try {
+      await call("set_api_key", { provider: c.name, key: c.key.trim(), allow_file: allowFile });
+    } catch (err) {
+      throw new NotKept(`The API key was not saved, so nothing was: ${toAppError(err).message}`);
+    }
   }
-  return result;
+  try {
+    return await call("save_settings", { providers, roles });
+  } catch (err) {
+    throw new NotKept(`The choice was not saved: ${toAppError(err).message}`);
+  }
 }
 
 function CloudCard({
@@ -86,10 +101,10 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
   const [servers, setServers] = useState<LocalServer[] | null>(null);
   const [detectError, setDetectError] = useState<string | null>(null);
   const [picked, setPicked] = useState<Record<string, string>>({});
-  const [url, setUrl] = useState("http://127.0.0.1:8080/v1");
+  const [url, setUrl] = useState(DEFAULT_LOCAL_URL);
   const [manualModels, setManualModels] = useState<string[] | null>(null);
   const [manualModel, setManualModel] = useState("");
-  const [testError, setTestError] = useState<{ message: string; failure: FailureCode | null } | null>(null);
+  const [testError, setTestError] = useState<EngineError | null>(null);
   const [testing, setTesting] = useState(false);
 
   useEffect(() => {
@@ -110,13 +125,19 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
     setTesting(true);
     setTestError(null);
     try {
-      const models = await call("test_connection", { kind: "openai", base_url: url.trim(), api_key: null, provider: null });
-      setManualModels(models);
-      if (models[0] && !manualModel) setManualModel(models[0]);
+      const result = await call("test_connection", { kind: "openai", base_url: url.trim(), api_key: null, provider: null });
+      if (result.kind === "failed") {
+        setManualModels(null);
+        setTestError(result.error);
+      } else {
+        setManualModels(result.models);
+        const first = result.models[0];
+        if (first && !result.models.includes(manualModel)) setManualModel(first);
+      }
     } catch (err) {
       setManualModels(null);
       const e = toAppError(err);
-      setTestError({ message: e.message, failure: e.failure });
+      setTestError({ code: e.failure ?? "internal", message: e.message });
     } finally {
       setTesting(false);
     }
@@ -153,7 +174,7 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
           </div>
         );
       })}
-      {servers !== null && servers.length === 0 && (
+      {servers !== null && servers.length === 0 && manualModels === null && (
         <p className="muted" data-testid="no-local">
           No local server answered{detectError ? ` (${detectError})` : ""}. Start one, or enter its address:
         </p>
@@ -168,12 +189,15 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
           {testing ? "Connecting…" : "Connect"}
         </button>
         {testError && (
-          <div className="banner error">
+          <div className="banner error" role="alert" data-testid="manual-error" data-code={testError.code}>
             <span>{testError.message}</span>
-            {nextStep(testError.failure) && <span className="next-step">{nextStep(testError.failure)?.text}</span>}
+            <ErrorDetail detail={testError.detail} />
           </div>
         )}
-        {manualModels && (
+        {manualModels && manualModels.length === 0 && (
+          <p className="muted">It answered, but has no models yet: add one to the server first (for Ollama: ollama pull qwen2.5-coder).</p>
+        )}
+        {manualModels && manualModels.length > 0 && (
           <ModelPick
             models={manualModels}
             model={manualModel}
@@ -231,6 +255,11 @@ export function FirstRunScreen() {
   const [error, setError] = useState<string | null>(null);
   const [allowFile, setAllowFile] = useState(settings?.keychain.file_fallback ?? false);
   const keychainMissing = settings !== null && !settings.keychain.available;
+  const keyWords = !keychainMissing
+    ? "API keys are kept in your system's keychain, not in a file, and never shown again."
+    : allowFile
+      ? "There is no keychain on this computer, so API keys are kept in a file only you can read, and never shown again."
+      : "There is no keychain on this computer: to use a cloud provider's key, tick “Keep keys in a file only I can read” below.";
 
   const use = async (choice: Choice) => {
     if (choice.key && keychainMissing && !allowFile) {
@@ -243,7 +272,7 @@ export function FirstRunScreen() {
       // Settings now say configured: the app goes on by itself.
       setSettings(await saveChoice(settings, choice, allowFile));
     } catch (err) {
-      setError(`That did not work: ${toAppError(err).message}`);
+      setError(err instanceof NotKept ? err.message : `That did not work: ${toAppError(err).message}`);
       setBusy(false);
     }
   };
@@ -255,9 +284,9 @@ export function FirstRunScreen() {
           <img src="/icon.png" alt="" className="welcome-logo" width={56} height={56} />
           <div>
             <h1>Welcome to Tandem</h1>
-            <p className="muted">
+            <p className="muted" data-testid="first-run-intro">
               Tandem needs a language model to think with. Pick where it runs — you can change it or add more later in
-              Settings. API keys are kept in your system's keychain, not in a file, and never shown again.
+              Settings. {keyWords}
             </p>
           </div>
         </header>

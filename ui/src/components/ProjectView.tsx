@@ -11,6 +11,7 @@ import { ApprovalCard } from "./ApprovalCard";
 import { Composer } from "./Composer";
 import { TaskList } from "./TaskList";
 import { ChangesPanel } from "./ChangesPanel";
+import { ModelPicker } from "./ModelPicker";
 import { Splitter } from "./Splitter";
 import { DETAILS_MAX, DETAILS_MIN, SIDE_MAX, SIDE_MIN, fitColumns, useLayout } from "../layout";
 
@@ -92,6 +93,7 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
           <span className="project-path muted" title={project.root}>{project.root}</span>
         </div>
         <div className="toolbar-actions">
+          <ModelPicker />
           <button
             onClick={async () => {
               const path = await pickFolder().catch(() => null);

@@ -1,12 +1,17 @@
-// Settings, full window: model providers and their keys, which model does what, and the
-// policy rules in force. Esc closes.
-import { useEffect, useMemo, useState } from "react";
-import type { FailureCode, PolicyRuleView, ProviderKind, ProviderView, RoleView, SettingsView } from "../bindings";
+// Settings, full window. Models: connect to where models run, pick one of the server's models
+// and use it — in one place, like the first-run screen; keys; a different model for some jobs.
+// Rules: the rules in force, in words, the user's own removable. Esc closes (asking first when
+// something is not saved).
+import { useEffect, useMemo, useRef, useState } from "react";
+import type { EngineError, ProviderKind, ProviderView, RoleView, SettingsView } from "../bindings";
+import { DEFAULT_LOCAL_URL } from "../bindings";
 import { call, toAppError } from "../api";
 import { useApp } from "../store";
-import { nextStep } from "../errors";
+import { useModels } from "../models";
+import { ErrorDetail } from "./ErrorNote";
+import { RulesTab } from "./RulesTab";
 
-type Tab = "providers" | "models" | "rules";
+type Tab = "models" | "rules";
 
 export const ROLES: Array<{ role: string; label: string; help: string }> = [
   { role: "default", label: "Default", help: "Does the work unless another role is set." },
@@ -14,6 +19,12 @@ export const ROLES: Array<{ role: string; label: string; help: string }> = [
   { role: "coder", label: "Coder", help: "Writing and editing code." },
   { role: "architect", label: "Architect", help: "Planning larger changes." },
 ];
+
+type TestState =
+  | { status: "idle" }
+  | { status: "testing" }
+  | { status: "ok"; models: string[] }
+  | { status: "error"; error: EngineError };
 
 type ProviderDraft = {
   /** Stable key for React while the name is edited. */
@@ -26,12 +37,14 @@ type ProviderDraft = {
   key: string;
   key_source: string | null;
   saved: boolean;
-  test: { status: "idle" | "testing" } | { status: "ok"; models: string[] } | { status: "error"; message: string; failure: FailureCode | null };
+  test: TestState;
+  /** The model picked from this server's list (not yet in use until "Use" or Save). */
+  pick: string;
 };
 
 let uid = 0;
 
-function draftOf(p: ProviderView): ProviderDraft {
+function draftOf(p: ProviderView, test: TestState = { status: "idle" }, pick = ""): ProviderDraft {
   uid += 1;
   return {
     uid,
@@ -42,7 +55,8 @@ function draftOf(p: ProviderView): ProviderDraft {
     key: "",
     key_source: p.key_source,
     saved: true,
-    test: { status: "idle" },
+    test,
+    pick,
   };
 }
 
@@ -53,9 +67,9 @@ function rolesOf(settings: SettingsView): RoleView[] {
 }
 
 const NEW_PROVIDERS: Array<{ label: string; name: string; kind: ProviderKind; base_url: string }> = [
+  { label: "A server on this computer (Ollama, llama.cpp, LM Studio…)", name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL },
   { label: "Anthropic", name: "anthropic", kind: "anthropic", base_url: "" },
   { label: "OpenAI", name: "openai", kind: "openai", base_url: "" },
-  { label: "OpenAI-compatible (Ollama, llama.cpp, …)", name: "local", kind: "openai", base_url: "http://127.0.0.1:11434/v1" },
 ];
 
 function uniqueName(base: string, taken: string[]): string {
@@ -63,12 +77,28 @@ function uniqueName(base: string, taken: string[]): string {
   for (let i = 2; ; i++) if (!taken.includes(`${base}-${i}`)) return `${base}-${i}`;
 }
 
-function Problem({ message, failure = null }: { message: string; failure?: FailureCode | null }) {
-  const hint = nextStep(failure);
+/** What Save would write, to tell whether anything is unsaved. */
+function snapshot(providers: ProviderDraft[], roles: RoleView[], allowFile: boolean): string {
+  return JSON.stringify({
+    providers: providers.map((p) => [p.name.trim(), p.kind, p.base_url.trim(), p.num_ctx.trim(), p.key.trim()]),
+    roles: roles.filter((r) => r.provider !== "" && r.model.trim() !== "").map((r) => [r.role, r.provider, r.model.trim()]),
+    allowFile,
+  });
+}
+
+/** Where a provider's key is, or whether it needs one, in words. */
+function keyHint(p: ProviderDraft): string {
+  if (p.key_source) return `(stored: ${p.key_source})`;
+  if (p.kind === "anthropic") return "(none stored — Anthropic needs one)";
+  if (p.base_url.trim() === "") return "(none stored — OpenAI needs one)";
+  return "(none stored — most servers on this computer need none)";
+}
+
+function Problem({ message, detail }: { message: string; detail?: string | null }) {
   return (
     <div className="banner error" role="alert">
       <span>{message}</span>
-      {hint && <span className="next-step">{hint.text}</span>}
+      <ErrorDetail detail={detail} />
     </div>
   );
 }
@@ -78,16 +108,21 @@ export function SettingsDialog() {
   const loadError = useApp((s) => s.settingsError);
   const setSettings = useApp((s) => s.setSettings);
   const loadSettings = useApp((s) => s.loadSettings);
-  const close = useApp((s) => s.setSettingsOpen);
+  const setOpen = useApp((s) => s.setSettingsOpen);
   const screen = useApp((s) => s.screen);
+  const loadModels = useModels((s) => s.load);
   const root = screen.kind === "project" ? screen.project.root : null;
-  const [tab, setTab] = useState<Tab>("providers");
-  const [providers, setProviders] = useState<ProviderDraft[]>(() => settings?.providers.map(draftOf) ?? []);
+  const [tab, setTab] = useState<Tab>("models");
+  const [providers, setProviders] = useState<ProviderDraft[]>(() => settings?.providers.map((p) => draftOf(p)) ?? []);
   const [roles, setRoles] = useState<RoleView[]>(() => (settings ? rolesOf(settings) : []));
   const [allowFile, setAllowFile] = useState(settings?.keychain.file_fallback ?? false);
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string | null>(null);
   const [savedNote, setSavedNote] = useState<string | null>(null);
+  const [asking, setAsking] = useState(false);
+  const [baseline, setBaseline] = useState(() =>
+    settings ? snapshot(settings.providers.map((p) => draftOf(p)), rolesOf(settings), settings.keychain.file_fallback) : "",
+  );
 
   useEffect(() => {
     if (!settings) void loadSettings();
@@ -97,21 +132,52 @@ export function SettingsDialog() {
   const [seeded, setSeeded] = useState(settings !== null);
   if (!seeded && settings) {
     setSeeded(true);
-    setProviders(settings.providers.map(draftOf));
+    const drafts = settings.providers.map((p) => draftOf(p));
+    setProviders(drafts);
     setRoles(rolesOf(settings));
     setAllowFile(settings.keychain.file_fallback);
+    setBaseline(snapshot(drafts, rolesOf(settings), settings.keychain.file_fallback));
   }
+
+  // The saved providers' models, asked once on opening, so each card can offer its list
+  // without another test.
+  const [listed, setListed] = useState(false);
+  useEffect(() => {
+    if (!seeded || listed) return;
+    setListed(true);
+    void loadModels().then((lists) => {
+      if (!lists) return;
+      setProviders((ps) =>
+        ps.map((p) => {
+          const l = lists.find((x) => x.provider === p.name);
+          if (!p.saved || !l || p.test.status !== "idle") return p;
+          if (l.error) return { ...p, test: { status: "error", error: l.error } };
+          const inUse = settings?.in_use;
+          const here = inUse && !inUse.preset && inUse.provider === p.name && l.models.includes(inUse.model) ? inUse.model : "";
+          return { ...p, test: { status: "ok", models: l.models }, pick: here || (l.models[0] ?? "") };
+        }),
+      );
+    });
+  }, [seeded, listed, loadModels, settings]);
+
+  const dirty = seeded && snapshot(providers, roles, allowFile) !== baseline;
+  const close = (force = false) => {
+    if (dirty && !force) setAsking(true);
+    else setOpen(false);
+  };
+  const closeRef = useRef(close);
+  closeRef.current = close;
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape") {
         e.preventDefault();
-        close(false);
+        closeRef.current();
       }
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  }, [close]);
+  }, []);
 
   const names = providers.map((p) => p.name.trim());
   const problems = useMemo(() => {
@@ -120,9 +186,9 @@ export function SettingsDialog() {
     if (new Set(names).size !== names.length) out.push("Two providers have the same name.");
     for (const r of roles) {
       if ((r.provider === "") !== (r.model.trim() === "")) {
-        out.push(`The ${r.role} role needs both a provider and a model.`);
+        out.push(`The ${r.role} model needs both a provider and a model.`);
       } else if (r.provider && !names.includes(r.provider)) {
-        out.push(`The ${r.role} role uses “${r.provider}”, which is not in the list.`);
+        out.push(`The ${r.role} model uses “${r.provider}”, which is not in the list.`);
       }
     }
     return out;
@@ -130,6 +196,11 @@ export function SettingsDialog() {
 
   const update = (uidOf: number, change: Partial<ProviderDraft>) =>
     setProviders((ps) => ps.map((p) => (p.uid === uidOf ? { ...p, ...change } : p)));
+
+  const setRole = (role: string, change: Partial<RoleView>) =>
+    setRoles((rs) => rs.map((r) => (r.role === role ? { ...r, ...change } : r)));
+
+  const current = roles.find((r) => r.role === "default");
 
   const rename = (draft: ProviderDraft, name: string) => {
     update(draft.uid, { name });
@@ -150,9 +221,9 @@ export function SettingsDialog() {
         key_source: null,
         saved: false,
         test: { status: "idle" },
+        pick: "",
       },
     ]);
-    setTab("providers");
   };
 
   const remove = (draft: ProviderDraft) => {
@@ -163,47 +234,87 @@ export function SettingsDialog() {
   const test = async (draft: ProviderDraft) => {
     update(draft.uid, { test: { status: "testing" } });
     try {
-      const models = await call("test_connection", {
+      const result = await call("test_connection", {
         kind: draft.kind,
         base_url: draft.base_url.trim() || null,
         api_key: draft.key.trim() || null,
         provider: draft.saved ? draft.name : null,
       });
-      update(draft.uid, { test: { status: "ok", models } });
+      if (result.kind === "failed") {
+        update(draft.uid, { test: { status: "error", error: result.error } });
+        return;
+      }
+      const models = result.models;
+      const inUseHere = current?.provider === draft.name && models.includes(current.model) ? current.model : "";
+      const pick = inUseHere || (models.includes(draft.pick) ? draft.pick : (models[0] ?? ""));
+      update(draft.uid, { test: { status: "ok", models }, pick });
+      // Nothing is in use yet: this server's model is, once saved (as the first-run screen
+      // does), so that Save leaves Tandem able to work.
+      if (pick && (!current || current.provider === "")) setRole("default", { provider: draft.name.trim(), model: pick });
     } catch (err) {
       const e = toAppError(err);
-      update(draft.uid, { test: { status: "error", message: e.message, failure: e.failure } });
+      update(draft.uid, { test: { status: "error", error: { code: e.failure ?? "internal", message: e.message } } });
     }
   };
 
-  const save = async () => {
+
+  const save = async (then?: () => void, use?: { provider: string; model: string }) => {
     setSaving(true);
     setSaveError(null);
     setSavedNote(null);
+    const rolesToSave = roles
+      .map((r) => (use && r.role === "default" ? { ...r, ...use } : r))
+      .filter((r) => r.provider !== "" && r.model.trim() !== "")
+      .map((r) => ({ ...r, model: r.model.trim() }));
+    let result: SettingsView;
     try {
-      let result = await call("save_settings", {
+      result = await call("save_settings", {
         providers: providers.map((p) => ({
           name: p.name.trim(),
           kind: p.kind,
           base_url: p.base_url.trim() || null,
           num_ctx: p.num_ctx.trim() === "" ? null : Number(p.num_ctx),
         })),
-        roles: roles.filter((r) => r.provider !== "" && r.model.trim() !== "").map((r) => ({ ...r, model: r.model.trim() })),
+        roles: rolesToSave,
       });
-      for (const p of providers) {
-        if (p.key.trim() === "") continue;
-        result = await call("set_api_key", { provider: p.name.trim(), key: p.key.trim(), allow_file: allowFile });
-      }
-      setSettings(result);
-      const tested = new Map(providers.map((p) => [p.name.trim(), p.test]));
-      setProviders(result.providers.map((p) => ({ ...draftOf(p), test: tested.get(p.name) ?? { status: "idle" } })));
-      setRoles(rolesOf(result));
-      setSavedNote("Saved.");
     } catch (err) {
       setSaveError(`The settings were not saved: ${toAppError(err).message}`);
-    } finally {
       setSaving(false);
+      return;
     }
+    // The settings are saved from here on; each key is its own step, reported on its own.
+    const keyFailures: string[] = [];
+    const keysKept = new Set<string>();
+    for (const p of providers) {
+      if (p.key.trim() === "") continue;
+      try {
+        result = await call("set_api_key", { provider: p.name.trim(), key: p.key.trim(), allow_file: allowFile });
+      } catch (err) {
+        keyFailures.push(`The settings were saved, but the API key for “${p.name.trim()}” was not: ${toAppError(err).message}`);
+        keysKept.add(p.name.trim());
+      }
+    }
+    setSettings(result);
+    const byName = new Map(providers.map((p) => [p.name.trim(), p]));
+    const drafts = result.providers.map((p) => {
+      const was = byName.get(p.name);
+      // The same card stays on screen (its uid), with its list and pick.
+      const d = { ...draftOf(p, was?.test ?? { status: "idle" }, was?.pick ?? ""), ...(was ? { uid: was.uid } : {}) };
+      return keysKept.has(p.name) && was ? { ...d, key: was.key } : d;
+    });
+    setProviders(drafts);
+    setRoles(rolesOf(result));
+    setAllowFile(result.keychain.file_fallback || allowFile);
+    // What failed stays unsaved (a key still typed), so closing still asks about it.
+    setBaseline(snapshot(drafts.map((d) => ({ ...d, key: "" })), rolesOf(result), result.keychain.file_fallback || allowFile));
+    setSaving(false);
+    void loadModels();
+    if (keyFailures.length > 0) {
+      setSaveError(keyFailures.join(" "));
+      return;
+    }
+    setSavedNote(use ? `Saved. New tasks use ${use.model}.` : "Saved.");
+    then?.();
   };
 
   const forgetKey = async (draft: ProviderDraft) => {
@@ -221,40 +332,48 @@ export function SettingsDialog() {
     return t?.status === "ok" ? t.models : [];
   };
 
+  const keychainMissing = settings !== null && !settings.keychain.available;
+  const keyWords = !keychainMissing
+    ? "API keys are kept in your system's keychain and never shown again."
+    : allowFile
+      ? "There is no keychain on this computer, so API keys are kept in a file only you can read. They are never shown again."
+      : "There is no keychain on this computer: to store an API key, tick “Keep keys in a file only I can read”.";
+
   return (
     <div className="settings-overlay" role="dialog" aria-modal="true" aria-label="Settings" data-testid="settings-view">
       <div className="settings">
         <header className="settings-header">
           <h1>Settings</h1>
           <div className="tabs" role="tablist">
-            {(["providers", "models", "rules"] as Tab[]).map((t) => (
+            {(["models", "rules"] as Tab[]).map((t) => (
               <button key={t} role="tab" aria-selected={tab === t} data-testid={`settings-tab-${t}`} onClick={() => setTab(t)}>
-                {t === "providers" ? "Providers" : t === "models" ? "Models" : "Rules"}
+                {t === "models" ? "Models" : "Rules"}
               </button>
             ))}
           </div>
           <span className="spacer" />
-          <button onClick={() => close(false)} data-testid="settings-close" title="Close (Esc)">
+          <button onClick={() => close()} data-testid="settings-close" title="Close (Esc)">
             Close
           </button>
         </header>
         <div className="settings-body">
           {loadError && <Problem message={loadError} />}
           {settings?.error && <Problem message={settings.error} />}
-          {settings?.preset && (
-            <div className="banner info">
-              Set at launch: {settings.preset}. It is used until you choose a default model here.
-            </div>
-          )}
-          {tab === "providers" && (
+          {tab === "models" && (
             <section className="settings-section">
-              <p className="muted">
-                A provider is where the models run: a cloud API or a server on this computer. Keys are kept in your
-                system's keychain and never shown again.
+              <p className="muted" data-testid="settings-intro">
+                Tandem sends your tasks to a language model. Connect to where models run — a server on this computer or
+                a provider on the internet — then choose one of its models. {keyWords}
               </p>
-              {settings && !settings.keychain.available && (
+              {settings?.preset && (
+                <div className="banner info">
+                  In use: {settings.preset}. It is used until you choose a model here.
+                </div>
+              )}
+              <InUse settings={settings} roles={roles} dirty={dirty} />
+              {keychainMissing && (
                 <div className="banner warn">
-                  <span>{settings.keychain.message ?? "No keychain service is running."}</span>
+                  <span>{settings?.keychain.message ?? "No keychain service is running."}</span>
                   <label className="toggle">
                     <input
                       type="checkbox"
@@ -266,104 +385,29 @@ export function SettingsDialog() {
                   </label>
                 </div>
               )}
-              {providers.length === 0 && <p className="muted">No providers yet. Add one:</p>}
+              {providers.length === 0 && <p className="muted">Nothing is set up yet. Add where your models run:</p>}
               {providers.map((p) => (
-                <div className="provider-card" key={p.uid} data-testid="provider-card">
-                  <div className="provider-row">
-                    <label>
-                      Name
-                      <input value={p.name} onChange={(e) => rename(p, e.target.value)} data-testid="provider-name" />
-                    </label>
-                    <label>
-                      Kind
-                      <select
-                        value={p.kind}
-                        onChange={(e) => update(p.uid, { kind: e.target.value as ProviderKind })}
-                      >
-                        <option value="anthropic">Anthropic</option>
-                        <option value="openai">OpenAI or compatible</option>
-                      </select>
-                    </label>
-                    <span className="spacer" />
-                    <button className="link-button" onClick={() => remove(p)}>
-                      Remove
-                    </button>
-                  </div>
-                  {p.kind === "openai" && (
-                    <div className="provider-row">
-                      <label className="grow">
-                        <span>
-                          Base URL <span className="muted">(empty for OpenAI itself)</span>
-                        </span>
-                        <input
-                          value={p.base_url}
-                          placeholder="http://127.0.0.1:11434/v1"
-                          onChange={(e) => update(p.uid, { base_url: e.target.value })}
-                          data-testid="provider-base-url"
-                        />
-                      </label>
-                      <label>
-                        <span>
-                          Context size <span className="muted">(num_ctx)</span>
-                        </span>
-                        <input
-                          value={p.num_ctx}
-                          inputMode="numeric"
-                          placeholder="default"
-                          onChange={(e) => update(p.uid, { num_ctx: e.target.value.replace(/[^0-9]/g, "") })}
-                        />
-                      </label>
-                    </div>
-                  )}
-                  <div className="provider-row">
-                    <label className="grow">
-                      <span>
-                        API key{" "}
-                        <span className="muted" data-testid="key-source">
-                          {p.key_source ? `(stored: ${p.key_source})` : "(none stored — fine for local servers)"}
-                        </span>
-                      </span>
-                      <input
-                        type="password"
-                        autoComplete="off"
-                        value={p.key}
-                        placeholder={p.key_source ? "Type a new key to replace it" : "Paste a key"}
-                        onChange={(e) => update(p.uid, { key: e.target.value })}
-                        data-testid="provider-key"
-                      />
-                    </label>
-                    {p.key_source === "keychain" || p.key_source === "file" ? (
-                      <button className="link-button" onClick={() => void forgetKey(p)}>
-                        Forget key
-                      </button>
-                    ) : null}
-                    <button
-                      data-testid="test-connection"
-                      disabled={p.test.status === "testing"}
-                      onClick={() => void test(p)}
-                    >
-                      {p.test.status === "testing" ? "Testing…" : "Test connection"}
-                    </button>
-                  </div>
-                  {p.test.status === "ok" && (
-                    <div className="test-result ok" data-testid="test-result">
-                      Connected — {p.test.models.length === 1 ? "1 model" : `${p.test.models.length} models`}
-                      {p.test.models.length > 0 && (
-                        <ul className="model-chips">
-                          {p.test.models.slice(0, 40).map((m) => (
-                            <li key={m}>{m}</li>
-                          ))}
-                          {p.test.models.length > 40 && <li className="muted">and {p.test.models.length - 40} more</li>}
-                        </ul>
-                      )}
-                    </div>
-                  )}
-                  {p.test.status === "error" && (
-                    <div data-testid="test-result">
-                      <Problem message={p.test.message} failure={p.test.failure} />
-                    </div>
-                  )}
-                </div>
+                <ProviderCard
+                  key={p.uid}
+                  draft={p}
+                  inUse={current?.provider === p.name.trim() && current.model !== "" ? current.model : null}
+                  savedInUse={
+                    settings?.in_use && !settings.in_use.preset && settings.in_use.provider === p.name.trim()
+                      ? settings.in_use.model
+                      : null
+                  }
+                  saving={saving}
+                  onUpdate={(change) => update(p.uid, change)}
+                  onRename={(name) => rename(p, name)}
+                  onRemove={() => remove(p)}
+                  onTest={() => void test(p)}
+                  onPick={(m) => update(p.uid, { pick: m })}
+                  onUse={(model) => {
+                    setRole("default", { provider: p.name.trim(), model });
+                    void save(undefined, { provider: p.name.trim(), model });
+                  }}
+                  onForgetKey={() => void forgetKey(p)}
+                />
               ))}
               <div className="add-provider">
                 {NEW_PROVIDERS.map((t) => (
@@ -372,72 +416,119 @@ export function SettingsDialog() {
                   </button>
                 ))}
               </div>
-            </section>
-          )}
-          {tab === "models" && (
-            <section className="settings-section">
-              <p className="muted">Which model does what. Only the default is needed; test a provider to pick from its models.</p>
-              <table className="roles">
-                <tbody>
-                  {roles.map((r, i) => {
-                    const info = ROLES.find((x) => x.role === r.role);
-                    const listId = `models-${r.role}`;
-                    return (
-                      <tr key={r.role} data-testid="role-row" data-role={r.role}>
-                        <th>
-                          {info?.label ?? r.role}
-                          <div className="muted small">{info?.help}</div>
-                        </th>
-                        <td>
-                          <select
-                            value={r.provider}
-                            data-testid="role-provider"
-                            onChange={(e) => setRoles((rs) => rs.map((x, j) => (j === i ? { ...x, provider: e.target.value } : x)))}
-                          >
-                            <option value="">{r.role === "default" ? "Choose a provider" : "Same as default"}</option>
-                            {providers.map((p) => (
-                              <option key={p.uid} value={p.name}>
-                                {p.name}
-                              </option>
-                            ))}
-                          </select>
-                        </td>
-                        <td className="grow">
-                          <input
-                            list={listId}
-                            value={r.model}
-                            placeholder="Model name"
-                            data-testid="role-model"
-                            onChange={(e) => setRoles((rs) => rs.map((x, j) => (j === i ? { ...x, model: e.target.value } : x)))}
-                          />
-                          <datalist id={listId}>
-                            {modelsOf(r.provider).map((m) => (
-                              <option key={m} value={m} />
-                            ))}
-                          </datalist>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
+              <details className="other-roles">
+                <summary>A different model for some jobs (optional)</summary>
+                <table className="roles">
+                  <tbody>
+                    {roles
+                      .filter((r) => r.role !== "default")
+                      .map((r) => {
+                        const info = ROLES.find((x) => x.role === r.role);
+                        const models = modelsOf(r.provider);
+                        return (
+                          <tr key={r.role} data-testid="role-row" data-role={r.role}>
+                            <th>
+                              {info?.label ?? r.role}
+                              <div className="muted small">{info?.help}</div>
+                            </th>
+                            <td>
+                              <select
+                                value={r.provider}
+                                data-testid="role-provider"
+                                aria-label={`${info?.label ?? r.role}: provider`}
+                                onChange={(e) => {
+                                  const provider = e.target.value;
+                                  setRole(r.role, { provider, model: provider ? (modelsOf(provider)[0] ?? "") : "" });
+                                }}
+                              >
+                                <option value="">Same as the model in use</option>
+                                {providers.map((p) => (
+                                  <option key={p.uid} value={p.name}>
+                                    {p.name}
+                                  </option>
+                                ))}
+                              </select>
+                            </td>
+                            <td className="grow">
+                              {r.provider !== "" && models.length > 0 ? (
+                                <select
+                                  value={r.model}
+                                  data-testid="role-model"
+                                  aria-label={`${info?.label ?? r.role}: model`}
+                                  onChange={(e) => setRole(r.role, { model: e.target.value })}
+                                >
+                                  {!models.includes(r.model) && <option value={r.model}>{r.model || "Choose a model"}</option>}
+                                  {models.map((m) => (
+                                    <option key={m} value={m}>
+                                      {m}
+                                    </option>
+                                  ))}
+                                </select>
+                              ) : (
+                                <input
+                                  value={r.model}
+                                  disabled={r.provider === ""}
+                                  placeholder={r.provider === "" ? "" : "Model name (connect to list them)"}
+                                  data-testid="role-model"
+                                  aria-label={`${info?.label ?? r.role}: model`}
+                                  onChange={(e) => setRole(r.role, { model: e.target.value })}
+                                />
+                              )}
+                            </td>
+                          </tr>
+                        );
+                      })}
+                  </tbody>
+                </table>
+              </details>
             </section>
           )}
           {tab === "rules" && <RulesTab root={root} />}
         </div>
+        {asking && (
+          <div className="unsaved-bar" role="alertdialog" aria-label="Unsaved changes" data-testid="unsaved-changes">
+            <span>Some changes are not saved yet.</span>
+            <span className="spacer" />
+            <button data-testid="unsaved-cancel" onClick={() => setAsking(false)}>
+              Keep editing
+            </button>
+            <button data-testid="unsaved-discard" className="danger" onClick={() => close(true)}>
+              Close without saving
+            </button>
+            <button
+              data-testid="unsaved-save"
+              className="primary"
+              disabled={saving || problems.length > 0}
+              onClick={() => {
+                setAsking(false);
+                void save(() => setOpen(false));
+              }}
+            >
+              Save and close
+            </button>
+          </div>
+        )}
         <footer className="settings-footer">
           <span className="muted settings-file" title="The settings file">
             {settings ? settings.file : ""}
           </span>
           <span className="spacer" />
           {problems.length > 0 && <span className="form-problem">{problems[0]}</span>}
-          {saveError && <span className="form-problem" role="alert">{saveError}</span>}
-          {savedNote && !saveError && <span className="muted" data-testid="saved-note">{savedNote}</span>}
-          {tab !== "rules" && (
+          {saveError && (
+            <span className="form-problem" role="alert" data-testid="save-error">
+              {saveError}
+            </span>
+          )}
+          {savedNote && !saveError && !dirty && (
+            <span className="muted" data-testid="saved-note">
+              {savedNote}
+            </span>
+          )}
+          {tab === "models" && (
             <button
               className="primary"
               data-testid="settings-save"
-              disabled={saving || problems.length > 0 || !settings}
+              disabled={saving || problems.length > 0 || !settings || !dirty}
               onClick={() => void save()}
             >
               {saving ? "Saving…" : "Save"}
@@ -449,51 +540,153 @@ export function SettingsDialog() {
   );
 }
 
-const SOURCE_ORDER = ["built-in", "builtin", "user", "project"];
-
-function sourceRank(source: string): number {
-  const i = SOURCE_ORDER.findIndex((s) => source.toLowerCase().startsWith(s));
-  return i < 0 ? SOURCE_ORDER.length : i;
+/** Which model new tasks use, saved or about to be. */
+function InUse({ settings, roles, dirty }: { settings: SettingsView | null; roles: RoleView[]; dirty: boolean }) {
+  if (!settings) return null;
+  const draft = roles.find((r) => r.role === "default");
+  const saved = settings.in_use;
+  if (draft && draft.provider !== "" && draft.model !== "") {
+    const same = saved && !saved.preset && saved.provider === draft.provider && saved.model === draft.model;
+    return (
+      <div className="banner info in-use" data-testid="settings-in-use">
+        {same || !dirty
+          ? `New tasks use ${draft.model} (${draft.provider}).`
+          : `New tasks will use ${draft.model} (${draft.provider}) once you save.`}
+      </div>
+    );
+  }
+  if (saved?.preset) return null;
+  return (
+    <div className="banner warn" data-testid="settings-in-use">
+      No model is chosen yet, so tasks cannot run. Connect to a server below and choose one of its models.
+    </div>
+  );
 }
 
-function RulesTab({ root }: { root: string | null }) {
-  const [rules, setRules] = useState<PolicyRuleView[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (!root) return;
-    let live = true;
-    call("policy_rules", { root })
-      .then((r) => live && setRules(r))
-      .catch((err: unknown) => live && setError(`The rules could not be read: ${toAppError(err).message}`));
-    return () => {
-      live = false;
-    };
-  }, [root]);
-  if (!root) return <p className="muted">Open a project to see the rules that apply to it.</p>;
-  if (error) return <Problem message={error} />;
-  if (!rules) return <p className="muted">Loading the rules…</p>;
-  const groups = new Map<string, PolicyRuleView[]>();
-  for (const r of rules) groups.set(r.source, [...(groups.get(r.source) ?? []), r]);
-  const ordered = [...groups.entries()].sort((a, b) => sourceRank(a[0]) - sourceRank(b[0]));
+function ProviderCard(props: {
+  draft: ProviderDraft;
+  /** The model chosen for new tasks, if it is this provider's (saved or not). */
+  inUse: string | null;
+  /** The same, as saved. */
+  savedInUse: string | null;
+  saving: boolean;
+  onUpdate: (change: Partial<ProviderDraft>) => void;
+  onRename: (name: string) => void;
+  onRemove: () => void;
+  onTest: () => void;
+  onPick: (model: string) => void;
+  onUse: (model: string) => void;
+  onForgetKey: () => void;
+}) {
+  const p = props.draft;
+  const models = p.test.status === "ok" ? p.test.models : [];
+  const picked = p.pick && models.includes(p.pick) ? p.pick : (props.inUse ?? models[0] ?? "");
   return (
-    <section className="settings-section" data-testid="rules">
-      <p className="muted">
-        What the agent may do without asking, what it must ask about and what it may never do. Later rules — your own,
-        then the project's — refine the built-in ones. “Always allow” answers are added to your rules for the project.
-      </p>
-      {ordered.length === 0 && <p className="muted">No rules.</p>}
-      {ordered.map(([source, list]) => (
-        <div key={source} className="rule-group" data-testid="rule-group">
-          <h2>{source}</h2>
-          <ul>
-            {list.map((r, i) => (
-              <li key={i}>
-                <code>{r.rule}</code>
-              </li>
-            ))}
-          </ul>
+    <div className="provider-card" data-testid="provider-card" data-name={p.name}>
+      <div className="provider-row">
+        <label>
+          Name
+          <input value={p.name} onChange={(e) => props.onRename(e.target.value)} data-testid="provider-name" />
+        </label>
+        <label>
+          Kind
+          <select value={p.kind} onChange={(e) => props.onUpdate({ kind: e.target.value as ProviderKind, test: { status: "idle" } })}>
+            <option value="anthropic">Anthropic</option>
+            <option value="openai">OpenAI or compatible</option>
+          </select>
+        </label>
+        <span className="spacer" />
+        <button className="link-button" onClick={props.onRemove}>
+          Remove
+        </button>
+      </div>
+      {p.kind === "openai" && (
+        <div className="provider-row">
+          <label className="grow">
+            <span>
+              Address <span className="muted">(empty for OpenAI itself)</span>
+            </span>
+            <input
+              value={p.base_url}
+              placeholder={DEFAULT_LOCAL_URL}
+              onChange={(e) => props.onUpdate({ base_url: e.target.value, test: { status: "idle" } })}
+              data-testid="provider-base-url"
+            />
+          </label>
+          <label>
+            <span>
+              Context size <span className="muted">(num_ctx)</span>
+            </span>
+            <input
+              value={p.num_ctx}
+              inputMode="numeric"
+              placeholder="default"
+              onChange={(e) => props.onUpdate({ num_ctx: e.target.value.replace(/[^0-9]/g, "") })}
+            />
+          </label>
         </div>
-      ))}
-    </section>
+      )}
+      <div className="provider-row">
+        <label className="grow">
+          <span>
+            API key{" "}
+            <span className="muted" data-testid="key-source">
+              {keyHint(p)}
+            </span>
+          </span>
+          <input
+            type="password"
+            autoComplete="off"
+            value={p.key}
+            placeholder={p.key_source ? "Type a new key to replace it" : "Paste a key"}
+            onChange={(e) => props.onUpdate({ key: e.target.value })}
+            data-testid="provider-key"
+          />
+        </label>
+        {p.key_source === "keychain" || p.key_source?.startsWith("file") ? (
+          <button className="link-button" onClick={props.onForgetKey}>
+            Forget key
+          </button>
+        ) : null}
+        <button data-testid="test-connection" disabled={p.test.status === "testing"} onClick={props.onTest}>
+          {p.test.status === "testing" ? "Connecting…" : p.test.status === "ok" ? "Connect again" : "Connect"}
+        </button>
+      </div>
+      {p.test.status === "ok" && (
+        <div className="test-result ok" data-testid="test-result">
+          <span>Connected — {models.length === 1 ? "1 model" : `${models.length} models`}.</span>
+          {models.length === 0 ? (
+            <span className="muted"> It has no models yet: add one to the server first (for Ollama: ollama pull qwen2.5-coder).</span>
+          ) : (
+            <div className="model-choice">
+              <label>
+                <span>Model</span>
+                <select value={picked} onChange={(e) => props.onPick(e.target.value)} data-testid="provider-model">
+                  {models.map((m) => (
+                    <option key={m} value={m}>
+                      {m}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              {props.inUse === picked ? (
+                <span className="pill ok" data-testid="model-in-use">
+                  {props.savedInUse === picked ? "In use" : "Chosen — used once saved"}
+                </span>
+              ) : (
+                <button className="primary" data-testid="use-model" disabled={props.saving || !picked} onClick={() => props.onUse(picked)}>
+                  Use this model
+                </button>
+              )}
+            </div>
+          )}
+        </div>
+      )}
+      {p.test.status === "error" && (
+        <div data-testid="test-result" data-code={p.test.error.code}>
+          <Problem message={p.test.error.message} detail={p.test.error.detail} />
+        </div>
+      )}
+    </div>
   );
 }

@@ -1,45 +1,12 @@
 // One entry of the transcript, by kind.
 import { memo } from "react";
-import type { EngineError, TurnOutcome, WakeReason } from "../bindings";
+import type { TurnOutcome, WakeReason } from "../bindings";
 import type { TranscriptItem as Item } from "../transcript";
-import { nextStep } from "../errors";
-import { useApp } from "../store";
-import { useSession } from "../session";
 import { DoneSummary } from "./DoneSummary";
+import { ErrorNote } from "./ErrorNote";
 import { Markdown } from "./lazy";
 import { SubagentCard } from "./SubagentCard";
 import { ToolCard } from "./ToolCard";
-
-/**
- * A failure in words, with what to do next: Retry where sending again can help, Open Settings
- * where the fix is there. Decided by the failure's code, never by its message.
- */
-export function ErrorNote({ error, testId }: { error: EngineError; testId?: string }) {
-  const open = useApp((s) => s.setSettingsOpen);
-  const retry = useSession((s) => s.retry);
-  const busy = useSession((s) => s.runningSession !== null);
-  const step = nextStep(error.code);
-  return (
-    <div className="banner error transcript-error" role="alert" data-testid={testId} data-code={error.code}>
-      <span className="error-words">{step ? step.text : error.message}</span>
-      {step && <span className="error-detail muted">{error.message}</span>}
-      {step && (step.retry || step.settings) && (
-        <span className="error-actions">
-          {step.retry && (
-            <button className="small" data-testid="retry-button" disabled={busy} onClick={() => retry()}>
-              Retry
-            </button>
-          )}
-          {step.settings && (
-            <button className="small" data-testid="open-settings-button" onClick={() => open(true)}>
-              Open Settings
-            </button>
-          )}
-        </span>
-      )}
-    </div>
-  );
-}
 
 function wakeText(r: WakeReason): string {
   switch (r.kind) {

@@ -11,7 +11,6 @@ import {
   entry,
   installFakeBackend,
   sessionInfo,
-  settingsView,
   text,
   type Call,
   type FakeAgent,
@@ -288,6 +287,9 @@ describe("a turn", () => {
     const select = await screen.findByTestId("mode-select");
     expect(select).toHaveValue("ask");
     await user.selectOptions(select, "full_auto");
+    // Full auto asks first (tested in settings.test.tsx); yes.
+    await waitFor(() => expect(screen.getByTestId("full-auto-yes")).toBeEnabled());
+    await user.click(screen.getByTestId("full-auto-yes"));
     expect(screen.getByTestId("mode-help")).toHaveTextContent("Edits and runs commands on its own");
     await user.type(screen.getByTestId("composer-input"), "line one{Shift>}{Enter}{/Shift}line two");
     expect(screen.getByTestId("composer-input")).toHaveValue("line one\nline two");
@@ -673,12 +675,12 @@ describe("errors", () => {
 
   it("shows a turn that could not start with the user's words and the way to fix it", async () => {
     const { turn, push } = await startTurn();
-    const error = { code: "no_provider" as const, message: "no model provider is set up" };
+    const error = { code: "no_provider" as const, message: "No model is set up yet. Open Settings to connect one." };
     push([{ type: "error", error }, { type: "turn_ended", outcome: { kind: "failed", error } }]);
     act(() => turn.end({ kind: "failed", error }));
     const shown = await screen.findByTestId("transcript-error");
     expect(shown).toHaveAttribute("data-code", "no_provider");
-    expect(shown).toHaveTextContent("Choose a model in Settings");
+    expect(shown).toHaveTextContent("No model is set up yet. Open Settings to connect one.");
     expect(screen.getByTestId("open-settings-button")).toBeInTheDocument();
     expect(screen.queryByTestId("retry-button")).toBeNull();
     expect(screen.getByTestId("message-user")).toHaveTextContent("Fix the bug");
@@ -711,137 +713,6 @@ describe("errors", () => {
     act(() => turn.fail("This session is open in another Tandem window or tandem-cli; close it there first."));
     const shown = await screen.findByTestId("transcript-error");
     expect(shown).toHaveTextContent("open in another Tandem window");
-  });
-});
-
-describe("settings", () => {
-  it("tests a connection, picks a model from it and saves providers, roles and the key", async () => {
-    const calls = installFakeBackend(project, { models: ["llama3.2:3b", "qwen2.5-coder:7b"] });
-    const user = userEvent.setup();
-    render(<App />);
-    await user.click(await screen.findByTestId("settings-button"));
-    const view = await screen.findByTestId("settings-view");
-    expect(view).toHaveTextContent("/home/me/.config/tandem/settings.toml");
-    expect(within(view).getByTestId("key-source")).toHaveTextContent("keychain");
-    await user.click(within(view).getByTestId("add-local"));
-    const cards = within(view).getAllByTestId("provider-card");
-    const local = cards[1]!;
-    expect(within(local).getByTestId("provider-base-url")).toHaveValue("http://127.0.0.1:11434/v1");
-    await user.type(within(local).getByTestId("provider-key"), "secret-key");
-    await user.click(within(local).getByTestId("test-connection"));
-    expect(await within(local).findByTestId("test-result")).toHaveTextContent("Connected — 2 models");
-    expect((calls.find((c) => c.cmd === "test_connection")?.payload as { args: unknown }).args).toEqual({
-      kind: "openai",
-      base_url: "http://127.0.0.1:11434/v1",
-      api_key: "secret-key",
-      provider: null,
-    });
-
-    await user.click(within(view).getByTestId("settings-tab-models"));
-    const fast = within(view).getAllByTestId("role-row").find((r) => r.getAttribute("data-role") === "fast")!;
-    await user.selectOptions(within(fast).getByTestId("role-provider"), "local");
-    expect(fast.querySelectorAll("datalist option")).toHaveLength(2);
-    await user.type(within(fast).getByTestId("role-model"), "llama3.2:3b");
-    await user.click(within(view).getByTestId("settings-save"));
-    await waitFor(() => expect(screen.getByTestId("saved-note")).toHaveTextContent("Saved."));
-    expect((calls.find((c) => c.cmd === "save_settings")?.payload as { args: unknown }).args).toEqual({
-      providers: [
-        { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null },
-        { name: "local", kind: "openai", base_url: "http://127.0.0.1:11434/v1", num_ctx: null },
-      ],
-      roles: [
-        { role: "default", provider: "anthropic", model: "claude-sonnet-4-5" },
-        { role: "fast", provider: "local", model: "llama3.2:3b" },
-      ],
-    });
-    expect((calls.find((c) => c.cmd === "set_api_key")?.payload as { args: unknown }).args).toEqual({
-      provider: "local",
-      key: "secret-key",
-      allow_file: false,
-    });
-    await user.keyboard("{Escape}");
-    expect(screen.queryByTestId("settings-view")).not.toBeInTheDocument();
-  });
-
-  it("shows a failed connection readably and offers a file when there is no keychain", async () => {
-    installFakeBackend(project, {
-      models: "error sending request for url (http://127.0.0.1:11434/v1/models): Connection refused",
-      settings: settingsView({ keychain: { available: false, message: "No Secret Service is running.", file_fallback: false } }),
-    });
-    const user = userEvent.setup();
-    render(<App />);
-    await user.click(await screen.findByTestId("settings-button"));
-    const view = await screen.findByTestId("settings-view");
-    expect(view).toHaveTextContent("No Secret Service is running.");
-    expect(within(view).getByTestId("allow-file")).not.toBeChecked();
-    await user.click(within(view).getByTestId("test-connection"));
-    const result = await within(view).findByTestId("test-result");
-    expect(result).toHaveTextContent("Connection refused");
-    expect(result).toHaveTextContent("Check that it is running");
-  });
-
-  it("lists the policy rules by source", async () => {
-    installFakeBackend(project, {
-      rules: [
-        { rule: "allow read_file *", source: "built-in" },
-        { rule: "allow run_command `cargo test`", source: "project file (.tandem/policy.toml)" },
-        { rule: "deny run_command `sudo *`", source: "built-in" },
-      ],
-    });
-    const user = userEvent.setup();
-    render(<App />);
-    await user.click(await screen.findByTestId("settings-button"));
-    await user.click(screen.getByTestId("settings-tab-rules"));
-    const groups = await screen.findAllByTestId("rule-group");
-    expect(groups).toHaveLength(2);
-    expect(groups[0]).toHaveTextContent("built-in");
-    expect(within(groups[0]!).getAllByRole("listitem")).toHaveLength(2);
-    expect(groups[1]).toHaveTextContent("cargo test");
-  });
-});
-
-describe("first run", () => {
-  it("offers a detected local server and saves it as the default", async () => {
-    const calls = installFakeBackend(project, {
-      settings: settingsView({ providers: [], roles: [], configured: false }),
-      localServers: [{ name: "Ollama", base_url: "http://127.0.0.1:11434/v1", models: ["llama3.2:3b", "qwen2.5-coder:7b", "phi4"] }],
-    });
-    const user = userEvent.setup();
-    render(<App />);
-    const server = await screen.findByTestId("local-server");
-    expect(server).toHaveTextContent("Ollama is running at http://127.0.0.1:11434/v1 with 3 models");
-    await user.selectOptions(within(server).getByTestId("local-model"), "qwen2.5-coder:7b");
-    await user.click(within(server).getByTestId("use-local"));
-    await screen.findByTestId("project-view");
-    expect((calls.find((c) => c.cmd === "save_settings")?.payload as { args: unknown }).args).toEqual({
-      providers: [{ name: "ollama", kind: "openai", base_url: "http://127.0.0.1:11434/v1", num_ctx: null }],
-      roles: [{ role: "default", provider: "ollama", model: "qwen2.5-coder:7b" }],
-    });
-    expect(calls.some((c) => c.cmd === "set_api_key")).toBe(false);
-  });
-
-  it("saves an Anthropic key, and can be skipped", async () => {
-    const calls = installFakeBackend(project, { settings: settingsView({ providers: [], roles: [], configured: false }) });
-    const user = userEvent.setup();
-    render(<App />);
-    const card = await screen.findByTestId("first-run-anthropic");
-    expect(within(card).getByTestId("first-run-model")).toHaveValue("claude-sonnet-4-5");
-    await user.type(within(card).getByTestId("first-run-key"), "sk-ant-123");
-    await user.click(within(card).getByTestId("first-run-use"));
-    await screen.findByTestId("project-view");
-    expect((calls.find((c) => c.cmd === "set_api_key")?.payload as { args: unknown }).args).toEqual({
-      provider: "anthropic",
-      key: "sk-ant-123",
-      allow_file: false,
-    });
-  });
-
-  it("can be skipped", async () => {
-    installFakeBackend(project, { settings: settingsView({ providers: [], roles: [], configured: false }) });
-    const user = userEvent.setup();
-    render(<App />);
-    await user.click(await screen.findByTestId("first-run-skip"));
-    expect(await screen.findByTestId("project-view")).toBeInTheDocument();
   });
 });
 

@@ -4,11 +4,14 @@ import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type {
   AgentEvent,
   BackgroundTask,
+  EngineError,
   FileContent,
   FileEntry,
   LocalServer,
-  PolicyRuleView,
+  ProviderModels,
   RecentProject,
+  RuleKey,
+  RulesView,
   SandboxStatus,
   SendMessageArgs,
   SessionFileChange,
@@ -43,9 +46,13 @@ export type FakeAgent = {
   tasks?: BackgroundTask[];
   changes?: SessionFileChange[];
   localServers?: LocalServer[];
-  /** What test_connection answers; an Error message string makes it fail. */
-  models?: string[] | string;
-  rules?: PolicyRuleView[];
+  /** What test_connection answers: the models, or the failure in words. */
+  models?: string[] | EngineError;
+  /** What provider_models answers (default: every provider lists `models`). */
+  providerModels?: ProviderModels[];
+  /** set_api_key fails with this message. */
+  keyError?: string;
+  rules?: RulesView;
   /** What sandbox_status answers (default: sandboxed). */
   sandbox?: SandboxStatus;
   /** Called when a turn starts; the test drives it. */
@@ -69,9 +76,33 @@ export function settingsView(overrides: Partial<SettingsView> = {}): SettingsVie
     keychain: { available: true, message: null, file_fallback: false },
     configured: true,
     preset: null,
+    in_use: { provider: "anthropic", model: "claude-sonnet-4-5", preset: false },
     error: null,
     ...overrides,
   };
+}
+
+/** The model in use as Rust reports it: the default role's. */
+function inUseOf(roles: SettingsView["roles"]): SettingsView["in_use"] {
+  const d = roles.find((r) => r.role === "default");
+  return d ? { provider: d.provider, model: d.model, preset: false } : null;
+}
+
+export function rulesView(overrides: Partial<RulesView> = {}): RulesView {
+  return {
+    yours: [],
+    groups: [
+      { kind: "never_read", title: "Files Tandem never reads or changes", items: [".env files", "SSH keys"] },
+      { kind: "never_run", title: "Commands Tandem never runs", items: ["sudo, su, doas (administrator commands)", "shutdown"] },
+    ],
+    limits: ["It never runs commands as the administrator (sudo, su, doas).", "It never reads or changes secrets: .env files, keys, SSH and cloud credentials."],
+    notes: [],
+    ...overrides,
+  };
+}
+
+function sameKey(a: RuleKey, b: RuleKey): boolean {
+  return a.file === b.file && a.project === b.project && a.list === b.list && a.value === b.value;
 }
 
 export function sessionInfo(id: string, overrides: Partial<SessionInfo> = {}): SessionInfo {
@@ -102,6 +133,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
   let settings = agent.settings ?? settingsView();
   let sessions = agent.sessions ?? [];
   let tasks = agent.tasks ?? [];
+  let rules = agent.rules ?? rulesView();
   let created = 0;
   mockWindows("main");
   mockIPC((cmd, payload) => {
@@ -143,10 +175,20 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
           })),
           roles: a.roles,
           configured: a.roles.some((r) => r.role === "default"),
+          in_use: inUseOf(a.roles),
         };
         return settings;
       }
+      case "use_model": {
+        const roles = [
+          { role: "default", provider: String(args.provider), model: String(args.model) },
+          ...settings.roles.filter((r) => r.role !== "default"),
+        ];
+        settings = { ...settings, roles, configured: true, preset: null, in_use: inUseOf(roles) };
+        return settings;
+      }
       case "set_api_key":
+        if (agent.keyError) throw { code: "invalid_argument", message: agent.keyError };
         settings = {
           ...settings,
           providers: settings.providers.map((p) =>
@@ -155,12 +197,22 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         };
         return settings;
       case "test_connection":
-        if (typeof agent.models === "string") throw { code: "invalid_argument", message: agent.models, failure: "unreachable" };
-        return agent.models ?? [];
+        if (agent.models && !Array.isArray(agent.models)) return { kind: "failed", error: agent.models };
+        return { kind: "connected", models: agent.models ?? [] };
+      case "provider_models":
+        return (
+          agent.providerModels ??
+          settings.providers.map((p) => ({ provider: p.name, models: Array.isArray(agent.models) ? agent.models : [], error: null }))
+        );
       case "detect_local":
         return agent.localServers ?? [];
       case "policy_rules":
-        return agent.rules ?? [];
+        return rules;
+      case "remove_rule": {
+        const key = args.rule as unknown as RuleKey;
+        rules = { ...rules, yours: rules.yours.filter((r) => !sameKey(r.key, key)) };
+        return rules;
+      }
       case "list_sessions":
         return sessions;
       case "load_session": {

@@ -1,0 +1,175 @@
+//! What a person sees when the model cannot be used: the session against a stopped server, a
+//! web page at the address, an address without `http://`, and no model set up — through the
+//! same provider resolver the window and the CLI use. Each says what happened and what to do
+//! in words; the raw error is only ever the detail.
+
+use agent::{AgentConfig, Preset, PresetSlot, Sandboxing, Session, SessionOptions};
+use llm::ProviderKind;
+use protocol::{AgentEvent, FailureCode, TurnOutcome};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+/// Runs one turn against whatever `preset` points at (None: the empty settings file) and
+/// returns every event and the outcome.
+async fn turn(preset: Option<Preset>) -> (Vec<AgentEvent>, TurnOutcome) {
+    let project = tempfile::tempdir().expect("tempdir");
+    let config_dir = tempfile::tempdir().expect("tempdir");
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let opts = SessionOptions {
+        root: tools::ProjectRoot::open(project.path()).expect("open"),
+        sessions_dir: sessions.path().to_path_buf(),
+        policy: policy::Policy::builtin(),
+        config: AgentConfig::new(""),
+        resolver: agent::provider_resolver(
+            PresetSlot::new(preset),
+            config_dir.path().join("settings.toml"),
+        ),
+        sandboxing: Sandboxing::Off,
+        tmp_dir: None,
+    };
+    let (session, mut events) = Session::create(opts, "fix it").expect("session");
+    let outcome = tokio::time::timeout(Duration::from_secs(60), session.run("Fix the bug"))
+        .await
+        .expect("no hang")
+        .expect("turn");
+    drop(session);
+    let mut seen = Vec::new();
+    while let Ok(Some(e)) = tokio::time::timeout(Duration::from_secs(5), events.recv()).await {
+        seen.push(e);
+    }
+    (seen, outcome)
+}
+
+fn openai(base_url: &str) -> Option<Preset> {
+    Some(Preset {
+        kind: ProviderKind::OpenAi,
+        base_url: base_url.into(),
+        model: "qwen2.5-coder:7b".into(),
+    })
+}
+
+fn failed(outcome: &TurnOutcome) -> &protocol::EngineError {
+    match outcome {
+        TurnOutcome::Failed { error } => error,
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+/// Every text a person reads in the transcript.
+fn shown(events: &[AgentEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Notice { text } => Some(text.clone()),
+            AgentEvent::Error { error } => Some(error.message.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_stopped_server_says_so_once_while_retrying_then_what_to_do() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let (events, outcome) = turn(openai(&url)).await;
+    let error = failed(&outcome);
+    assert_eq!(error.code, FailureCode::Unreachable);
+    assert!(
+        error.message.starts_with(&format!(
+            "Nothing answered at {url}: the model server is not running there"
+        )),
+        "{}",
+        error.message
+    );
+    let texts = shown(&events);
+    let notices: Vec<&AgentEvent> = events
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::Notice { .. }))
+        .collect();
+    assert_eq!(notices.len(), 1, "one line while retrying: {texts:#?}");
+    for t in &texts {
+        assert!(!t.contains("error sending request"), "{t}");
+    }
+    assert!(
+        error
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.contains("Connection refused")),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_web_page_at_the_address_is_named_a_wrong_address_once() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = requests.clone();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buf = [0u8; 65536];
+            let _ = sock.read(&mut buf).await;
+            let page = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>";
+            let reply = format!(
+                "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                page.len()
+            );
+            let _ = sock.write_all(reply.as_bytes()).await;
+            let _ = sock.shutdown().await;
+        }
+    });
+    let (events, outcome) = turn(openai(&url)).await;
+    let error = failed(&outcome);
+    assert_eq!(error.code, FailureCode::NotAModelServer);
+    assert!(
+        error
+            .message
+            .contains("answered with a web page (HTTP 502)"),
+        "{}",
+        error.message
+    );
+    let texts = shown(&events);
+    assert!(
+        texts.iter().all(|t| !t.contains('<')),
+        "no HTML on screen: {texts:#?}"
+    );
+    assert!(
+        !texts.iter().any(|t| t.contains("in a moment")),
+        "retrying cannot fix a wrong address: {texts:#?}"
+    );
+    assert_eq!(
+        requests.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "asked once, not four times"
+    );
+}
+
+#[tokio::test]
+async fn an_address_without_http_asks_for_it_in_settings() {
+    let (_, outcome) = turn(openai("127.0.0.1:8080/v1")).await;
+    let error = failed(&outcome);
+    assert_eq!(error.code, FailureCode::BadAddress);
+    assert_eq!(
+        error.message,
+        "The address “127.0.0.1:8080/v1” is missing http:// at the start. Change it in Settings to http://127.0.0.1:8080/v1."
+    );
+}
+
+#[tokio::test]
+async fn no_model_set_up_points_to_settings_without_files_or_variables() {
+    let (_, outcome) = turn(None).await;
+    let error = failed(&outcome);
+    assert_eq!(error.code, FailureCode::NoProvider);
+    assert_eq!(
+        error.message,
+        "No model is set up yet. Open Settings to connect one."
+    );
+    assert!(!error.message.contains("settings.toml"));
+    assert!(!error.message.contains("TANDEM_"));
+}

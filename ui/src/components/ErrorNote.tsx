@@ -1,0 +1,45 @@
+// A failure in words, as Rust worded it (what happened, what to do), the technical cause folded
+// away under "Details", and the next step as a button: Retry where sending again can help, Open
+// Settings where the fix is there. The buttons follow the failure's code, never its message.
+import type { EngineError } from "../bindings";
+import { nextStep } from "../errors";
+import { useApp } from "../store";
+import { useSession } from "../session";
+
+/** The detail of a failure, folded: for bug reports, never the only thing shown. */
+export function ErrorDetail({ detail }: { detail: string | null | undefined }) {
+  if (!detail) return null;
+  return (
+    <details className="error-detail" data-testid="error-detail">
+      <summary>Details</summary>
+      <code>{detail}</code>
+    </details>
+  );
+}
+
+export function ErrorNote({ error, testId }: { error: EngineError; testId?: string }) {
+  const open = useApp((s) => s.setSettingsOpen);
+  const retry = useSession((s) => s.retry);
+  const busy = useSession((s) => s.runningSession !== null);
+  const step = nextStep(error.code);
+  return (
+    <div className="banner error transcript-error" role="alert" data-testid={testId} data-code={error.code}>
+      <span className="error-words">{error.message}</span>
+      <ErrorDetail detail={error.detail} />
+      {step && (step.retry || step.settings) && (
+        <span className="error-actions">
+          {step.retry && (
+            <button className="small" data-testid="retry-button" disabled={busy} onClick={() => retry()}>
+              Retry
+            </button>
+          )}
+          {step.settings && (
+            <button className="small" data-testid="open-settings-button" onClick={() => open(true)}>
+              Open Settings
+            </button>
+          )}
+        </span>
+      )}
+    </div>
+  );
+}

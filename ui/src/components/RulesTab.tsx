@@ -1,0 +1,109 @@
+// Settings → Rules: the rules in force for the open project, as Rust words them. The user's own
+// rules first, each with the project it applies to and a Remove button; then the built-in
+// rules in groups; then what holds in every mode.
+import { useEffect, useState } from "react";
+import type { OwnRule, RuleKey, RulesView } from "../bindings";
+import { call, toAppError } from "../api";
+
+/** Where one of the user's rules applies, from where it is kept. */
+function appliesTo(key: RuleKey, root: string): string {
+  if (key.file === "project") return "This project (its own rules file)";
+  if (key.project === null) return "All projects";
+  if (key.project === root) return "This project";
+  return key.project;
+}
+
+export function RulesTab({ root }: { root: string | null }) {
+  const [rules, setRules] = useState<RulesView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [removing, setRemoving] = useState<string | null>(null);
+  useEffect(() => {
+    if (!root) return;
+    let live = true;
+    call("policy_rules", { root })
+      .then((r) => live && setRules(r))
+      .catch((err: unknown) => live && setError(`The rules could not be read: ${toAppError(err).message}`));
+    return () => {
+      live = false;
+    };
+  }, [root]);
+  if (!root) return <p className="muted">Open a project to see the rules that apply to it.</p>;
+  if (!rules && error) return <div className="banner error" role="alert">{error}</div>;
+  if (!rules) return <p className="muted">Loading the rules…</p>;
+
+  const remove = async (rule: OwnRule) => {
+    setRemoving(rule.rule);
+    setError(null);
+    try {
+      setRules(await call("remove_rule", { root, rule: rule.key }));
+    } catch (err) {
+      setError(`The rule was not removed: ${toAppError(err).message}`);
+    } finally {
+      setRemoving(null);
+    }
+  };
+
+  return (
+    <section className="settings-section rules" data-testid="rules">
+      <p className="muted">
+        What the agent may do without asking, what it asks about first and what it never does. Answering “Always
+        allow … in this project” on a question adds one of your rules here.
+      </p>
+      {error && (
+        <div className="banner error" role="alert">
+          {error}
+        </div>
+      )}
+      <div className="rule-group yours" data-testid="own-rules">
+        <h2>Your rules</h2>
+        {rules.yours.length === 0 ? (
+          <p className="muted">None yet.</p>
+        ) : (
+          <ul>
+            {rules.yours.map((r) => (
+              <li key={`${r.key.file} ${r.key.project ?? ""} ${r.key.list} ${r.key.value}`} data-testid="own-rule" title={r.rule}>
+                <span className="rule-words">{r.words}</span>
+                <span className="muted rule-where">{appliesTo(r.key, root)}</span>
+                <button
+                  className="link-button"
+                  data-testid="rule-remove"
+                  disabled={removing !== null}
+                  onClick={() => void remove(r)}
+                  aria-label={`Remove: ${r.words}`}
+                >
+                  {removing === r.rule ? "Removing…" : "Remove"}
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <div className="rule-group" data-testid="rule-limits">
+        <h2>In every mode, Full auto too</h2>
+        <ul>
+          {rules.limits.map((l) => (
+            <li key={l}>{l}</li>
+          ))}
+        </ul>
+      </div>
+      {rules.groups.map((g) => (
+        <div key={g.title} className="rule-group" data-testid="rule-group" data-kind={g.kind}>
+          <h2>{g.title}</h2>
+          <p className="rule-items">{g.items.join(", ")}</p>
+        </div>
+      ))}
+      {rules.notes.length > 0 && (
+        <div className="rule-group">
+          <h2>Left out</h2>
+          <ul>
+            {rules.notes.map((n) => (
+              <li key={n} className="muted">
+                {n}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </section>
+  );
+}

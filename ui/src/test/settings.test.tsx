@@ -1,0 +1,452 @@
+// Settings, the first-run screen, the model picker, the rules and the mode switch, as a person
+// meets them (issue 16: items 1, 5, 6 and parts of 8), against the fake backend.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { act, cleanup, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { clearMocks } from "@tauri-apps/api/mocks";
+import { App } from "../App";
+import { useApp } from "../store";
+import { useSession } from "../session";
+import { useModels } from "../models";
+import { emptyTranscript } from "../transcript";
+import { DEFAULT_LOCAL_URL } from "../bindings";
+import type { EngineError, RulesView } from "../bindings";
+import { entry, installFakeBackend, rulesView, settingsView, text, type Call, type FakeAgent, type FakeProject, type FakeTurn } from "./fakeBackend";
+
+const project: FakeProject = {
+  startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
+  folders: { "": [entry("README.md", "file")] },
+  files: { "README.md": text("README.md", ["# Demo"]) },
+};
+
+const unconfigured = settingsView({ providers: [], roles: [], configured: false, in_use: null });
+
+beforeEach(() => {
+  useApp.setState({
+    screen: { kind: "loading" },
+    folders: {},
+    expanded: {},
+    selected: null,
+    openFile: null,
+    recent: [],
+    showHidden: false,
+    panel: "tasks",
+    settings: null,
+    settingsError: null,
+    settingsOpen: false,
+    firstRunSkipped: false,
+  });
+  useSession.setState({
+    root: null,
+    sessions: [],
+    sessionsLoaded: false,
+    sessionsError: null,
+    current: null,
+    transcript: emptyTranscript(),
+    runningSession: null,
+    mode: "ask",
+    answered: {},
+    tasks: [],
+    error: null,
+    loading: false,
+    warnings: [],
+    sandbox: null,
+  });
+  useModels.setState({ lists: null, loading: false, error: null, useError: null });
+});
+afterEach(() => {
+  cleanup();
+  clearMocks();
+});
+
+function args<T = unknown>(calls: Call[], cmd: string, nth = 0): T {
+  return (calls.filter((c) => c.cmd === cmd)[nth]?.payload as { args: T }).args;
+}
+
+/** The app on the project, with Settings open. */
+async function openSettings(agent: FakeAgent = {}) {
+  const calls = installFakeBackend(project, agent);
+  const user = userEvent.setup();
+  render(<App />);
+  if (agent.settings && !agent.settings.configured) await user.click(await screen.findByTestId("first-run-skip"));
+  await user.click(await screen.findByTestId("settings-button"));
+  const view = await screen.findByTestId("settings-view");
+  return { calls, user, view };
+}
+
+describe("settings: connect, pick a model, use it — in one place", () => {
+  it("adding a local server, connecting and saving leaves a model in use, so tasks can run", async () => {
+    const { calls, user, view } = await openSettings({ settings: unconfigured, models: ["mock-model", "qwen2.5-coder:7b"] });
+    expect(within(view).getByTestId("settings-in-use")).toHaveTextContent("No model is chosen yet");
+    await user.click(within(view).getByTestId("add-local"));
+    const card = within(view).getByTestId("provider-card");
+    // One address for local servers, everywhere.
+    expect(within(card).getByTestId("provider-base-url")).toHaveValue(DEFAULT_LOCAL_URL);
+    await user.click(within(card).getByTestId("test-connection"));
+    expect(await within(card).findByTestId("test-result")).toHaveTextContent("Connected — 2 models");
+    expect(within(card).getByTestId("provider-model")).toHaveValue("mock-model");
+    expect(within(view).getByTestId("settings-in-use")).toHaveTextContent("New tasks will use mock-model (local) once you save.");
+    await user.click(within(view).getByTestId("settings-save"));
+    await waitFor(() => expect(screen.getByTestId("saved-note")).toHaveTextContent("Saved."));
+    expect(args(calls, "save_settings")).toEqual({
+      providers: [{ name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null }],
+      roles: [{ role: "default", provider: "local", model: "mock-model" }],
+    });
+    expect(within(view).getByTestId("settings-in-use")).toHaveTextContent("New tasks use mock-model (local).");
+    expect(screen.queryByTestId("save-error")).toBeNull();
+  });
+
+  it("uses another model of a server at once with “Use this model”", async () => {
+    const settings = settingsView({
+      providers: [
+        { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, key_source: "keychain" },
+        { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, key_source: null },
+      ],
+    });
+    const { calls, user, view } = await openSettings({
+      settings,
+      providerModels: [
+        { provider: "anthropic", models: ["claude-sonnet-4-5"], error: null },
+        { provider: "local", models: ["llama3.2:3b", "qwen2.5-coder:7b"], error: null },
+      ],
+    });
+    // The saved servers' models are there without testing again.
+    const local = (await within(view).findAllByTestId("provider-card")).find((c) => c.getAttribute("data-name") === "local")!;
+    const pick = await within(local).findByTestId("provider-model");
+    await user.selectOptions(pick, "qwen2.5-coder:7b");
+    await user.click(within(local).getByTestId("use-model"));
+    await waitFor(() => expect(args(calls, "save_settings")).toBeDefined());
+    expect(args<{ roles: unknown }>(calls, "save_settings").roles).toEqual([
+      { role: "default", provider: "local", model: "qwen2.5-coder:7b" },
+    ]);
+    await waitFor(() => expect(within(local).getByTestId("model-in-use")).toHaveTextContent("In use"));
+    expect(screen.getByTestId("saved-note")).toHaveTextContent("New tasks use qwen2.5-coder:7b.");
+    // The other roles choose from the listed models too, not a free-text box.
+    await user.click(within(view).getByText("A different model for some jobs (optional)"));
+    const fast = within(view).getAllByTestId("role-row").find((r) => r.getAttribute("data-role") === "fast")!;
+    await user.selectOptions(within(fast).getByTestId("role-provider"), "local");
+    const model = within(fast).getByTestId("role-model");
+    expect(model.tagName).toBe("SELECT");
+    expect(within(model).getAllByRole("option").map((o) => o.textContent)).toEqual(["llama3.2:3b", "qwen2.5-coder:7b"]);
+  });
+
+  it("asks before closing with unsaved changes, and closes at once without", async () => {
+    const { calls, user, view } = await openSettings();
+    await user.click(within(view).getByTestId("settings-close"));
+    expect(screen.queryByTestId("settings-view")).toBeNull();
+
+    await user.click(screen.getByTestId("settings-button"));
+    const again = await screen.findByTestId("settings-view");
+    await user.click(within(again).getByTestId("add-local"));
+    await user.keyboard("{Escape}");
+    expect(screen.getByTestId("unsaved-changes")).toHaveTextContent("Some changes are not saved yet.");
+    await user.click(screen.getByTestId("unsaved-cancel"));
+    expect(screen.queryByTestId("unsaved-changes")).toBeNull();
+    expect(screen.getByTestId("settings-view")).toBeInTheDocument();
+    await user.click(within(again).getByTestId("settings-close"));
+    await user.click(screen.getByTestId("unsaved-save"));
+    await waitFor(() => expect(screen.queryByTestId("settings-view")).toBeNull());
+    expect(args<{ providers: Array<{ name: string }> }>(calls, "save_settings").providers.map((p) => p.name)).toEqual([
+      "anthropic",
+      "local",
+    ]);
+
+    await user.click(screen.getByTestId("settings-button"));
+    const third = await screen.findByTestId("settings-view");
+    await user.type(within(third).getAllByTestId("provider-key")[0]!, "sk-new");
+    await user.click(within(third).getByTestId("settings-close"));
+    await user.click(screen.getByTestId("unsaved-discard"));
+    expect(screen.queryByTestId("settings-view")).toBeNull();
+    expect(calls.some((c) => c.cmd === "set_api_key")).toBe(false);
+    void view;
+  });
+
+  it("never says the settings were not saved when they were: a key that could not be stored says so alone", async () => {
+    const { calls, user, view } = await openSettings({
+      keyError: "No keychain service is running on this computer. Tick “Keep keys in a file only I can read” to store it in a file instead.",
+    });
+    await user.click(within(view).getByTestId("add-local"));
+    const card = within(view).getAllByTestId("provider-card")[1]!;
+    await user.type(within(card).getByTestId("provider-key"), "secret");
+    await user.click(within(view).getByTestId("settings-save"));
+    const problem = await screen.findByTestId("save-error");
+    expect(problem).toHaveTextContent("The settings were saved, but the API key for “local” was not: No keychain service");
+    expect(problem).not.toHaveTextContent("were not saved");
+    expect(calls.filter((c) => c.cmd === "save_settings")).toHaveLength(1);
+    // The key is still typed and unsaved: closing asks.
+    expect(within(card).getByTestId("provider-key")).toHaveValue("secret");
+    await user.click(within(view).getByTestId("settings-close"));
+    expect(screen.getByTestId("unsaved-changes")).toBeInTheDocument();
+  });
+
+  it("shows a failed connection in Rust's words, the cause folded under Details", async () => {
+    const error: EngineError = {
+      code: "not_a_model_server",
+      message:
+        "The address http://127.0.0.1:8080 answered with a web page (HTTP 404), not as a model server, so it is probably wrong. Check it in Settings: OpenAI-compatible servers usually end in /v1, like http://127.0.0.1:11434/v1.",
+    };
+    const { user, view } = await openSettings({ models: error });
+    await user.click(within(view).getByTestId("add-local"));
+    const card = within(view).getAllByTestId("provider-card")[1]!;
+    await user.clear(within(card).getByTestId("provider-base-url"));
+    await user.type(within(card).getByTestId("provider-base-url"), "http://127.0.0.1:8080");
+    await user.click(within(card).getByTestId("test-connection"));
+    const result = await within(card).findByTestId("test-result");
+    expect(result).toHaveAttribute("data-code", "not_a_model_server");
+    expect(result).toHaveTextContent("answered with a web page (HTTP 404)");
+    expect(result).not.toHaveTextContent("<");
+    expect(result).not.toHaveTextContent("try again in a moment");
+  });
+
+  it("words the key field by kind and the key storage by what the user chose", async () => {
+    const { user, view } = await openSettings({
+      settings: settingsView({
+        providers: [{ name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, key_source: null }],
+        keychain: { available: false, message: "No keychain service is running on this computer.", file_fallback: false },
+      }),
+    });
+    const key = within(view).getByTestId("key-source");
+    expect(key).toHaveTextContent("Anthropic needs one");
+    expect(key).not.toHaveTextContent("local servers");
+    const intro = within(view).getByTestId("settings-intro");
+    expect(intro).not.toHaveTextContent("kept in your system's keychain");
+    await user.click(within(view).getByTestId("allow-file"));
+    expect(intro).toHaveTextContent("API keys are kept in a file only you can read");
+    expect(intro).not.toHaveTextContent("keychain and never shown");
+  });
+});
+
+describe("the model picker in the project window", () => {
+  it("shows the model in use and switches it", async () => {
+    const calls = installFakeBackend(project, {
+      settings: settingsView({
+        providers: [
+          { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, key_source: "keychain" },
+          { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, key_source: null },
+        ],
+      }),
+      providerModels: [
+        { provider: "anthropic", models: ["claude-haiku-4-5", "claude-sonnet-4-5"], error: null },
+        {
+          provider: "local",
+          models: [],
+          error: { code: "unreachable", message: `Nothing answered at ${DEFAULT_LOCAL_URL}: …` },
+        },
+      ],
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    const picker = await screen.findByTestId("model-picker");
+    expect(picker).toHaveAttribute("data-model", "claude-sonnet-4-5");
+    await waitFor(() => expect(within(picker).getByRole("option", { name: "claude-haiku-4-5" })).toBeInTheDocument());
+    expect(picker.querySelector('optgroup[label="local — not reachable"]')).not.toBeNull();
+    await user.selectOptions(picker, within(picker).getByRole("option", { name: "claude-haiku-4-5" }));
+    await waitFor(() => expect(args(calls, "use_model")).toEqual({ provider: "anthropic", model: "claude-haiku-4-5" }));
+    await waitFor(() => expect(screen.getByTestId("model-picker")).toHaveAttribute("data-model", "claude-haiku-4-5"));
+    // Setting up more is one step away.
+    await user.selectOptions(screen.getByTestId("model-picker"), "Set up models in Settings…");
+    expect(await screen.findByTestId("settings-view")).toBeInTheDocument();
+  });
+
+  it("says when no model is chosen yet", async () => {
+    installFakeBackend(project, { settings: settingsView({ roles: [], in_use: null, configured: false }) });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByTestId("first-run-skip"));
+    const picker = await screen.findByTestId("model-picker");
+    expect(picker).toHaveValue("");
+    expect(within(picker).getByRole("option", { name: "Choose a model…" })).toBeInTheDocument();
+  });
+});
+
+describe("first run", () => {
+  it("offers a detected local server and saves it as the default", async () => {
+    const calls = installFakeBackend(project, {
+      settings: unconfigured,
+      localServers: [{ name: "Ollama", base_url: DEFAULT_LOCAL_URL, models: ["llama3.2:3b", "qwen2.5-coder:7b", "phi4"] }],
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    const server = await screen.findByTestId("local-server");
+    expect(server).toHaveTextContent(`Ollama is running at ${DEFAULT_LOCAL_URL} with 3 models`);
+    await user.selectOptions(within(server).getByTestId("local-model"), "qwen2.5-coder:7b");
+    await user.click(within(server).getByTestId("use-local"));
+    await screen.findByTestId("project-view");
+    expect(args(calls, "save_settings")).toEqual({
+      providers: [{ name: "ollama", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null }],
+      roles: [{ role: "default", provider: "ollama", model: "qwen2.5-coder:7b" }],
+    });
+    expect(calls.some((c) => c.cmd === "set_api_key")).toBe(false);
+  });
+
+  it("connects to another address (the shared default) and no longer says no server answered", async () => {
+    const calls = installFakeBackend(project, { settings: unconfigured, models: ["mock-model"] });
+    const user = userEvent.setup();
+    render(<App />);
+    expect(await screen.findByTestId("no-local")).toHaveTextContent("No local server answered");
+    expect(screen.getByTestId("manual-url")).toHaveValue(DEFAULT_LOCAL_URL);
+    await user.click(screen.getByTestId("manual-connect"));
+    expect(await screen.findByRole("option", { name: "mock-model" })).toBeInTheDocument();
+    expect(screen.queryByTestId("no-local")).toBeNull();
+    await user.click(screen.getByTestId("manual-use"));
+    await screen.findByTestId("project-view");
+    expect(args<{ roles: unknown }>(calls, "save_settings").roles).toEqual([{ role: "default", provider: "local", model: "mock-model" }]);
+  });
+
+  it("shows why a connection failed in words", async () => {
+    installFakeBackend(project, {
+      settings: unconfigured,
+      models: {
+        code: "bad_address",
+        message: "The address “127.0.0.1:8080/v1” is missing http:// at the start. Change it in Settings to http://127.0.0.1:8080/v1.",
+      },
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    const url = await screen.findByTestId("manual-url");
+    await user.clear(url);
+    await user.type(url, "127.0.0.1:8080/v1");
+    await user.click(screen.getByTestId("manual-connect"));
+    const error = await screen.findByTestId("manual-error");
+    expect(error).toHaveTextContent("is missing http:// at the start");
+    expect(error).not.toHaveTextContent("builder error");
+  });
+
+  it("saves an Anthropic key, and says where keys go once the file is chosen", async () => {
+    const calls = installFakeBackend(project, {
+      settings: settingsView({ ...unconfigured, keychain: { available: false, message: "No keychain here.", file_fallback: false } }),
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    const intro = await screen.findByTestId("first-run-intro");
+    expect(intro).not.toHaveTextContent("kept in your system's keychain");
+    await user.click(screen.getByRole("checkbox", { name: "Keep keys in a file only I can read" }));
+    expect(intro).toHaveTextContent("API keys are kept in a file only you can read");
+    const card = screen.getByTestId("first-run-anthropic");
+    await user.type(within(card).getByTestId("first-run-key"), "sk-ant-123");
+    await user.click(within(card).getByTestId("first-run-use"));
+    await screen.findByTestId("project-view");
+    expect(args(calls, "set_api_key")).toEqual({ provider: "anthropic", key: "sk-ant-123", allow_file: true });
+  });
+
+  it("a key that cannot be stored saves nothing and says so", async () => {
+    const calls = installFakeBackend(project, { settings: unconfigured, keyError: "The keychain refused." });
+    const user = userEvent.setup();
+    render(<App />);
+    const card = await screen.findByTestId("first-run-anthropic");
+    await user.type(within(card).getByTestId("first-run-key"), "sk-ant-123");
+    await user.click(within(card).getByTestId("first-run-use"));
+    expect(await screen.findByTestId("first-run-error")).toHaveTextContent(
+      "The API key was not saved, so nothing was: The keychain refused.",
+    );
+    expect(calls.some((c) => c.cmd === "save_settings")).toBe(false);
+  });
+
+  it("can be skipped", async () => {
+    installFakeBackend(project, { settings: unconfigured });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByTestId("first-run-skip"));
+    expect(await screen.findByTestId("project-view")).toBeInTheDocument();
+  });
+});
+
+describe("errors in words", () => {
+  async function failTurn(error: EngineError) {
+    let turn: FakeTurn | null = null;
+    installFakeBackend(project, { onTurn: (t) => (turn = t) });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.type(await screen.findByTestId("composer-input"), "Fix the bug{Enter}");
+    await waitFor(() => expect(turn).not.toBeNull());
+    const t = turn as unknown as FakeTurn;
+    act(() => {
+      t.push([{ type: "user_message", text: "Fix the bug" }, { type: "error", error }]);
+      t.end({ kind: "failed", error });
+    });
+    return screen.findByTestId("transcript-error");
+  }
+
+  it("a wrong address offers Settings, not Retry, and folds the cause", async () => {
+    const shown = await failTurn({
+      code: "not_a_model_server",
+      message: "The address http://127.0.0.1:8080 answered with a web page (HTTP 404), not as a model server, so it is probably wrong. Check it in Settings.",
+      detail: "HTTP 404",
+    });
+    expect(shown).toHaveTextContent("answered with a web page");
+    expect(within(shown).getByTestId("open-settings-button")).toBeInTheDocument();
+    expect(within(shown).queryByTestId("retry-button")).toBeNull();
+    expect(within(shown).getByTestId("error-detail").tagName).toBe("DETAILS");
+  });
+
+  it("a stopped server offers Retry and Settings", async () => {
+    const shown = await failTurn({
+      code: "unreachable",
+      message: "Nothing answered at http://127.0.0.1:8080/v1: the model server is not running there, or the address is wrong.",
+      detail: "error sending request for url (http://127.0.0.1:8080/v1/chat/completions): Connection refused",
+    });
+    expect(within(shown).getByTestId("retry-button")).toBeInTheDocument();
+    expect(within(shown).getByTestId("open-settings-button")).toBeInTheDocument();
+    expect(shown.querySelector(".error-words")).toHaveTextContent(/^Nothing answered at/);
+  });
+});
+
+describe("rules in words", () => {
+  const rules: RulesView = rulesView({
+    yours: [
+      {
+        words: "Run “cargo run” without asking",
+        rule: 'projects."/work/demo".commands.allow "cargo run"',
+        key: { file: "user", project: "/work/demo", list: "commands_allow", value: "cargo run" },
+      },
+      {
+        words: "Never fetch from example.com",
+        rule: 'network.denied_domains "example.com"',
+        key: { file: "user", project: null, list: "network_denied_domains", value: "example.com" },
+      },
+    ],
+  });
+
+  it("lists the user's rules first with where they apply, removes one, then the groups in words", async () => {
+    const { calls, user, view } = await openSettings({ rules });
+    await user.click(within(view).getByTestId("settings-tab-rules"));
+    const own = await within(view).findAllByTestId("own-rule");
+    expect(own.map((r) => r.textContent)).toEqual([
+      "Run “cargo run” without askingThis projectRemove",
+      "Never fetch from example.comAll projectsRemove",
+    ]);
+    expect(own[0]).toHaveAttribute("title", 'projects."/work/demo".commands.allow "cargo run"');
+    const groups = within(view).getAllByTestId("rule-group");
+    expect(groups[0]).toHaveTextContent("Files Tandem never reads or changes.env files, SSH keys");
+    expect(view).not.toHaveTextContent("paths.protected");
+    await user.click(within(own[0]!).getByTestId("rule-remove"));
+    await waitFor(() => expect(within(view).getAllByTestId("own-rule")).toHaveLength(1));
+    expect(args(calls, "remove_rule")).toEqual({ root: "/work/demo", rule: rules.yours[0]!.key });
+  });
+});
+
+describe("the mode switch", () => {
+  it("asks before Full auto, saying what it still never does", async () => {
+    const calls = installFakeBackend(project);
+    const user = userEvent.setup();
+    render(<App />);
+    const select = await screen.findByTestId("mode-select");
+    await user.selectOptions(select, "full_auto");
+    const confirm = await screen.findByTestId("full-auto-confirm");
+    expect(await within(confirm).findByTestId("full-auto-limits")).toHaveTextContent(
+      "It never runs commands as the administrator (sudo, su, doas).",
+    );
+    expect(select).toHaveValue("ask");
+    await user.click(within(confirm).getByTestId("full-auto-no"));
+    expect(screen.queryByTestId("full-auto-confirm")).toBeNull();
+    expect(select).toHaveValue("ask");
+    await user.selectOptions(select, "full_auto");
+    await user.click(await screen.findByTestId("full-auto-yes"));
+    expect(select).toHaveValue("full_auto");
+    expect(calls.filter((c) => c.cmd === "policy_rules").length).toBeGreaterThanOrEqual(1);
+    // Other modes need no question.
+    await user.selectOptions(select, "auto_edit");
+    expect(select).toHaveValue("auto_edit");
+    expect(screen.queryByTestId("full-auto-confirm")).toBeNull();
+  });
+});
