@@ -216,7 +216,7 @@ async fn retry_after_values_that_make_no_sense_are_ignored_not_fatal() {
     assert_eq!((r.attempts, r.message.text().as_str()), (6, "Still here."));
     let waits = events
         .iter()
-        .filter(|e| matches!(e, StreamEvent::Notice(n) if n.contains("retrying")))
+        .filter(|e| matches!(e, StreamEvent::Retrying { .. }))
         .count();
     assert_eq!(waits, 5, "{events:?}");
 }
