@@ -158,6 +158,8 @@ pub fn run() {
             settings_host::get_settings,
             settings_host::save_settings,
             settings_host::set_api_key,
+            settings_host::save_web_search,
+            settings_host::test_web_search,
             settings_host::test_connection,
             settings_host::detect_local,
             settings_host::provider_models,

@@ -13,7 +13,8 @@ use llm::{Provider, ProviderConfig, ProviderKind};
 use protocol::{
     ConnectionTest, KeychainStatus, LOCAL_SERVERS, LocalServer, ModelInUse, ProjectArgs,
     ProviderModels, ProviderView, RemoveRuleArgs, RoleView, RulesView, SaveSettingsArgs,
-    SetApiKeyArgs, SettingsView, TestConnectionArgs, UseModelArgs,
+    SaveWebSearchArgs, SearchProviderKind, SetApiKeyArgs, SettingsView, TestConnectionArgs,
+    TestWebSearchArgs, UseModelArgs, WebSearchTest, WebSearchView,
 };
 use std::time::Duration;
 use tauri::State;
@@ -103,7 +104,23 @@ fn view(slot: &PresetSlot) -> SettingsView {
             preset: false,
         }),
     };
+    let web_search = settings.web_search.as_ref().map(|w| {
+        let env = w.api_key_env.clone().unwrap_or_else(|| {
+            match w.provider {
+                SearchProviderKind::Brave => "BRAVE_API_KEY",
+                SearchProviderKind::Tavily => "TAVILY_API_KEY",
+                SearchProviderKind::Searxng => "SEARXNG_API_KEY",
+            }
+            .to_string()
+        });
+        WebSearchView {
+            provider: w.provider,
+            base_url: w.base_url.clone(),
+            key_source: keys.source(agent::WEB_SEARCH_KEY, &env),
+        }
+    });
     SettingsView {
+        web_search,
         file: file.display().to_string(),
         providers,
         roles,
@@ -127,9 +144,8 @@ fn write_settings(settings: &Settings) -> CmdResult<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(fail)?;
     }
-    let tmp = path.with_extension("toml.tmp");
-    std::fs::write(&tmp, settings.to_toml()).map_err(fail)?;
-    std::fs::rename(&tmp, &path).map_err(fail)
+    // Whole or not at all: a crash mid-save never leaves half a settings file.
+    locations::write_atomically(&path, settings.to_toml().as_bytes()).map_err(fail)
 }
 
 #[tauri::command]
@@ -142,7 +158,10 @@ pub async fn save_settings(
         let file = locations::settings_file();
         // Keep what the screen does not edit (key variables, lenient tool calls).
         let old = agent::read_settings(&file).unwrap_or_default();
-        let mut settings = Settings::default();
+        let mut settings = Settings {
+            web_search: old.web_search.clone(),
+            ..Settings::default()
+        };
         for p in args.providers {
             let name = p.name.trim().to_string();
             if name.is_empty()
@@ -433,4 +452,117 @@ mod tests {
         // Nothing listens on the discard port.
         assert_eq!(probe("nobody", "http://127.0.0.1:9/v1").await, None);
     }
+}
+
+/// Sets (or turns off) where `web_search` searches, keeping everything else in the file.
+#[tauri::command]
+pub async fn save_web_search(
+    args: SaveWebSearchArgs,
+    slot: State<'_, PresetSlot>,
+) -> CmdResult<SettingsView> {
+    let slot = slot.inner().clone();
+    blocking(move || {
+        let file = locations::settings_file();
+        let mut settings = agent::read_settings(&file).map_err(|e| invalid(e.to_string()))?;
+        let base_url = args
+            .base_url
+            .map(|u| u.trim().trim_end_matches('/').to_string())
+            .filter(|u| !u.is_empty());
+        if let Some(u) = &base_url
+            && let Err(e) = llm::check_address(u)
+        {
+            let words = agent::model_failure(&e, FailureContext::default());
+            return Err(invalid(format!("Web search: {}", words.message)));
+        }
+        settings.web_search = match args.provider {
+            None => None,
+            Some(SearchProviderKind::Searxng) if base_url.is_none() => {
+                return Err(invalid(
+                    "SearXNG runs on a server of your own: give its address, e.g. http://127.0.0.1:8888.",
+                ));
+            }
+            Some(provider) => Some(agent::WebSearchSettings {
+                provider,
+                base_url,
+                api_key_env: settings
+                    .web_search
+                    .as_ref()
+                    .filter(|w| w.provider == provider)
+                    .and_then(|w| w.api_key_env.clone()),
+            }),
+        };
+        write_settings(&settings)?;
+        Ok(view(&slot))
+    })
+    .await
+}
+
+/// One search for "Tandem" through the provider, to see that address and key work.
+#[tauri::command]
+pub async fn test_web_search(args: TestWebSearchArgs) -> CmdResult<WebSearchTest> {
+    let typed = args.api_key.filter(|k| !k.trim().is_empty());
+    let settings = agent::WebSearchSettings {
+        provider: args.provider,
+        base_url: args
+            .base_url
+            .map(|u| u.trim().trim_end_matches('/').to_string())
+            .filter(|u| !u.is_empty()),
+        api_key_env: None,
+    };
+    let provider = blocking(move || {
+        let env = |n: &str| std::env::var(n).ok();
+        Ok(match typed {
+            Some(key) => {
+                let typed = agent::MemorySecrets(
+                    [(agent::WEB_SEARCH_KEY.to_string(), key)]
+                        .into_iter()
+                        .collect(),
+                );
+                settings.provider(&typed, &env)
+            }
+            None => settings.provider(&StoredKeys::from_env(), &env),
+        })
+    })
+    .await?;
+    let provider = match provider {
+        Ok(p) => p,
+        Err(e) => {
+            return Ok(WebSearchTest {
+                ok: false,
+                message: match e {
+                    agent::SettingsError::NoKey { .. } => {
+                        "Type the API key first: this search service needs one.".into()
+                    }
+                    other => other.to_string(),
+                },
+                titles: Vec::new(),
+            });
+        }
+    };
+    let dir = std::env::temp_dir().join("tandem-web-search-test");
+    let mut config = tools::WebConfig::new(dir);
+    config.search = Some(provider);
+    let query = tools::WebSearchArgs {
+        query: "Tandem coding agent".into(),
+        count: Some(3),
+        freshness: None,
+        country: None,
+    };
+    Ok(match tools::web_search(&config, &query).await {
+        Ok(hits) if hits.is_empty() => WebSearchTest {
+            ok: true,
+            message: "Connected, but the search found nothing.".into(),
+            titles: Vec::new(),
+        },
+        Ok(hits) => WebSearchTest {
+            ok: true,
+            message: format!("Connected: {} results.", hits.len()),
+            titles: hits.into_iter().map(|h| h.title).collect(),
+        },
+        Err(e) => WebSearchTest {
+            ok: false,
+            message: e.to_string(),
+            titles: Vec::new(),
+        },
+    })
 }

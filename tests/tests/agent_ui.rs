@@ -1302,3 +1302,74 @@ async fn a_stopped_model_server_is_explained_in_words_with_retry_and_settings() 
     }
     Ok(())
 }
+
+/// A SearXNG stand-in on loopback: answers every search with two results, and says what it
+/// was asked.
+fn searxng_stub() -> TestResult<(String, std::sync::mpsc::Receiver<String>)> {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let url = format!("http://127.0.0.1:{}", listener.local_addr()?.port());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut buf = [0u8; 8192];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let _ = tx.send(
+                String::from_utf8_lossy(&buf[..n])
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            );
+            let body = r#"{"results":[{"title":"Tandem, the agent","url":"https://tandem.example","content":"a coding agent"},{"title":"Another page","url":"https://other.example","content":"more"}]}"#;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    Ok((url, rx))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web_search_is_set_up_and_tried_in_settings() -> TestResult {
+    let Some(s) = Scripted::start("app_subagent_approval.json").await? else {
+        return Ok(());
+    };
+    let (url, asked) = searxng_stub()?;
+    let app = s.launch(&[]).await?;
+    app.click("[data-testid=settings-button]").await?;
+    app.click("[data-testid=settings-tab-web]").await?;
+    pick(
+        &app,
+        "web-search-provider",
+        "SearXNG (a server of your own)",
+    )
+    .await?;
+    app.wait_for("[data-testid=web-search-url]")
+        .await?
+        .send_keys(&url)
+        .await?;
+    app.click("[data-testid=web-search-test]").await?;
+    let result = wait_content(&app, "[data-testid=web-search-result]", "Tandem, the agent").await?;
+    assert!(result.contains("Connected: 2 results"), "{result:?}");
+    assert!(
+        asked
+            .recv_timeout(Duration::from_secs(5))?
+            .starts_with("GET /search?q=")
+    );
+    screenshots(&app, "settings-08-web-search").await?;
+    app.click("[data-testid=web-search-save]").await?;
+    app.wait_for("[data-testid=web-search-saved]").await?;
+    let saved = std::fs::read_to_string(s.config.path().join("settings.toml"))?;
+    assert!(
+        saved.contains("[web_search]")
+            && saved.contains("provider = \"searxng\"")
+            && saved.contains(&url),
+        "{saved}"
+    );
+    app.quit().await?;
+    Ok(())
+}

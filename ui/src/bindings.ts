@@ -342,6 +342,20 @@ export type RoleView = {
  */
 role: string, provider: string, model: string, };
 
+export type SearchProviderKind = "brave" | "tavily" | "searxng";
+
+export type WebSearchView = { provider: SearchProviderKind, base_url: string | null, 
+/**
+ * Where its key comes from ("keychain", "file", "environment (BRAVE_API_KEY)"), if any.
+ */
+key_source: string | null, };
+
+export type SaveWebSearchArgs = { provider: SearchProviderKind | null, base_url: string | null, };
+
+export type TestWebSearchArgs = { provider: SearchProviderKind, base_url: string | null, api_key: string | null, };
+
+export type WebSearchTest = { ok: boolean, message: string, titles: Array<string>, };
+
 export type KeychainStatus = { available: boolean, 
 /**
  * Why not, in plain words, when it is not.
@@ -373,7 +387,11 @@ in_use: ModelInUse | null,
 /**
  * A problem reading the settings file, with where.
  */
-error: string | null, };
+error: string | null, 
+/**
+ * Where `web_search` searches, if anywhere.
+ */
+web_search: WebSearchView | null, };
 
 export type LocalServer = { name: string, base_url: string, models: Array<string>, };
 
@@ -539,6 +557,8 @@ export interface Commands {
   save_settings: { args: SaveSettingsArgs; result: SettingsView };
   set_api_key: { args: SetApiKeyArgs; result: SettingsView };
   test_connection: { args: TestConnectionArgs; result: ConnectionTest };
+  save_web_search: { args: SaveWebSearchArgs; result: SettingsView };
+  test_web_search: { args: TestWebSearchArgs; result: WebSearchTest };
   detect_local: { args: null; result: Array<LocalServer> };
   provider_models: { args: null; result: Array<ProviderModels> };
   use_model: { args: UseModelArgs; result: SettingsView };

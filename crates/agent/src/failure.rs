@@ -241,7 +241,11 @@ pub fn launch_failure(e: &LaunchError) -> EngineError {
             ),
             None,
         ),
-        LaunchError::Settings(s @ (SettingsError::Parse { .. } | SettingsError::UnknownRole(_))) => (
+        LaunchError::Settings(
+            s @ (SettingsError::Parse { .. }
+            | SettingsError::UnknownRole(_)
+            | SettingsError::SearchNeedsAddress),
+        ) => (
             FailureCode::NoProvider,
             "Tandem's settings file has a mistake, so no model can be used. Open Settings and save to repair it."
                 .into(),

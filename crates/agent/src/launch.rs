@@ -305,6 +305,22 @@ pub fn provider_resolver(
     })
 }
 
+/// Where `web_search` searches, from the settings file; None when it is not set up, or set up
+/// without what it needs (logged: the tool then says no search is configured).
+/// Blocking (the keychain).
+pub fn web_search_from_settings(settings_path: &Path) -> Option<tools::SearchProvider> {
+    let settings = read_settings(settings_path).ok()?;
+    let web = settings.web_search?;
+    let env = |name: &str| std::env::var(name).ok();
+    match web.provider(&StoredKeys::from_env(), &env) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            tracing::warn!(%e, "web search is set up but cannot be used");
+            None
+        }
+    }
+}
+
 /// The rules for a project: the user's file (when present) and the project's own.
 pub fn load_project_policy(root: &Path, user_file: Option<&Path>) -> Result<Policy, LaunchError> {
     let read = |p: &Path| match std::fs::read_to_string(p) {

@@ -45,7 +45,7 @@ pub use fetch_gate::{FetchJudge, resolve_fetch};
 pub use keychain::{Keychain, KeychainError};
 pub use launch::{
     KeyFile, LaunchError, Preset, PresetSlot, StoredKeys, choose_provider, load_project_policy,
-    provider_resolver, read_settings,
+    provider_resolver, read_settings, web_search_from_settings,
 };
 pub use policy_call::policy_call;
 pub use replay::replay_messages;
@@ -60,7 +60,7 @@ pub use session_view::{
 };
 pub use settings::{
     MemorySecrets, NoSecrets, ProviderSettings, ROLES, RoleSettings, SecretStore, Settings,
-    SettingsError, default_key_env, default_url, is_loopback,
+    SettingsError, WEB_SEARCH_KEY, WebSearchSettings, default_key_env, default_url, is_loopback,
 };
 pub use subagents::{ProviderResolver, ResolvedModel};
 pub use turn::{Agent, AgentConfig, AgentError, AgentStats, LOOP_LIMIT, ModeSwitch, Outcome};

@@ -50,6 +50,8 @@ pub struct SessionOptions {
     pub sandboxing: Sandboxing,
     /// The private temporary folder, when the caller chooses it (tests).
     pub tmp_dir: Option<PathBuf>,
+    /// Where `web_search` searches (from the settings), if anywhere.
+    pub web_search: Option<tools::SearchProvider>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -169,6 +171,7 @@ impl Session {
     ) -> (Session, Events) {
         let files_dir = opts.sessions_dir.join(&id);
         let mut toolbox = Toolbox::new(opts.root, files_dir.clone());
+        toolbox.web.search = opts.web_search;
         crate::sandboxing::confine(&mut toolbox, &id, &files_dir);
         match opts.sandboxing {
             Sandboxing::Machine => {}

@@ -28,6 +28,8 @@ pub enum SettingsError {
     UnknownRole(String),
     #[error("no API key for the provider `{provider}`: set {env} or store the key in Settings")]
     NoKey { provider: String, env: String },
+    #[error("web search through SearXNG needs the server's address (base_url under [web_search])")]
+    SearchNeedsAddress,
     /// The provider's address cannot be used (checked before the key: a key would not help).
     #[error("{0}")]
     BadAddress(llm::LlmError),
@@ -66,6 +68,70 @@ pub struct Settings {
     pub providers: BTreeMap<String, ProviderSettings>,
     #[serde(default)]
     pub roles: BTreeMap<String, RoleSettings>,
+    /// Where `web_search` searches; without it the tool says so and suggests web_fetch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web_search: Option<WebSearchSettings>,
+}
+
+/// `[web_search]` in settings.toml: a search API and where its key is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchSettings {
+    pub provider: protocol::SearchProviderKind,
+    /// Brave's and Tavily's default API addresses need no setting; SearXNG is self-hosted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// The environment variable holding the key (default `BRAVE_API_KEY` / `TAVILY_API_KEY`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+}
+
+/// The name the web search key is stored under in the keychain (beside the providers').
+pub const WEB_SEARCH_KEY: &str = "web_search";
+
+impl WebSearchSettings {
+    /// The search API these settings name, its key from the store or the environment.
+    pub fn provider(
+        &self,
+        secrets: &dyn SecretStore,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<tools::SearchProvider, SettingsError> {
+        use protocol::SearchProviderKind as K;
+        let default_env = match self.provider {
+            K::Brave => "BRAVE_API_KEY",
+            K::Tavily => "TAVILY_API_KEY",
+            K::Searxng => "SEARXNG_API_KEY",
+        };
+        let env_name = self
+            .api_key_env
+            .clone()
+            .unwrap_or_else(|| default_env.to_string());
+        let key = secrets
+            .api_key(WEB_SEARCH_KEY)
+            .or_else(|| env(&env_name))
+            .filter(|k| !k.trim().is_empty());
+        let base = |default: &str| self.base_url.clone().unwrap_or_else(|| default.to_string());
+        let no_key = || SettingsError::NoKey {
+            provider: WEB_SEARCH_KEY.into(),
+            env: env_name.clone(),
+        };
+        Ok(match self.provider {
+            K::Brave => tools::SearchProvider::Brave {
+                api_key: key.ok_or_else(no_key)?,
+                base_url: base(tools::BRAVE_URL),
+            },
+            K::Tavily => tools::SearchProvider::Tavily {
+                api_key: key.ok_or_else(no_key)?,
+                base_url: base(tools::TAVILY_URL),
+            },
+            K::Searxng => tools::SearchProvider::Searxng {
+                base_url: self
+                    .base_url
+                    .clone()
+                    .ok_or(SettingsError::SearchNeedsAddress)?,
+            },
+        })
+    }
 }
 
 /// Where API keys come from. The OS keychain implements this in the desktop app; tests use
@@ -288,6 +354,38 @@ fast = { provider = "local", model = "llama3.2:3b" }
             Some("sk-keychain"),
             "the keychain wins over the environment"
         );
+    }
+
+    #[test]
+    fn web_search_is_read_from_the_settings_with_its_key() {
+        let s = Settings::parse("settings.toml", "[web_search]\nprovider = \"brave\"\n")
+            .expect("parse");
+        let web = s.web_search.clone().expect("web search");
+        let none = |_: &str| None;
+        assert!(matches!(
+            web.provider(&NoSecrets, &none),
+            Err(SettingsError::NoKey { .. })
+        ));
+        let stored = MemorySecrets([(WEB_SEARCH_KEY.to_string(), "k".to_string())].into());
+        assert_eq!(
+            web.provider(&stored, &none).expect("provider"),
+            tools::SearchProvider::Brave {
+                api_key: "k".into(),
+                base_url: tools::BRAVE_URL.into()
+            }
+        );
+        let from_env = |n: &str| (n == "BRAVE_API_KEY").then(|| "e".to_string());
+        assert!(web.provider(&NoSecrets, &from_env).is_ok());
+        assert_eq!(Settings::parse("s", &s.to_toml()).expect("again"), s);
+        let searx = WebSearchSettings {
+            provider: protocol::SearchProviderKind::Searxng,
+            base_url: None,
+            api_key_env: None,
+        };
+        assert!(matches!(
+            searx.provider(&NoSecrets, &none),
+            Err(SettingsError::SearchNeedsAddress)
+        ));
     }
 
     #[test]

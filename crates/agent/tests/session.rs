@@ -526,6 +526,7 @@ fn options(project: &Path, setup: Setup) -> agent::SessionOptions {
         }),
         sandboxing: setup.sandboxing,
         tmp_dir: None,
+        web_search: None,
     }
 }
 

@@ -388,6 +388,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     config.max_steps = a.max_steps;
     config.home = std::env::var_os("HOME").map(PathBuf::from);
     config.user_policy_file = loaded.user_file.clone();
+    let web_search = agent::web_search_from_settings(&settings_file);
     let opts = SessionOptions {
         root,
         sessions_dir: sessions_dir(),
@@ -399,6 +400,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         ),
         sandboxing: Sandboxing::Machine,
         tmp_dir: None,
+        web_search,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

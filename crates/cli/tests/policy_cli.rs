@@ -314,3 +314,48 @@ fn tool_writes_are_judged_on_their_size() {
     assert!(stderr.contains("max_diff_lines"), "{stderr}");
     assert!(!p.join("huge.txt").exists());
 }
+
+/// `[web_search]` in settings.toml is what `web_search` searches through (nothing configured
+/// it before: the tool could never work); here a SearXNG on loopback, scripted.
+#[test]
+fn web_search_uses_the_search_service_in_the_settings() {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let server = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("accept");
+        let mut buf = [0u8; 4096];
+        let n = stream.read(&mut buf).expect("read");
+        let request = String::from_utf8_lossy(&buf[..n]).to_string();
+        let body = r#"{"results":[{"title":"Tandem, the agent","url":"https://tandem.example","content":"a desktop coding agent"}]}"#;
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        request
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("no-user-config/tandem");
+    std::fs::create_dir_all(&config).expect("mkdir");
+    std::fs::write(
+        config.join("settings.toml"),
+        format!("[web_search]\nprovider = \"searxng\"\nbase_url = \"http://127.0.0.1:{port}\"\n"),
+    )
+    .expect("write");
+    let (code, out, err) = tandem_cli(
+        "tool",
+        dir.path(),
+        &["web_search", r#"{"query": "tandem agent"}"#, "--approve"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Tandem, the agent") && out.contains("tandem.example"),
+        "{out}"
+    );
+    let request = server.join().expect("server");
+    assert!(
+        request.starts_with("GET /search?q=tandem+agent"),
+        "{request}"
+    );
+}

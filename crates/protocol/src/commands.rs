@@ -113,6 +113,30 @@ pub struct TestConnectionArgs {
     pub provider: Option<String>,
 }
 
+/// Sets where `web_search` searches (`provider: None` turns it off). The key is stored with
+/// `set_api_key` under the name `web_search`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SaveWebSearchArgs {
+    pub provider: Option<crate::SearchProviderKind>,
+    pub base_url: Option<String>,
+}
+
+/// Tries a search through a provider, with a key typed but not saved yet, or the stored one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TestWebSearchArgs {
+    pub provider: crate::SearchProviderKind,
+    pub base_url: Option<String>,
+    pub api_key: Option<String>,
+}
+
+/// What a test search found: the titles of the first results, or why it failed, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WebSearchTest {
+    pub ok: bool,
+    pub message: String,
+    pub titles: Vec<String>,
+}
+
 /// Every command: its name, the type of its `args`, and the type it resolves to. The TypeScript
 /// `Commands` interface is generated from this list, so the UI cannot call a command with the
 /// wrong shape.
@@ -141,6 +165,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("save_settings", "SaveSettingsArgs", "SettingsView"),
     ("set_api_key", "SetApiKeyArgs", "SettingsView"),
     ("test_connection", "TestConnectionArgs", "ConnectionTest"),
+    ("save_web_search", "SaveWebSearchArgs", "SettingsView"),
+    ("test_web_search", "TestWebSearchArgs", "WebSearchTest"),
     ("detect_local", "null", "Array<LocalServer>"),
     ("provider_models", "null", "Array<ProviderModels>"),
     ("use_model", "UseModelArgs", "SettingsView"),

@@ -272,6 +272,25 @@ pub struct ProviderView {
     pub key_source: Option<String>,
 }
 
+/// A web search API `web_search` can use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchProviderKind {
+    Brave,
+    Tavily,
+    /// A self-hosted SearXNG (no key; its address).
+    Searxng,
+}
+
+/// The web search setting as Settings shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct WebSearchView {
+    pub provider: SearchProviderKind,
+    pub base_url: Option<String>,
+    /// Where its key comes from ("keychain", "file", "environment (BRAVE_API_KEY)"), if any.
+    pub key_source: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct RoleView {
     /// default, fast, coder or architect.
@@ -306,6 +325,8 @@ pub struct SettingsView {
     pub in_use: Option<ModelInUse>,
     /// A problem reading the settings file, with where.
     pub error: Option<String>,
+    /// Where `web_search` searches, if anywhere.
+    pub web_search: Option<WebSearchView>,
 }
 
 /// A model server answering on this machine.

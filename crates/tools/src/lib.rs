@@ -67,8 +67,8 @@ pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
 pub use toolbox::{CallContext, TaskIdArgs, TaskListArgs, Toolbox, WakeupArgs};
 pub use watch::{ProjectWatcher, WatchError};
 pub use web::{
-    DEFAULT_MAX_LENGTH, FetchContext, FetchFormat, FetchResult, Hop, HopGate, SearchHit,
-    SearchProvider, WebConfig, WebFetchArgs, WebSearchArgs, fetch_host, render_fetch,
+    BRAVE_URL, DEFAULT_MAX_LENGTH, FetchContext, FetchFormat, FetchResult, Hop, HopGate, SearchHit,
+    SearchProvider, TAVILY_URL, WebConfig, WebFetchArgs, WebSearchArgs, fetch_host, render_fetch,
     render_search_hits, resolve_host, web_fetch, web_search,
 };
 pub use workspace::{DiffTotals, Workspace};

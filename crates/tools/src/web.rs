@@ -439,6 +439,11 @@ fn defuse_fence(text: &str) -> String {
     out
 }
 
+/// Brave Search's API, where `/res/v1/web/search` lives.
+pub const BRAVE_URL: &str = "https://api.search.brave.com";
+/// Tavily's API, where `/search` lives.
+pub const TAVILY_URL: &str = "https://api.tavily.com";
+
 /// A search provider's HTTP API. Base URLs are configurable (self-hosted SearXNG, tests).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SearchProvider {
@@ -476,7 +481,7 @@ fn str_at(v: &Value, key: &str) -> String {
 pub async fn web_search(config: &WebConfig, args: &WebSearchArgs) -> ToolResult<Vec<SearchHit>> {
     let provider = config.search.as_ref().ok_or_else(|| {
         ToolError::InvalidArgument(
-            "no web search provider is configured; ask the user to set one in Settings (Brave Search, Tavily or a SearXNG URL), or use web_fetch on a known page".into(),
+            "no web search service is set up; ask the user to choose one in Settings → Web search (Brave Search, Tavily or their own SearXNG), or use web_fetch on a page you know".into(),
         )
     })?;
     if args.query.trim().is_empty() {

@@ -327,8 +327,7 @@ async fn search_through_each_provider_and_without_one() {
     };
     let err = web_search(&c, &q).await.expect_err("none configured");
     assert!(
-        err.to_string()
-            .contains("no web search provider is configured"),
+        err.to_string().contains("no web search service is set up"),
         "{err}"
     );
 

@@ -10,8 +10,9 @@ import { useApp } from "../store";
 import { useModels } from "../models";
 import { ErrorDetail } from "./ErrorNote";
 import { RulesTab } from "./RulesTab";
+import { WebSearchTab } from "./WebSearchTab";
 
-type Tab = "models" | "rules";
+type Tab = "models" | "rules" | "web";
 
 export const ROLES: Array<{ role: string; label: string; help: string }> = [
   { role: "default", label: "Default", help: "Does the work unless another role is set." },
@@ -345,9 +346,9 @@ export function SettingsDialog() {
         <header className="settings-header">
           <h1>Settings</h1>
           <div className="tabs" role="tablist">
-            {(["models", "rules"] as Tab[]).map((t) => (
+            {(["models", "rules", "web"] as Tab[]).map((t) => (
               <button key={t} role="tab" aria-selected={tab === t} data-testid={`settings-tab-${t}`} onClick={() => setTab(t)}>
-                {t === "models" ? "Models" : "Rules"}
+                {t === "models" ? "Models" : t === "rules" ? "Rules" : "Web search"}
               </button>
             ))}
           </div>
@@ -484,6 +485,7 @@ export function SettingsDialog() {
             </section>
           )}
           {tab === "rules" && <RulesTab root={root} />}
+          {tab === "web" && settings && <WebSearchTab settings={settings} allowFile={allowFile} />}
         </div>
         {asking && (
           <div className="unsaved-bar" role="alertdialog" aria-label="Unsaved changes" data-testid="unsaved-changes">

@@ -2,6 +2,7 @@
 // and agent. `send_message` streams events over its Channel the way Rust does: arrays of events.
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type {
+  SearchProviderKind,
   AgentEvent,
   BackgroundTask,
   EngineError,
@@ -78,6 +79,7 @@ export function settingsView(overrides: Partial<SettingsView> = {}): SettingsVie
     preset: null,
     in_use: { provider: "anthropic", model: "claude-sonnet-4-5", preset: false },
     error: null,
+    web_search: null,
     ...overrides,
   };
 }
@@ -131,6 +133,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
   const calls: Call[] = [];
   let recent = project.recent ?? [];
   let settings = agent.settings ?? settingsView();
+  let webKey = false;
   let sessions = agent.sessions ?? [];
   let tasks = agent.tasks ?? [];
   let rules = agent.rules ?? rulesView();
@@ -189,6 +192,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
       }
       case "set_api_key":
         if (agent.keyError) throw { code: "invalid_argument", message: agent.keyError };
+        if (args.provider === "web_search") webKey = Boolean(args.key);
         settings = {
           ...settings,
           providers: settings.providers.map((p) =>
@@ -196,6 +200,23 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
           ),
         };
         return settings;
+      case "save_web_search":
+        settings = {
+          ...settings,
+          web_search:
+            args.provider === null
+              ? null
+              : {
+                  provider: args.provider as SearchProviderKind,
+                  base_url: (args.base_url as string | null) ?? null,
+                  key_source: settings.web_search?.key_source ?? (webKey ? "keychain" : null),
+                },
+        };
+        return settings;
+      case "test_web_search":
+        if (args.provider === "searxng" && !args.base_url)
+          return { ok: false, message: "Give the address of the SearXNG server.", titles: [] };
+        return { ok: true, message: "Connected: 2 results.", titles: ["Tandem, the agent", "Another page"] };
       case "test_connection":
         if (agent.models && !Array.isArray(agent.models)) return { kind: "failed", error: agent.models };
         return { kind: "connected", models: agent.models ?? [] };

@@ -450,3 +450,45 @@ describe("the mode switch", () => {
     expect(screen.queryByTestId("full-auto-confirm")).toBeNull();
   });
 });
+
+describe("web search", () => {
+  it("is set up in Settings: a service, its key and a test search, saved together", async () => {
+    const { user, calls } = await openSettings();
+    await user.click(screen.getByTestId("settings-tab-web"));
+    const provider = await screen.findByTestId("web-search-provider");
+    expect(provider).toHaveValue("off");
+    await user.selectOptions(provider, "brave");
+    await user.type(screen.getByTestId("web-search-key"), "brave-key");
+    await user.click(screen.getByTestId("web-search-test"));
+    const result = await screen.findByTestId("web-search-result");
+    expect(result).toHaveAttribute("data-ok", "true");
+    expect(result).toHaveTextContent("Tandem, the agent");
+    expect(args<{ provider: string; api_key: string }>(calls, "test_web_search")).toMatchObject({
+      provider: "brave",
+      api_key: "brave-key",
+    });
+    await user.click(screen.getByTestId("web-search-save"));
+    await screen.findByTestId("web-search-saved");
+    // The key is stored first, under its own name, then the service.
+    const order = calls.map((c) => c.cmd).filter((c) => c === "set_api_key" || c === "save_web_search");
+    expect(order).toEqual(["set_api_key", "save_web_search"]);
+    expect(args<{ provider: string; key: string }>(calls, "set_api_key")).toMatchObject({
+      provider: "web_search",
+      key: "brave-key",
+    });
+    expect(useApp.getState().settings?.web_search).toMatchObject({ provider: "brave", key_source: "keychain" });
+  });
+
+  it("asks SearXNG's address and never a key", async () => {
+    const { user } = await openSettings();
+    await user.click(screen.getByTestId("settings-tab-web"));
+    await user.selectOptions(await screen.findByTestId("web-search-provider"), "searxng");
+    expect(screen.queryByTestId("web-search-key")).toBeNull();
+    await user.click(screen.getByTestId("web-search-test"));
+    expect(await screen.findByTestId("web-search-result")).toHaveAttribute("data-ok", "false");
+    await user.type(screen.getByTestId("web-search-url"), "http://127.0.0.1:8888");
+    await user.click(screen.getByTestId("web-search-save"));
+    await screen.findByTestId("web-search-saved");
+    expect(useApp.getState().settings?.web_search).toMatchObject({ provider: "searxng", base_url: "http://127.0.0.1:8888" });
+  });
+});

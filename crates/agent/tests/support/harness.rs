@@ -104,6 +104,7 @@ async fn open_when_free(opts: SessionOptions, id: &str) -> (Session, agent::Even
             resolver: o.resolver.clone(),
             sandboxing: agent::Sandboxing::Off,
             tmp_dir: o.tmp_dir.clone(),
+            web_search: None,
         };
         match Session::open(o, id) {
             Ok(s) => return s,
@@ -174,6 +175,7 @@ impl Harness {
             resolver,
             sandboxing: setup.sandboxing,
             tmp_dir: setup.tmp_dir,
+            web_search: None,
         };
         let (session, mut events) = match &setup.resume {
             Some(id) => open_when_free(opts, id).await,
