@@ -47,6 +47,13 @@ pub struct Turn {
     /// violations a hostile or broken server sends and the renderer never would.
     #[serde(default)]
     pub events: Option<Vec<RawEvent>>,
+    /// The stream as a real server sent it: a file of recorded SSE bytes (see
+    /// `scripts/record-model-exchange.py`), relative to the scenario file. Replayed verbatim.
+    #[serde(default)]
+    pub sse_file: Option<String>,
+    /// The recorded bytes, read when the scenario is loaded.
+    #[serde(skip)]
+    pub recorded: Option<Vec<u8>>,
     /// Bytes per write; 1 splits everywhere (mid-UTF-8, mid-JSON). Default: one write.
     #[serde(default)]
     pub chunk: Option<usize>,
@@ -155,6 +162,16 @@ impl Scenario {
     pub fn load(path: &Path) -> Result<Self, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let mut scenario = Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let dir = path.parent().unwrap_or_else(|| Path::new("."));
+        for turn in &mut scenario.turns {
+            if let Some(file) = &turn.sse_file {
+                let at = dir.join(file);
+                turn.recorded = Some(
+                    std::fs::read(&at).map_err(|e| format!("cannot read {}: {e}", at.display()))?,
+                );
+            }
+        }
+        Ok(scenario)
     }
 }

@@ -335,11 +335,12 @@ async fn serve(
     if turn.delay_ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(turn.delay_ms)).await;
     }
-    let body = match &turn.events {
-        Some(events) => render::raw(events),
-        None => render::body(format, &turn.reply),
+    let body = match (&turn.recorded, &turn.events) {
+        (Some(recorded), _) => recorded.clone(),
+        (None, Some(events)) => render::raw(events).into_bytes(),
+        (None, None) => render::body(format, &turn.reply).into_bytes(),
     };
-    let bytes = body.as_bytes();
+    let bytes = body.as_slice();
     let end = turn
         .fault
         .as_ref()
