@@ -128,16 +128,6 @@ fn with_lenient(inner: agent::ProviderResolver, choice: Option<OnOff>) -> agent:
     })
 }
 
-const READ_TOOLS: &[&str] = &[
-    "read_file",
-    "list_files",
-    "search_codebase",
-    "git_status",
-    "git_diff",
-    "git_log",
-    "web_fetch",
-    "web_search",
-];
 
 /// Where a command would run, in words for the prompt.
 fn confinement_words(c: Confinement) -> &'static str {
@@ -163,7 +153,9 @@ fn only_reads(req: &ApprovalRequest) -> bool {
         .get("method")
         .and_then(Value::as_str)
         .is_none_or(|m| m.eq_ignore_ascii_case("get") || m.eq_ignore_ascii_case("head"));
-    READ_TOOLS.contains(&req.tool.as_str()) && (req.tool != "web_fetch" || method_reads)
+    // The catalog says which tools only read: one list for the whole engine.
+    tools::find_tool(&req.tool).is_some_and(|t| t.read_only)
+        && (req.tool != "web_fetch" || method_reads)
 }
 
 fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
