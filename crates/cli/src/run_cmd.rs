@@ -128,7 +128,6 @@ fn with_lenient(inner: agent::ProviderResolver, choice: Option<OnOff>) -> agent:
     })
 }
 
-
 /// Where a command would run, in words for the prompt.
 fn confinement_words(c: Confinement) -> &'static str {
     match c {
