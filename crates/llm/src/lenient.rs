@@ -197,7 +197,9 @@ fn written_calls(text: &str) -> Vec<(usize, Written)> {
     while let Some(found) = text[pos..].find("<tool_call>") {
         let open = pos + found;
         let body = open + "<tool_call>".len();
-        let close = text[body..].find("</tool_call>").map_or(text.len(), |l| body + l);
+        let close = text[body..]
+            .find("</tool_call>")
+            .map_or(text.len(), |l| body + l);
         pos = (close + "</tool_call>".len()).min(text.len());
         if taken_spans.iter().any(|&(a, b)| open >= a && open < b) {
             continue;
@@ -472,7 +474,10 @@ mod tests {
         assert_eq!(taken.name, "read_file");
         assert_eq!(taken.input, json!({"path": "calc.py"}));
         let tagged = "I will read it.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}\n</tool_call>";
-        let taken = find_calls(tagged, &tools()).expect("a call").taken.expect("taken");
+        let taken = find_calls(tagged, &tools())
+            .expect("a call")
+            .taken
+            .expect("taken");
         assert_eq!(taken.input, json!({"path": "a.rs"}));
         assert_eq!(taken.text_before, "I will read it.");
         // Prose with braces, and code that is not a call, are not calls.
@@ -480,7 +485,11 @@ mod tests {
         // A fenced call is not counted a second time as a bare one.
         let fenced = block(json!({"name": "read_file", "arguments": {"path": "a.rs"}}));
         let found = find_calls(&fenced, &tools()).expect("a call");
-        assert!(found.report.not_run.is_empty(), "{:?}", found.report.not_run);
+        assert!(
+            found.report.not_run.is_empty(),
+            "{:?}",
+            found.report.not_run
+        );
     }
 
     #[test]
