@@ -473,7 +473,7 @@ value: string, };
 
 export type RuleFileKind = "user" | "project";
 
-export type RuleList = "commands_allow" | "commands_ask" | "commands_deny" | "paths_protected" | "paths_protected_exceptions" | "paths_allow_write" | "network_allowed_domains" | "network_denied_domains";
+export type RuleList = "commands_allow" | "commands_ask" | "commands_deny" | "paths_protected" | "paths_protected_exceptions" | "paths_allow_write" | "network_allowed_domains" | "network_denied_domains" | "tools_allow";
 
 export type RemoveRuleArgs = { 
 /**
