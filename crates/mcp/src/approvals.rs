@@ -103,7 +103,9 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(
         ".{}.{}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("approvals"),
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("approvals"),
         std::process::id()
     ));
     let mut f = std::fs::OpenOptions::new()
@@ -137,20 +139,37 @@ mod tests {
         write("python3");
         let server = |p: &Path| Config::load(&dir.path().join("none.json"), p).servers[0].clone();
         let approvals = Approvals::new(dir.path().join("config").join(APPROVALS_FILE));
-        assert_eq!(approvals.check(&project, &server(&project)), Approval::Never);
-        approvals.approve(&project, &server(&project)).expect("approve");
-        assert_eq!(approvals.check(&project, &server(&project)), Approval::Approved);
+        assert_eq!(
+            approvals.check(&project, &server(&project)),
+            Approval::Never
+        );
+        approvals
+            .approve(&project, &server(&project))
+            .expect("approve");
+        assert_eq!(
+            approvals.check(&project, &server(&project)),
+            Approval::Approved
+        );
         use std::os::unix::fs::PermissionsExt as _;
-        let mode = std::fs::metadata(&approvals.file).expect("file").permissions().mode();
+        let mode = std::fs::metadata(&approvals.file)
+            .expect("file")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
         // The same entry in another folder is another question.
         let other = dir.path().join("q");
         std::fs::create_dir_all(other.join(".tandem")).expect("mkdir");
-        std::fs::copy(project.join(".tandem/mcp.json"), other.join(".tandem/mcp.json"))
-            .expect("copy");
+        std::fs::copy(
+            project.join(".tandem/mcp.json"),
+            other.join(".tandem/mcp.json"),
+        )
+        .expect("copy");
         assert_eq!(approvals.check(&other, &server(&other)), Approval::Never);
         // A repository that changes its command after the approval is asked about again.
         write("sh");
-        assert_eq!(approvals.check(&project, &server(&project)), Approval::Changed);
+        assert_eq!(
+            approvals.check(&project, &server(&project)),
+            Approval::Changed
+        );
     }
 }

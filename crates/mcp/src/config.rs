@@ -109,7 +109,10 @@ fn parse_entry(name: &str, raw: &Value) -> Result<(Transport, Option<u64>, bool)
     }
     let e: Entry = serde_json::from_value(raw.clone()).map_err(|e| e.to_string())?;
     if let Some(kind) = e.kind.as_deref()
-        && !matches!(kind, "stdio" | "http" | "streamable-http" | "streamableHttp")
+        && !matches!(
+            kind,
+            "stdio" | "http" | "streamable-http" | "streamableHttp"
+        )
     {
         return Err(format!(
             "type {kind:?} is not supported; use a command (stdio) or a streamable-HTTP url"
@@ -226,8 +229,11 @@ mod tests {
         )
         .expect("write");
         let c = Config::load(&user, &project);
-        let names: Vec<(&str, ExtensionOrigin)> =
-            c.servers.iter().map(|s| (s.name.as_str(), s.origin)).collect();
+        let names: Vec<(&str, ExtensionOrigin)> = c
+            .servers
+            .iter()
+            .map(|s| (s.name.as_str(), s.origin))
+            .collect();
         assert_eq!(
             names,
             vec![
@@ -249,10 +255,17 @@ mod tests {
             "old: type \"sse\" is not supported",
             "slow: timeout must be",
         ] {
-            assert!(errors.iter().any(|e| e.starts_with(want)), "{want}: {errors:#?}");
+            assert!(
+                errors.iter().any(|e| e.starts_with(want)),
+                "{want}: {errors:#?}"
+            );
         }
         std::fs::write(&user, "{not json").expect("write");
         let c = Config::load(&user, &project);
-        assert!(c.problems[0].error.contains("key must be a string"), "{:?}", c.problems);
+        assert!(
+            c.problems[0].error.contains("key must be a string"),
+            "{:?}",
+            c.problems
+        );
     }
 }

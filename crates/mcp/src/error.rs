@@ -13,7 +13,9 @@ pub enum McpError {
     NotRunning { server: String, why: String },
     /// The server's process ended (or its connection closed) during the call; it is being
     /// started again if it may still be.
-    #[error("the server {server} stopped during the call{}{}", restart_words(*.restarting), stderr_words(.stderr))]
+    /// `stderr` (its last words) is the server's own text: shown to people, never put in the
+    /// message the model reads.
+    #[error("the server {server} stopped during the call{}", restart_words(*.restarting))]
     Crashed {
         server: String,
         restarting: bool,
@@ -44,13 +46,5 @@ fn restart_words(restarting: bool) -> &'static str {
         "; it is being started again"
     } else {
         "; it will not be started again"
-    }
-}
-
-fn stderr_words(lines: &[String]) -> String {
-    if lines.is_empty() {
-        String::new()
-    } else {
-        format!(". Its last words: {}", lines.join(" | "))
     }
 }

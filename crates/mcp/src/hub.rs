@@ -136,12 +136,15 @@ impl Hub {
     }
 
     fn slot_for_tool(&self, exposed: &str) -> Option<(Arc<Slot>, String)> {
-        read(&self.slots).iter().find_map(|s| {
-            s.tools()
-                .into_iter()
-                .find(|t| t.exposed == exposed)
-                .map(|t| (s.clone(), t.tool))
-        })
+        read(&self.slots)
+            .iter()
+            .find_map(|s| s.knows(exposed).map(|tool| (s.clone(), tool)))
+    }
+
+    /// Whether a tool of this name is offered by a server that runs, or is starting again
+    /// after a failure (a call then waits for it).
+    pub fn knows(&self, exposed: &str) -> bool {
+        self.slot_for_tool(exposed).is_some()
     }
 
     /// Calls a tool by the name the model knows it by. A server that crashes or hangs is
@@ -165,6 +168,11 @@ impl Hub {
                 });
             }
         };
+        // A server starting again after a crash is waited for, as long as a start may take.
+        tokio::select! {
+            () = slot.until_started(self.ctx.timing.start) => {}
+            () = cancel.cancelled() => return Err(McpError::Cancelled),
+        }
         let ctx = self.ctx.clone();
         let resume = slot.clone();
         let result = slot

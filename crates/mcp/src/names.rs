@@ -29,7 +29,10 @@ mod tests {
     #[test]
     fn names_are_cleaned_and_cut() {
         assert_eq!(super::exposed_name("files", "read"), "files__read");
-        assert_eq!(super::exposed_name("my.srv", "get thing/x"), "my_srv__get_thing_x");
+        assert_eq!(
+            super::exposed_name("my.srv", "get thing/x"),
+            "my_srv__get_thing_x"
+        );
         assert_eq!(super::exposed_name("s", &"t".repeat(100)).len(), 64);
     }
 }

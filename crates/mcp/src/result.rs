@@ -18,8 +18,12 @@ pub(crate) fn render(result: &CallToolResult) -> String {
     for block in &result.content {
         parts.push(match block {
             ContentBlock::Text(t) => t.text.clone(),
-            ContentBlock::Image(i) => format!("[an image ({}) that cannot be shown here]", i.mime_type),
-            ContentBlock::Audio(a) => format!("[a sound ({}) that cannot be played here]", a.mime_type),
+            ContentBlock::Image(i) => {
+                format!("[an image ({}) that cannot be shown here]", i.mime_type)
+            }
+            ContentBlock::Audio(a) => {
+                format!("[a sound ({}) that cannot be played here]", a.mime_type)
+            }
             ContentBlock::Resource(r) => match &r.resource {
                 ResourceContents::TextResourceContents { uri, text, .. } => {
                     format!("[{uri}]\n{text}")

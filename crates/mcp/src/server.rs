@@ -123,6 +123,32 @@ impl Slot {
         lock(&self.inner).state
     }
 
+    /// Whether the server offers (or offered, and is starting again) a tool of this name.
+    pub fn knows(&self, exposed: &str) -> Option<String> {
+        let i = lock(&self.inner);
+        if !matches!(i.state, McpState::Running | McpState::Starting) {
+            return None;
+        }
+        i.tools
+            .iter()
+            .find(|t| t.exposed == exposed)
+            .map(|t| t.tool.clone())
+    }
+
+    /// Waits while it starts, at most `limit`.
+    pub async fn until_started(&self, limit: Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let changed = self.changed.notified();
+            if self.state() != McpState::Starting {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                return;
+            }
+        }
+    }
+
     pub fn tools(&self) -> Vec<ToolEntry> {
         let i = lock(&self.inner);
         if i.state == McpState::Running {
@@ -256,7 +282,7 @@ impl Slot {
         let mut again = false;
         self.set(|i| {
             i.conn = None;
-            i.tools.clear();
+            // Its tools are kept while it restarts: a call waits for it rather than failing.
             if i.restarts >= MAX_RESTARTS {
                 i.state = McpState::Failed;
                 i.message = Some(format!(
@@ -324,12 +350,12 @@ impl Slot {
                 for (k, v) in headers {
                     let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
                         .map_err(|e| format!("the header {k:?} is not valid: {e}"))?;
-                    let value = reqwest::header::HeaderValue::from_str(v)
-                        .map_err(|e| format!("the header {k:?} has a value that is not valid: {e}"))?;
+                    let value = reqwest::header::HeaderValue::from_str(v).map_err(|e| {
+                        format!("the header {k:?} has a value that is not valid: {e}")
+                    })?;
                     config.custom_headers.insert(name, value);
                 }
-                let transport =
-                    rmcp::transport::StreamableHttpClientTransport::from_config(config);
+                let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
                 let served = tokio::time::timeout(ctx.timing.start, info.serve(transport)).await;
                 (served, None)
             }
@@ -451,8 +477,8 @@ impl Slot {
                 message: e.message.to_string(),
             }),
             Ok(Err(
-                other @ (rmcp::ServiceError::TransportClosed
-                | rmcp::ServiceError::TransportSend(_)),
+                other
+                @ (rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)),
             )) => {
                 // The connection is gone: give the stderr reader a moment for its last words.
                 tokio::time::sleep(Duration::from_millis(100)).await;

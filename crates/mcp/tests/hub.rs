@@ -114,7 +114,11 @@ fn starts(f: &Fixture) -> usize {
         .unwrap_or(0)
 }
 
-async fn call(hub: &Hub, tool: &str, args: serde_json::Value) -> Result<mcp::CallOutcome, McpError> {
+async fn call(
+    hub: &Hub,
+    tool: &str,
+    args: serde_json::Value,
+) -> Result<mcp::CallOutcome, McpError> {
     tokio::time::timeout(
         Duration::from_secs(30),
         hub.call(tool, &args, &CancellationToken::new()),
@@ -136,17 +140,30 @@ async fn a_server_is_started_listed_and_called() {
     let names: Vec<&str> = tiny.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
         names,
-        ["tiny__echo", "tiny__add", "tiny__crash", "tiny__hang", "tiny__inject", "tiny__connect"]
+        [
+            "tiny__echo",
+            "tiny__add",
+            "tiny__crash",
+            "tiny__hang",
+            "tiny__inject",
+            "tiny__connect"
+        ]
     );
     assert_eq!(tiny.tools[0].tool, "echo");
     assert_eq!(tiny.tools[0].description, "Says the text back.");
     assert_eq!(tiny.stderr, ["tiny server: ready"]);
-    let out = call(&hub, "tiny__echo", json!({"text": "hello"})).await.expect("echo");
+    let out = call(&hub, "tiny__echo", json!({"text": "hello"}))
+        .await
+        .expect("echo");
     assert_eq!(out.text, "echo: hello");
     assert!(!out.is_error);
-    let out = call(&hub, "tiny__add", json!({"a": 2, "b": 3})).await.expect("add");
+    let out = call(&hub, "tiny__add", json!({"a": 2, "b": 3}))
+        .await
+        .expect("add");
     assert_eq!(out.text, "5");
-    let err = call(&hub, "tiny__nope", json!({})).await.expect_err("unknown");
+    let err = call(&hub, "tiny__nope", json!({}))
+        .await
+        .expect_err("unknown");
     assert!(matches!(err, McpError::UnknownTool(_)), "{err}");
 }
 
@@ -157,7 +174,9 @@ async fn a_crash_in_the_middle_of_a_call_is_survived() {
     let hub = hub(&f);
     hub.start();
     hub.settle(Duration::from_secs(30)).await;
-    let err = call(&hub, "tiny__crash", json!({})).await.expect_err("crashed");
+    let err = call(&hub, "tiny__crash", json!({}))
+        .await
+        .expect_err("crashed");
     match &err {
         McpError::Crashed {
             restarting, stderr, ..
@@ -170,14 +189,29 @@ async fn a_crash_in_the_middle_of_a_call_is_survived() {
         }
         other => panic!("not a crash: {other}"),
     }
-    assert!(err.to_string().contains("it is being started again"), "{err}");
-    hub.settle(Duration::from_secs(30)).await;
+    assert!(
+        err.to_string().contains("it is being started again"),
+        "{err}"
+    );
+    // The server's own words reach people, not the model.
+    assert!(!err.to_string().contains("crashing"), "{err}");
+    // A call right away waits for it to be back.
+    let out = call(&hub, "tiny__echo", json!({"text": "again"}))
+        .await
+        .expect("echo");
+    assert_eq!(out.text, "echo: again");
     let view = hub.view();
     assert_eq!(view.servers[0].state, McpState::Running);
     assert_eq!(view.servers[0].restarts, 1);
     assert_eq!(starts(&f), 2);
-    let out = call(&hub, "tiny__echo", json!({"text": "again"})).await.expect("echo");
-    assert_eq!(out.text, "echo: again");
+    assert!(
+        view.servers[0]
+            .stderr
+            .iter()
+            .any(|l| l.contains("crashing on purpose")),
+        "{:?}",
+        view.servers[0].stderr
+    );
 }
 
 #[tokio::test]
@@ -189,12 +223,21 @@ async fn a_hung_call_stops_the_server_and_it_starts_again() {
     hub.settle(Duration::from_secs(30)).await;
     let err = call(&hub, "tiny__hang", json!({})).await.expect_err("hung");
     assert!(
-        matches!(err, McpError::Hung { seconds: 1, restarting: true, .. }),
+        matches!(
+            err,
+            McpError::Hung {
+                seconds: 1,
+                restarting: true,
+                ..
+            }
+        ),
         "{err}"
     );
     hub.settle(Duration::from_secs(30)).await;
     assert_eq!(starts(&f), 2);
-    let out = call(&hub, "tiny__echo", json!({"text": "awake"})).await.expect("echo");
+    let out = call(&hub, "tiny__echo", json!({"text": "awake"}))
+        .await
+        .expect("echo");
     assert_eq!(out.text, "echo: awake");
 }
 
@@ -214,18 +257,26 @@ async fn a_server_that_cannot_start_is_tried_three_more_times_and_shown_failed()
     assert_eq!(broken.state, McpState::Failed, "{broken:?}");
     assert_eq!(broken.restarts, mcp::MAX_RESTARTS);
     assert!(
-        broken.stderr.iter().any(|l| l.contains("the database is missing")),
+        broken
+            .stderr
+            .iter()
+            .any(|l| l.contains("the database is missing")),
         "{broken:?}"
     );
     assert!(
-        broken.message.as_deref().is_some_and(|m| m.contains("gave up")),
+        broken
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("gave up")),
         "{broken:?}"
     );
     // Both servers append to the marker: one start of the good one, four of the broken one.
     assert_eq!(starts(&f), 1 + 4);
     // The other server is not held back by it.
     assert_eq!(view.servers[1].state, McpState::Running);
-    let err = call(&hub, "broken__echo", json!({})).await.expect_err("no tools");
+    let err = call(&hub, "broken__echo", json!({}))
+        .await
+        .expect_err("no tools");
     assert!(matches!(err, McpError::UnknownTool(_)), "{err}");
 }
 
@@ -253,9 +304,13 @@ async fn a_projects_server_starts_nothing_until_the_user_approves_it() {
     // The approval is the user's, kept in their config folder, not in the project.
     let kept = std::fs::read_to_string(f.config.join(mcp::APPROVALS_FILE)).expect("approvals");
     assert!(kept.contains(&f.project.display().to_string()), "{kept}");
-    assert!(!f.project.join(".tandem").read_dir().expect("dir").any(|e| e
-        .map(|e| e.file_name() != "mcp.json")
-        .unwrap_or(false)));
+    assert!(
+        !f.project
+            .join(".tandem")
+            .read_dir()
+            .expect("dir")
+            .any(|e| e.map(|e| e.file_name() != "mcp.json").unwrap_or(false))
+    );
 
     // A new hub for the project (the next launch) starts it at once.
     drop(hub);

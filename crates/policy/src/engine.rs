@@ -334,7 +334,9 @@ fn judge_server_tool(policy: &Policy, mode: Mode, name: &str) -> Vec<Finding> {
     if mode == Mode::ReadOnly {
         return vec![Finding::floor(
             Verdict::Deny,
-            format!("“{name}” is a tool of an outside server that may change things, so it is not used in Read only mode"),
+            format!(
+                "“{name}” is a tool of an outside server that may change things, so it is not used in Read only mode"
+            ),
             "read_only mode",
         )];
     }

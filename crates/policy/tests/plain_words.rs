@@ -38,8 +38,22 @@ fn the_reasons_people_meet_most_are_plain_words() {
         decide(Mode::Ask, true, 0, ToolCall::Read { path: "/etc/hosts" }),
         decide(Mode::AutoEdit, true, 250, write("src/main.rs", 3)),
         decide(Mode::AutoEdit, true, 2500, write("src/main.rs", 3)),
-        decide(Mode::Ask, true, 0, ToolCall::ServerTool { name: "files__write" }),
-        decide(Mode::ReadOnly, true, 0, ToolCall::ServerTool { name: "files__write" }),
+        decide(
+            Mode::Ask,
+            true,
+            0,
+            ToolCall::ServerTool {
+                name: "files__write",
+            },
+        ),
+        decide(
+            Mode::ReadOnly,
+            true,
+            0,
+            ToolCall::ServerTool {
+                name: "files__write",
+            },
+        ),
         decide(
             Mode::Ask,
             true,

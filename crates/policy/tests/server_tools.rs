@@ -35,10 +35,7 @@ fn a_server_tool_asks_and_offers_that_one_tool() {
         );
         assert!(d.suggestions[0].label.contains("Always allow the tool"));
     }
-    assert_eq!(
-        judge(&policy, Mode::ReadOnly, TOOL).decision,
-        Verdict::Deny
-    );
+    assert_eq!(judge(&policy, Mode::ReadOnly, TOOL).decision, Verdict::Deny);
     assert_eq!(
         judge(&policy, Mode::FullAuto, TOOL).decision,
         Verdict::Allow
@@ -48,9 +45,7 @@ fn a_server_tool_asks_and_offers_that_one_tool() {
 #[test]
 fn a_granted_tool_runs_without_asking_and_no_other_does() {
     let mut policy = Policy::builtin();
-    policy
-        .grant(&Grant::AllowTool(TOOL.into()))
-        .expect("grant");
+    policy.grant(&Grant::AllowTool(TOOL.into())).expect("grant");
     let d = judge(&policy, Mode::Ask, TOOL);
     assert_eq!(d.decision, Verdict::Allow, "{}", d.reason);
     assert_eq!(d.rule.name, format!("tools.allow \"{TOOL}\""));
@@ -71,7 +66,10 @@ fn always_allow_is_kept_for_the_project_in_the_users_file_only() {
         &Grant::AllowTool(TOOL.into()),
     )
     .expect("kept");
-    assert!(user.contains("[projects.\"/work/project\".tools]"), "{user}");
+    assert!(
+        user.contains("[projects.\"/work/project\".tools]"),
+        "{user}"
+    );
     let load = |root: &str, project: Option<&str>| {
         Policy::load(
             Some(RuleText {

@@ -10,7 +10,7 @@ mod agents;
 mod atomic;
 mod cache;
 mod catalog;
-mod command_env;
+pub mod command_env;
 mod diff;
 mod edit_file;
 mod error;
@@ -38,7 +38,7 @@ mod write_file;
 pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use atomic::write_atomic;
 pub use cache::{CACHE_TTL, CACHED_TOOLS};
-pub use catalog::{ENGINE_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
+pub use catalog::{ENGINE_TOOLS, SKILL_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
 pub use diff::{
     HUNK_CONTEXT, Region, edit_regions, hunks, hunks_in, line_counts, merge_hunks, merge_hunks_in,
 };
@@ -66,8 +66,8 @@ pub use search::{
     search_codebase, search_with_limit,
 };
 pub use skills::{
-    PROJECT_SKILLS_DIR, SKILL_DIR_PARAM, Skill, SkillSet, SkillTool, Trigger, USER_SKILLS_DIR,
-    shell_words, skill_argv, stage_skill_dir,
+    PROJECT_SKILLS_DIR, SKILL_DIR_PARAM, Skill, SkillActivateArgs, SkillSet, SkillTool, Trigger,
+    USER_SKILLS_DIR, shell_words, skill_argv, stage_skill_dir,
 };
 pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
 pub use toolbox::{CallContext, TaskIdArgs, TaskListArgs, Toolbox, WakeupArgs};

@@ -180,7 +180,9 @@ fn build_command(
             (exe.as_ref(), args.iter().map(|a| a.as_ref()).collect())
         }
         Program::Argv([]) => {
-            return Err(ToolError::InvalidArgument("there is no program to run".into()));
+            return Err(ToolError::InvalidArgument(
+                "there is no program to run".into(),
+            ));
         }
     };
     let (mut cmd, tmp_inside) = match (confinement, &config.sandbox) {

@@ -14,6 +14,14 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
+/// `skill_activate`'s arguments.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkillActivateArgs {
+    /// The skill's name, as skill_list shows it.
+    pub name: String,
+}
+
 /// A skill.json larger than this is refused (a manifest is a few kilobytes).
 const MAX_MANIFEST_BYTES: u64 = 256 * 1024;
 /// The most of a SKILL.md that joins the system prompt.
@@ -334,7 +342,12 @@ impl SkillSet {
         set
     }
 
-    fn load_dir(&mut self, dir: &Path, origin: ExtensionOrigin, inside: Option<&crate::ProjectRoot>) {
+    fn load_dir(
+        &mut self,
+        dir: &Path,
+        origin: ExtensionOrigin,
+        inside: Option<&crate::ProjectRoot>,
+    ) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
@@ -494,7 +507,9 @@ pub fn stage_skill_dir(src: &Path, dest: &Path) -> ToolResult<()> {
         std::fs::create_dir_all(&to).map_err(|e| ToolError::io(&to, e))?;
         for entry in std::fs::read_dir(&from).map_err(|e| ToolError::io(&from, e))? {
             let entry = entry.map_err(|e| ToolError::io(&from, e))?;
-            let kind = entry.file_type().map_err(|e| ToolError::io(entry.path(), e))?;
+            let kind = entry
+                .file_type()
+                .map_err(|e| ToolError::io(entry.path(), e))?;
             let target = to.join(entry.file_name());
             if kind.is_dir() {
                 stack.push((entry.path(), target));
@@ -549,8 +564,15 @@ mod tests {
 
     #[test]
     fn a_placeholder_becomes_one_whole_argument() {
-        let t = tool(&["wc", "-w", "{{file}}", "--lines={{n}}", "{{skill_dir}}/x.py"]);
-        let argv = skill_argv(&t, &json!({"file": "x; touch ../pwned", "n": 3}), "/s").expect("argv");
+        let t = tool(&[
+            "wc",
+            "-w",
+            "{{file}}",
+            "--lines={{n}}",
+            "{{skill_dir}}/x.py",
+        ]);
+        let argv =
+            skill_argv(&t, &json!({"file": "x; touch ../pwned", "n": 3}), "/s").expect("argv");
         assert_eq!(
             argv,
             vec!["wc", "-w", "x; touch ../pwned", "--lines=3", "/s/x.py"]

@@ -397,7 +397,13 @@ pub fn render_fetch(r: &FetchResult) -> String {
             &r.content_type
         },
     );
-    status + &crate::fence::fence(WEB_FENCE, &r.url.replace('"', "%22"), &r.text, "came from the web")
+    status
+        + &crate::fence::fence(
+            WEB_FENCE,
+            &r.url.replace('"', "%22"),
+            &r.text,
+            "came from the web",
+        )
 }
 
 /// The tag name fenced web content carries (a random token follows it).

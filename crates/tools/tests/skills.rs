@@ -54,26 +54,38 @@ fn secret(p: &Path) -> bool {
 #[test]
 fn skills_are_found_and_broken_ones_reported_and_skipped() {
     let f = fixture();
-    write(&f.project.join(".tandem/skills/word-count/skill.json"), WORD_COUNT);
+    write(
+        &f.project.join(".tandem/skills/word-count/skill.json"),
+        WORD_COUNT,
+    );
     write(
         &f.project.join(".tandem/skills/word-count/SKILL.md"),
         "Count with count_words.",
     );
-    write(&f.project.join(".tandem/skills/broken/skill.json"), "{\"name\": \"broken\",");
+    write(
+        &f.project.join(".tandem/skills/broken/skill.json"),
+        "{\"name\": \"broken\",",
+    );
     write(
         &f.project.join(".tandem/skills/shell/skill.json"),
         r#"{"name": "shell", "description": "d", "tools": [{"name": "sh", "description": "d",
             "inputSchema": {"type": "object", "properties": {"p": {"type": "string"}}}, "run": ["{{p}}"]}]}"#,
     );
-    write(&f.project.join(".tandem/skills/empty/README"), "no manifest");
+    write(
+        &f.project.join(".tandem/skills/empty/README"),
+        "no manifest",
+    );
     // A SKILL.md that leads to a secret must never reach the prompt.
     write(&f.project.join(".env"), "TOKEN=LEAKED");
     write(
         &f.project.join(".tandem/skills/leaky/skill.json"),
         r#"{"name": "leaky", "description": "d"}"#,
     );
-    std::os::unix::fs::symlink("../../../.env", f.project.join(".tandem/skills/leaky/SKILL.md"))
-        .expect("link");
+    std::os::unix::fs::symlink(
+        "../../../.env",
+        f.project.join(".tandem/skills/leaky/SKILL.md"),
+    )
+    .expect("link");
     // The user's skill of the same name wins over the repository's.
     write(
         &f.user.join("mine/skill.json"),
@@ -83,8 +95,11 @@ fn skills_are_found_and_broken_ones_reported_and_skipped() {
         .expect("open")
         .hiding_secrets(secret);
     let set = SkillSet::discover(&root, Some(&f.user));
-    let names: Vec<(&str, ExtensionOrigin)> =
-        set.skills.iter().map(|s| (s.name.as_str(), s.origin)).collect();
+    let names: Vec<(&str, ExtensionOrigin)> = set
+        .skills
+        .iter()
+        .map(|s| (s.name.as_str(), s.origin))
+        .collect();
     assert_eq!(names, vec![("word-count", ExtensionOrigin::User)]);
     let problems: Vec<(String, &str)> = set
         .problems
@@ -103,7 +118,10 @@ fn skills_are_found_and_broken_ones_reported_and_skipped() {
         (".tandem/skills/empty/skill.json", "there is no skill.json"),
         (".tandem/skills/leaky/SKILL.md", "leads to a secret file"),
         (".tandem/skills/shell/skill.json", "cannot be a placeholder"),
-        (".tandem/skills/word-count/skill.json", "already loaded from"),
+        (
+            ".tandem/skills/word-count/skill.json",
+            "already loaded from",
+        ),
     ];
     assert_eq!(problems.len(), expect.len(), "{problems:#?}");
     for ((file, error), (want_file, want)) in problems.iter().zip(expect) {
@@ -118,10 +136,13 @@ fn skills_are_found_and_broken_ones_reported_and_skipped() {
 
 #[tokio::test]
 async fn a_skill_tool_gets_the_models_value_as_one_argument_in_the_sandbox() {
-    let helper =
-        sandbox::find_helper().expect("the tandem-sandbox helper is built (cargo build -p sandbox)");
+    let helper = sandbox::find_helper()
+        .expect("the tandem-sandbox helper is built (cargo build -p sandbox)");
     let f = fixture();
-    write(&f.project.join(".tandem/skills/word-count/skill.json"), WORD_COUNT);
+    write(
+        &f.project.join(".tandem/skills/word-count/skill.json"),
+        WORD_COUNT,
+    );
     // A user skill runs its own script: the config folder is hidden from the sandbox, so it
     // runs from a copy.
     write(
@@ -156,11 +177,16 @@ async fn a_skill_tool_gets_the_models_value_as_one_argument_in_the_sandbox() {
 
     let wc = set.get("word-count").expect("skill");
     let dir = toolbox.skill_dir(wc, sandboxed);
-    let argv = skill_argv(&wc.tools[0], &json!({"file": payload}), &dir.display().to_string())
-        .expect("argv");
+    let argv = skill_argv(
+        &wc.tools[0],
+        &json!({"file": payload}),
+        &dir.display().to_string(),
+    )
+    .expect("argv");
     let out = toolbox.run_skill_tool(wc, &argv, &ctx).await.expect("ran");
     assert!(
-        out.text.contains("wc: 'x; touch ../pwned': No such file or directory"),
+        out.text
+            .contains("wc: 'x; touch ../pwned': No such file or directory"),
         "{}",
         out.text
     );
@@ -169,13 +195,28 @@ async fn a_skill_tool_gets_the_models_value_as_one_argument_in_the_sandbox() {
     let echo = set.get("echo").expect("skill");
     let dir = toolbox.skill_dir(echo, sandboxed);
     assert!(!dir.starts_with(&f.user), "{}", dir.display());
-    let argv = skill_argv(&echo.tools[0], &json!({"text": payload}), &dir.display().to_string())
-        .expect("argv");
-    let out = toolbox.run_skill_tool(echo, &argv, &ctx).await.expect("ran");
-    assert!(out.text.starts_with("[x; touch ../pwned]\n"), "{}", out.text);
+    let argv = skill_argv(
+        &echo.tools[0],
+        &json!({"text": payload}),
+        &dir.display().to_string(),
+    )
+    .expect("argv");
+    let out = toolbox
+        .run_skill_tool(echo, &argv, &ctx)
+        .await
+        .expect("ran");
+    assert!(
+        out.text.starts_with("[x; touch ../pwned]\n"),
+        "{}",
+        out.text
+    );
     assert_eq!(out.structured["exit_code"], 0, "{}", out.text);
 
     for place in [&f.base, &f.project, &f.base.join("session/tmp")] {
-        assert!(!place.join("pwned").exists(), "pwned in {}", place.display());
+        assert!(
+            !place.join("pwned").exists(),
+            "pwned in {}",
+            place.display()
+        );
     }
 }
