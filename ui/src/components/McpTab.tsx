@@ -35,7 +35,7 @@ function ServerCard({
 }) {
   const s = server;
   return (
-    <li className={`extension-card state-${s.state}`} data-testid="mcp-server" data-name={s.name} data-state={s.state}>
+    <li className={`extension-card mcp-card-${s.state}`} data-testid="mcp-server" data-name={s.name} data-state={s.state}>
       <div className="extension-head">
         <strong className="extension-name">{s.name}</strong>
         <span className="extension-origin">{originWords(s.origin)}</span>
