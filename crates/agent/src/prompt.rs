@@ -140,11 +140,13 @@ pub(crate) fn estimate_tokens(messages: &[Message]) -> u64 {
 }
 
 /// The catalog as the model sees it. An agent that may not start sub-agents (it is as deep as
-/// sub-agents go) is not offered the tools to do it.
-pub(crate) fn tool_definitions(may_spawn: bool) -> Vec<ToolDefinition> {
+/// sub-agents go) is not offered the tools to do it, nor the skill tools when there are no
+/// skills.
+pub(crate) fn tool_definitions(may_spawn: bool, has_skills: bool) -> Vec<ToolDefinition> {
     tools::TOOLS
         .iter()
         .filter(|t| may_spawn || !crate::subagents::SPAWNING_TOOLS.contains(&t.name))
+        .filter(|t| has_skills || !tools::SKILL_TOOLS.contains(&t.name))
         .map(|t| ToolDefinition {
             name: t.name.to_string(),
             description: t.description.to_string(),

@@ -4,6 +4,7 @@
 //! engine logic: every decision comes from the `policy` crate, every path resolution from
 //! `tools`.
 
+mod extensions_cmd;
 mod policy_cmd;
 mod run_cmd;
 mod sandbox_cmd;
@@ -34,6 +35,13 @@ enum Command {
     Sessions(run_cmd::SessionsArgs),
     /// Print one session's log.
     Show(run_cmd::ShowArgs),
+    /// The project's skills, their triggers and tools; broken ones reported (exit 1).
+    Skills(extensions_cmd::SkillsArgs),
+    /// The project's MCP servers.
+    Mcp {
+        #[command(subcommand)]
+        command: extensions_cmd::McpCommand,
+    },
     /// What this machine offers to sandbox commands.
     Sandbox {
         #[command(subcommand)]
@@ -50,6 +58,8 @@ fn main() -> ExitCode {
         Command::Sessions(args) => run_cmd::sessions(args),
         Command::Show(args) => run_cmd::show(args),
         Command::Sandbox { command } => sandbox_cmd::run(command),
+        Command::Skills(args) => extensions_cmd::skills(args),
+        Command::Mcp { command } => extensions_cmd::mcp(command),
     };
     match result {
         Ok(code) => code,

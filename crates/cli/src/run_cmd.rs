@@ -286,6 +286,14 @@ fn print_plain(e: &AgentEvent, agent: &str) {
             println!("{tag}{}{shown}", if *is_error { "✗ " } else { "" });
         }
         AgentEvent::Notice { text } => eprintln!("{tag}note: {text}"),
+        AgentEvent::SkillActivated { name, tools, .. } => eprintln!(
+            "{tag}Skill {name} activated{}",
+            if tools.is_empty() {
+                String::new()
+            } else {
+                format!(" (tools: {})", tools.join(", "))
+            }
+        ),
         AgentEvent::Error { error } => eprintln!("{tag}error: {}", with_detail(error)),
         AgentEvent::Done { summary, warnings } if warnings.is_empty() => {
             println!("\n{tag}✓ {summary}")
@@ -380,7 +388,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     config.home = std::env::var_os("HOME").map(PathBuf::from);
     config.user_policy_file = loaded.user_file.clone();
     let web_search = agent::web_search_from_settings(&settings_file);
-    let opts = SessionOptions {
+    let settings = agent::read_settings(&settings_file).unwrap_or_default();
+    let mut opts = SessionOptions {
         root,
         sessions_dir: sessions_dir(),
         policy: loaded.policy,
@@ -392,6 +401,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         sandboxing: Sandboxing::Machine,
         tmp_dir: None,
         web_search,
+        extensions: agent::Extensions::none(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -399,6 +409,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let approve = a.approve;
     let json = a.json;
     let (id, outcome, left) = runtime.block_on(async move {
+        // Its MCP servers start with the runtime (a project's only once approved).
+        opts.extensions =
+            agent::project_extensions(&opts.root, &agent::locations::config_dir(), &settings);
         let (session, mut events) = match &a.session {
             Some(id) => Session::open(opts, id),
             None => Session::create(opts, &a.task),
