@@ -115,11 +115,10 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
             };
             return Err(err(format!("old_string was not found{hint}")));
         };
-        let count = 1 + found.count();
-        if count > 1 {
-            return Err(err(format!(
-                "old_string was found {count} times; it must occur exactly once, so include more surrounding lines"
-            )));
+        let others: Vec<usize> = found.map(|(i, _)| i).collect();
+        if !others.is_empty() {
+            let starts: Vec<usize> = std::iter::once(at).chain(others).collect();
+            return Err(err(ambiguous_match(&text, &old, &starts)));
         }
         spans.push((at, at + old.len(), i));
     }
@@ -218,4 +217,50 @@ fn crlf_at(original: &str, s: usize, e: usize) -> bool {
 pub fn edit_file(ws: &Workspace, args: &EditFileArgs) -> ToolResult<FileChange> {
     let planned = plan_edit(ws, args)?;
     apply_planned(ws, &planned, &planned.content)
+}
+
+/// The error for an `old_string` found more than once: where each one is, and for each an
+/// `old_string` that is unique (the match widened by whole lines around it), ready to copy —
+/// a small model retries with text it is given far more reliably than with "add context".
+fn ambiguous_match(text: &str, old: &str, starts: &[usize]) -> String {
+    const SHOWN: usize = 5;
+    let line_of = |at: usize| text[..at].matches('\n').count() + 1;
+    let lines: Vec<String> = starts.iter().map(|&s| line_of(s).to_string()).collect();
+    let mut out = format!(
+        "old_string was found {} times (lines {}); it must occur exactly once. Call edit_file again with old_string widened by a line around the one you mean, and new_string with the same lines, for example:",
+        starts.len(),
+        lines.join(", ")
+    );
+    for &start in starts.iter().take(SHOWN) {
+        if let Some(unique) = unique_widening(text, start, start + old.len()) {
+            let quoted = serde_json::to_string(unique).unwrap_or_default();
+            out.push_str(&format!("\n  line {}: {quoted}", line_of(start)));
+        }
+    }
+    if starts.len() > SHOWN {
+        out.push_str(&format!("\n  ({} more)", starts.len() - SHOWN));
+    }
+    out
+}
+
+/// The match widened to whole lines, then by one line before (and after) at a time, until
+/// the text occurs once in the file.
+fn unique_widening(text: &str, start: usize, end: usize) -> Option<&str> {
+    let line_start = |at: usize| text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = |at: usize| text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let (mut from, mut to) = (line_start(start), line_end(end));
+    for _ in 0..8 {
+        let candidate = &text[from..to];
+        if text.matches(candidate).count() == 1 {
+            return Some(candidate);
+        }
+        if from > 0 {
+            from = line_start(from - 1);
+        } else if to < text.len() {
+            to = line_end(to + 1);
+        } else {
+            return None;
+        }
+    }
+    None
 }

@@ -294,3 +294,51 @@ fn each_edit_is_a_hunk_of_its_own_and_merges_alone() {
             .replace("line 9\r\n", "line nine\r\n")
     );
 }
+
+/// Qwen2.5-Coder-1.5B, asked to fix `add`, sent `return a - b` — which `sub` has too — and
+/// answered "add more lines" with prose. The error now names the lines and gives a unique
+/// old_string for each, which the retry below copies.
+#[test]
+fn a_text_found_twice_gets_its_lines_and_a_unique_old_string_for_each() {
+    let (d, ws) = ws();
+    let calc = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n";
+    fs::write(d.path().join("calc.py"), calc).expect("seed");
+    read(&ws, "calc.py");
+    let e = edit(&ws, "calc.py", &[("return a - b", "return a + b")]).expect_err("ambiguous");
+    let message = e.to_string();
+    assert!(message.contains("found 2 times (lines 2, 6)"), "{message}");
+    assert!(
+        message.contains(r#"line 2: "def add(a, b):\n    return a - b""#),
+        "{message}"
+    );
+    assert!(
+        message.contains(r#"line 6: "def sub(a, b):\n    return a - b""#),
+        "{message}"
+    );
+    assert_eq!(
+        fs::read_to_string(d.path().join("calc.py")).expect("read"),
+        calc
+    );
+    edit(
+        &ws,
+        "calc.py",
+        &[(
+            "def add(a, b):\n    return a - b",
+            "def add(a, b):\n    return a + b",
+        )],
+    )
+    .expect("the suggested old_string is unique");
+    assert_eq!(
+        fs::read_to_string(d.path().join("calc.py")).expect("read"),
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+    );
+
+    // Lines that repeat further out are widened until unique.
+    fs::write(d.path().join("r.txt"), "x\ny\nx\ny\nz\n").expect("seed");
+    read(&ws, "r.txt");
+    let message = edit(&ws, "r.txt", &[("y", "Y")])
+        .expect_err("ambiguous")
+        .to_string();
+    assert!(message.contains(r#"line 2: "x\ny\nx""#), "{message}");
+    assert!(message.contains(r#"line 4: "y\nx\ny""#), "{message}");
+}
