@@ -118,7 +118,8 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
         let others: Vec<usize> = found.map(|(i, _)| i).collect();
         if !others.is_empty() {
             let starts: Vec<usize> = std::iter::once(at).chain(others).collect();
-            return Err(err(ambiguous_match(&text, &old, &starts)));
+            let single = (edits.len() == 1).then_some(path.as_str());
+            return Err(err(ambiguous_match(&text, &old, &new, &starts, single)));
         }
         spans.push((at, at + old.len(), i));
     }
@@ -219,23 +220,43 @@ pub fn edit_file(ws: &Workspace, args: &EditFileArgs) -> ToolResult<FileChange> 
     apply_planned(ws, &planned, &planned.content)
 }
 
-/// The error for an `old_string` found more than once: where each one is, and for each an
-/// `old_string` that is unique (the match widened by whole lines around it), ready to copy —
-/// a small model retries with text it is given far more reliably than with "add context".
-fn ambiguous_match(text: &str, old: &str, starts: &[usize]) -> String {
+/// The error for an `old_string` found more than once: where each one is, and for each the
+/// arguments that would change only it (old and new text widened by whole lines around it until
+/// unique), ready to copy — a small model retries with arguments it is given far more reliably
+/// than with "add more context", which it took for "add a line to the file". `single` is the
+/// path when the call had one edit, so the whole arguments can be given.
+fn ambiguous_match(
+    text: &str,
+    old: &str,
+    new: &str,
+    starts: &[usize],
+    single: Option<&str>,
+) -> String {
     const SHOWN: usize = 5;
     let line_of = |at: usize| text[..at].matches('\n').count() + 1;
     let lines: Vec<String> = starts.iter().map(|&s| line_of(s).to_string()).collect();
     let mut out = format!(
-        "old_string was found {} times (lines {}); it must occur exactly once. Call edit_file again with old_string widened by a line around the one you mean, and new_string with the same lines, for example:",
+        "old_string was found {} times (lines {}); it must occur exactly once. Call edit_file again with the arguments for the one you mean:",
         starts.len(),
         lines.join(", ")
     );
     for &start in starts.iter().take(SHOWN) {
-        if let Some(unique) = unique_widening(text, start, start + old.len()) {
-            let quoted = serde_json::to_string(unique).unwrap_or_default();
-            out.push_str(&format!("\n  line {}: {quoted}", line_of(start)));
-        }
+        let Some((from, to)) = unique_widening(text, start, start + old.len()) else {
+            continue;
+        };
+        let wide_old = &text[from..to];
+        let wide_new = format!(
+            "{}{new}{}",
+            &text[from..start],
+            &text[start + old.len()..to]
+        );
+        let args = match single {
+            Some(path) => {
+                serde_json::json!({"path": path, "old_string": wide_old, "new_string": wide_new})
+            }
+            None => serde_json::json!({"old_string": wide_old, "new_string": wide_new}),
+        };
+        out.push_str(&format!("\n  line {}: {args}", line_of(start)));
     }
     if starts.len() > SHOWN {
         out.push_str(&format!("\n  ({} more)", starts.len() - SHOWN));
@@ -244,15 +265,14 @@ fn ambiguous_match(text: &str, old: &str, starts: &[usize]) -> String {
 }
 
 /// The match widened to whole lines, then by one line before (and after) at a time, until
-/// the text occurs once in the file.
-fn unique_widening(text: &str, start: usize, end: usize) -> Option<&str> {
+/// the text occurs once in the file: its byte range.
+fn unique_widening(text: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     let line_start = |at: usize| text[..at].rfind('\n').map_or(0, |i| i + 1);
     let line_end = |at: usize| text[at..].find('\n').map_or(text.len(), |i| at + i);
     let (mut from, mut to) = (line_start(start), line_end(end));
     for _ in 0..8 {
-        let candidate = &text[from..to];
-        if text.matches(candidate).count() == 1 {
-            return Some(candidate);
+        if text.matches(&text[from..to]).count() == 1 {
+            return Some((from, to));
         }
         if from > 0 {
             from = line_start(from - 1);

@@ -296,10 +296,10 @@ fn each_edit_is_a_hunk_of_its_own_and_merges_alone() {
 }
 
 /// Qwen2.5-Coder-1.5B, asked to fix `add`, sent `return a - b` — which `sub` has too — and
-/// answered "add more lines" with prose. The error now names the lines and gives a unique
-/// old_string for each, which the retry below copies.
+/// took "include more surrounding lines" for "add a line to the file". The error now names the
+/// lines and gives, for each, the arguments that change only it, which the retry below copies.
 #[test]
-fn a_text_found_twice_gets_its_lines_and_a_unique_old_string_for_each() {
+fn a_text_found_twice_gets_its_lines_and_the_arguments_that_change_only_each() {
     let (d, ws) = ws();
     let calc = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n";
     fs::write(d.path().join("calc.py"), calc).expect("seed");
@@ -308,11 +308,11 @@ fn a_text_found_twice_gets_its_lines_and_a_unique_old_string_for_each() {
     let message = e.to_string();
     assert!(message.contains("found 2 times (lines 2, 6)"), "{message}");
     assert!(
-        message.contains(r#"line 2: "def add(a, b):\n    return a - b""#),
+        message.contains(r#"line 2: {"path":"calc.py","old_string":"def add(a, b):\n    return a - b","new_string":"def add(a, b):\n    return a + b"}"#),
         "{message}"
     );
     assert!(
-        message.contains(r#"line 6: "def sub(a, b):\n    return a - b""#),
+        message.contains(r#"line 6: {"path":"calc.py","old_string":"def sub(a, b):\n    return a - b","new_string":"def sub(a, b):\n    return a + b"}"#),
         "{message}"
     );
     assert_eq!(
@@ -336,9 +336,15 @@ fn a_text_found_twice_gets_its_lines_and_a_unique_old_string_for_each() {
     // Lines that repeat further out are widened until unique.
     fs::write(d.path().join("r.txt"), "x\ny\nx\ny\nz\n").expect("seed");
     read(&ws, "r.txt");
-    let message = edit(&ws, "r.txt", &[("y", "Y")])
+    let message = edit(&ws, "r.txt", &[("y", "Y"), ("z", "Z")])
         .expect_err("ambiguous")
         .to_string();
-    assert!(message.contains(r#"line 2: "x\ny\nx""#), "{message}");
-    assert!(message.contains(r#"line 4: "y\nx\ny""#), "{message}");
+    assert!(
+        message.contains(r#"line 2: {"old_string":"x\ny\nx","new_string":"x\nY\nx"}"#),
+        "{message}"
+    );
+    assert!(
+        message.contains(r#"line 4: {"old_string":"y\nx\ny","new_string":"y\nx\nY"}"#),
+        "{message}"
+    );
 }
