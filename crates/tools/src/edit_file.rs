@@ -12,7 +12,7 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Edit {
-    /// Text to find: it must occur exactly once in the file.
+    /// Text to find, exactly once in the file: whole lines, with the line above when needed.
     pub old_string: String,
     /// Text to put in its place.
     pub new_string: String,
@@ -23,7 +23,8 @@ pub struct Edit {
 pub struct EditFileArgs {
     /// File to edit, relative to the project root. It must exist.
     pub path: String,
-    /// A single replacement (with `new_string`), or use `edits` for several.
+    /// Text to find, exactly once in the file: whole lines, with the line above when needed.
+    /// Give `new_string` with it, or use `edits` for several replacements.
     #[serde(default)]
     pub old_string: Option<String>,
     #[serde(default)]
