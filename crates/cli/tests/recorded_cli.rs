@@ -106,3 +106,36 @@ async fn a_fenced_call_for_a_wrong_path_runs_and_is_told_the_right_one() {
         CALC
     );
 }
+
+/// The whole four-step task with the stock template: the model plans every call at once (the
+/// first runs, it hears the rest did not), sends `return a - b` (which `sub` has too), copies
+/// the arguments the error gives for line 2, runs the tests and calls task_done.
+#[tokio::test]
+async fn the_four_step_task_finishes_with_the_stock_template() {
+    let project = toy_project();
+    let server = ScriptedServer::start(recording("qwen-1.5b-stock-fix-add"))
+        .await
+        .expect("server");
+    let (code, out, err) = replay(project.path(), &server).await;
+    assert_eq!(server.failures(), Vec::<String>::new());
+    assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
+    assert_eq!(server.requests().len(), 5, "stdout: {out}\nstderr: {err}");
+    let first = tool_results(&server, 1);
+    assert!(
+        first[0].contains("Not run: `edit_file`, `run_command`"),
+        "{first:?}"
+    );
+    let ambiguous = tool_results(&server, 2);
+    assert!(
+        ambiguous.last().is_some_and(|r| r.contains(
+            r#"line 2: {"path":"calc.py","old_string":"def add(a, b):\n    return a - b","new_string":"def add(a, b):\n    return a + b"}"#
+        )),
+        "{ambiguous:?}"
+    );
+    let tests = tool_results(&server, 4);
+    assert!(tests.last().is_some_and(|r| r.contains("OK")), "{tests:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("calc.py")).expect("read"),
+        CALC.replacen("return a - b", "return a + b", 1)
+    );
+}
