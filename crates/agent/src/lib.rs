@@ -25,6 +25,8 @@ pub mod locations;
 mod policy_call;
 mod prompt;
 mod replay;
+mod restore;
+mod rewind;
 mod rule_files;
 pub mod sandboxing;
 mod session;
@@ -49,6 +51,10 @@ pub use launch::{
 };
 pub use policy_call::policy_call;
 pub use replay::replay_messages;
+pub use restore::{
+    OfflineSession, RestoreError, RestoreRequest, checkpoints_dir, last_restore, turn_checkpoint,
+};
+pub use rewind::{TurnStart, effective, turn_starts};
 pub use rule_files::{RuleFileError, remove_rule_from_file, rules_view};
 pub use session::{Events, Sandboxing, Session, SessionError, SessionOptions};
 pub use session_log::{

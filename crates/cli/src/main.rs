@@ -5,6 +5,7 @@
 //! `tools`.
 
 mod policy_cmd;
+mod restore_cmd;
 mod run_cmd;
 mod sandbox_cmd;
 mod tool_cmd;
@@ -34,6 +35,8 @@ enum Command {
     Sessions(run_cmd::SessionsArgs),
     /// Print one session's log.
     Show(run_cmd::ShowArgs),
+    /// Bring a session's project back to how it was when a turn began.
+    Restore(restore_cmd::RestoreArgs),
     /// What this machine offers to sandbox commands.
     Sandbox {
         #[command(subcommand)]
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::run(*args),
         Command::Sessions(args) => run_cmd::sessions(args),
         Command::Show(args) => run_cmd::show(args),
+        Command::Restore(args) => restore_cmd::run(args),
         Command::Sandbox { command } => sandbox_cmd::run(command),
     };
     match result {
