@@ -8,7 +8,7 @@ mode=${1:-run}
 cd "$(dirname "$0")/.."
 
 run_pkgs=(build-essential pkg-config libssl-dev librsvg2-dev libwebkit2gtk-4.1-dev curl file)
-test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick xdotool ripgrep dbus dbus-daemon gnome-keyring)
+test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick xdotool ripgrep dbus dbus-daemon gnome-keyring python3)
 
 want=("${run_pkgs[@]}")
 [ "$mode" = test ] && want+=("${test_pkgs[@]}")

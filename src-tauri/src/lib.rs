@@ -7,6 +7,7 @@
 mod cli_args;
 mod commands;
 mod event_pump;
+mod extensions_host;
 mod logging;
 mod recent;
 mod rendering;
@@ -124,6 +125,7 @@ pub fn run() {
             }
             app.manage(state);
             app.manage(session_host::Sessions::default());
+            app.manage(extensions_host::McpHubs::default());
             // TANDEM_PROVIDER & co. choose the model until the user picks one in the window.
             app.manage(agent::PresetSlot::new(agent::Preset::from_env().ok().flatten()));
             // Whether commands can be sandboxed is found by starting one: do it now, off the
@@ -167,6 +169,11 @@ pub fn run() {
             settings_host::policy_rules,
             settings_host::remove_rule,
             commands::sandbox_status,
+            extensions_host::skills_view,
+            extensions_host::set_skill_enabled,
+            extensions_host::mcp_view,
+            extensions_host::approve_mcp_server,
+            extensions_host::restart_mcp_server,
         ])
         .build(tauri::generate_context!());
     let app = match result {
@@ -181,6 +188,7 @@ pub fn run() {
         // than leave them running unseen.
         if let tauri::RunEvent::Exit = event {
             handle.state::<session_host::Sessions>().stop_everything();
+            handle.state::<extensions_host::McpHubs>().stop_everything();
         }
     });
 }

@@ -181,6 +181,7 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
         sandboxing: Sandboxing::Machine,
         tmp_dir: None,
         web_search: agent::web_search_from_settings(&locations::settings_file()),
+        extensions: crate::extensions_host::session_extensions(app, &root),
     };
     let (session, events) = Session::open(opts, id).map_err(session_error)?;
     let live = Arc::new(Live {

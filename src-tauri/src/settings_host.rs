@@ -160,6 +160,7 @@ pub async fn save_settings(
         let old = agent::read_settings(&file).unwrap_or_default();
         let mut settings = Settings {
             web_search: old.web_search.clone(),
+            skills: old.skills.clone(),
             ..Settings::default()
         };
         for p in args.providers {

@@ -485,6 +485,7 @@ async fn a_five_thousand_message_session_opens_and_scrolls() -> TestResult {
     for i in 0..2500 {
         log.append(&protocol::AgentEvent::UserMessage {
             text: format!("Question {i}"),
+            checkpoint: None,
         })?;
         log.append(&protocol::AgentEvent::AssistantMessage {
             message: protocol::Message {
@@ -1371,5 +1372,191 @@ async fn web_search_is_set_up_and_tried_in_settings() -> TestResult {
         "{saved}"
     );
     app.quit().await?;
+    Ok(())
+}
+
+/// A skill in the project and MCP servers (the user's, and one from the project that waits for
+/// approval), each the tiny stdio server of `tests/mcp`.
+fn skill_and_servers(s: &Scripted) -> TestResult {
+    let project = s.project.path();
+    write(
+        project,
+        ".tandem/skills/word-count/skill.json",
+        br#"{"name": "word-count", "description": "Counts the words of a file", "triggers": ["word count"],
+  "tools": [{"name": "count_words", "description": "The number of words in one file",
+    "inputSchema": {"type": "object", "properties": {"file": {"type": "string"}}, "required": ["file"]},
+    "run": ["wc", "-w", "{{file}}"]}]}"#,
+    );
+    write(
+        project,
+        ".tandem/skills/word-count/SKILL.md",
+        b"Say how many words, in a sentence.",
+    );
+    let server = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("mcp/tiny_server.py")
+        .canonicalize()?;
+    let python = if Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    };
+    let entry = |marker: &str| serde_json::json!({"command": python, "args": [server.display().to_string(), "--marker", marker]});
+    std::fs::write(
+        s.config.path().join("mcp.json"),
+        serde_json::json!({"mcpServers": {"tiny": entry("tiny.txt")}}).to_string(),
+    )?;
+    // For the second launch: a server that cannot start.
+    let mut broken = entry("broken.txt");
+    if let Some(args) = broken["args"].as_array_mut() {
+        args.push("--fail-start".into());
+    }
+    std::fs::write(
+        s.config.path().join("mcp-with-broken.json"),
+        serde_json::json!({"mcpServers": {"tiny": entry("tiny.txt"), "broken": broken}})
+            .to_string(),
+    )?;
+    write(
+        project,
+        ".tandem/mcp.json",
+        serde_json::json!({"mcpServers": {"repo": entry("repo.txt")}})
+            .to_string()
+            .as_bytes(),
+    );
+    Ok(())
+}
+
+/// Settings' Skills and Tool servers tabs at both sizes, under `name`.
+async fn extension_tabs(app: &App, name: &str) -> TestResult {
+    app.click("[data-testid=settings-button]").await?;
+    app.click("[data-testid=settings-tab-skills]").await?;
+    app.wait_for("[data-testid=skill-card][data-name=word-count]")
+        .await?;
+    screenshots(app, &format!("{name}-skills")).await?;
+    app.click("[data-testid=settings-tab-mcp]").await?;
+    app.wait_for("[data-testid=mcp-server][data-name=tiny][data-state=running]")
+        .await?;
+    screenshots(app, &format!("{name}-tool-servers")).await?;
+    Ok(())
+}
+
+/// The server that cannot start, once it was given up on: its last stderr lines shown.
+async fn failed_server(app: &App, name: &str) -> TestResult {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while app
+        .all("[data-testid=mcp-server][data-name=broken][data-state=failed]")
+        .await?
+        .is_empty()
+    {
+        if std::time::Instant::now() > deadline {
+            return Err("the broken server was never shown failed".into());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let card = app
+        .wait_text(
+            "[data-testid=mcp-server][data-name=broken] [data-testid=mcp-stderr]",
+            "the database is missing",
+        )
+        .await?;
+    assert!(card.contains("cannot start"), "{card:?}");
+    app.wait_for("[data-testid=mcp-server][data-name=broken] [data-testid=mcp-restart]")
+        .await?;
+    screenshots(app, &format!("{name}-failed")).await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_lists_a_skill_and_an_mcp_server_with_its_tools() -> TestResult {
+    let Some(s) = Scripted::start("app_skill_and_tools.json").await? else {
+        return Ok(());
+    };
+    skill_and_servers(&s)?;
+    let app = s.launch(&[]).await?;
+
+    // A task that mentions the trigger: the skill is activated and its tool runs.
+    send(&app, "What is the word count of list.txt?").await?;
+    let activated = app
+        .wait_text(
+            "[data-testid=skill-activated]",
+            "Skill word-count activated",
+        )
+        .await?;
+    assert!(
+        activated.contains("your task mentions “word count”"),
+        "{activated:?}"
+    );
+    app.wait_text("[data-testid=done-summary]", "list.txt has 40 words")
+        .await?;
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    screenshots(&app, "extensions-01-transcript").await?;
+
+    // Settings lists the skill: where it came from, its trigger and its tool.
+    app.click("[data-testid=settings-button]").await?;
+    app.click("[data-testid=settings-tab-skills]").await?;
+    let card = app
+        .wait_text(
+            "[data-testid=skill-card][data-name=word-count]",
+            "count_words",
+        )
+        .await?;
+    for shown in [
+        "This project",
+        "Counts the words of a file",
+        "word count",
+        "wc -w {{file}}",
+    ] {
+        assert!(card.contains(shown), "{shown:?} not in {card:?}");
+    }
+    screenshots(&app, "extensions-02-skills").await?;
+
+    // The MCP servers: the user's runs with its tools; the project's waits for approval and
+    // has started nothing.
+    app.click("[data-testid=settings-tab-mcp]").await?;
+    let tiny = app
+        .wait_text(
+            "[data-testid=mcp-server][data-name=tiny][data-state=running]",
+            "tiny__echo",
+        )
+        .await?;
+    assert!(tiny.contains("Says the text back."), "{tiny:?}");
+    assert!(
+        tiny.contains("Runs in the sandbox, without the network"),
+        "{tiny:?}"
+    );
+    assert_eq!(
+        app.all("[data-testid=mcp-server][data-name=tiny] [data-testid=mcp-tool]")
+            .await?
+            .len(),
+        6
+    );
+    app.wait_for("[data-testid=mcp-server][data-name=repo][data-state=needs_approval]")
+        .await?;
+    assert!(
+        !s.project.path().join("repo.txt").exists(),
+        "the project's server ran"
+    );
+    screenshots(&app, "extensions-03-tool-servers").await?;
+    app.click("[data-testid=mcp-server][data-name=repo] [data-testid=mcp-approve]")
+        .await?;
+    app.wait_text(
+        "[data-testid=mcp-server][data-name=repo][data-state=running]",
+        "repo__echo",
+    )
+    .await?;
+    assert!(s.project.path().join("repo.txt").exists());
+    screenshots(&app, "extensions-04-approved").await?;
+    app.click("[data-testid=settings-close]").await?;
+    app.quit().await?;
+
+    // The same screens in the dark, with a server that cannot start: it is tried again three
+    // times, then shown failed with its last stderr lines.
+    std::fs::rename(
+        s.config.path().join("mcp-with-broken.json"),
+        s.config.path().join("mcp.json"),
+    )?;
+    let dark = s.launch(&[("GTK_THEME", "Adwaita:dark")]).await?;
+    extension_tabs(&dark, "extensions-05-dark").await?;
+    failed_server(&dark, "extensions-06-dark").await?;
+    dark.quit().await?;
     Ok(())
 }

@@ -267,7 +267,11 @@ cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "er
 /**
  * What contradicts the summary (older logs lack it; empty when nothing does).
  */
-warnings?: Array<DoneWarning>, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, } | { "type": "wake", reason: WakeReason, } | { "type": "subagent_started", 
+warnings?: Array<DoneWarning>, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, } | { "type": "wake", reason: WakeReason, } | { "type": "skill_activated", name: string, origin: ExtensionOrigin, activation: SkillActivation, 
+/**
+ * Its tools, by the names the model calls them.
+ */
+tools: Array<string>, } | { "type": "subagent_started", 
 /**
  * Unique in the session, e.g. `a1`.
  */
@@ -538,7 +542,7 @@ value: string, };
 
 export type RuleFileKind = "user" | "project";
 
-export type RuleList = "commands_allow" | "commands_ask" | "commands_deny" | "paths_protected" | "paths_protected_exceptions" | "paths_allow_write" | "network_allowed_domains" | "network_denied_domains";
+export type RuleList = "commands_allow" | "commands_ask" | "commands_deny" | "paths_protected" | "paths_protected_exceptions" | "paths_allow_write" | "network_allowed_domains" | "network_denied_domains" | "tools_allow";
 
 export type RemoveRuleArgs = { 
 /**
@@ -592,6 +596,104 @@ api_key: string | null,
  */
 provider: string | null, };
 
+export type ExtensionOrigin = "project" | "user";
+
+export type SkillView = { name: string, description: string, origin: ExtensionOrigin, 
+/**
+ * Its `skill.json`.
+ */
+file: string, 
+/**
+ * As written: words, or `/regular expressions/`.
+ */
+triggers: Array<string>, tools: Array<SkillToolView>, 
+/**
+ * Whether it has a `SKILL.md` whose text joins the system prompt while it is active.
+ */
+has_instructions: boolean, 
+/**
+ * False when the user turned it off in Settings.
+ */
+enabled: boolean, };
+
+export type SkillToolView = { name: string, description: string, 
+/**
+ * The program and its arguments as written, `{{param}}` placeholders included.
+ */
+run: Array<string>, };
+
+export type SkillProblem = { origin: ExtensionOrigin, 
+/**
+ * The file (or folder) at fault.
+ */
+file: string, 
+/**
+ * What is wrong, in words.
+ */
+error: string, };
+
+export type SkillsView = { skills: Array<SkillView>, problems: Array<SkillProblem>, 
+/**
+ * Where they are looked for: the project's folder and the user's.
+ */
+project_dir: string, user_dir: string, };
+
+export type SetSkillEnabledArgs = { 
+/**
+ * The open project (its skills are listed again after the change).
+ */
+root: string, name: string, enabled: boolean, };
+
+export type SkillActivation = { "kind": "trigger", trigger: string, } | { "kind": "model" };
+
+export type McpState = "needs_approval" | "disabled" | "starting" | "running" | "failed";
+
+export type McpServerView = { name: string, origin: ExtensionOrigin, 
+/**
+ * What runs (the command line) or where it is (the address).
+ */
+target: string, 
+/**
+ * A program on this machine (stdio) rather than an address (streamable HTTP).
+ */
+local: boolean, 
+/**
+ * For a program: whether its sandbox lets it reach the network.
+ */
+network: boolean, state: McpState, 
+/**
+ * Why it failed, or what it is doing, in words.
+ */
+message: string | null, 
+/**
+ * Times it was started again after failing (at most three).
+ */
+restarts: number, tools: Array<McpToolView>, 
+/**
+ * The last lines it wrote to its standard error.
+ */
+stderr: Array<string>, };
+
+export type McpToolView = { 
+/**
+ * The name the model calls it by: `server__tool`.
+ */
+name: string, 
+/**
+ * The server's own name for it.
+ */
+tool: string, description: string, };
+
+export type McpProblem = { file: string, error: string, };
+
+export type McpView = { servers: Array<McpServerView>, problems: Array<McpProblem>, 
+/**
+ * The files they are configured in: the user's and the project's `mcp.json`.
+ */
+user_file: string, project_file: string, };
+
+export type McpServerArgs = { root: string, name: string, };
+
 /** The address a model server on this computer is offered at (Ollama's). */
 export const DEFAULT_LOCAL_URL = "http://127.0.0.1:11434/v1";
 
@@ -630,4 +732,9 @@ export interface Commands {
   policy_rules: { args: ProjectArgs; result: RulesView };
   remove_rule: { args: RemoveRuleArgs; result: RulesView };
   sandbox_status: { args: null; result: SandboxStatus };
+  skills_view: { args: ProjectArgs; result: SkillsView };
+  set_skill_enabled: { args: SetSkillEnabledArgs; result: SkillsView };
+  mcp_view: { args: ProjectArgs; result: McpView };
+  approve_mcp_server: { args: McpServerArgs; result: McpView };
+  restart_mcp_server: { args: McpServerArgs; result: McpView };
 }

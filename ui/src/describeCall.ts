@@ -17,8 +17,10 @@ function quoted(text: string, max = 80): string {
   return `\`${firstLine(text, max)}\``;
 }
 
-/** Turns `snake_case` into "Snake case". */
+/** Turns `snake_case` into "Snake case"; an outside tool `server__tool` into "Tool (server)". */
 export function plainToolName(name: string): string {
+  const cut = name.indexOf("__");
+  if (cut > 0 && cut + 2 < name.length) return `${plainToolName(name.slice(cut + 2))} (${name.slice(0, cut)})`;
   const words = name.replace(/_/g, " ").trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
@@ -90,6 +92,12 @@ export function describeCall(name: string, rawInput: JsonValue): string {
     }
     case "update_plan":
       return "Update the plan";
+    case "skill_list":
+      return "List the skills";
+    case "skill_activate": {
+      const skill = str(input, "name");
+      return skill ? `Activate the skill ${skill}` : "Activate a skill";
+    }
     case "task_done": {
       const summary = str(input, "summary");
       return summary ? `Finish: ${firstLine(summary)}` : "Finish";

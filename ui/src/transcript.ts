@@ -7,8 +7,10 @@ import type {
   Confinement,
   DoneWarning,
   EngineError,
+  ExtensionOrigin,
   JsonValue,
   PlanItem,
+  SkillActivation,
   ToolOutcome,
   TurnOutcome,
   WakeReason,
@@ -61,6 +63,8 @@ export type TranscriptItem =
   | SubagentItem
   | { kind: "wake"; key: string; reason: WakeReason }
   | { kind: "notice"; key: string; text: string }
+  /** A skill became active for the task: its tools joined the agent's. */
+  | { kind: "skill"; key: string; name: string; origin: ExtensionOrigin; activation: SkillActivation; tools: string[] }
   | { kind: "error"; key: string; error: EngineError }
   /** The task_done, with what the engine found contradicting it (empty: nothing). */
   | { kind: "done"; key: string; summary: string; warnings: DoneWarning[] }
@@ -367,6 +371,9 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       break;
     case "notice":
       push(s, { kind: "notice", text: e.text });
+      break;
+    case "skill_activated":
+      push(s, { kind: "skill", name: e.name, origin: e.origin, activation: e.activation, tools: e.tools });
       break;
     case "error":
       endStreaming(s);

@@ -11,17 +11,21 @@
 //! [`summary_info`], review a session's changes with [`session_changes`], and find providers,
 //! keys and rules through `launch`'s helpers.
 
+mod active_skills;
 mod approvals;
 mod changes;
 mod checks;
 mod claims;
 mod compaction;
 mod event_sink;
+mod extensions;
+mod external_call;
 mod failure;
 mod fetch_gate;
 mod keychain;
 mod launch;
 pub mod locations;
+mod mcp_launch;
 mod policy_call;
 mod prompt;
 mod replay;
@@ -39,6 +43,10 @@ mod turn;
 
 pub use approvals::{AnswerError, Approvals};
 pub use changes::{ChangesError, record_baseline, session_changes};
+pub use extensions::{
+    Extensions, SkillSettingError, find_skills, origin_words, project_extensions, session_skills,
+    set_skill_enabled, skills_view, user_skills_dir, with_skill_enabled,
+};
 pub use failure::{
     FailureContext, engine_error, failure, failure_at, launch_failure, model_failure, no_provider,
     retry_notice,
@@ -49,6 +57,7 @@ pub use launch::{
     KeyFile, LaunchError, Preset, PresetSlot, StoredKeys, choose_provider, load_project_policy,
     provider_resolver, read_settings, web_search_from_settings,
 };
+pub use mcp_launch::{SandboxLauncher, machine_sandbox, mcp_hub};
 pub use policy_call::policy_call;
 pub use replay::replay_messages;
 pub use restore::{
@@ -66,7 +75,8 @@ pub use session_view::{
 };
 pub use settings::{
     MemorySecrets, NoSecrets, ProviderSettings, ROLES, RoleSettings, SecretStore, Settings,
-    SettingsError, WEB_SEARCH_KEY, WebSearchSettings, default_key_env, default_url, is_loopback,
+    SettingsError, SkillsSettings, WEB_SEARCH_KEY, WebSearchSettings, default_key_env, default_url,
+    is_loopback,
 };
 pub use subagents::{ProviderResolver, ResolvedModel};
 pub use turn::{Agent, AgentConfig, AgentError, AgentStats, LOOP_LIMIT, ModeSwitch, Outcome};

@@ -38,6 +38,8 @@ pub fn policy_call<'a>(
         | "wakeup" | "update_plan" | "task_done" => ToolCall::Internal { name },
         // Starting or messaging an agent does nothing by itself; each call it makes is judged.
         "spawn_subagent" | "agent_spawn" | "agent_send" => ToolCall::Internal { name },
+        // Listing or activating a skill runs nothing: each of its tools is judged when called.
+        "skill_list" | "skill_activate" => ToolCall::Internal { name },
         // A tool this list does not know yet is judged like a change to the project, never as
         // harmless: adding a tool must not quietly skip the policy.
         _ => ToolCall::Write {

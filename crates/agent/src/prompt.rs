@@ -43,10 +43,54 @@ pub(crate) fn system_prompt(root: &tools::ProjectRoot, sandboxed: bool) -> Strin
              cannot read secrets such as .env files and keys, and have no network unless the user granted it.\n",
         );
     }
+    if let Some(listing) = top_level(root) {
+        s.push_str(&listing);
+    }
     if let Some((name, text)) = instructions(root) {
         s.push_str(&format!("\nThe project's instructions ({name}):\n{text}\n"));
     }
     s
+}
+
+/// The most entries of the project's top level the prompt lists.
+const TOP_LEVEL_ENTRIES: usize = 60;
+
+/// The project's top folder, as list_files shows it (.gitignore honoured, hidden files left
+/// out): a model that sees `calc.py` there does not go looking for `src/calc.py`.
+fn top_level(root: &tools::ProjectRoot) -> Option<String> {
+    let listing = tools::list_files(
+        root,
+        &tools::ListFilesArgs {
+            path: String::new(),
+            recursive: false,
+            pattern: None,
+            hidden: false,
+            limit: Some(TOP_LEVEL_ENTRIES as u32 + 1),
+        },
+    )
+    .ok()?;
+    if listing.entries.is_empty() {
+        return Some("\nThe project folder is empty.\n".into());
+    }
+    let shown: Vec<String> = listing
+        .entries
+        .iter()
+        .take(TOP_LEVEL_ENTRIES)
+        .map(|e| match e.kind {
+            protocol::EntryKind::Dir => format!("{}/", e.name),
+            protocol::EntryKind::File => e.name.clone(),
+        })
+        .collect();
+    let more = listing.entries.len() > TOP_LEVEL_ENTRIES || listing.omitted > 0;
+    Some(format!(
+        "\nAt the project's top level{}: {}\n",
+        if more {
+            " (the first entries; list_files shows all)"
+        } else {
+            ""
+        },
+        shown.join(", ")
+    ))
 }
 
 /// The first instruction file present, read under the same confinement as `read_file`: a
@@ -96,11 +140,13 @@ pub(crate) fn estimate_tokens(messages: &[Message]) -> u64 {
 }
 
 /// The catalog as the model sees it. An agent that may not start sub-agents (it is as deep as
-/// sub-agents go) is not offered the tools to do it.
-pub(crate) fn tool_definitions(may_spawn: bool) -> Vec<ToolDefinition> {
+/// sub-agents go) is not offered the tools to do it, nor the skill tools when there are no
+/// skills.
+pub(crate) fn tool_definitions(may_spawn: bool, has_skills: bool) -> Vec<ToolDefinition> {
     tools::TOOLS
         .iter()
         .filter(|t| may_spawn || !crate::subagents::SPAWNING_TOOLS.contains(&t.name))
+        .filter(|t| has_skills || !tools::SKILL_TOOLS.contains(&t.name))
         .map(|t| ToolDefinition {
             name: t.name.to_string(),
             description: t.description.to_string(),
@@ -138,6 +184,42 @@ mod tests {
         assert!(prompt.contains("Use tabs."));
         assert!(prompt.contains("the rest of the file was cut"));
         assert!(prompt.len() < 40_000);
+    }
+
+    /// The model is told what is at the project's top: a small one asked for `src/calc.py`
+    /// when `calc.py` was at the root, and gave up on the error.
+    #[test]
+    fn the_prompt_names_the_top_level_without_ignored_or_hidden_files() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path();
+        std::fs::create_dir(p.join("tests")).expect("mkdir");
+        std::fs::write(p.join("calc.py"), "x").expect("write");
+        std::fs::write(p.join(".env"), "SECRET=1").expect("write");
+        std::fs::write(p.join("debug.log"), "x").expect("write");
+        std::fs::write(p.join(".gitignore"), "*.log\n").expect("write");
+        let root = tools::ProjectRoot::open(p).expect("open");
+        let prompt = super::system_prompt(&root, true);
+        assert!(
+            prompt.contains("At the project's top level: tests/, calc.py"),
+            "{prompt}"
+        );
+        let listed = prompt
+            .lines()
+            .find(|l| l.starts_with("At the project's top level"))
+            .unwrap_or_default();
+        assert!(
+            !listed.contains("debug.log") && !listed.contains(".env"),
+            "{listed}"
+        );
+        for i in 0..100 {
+            std::fs::write(p.join(format!("f{i:03}.txt")), "x").expect("write");
+        }
+        let prompt = super::system_prompt(&root, true);
+        assert!(
+            prompt.contains("(the first entries; list_files shows all)"),
+            "{prompt}"
+        );
+        assert!(!prompt.contains("f099.txt"), "{prompt}");
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub struct SessionOptions {
     pub tmp_dir: Option<PathBuf>,
     /// Where `web_search` searches (from the settings), if anywhere.
     pub web_search: Option<tools::SearchProvider>,
+    /// Skills and MCP servers beyond the catalog (started servers are the caller's to start).
+    pub extensions: crate::extensions::Extensions,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -265,6 +267,7 @@ impl Session {
         agent.messages = messages;
         agent.notes = notes;
         agent.kit = Some(kit.clone());
+        agent.extensions = opts.extensions;
         let shared = Arc::new(Shared {
             running: AtomicBool::new(false),
             cancel: Mutex::new(CancellationToken::new()),

@@ -71,6 +71,24 @@ pub struct Settings {
     /// Where `web_search` searches; without it the tool says so and suggests web_fetch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web_search: Option<WebSearchSettings>,
+    /// Skills the user turned off.
+    #[serde(default, skip_serializing_if = "SkillsSettings::is_empty")]
+    pub skills: SkillsSettings,
+}
+
+/// `[skills]` in settings.toml.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillsSettings {
+    /// Names of skills that are never activated (they stay listed, turned off).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disabled: Vec<String>,
+}
+
+impl SkillsSettings {
+    fn is_empty(&self) -> bool {
+        self.disabled.is_empty()
+    }
 }
 
 /// `[web_search]` in settings.toml: a search API and where its key is.

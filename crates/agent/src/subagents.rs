@@ -23,7 +23,7 @@ type BoxedReply<'a> = std::pin::Pin<
 >;
 
 /// The tools the engine runs itself.
-pub(crate) const AGENT_TOOLS: &[&str] = tools::ENGINE_TOOLS;
+pub(crate) const AGENT_TOOLS: &[&str] = &["spawn_subagent", "agent_spawn", "agent_send"];
 /// The tools that start a sub-agent: not offered at the deepest level.
 pub(crate) const SPAWNING_TOOLS: &[&str] = &["spawn_subagent", "agent_spawn"];
 
@@ -212,6 +212,7 @@ impl Agent {
         child.identity = Some((id.clone(), name.to_string()));
         child.kit = Some(kit.clone());
         child.instructions = instructions;
+        child.extensions = self.extensions.clone();
         let parent = self.identity.as_ref().map(|(p, _)| p.clone());
         let started = AgentEvent::SubagentStarted {
             agent: id,

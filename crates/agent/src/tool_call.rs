@@ -25,16 +25,31 @@ impl Agent {
         input: &Value,
         cancel: &CancellationToken,
     ) -> Result<Option<ToolReply>, AgentError> {
+        // Tools from outside the catalog: an active skill's, a server's.
+        if let Some((skill, tool)) = self.active.resolve(name) {
+            return self
+                .run_skill_tool(id, name, &skill, &tool, input, cancel)
+                .await;
+        }
+        if self.is_server_tool(name) {
+            return self.run_server_tool(id, name, input, cancel).await;
+        }
         if tools::find_tool(name).is_none() {
             // Unknown: the model's mistake to fix, never a question for the user.
+            let mut names: Vec<String> = tools::TOOLS.iter().map(|t| t.name.to_string()).collect();
+            names.extend(
+                self.catalog(true)
+                    .into_iter()
+                    .map(|d| d.name)
+                    .filter(|n| tools::find_tool(n).is_none()),
+            );
             return Ok(Some(ToolReply::err(format!(
                 "There is no tool named `{name}`. The tools are: {}.",
-                tools::TOOLS
-                    .iter()
-                    .map(|t| t.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                names.join(", ")
             ))));
+        }
+        if tools::SKILL_TOOLS.contains(&name) {
+            return self.run_skill_meta(name, input).map(Some);
         }
         // A read outside the project can never run: the model hears why, nobody is asked.
         if matches!(name, "read_file" | "list_files" | "search_codebase")
@@ -68,26 +83,11 @@ impl Agent {
         };
         let mode = self.mode();
         let sandboxed = self.toolbox.commands.sandbox.is_some();
-        // Judged in a block: the context borrows a resolver that must not live across awaits.
-        let decision = {
-            let ws = &self.toolbox.ws;
-            let resolver = |p: &Path| tools::real_path(p);
-            let ctx = Context {
-                project_root: ws.root().path(),
-                home: self.config.home.as_deref(),
-                mode: Some(mode),
-                session_diff_lines: ws.uncommitted_totals().changed(),
-                user_policy_file: self.config.user_policy_file.as_deref(),
-                sandboxed,
-                resolver: &resolver,
-            };
-            let policy = self.policy.read().unwrap_or_else(PoisonError::into_inner);
-            policy::evaluate(
-                &policy,
-                &policy_call(name, input, diff_lines, &resolved),
-                &ctx,
-            )
-        };
+        let decision = self.judge(
+            &policy_call(name, input, diff_lines, &resolved),
+            mode,
+            sandboxed,
+        );
         self.log.append(&serde_json::json!({"type": "decision", "id": self.event_id(id), "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name, "sandbox": decision.sandbox}))?;
         let confinement = (name == "run_command")
             .then(|| crate::sandboxing::confinement(&decision, mode, sandboxed));
@@ -145,27 +145,11 @@ impl Agent {
                 let Some(answer) = self.ask(request, cancel).await? else {
                     return Ok(None);
                 };
+                self.keep_answer(&decision, &answer)?;
                 match answer {
-                    ApprovalAnswer::Approve => {}
-                    ApprovalAnswer::ApproveForSession { suggestion } => {
-                        if let Some(s) = decision.suggestions.get(suggestion as usize) {
-                            self.grant(&s.grant)?;
-                        }
-                    }
-                    ApprovalAnswer::ApproveAlways { suggestion } => {
-                        if let Some(sug) = decision.suggestions.get(suggestion as usize) {
-                            let kept = self.keep_grant(&sug.grant, &sug.label);
-                            let text = match kept {
-                                Ok(file) => format!(
-                                    "added to your rules for this project ({file}): {}",
-                                    sug.label
-                                ),
-                                Err(e) => format!("the rule is kept for this session only: {e}"),
-                            };
-                            self.emit(AgentEvent::Notice { text })?;
-                            self.grant(&sug.grant)?;
-                        }
-                    }
+                    ApprovalAnswer::Approve
+                    | ApprovalAnswer::ApproveForSession { .. }
+                    | ApprovalAnswer::ApproveAlways { .. } => {}
                     ApprovalAnswer::Deny { message } => {
                         if let Some(p) = &planned {
                             self.record.rejected(&p.path, p.original.as_deref());
@@ -286,6 +270,94 @@ impl Agent {
                 Err(e) => ToolReply::err(e.to_string()),
             },
         ))
+    }
+
+    /// The policy's judgement of one call, in the mode it is judged in now.
+    pub(crate) fn judge(
+        &self,
+        call: &policy::ToolCall<'_>,
+        mode: Mode,
+        sandboxed: bool,
+    ) -> policy::Decision {
+        let ws = &self.toolbox.ws;
+        let resolver = |p: &Path| tools::real_path(p);
+        let ctx = Context {
+            project_root: ws.root().path(),
+            home: self.config.home.as_deref(),
+            mode: Some(mode),
+            session_diff_lines: ws.uncommitted_totals().changed(),
+            user_policy_file: self.config.user_policy_file.as_deref(),
+            sandboxed,
+            resolver: &resolver,
+        };
+        let policy = self.policy.read().unwrap_or_else(PoisonError::into_inner);
+        policy::evaluate(&policy, call, &ctx)
+    }
+
+    /// The rule an approval asked to grant: for the session, or kept for the project (and
+    /// said so).
+    pub(crate) fn keep_answer(
+        &mut self,
+        decision: &policy::Decision,
+        answer: &ApprovalAnswer,
+    ) -> Result<(), AgentError> {
+        match answer {
+            ApprovalAnswer::ApproveForSession { suggestion } => {
+                if let Some(s) = decision.suggestions.get(*suggestion as usize) {
+                    self.grant(&s.grant)?;
+                }
+            }
+            ApprovalAnswer::ApproveAlways { suggestion } => {
+                if let Some(sug) = decision.suggestions.get(*suggestion as usize) {
+                    let kept = self.keep_grant(&sug.grant, &sug.label);
+                    let text = match kept {
+                        Ok(file) => format!(
+                            "added to your rules for this project ({file}): {}",
+                            sug.label
+                        ),
+                        Err(e) => format!("the rule is kept for this session only: {e}"),
+                    };
+                    self.emit(AgentEvent::Notice { text })?;
+                    self.grant(&sug.grant)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The approval card's question for a call, with what the decision says.
+    pub(crate) fn question(
+        &self,
+        id: &str,
+        name: &str,
+        input: &Value,
+        decision: &policy::Decision,
+    ) -> ApprovalRequest {
+        ApprovalRequest {
+            id: self.event_id(id),
+            tool: name.to_string(),
+            input: input.clone(),
+            reason: decision.reason.clone(),
+            rule: decision.rule.name.clone(),
+            suggestions: decision
+                .suggestions
+                .iter()
+                .map(|s| protocol::ApprovalSuggestion {
+                    label: s.label.clone(),
+                    always: s.scope == policy::Scope::Project,
+                })
+                .collect(),
+            path: None,
+            original: None,
+            proposed: None,
+            hunks: Vec::new(),
+            commands: Vec::new(),
+            command: None,
+            confinement: None,
+            sandbox_denial: None,
+            agent: self.identity.as_ref().map(|(_, n)| n.clone()),
+        }
     }
 
     /// What every tool call of this agent carries: who owns the tasks it starts, and the stop.
@@ -554,7 +626,12 @@ impl Agent {
 
 /// Each simple command the policy found in a `run_command` call: what really runs.
 fn simple_commands(input: &Value) -> Vec<String> {
-    policy::shell::parse(input.get("command").and_then(Value::as_str).unwrap_or(""))
+    commands_in(input.get("command").and_then(Value::as_str).unwrap_or(""))
+}
+
+/// Each simple command the policy finds in a command line.
+pub(crate) fn commands_in(command: &str) -> Vec<String> {
+    policy::shell::parse(command)
         .commands
         .iter()
         .map(|c| {

@@ -26,6 +26,9 @@ use tools::Toolbox;
 /// Identical calls in a row before the loop pauses for the user.
 pub const LOOP_LIMIT: usize = 3;
 
+/// How long a turn waits for MCP servers that are still starting before its first request.
+const MCP_START_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
 /// Replies in a row whose text calls could not run before the turn ends on them.
 const MAX_LENIENT_RETRIES: u32 = 3;
 
@@ -225,6 +228,10 @@ pub struct Agent {
     pub(crate) notes: Vec<String>,
     /// The checkpoint the next turn began at: its first event carries it.
     pub(crate) turn_checkpoint: Option<u32>,
+    /// Skills and MCP servers the session may use.
+    pub(crate) extensions: crate::extensions::Extensions,
+    /// The skills active for the task at hand.
+    pub(crate) active: crate::active_skills::ActiveSkills,
 }
 
 impl Agent {
@@ -300,6 +307,8 @@ impl Agent {
             record: crate::claims::WorkRecord::default(),
             notes: Vec::new(),
             turn_checkpoint: None,
+            extensions: crate::extensions::Extensions::none(),
+            active: crate::active_skills::ActiveSkills::default(),
         }
     }
 
@@ -457,22 +466,28 @@ impl Agent {
             text: task.to_string(),
             checkpoint,
         })?;
+        self.activate_for_task(task)?;
         self.run_loop(cancel).await
     }
 
     async fn run_loop(&mut self, cancel: &CancellationToken) -> Result<Outcome, AgentError> {
-        let mut system = crate::prompt::system_prompt(
+        let mut base = crate::prompt::system_prompt(
             self.toolbox.ws.root(),
             self.toolbox.commands.sandbox.is_some(),
         );
         if let Some(own) = &self.instructions {
-            system.push('\n');
-            system.push_str(own);
-            system.push('\n');
+            base.push('\n');
+            base.push_str(own);
+            base.push('\n');
         }
-        let tools = crate::prompt::tool_definitions(
-            self.config.depth < self.config.max_depth && self.kit.is_some(),
-        );
+        let may_spawn = self.config.depth < self.config.max_depth && self.kit.is_some();
+        // Servers still starting get a moment, so the first request can offer their tools.
+        if let Some(hub) = self.extensions.mcp.clone().filter(|h| h.starting()) {
+            tokio::select! {
+                () = hub.settle(MCP_START_WAIT) => {}
+                () = cancel.cancelled() => {}
+            }
+        }
         let mut used_tokens: u64 = 0;
         let mut lenient_retries = 0;
         for step in 1..=self.config.max_steps {
@@ -484,6 +499,9 @@ impl Agent {
                 return Ok(Outcome::BudgetSpent { used: used_tokens });
             }
             self.emit(AgentEvent::StepStarted { step })?;
+            // Skills activated and servers started since the last step change both.
+            let system = format!("{base}{}", self.skills_prompt());
+            let tools = self.catalog(may_spawn);
             self.stats.steps += 1;
             if crate::prompt::estimate_tokens(&self.messages)
                 > u64::from(self.config.context_window) * 4 / 5

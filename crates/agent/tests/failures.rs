@@ -27,6 +27,7 @@ async fn turn(preset: Option<Preset>) -> (Vec<AgentEvent>, TurnOutcome) {
         sandboxing: Sandboxing::Off,
         tmp_dir: None,
         web_search: None,
+        extensions: agent::Extensions::none(),
     };
     let (session, mut events) = Session::create(opts, "fix it").expect("session");
     let outcome = tokio::time::timeout(Duration::from_secs(60), session.run("Fix the bug"))

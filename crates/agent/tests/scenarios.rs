@@ -354,6 +354,7 @@ async fn a_front_end_that_goes_away_cancels_the_pending_call() {
         sandboxing: Sandboxing::Off,
         tmp_dir: None,
         web_search: None,
+        extensions: agent::Extensions::none(),
     };
     let (session, mut events) = Session::create(opts, "deploy").expect("session");
     let id = session.id().to_string();

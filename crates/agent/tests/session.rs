@@ -527,6 +527,7 @@ fn options(project: &Path, setup: Setup) -> agent::SessionOptions {
         sandboxing: setup.sandboxing,
         tmp_dir: None,
         web_search: None,
+        extensions: agent::Extensions::none(),
     }
 }
 

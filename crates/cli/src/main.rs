@@ -4,6 +4,7 @@
 //! engine logic: every decision comes from the `policy` crate, every path resolution from
 //! `tools`.
 
+mod extensions_cmd;
 mod policy_cmd;
 mod restore_cmd;
 mod run_cmd;
@@ -37,6 +38,13 @@ enum Command {
     Show(run_cmd::ShowArgs),
     /// Bring a session's project back to how it was when a turn began.
     Restore(restore_cmd::RestoreArgs),
+    /// The project's skills, their triggers and tools; broken ones reported (exit 1).
+    Skills(extensions_cmd::SkillsArgs),
+    /// The project's MCP servers.
+    Mcp {
+        #[command(subcommand)]
+        command: extensions_cmd::McpCommand,
+    },
     /// What this machine offers to sandbox commands.
     Sandbox {
         #[command(subcommand)]
@@ -54,6 +62,8 @@ fn main() -> ExitCode {
         Command::Show(args) => run_cmd::show(args),
         Command::Restore(args) => restore_cmd::run(args),
         Command::Sandbox { command } => sandbox_cmd::run(command),
+        Command::Skills(args) => extensions_cmd::skills(args),
+        Command::Mcp { command } => extensions_cmd::mcp(command),
     };
     match result {
         Ok(code) => code,

@@ -128,17 +128,6 @@ fn with_lenient(inner: agent::ProviderResolver, choice: Option<OnOff>) -> agent:
     })
 }
 
-const READ_TOOLS: &[&str] = &[
-    "read_file",
-    "list_files",
-    "search_codebase",
-    "git_status",
-    "git_diff",
-    "git_log",
-    "web_fetch",
-    "web_search",
-];
-
 /// Where a command would run, in words for the prompt.
 fn confinement_words(c: Confinement) -> &'static str {
     match c {
@@ -163,7 +152,9 @@ fn only_reads(req: &ApprovalRequest) -> bool {
         .get("method")
         .and_then(Value::as_str)
         .is_none_or(|m| m.eq_ignore_ascii_case("get") || m.eq_ignore_ascii_case("head"));
-    READ_TOOLS.contains(&req.tool.as_str()) && (req.tool != "web_fetch" || method_reads)
+    // The catalog says which tools only read: one list for the whole engine.
+    tools::find_tool(&req.tool).is_some_and(|t| t.read_only)
+        && (req.tool != "web_fetch" || method_reads)
 }
 
 fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
@@ -298,6 +289,14 @@ fn print_plain(e: &AgentEvent, agent: &str) {
         AgentEvent::Restored { record } => {
             println!("\n{tag}↺ restored {} file(s)", record.files.len())
         }
+        AgentEvent::SkillActivated { name, tools, .. } => eprintln!(
+            "{tag}Skill {name} activated{}",
+            if tools.is_empty() {
+                String::new()
+            } else {
+                format!(" (tools: {})", tools.join(", "))
+            }
+        ),
         AgentEvent::Error { error } => eprintln!("{tag}error: {}", with_detail(error)),
         AgentEvent::Done { summary, warnings } if warnings.is_empty() => {
             println!("\n{tag}✓ {summary}")
@@ -392,7 +391,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     config.home = std::env::var_os("HOME").map(PathBuf::from);
     config.user_policy_file = loaded.user_file.clone();
     let web_search = agent::web_search_from_settings(&settings_file);
-    let opts = SessionOptions {
+    let settings = agent::read_settings(&settings_file).unwrap_or_default();
+    let mut opts = SessionOptions {
         root,
         sessions_dir: sessions_dir(),
         policy: loaded.policy,
@@ -404,6 +404,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         sandboxing: Sandboxing::Machine,
         tmp_dir: None,
         web_search,
+        extensions: agent::Extensions::none(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -411,6 +412,9 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let approve = a.approve;
     let json = a.json;
     let (id, outcome, left) = runtime.block_on(async move {
+        // Its MCP servers start with the runtime (a project's only once approved).
+        opts.extensions =
+            agent::project_extensions(&opts.root, &agent::locations::config_dir(), &settings);
         let (session, mut events) = match &a.session {
             Some(id) => Session::open(opts, id),
             None => Session::create(opts, &a.task),

@@ -168,10 +168,14 @@ struct Written {
     arguments: Result<Value, String>,
 }
 
-/// Every fenced block holding `{"name": …}` (or an array of them), with where its block starts.
-/// Blocks of other code are not calls and are skipped.
+/// Every call written in the text, with where it starts, in the order written: fenced blocks
+/// holding `{"name": …}` (or an array of them), `<tool_call>…</tool_call>` tags (the Qwen
+/// templates' own form), and such an object on lines of its own without a fence (a small model
+/// drops the fence as often as it writes it). Blocks of other code are not calls and are skipped.
 fn written_calls(text: &str) -> Vec<(usize, Written)> {
     let mut out = Vec::new();
+    // Where fenced and tagged blocks are, so a bare object inside one is not counted twice.
+    let mut taken_spans: Vec<(usize, usize)> = Vec::new();
     let mut pos = 0;
     while let Some(found) = text[pos..].find("```") {
         let open = pos + found;
@@ -186,14 +190,71 @@ fn written_calls(text: &str) -> Vec<(usize, Written)> {
         };
         let close = body + len;
         pos = close + 3;
-        let Ok(v) = serde_json::from_str::<Value>(text[body..close].trim()) else {
+        taken_spans.push((open, pos));
+        push_calls(&text[body..close], open, &mut out);
+    }
+    let mut pos = 0;
+    while let Some(found) = text[pos..].find("<tool_call>") {
+        let open = pos + found;
+        let body = open + "<tool_call>".len();
+        let close = text[body..]
+            .find("</tool_call>")
+            .map_or(text.len(), |l| body + l);
+        pos = (close + "</tool_call>".len()).min(text.len());
+        if taken_spans.iter().any(|&(a, b)| open >= a && open < b) {
             continue;
-        };
-        let items = match v {
-            Value::Array(items) => items,
-            one => vec![one],
-        };
-        out.extend(items.iter().filter_map(written).map(|w| (open, w)));
+        }
+        taken_spans.push((open, pos));
+        push_calls(&text[body..close], open, &mut out);
+    }
+    for (at, object) in bare_objects(text, &taken_spans) {
+        if let Some(w) = written(&object) {
+            out.push((at, w));
+        }
+    }
+    out.sort_by_key(|(at, _)| *at);
+    out
+}
+
+fn push_calls(body: &str, at: usize, out: &mut Vec<(usize, Written)>) {
+    let Ok(v) = serde_json::from_str::<Value>(body.trim()) else {
+        return;
+    };
+    let items = match v {
+        Value::Array(items) => items,
+        one => vec![one],
+    };
+    out.extend(items.iter().filter_map(written).map(|w| (at, w)));
+}
+
+/// At most this many unfenced objects are tried: a reply of prose with braces stays cheap.
+const BARE_TRIES: usize = 32;
+
+/// JSON objects that start a line outside any block, each parsed from there to its end.
+fn bare_objects(text: &str, blocks: &[(usize, usize)]) -> Vec<(usize, Value)> {
+    let mut out = Vec::new();
+    // Where each object found ends: a line inside one is not the start of another.
+    let mut ends: Vec<(usize, usize)> = Vec::new();
+    let mut tries = 0;
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let at = line_start + (line.len() - line.trim_start().len());
+        line_start += line.len();
+        if !text[at..].starts_with('{') || blocks.iter().any(|&(a, b)| at >= a && at < b) {
+            continue;
+        }
+        if ends.iter().any(|&(start, end)| at > start && at < end) {
+            continue;
+        }
+        tries += 1;
+        if tries > BARE_TRIES {
+            break;
+        }
+        let mut stream = serde_json::Deserializer::from_str(&text[at..]).into_iter::<Value>();
+        if let Some(Ok(v @ Value::Object(_))) = stream.next() {
+            ends.push((at, at + stream.byte_offset()));
+            out.push((at, v));
+        }
     }
     out
 }
@@ -401,6 +462,34 @@ mod tests {
 
     fn block(v: Value) -> String {
         format!("```json\n{v}\n```")
+    }
+
+    #[test]
+    fn a_call_without_a_fence_or_in_tool_call_tags_is_taken_too() {
+        // Recorded from Qwen2.5-Coder-1.5B under llama-server's stock template: the second
+        // call of a run came without its fence, and the turn ended on it.
+        let text = "Ran 2 tests in 0.000s\n\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"calc.py\"}}";
+        let found = find_calls(text, &tools()).expect("a call");
+        let taken = found.taken.expect("taken");
+        assert_eq!(taken.name, "read_file");
+        assert_eq!(taken.input, json!({"path": "calc.py"}));
+        let tagged = "I will read it.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}\n</tool_call>";
+        let taken = find_calls(tagged, &tools())
+            .expect("a call")
+            .taken
+            .expect("taken");
+        assert_eq!(taken.input, json!({"path": "a.rs"}));
+        assert_eq!(taken.text_before, "I will read it.");
+        // Prose with braces, and code that is not a call, are not calls.
+        assert!(find_calls("Use {x} here.\n{\"a\": 1}\n", &tools()).is_none());
+        // A fenced call is not counted a second time as a bare one.
+        let fenced = block(json!({"name": "read_file", "arguments": {"path": "a.rs"}}));
+        let found = find_calls(&fenced, &tools()).expect("a call");
+        assert!(
+            found.report.not_run.is_empty(),
+            "{:?}",
+            found.report.not_run
+        );
     }
 
     #[test]

@@ -61,7 +61,13 @@ impl ProviderConfig {
                 ProviderKind::OpenAi => base_url.contains("://api.openai.com"),
             },
             retry: RetryPolicy::default(),
-            idle_timeout: Duration::from_secs(120),
+            // A model on this machine's CPU may read a long prompt for minutes before its first
+            // byte; a hosted API that is silent for two minutes is gone.
+            idle_timeout: if is_loopback(base_url) {
+                Duration::from_secs(600)
+            } else {
+                Duration::from_secs(120)
+            },
         }
     }
 }

@@ -30,6 +30,10 @@ pub enum ToolCall<'a> {
     GitBranch { changes: bool },
     /// create_pull_request.
     PullRequest,
+    /// A tool of an MCP server, named `server__tool` as the model sees it. What it does is the
+    /// server's to say (its annotations are hints from a program the engine cannot inspect),
+    /// so it asks unless the user allowed this very tool.
+    ServerTool { name: &'a str },
     /// Tools with no effect outside the agent (update_plan, task_done, task_*, wakeup,
     /// sub-agents, git_status/diff/log).
     Internal { name: &'a str },

@@ -50,6 +50,8 @@ pub enum Grant {
     AllowRead(String),
     /// Web searches.
     AllowSearch,
+    /// One tool of an MCP server, by the name the model calls it (`server__tool`).
+    AllowTool(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

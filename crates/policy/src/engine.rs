@@ -73,6 +73,7 @@ fn judge(policy: &Policy, call: &ToolCall<'_>, ctx: &Context<'_>) -> Decision {
                 "create_pull_request",
             ),
         }],
+        ToolCall::ServerTool { name } => judge_server_tool(policy, mode, name),
         ToolCall::Internal { name } => vec![Finding::floor(
             Verdict::Allow,
             format!("“{name}” has no effect outside the agent"),
@@ -324,6 +325,44 @@ fn judge_fetch(
         suggest::domain(&host),
     ));
     f
+}
+
+/// A tool of an MCP server: refused in Read only mode (nothing says it only reads), allowed by
+/// a rule naming it or in Full auto, and otherwise put to the user with that tool as the rule
+/// to grant.
+fn judge_server_tool(policy: &Policy, mode: Mode, name: &str) -> Vec<Finding> {
+    if mode == Mode::ReadOnly {
+        return vec![Finding::floor(
+            Verdict::Deny,
+            format!(
+                "“{name}” is a tool of an outside server that may change things, so it is not used in Read only mode"
+            ),
+            "read_only mode",
+        )];
+    }
+    if let Some(rule) = policy.allowed_tools.iter().find(|r| r.name == name) {
+        return vec![Finding::new(
+            Verdict::Allow,
+            format!("the tool “{name}” is allowed ({})", rule.source.label()),
+            format!("tools.allow \"{name}\""),
+            rule.source.clone(),
+        )];
+    }
+    if mode == Mode::FullAuto {
+        return vec![Finding::floor(
+            Verdict::Allow,
+            format!("Full auto mode allows the tool “{name}”"),
+            "full_auto mode",
+        )];
+    }
+    vec![
+        Finding::floor(
+            Verdict::Ask,
+            format!("“{name}” is a tool of an outside server (MCP); Tandem cannot see what it does, so it needs your approval"),
+            "outside tool",
+        )
+        .with_suggestions(suggest::tool(name)),
+    ]
 }
 
 fn judge_search(policy: &Policy, mode: Mode) -> Vec<Finding> {

@@ -207,6 +207,7 @@ fn own_words(list: RuleList, value: &str) -> String {
         RuleList::PathsAllowWrite => format!("Edit {} without asking", path_words(value)),
         RuleList::NetworkAllowedDomains => format!("Fetch from {value} without asking"),
         RuleList::NetworkDeniedDomains => format!("Never fetch from {value}"),
+        RuleList::ToolsAllow => format!("Use the tool “{value}” without asking"),
     }
 }
 

@@ -48,6 +48,9 @@ struct RuleFile {
     commands: CommandsSection,
     #[serde(default)]
     network: NetworkSection,
+    /// Tools of MCP servers used without asking, by the name the model calls them.
+    #[serde(default)]
+    tools: AllowTools,
     /// User file only: what you allowed "always in this project" from the approval dialog, per
     /// project folder. Kept in your file, not the project's, so a repository cannot grant
     /// itself anything.
@@ -64,6 +67,15 @@ struct ProjectGrants {
     paths: AllowWrites,
     #[serde(default)]
     network: AllowDomains,
+    #[serde(default)]
+    tools: AllowTools,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllowTools {
+    #[serde(default)]
+    allow: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -153,6 +165,13 @@ pub struct PathRule {
     pub source: Source,
 }
 
+/// A tool of an MCP server allowed by name.
+#[derive(Debug, Clone)]
+pub struct ToolRule {
+    pub name: String,
+    pub source: Source,
+}
+
 #[derive(Debug, Clone)]
 pub struct DomainRule {
     pub domain: String,
@@ -185,6 +204,8 @@ pub struct Policy {
     pub allowed_domains: Vec<DomainRule>,
     pub denied_domains: Vec<DomainRule>,
     pub allow_search: Option<Source>,
+    /// Tools of MCP servers that run without asking.
+    pub allowed_tools: Vec<ToolRule>,
     pub trusted_projects: Vec<String>,
     /// The project being loaded for, so the user's per-project grants apply to it alone.
     current_project: Option<String>,
@@ -281,6 +302,7 @@ impl Policy {
             allowed_domains: Vec::new(),
             denied_domains: Vec::new(),
             allow_search: None,
+            allowed_tools: Vec::new(),
             trusted_projects: Vec::new(),
             current_project: None,
             notes: Vec::new(),
@@ -508,6 +530,16 @@ impl Policy {
                 )));
             }
         }
+        for t in &parsed.tools.allow {
+            if may_loosen {
+                self.allowed_tools.push(ToolRule {
+                    name: t.clone(),
+                    source: source.clone(),
+                });
+            } else {
+                notes.push(note(format!("tools.allow “{t}” would loosen the rules")));
+            }
+        }
         for (project, grants) in &parsed.projects {
             if !matches!(source, Source::User(_)) {
                 notes.push(note(
@@ -549,6 +581,12 @@ impl Policy {
                     source: source.clone(),
                 });
             }
+            for t in &grants.tools.allow {
+                self.allowed_tools.push(ToolRule {
+                    name: t.clone(),
+                    source: source.clone(),
+                });
+            }
         }
         self.notes.extend(notes);
         self.protected_set = compile_set(&self.protected, file)?;
@@ -583,6 +621,10 @@ impl Policy {
                 source: Source::Session,
             }),
             Grant::AllowSearch => self.allow_search = Some(Source::Session),
+            Grant::AllowTool(name) => self.allowed_tools.push(ToolRule {
+                name: name.clone(),
+                source: Source::Session,
+            }),
         }
         Ok(())
     }
@@ -642,6 +684,9 @@ impl Policy {
                 format!("network.denied_domains \"{}\"", d.domain),
                 d.source.to_string(),
             ));
+        }
+        for t in &self.allowed_tools {
+            out.push((format!("tools.allow \"{}\"", t.name), t.source.to_string()));
         }
         out.push((
             "hard floors (no rule lifts them): sudo/doas/su; recursive deletes outside the project; writes outside the project (commands ask, they leave the sandbox) and to shell start-up files; writes into .git/; secrets (.env, keys, ~/.ssh, cloud credentials); the policy files; code run through the environment, inline code, pipes into shells; destructive git".into(),
@@ -765,6 +810,7 @@ pub fn add_project_grant(
         Grant::AllowCommand(p) => ("commands", "allow", p.clone()),
         Grant::AllowWrite(g) => ("paths", "allow_write", g.clone()),
         Grant::AllowDomain(d) => ("network", "allowed_domains", d.clone()),
+        Grant::AllowTool(t) => ("tools", "allow", t.clone()),
         Grant::AllowRead(_) | Grant::AllowSearch => {
             return Err(PolicyError::Invalid {
                 file: file.to_string(),

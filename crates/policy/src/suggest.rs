@@ -136,6 +136,22 @@ pub fn domain(host: &str) -> Vec<Suggestion> {
     ]
 }
 
+/// For a tool of an MCP server: that one tool, always in this project or for the session.
+pub fn tool(name: &str) -> Vec<Suggestion> {
+    vec![
+        Suggestion {
+            label: format!("Always allow the tool “{name}” in this project"),
+            scope: Scope::Project,
+            grant: Grant::AllowTool(name.to_string()),
+        },
+        Suggestion {
+            label: format!("Allow the tool “{name}” for this session"),
+            scope: Scope::Session,
+            grant: Grant::AllowTool(name.to_string()),
+        },
+    ]
+}
+
 pub fn search() -> Vec<Suggestion> {
     vec![Suggestion {
         label: "Allow web searches this session".into(),

@@ -42,6 +42,22 @@ fn the_reasons_people_meet_most_are_plain_words() {
             Mode::Ask,
             true,
             0,
+            ToolCall::ServerTool {
+                name: "files__write",
+            },
+        ),
+        decide(
+            Mode::ReadOnly,
+            true,
+            0,
+            ToolCall::ServerTool {
+                name: "files__write",
+            },
+        ),
+        decide(
+            Mode::Ask,
+            true,
+            0,
             ToolCall::Fetch {
                 url: "https://example.com/",
                 method: "GET",

@@ -265,6 +265,15 @@ pub enum AgentEvent {
     Restored {
         record: crate::RestoreRecord,
     },
+    /// A skill became active for this task: its tools join the catalog and its instructions
+    /// the system prompt until the next task.
+    SkillActivated {
+        name: String,
+        origin: crate::ExtensionOrigin,
+        activation: crate::SkillActivation,
+        /// Its tools, by the names the model calls them.
+        tools: Vec<String>,
+    },
     /// A sub-agent started: its events follow as `subagent` events with this id.
     SubagentStarted {
         /// Unique in the session, e.g. `a1`.

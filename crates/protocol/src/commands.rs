@@ -175,4 +175,9 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("policy_rules", "ProjectArgs", "RulesView"),
     ("remove_rule", "RemoveRuleArgs", "RulesView"),
     ("sandbox_status", "null", "SandboxStatus"),
+    ("skills_view", "ProjectArgs", "SkillsView"),
+    ("set_skill_enabled", "SetSkillEnabledArgs", "SkillsView"),
+    ("mcp_view", "ProjectArgs", "McpView"),
+    ("approve_mcp_server", "McpServerArgs", "McpView"),
+    ("restart_mcp_server", "McpServerArgs", "McpView"),
 ];

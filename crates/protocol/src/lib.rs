@@ -6,6 +6,7 @@
 
 mod agent;
 mod commands;
+mod extensions;
 mod files;
 mod model;
 mod project;
@@ -16,6 +17,7 @@ mod typescript;
 
 pub use agent::*;
 pub use commands::*;
+pub use extensions::*;
 pub use files::*;
 pub use model::*;
 pub use project::*;

@@ -92,10 +92,12 @@ pub enum RuleList {
     PathsAllowWrite,
     NetworkAllowedDomains,
     NetworkDeniedDomains,
+    /// Tools of MCP servers used without asking.
+    ToolsAllow,
 }
 
 impl RuleList {
-    pub const ALL: [RuleList; 8] = [
+    pub const ALL: [RuleList; 9] = [
         RuleList::CommandsAllow,
         RuleList::CommandsAsk,
         RuleList::CommandsDeny,
@@ -104,6 +106,7 @@ impl RuleList {
         RuleList::PathsAllowWrite,
         RuleList::NetworkAllowedDomains,
         RuleList::NetworkDeniedDomains,
+        RuleList::ToolsAllow,
     ];
 
     /// Its table and key in a rule file: `[commands] allow = […]`.
@@ -117,6 +120,7 @@ impl RuleList {
             RuleList::PathsAllowWrite => ("paths", "allow_write"),
             RuleList::NetworkAllowedDomains => ("network", "allowed_domains"),
             RuleList::NetworkDeniedDomains => ("network", "denied_domains"),
+            RuleList::ToolsAllow => ("tools", "allow"),
         }
     }
 }

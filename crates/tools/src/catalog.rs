@@ -37,7 +37,16 @@ fn no_args_schema() -> Value {
 
 /// Tools the agent engine runs itself (they start or message agents): in the catalog for the
 /// model, but no toolbox can run them alone.
-pub const ENGINE_TOOLS: &[&str] = &["spawn_subagent", "agent_spawn", "agent_send"];
+pub const ENGINE_TOOLS: &[&str] = &[
+    "spawn_subagent",
+    "agent_spawn",
+    "agent_send",
+    "skill_list",
+    "skill_activate",
+];
+
+/// The tools that list and activate skills: offered only when there are skills.
+pub const SKILL_TOOLS: &[&str] = &["skill_list", "skill_activate"];
 
 impl ToolSpec {
     /// The description's first sentence: a line for a list of tools.
@@ -182,6 +191,18 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Send a message to a named agent; an idle one starts working on it.",
         read_only: false,
         schema: schema_of::<crate::AgentSendArgs>,
+    },
+    ToolSpec {
+        name: "skill_list",
+        description: "The skills you can activate: each one's name, what it is for and its tools.",
+        read_only: true,
+        schema: no_args_schema,
+    },
+    ToolSpec {
+        name: "skill_activate",
+        description: "Activate a skill by name: its tools join yours and its instructions apply until the task ends.",
+        read_only: true,
+        schema: schema_of::<crate::SkillActivateArgs>,
     },
     ToolSpec {
         name: "create_pull_request",

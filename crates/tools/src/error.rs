@@ -57,8 +57,13 @@ fn missing_hint(near: &[String]) -> String {
 fn did_you_mean(near: &[String]) -> String {
     match near {
         [] => String::new(),
-        [one] => format!(" Did you mean {one}?"),
-        [first, rest @ ..] => format!(" Did you mean {first}? Also close: {}.", rest.join(", ")),
+        // Said as the next step to take: a small model retries on "call it again with", and
+        // tends to ask the user instead when only asked a question.
+        [one] => format!(" Did you mean {one}? Call the tool again with the path \"{one}\"."),
+        [first, rest @ ..] => format!(
+            " Did you mean {first}? Also close: {}. Call the tool again with the right path.",
+            rest.join(", ")
+        ),
     }
 }
 

@@ -10,10 +10,11 @@ mod agents;
 mod atomic;
 mod cache;
 mod catalog;
-mod command_env;
+pub mod command_env;
 mod diff;
 mod edit_file;
 mod error;
+pub mod fence;
 mod git_status;
 mod git_tools;
 mod line_endings;
@@ -25,6 +26,7 @@ mod result_cap;
 mod run_command;
 mod sandboxing;
 mod search;
+mod skills;
 mod tasks;
 mod toolbox;
 mod tree_order;
@@ -36,7 +38,7 @@ mod write_file;
 pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use atomic::write_atomic;
 pub use cache::{CACHE_TTL, CACHED_TOOLS};
-pub use catalog::{ENGINE_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
+pub use catalog::{ENGINE_TOOLS, SKILL_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
 pub use diff::{
     HUNK_CONTEXT, Region, edit_regions, hunks, hunks_in, line_counts, merge_hunks, merge_hunks_in,
 };
@@ -55,13 +57,17 @@ pub use read_file::{
 };
 pub use result_cap::{MAX_RESULT_CHARS, cap_result};
 pub use run_command::{
-    CommandConfig, CommandOutcome, RunCommandArgs, RunContext, head_tail, render_outcome,
-    run_command,
+    CommandConfig, CommandOutcome, Program, RunCommandArgs, RunContext, head_tail, render_outcome,
+    run_command, run_program,
 };
 pub use sandboxing::{SandboxSetup, sandbox_denial};
 pub use search::{
     CaseMode, DEFAULT_MAX_RESULTS, Include, SearchArgs, SearchLine, SearchResult, render_search,
     search_codebase, search_with_limit,
+};
+pub use skills::{
+    PROJECT_SKILLS_DIR, SKILL_DIR_PARAM, Skill, SkillActivateArgs, SkillSet, SkillTool, Trigger,
+    USER_SKILLS_DIR, shell_words, skill_argv, stage_skill_dir,
 };
 pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
 pub use toolbox::{CallContext, TaskIdArgs, TaskListArgs, Toolbox, WakeupArgs};

@@ -154,20 +154,42 @@ impl CommandOutcome {
     }
 }
 
-/// The process to start for `command`: the shell inside the sandbox, or the shell alone.
+/// What a process runs: a command line the shell reads, or a program and its arguments that
+/// no shell ever reads (a skill's tool: the model's values must stay whole arguments).
+#[derive(Debug, Clone, Copy)]
+pub enum Program<'a> {
+    Shell(&'a str),
+    Argv(&'a [String]),
+}
+
+/// The process to start: inside the sandbox, or alone.
 fn build_command(
     ws: &Workspace,
     config: &CommandConfig,
-    command: &str,
+    program: Program<'_>,
     confinement: Confinement,
     status: &Path,
 ) -> ToolResult<std::process::Command> {
     let project = ws.root().path();
+    let (exe, args): (&std::ffi::OsStr, Vec<&std::ffi::OsStr>) = match program {
+        Program::Shell(command) => (
+            config.shell.as_os_str(),
+            vec!["-c".as_ref(), command.as_ref()],
+        ),
+        Program::Argv([exe, args @ ..]) => {
+            (exe.as_ref(), args.iter().map(|a| a.as_ref()).collect())
+        }
+        Program::Argv([]) => {
+            return Err(ToolError::InvalidArgument(
+                "there is no program to run".into(),
+            ));
+        }
+    };
     let (mut cmd, tmp_inside) = match (confinement, &config.sandbox) {
         (Confinement::Sandboxed { network, read_only }, Some(setup)) => {
             let spec = setup.spec(project, &config.tmp_dir, network, read_only);
             let tmp = spec.tmp_inside();
-            let cmd = sandbox::wrap(&setup.helper, &spec, status, &config.shell, ["-c", command]);
+            let cmd = sandbox::wrap(&setup.helper, &spec, status, exe, args);
             (cmd, tmp)
         }
         (Confinement::Sandboxed { .. }, None) => {
@@ -176,8 +198,8 @@ fn build_command(
             ));
         }
         (Confinement::Outside { .. }, _) => {
-            let mut cmd = std::process::Command::new(&config.shell);
-            cmd.arg("-c").arg(command);
+            let mut cmd = std::process::Command::new(exe);
+            cmd.args(args);
             (cmd, config.tmp_dir.clone())
         }
     };
@@ -262,10 +284,40 @@ pub async fn run_command(
     args: &RunCommandArgs,
     run: &RunContext,
 ) -> ToolResult<CommandOutcome> {
-    let confinement = run.confinement;
     if args.command.trim().is_empty() {
         return Err(ToolError::InvalidArgument("the command is empty".into()));
     }
+    run_process(ws, tasks, config, Program::Shell(&args.command), args, run).await
+}
+
+/// Runs a program with its arguments, no shell in between (a skill's tool), as `run_command`
+/// runs a command line: output saved and cut, timeout, background after the grace window.
+pub async fn run_program(
+    ws: &Workspace,
+    tasks: &TaskRegistry,
+    config: &CommandConfig,
+    argv: &[String],
+    title: &str,
+    run: &RunContext,
+) -> ToolResult<CommandOutcome> {
+    let shown = RunCommandArgs {
+        command: crate::skills::shell_words(argv),
+        description: Some(title.to_string()),
+        timeout: None,
+        background: false,
+    };
+    run_process(ws, tasks, config, Program::Argv(argv), &shown, run).await
+}
+
+async fn run_process(
+    ws: &Workspace,
+    tasks: &TaskRegistry,
+    config: &CommandConfig,
+    program: Program<'_>,
+    args: &RunCommandArgs,
+    run: &RunContext,
+) -> ToolResult<CommandOutcome> {
+    let confinement = run.confinement;
     let timeout = match args.timeout {
         Some(0) => {
             return Err(ToolError::InvalidArgument(
@@ -285,12 +337,14 @@ pub async fn run_command(
         std::fs::create_dir_all(&setup.state_dir)
             .map_err(|e| ToolError::io(&setup.state_dir, e))?;
     }
-    let cmd = build_command(ws, config, &args.command, confinement, &status_for_cmd)?;
+    let cmd = build_command(ws, config, program, confinement, &status_for_cmd)?;
     let mut wrapped = CommandWrap::from(tokio::process::Command::from(cmd));
     wrapped.wrap(ProcessGroup::leader());
-    let mut child = wrapped
-        .spawn()
-        .map_err(|e| ToolError::io(&config.shell, e))?;
+    let exe = match program {
+        Program::Shell(_) => config.shell.clone(),
+        Program::Argv(argv) => PathBuf::from(argv.first().map(String::as_str).unwrap_or("")),
+    };
+    let mut child = wrapped.spawn().map_err(|e| ToolError::io(&exe, e))?;
 
     let (stop_tx, mut stop_rx) = oneshot::channel();
     let title = args

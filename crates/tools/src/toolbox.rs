@@ -243,6 +243,61 @@ impl Toolbox {
 }
 
 impl Toolbox {
+    /// Where a skill's `{{skill_dir}}` is for a run with `confinement`: the project's own
+    /// skills are inside the project, which the sandbox shows; a user's skill runs from a copy
+    /// in the private temporary folder, since the config folder is hidden from the sandbox.
+    pub fn skill_dir(&self, skill: &crate::Skill, confinement: Confinement) -> PathBuf {
+        match (skill.origin, confinement, &self.commands.sandbox) {
+            (protocol::ExtensionOrigin::User, Confinement::Sandboxed { .. }, Some(setup)) => setup
+                .spec(self.ws.root().path(), &self.commands.tmp_dir, false, false)
+                .tmp_inside()
+                .join("skills")
+                .join(&skill.name),
+            _ => skill.dir.clone(),
+        }
+    }
+
+    /// Runs one call of a skill's tool: `argv` (from [`crate::skill_argv`], with
+    /// [`Toolbox::skill_dir`] for the same confinement) as a program, never through a shell.
+    pub async fn run_skill_tool(
+        &self,
+        skill: &crate::Skill,
+        argv: &[String],
+        ctx: &CallContext,
+    ) -> ToolResult<ToolOutput> {
+        let confinement = ctx
+            .confinement
+            .unwrap_or_else(|| self.commands.default_confinement(false));
+        if skill.origin == protocol::ExtensionOrigin::User
+            && confinement.is_sandboxed()
+            && self.commands.sandbox.is_some()
+        {
+            let staged = self.commands.tmp_dir.join("skills").join(&skill.name);
+            crate::skills::stage_skill_dir(&skill.dir, &staged)?;
+        }
+        self.cache.clear();
+        let outcome = crate::run_command::run_program(
+            &self.ws,
+            &self.tasks,
+            &self.commands,
+            argv,
+            &format!("skill {}", skill.name),
+            &RunContext {
+                confinement,
+                owner: ctx.owner.clone(),
+                cancel: ctx.cancel.clone(),
+            },
+        )
+        .await;
+        self.cache.clear();
+        self.refresh_secrets();
+        let outcome = outcome?;
+        Ok(ToolOutput {
+            text: render_outcome(&outcome),
+            structured: to_value(&outcome),
+        })
+    }
+
     /// After a command, the project's secret files are looked for again off the hot path, so
     /// the next command's sandbox hides any the last one (or the user) added.
     fn refresh_secrets(&self) {

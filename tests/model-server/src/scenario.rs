@@ -162,7 +162,8 @@ impl Scenario {
     pub fn load(path: &Path) -> Result<Self, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let mut scenario = Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut scenario =
+            Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let dir = path.parent().unwrap_or_else(|| Path::new("."));
         for turn in &mut scenario.turns {
             if let Some(file) = &turn.sse_file {

@@ -1,6 +1,7 @@
 // Settings, full window. Models: connect to where models run, pick one of the server's models
 // and use it — in one place, like the first-run screen; keys; a different model for some jobs.
-// Rules: the rules in force, in words, the user's own removable. Esc closes (asking first when
+// Rules: the rules in force, in words, the user's own removable. Skills and Tool servers: the
+// outside tools the agent may use (see SkillsTab, McpTab). Esc closes (asking first when
 // something is not saved).
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { EngineError, ProviderKind, ProviderView, RoleView, SettingsView } from "../bindings";
@@ -11,8 +12,18 @@ import { useModels } from "../models";
 import { ErrorDetail } from "./ErrorNote";
 import { RulesTab } from "./RulesTab";
 import { WebSearchTab } from "./WebSearchTab";
+import { SkillsTab } from "./SkillsTab";
+import { McpTab } from "./McpTab";
 
-type Tab = "models" | "rules" | "web";
+type Tab = "models" | "rules" | "web" | "skills" | "mcp";
+
+const TAB_LABELS: Record<Tab, string> = {
+  models: "Models",
+  rules: "Rules",
+  web: "Web search",
+  skills: "Skills",
+  mcp: "Tool servers",
+};
 
 export const ROLES: Array<{ role: string; label: string; help: string }> = [
   { role: "default", label: "Default", help: "Does the work unless another role is set." },
@@ -346,9 +357,9 @@ export function SettingsDialog() {
         <header className="settings-header">
           <h1>Settings</h1>
           <div className="tabs" role="tablist">
-            {(["models", "rules", "web"] as Tab[]).map((t) => (
+            {(Object.keys(TAB_LABELS) as Tab[]).map((t) => (
               <button key={t} role="tab" aria-selected={tab === t} data-testid={`settings-tab-${t}`} onClick={() => setTab(t)}>
-                {t === "models" ? "Models" : t === "rules" ? "Rules" : "Web search"}
+                {TAB_LABELS[t]}
               </button>
             ))}
           </div>
@@ -486,6 +497,8 @@ export function SettingsDialog() {
           )}
           {tab === "rules" && <RulesTab root={root} />}
           {tab === "web" && settings && <WebSearchTab settings={settings} allowFile={allowFile} />}
+          {tab === "skills" && <SkillsTab root={root} />}
+          {tab === "mcp" && <McpTab root={root} />}
         </div>
         {asking && (
           <div className="unsaved-bar" role="alertdialog" aria-label="Unsaved changes" data-testid="unsaved-changes">

@@ -75,6 +75,20 @@ export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Ite
           {item.text.charAt(0).toUpperCase() + item.text.slice(1)}
         </div>
       );
+    case "skill":
+      return (
+        <div className="skill-activated" data-testid="skill-activated" data-skill={item.name} data-activation={item.activation.kind}>
+          <span>
+            Skill <strong>{item.name}</strong> activated
+          </span>
+          <span className="muted">
+            {item.activation.kind === "trigger"
+              ? ` — your task mentions “${item.activation.trigger}”`
+              : " — the agent asked for it"}
+            {item.tools.length > 0 ? `; its tools: ${item.tools.join(", ")}` : ""}
+          </span>
+        </div>
+      );
     case "error":
       return <ErrorNote error={item.error} testId="transcript-error" />;
     case "done":

@@ -9,6 +9,8 @@ import type {
   FileContent,
   FileEntry,
   LocalServer,
+  McpServerView,
+  McpView,
   ProviderModels,
   RecentProject,
   RuleKey,
@@ -19,6 +21,7 @@ import type {
   SessionInfo,
   SessionTranscript,
   SettingsView,
+  SkillsView,
   Startup,
   TurnOutcome,
 } from "../bindings";
@@ -56,6 +59,10 @@ export type FakeAgent = {
   rules?: RulesView;
   /** What sandbox_status answers (default: sandboxed). */
   sandbox?: SandboxStatus;
+  /** What skills_view answers (default: none). */
+  skills?: SkillsView;
+  /** What mcp_view answers, one view per call while there are several (the last one stays). */
+  mcp?: McpView | McpView[];
   /** Called when a turn starts; the test drives it. */
   onTurn?: (turn: FakeTurn) => void;
 };
@@ -80,6 +87,53 @@ export function settingsView(overrides: Partial<SettingsView> = {}): SettingsVie
     in_use: { provider: "anthropic", model: "claude-sonnet-4-5", preset: false },
     error: null,
     web_search: null,
+    ...overrides,
+  };
+}
+
+export function skillsView(overrides: Partial<SkillsView> = {}): SkillsView {
+  return {
+    skills: [
+      {
+        name: "word-count",
+        description: "Counts the words of a file",
+        origin: "project",
+        file: "/work/demo/.tandem/skills/word-count/skill.json",
+        triggers: ["word count", "/\\bhow many words\\b/"],
+        tools: [{ name: "count_words", description: "Words in one file", run: ["wc", "-w", "{{file}}"] }],
+        has_instructions: true,
+        enabled: true,
+      },
+    ],
+    problems: [],
+    project_dir: "/work/demo/.tandem/skills",
+    user_dir: "/home/me/.config/tandem/skills",
+    ...overrides,
+  };
+}
+
+export function mcpServer(overrides: Partial<McpServerView> = {}): McpServerView {
+  return {
+    name: "tiny",
+    origin: "user",
+    target: "python3 tiny_server.py",
+    local: true,
+    network: false,
+    state: "running",
+    message: null,
+    restarts: 0,
+    tools: [{ name: "tiny__echo", tool: "echo", description: "Says the text back." }],
+    stderr: ["tiny server: ready"],
+    ...overrides,
+  };
+}
+
+export function mcpView(servers: McpServerView[], overrides: Partial<McpView> = {}): McpView {
+  return {
+    servers,
+    problems: [],
+    user_file: "/home/me/.config/tandem/mcp.json",
+    project_file: "/work/demo/.tandem/mcp.json",
     ...overrides,
   };
 }
@@ -137,6 +191,15 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
   let sessions = agent.sessions ?? [];
   let tasks = agent.tasks ?? [];
   let rules = agent.rules ?? rulesView();
+  let skills = agent.skills ?? skillsView({ skills: [] });
+  const mcpViews = Array.isArray(agent.mcp) ? [...agent.mcp] : [agent.mcp ?? mcpView([])];
+  const nextMcp = (): McpView => (mcpViews.length > 1 ? mcpViews.shift() : mcpViews[0]) ?? mcpView([]);
+  const setMcp = (name: string, change: Partial<McpServerView>): McpView => {
+    const now = nextMcp();
+    const updated = { ...now, servers: now.servers.map((x) => (x.name === name ? { ...x, ...change } : x)) };
+    mcpViews.splice(0, mcpViews.length, updated);
+    return updated;
+  };
   let created = 0;
   mockWindows("main");
   mockIPC((cmd, payload) => {
@@ -233,6 +296,31 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         const key = args.rule as unknown as RuleKey;
         rules = { ...rules, yours: rules.yours.filter((r) => !sameKey(r.key, key)) };
         return rules;
+      }
+      case "skills_view":
+        return skills;
+      case "set_skill_enabled":
+        skills = {
+          ...skills,
+          skills: skills.skills.map((x) => (x.name === args.name ? { ...x, enabled: Boolean(args.enabled) } : x)),
+        };
+        return skills;
+      case "mcp_view":
+        return nextMcp();
+      case "approve_mcp_server":
+      case "restart_mcp_server": {
+        // Starting now; running (with a tool) when the tab looks again, as Rust would say.
+        const name = String(args.name);
+        const starting = setMcp(name, { state: "starting", message: null, restarts: 0 });
+        mcpViews.splice(0, mcpViews.length, {
+          ...starting,
+          servers: starting.servers.map((x) =>
+            x.name === name
+              ? { ...x, state: "running", tools: [{ name: `${name}__echo`, tool: "echo", description: "Says the text back." }] }
+              : x,
+          ),
+        });
+        return starting;
       }
       case "list_sessions":
         return sessions;

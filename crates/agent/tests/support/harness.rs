@@ -69,6 +69,8 @@ pub struct Setup {
     pub roles: Vec<&'static str>,
     /// Whether the model takes images, when not the provider's default.
     pub images: Option<bool>,
+    /// Skills and MCP servers.
+    pub extensions: agent::Extensions,
 }
 
 impl Setup {
@@ -83,6 +85,7 @@ impl Setup {
             resume: None,
             roles: vec!["default"],
             images: None,
+            extensions: agent::Extensions::none(),
         }
     }
 }
@@ -105,6 +108,7 @@ async fn open_when_free(opts: SessionOptions, id: &str) -> (Session, agent::Even
             sandboxing: agent::Sandboxing::Off,
             tmp_dir: o.tmp_dir.clone(),
             web_search: None,
+            extensions: o.extensions.clone(),
         };
         match Session::open(o, id) {
             Ok(s) => return s,
@@ -176,6 +180,7 @@ impl Harness {
             sandboxing: setup.sandboxing,
             tmp_dir: setup.tmp_dir,
             web_search: None,
+            extensions: setup.extensions,
         };
         let (session, mut events) = match &setup.resume {
             Some(id) => open_when_free(opts, id).await,

@@ -1,0 +1,246 @@
+//! `tandem-cli skills` and `tandem-cli mcp`: the skills a project has (broken ones reported,
+//! exit 1 when there are any) and its MCP servers with their state and tools (started as a
+//! session would start them: a project's own only once approved, which `mcp approve` does).
+
+use anyhow::{Result, anyhow};
+use clap::{Args, Subcommand};
+use protocol::{ExtensionOrigin, McpServerView, McpState, SkillsView};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use tools::ProjectRoot;
+
+#[derive(Args)]
+pub struct SkillsArgs {
+    /// The project folder.
+    #[arg(long, short = 'p', default_value = ".")]
+    project: PathBuf,
+    /// Print the skills as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+pub enum McpCommand {
+    /// Start the project's servers as a session would, and show each one's state and tools
+    /// (exit 1 when one failed or a configuration file cannot be read).
+    List(McpListArgs),
+    /// Approve a server of the project's `.tandem/mcp.json` for this project (kept in your
+    /// config folder), so sessions start it.
+    Approve(McpApproveArgs),
+}
+
+#[derive(Args)]
+pub struct McpListArgs {
+    #[arg(long, short = 'p', default_value = ".")]
+    project: PathBuf,
+    /// Print the servers as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Seconds to wait for servers that are still starting.
+    #[arg(long, default_value_t = 60)]
+    wait: u64,
+}
+
+#[derive(Args)]
+pub struct McpApproveArgs {
+    /// The server's name in the project's `.tandem/mcp.json`.
+    name: String,
+    #[arg(long, short = 'p', default_value = ".")]
+    project: PathBuf,
+}
+
+fn open(project: &PathBuf) -> Result<ProjectRoot> {
+    ProjectRoot::open(project).map_err(|e| anyhow!("{e}"))
+}
+
+fn origin(o: ExtensionOrigin) -> &'static str {
+    agent::origin_words(o)
+}
+
+pub fn skills(a: SkillsArgs) -> Result<ExitCode> {
+    let root = open(&a.project)?;
+    let settings =
+        agent::read_settings(&agent::locations::settings_file()).map_err(|e| anyhow!("{e}"))?;
+    let view = agent::skills_view(&root, &agent::locations::config_dir(), &settings);
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&view)?);
+    } else {
+        print_skills(&view);
+    }
+    Ok(if view.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn print_skills(view: &SkillsView) {
+    if view.skills.is_empty() {
+        println!(
+            "No skills. A skill is a folder with a skill.json in {} or {}.",
+            view.project_dir, view.user_dir
+        );
+    }
+    for s in &view.skills {
+        println!(
+            "{}{} ({}: {})",
+            s.name,
+            if s.enabled { "" } else { " [turned off]" },
+            origin(s.origin),
+            s.file
+        );
+        println!("  {}", s.description);
+        if s.triggers.is_empty() {
+            println!("  triggers: none (the agent activates it with skill_activate)");
+        } else {
+            println!("  triggers: {}", s.triggers.join(", "));
+        }
+        for t in &s.tools {
+            println!(
+                "  tool {}: {}  [runs: {}]",
+                t.name,
+                t.description,
+                t.run.join(" ")
+            );
+        }
+        if s.has_instructions {
+            println!("  instructions: SKILL.md");
+        }
+    }
+    if !view.problems.is_empty() {
+        println!("\nBroken skills (skipped):");
+        for p in &view.problems {
+            println!("  {}: {}", p.file, p.error);
+        }
+    }
+}
+
+pub fn mcp(command: McpCommand) -> Result<ExitCode> {
+    match command {
+        McpCommand::List(a) => list(a),
+        McpCommand::Approve(a) => approve(a),
+    }
+}
+
+fn list(a: McpListArgs) -> Result<ExitCode> {
+    let root = open(&a.project)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let view = runtime.block_on(async {
+        let hub = agent::mcp_hub(
+            &root,
+            &agent::locations::config_dir(),
+            agent::machine_sandbox(root.path()),
+            mcp::Timing::default(),
+        );
+        hub.start();
+        hub.settle(Duration::from_secs(a.wait)).await;
+        let view = hub.view();
+        hub.stop_all();
+        view
+    });
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&view)?);
+    } else {
+        if view.servers.is_empty() {
+            println!(
+                "No MCP servers. Configure them in {} or {} (\"mcpServers\").",
+                view.user_file, view.project_file
+            );
+        }
+        for s in &view.servers {
+            print_server(s, &a.project);
+        }
+        for p in &view.problems {
+            println!("problem: {}: {}", p.file, p.error);
+        }
+    }
+    let broken =
+        !view.problems.is_empty() || view.servers.iter().any(|s| s.state == McpState::Failed);
+    Ok(if broken {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn state_words(s: &McpServerView) -> String {
+    match s.state {
+        McpState::Running if s.restarts > 0 => {
+            format!("running (started again {} times)", s.restarts)
+        }
+        McpState::Running => "running".into(),
+        McpState::Starting => "still starting".into(),
+        McpState::NeedsApproval => "waiting for your approval".into(),
+        McpState::Disabled => "turned off (\"disabled\": true)".into(),
+        McpState::Failed => "failed".into(),
+    }
+}
+
+fn print_server(s: &McpServerView, project: &std::path::Path) {
+    let confinement = match (s.local, s.network) {
+        (true, true) => "in the sandbox, with the network",
+        (true, false) => "in the sandbox, no network",
+        (false, _) => "streamable HTTP",
+    };
+    println!(
+        "{}: {} ({}; {}; {})",
+        s.name,
+        state_words(s),
+        origin(s.origin),
+        s.target,
+        confinement
+    );
+    if let Some(m) = &s.message {
+        println!("  {m}");
+    }
+    if s.state == McpState::NeedsApproval {
+        println!(
+            "  approve it: tandem-cli mcp approve {} --project {}",
+            s.name,
+            project.display()
+        );
+    }
+    for t in &s.tools {
+        println!("  tool {}: {}", t.name, t.description);
+    }
+    if s.state != McpState::Running && !s.stderr.is_empty() {
+        println!("  its last stderr lines:");
+        for l in &s.stderr {
+            println!("    {l}");
+        }
+    }
+}
+
+fn approve(a: McpApproveArgs) -> Result<ExitCode> {
+    let root = open(&a.project)?;
+    let config_dir = agent::locations::config_dir();
+    let config = mcp::Config::load(&config_dir.join(mcp::USER_FILE), root.path());
+    let server = config
+        .servers
+        .iter()
+        .find(|s| s.name == a.name)
+        .ok_or_else(|| {
+            anyhow!(
+                "no server named {} is configured for {}",
+                a.name,
+                root.path().display()
+            )
+        })?;
+    if server.origin == ExtensionOrigin::User {
+        println!("{} is your own server: it needs no approval.", server.name);
+        return Ok(ExitCode::SUCCESS);
+    }
+    mcp::Approvals::new(config_dir.join(mcp::APPROVALS_FILE))
+        .approve(root.path(), server)
+        .map_err(|e| anyhow!("{e}"))?;
+    println!(
+        "Approved {} ({}) for {}. Sessions of this project start it from now on; if its entry in .tandem/mcp.json changes, it waits for your approval again.",
+        server.name,
+        server.target(),
+        root.path().display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,180 @@
+// Skills and tool servers (issue 12) as a person meets them, against the fake backend:
+// Settings lists the skills (where each came from, its triggers and tools, broken ones with
+// their file and error) and turns one off; it lists the MCP servers with their state and tools,
+// approves a project's server, and shows a failed one's last stderr lines; the transcript says
+// "Skill NAME activated".
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cleanup, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { clearMocks } from "@tauri-apps/api/mocks";
+import { App } from "../App";
+import { useApp } from "../store";
+import { useSession } from "../session";
+import { useModels } from "../models";
+import { applyEvents, emptyTranscript } from "../transcript";
+import { describeCall, plainToolName } from "../describeCall";
+import { TranscriptItem } from "../components/TranscriptItem";
+import { entry, installFakeBackend, mcpServer, mcpView, skillsView, text, type FakeAgent, type FakeProject } from "./fakeBackend";
+
+const project: FakeProject = {
+  startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
+  folders: { "": [entry("README.md", "file")] },
+  files: { "README.md": text("README.md", ["# Demo"]) },
+};
+
+beforeEach(() => {
+  useApp.setState({
+    screen: { kind: "loading" },
+    settings: null,
+    settingsError: null,
+    settingsOpen: false,
+    firstRunSkipped: false,
+  });
+  useSession.setState({ root: null, sessions: [], sessionsLoaded: false, transcript: emptyTranscript() });
+  useModels.setState({ lists: null, loading: false, error: null, useError: null });
+});
+afterEach(() => {
+  cleanup();
+  clearMocks();
+});
+
+async function openTab(tab: "skills" | "mcp", agent: FakeAgent) {
+  const calls = installFakeBackend(project, agent);
+  const user = userEvent.setup();
+  render(<App />);
+  await user.click(await screen.findByTestId("settings-button"));
+  const view = await screen.findByTestId("settings-view");
+  await user.click(within(view).getByTestId(`settings-tab-${tab}`));
+  return { calls, user, view };
+}
+
+describe("Settings → Skills", () => {
+  it("lists each skill with where it came from, its triggers and tools, and the broken ones", async () => {
+    const skills = skillsView({
+      problems: [
+        { origin: "project", file: "/work/demo/.tandem/skills/broken/skill.json", error: "EOF while parsing a value at line 1 column 9" },
+      ],
+    });
+    const { view } = await openTab("skills", { skills });
+    const card = await within(view).findByTestId("skill-card");
+    expect(card).toHaveAttribute("data-name", "word-count");
+    expect(within(card).getByTestId("skill-origin")).toHaveTextContent("This project");
+    expect(card).toHaveTextContent("Counts the words of a file");
+    expect(card).toHaveTextContent("word count");
+    expect(within(card).getByTestId("skill-tool")).toHaveTextContent("count_words — Words in one file");
+    expect(within(card).getByTestId("skill-tool")).toHaveTextContent("wc -w {{file}}");
+    expect(card).toHaveTextContent("SKILL.md joins the agent's instructions");
+    const problem = within(view).getByTestId("skill-problem");
+    expect(problem).toHaveTextContent("/work/demo/.tandem/skills/broken/skill.json: EOF while parsing");
+    expect(view).toHaveTextContent("One skill could not be loaded and is skipped");
+  });
+
+  it("turns a skill off, as Rust keeps it", async () => {
+    const { calls, user, view } = await openTab("skills", { skills: skillsView() });
+    const card = await within(view).findByTestId("skill-card");
+    await user.click(within(card).getByTestId("skill-toggle"));
+    await waitFor(() => expect(within(view).getByTestId("skill-card")).toHaveAttribute("data-enabled", "false"));
+    const sent = calls.find((c) => c.cmd === "set_skill_enabled")?.payload as { args: unknown };
+    expect(sent.args).toEqual({ root: "/work/demo", name: "word-count", enabled: false });
+  });
+
+  it("says where skills go when there are none", async () => {
+    const { view } = await openTab("skills", {});
+    expect(await within(view).findByTestId("no-skills")).toHaveTextContent("/work/demo/.tandem/skills");
+  });
+});
+
+describe("Settings → Tool servers", () => {
+  it("lists each server with its state and tools, and a failed one with its last stderr lines", async () => {
+    const failed = mcpServer({
+      name: "broken",
+      state: "failed",
+      restarts: 3,
+      tools: [],
+      message: "it did not start as an MCP server. It was started again 3 times and failed each time, so Tandem gave up on it",
+      stderr: ["tiny server: cannot start: the database is missing"],
+    });
+    const { calls, user, view } = await openTab("mcp", { mcp: mcpView([mcpServer(), failed]) });
+    const servers = await within(view).findAllByTestId("mcp-server");
+    expect(servers.map((s) => s.getAttribute("data-state"))).toEqual(["running", "failed"]);
+    expect(within(servers[0]!).getByTestId("mcp-state")).toHaveTextContent("Running");
+    expect(within(servers[0]!).getByTestId("mcp-tool")).toHaveTextContent("tiny__echo — Says the text back.");
+    expect(servers[0]).toHaveTextContent("Runs in the sandbox, without the network");
+    expect(within(servers[0]!).queryByTestId("mcp-stderr")).toBeNull();
+    expect(within(servers[1]!).getByTestId("mcp-stderr")).toHaveTextContent("the database is missing");
+    expect(servers[1]).toHaveTextContent("gave up on it");
+    await user.click(within(servers[1]!).getByTestId("mcp-restart"));
+    await waitFor(() => expect(calls.some((c) => c.cmd === "restart_mcp_server")).toBe(true));
+  });
+
+  it("approves a project's server, which then starts and shows its tools", async () => {
+    const waiting = mcpServer({
+      name: "repo",
+      origin: "project",
+      state: "needs_approval",
+      tools: [],
+      stderr: [],
+      message: "it comes from this project's .tandem/mcp.json; it starts once you approve it",
+    });
+    const { calls, user, view } = await openTab("mcp", { mcp: mcpView([waiting]) });
+    const card = await within(view).findByTestId("mcp-server");
+    expect(card).toHaveAttribute("data-state", "needs_approval");
+    expect(card).toHaveTextContent("Approving it lets Tandem start python3 tiny_server.py for this project, in the sandbox");
+    expect(within(card).queryByTestId("mcp-tool")).toBeNull();
+    await user.click(within(card).getByTestId("mcp-approve"));
+    const sent = calls.find((c) => c.cmd === "approve_mcp_server")?.payload as { args: unknown };
+    expect(sent.args).toEqual({ root: "/work/demo", name: "repo" });
+    expect(await within(view).findByText("Starting…")).toBeTruthy();
+    // The tab looks again while it starts, and shows what Rust says next.
+    const tool = await within(view).findByTestId("mcp-tool", {}, { timeout: 3000 });
+    expect(tool).toHaveTextContent("repo__echo");
+    expect(within(view).getByTestId("mcp-server")).toHaveAttribute("data-state", "running");
+  });
+
+  it("shows a configuration file it cannot read, and where servers go when there are none", async () => {
+    const { view } = await openTab("mcp", {
+      mcp: mcpView([], { problems: [{ file: "/work/demo/.tandem/mcp.json", error: "key must be a string at line 1 column 2" }] }),
+    });
+    expect(await within(view).findByTestId("mcp-problem")).toHaveTextContent("/work/demo/.tandem/mcp.json: key must be a string");
+    expect(within(view).getByTestId("no-mcp")).toHaveTextContent("/home/me/.config/tandem/mcp.json");
+  });
+});
+
+describe("the transcript", () => {
+  it("says which skill was activated, why, and its tools", () => {
+    const t = applyEvents(
+      emptyTranscript(),
+      [
+        { type: "user_message", text: "What is the word count of notes.txt?" },
+        {
+          type: "skill_activated",
+          name: "word-count",
+          origin: "project",
+          activation: { kind: "trigger", trigger: "word count" },
+          tools: ["count_words"],
+        },
+        { type: "skill_activated", name: "lint", origin: "user", activation: { kind: "model" }, tools: [] },
+      ],
+      { now: 0, live: true },
+    );
+    expect(t.items.map((i) => i.kind)).toEqual(["user", "skill", "skill"]);
+    render(
+      <div>
+        {t.items.map((item) => (
+          <TranscriptItem key={item.key} item={item} />
+        ))}
+      </div>,
+    );
+    const shown = screen.getAllByTestId("skill-activated");
+    expect(shown[0]).toHaveTextContent("Skill word-count activated — your task mentions “word count”; its tools: count_words");
+    expect(shown[0]).toHaveAttribute("data-activation", "trigger");
+    expect(shown[1]).toHaveTextContent("Skill lint activated — the agent asked for it");
+  });
+
+  it("names outside tools by their own name and their server", () => {
+    expect(plainToolName("tiny__echo")).toBe("Echo (tiny)");
+    expect(describeCall("files__read_file", { path: "a" })).toBe("Read file (files)");
+    expect(describeCall("skill_activate", { name: "lint" })).toBe("Activate the skill lint");
+    expect(plainToolName("count_words")).toBe("Count words");
+  });
+});
