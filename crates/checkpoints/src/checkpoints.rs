@@ -285,14 +285,20 @@ impl Checkpoints {
     /// have missed something (or there is none) the whole project is looked at.
     fn scan(&self, inner: &mut Inner, watched: Option<crate::watcher::Taken>) -> Result<Scanned> {
         let inner = &mut *inner;
+        let complete = inner.observed && watched.as_ref().is_some_and(|w| w.complete);
+        let no_paths = BTreeSet::new();
         let known = Known {
             root: &self.root,
             blobs: &inner.blobs,
             git: inner.git.as_ref(),
             recorded: &inner.recorded,
             tool_pre: &inner.tool_pre,
+            // Only a feed that saw every change since the last checkpoint knows what was new.
+            created: match &watched {
+                Some(w) if complete => &w.created,
+                _ => &no_paths,
+            },
         };
-        let complete = inner.observed && watched.as_ref().is_some_and(|w| w.complete);
         let mut candidates: BTreeSet<String> = inner.tool_pre.keys().cloned().collect();
         if let Some(w) = &watched {
             candidates.extend(w.paths.iter().cloned());

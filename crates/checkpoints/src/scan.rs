@@ -21,6 +21,9 @@ pub(crate) struct Known<'a> {
     pub recorded: &'a BTreeMap<String, FileState>,
     /// What tools found before first writing a path since the last checkpoint.
     pub tool_pre: &'a BTreeMap<String, FileState>,
+    /// Paths the watcher saw made since the last checkpoint (so absent at it), when it saw
+    /// every change.
+    pub created: &'a BTreeSet<String>,
 }
 
 #[derive(Debug, Default)]
@@ -95,17 +98,20 @@ impl Known<'_> {
         if let Some(s) = self.recorded.get(path) {
             return s.clone();
         }
+        let unknown = |reason| {
+            tool.clone().unwrap_or(if self.created.contains(path) {
+                FileState::Absent
+            } else {
+                FileState::Unknown { reason }
+            })
+        };
         match self.git {
             Some(g) if !ignored => match g.at_start(path) {
                 Ok(s) => self.keep_start_blob(g, s),
-                Err(reason) => tool.unwrap_or(FileState::Unknown { reason }),
+                Err(reason) => unknown(reason),
             },
-            Some(_) => tool.unwrap_or(FileState::Unknown {
-                reason: NotRestorableReason::GitIgnored,
-            }),
-            None => tool.unwrap_or(FileState::Unknown {
-                reason: NotRestorableReason::OutsideGit,
-            }),
+            Some(_) => unknown(NotRestorableReason::GitIgnored),
+            None => unknown(NotRestorableReason::OutsideGit),
         }
     }
 

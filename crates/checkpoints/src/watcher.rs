@@ -8,6 +8,7 @@
 //! When the kernel's queue overflowed, or a folder could not be watched (the watch limit), the
 //! feed says it is not complete and the caller looks at the whole project instead.
 
+use rustix::event::{EventfdFlags, PollFd, PollFlags};
 use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
 use std::collections::{BTreeSet, HashMap};
 use std::mem::MaybeUninit;
@@ -38,6 +39,8 @@ fn watch_flags() -> WatchFlags {
 #[derive(Default)]
 struct FeedState {
     paths: BTreeSet<String>,
+    /// Paths whose first event since the last take was their creation: they were absent then.
+    created: BTreeSet<String>,
     /// Events were lost (the queue overflowed, the reader failed) since the last take.
     lost: bool,
     /// Some folder could not be watched: the feed never sees everything.
@@ -63,6 +66,8 @@ impl Shared {
 /// What the feed saw since the last take.
 pub(crate) struct Taken {
     pub paths: BTreeSet<String>,
+    /// Those of `paths` that did not exist at the last take (made since; maybe gone again).
+    pub created: BTreeSet<String>,
     /// False when changes may be missing from `paths`.
     pub complete: bool,
 }
@@ -72,6 +77,9 @@ pub(crate) struct ChangeFeed {
     fd: Arc<OwnedFd>,
     sync_dir: PathBuf,
     sync_wd: i32,
+    /// Wakes the reader to stop: the sync folder may be gone (a session deleted), and with it
+    /// the watch whose removal would have woken it.
+    wake: Arc<OwnedFd>,
     next_marker: AtomicU64,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -81,7 +89,9 @@ impl ChangeFeed {
     /// the session's own) for flushing. Returns once every watch is set.
     pub fn start(root: &Path, sync_dir: &Path) -> std::io::Result<ChangeFeed> {
         std::fs::create_dir_all(sync_dir)?;
-        let fd = Arc::new(inotify::init(CreateFlags::CLOEXEC)?);
+        // Non-blocking: the reader waits in poll, on this and on `wake`.
+        let fd = Arc::new(inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK)?);
+        let wake = Arc::new(rustix::event::eventfd(0, EventfdFlags::CLOEXEC)?);
         let sync_wd = inotify::add_watch(
             &*fd,
             sync_dir,
@@ -95,13 +105,14 @@ impl ChangeFeed {
         // The reader starts first, so the queue is drained while a big tree is being watched.
         let thread = {
             let (shared, fd, root) = (shared.clone(), fd.clone(), root.to_path_buf());
+            let wake = wake.clone();
             std::thread::Builder::new()
                 .name("checkpoint-watch".into())
                 .spawn(move || {
                     // Its own handle on the repository (a handle is not shared across
                     // threads), to leave alone the new folders git ignores.
                     let git = crate::git_view::GitView::discover(&root);
-                    read_events(&root, &fd, sync_wd, &shared, git.as_ref())
+                    read_events(&root, &fd, &wake, sync_wd, &shared, git.as_ref())
                 })?
         };
         let partial = !watch_tree(&fd, root, "", &shared, &mut |_| {});
@@ -113,6 +124,7 @@ impl ChangeFeed {
             fd,
             sync_dir: sync_dir.to_path_buf(),
             sync_wd,
+            wake,
             next_marker: AtomicU64::new(1),
             thread: Some(thread),
         })
@@ -155,6 +167,7 @@ impl ChangeFeed {
         state.lost = false;
         Taken {
             paths: std::mem::take(&mut state.paths),
+            created: std::mem::take(&mut state.created),
             complete,
         }
     }
@@ -166,6 +179,7 @@ impl ChangeFeed {
         let state = self.shared.state();
         Taken {
             paths: state.paths.clone(),
+            created: state.created.clone(),
             complete: flushed && !state.lost && !state.partial,
         }
     }
@@ -174,7 +188,7 @@ impl ChangeFeed {
 impl Drop for ChangeFeed {
     fn drop(&mut self) {
         self.shared.state().stop = true;
-        // Removing a watch queues an event, which wakes the reader to see the stop.
+        let _ = rustix::io::write(&*self.wake, &1u64.to_ne_bytes());
         let _ = inotify::remove_watch(&*self.fd, self.sync_wd);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -248,9 +262,22 @@ fn watch_tree(
     all
 }
 
+/// Waits until the inotify queue has events or the reader is woken to stop.
+fn wait_readable(fd: &OwnedFd, wake: &OwnedFd) -> rustix::io::Result<()> {
+    let mut fds = [
+        PollFd::new(fd, PollFlags::IN),
+        PollFd::new(wake, PollFlags::IN),
+    ];
+    match rustix::event::poll(&mut fds, None) {
+        Ok(_) | Err(rustix::io::Errno::INTR) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 fn read_events(
     root: &Path,
     fd: &OwnedFd,
+    wake: &OwnedFd,
     sync_wd: i32,
     shared: &Shared,
     git: Option<&(git2::Repository, String)>,
@@ -258,9 +285,24 @@ fn read_events(
     let mut buf = [MaybeUninit::<u8>::uninit(); 16 * 1024];
     let mut reader = inotify::Reader::new(fd.as_fd(), &mut buf);
     loop {
+        if shared.state().stop {
+            shared.flushed.notify_all();
+            return;
+        }
         let event = match reader.next() {
             Ok(e) => e,
-            Err(rustix::io::Errno::INTR) | Err(rustix::io::Errno::AGAIN) => continue,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(rustix::io::Errno::AGAIN) => match wait_readable(fd, wake) {
+                Ok(()) => continue,
+                Err(e) => {
+                    tracing::warn!(%e, "the project watcher stopped waiting");
+                    let mut state = shared.state();
+                    state.lost = true;
+                    state.partial = true;
+                    shared.flushed.notify_all();
+                    return;
+                }
+            },
             Err(e) => {
                 tracing::warn!(%e, "the project watcher stopped reading");
                 let mut state = shared.state();
@@ -312,6 +354,8 @@ fn read_events(
         if name == ".git" {
             continue;
         }
+        // Made (not moved in: a rename may replace a file that was there).
+        let made = flags.contains(ReadFlags::CREATE);
         let mut found = vec![path.clone()];
         let ignored = || {
             git.is_some_and(|(repo, prefix)| {
@@ -330,6 +374,13 @@ fn read_events(
                 shared.state().partial = true;
             }
         }
-        shared.state().paths.extend(found);
+        let mut state = shared.state();
+        for p in found {
+            // Only a first event counts: a file removed and made again was there before.
+            if made && !state.paths.contains(&p) {
+                state.created.insert(p.clone());
+            }
+            state.paths.insert(p);
+        }
     }
 }

@@ -324,3 +324,69 @@ fn the_state_of_a_file_is_its_git_blob() {
     let oid = git2::Oid::hash_object(git2::ObjectType::Blob, b"# Project\n").expect("hash");
     assert_eq!(state, FileState::file(oid, checkpoints::FileMode::Regular));
 }
+
+/// The session's folder can go (a session deleted) while its checkpoints are open: letting go
+/// of them must not wait for a watcher that can no longer be woken through that folder.
+#[test]
+fn letting_go_after_the_session_folder_is_deleted_does_not_hang() {
+    let p = Project::new(true);
+    let cps = p.open();
+    cps.watch();
+    assert_eq!(cps.checkpoint(1).expect("cp"), 0);
+    std::fs::remove_dir_all(p.store.path()).expect("remove the session folder");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        drop(cps);
+        let _ = tx.send(());
+    });
+    assert!(
+        rx.recv_timeout(std::time::Duration::from_secs(10)).is_ok(),
+        "dropping the checkpoints hung"
+    );
+}
+
+/// Outside git, a file made and removed within a turn (a tool's temporary file renamed into
+/// place, sed's own) was not there before: nothing to restore and nothing to name. A file a
+/// command made new is known to have been absent, so the restore removes it.
+#[test]
+fn outside_git_files_the_watcher_saw_made_are_known_to_have_been_absent() {
+    let p = Project::new(false);
+    let cps = p.open();
+    cps.watch();
+    assert_eq!(cps.checkpoint(1).expect("cp"), 0);
+    let start = tree(&p.root);
+    // A tool's write: a temporary file renamed over the target.
+    cps.before_write("src/main.rs").expect("before write");
+    write(&p.root, "src/.main.rs.tandem-1-0.tmp", "by a tool\n");
+    std::fs::rename(
+        p.root.join("src/.main.rs.tandem-1-0.tmp"),
+        p.root.join("src/main.rs"),
+    )
+    .expect("rename");
+    // A command: sed -i writes its own file and renames it over the one it edits.
+    write(&p.root, "notes/sedAb12Cd", "one\nTWO\n");
+    std::fs::rename(
+        p.root.join("notes/sedAb12Cd"),
+        p.root.join("notes/todo.txt"),
+    )
+    .expect("rename");
+    write(&p.root, "made-by-a-command.txt", "new\n");
+    assert_eq!(cps.checkpoint(2).expect("cp"), 1);
+    let plan = cps.preview(0, None).expect("preview");
+    assert_eq!(
+        plan.not_restorable
+            .iter()
+            .map(|r| (r.path.as_str(), r.reason))
+            .collect::<Vec<_>>(),
+        [("notes/todo.txt", NotRestorableReason::OutsideGit)]
+    );
+    let mut writes: Vec<&str> = plan.writes.iter().map(|w| w.path.as_str()).collect();
+    writes.sort();
+    assert_eq!(writes, ["made-by-a-command.txt", "src/main.rs"]);
+    cps.restore(0, None, 5, serde_json::Value::Null)
+        .expect("restore");
+    cps.finish().expect("finish");
+    let now = tree(&p.root);
+    assert_eq!(now.get("src/main.rs"), start.get("src/main.rs"));
+    assert!(!now.contains_key("made-by-a-command.txt"));
+}
