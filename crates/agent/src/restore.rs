@@ -96,10 +96,12 @@ pub fn last_restore(entries: &[Entry<Value>]) -> Option<RestoreRecord> {
     crate::rewind::effective(entries)
         .iter()
         .rev()
-        .find_map(|e| match serde_json::from_value::<AgentEvent>(e.event.clone()) {
-            Ok(AgentEvent::Restored { record }) => Some(record),
-            _ => None,
-        })
+        .find_map(
+            |e| match serde_json::from_value::<AgentEvent>(e.event.clone()) {
+                Ok(AgentEvent::Restored { record }) => Some(record),
+                _ => None,
+            },
+        )
 }
 
 /// "when turn 3 began", for the model's note.
@@ -277,7 +279,12 @@ pub(crate) fn recovered(entries: &[Entry<Value>], restored: &Restored) -> Option
     if logged {
         return None;
     }
-    let files = restored.plan.writes.iter().map(|w| w.path.clone()).collect();
+    let files = restored
+        .plan
+        .writes
+        .iter()
+        .map(|w| w.path.clone())
+        .collect();
     Some(done(
         &pending,
         restored.undo,

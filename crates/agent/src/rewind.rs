@@ -64,8 +64,10 @@ pub struct TurnStart {
 
 /// Every turn that began, numbered from 1.
 pub fn turn_starts(entries: &[Entry<Value>]) -> Vec<TurnStart> {
-    let kept: std::collections::BTreeSet<u64> =
-        effective_before(entries, u64::MAX).iter().map(|e| e.seq).collect();
+    let kept: std::collections::BTreeSet<u64> = effective_before(entries, u64::MAX)
+        .iter()
+        .map(|e| e.seq)
+        .collect();
     let mut out = Vec::new();
     for e in entries {
         let Ok(event) = serde_json::from_value::<AgentEvent>(e.event.clone()) else {
@@ -102,13 +104,21 @@ mod tests {
     }
 
     fn user(seq: u64, text: &str) -> Entry<Value> {
-        entry(seq, json!({"type": "user_message", "text": text, "checkpoint": seq}))
+        entry(
+            seq,
+            json!({"type": "user_message", "text": text, "checkpoint": seq}),
+        )
     }
 
     fn texts(entries: &[Entry<Value>]) -> Vec<String> {
         effective(entries)
             .iter()
-            .filter_map(|e| e.event.get("text").and_then(Value::as_str).map(str::to_string))
+            .filter_map(|e| {
+                e.event
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
             .collect()
     }
 
@@ -118,12 +128,18 @@ mod tests {
     fn restores_and_their_undoing_nest() {
         let mut log = vec![user(1, "one"), user(2, "two"), user(3, "three")];
         // Back to before turn 2.
-        log.push(entry(4, json!({"type": CONVERSATION_RESTORED, "to_seq": 2})));
+        log.push(entry(
+            4,
+            json!({"type": CONVERSATION_RESTORED, "to_seq": 2}),
+        ));
         assert_eq!(texts(&log), ["one"]);
         log.push(user(5, "two again"));
         assert_eq!(texts(&log), ["one", "two again"]);
         // Undo that restore: back to just before it (seq 4).
-        log.push(entry(6, json!({"type": CONVERSATION_RESTORED, "to_seq": 4})));
+        log.push(entry(
+            6,
+            json!({"type": CONVERSATION_RESTORED, "to_seq": 4}),
+        ));
         assert_eq!(texts(&log), ["one", "two", "three"]);
         let turns = turn_starts(&log);
         assert_eq!(
@@ -134,7 +150,10 @@ mod tests {
             [(1, true), (2, true), (3, true), (4, false)]
         );
         // A position that is not before the entry changes nothing.
-        log.push(entry(7, json!({"type": CONVERSATION_RESTORED, "to_seq": 9})));
+        log.push(entry(
+            7,
+            json!({"type": CONVERSATION_RESTORED, "to_seq": 9}),
+        ));
         assert_eq!(texts(&log), ["one", "two", "three"]);
     }
 }

@@ -5,14 +5,14 @@
 //! that ends, a wake-up the agent asked for, or a named agent's report starts the next turn.
 
 use crate::approvals::{AnswerError, Approvals};
-use crate::restore::{RestoreError, RestoreRequest};
 use crate::event_sink::EventSink;
 use crate::failure::engine_error;
+use crate::restore::{RestoreError, RestoreRequest};
 use crate::session_log::{LogError, SessionHeader, SessionLog};
 use crate::subagents::{Kit, ProviderResolver};
 use crate::turn::{Agent, AgentConfig, ModeSwitch, SharedPolicy};
-use policy::{Mode, Policy};
 use checkpoints::Checkpoints;
+use policy::{Mode, Policy};
 use protocol::{
     AgentEvent, ApprovalAnswer, ApprovalRequest, FailureCode, RestorePreview, RestoreRecord,
     SessionState, TurnOutcome, WakeReason,
@@ -528,7 +528,9 @@ async fn checkpoint(agent: &mut Agent, shared: &Shared) -> Option<u32> {
         Err(e) => {
             tracing::warn!(%e, "no checkpoint for this turn");
             let _ = agent.emit(AgentEvent::Notice {
-                text: format!("this turn cannot be undone: its checkpoint could not be taken ({e})"),
+                text: format!(
+                    "this turn cannot be undone: its checkpoint could not be taken ({e})"
+                ),
             });
             None
         }

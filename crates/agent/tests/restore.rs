@@ -25,12 +25,10 @@ fn tree(root: &Path) -> Tree {
     while let Some(d) = dirs.pop() {
         for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
             let p = e.path();
-            let rel = p
-                .strip_prefix(root)
-                .expect("inside")
-                .display()
-                .to_string();
-            if rel == ".git" {
+            let rel = p.strip_prefix(root).expect("inside").display().to_string();
+            // The user's repository is compared on its own; build output git ignores is
+            // never restored (the preview says so).
+            if rel == ".git" || rel == "build" {
                 continue;
             }
             if p.is_dir() {
@@ -67,6 +65,7 @@ fn project(git: bool) -> tempfile::TempDir {
     w("greeting.txt", "hi\n");
     w("calc.py", "def add(a, b):\n    return a + b\n");
     w("list.txt", "one\ntwo\n");
+    w(".gitignore", "build/\n");
     if git {
         let mut repo = git2::Repository::init(dir.path()).expect("init");
         let mut index = repo.index().expect("index");
@@ -163,6 +162,12 @@ async fn every_turn_comes_back_the_restore_is_undone_and_the_conversation_follow
             .expect("preview");
         assert_eq!(preview.turn, Some(n as u32 + 1));
         assert!(preview.git && !preview.files.is_empty());
+        // Turn two's command wrote build output: the restores to before it say it stays.
+        let ignored = preview
+            .not_restorable
+            .iter()
+            .any(|f| f.path.starts_with("build") && f.reason == NotRestorableReason::GitIgnored);
+        assert_eq!(ignored, n < 2, "{:?}", preview.not_restorable);
         if n == 0 {
             let action = |path: &str| {
                 preview

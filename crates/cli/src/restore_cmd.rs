@@ -6,8 +6,7 @@ use agent::{OfflineSession, RestoreRequest};
 use anyhow::Result;
 use clap::{ArgGroup, Args};
 use protocol::{
-    NotRestorableReason, RestoreAction, RestorePreview, RestoreRecord, RestoreScope,
-    RestoreTarget,
+    NotRestorableReason, RestoreAction, RestorePreview, RestoreRecord, RestoreScope, RestoreTarget,
 };
 use std::process::ExitCode;
 
@@ -115,10 +114,7 @@ fn print_preview(p: &RestorePreview) {
 fn print_done(id: &str, r: &RestoreRecord) {
     if r.scope.files() {
         let n = r.files.len();
-        println!(
-            "Restored {n} file{}.",
-            if n == 1 { "" } else { "s" }
-        );
+        println!("Restored {n} file{}.", if n == 1 { "" } else { "s" });
     }
     if r.scope.conversation() {
         println!("The conversation is back to where it was.");

@@ -705,10 +705,12 @@ pub fn show(a: ShowArgs) -> Result<ExitCode> {
     let restores: Vec<protocol::RestoreRecord> = read
         .entries
         .iter()
-        .filter_map(|e| match serde_json::from_value::<AgentEvent>(e.event.clone()) {
-            Ok(AgentEvent::Restored { record }) => Some(record),
-            _ => None,
-        })
+        .filter_map(
+            |e| match serde_json::from_value::<AgentEvent>(e.event.clone()) {
+                Ok(AgentEvent::Restored { record }) => Some(record),
+                _ => None,
+            },
+        )
         .collect();
     if !restores.is_empty() {
         println!("restores:");
