@@ -247,7 +247,12 @@ export type RestoreArgs = { session: string, target: RestoreTarget, scope: Resto
  */
 paths: Array<string> | null, };
 
-export type AgentEvent = { "type": "user_message", text: string, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, 
+export type AgentEvent = { "type": "user_message", text: string, 
+/**
+ * The checkpoint taken as the turn began: "Restore to here" goes back to it. None in
+ * logs from before checkpoints, or when it could not be taken.
+ */
+checkpoint?: number, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, 
 /**
  * How it ended (for the front ends; older logs lack it).
  */
@@ -267,7 +272,11 @@ cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "er
 /**
  * What contradicts the summary (older logs lack it; empty when nothing does).
  */
-warnings?: Array<DoneWarning>, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, } | { "type": "wake", reason: WakeReason, } | { "type": "skill_activated", name: string, origin: ExtensionOrigin, activation: SkillActivation, 
+warnings?: Array<DoneWarning>, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, } | { "type": "wake", reason: WakeReason, 
+/**
+ * The checkpoint taken as the turn began, as for a user's message.
+ */
+checkpoint?: number, } | { "type": "restored", record: RestoreRecord, } | { "type": "skill_activated", name: string, origin: ExtensionOrigin, activation: SkillActivation, 
 /**
  * Its tools, by the names the model calls them.
  */
@@ -720,6 +729,8 @@ export interface Commands {
   session_tasks: { args: SessionArgs; result: Array<BackgroundTask> };
   stop_task: { args: StopTaskArgs; result: Array<BackgroundTask> };
   session_changes: { args: SessionArgs; result: Array<SessionFileChange> };
+  restore_preview: { args: RestoreArgs; result: RestorePreview };
+  restore: { args: RestoreArgs; result: RestoreRecord };
   get_settings: { args: null; result: SettingsView };
   save_settings: { args: SaveSettingsArgs; result: SettingsView };
   set_api_key: { args: SetApiKeyArgs; result: SettingsView };
