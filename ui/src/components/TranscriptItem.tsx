@@ -132,7 +132,7 @@ function UserMessage({ item }: { item: UserItem }) {
   return (
     <div className="msg user" data-testid="message-user">
       {checkpoint !== null && (
-        <div className="msg-actions" data-testid="message-actions">
+        <div className={isLast ? "msg-actions last" : "msg-actions"} data-testid="message-actions">
           {isLast && (
             <button
               className="link-button"
