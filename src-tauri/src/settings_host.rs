@@ -78,6 +78,7 @@ fn view(slot: &PresetSlot) -> SettingsView {
                 kind: p.kind,
                 base_url: p.base_url.clone(),
                 num_ctx: p.num_ctx,
+                lenient_tool_calls: p.lenient_tool_calls,
                 key_source: keys.source(name, &env),
             }
         })
@@ -156,7 +157,7 @@ pub async fn save_settings(
     let slot = slot.inner().clone();
     blocking(move || {
         let file = locations::settings_file();
-        // Keep what the screen does not edit (key variables, lenient tool calls).
+        // Keep what the screen does not edit (key variables, images).
         let old = agent::read_settings(&file).unwrap_or_default();
         let mut settings = Settings {
             web_search: old.web_search.clone(),
@@ -198,7 +199,7 @@ pub async fn save_settings(
                     base_url,
                     api_key_env: kept.and_then(|k| k.api_key_env.clone()),
                     num_ctx: p.num_ctx,
-                    lenient_tool_calls: kept.and_then(|k| k.lenient_tool_calls),
+                    lenient_tool_calls: p.lenient_tool_calls,
                     images: kept.and_then(|k| k.images),
                 },
             );
@@ -402,12 +403,18 @@ async fn probe(name: &str, url: &str) -> Option<LocalServer> {
     })
 }
 
-/// Local model servers at their usual addresses (Ollama, llama.cpp's server), probed at once.
+/// Local model servers at their usual addresses (Ollama, llama.cpp's server, LM Studio),
+/// probed at once.
 #[tauri::command]
 pub async fn detect_local() -> CmdResult<Vec<LocalServer>> {
-    let [(a_name, a_url), (b_name, b_url)] = LOCAL_SERVERS;
-    let (a, b) = tokio::join!(probe(a_name, a_url), probe(b_name, b_url));
-    Ok([a, b].into_iter().flatten().collect())
+    let probes = LOCAL_SERVERS.map(|(name, url)| tokio::spawn(probe(name, url)));
+    let mut found = Vec::new();
+    for p in probes {
+        if let Ok(Some(server)) = p.await {
+            found.push(server);
+        }
+    }
+    Ok(found)
 }
 
 #[tauri::command]

@@ -409,6 +409,11 @@ export type ProviderKind = "anthropic" | "openai";
 
 export type ProviderView = { name: string, kind: ProviderKind, base_url: string | null, num_ctx: number | null, 
 /**
+ * Whether calls written as text are run; None: automatic (yes for a server on this
+ * computer).
+ */
+lenient_tool_calls: boolean | null, 
+/**
  * Where its key comes from: "keychain", "file", "environment (ANTHROPIC_API_KEY)", or
  * None when there is none (fine for local servers).
  */
@@ -581,7 +586,12 @@ export type SetModeArgs = { session: string, mode: Mode, };
 
 export type StopTaskArgs = { session: string, task: string, };
 
-export type ProviderInput = { name: string, kind: ProviderKind, base_url: string | null, num_ctx: number | null, };
+export type ProviderInput = { name: string, kind: ProviderKind, base_url: string | null, num_ctx: number | null, 
+/**
+ * Whether calls a model writes as text (a ```json block, bare JSON, `<tool_call>` tags)
+ * are run; None: automatic (yes for a server on this computer).
+ */
+lenient_tool_calls: boolean | null, };
 
 export type SaveSettingsArgs = { providers: Array<ProviderInput>, roles: Array<RoleView>, };
 

@@ -86,6 +86,10 @@ pub struct ProviderInput {
     pub kind: crate::ProviderKind,
     pub base_url: Option<String>,
     pub num_ctx: Option<u32>,
+    /// Whether calls a model writes as text (a ```json block, bare JSON, `<tool_call>` tags)
+    /// are run; None: automatic (yes for a server on this computer).
+    #[serde(default)]
+    pub lenient_tool_calls: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -245,9 +245,10 @@ pub struct BackgroundTask {
 pub const DEFAULT_LOCAL_URL: &str = "http://127.0.0.1:11434/v1";
 
 /// Model servers looked for on this computer, by name, at their usual addresses.
-pub const LOCAL_SERVERS: [(&str, &str); 2] = [
+pub const LOCAL_SERVERS: [(&str, &str); 3] = [
     ("Ollama", DEFAULT_LOCAL_URL),
     ("llama.cpp server", "http://127.0.0.1:8080/v1"),
+    ("LM Studio", "http://127.0.0.1:1234/v1"),
 ];
 
 /// Which wire format a model server speaks: the one provider-kind type of the workspace.
@@ -267,6 +268,9 @@ pub struct ProviderView {
     pub kind: ProviderKind,
     pub base_url: Option<String>,
     pub num_ctx: Option<u32>,
+    /// Whether calls written as text are run; None: automatic (yes for a server on this
+    /// computer).
+    pub lenient_tool_calls: Option<bool>,
     /// Where its key comes from: "keychain", "file", "environment (ANTHROPIC_API_KEY)", or
     /// None when there is none (fine for local servers).
     pub key_source: Option<String>,

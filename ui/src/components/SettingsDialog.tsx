@@ -45,6 +45,8 @@ type ProviderDraft = {
   kind: ProviderKind;
   base_url: string;
   num_ctx: string;
+  /** Calls a model writes as text: automatic (run for a server on this computer), on or off. */
+  lenient: "auto" | "on" | "off";
   /** A key typed here, saved with Save; never the stored one. */
   key: string;
   key_source: string | null;
@@ -56,6 +58,14 @@ type ProviderDraft = {
 
 let uid = 0;
 
+function lenientOf(v: boolean | null): ProviderDraft["lenient"] {
+  return v === null ? "auto" : v ? "on" : "off";
+}
+
+function lenientValue(v: ProviderDraft["lenient"]): boolean | null {
+  return v === "auto" ? null : v === "on";
+}
+
 function draftOf(p: ProviderView, test: TestState = { status: "idle" }, pick = ""): ProviderDraft {
   uid += 1;
   return {
@@ -64,6 +74,7 @@ function draftOf(p: ProviderView, test: TestState = { status: "idle" }, pick = "
     kind: p.kind,
     base_url: p.base_url ?? "",
     num_ctx: p.num_ctx === null ? "" : String(p.num_ctx),
+    lenient: lenientOf(p.lenient_tool_calls),
     key: "",
     key_source: p.key_source,
     saved: true,
@@ -92,7 +103,7 @@ function uniqueName(base: string, taken: string[]): string {
 /** What Save would write, to tell whether anything is unsaved. */
 function snapshot(providers: ProviderDraft[], roles: RoleView[], allowFile: boolean): string {
   return JSON.stringify({
-    providers: providers.map((p) => [p.name.trim(), p.kind, p.base_url.trim(), p.num_ctx.trim(), p.key.trim()]),
+    providers: providers.map((p) => [p.name.trim(), p.kind, p.base_url.trim(), p.num_ctx.trim(), p.lenient, p.key.trim()]),
     roles: roles.filter((r) => r.provider !== "" && r.model.trim() !== "").map((r) => [r.role, r.provider, r.model.trim()]),
     allowFile,
   });
@@ -229,6 +240,7 @@ export function SettingsDialog() {
         kind: template.kind,
         base_url: template.base_url,
         num_ctx: "",
+        lenient: "auto",
         key: "",
         key_source: null,
         saved: false,
@@ -286,6 +298,7 @@ export function SettingsDialog() {
           kind: p.kind,
           base_url: p.base_url.trim() || null,
           num_ctx: p.num_ctx.trim() === "" ? null : Number(p.num_ctx),
+          lenient_tool_calls: lenientValue(p.lenient),
         })),
         roles: rolesToSave,
       });
@@ -638,6 +651,25 @@ function ProviderCard(props: {
               placeholder="default"
               onChange={(e) => props.onUpdate({ num_ctx: e.target.value.replace(/[^0-9]/g, "") })}
             />
+          </label>
+        </div>
+      )}
+      {p.kind === "openai" && (
+        <div className="provider-row">
+          <label className="grow">
+            <span>
+              Tool calls written as text{" "}
+              <span className="muted">(small models often write a call as a block of JSON)</span>
+            </span>
+            <select
+              value={p.lenient}
+              onChange={(e) => props.onUpdate({ lenient: e.target.value as ProviderDraft["lenient"] })}
+              data-testid="provider-lenient"
+            >
+              <option value="auto">Automatic: run them for a server on this computer</option>
+              <option value="on">Run them</option>
+              <option value="off">Leave them as text</option>
+            </select>
           </label>
         </div>
       )}

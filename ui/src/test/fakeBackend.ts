@@ -86,7 +86,7 @@ export function text(path: string, lines: string[], start_line = 1, total_lines 
 export function settingsView(overrides: Partial<SettingsView> = {}): SettingsView {
   return {
     file: "/home/me/.config/tandem/settings.toml",
-    providers: [{ name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, key_source: "keychain" }],
+    providers: [{ name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: "keychain" }],
     roles: [{ role: "default", provider: "anthropic", model: "claude-sonnet-4-5" }],
     keychain: { available: true, message: null, file_fallback: false },
     configured: true,

@@ -89,7 +89,7 @@ describe("settings: connect, pick a model, use it — in one place", () => {
     await user.click(within(view).getByTestId("settings-save"));
     await waitFor(() => expect(screen.getByTestId("saved-note")).toHaveTextContent("Saved."));
     expect(args(calls, "save_settings")).toEqual({
-      providers: [{ name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null }],
+      providers: [{ name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null }],
       roles: [{ role: "default", provider: "local", model: "mock-model" }],
     });
     expect(within(view).getByTestId("settings-in-use")).toHaveTextContent("New tasks use mock-model (local).");
@@ -99,8 +99,8 @@ describe("settings: connect, pick a model, use it — in one place", () => {
   it("uses another model of a server at once with “Use this model”", async () => {
     const settings = settingsView({
       providers: [
-        { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, key_source: "keychain" },
-        { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, key_source: null },
+        { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: "keychain" },
+        { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, key_source: null },
       ],
     });
     const { calls, user, view } = await openSettings({
@@ -128,6 +128,29 @@ describe("settings: connect, pick a model, use it — in one place", () => {
     const model = within(fast).getByTestId("role-model");
     expect(model.tagName).toBe("SELECT");
     expect(within(model).getAllByRole("option").map((o) => o.textContent)).toEqual(["llama3.2:3b", "qwen2.5-coder:7b"]);
+  });
+
+  it("shows and saves whether a server's calls written as text are run", async () => {
+    const settings = settingsView({
+      providers: [
+        { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: true, key_source: null },
+        { name: "llama", kind: "openai", base_url: "http://127.0.0.1:8080/v1", num_ctx: null, lenient_tool_calls: null, key_source: null },
+      ],
+      roles: [{ role: "default", provider: "local", model: "qwen2.5-coder:7b" }],
+    });
+    const { calls, user, view } = await openSettings({ settings });
+    const cards = within(view).getAllByTestId("provider-card");
+    const local = cards.find((c) => c.getAttribute("data-name") === "local")!;
+    const llama = cards.find((c) => c.getAttribute("data-name") === "llama")!;
+    expect(within(local).getByTestId("provider-lenient")).toHaveValue("on");
+    expect(within(llama).getByTestId("provider-lenient")).toHaveValue("auto");
+    await user.selectOptions(within(local).getByTestId("provider-lenient"), "off");
+    await user.click(within(view).getByTestId("settings-save"));
+    await waitFor(() => expect(args(calls, "save_settings")).toBeDefined());
+    expect(args<{ providers: Array<{ name: string; lenient_tool_calls: boolean | null }> }>(calls, "save_settings").providers.map((p) => [p.name, p.lenient_tool_calls])).toEqual([
+      ["local", false],
+      ["llama", null],
+    ]);
   });
 
   it("asks before closing with unsaved changes, and closes at once without", async () => {
@@ -201,7 +224,7 @@ describe("settings: connect, pick a model, use it — in one place", () => {
   it("words the key field by kind and the key storage by what the user chose", async () => {
     const { user, view } = await openSettings({
       settings: settingsView({
-        providers: [{ name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, key_source: null }],
+        providers: [{ name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: null }],
         keychain: { available: false, message: "No keychain service is running on this computer.", file_fallback: false },
       }),
     });
@@ -221,8 +244,8 @@ describe("the model picker in the project window", () => {
     const calls = installFakeBackend(project, {
       settings: settingsView({
         providers: [
-          { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, key_source: "keychain" },
-          { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, key_source: null },
+          { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: "keychain" },
+          { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, key_source: null },
         ],
       }),
       providerModels: [
@@ -273,7 +296,7 @@ describe("first run", () => {
     await user.click(within(server).getByTestId("use-local"));
     await screen.findByTestId("project-view");
     expect(args(calls, "save_settings")).toEqual({
-      providers: [{ name: "ollama", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null }],
+      providers: [{ name: "ollama", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null }],
       roles: [{ role: "default", provider: "ollama", model: "qwen2.5-coder:7b" }],
     });
     expect(calls.some((c) => c.cmd === "set_api_key")).toBe(false);
