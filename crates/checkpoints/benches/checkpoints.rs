@@ -17,6 +17,21 @@ use std::time::Instant;
 
 fn main() {
     divan::main();
+    // The fixtures live for the whole run (leaked statics): their trees, hundreds of megabytes,
+    // would otherwise stay in the temporary folder after every run.
+    for fx in fixtures()
+        .lock()
+        .map(|all| all.values().copied().collect::<Vec<_>>())
+        .unwrap_or_default()
+    {
+        let _ = std::fs::remove_dir_all(fx._dir.path());
+        let _ = std::fs::remove_dir_all(fx._store.path());
+    }
+}
+
+fn fixtures() -> &'static Mutex<HashMap<usize, &'static Fixture>> {
+    static FIXTURES: OnceLock<Mutex<HashMap<usize, &'static Fixture>>> = OnceLock::new();
+    FIXTURES.get_or_init(Default::default)
 }
 
 const SIZES: &[usize] = &[10_000, 100_000];
@@ -80,11 +95,7 @@ fn make_tree(files: usize) -> (tempfile::TempDir, PathBuf) {
 }
 
 fn fixture(files: usize) -> &'static Fixture {
-    static FIXTURES: OnceLock<Mutex<HashMap<usize, &'static Fixture>>> = OnceLock::new();
-    let mut all = FIXTURES
-        .get_or_init(Default::default)
-        .lock()
-        .expect("fixtures");
+    let mut all = fixtures().lock().expect("fixtures");
     all.entry(files).or_insert_with(|| {
         let (dir, root) = make_tree(files);
         let store = tempfile::tempdir().expect("store");
