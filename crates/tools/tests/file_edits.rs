@@ -304,7 +304,9 @@ fn the_before_write_hook_sees_each_file_as_it_was() {
     let root = ProjectRoot::open(dir.path()).expect("open");
     let real = root.path().to_path_buf();
     let mut ws = Workspace::new(root);
-    let seen: Arc<Mutex<Vec<(String, Option<String>)>>> = Arc::default();
+    // Each write's path, with what the file held when the hook ran.
+    type Seen = Vec<(String, Option<String>)>;
+    let seen: Arc<Mutex<Seen>> = Arc::default();
     let seen2 = seen.clone();
     ws.set_before_write(Arc::new(move |path: &str| {
         let now = fs::read_to_string(real.join(path)).ok();
