@@ -297,3 +297,88 @@ async fn outside_git_a_commands_change_is_named_as_not_restorable() {
     );
     assert_eq!(h.server.failures(), Vec::<String>::new());
 }
+
+/// A crash after a restore wrote the files but before the session's log had it: when the
+/// session opens again the restore is finished — the transcript shows it, the conversation
+/// goes back as asked, and the journal is gone.
+#[tokio::test]
+async fn a_restore_a_crash_cut_short_is_finished_when_the_session_opens_again() {
+    let p = project(true);
+    let root = p.path().canonicalize().expect("canonical");
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let mut setup = Setup::new(Mode::AutoEdit);
+    setup.sessions_dir = Some(sessions.path().to_path_buf());
+    let h = Harness::start(
+        scenario("agent_restore_three_turns.json"),
+        p.path(),
+        setup,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    h.run("Turn one: write and edit").await;
+    let at_two = tree(&root);
+    h.run("Turn two: commands").await;
+    let turns = checkpoints_of_turns(&h.events());
+    let id = h.session.id().to_string();
+    let log = h.log_path();
+    drop(h);
+
+    // The files' part of a restore to turn 2 (files and conversation), as the engine does it,
+    // with what the log part needs in the journal; then the process dies.
+    let dir = agent::checkpoints_dir(&sessions.path().join(&id));
+    let (cps, unfinished) = checkpoints::Checkpoints::open(&dir, &root).expect("open");
+    assert!(unfinished.is_none());
+    let next_seq = agent::read_session::<serde_json::Value>(&log)
+        .expect("log")
+        .entries
+        .last()
+        .map_or(0, |e| e.seq + 1);
+    let pending = serde_json::json!({
+        "scope": "both",
+        "checkpoint": turns[1],
+        "turn": 2,
+        "to_seq": cps.log_seq(turns[1]).expect("its position"),
+        "turns_removed": 1,
+        "note": null,
+    });
+    cps.restore(turns[1], None, next_seq, pending)
+        .expect("restore");
+    drop(cps);
+    assert_eq!(tree(&root), at_two);
+    assert!(dir.join("restore-journal.json").exists());
+
+    let mut setup = Setup::new(Mode::AutoEdit);
+    setup.sessions_dir = Some(sessions.path().to_path_buf());
+    setup.resume = Some(id);
+    let h = Harness::start(
+        model_server::Scenario::from_json(
+            r#"{"name": "nothing asked", "format": "anthropic", "turns": []}"#,
+        )
+        .expect("scenario"),
+        p.path(),
+        setup,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert_eq!(user_texts(&h), ["Turn one: write and edit"]);
+    let restored: Vec<_> = agent::load_transcript(&h.log_path(), None)
+        .expect("transcript")
+        .events
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::Restored { record } => Some(record),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(restored.len(), 1);
+    assert_eq!(
+        (
+            restored[0].turn,
+            restored[0].scope,
+            restored[0].turns_removed
+        ),
+        (Some(2), RestoreScope::Both, 1)
+    );
+    assert!(!dir.join("restore-journal.json").exists());
+    assert_eq!(tree(&root), at_two);
+}
