@@ -31,6 +31,11 @@ const MCP_START_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// Replies in a row whose text calls could not run before the turn ends on them.
 const MAX_LENIENT_RETRIES: u32 = 3;
+/// Empty replies (no text, no call) answered with a nudge before the turn ends on one.
+const MAX_EMPTY_NUDGES: u32 = 2;
+/// What a model that replied with nothing hears. Models do this after a tool's result (a small
+/// local one after an error; Anthropic documents it too), and "continue" is the known remedy.
+const EMPTY_REPLY_NUDGE: &str = "Your reply was empty. Go on with the task: call the next tool, or task_done if the task is complete.";
 
 /// Tools that may be called again and again with the same arguments: looking at a running
 /// task is waiting, not looping.
@@ -490,6 +495,7 @@ impl Agent {
         }
         let mut used_tokens: u64 = 0;
         let mut lenient_retries = 0;
+        let mut empty_nudges = 0;
         for step in 1..=self.config.max_steps {
             if let Some(budget) = self.config.token_budget.filter(|b| used_tokens >= *b) {
                 self.emit(AgentEvent::Notice {
@@ -603,6 +609,16 @@ impl Agent {
                 if let Some(note) = lenient_note.filter(|_| lenient_retries < MAX_LENIENT_RETRIES) {
                     lenient_retries += 1;
                     self.messages.push(Message::user_text(note));
+                    self.log.sync()?;
+                    continue;
+                }
+                if resp.message.text().trim().is_empty() && empty_nudges < MAX_EMPTY_NUDGES {
+                    empty_nudges += 1;
+                    // An assistant message without content is refused by some providers on
+                    // the next request; the nudge follows the tool results instead.
+                    self.messages.pop();
+                    self.messages
+                        .push(Message::user_text(EMPTY_REPLY_NUDGE.to_string()));
                     self.log.sync()?;
                     continue;
                 }

@@ -341,3 +341,45 @@ async fn calls_written_as_text_by_a_local_model_run_unless_switched_off() {
         }
     }
 }
+
+/// An empty reply (no text, no call) in the middle of a task does not end it: the model is
+/// told to go on, and the next request carries no empty assistant message.
+#[tokio::test]
+async fn an_empty_reply_is_answered_with_a_nudge_and_the_task_goes_on() {
+    let project = tempfile::tempdir().expect("tempdir");
+    std::fs::write(project.path().join("greeting.txt"), "hello, world\n").expect("write");
+    let data = tempfile::tempdir().expect("tempdir");
+    let server = ScriptedServer::start(scenario("cli_empty_reply.json"))
+        .await
+        .expect("server");
+    let project_arg = project.path().display().to_string();
+    let (code, out, err) = cli(
+        data.path(),
+        &[
+            "run",
+            "--project",
+            &project_arg,
+            "--provider",
+            "openai",
+            "--base-url",
+            server.base_url(),
+            "--model",
+            "local",
+            "--approve",
+            "reads",
+            "What does greeting.txt say?",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let last = requests[2].body["messages"].as_array().expect("messages");
+    assert!(
+        last.iter().all(|m| m["role"] != "assistant"
+            || !m["content"].is_null()
+            || !m["tool_calls"].is_null()),
+        "{last:?}"
+    );
+}

@@ -86,7 +86,7 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "edit_file",
-        description: "Replace exact text in an existing file: `old_string` must occur exactly once. Several `edits` apply together or not at all. Read the file first.",
+        description: "Replace exact text in an existing file. `old_string` must occur exactly once: copy whole lines from read_file's output without the line numbers, with the line above when the line to change appears more than once (e.g. a function's first line). Several `edits` apply together or not at all. Read the file first.",
         read_only: false,
         schema: schema_of::<crate::EditFileArgs>,
     },

@@ -12,7 +12,7 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Edit {
-    /// Text to find: it must occur exactly once in the file.
+    /// Text to find, exactly once in the file: whole lines, with the line above when needed.
     pub old_string: String,
     /// Text to put in its place.
     pub new_string: String,
@@ -23,7 +23,8 @@ pub struct Edit {
 pub struct EditFileArgs {
     /// File to edit, relative to the project root. It must exist.
     pub path: String,
-    /// A single replacement (with `new_string`), or use `edits` for several.
+    /// Text to find, exactly once in the file: whole lines, with the line above when needed.
+    /// Give `new_string` with it, or use `edits` for several replacements.
     #[serde(default)]
     pub old_string: Option<String>,
     #[serde(default)]
@@ -115,11 +116,11 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
             };
             return Err(err(format!("old_string was not found{hint}")));
         };
-        let count = 1 + found.count();
-        if count > 1 {
-            return Err(err(format!(
-                "old_string was found {count} times; it must occur exactly once, so include more surrounding lines"
-            )));
+        let others: Vec<usize> = found.map(|(i, _)| i).collect();
+        if !others.is_empty() {
+            let starts: Vec<usize> = std::iter::once(at).chain(others).collect();
+            let single = (edits.len() == 1).then_some(path.as_str());
+            return Err(err(ambiguous_match(&text, &old, &new, &starts, single)));
         }
         spans.push((at, at + old.len(), i));
     }
@@ -218,4 +219,69 @@ fn crlf_at(original: &str, s: usize, e: usize) -> bool {
 pub fn edit_file(ws: &Workspace, args: &EditFileArgs) -> ToolResult<FileChange> {
     let planned = plan_edit(ws, args)?;
     apply_planned(ws, &planned, &planned.content)
+}
+
+/// The error for an `old_string` found more than once: where each one is, and for each the
+/// arguments that would change only it (old and new text widened by whole lines around it until
+/// unique), ready to copy — a small model retries with arguments it is given far more reliably
+/// than with "add more context", which it took for "add a line to the file". `single` is the
+/// path when the call had one edit, so the whole arguments can be given.
+fn ambiguous_match(
+    text: &str,
+    old: &str,
+    new: &str,
+    starts: &[usize],
+    single: Option<&str>,
+) -> String {
+    const SHOWN: usize = 5;
+    let line_of = |at: usize| text[..at].matches('\n').count() + 1;
+    let lines: Vec<String> = starts.iter().map(|&s| line_of(s).to_string()).collect();
+    let mut out = format!(
+        "old_string was found {} times (lines {}); it must occur exactly once. Call edit_file again with the arguments for the one you mean:",
+        starts.len(),
+        lines.join(", ")
+    );
+    for &start in starts.iter().take(SHOWN) {
+        let Some((from, to)) = unique_widening(text, start, start + old.len()) else {
+            continue;
+        };
+        let wide_old = &text[from..to];
+        let wide_new = format!(
+            "{}{new}{}",
+            &text[from..start],
+            &text[start + old.len()..to]
+        );
+        let args = match single {
+            Some(path) => {
+                serde_json::json!({"path": path, "old_string": wide_old, "new_string": wide_new})
+            }
+            None => serde_json::json!({"old_string": wide_old, "new_string": wide_new}),
+        };
+        out.push_str(&format!("\n  line {}: {args}", line_of(start)));
+    }
+    if starts.len() > SHOWN {
+        out.push_str(&format!("\n  ({} more)", starts.len() - SHOWN));
+    }
+    out
+}
+
+/// The match widened to whole lines, then by one line before (and after) at a time, until
+/// the text occurs once in the file: its byte range.
+fn unique_widening(text: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    let line_start = |at: usize| text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = |at: usize| text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let (mut from, mut to) = (line_start(start), line_end(end));
+    for _ in 0..8 {
+        if text.matches(&text[from..to]).count() == 1 {
+            return Some((from, to));
+        }
+        if from > 0 {
+            from = line_start(from - 1);
+        } else if to < text.len() {
+            to = line_end(to + 1);
+        } else {
+            return None;
+        }
+    }
+    None
 }

@@ -323,3 +323,57 @@ fn the_before_write_hook_sees_each_file_as_it_was() {
         ]
     );
 }
+
+/// Qwen2.5-Coder-1.5B, asked to fix `add`, sent `return a - b` — which `sub` has too — and
+/// took "include more surrounding lines" for "add a line to the file". The error now names the
+/// lines and gives, for each, the arguments that change only it, which the retry below copies.
+#[test]
+fn a_text_found_twice_gets_its_lines_and_the_arguments_that_change_only_each() {
+    let (d, ws) = ws();
+    let calc = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n";
+    fs::write(d.path().join("calc.py"), calc).expect("seed");
+    read(&ws, "calc.py");
+    let e = edit(&ws, "calc.py", &[("return a - b", "return a + b")]).expect_err("ambiguous");
+    let message = e.to_string();
+    assert!(message.contains("found 2 times (lines 2, 6)"), "{message}");
+    assert!(
+        message.contains(r#"line 2: {"path":"calc.py","old_string":"def add(a, b):\n    return a - b","new_string":"def add(a, b):\n    return a + b"}"#),
+        "{message}"
+    );
+    assert!(
+        message.contains(r#"line 6: {"path":"calc.py","old_string":"def sub(a, b):\n    return a - b","new_string":"def sub(a, b):\n    return a + b"}"#),
+        "{message}"
+    );
+    assert_eq!(
+        fs::read_to_string(d.path().join("calc.py")).expect("read"),
+        calc
+    );
+    edit(
+        &ws,
+        "calc.py",
+        &[(
+            "def add(a, b):\n    return a - b",
+            "def add(a, b):\n    return a + b",
+        )],
+    )
+    .expect("the suggested old_string is unique");
+    assert_eq!(
+        fs::read_to_string(d.path().join("calc.py")).expect("read"),
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+    );
+
+    // Lines that repeat further out are widened until unique.
+    fs::write(d.path().join("r.txt"), "x\ny\nx\ny\nz\n").expect("seed");
+    read(&ws, "r.txt");
+    let message = edit(&ws, "r.txt", &[("y", "Y"), ("z", "Z")])
+        .expect_err("ambiguous")
+        .to_string();
+    assert!(
+        message.contains(r#"line 2: {"old_string":"x\ny\nx","new_string":"x\nY\nx"}"#),
+        "{message}"
+    );
+    assert!(
+        message.contains(r#"line 4: {"old_string":"y\nx\ny","new_string":"y\nx\nY"}"#),
+        "{message}"
+    );
+}
