@@ -25,6 +25,8 @@ export type RestoreAsk = {
   paths: string[] | null;
   /** What the restore goes back to, in words ("when you asked “…”"). */
   title: string;
+  /** The message the turn began with: back in the composer when the conversation goes back. */
+  text: string | null;
 };
 
 type SessionState = {
@@ -54,6 +56,9 @@ type SessionState = {
   restoreAsk: RestoreAsk | null;
   /** A restore is being done (its buttons wait). */
   restoring: boolean;
+  /** Text for the composer: a message a restore took out of the conversation (null: a
+   *  restore put it back, so the composer lets go of it). */
+  draft: { text: string | null; at: number } | null;
 
   setProject: (root: string) => void;
   refreshSessions: () => Promise<void>;
@@ -70,6 +75,7 @@ type SessionState = {
   setMode: (mode: Mode) => void;
   clearError: () => void;
   askRestore: (ask: RestoreAsk | null) => void;
+  setDraft: (text: string | null) => void;
   /** Restores the open session; true when it happened. */
   restore: (target: RestoreTarget, scope: RestoreScope, paths: string[] | null) => Promise<RestoreRecord | null>;
 };
@@ -88,6 +94,7 @@ function fresh() {
     tasksError: null,
     restoreAsk: null,
     restoring: false,
+    draft: null,
   };
 }
 
@@ -267,6 +274,10 @@ export const useSession = create<SessionState>((set, get) => ({
 
   askRestore(ask) {
     set({ restoreAsk: ask });
+  },
+
+  setDraft(text) {
+    set({ draft: { text, at: Date.now() } });
   },
 
   async restore(target, scope, paths) {

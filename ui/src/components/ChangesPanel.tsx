@@ -22,6 +22,7 @@ export function ChangesPanel() {
       scopes: ["files_only"],
       paths,
       title: paths?.length === 1 ? `${paths[0]} as it was before this session` : "every file as it was before this session",
+      text: null,
     });
 
   useEffect(() => {

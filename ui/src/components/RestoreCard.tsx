@@ -20,6 +20,7 @@ export function RestoreCard() {
 function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string }) {
   const askRestore = useSession((s) => s.askRestore);
   const restore = useSession((s) => s.restore);
+  const setDraft = useSession((s) => s.setDraft);
   const restoring = useSession((s) => s.restoring);
   const running = useSession((s) => s.runningSession !== null);
   const [scope, setScope] = useState<RestoreScope>(ask.scopes[0] ?? "both");
@@ -125,7 +126,13 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
             className="primary"
             data-testid="restore-confirm"
             disabled={restoring || running || !shown}
-            onClick={() => void restore(ask.target, scope, ask.paths)}
+            onClick={() =>
+              void restore(ask.target, scope, ask.paths).then((r) => {
+                // The message leaves the conversation: it comes back to the composer, to send
+                // again or change.
+                if (r && scope !== "files_only" && ask.text !== null) setDraft(ask.text);
+              })
+            }
             title={running ? "Wait for the turn to end, or stop it" : undefined}
           >
             {restoring ? "Restoring…" : "Restore"}

@@ -128,6 +128,7 @@ function UserMessage({ item }: { item: UserItem }) {
   const idle = useSession((s) => s.runningSession === null && !s.restoring && s.current !== null);
   const askRestore = useSession((s) => s.askRestore);
   const restore = useSession((s) => s.restore);
+  const setDraft = useSession((s) => s.setDraft);
   const checkpoint = item.checkpoint;
   return (
     <div className="msg user" data-testid="message-user">
@@ -138,7 +139,9 @@ function UserMessage({ item }: { item: UserItem }) {
               className="link-button"
               data-testid="undo-button"
               disabled={!idle}
-              onClick={() => void restore({ kind: "checkpoint", id: checkpoint }, "both", null)}
+              onClick={() =>
+                void restore({ kind: "checkpoint", id: checkpoint }, "both", null).then((r) => r && setDraft(item.text))
+              }
               title="Undo this turn: the files and the conversation go back to before it (the undo can be undone)"
             >
               ↶ Undo
@@ -154,6 +157,7 @@ function UserMessage({ item }: { item: UserItem }) {
                 scopes: ["both", "files_only", "conversation_only"],
                 paths: null,
                 title: `before “${quoted(item.text)}”`,
+                text: item.text,
               })
             }
             title="Bring back the files, the conversation or both as they were when you sent this"
@@ -171,6 +175,7 @@ function UserMessage({ item }: { item: UserItem }) {
 function Restored({ item }: { item: Extract<Item, { kind: "restored" }> }) {
   const idle = useSession((s) => s.runningSession === null && !s.restoring && s.current !== null);
   const restore = useSession((s) => s.restore);
+  const setDraft = useSession((s) => s.setDraft);
   const r = item.record;
   return (
     <div className="restored-note" data-testid="restored" data-scope={r.scope}>
@@ -181,7 +186,11 @@ function Restored({ item }: { item: Extract<Item, { kind: "restored" }> }) {
           className="link-button"
           data-testid="undo-restore"
           disabled={!idle}
-          onClick={() => void restore({ kind: "checkpoint", id: r.undo_checkpoint }, r.scope, null)}
+          onClick={() =>
+            void restore({ kind: "checkpoint", id: r.undo_checkpoint }, r.scope, null).then(
+              (done) => done && r.scope !== "files_only" && setDraft(null),
+            )
+          }
           title="Put back what this restore changed"
         >
           Undo this restore

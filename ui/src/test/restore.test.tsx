@@ -30,6 +30,7 @@ beforeEach(() => {
     warnings: [],
     restoreAsk: null,
     restoring: false,
+    draft: null,
   });
 });
 afterEach(() => {
@@ -129,10 +130,14 @@ describe("undo and restore", () => {
     const note = await screen.findByTestId("restored");
     expect(note).toHaveTextContent("Restored the files and the conversation to when turn 2 began: 1 file changed back, 1 turn left the conversation.");
     expect(screen.getAllByTestId("message-user")).toHaveLength(1);
+    // The undone message is back in the composer, to send again or change.
+    expect(screen.getByTestId("composer-input")).toHaveValue("Now break it");
     await user.click(within(note).getByTestId("undo-restore"));
     await waitFor(() => expect(restores(calls)).toHaveLength(2));
     expect(restores(calls)[1]).toEqual({ session: "new-1", target: { kind: "checkpoint", id: 7 }, scope: "both", paths: null });
     await waitFor(() => expect(screen.getAllByTestId("message-user")).toHaveLength(2));
+    // The message is in the conversation again: the composer lets go of it.
+    expect(screen.getByTestId("composer-input")).toHaveValue("");
   });
 
   it("previews a restore to any message with the three choices, the files in a diff and what stays, then restores", async () => {
