@@ -157,6 +157,8 @@ pub fn run() {
             session_host::session_tasks,
             session_host::stop_task,
             session_host::session_changes,
+            session_host::restore_preview,
+            session_host::restore,
             settings_host::get_settings,
             settings_host::save_settings,
             settings_host::set_api_key,

@@ -12,8 +12,9 @@ use agent::{
 };
 use protocol::{
     AgentEvent, AnswerApprovalArgs, BackgroundTask, CommandError, CreateSessionArgs, ErrorCode,
-    ProjectArgs, SendMessageArgs, SessionArgs, SessionFileChange, SessionInfo, SessionState,
-    SessionTranscript, SetModeArgs, StopTaskArgs, TurnOutcome,
+    ProjectArgs, RestoreArgs, RestorePreview, RestoreRecord, SendMessageArgs, SessionArgs,
+    SessionFileChange, SessionInfo, SessionState, SessionTranscript, SetModeArgs, StopTaskArgs,
+    TurnOutcome,
 };
 use serde_json::Value;
 use std::collections::HashMap;
@@ -318,6 +319,65 @@ pub async fn create_session(
     .await
 }
 
+/// The session's engine, started from its log when the window has not talked to it yet.
+async fn live_session(app: &tauri::AppHandle, state: &AppState, id: &str) -> CmdResult<Arc<Live>> {
+    let header = header_of(id)?;
+    let root = opened_root(state, &header.project)?;
+    let sessions = app.state::<Sessions>();
+    if let Some(l) = sessions.get(id) {
+        return Ok(l);
+    }
+    let app2 = app.clone();
+    let id2 = id.to_string();
+    let live = blocking(move || start_live(&app2, &id2, root)).await?;
+    Ok(lock(&sessions.live)
+        .entry(id.to_string())
+        .or_insert(live)
+        .clone())
+}
+
+fn restore_request(args: RestoreArgs) -> agent::RestoreRequest {
+    agent::RestoreRequest {
+        target: args.target,
+        scope: args.scope,
+        paths: args.paths,
+    }
+}
+
+/// What a restore would do now: the files it changes (for the same diff view as approvals),
+/// those it cannot bring back and why, the turns the conversation loses.
+#[tauri::command]
+pub async fn restore_preview(
+    args: RestoreArgs,
+    app: tauri::AppHandle,
+    state: State<'_, AppState>,
+) -> CmdResult<RestorePreview> {
+    let live = live_session(&app, &state, &args.session).await?;
+    live.session
+        .preview_restore(restore_request(args))
+        .await
+        .map_err(session_error)
+}
+
+/// Brings the files, the conversation or both back to a checkpoint. The record says how to
+/// undo it (a restore to its `undo_checkpoint`); the window reloads the transcript after.
+#[tauri::command]
+pub async fn restore(
+    args: RestoreArgs,
+    app: tauri::AppHandle,
+    state: State<'_, AppState>,
+) -> CmdResult<RestoreRecord> {
+    let live = live_session(&app, &state, &args.session).await?;
+    let record = live
+        .session
+        .restore(restore_request(args))
+        .await
+        .map_err(session_error)?;
+    // The session list shows the restored conversation's state and cost.
+    lock(&app.state::<Sessions>().listed).clear();
+    Ok(record)
+}
+
 /// Runs one turn; its events arrive on `on_event`; resolves with how the turn ended.
 #[tauri::command]
 pub async fn send_message(
@@ -329,21 +389,8 @@ pub async fn send_message(
     if args.text.trim().is_empty() {
         return Err(invalid("The message is empty."));
     }
-    let header = header_of(&args.session)?;
-    let root = opened_root(&state, &header.project)?;
     let sessions = app.state::<Sessions>();
-    let live = match sessions.get(&args.session) {
-        Some(l) => l,
-        None => {
-            let app2 = app.clone();
-            let id = args.session.clone();
-            let live = blocking(move || start_live(&app2, &id, root)).await?;
-            lock(&sessions.live)
-                .entry(args.session.clone())
-                .or_insert(live)
-                .clone()
-        }
-    };
+    let live = live_session(&app, &state, &args.session).await?;
     live.session.set_mode(args.mode);
     *lock(&live.sink) = Some(on_event);
     let turn = match live.session.submit(&args.text) {

@@ -464,6 +464,77 @@ async fn auto_edit_changes_show_in_the_changes_panel_and_the_plan_in_the_task_li
     Ok(())
 }
 
+/// Undo: a turn edits a file and adds one; Undo on the last message (one click) brings both
+/// back, the Changes panel empties and the transcript says what was restored; the restore is
+/// undone in turn, and "Restore to here" previews the same restore with its diff.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_brings_the_last_turns_files_back_and_the_changes_panel_empties() -> TestResult {
+    let Some(s) = Scripted::start("app_undo_last_turn.json").await? else {
+        return Ok(());
+    };
+    let list = s.project.path().join("list.txt");
+    let before = std::fs::read_to_string(&list)?;
+    let app = s.launch(&[]).await?;
+    app.wait_for("[data-testid=mode-select]")
+        .await?
+        .click()
+        .await?;
+    app.wait_for("[data-testid=mode-select] option[value=auto_edit]")
+        .await?
+        .click()
+        .await?;
+    send(&app, "Spell out line 3").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "Spelled out line 3 and added NOTES.md.",
+    )
+    .await?;
+    app.wait_for("[data-testid=changes-tab]")
+        .await?
+        .click()
+        .await?;
+    app.wait_count("[data-testid=change-item]", 2).await?;
+    assert!(std::fs::read_to_string(&list)?.contains("line three"));
+    app.screenshot("undo-01-before").await?;
+
+    app.click("[data-testid=undo-button]").await?;
+    app.wait_for("[data-testid=restored]").await?;
+    app.wait_gone("[data-testid=change-item]").await?;
+    wait_content(
+        &app,
+        "[data-testid=changes-panel]",
+        "No files changed in this session yet.",
+    )
+    .await?;
+    assert_eq!(std::fs::read_to_string(&list)?, before);
+    assert!(!s.project.path().join("NOTES.md").exists());
+    // The conversation went back with the files: the message is gone from the transcript.
+    assert!(app.all("[data-testid=message-user]").await?.is_empty());
+    app.screenshot("undo-02-undone").await?;
+
+    // The restore is undone in turn: the turn's work and its message are back.
+    app.click("[data-testid=undo-restore]").await?;
+    app.wait_count("[data-testid=change-item]", 2).await?;
+    assert!(std::fs::read_to_string(&list)?.contains("line three"));
+    app.wait_for("[data-testid=message-user]").await?;
+
+    // "Restore to here" shows the same restore before it happens, file by file.
+    app.click("[data-testid=restore-button]").await?;
+    app.wait_for("[data-testid=restore-preview][data-ready=true]")
+        .await?;
+    app.wait_count("[data-testid=restore-file]", 2).await?;
+    app.wait_for("[data-testid=restore-diff] .cm-editor")
+        .await?;
+    app.screenshot("undo-03-restore-preview").await?;
+    app.click("[data-testid=restore-cancel]").await?;
+    app.wait_gone("[data-testid=restore-card]").await?;
+    assert!(std::fs::read_to_string(&list)?.contains("line three"));
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_five_thousand_message_session_opens_and_scrolls() -> TestResult {
     let Some(binary) = preflight() else {
@@ -485,6 +556,7 @@ async fn a_five_thousand_message_session_opens_and_scrolls() -> TestResult {
     for i in 0..2500 {
         log.append(&protocol::AgentEvent::UserMessage {
             text: format!("Question {i}"),
+            checkpoint: None,
         })?;
         log.append(&protocol::AgentEvent::AssistantMessage {
             message: protocol::Message {

@@ -182,7 +182,77 @@ export type FailureCode = "no_provider" | "auth" | "rate_limited" | "server_erro
 
 export type ApprovalAnswer = { "answer": "approve" } | { "answer": "approve_for_session", suggestion: number, } | { "answer": "approve_always", suggestion: number, } | { "answer": "deny", message: string | null, } | { "answer": "approve_partial", accepted_hunks: Array<number>, };
 
-export type AgentEvent = { "type": "user_message", text: string, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, 
+export type RestoreScope = "both" | "files_only" | "conversation_only";
+
+export type RestoreTarget = { "kind": "checkpoint", id: number, } | { "kind": "session_start" };
+
+export type NotRestorableReason = "outside_git" | "git_ignored" | "git_filter" | "too_large" | "not_tracked" | "folder_in_the_way" | "copy_missing" | "write_failed";
+
+export type NotRestorable = { path: string, reason: NotRestorableReason, };
+
+export type RestoreAction = "modify" | "create" | "delete";
+
+export type RestoreFile = { path: string, action: RestoreAction, 
+/**
+ * Its text now and as it will be, for the diff; None when there is no file, or for
+ * content that is not text (or too big to show).
+ */
+current: string | null, restored: string | null, 
+/**
+ * Not shown as text: not UTF-8, or too big.
+ */
+binary: boolean, added_lines: number, removed_lines: number, };
+
+export type RestorePreview = { checkpoint: number, 
+/**
+ * The turn (numbered from 1) that began at this checkpoint; None for one taken before a
+ * restore.
+ */
+turn: number | null, scope: RestoreScope, 
+/**
+ * Files that will change (empty for a conversation-only restore).
+ */
+files: Array<RestoreFile>, 
+/**
+ * Files changed since that will stay as they are, each with why.
+ */
+not_restorable: Array<NotRestorable>, 
+/**
+ * The project is a git repository: changes commands made come back too (git-ignored files
+ * do not). Outside one, only the tools' own writes do.
+ */
+git: boolean, 
+/**
+ * Turns the conversation loses (a conversation restore).
+ */
+turns_removed: number, 
+/**
+ * Background work the restore stops first (its titles).
+ */
+stops_tasks: Array<string>, };
+
+export type RestoreRecord = { checkpoint: number, turn: number | null, scope: RestoreScope, 
+/**
+ * The files it changed.
+ */
+files: Array<string>, not_restorable: Array<NotRestorable>, turns_removed: number, 
+/**
+ * The checkpoint taken just before it: restoring there, with the same scope, undoes it.
+ */
+undo_checkpoint: number, };
+
+export type RestoreArgs = { session: string, target: RestoreTarget, scope: RestoreScope, 
+/**
+ * Only these files (project-relative), for Revert file / Revert all; None: every file.
+ */
+paths: Array<string> | null, };
+
+export type AgentEvent = { "type": "user_message", text: string, 
+/**
+ * The checkpoint taken as the turn began: "Restore to here" goes back to it. None in
+ * logs from before checkpoints, or when it could not be taken.
+ */
+checkpoint?: number, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, 
 /**
  * How it ended (for the front ends; older logs lack it).
  */
@@ -202,7 +272,11 @@ cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "er
 /**
  * What contradicts the summary (older logs lack it; empty when nothing does).
  */
-warnings?: Array<DoneWarning>, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, } | { "type": "wake", reason: WakeReason, } | { "type": "skill_activated", name: string, origin: ExtensionOrigin, activation: SkillActivation, 
+warnings?: Array<DoneWarning>, } | { "type": "plan_updated", items: Array<PlanItem>, } | { "type": "approval_answered", id: string, answer: ApprovalAnswer, } | { "type": "turn_ended", outcome: TurnOutcome, } | { "type": "wake", reason: WakeReason, 
+/**
+ * The checkpoint taken as the turn began, as for a user's message.
+ */
+checkpoint?: number, } | { "type": "restored", record: RestoreRecord, } | { "type": "skill_activated", name: string, origin: ExtensionOrigin, activation: SkillActivation, 
 /**
  * Its tools, by the names the model calls them.
  */
@@ -665,6 +739,8 @@ export interface Commands {
   session_tasks: { args: SessionArgs; result: Array<BackgroundTask> };
   stop_task: { args: StopTaskArgs; result: Array<BackgroundTask> };
   session_changes: { args: SessionArgs; result: Array<SessionFileChange> };
+  restore_preview: { args: RestoreArgs; result: RestorePreview };
+  restore: { args: RestoreArgs; result: RestoreRecord };
   get_settings: { args: null; result: SettingsView };
   save_settings: { args: SaveSettingsArgs; result: SettingsView };
   set_api_key: { args: SetApiKeyArgs; result: SettingsView };

@@ -9,10 +9,25 @@ import type {
   ApprovalRequest,
   BackgroundTask,
   EngineError,
+  RestoreRecord,
+  RestoreScope,
+  RestoreTarget,
   SandboxStatus,
   SessionInfo,
 } from "./bindings";
 import { applyEvents, closeTurn, emptyTranscript, foldEvents, type Transcript } from "./transcript";
+
+/** A restore the user is looking at before it happens ("Restore to here", Revert). */
+export type RestoreAsk = {
+  target: RestoreTarget;
+  /** The scopes offered: all three for a turn, files only for a revert. */
+  scopes: RestoreScope[];
+  paths: string[] | null;
+  /** What the restore goes back to, in words ("when you asked “…”"). */
+  title: string;
+  /** The message the turn began with: back in the composer when the conversation goes back. */
+  text: string | null;
+};
 
 type SessionState = {
   root: string | null;
@@ -37,6 +52,13 @@ type SessionState = {
   changesVersion: number;
   /** Whether this computer sandboxes commands (asked once). */
   sandbox: SandboxStatus | null;
+  /** The restore being previewed, if any. */
+  restoreAsk: RestoreAsk | null;
+  /** A restore is being done (its buttons wait). */
+  restoring: boolean;
+  /** Text for the composer: a message a restore took out of the conversation (null: a
+   *  restore put it back, so the composer lets go of it). */
+  draft: { text: string | null; at: number } | null;
 
   setProject: (root: string) => void;
   refreshSessions: () => Promise<void>;
@@ -52,6 +74,10 @@ type SessionState = {
   stopTask: (task: string) => Promise<void>;
   setMode: (mode: Mode) => void;
   clearError: () => void;
+  askRestore: (ask: RestoreAsk | null) => void;
+  setDraft: (text: string | null) => void;
+  /** Restores the open session; true when it happened. */
+  restore: (target: RestoreTarget, scope: RestoreScope, paths: string[] | null) => Promise<RestoreRecord | null>;
 };
 
 const live = () => ({ now: Date.now(), live: true });
@@ -66,6 +92,9 @@ function fresh() {
     answered: {},
     tasks: [],
     tasksError: null,
+    restoreAsk: null,
+    restoring: false,
+    draft: null,
   };
 }
 
@@ -114,31 +143,9 @@ export const useSession = create<SessionState>((set, get) => ({
     const known = get().sessions.find((s) => s.id === id) ?? null;
     set({ ...fresh(), current: known, loading: true });
     try {
-      const loaded = await call("load_session", { session: id });
+      const loaded = await loadTranscript(id);
       if (get().current?.id !== id) return;
-      let transcript = foldEvents(loaded.events, { now: Date.now(), live: false });
-      // A turn cut short by a crash: its calls never finished, and the next message continues.
-      if (loaded.info.state === "interrupted") {
-        transcript = closeTurn(
-          transcript,
-          {
-            kind: "failed",
-            error: {
-              code: "stream_broken",
-              message: "Tandem closed before this turn finished. Send a message, or try again, to continue from here.",
-            },
-          },
-          { now: Date.now(), live: false },
-        );
-      }
-      // The session's totals come from Rust; live usage adds to them from here on.
-      transcript.session = {
-        ...transcript.session,
-        input_tokens: loaded.info.input_tokens,
-        output_tokens: loaded.info.output_tokens,
-        cost_usd: loaded.info.cost_usd,
-      };
-      set({ current: loaded.info, transcript, loading: false, warnings: loaded.warnings });
+      set({ current: loaded.info, transcript: loaded.transcript, loading: false, warnings: loaded.warnings });
       set((s) => ({ changesVersion: s.changesVersion + 1 }));
       void get().refreshTasks();
     } catch (err) {
@@ -174,6 +181,9 @@ export const useSession = create<SessionState>((set, get) => ({
 
   receive(session, events) {
     if (get().current?.id !== session) return;
+    // A restore's event is shown when the transcript is read again after it (see restore).
+    events = events.filter((e) => e.type !== "restored");
+    if (events.length === 0) return;
     const touched = events.some((e) => e.type === "tool_finished");
     // A call may ask a second question (run it outside the sandbox?): it is new, not answered.
     const asked = events.flatMap((e) => (e.type === "approval_needed" ? [e.request.id] : []));
@@ -261,7 +271,63 @@ export const useSession = create<SessionState>((set, get) => ({
   clearError() {
     set({ error: null });
   },
+
+  askRestore(ask) {
+    set({ restoreAsk: ask });
+  },
+
+  setDraft(text) {
+    set({ draft: { text, at: Date.now() } });
+  },
+
+  async restore(target, scope, paths) {
+    const id = get().current?.id;
+    if (!id || get().runningSession !== null || get().restoring) return null;
+    set({ restoring: true, error: null });
+    try {
+      const record = await call("restore", { session: id, target, scope, paths });
+      // The conversation may have gone back: read it again as the log now holds it.
+      const loaded = await loadTranscript(id);
+      if (get().current?.id === id) set({ current: loaded.info, transcript: loaded.transcript, warnings: loaded.warnings });
+      return record;
+    } catch (err) {
+      set({ error: `The restore did not happen: ${toAppError(err).message}` });
+      return null;
+    } finally {
+      set((s) => ({ restoring: false, restoreAsk: null, changesVersion: s.changesVersion + 1 }));
+      void get().refreshSessions();
+      void get().refreshTasks();
+    }
+  },
 }));
+
+/** A session's transcript as its log holds it now (the conversation as restores left it). */
+async function loadTranscript(id: string) {
+  const loaded = await call("load_session", { session: id });
+  let transcript = foldEvents(loaded.events, { now: Date.now(), live: false });
+  // A turn cut short by a crash: its calls never finished, and the next message continues.
+  if (loaded.info.state === "interrupted") {
+    transcript = closeTurn(
+      transcript,
+      {
+        kind: "failed",
+        error: {
+          code: "stream_broken",
+          message: "Tandem closed before this turn finished. Send a message, or try again, to continue from here.",
+        },
+      },
+      { now: Date.now(), live: false },
+    );
+  }
+  // The session's totals come from Rust; live usage adds to them from here on.
+  transcript.session = {
+    ...transcript.session,
+    input_tokens: loaded.info.input_tokens,
+    output_tokens: loaded.info.output_tokens,
+    cost_usd: loaded.info.cost_usd,
+  };
+  return { info: loaded.info, transcript, warnings: loaded.warnings };
+}
 
 type Start = { kind: "message"; text: string; mode: Mode } | { kind: "retry" };
 

@@ -10,6 +10,7 @@ import type {
   ExtensionOrigin,
   JsonValue,
   PlanItem,
+  RestoreRecord,
   SkillActivation,
   ToolOutcome,
   TurnOutcome,
@@ -56,13 +57,16 @@ export type SubagentItem = {
 };
 
 export type TranscriptItem =
-  | { kind: "user"; key: string; text: string }
+  /** `checkpoint`: where "Restore to here" goes back to (null: none was taken). */
+  | { kind: "user"; key: string; text: string; checkpoint: number | null }
   | { kind: "assistant"; key: string; text: string; streaming: boolean }
   | { kind: "thinking"; key: string; text: string; streaming: boolean }
   | ToolItem
   | SubagentItem
   | { kind: "wake"; key: string; reason: WakeReason }
   | { kind: "notice"; key: string; text: string }
+  /** The project (files, conversation or both) was brought back to a checkpoint. */
+  | { kind: "restored"; key: string; record: RestoreRecord }
   /** A skill became active for the task: its tools joined the agent's. */
   | { kind: "skill"; key: string; name: string; origin: ExtensionOrigin; activation: SkillActivation; tools: string[] }
   | { kind: "error"; key: string; error: EngineError }
@@ -228,7 +232,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
   switch (e.type) {
     case "user_message":
       endStreaming(s);
-      push(s, { kind: "user", text: e.text });
+      push(s, { kind: "user", text: e.text, checkpoint: e.checkpoint ?? null });
       s.turn = emptyTotals();
       s.turnOpen = true;
       break;
@@ -371,6 +375,9 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       break;
     case "notice":
       push(s, { kind: "notice", text: e.text });
+      break;
+    case "restored":
+      push(s, { kind: "restored", record: e.record });
       break;
     case "skill_activated":
       push(s, { kind: "skill", name: e.name, origin: e.origin, activation: e.activation, tools: e.tools });

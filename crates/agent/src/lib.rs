@@ -29,6 +29,8 @@ mod mcp_launch;
 mod policy_call;
 mod prompt;
 mod replay;
+mod restore;
+mod rewind;
 mod rule_files;
 pub mod sandboxing;
 mod session;
@@ -58,6 +60,10 @@ pub use launch::{
 pub use mcp_launch::{SandboxLauncher, machine_sandbox, mcp_hub};
 pub use policy_call::policy_call;
 pub use replay::replay_messages;
+pub use restore::{
+    OfflineSession, RestoreError, RestoreRequest, checkpoints_dir, last_restore, turn_checkpoint,
+};
+pub use rewind::{TurnStart, effective, turn_starts};
 pub use rule_files::{RuleFileError, remove_rule_from_file, rules_view};
 pub use session::{Events, Sandboxing, Session, SessionError, SessionOptions};
 pub use session_log::{

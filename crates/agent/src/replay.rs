@@ -12,6 +12,24 @@ const INTERRUPTED: &str = "The session was interrupted before this call finished
 
 /// The messages a logged session amounts to.
 pub fn replay_messages(entries: &[Entry<Value>]) -> Vec<Message> {
+    replay(entries).0
+}
+
+/// A user's text with the notes for the model put before it.
+pub(crate) fn with_notes(notes: &mut Vec<String>, text: &str) -> String {
+    if notes.is_empty() {
+        return text.to_string();
+    }
+    let mut out = std::mem::take(notes).join("\n\n");
+    out.push_str("\n\n");
+    out.push_str(text);
+    out
+}
+
+/// The messages, and notes for the model still waiting for the next message (a restore left
+/// the files and the conversation out of step).
+pub(crate) fn replay(entries: &[Entry<Value>]) -> (Vec<Message>, Vec<String>) {
+    let mut notes: Vec<String> = Vec::new();
     let mut messages: Vec<Message> = Vec::new();
     let mut pending_results: Vec<ContentBlock> = Vec::new();
     let flush = |messages: &mut Vec<Message>, pending: &mut Vec<ContentBlock>| {
@@ -28,7 +46,11 @@ pub fn replay_messages(entries: &[Entry<Value>]) -> Vec<Message> {
         match kind {
             Some("user_message") | Some("wake_message") => {
                 flush(&mut messages, &mut pending_results);
-                messages.push(Message::user_text(text("text")));
+                messages.push(Message::user_text(with_notes(&mut notes, text("text"))));
+                continue;
+            }
+            Some(crate::rewind::MODEL_NOTE) => {
+                notes.push(text("text").to_string());
                 continue;
             }
             Some("compaction") => {
@@ -67,7 +89,7 @@ pub fn replay_messages(entries: &[Entry<Value>]) -> Vec<Message> {
         }
     }
     flush(&mut messages, &mut pending_results);
-    answer_every_call(messages)
+    (answer_every_call(messages), notes)
 }
 
 /// Every tool call must be answered by the next message: a call without a result gets one

@@ -7,12 +7,15 @@
 use crate::approvals::{AnswerError, Approvals};
 use crate::event_sink::EventSink;
 use crate::failure::engine_error;
+use crate::restore::{RestoreError, RestoreRequest};
 use crate::session_log::{LogError, SessionHeader, SessionLog};
 use crate::subagents::{Kit, ProviderResolver};
 use crate::turn::{Agent, AgentConfig, ModeSwitch, SharedPolicy};
+use checkpoints::Checkpoints;
 use policy::{Mode, Policy};
 use protocol::{
-    AgentEvent, ApprovalAnswer, ApprovalRequest, FailureCode, SessionState, TurnOutcome, WakeReason,
+    AgentEvent, ApprovalAnswer, ApprovalRequest, FailureCode, RestorePreview, RestoreRecord,
+    SessionState, TurnOutcome, WakeReason,
 };
 use serde_json::Value;
 use std::path::PathBuf;
@@ -68,6 +71,8 @@ pub enum SessionError {
     Closed,
     #[error("{0}")]
     Task(String),
+    #[error(transparent)]
+    Restore(#[from] RestoreError),
 }
 
 impl SessionError {
@@ -77,9 +82,12 @@ impl SessionError {
             SessionError::Log(LogError::Busy(_)) => FailureCode::SessionBusy,
             SessionError::Log(_) => FailureCode::LogFailed,
             SessionError::Busy => FailureCode::SessionBusy,
-            SessionError::Answer(_) | SessionError::Closed | SessionError::Task(_) => {
-                FailureCode::Internal
-            }
+            SessionError::Restore(RestoreError::Log(LogError::Busy(_))) => FailureCode::SessionBusy,
+            SessionError::Restore(RestoreError::Log(_)) => FailureCode::LogFailed,
+            SessionError::Answer(_)
+            | SessionError::Closed
+            | SessionError::Task(_)
+            | SessionError::Restore(_) => FailureCode::Internal,
         }
     }
 }
@@ -88,6 +96,14 @@ enum Op {
     Turn {
         start: Start,
         done: oneshot::Sender<TurnOutcome>,
+    },
+    Preview {
+        request: RestoreRequest,
+        done: oneshot::Sender<Result<RestorePreview, SessionError>>,
+    },
+    Restore {
+        request: RestoreRequest,
+        done: oneshot::Sender<Result<RestoreRecord, SessionError>>,
     },
 }
 
@@ -102,6 +118,8 @@ struct Shared {
     closed: CancellationToken,
     /// Turns since the user last said something.
     automatic: AtomicU32,
+    /// The session's checkpoints, or why they cannot be kept.
+    checkpoints: Result<Arc<Checkpoints>, String>,
 }
 
 /// A handle on a session: cheap to clone; the session ends when the last handle is dropped.
@@ -145,22 +163,52 @@ impl Session {
             started_ms: crate::locations::now_ms(),
         };
         let log = SessionLog::create(&opts.sessions_dir, &header)?;
-        Ok(Self::start(opts, id, log, Vec::new(), header.started_ms))
+        let checkpoints = open_checkpoints(&opts, &id).map(|(c, _)| c);
+        Ok(Self::start(
+            opts,
+            id,
+            log,
+            (Vec::new(), Vec::new()),
+            header.started_ms,
+            checkpoints,
+        ))
     }
 
     /// Continues a session from its log (the conversation as the model last saw it).
     pub fn open(opts: SessionOptions, id: &str) -> Result<(Session, Events), SessionError> {
-        let (log, read) = SessionLog::reopen::<Value>(&opts.sessions_dir, id)?;
+        let (mut log, mut read) = SessionLog::reopen::<Value>(&opts.sessions_dir, id)?;
         for w in &read.warnings {
             tracing::warn!(session = id, "{w}");
         }
-        let messages = crate::replay::replay_messages(&read.entries);
+        let checkpoints = match open_checkpoints(&opts, id) {
+            Ok((cps, Some(recovered))) => {
+                // A restore a crash cut short: its files are finished; its log part now.
+                if let Some(done) = crate::restore::recovered(&read.entries, &recovered) {
+                    for line in &done.lines {
+                        log.append(line)?;
+                    }
+                    log.append(&AgentEvent::Restored {
+                        record: done.record,
+                    })?;
+                    log.sync()?;
+                    read = crate::session_log::read_session(log.path())?;
+                }
+                match cps.finish() {
+                    Ok(()) => Ok(cps),
+                    Err(e) => Err(e.to_string()),
+                }
+            }
+            Ok((cps, None)) => Ok(cps),
+            Err(e) => Err(e),
+        };
+        let conversation = crate::replay::replay(&crate::rewind::effective(&read.entries));
         Ok(Self::start(
             opts,
             id.to_string(),
             log,
-            messages,
+            conversation,
             read.header.started_ms,
+            checkpoints,
         ))
     }
 
@@ -168,11 +216,24 @@ impl Session {
         opts: SessionOptions,
         id: String,
         log: SessionLog,
-        messages: Vec<protocol::Message>,
+        (messages, notes): (Vec<protocol::Message>, Vec<String>),
         started_ms: u64,
+        checkpoints: Result<Arc<Checkpoints>, String>,
     ) -> (Session, Events) {
         let files_dir = opts.sessions_dir.join(&id);
         let mut toolbox = Toolbox::new(opts.root, files_dir.clone());
+        if let Ok(cps) = &checkpoints {
+            let keep = cps.clone();
+            toolbox.ws.set_before_write(Arc::new(move |path: &str| {
+                if let Err(e) = keep.before_write(path) {
+                    // The write goes ahead; only undoing it is lost.
+                    tracing::warn!(%e, path, "could not keep a file's content before a write");
+                }
+            }));
+            // Watching is set up off the hot path; the first checkpoint waits for it.
+            let watch = cps.clone();
+            tokio::task::spawn_blocking(move || watch.watch());
+        }
         toolbox.web.search = opts.web_search;
         crate::sandboxing::confine(&mut toolbox, &id, &files_dir);
         match opts.sandboxing {
@@ -204,6 +265,7 @@ impl Session {
             mode.clone(),
         );
         agent.messages = messages;
+        agent.notes = notes;
         agent.kit = Some(kit.clone());
         agent.extensions = opts.extensions;
         let shared = Arc::new(Shared {
@@ -215,6 +277,7 @@ impl Session {
             kit,
             closed: CancellationToken::new(),
             automatic: AtomicU32::new(0),
+            checkpoints,
         });
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
         tokio::spawn(drive(agent, ops_rx, shared.clone()));
@@ -263,6 +326,37 @@ impl Session {
     /// Runs a turn to its end.
     pub async fn run(&self, text: &str) -> Result<TurnOutcome, SessionError> {
         self.submit(text)?.await.map_err(|_| SessionError::Closed)
+    }
+
+    /// What restoring would do now, for the user to see before it happens. `Busy` while a turn
+    /// runs.
+    pub async fn preview_restore(
+        &self,
+        request: RestoreRequest,
+    ) -> Result<RestorePreview, SessionError> {
+        if self.shared.running.load(Ordering::SeqCst) {
+            return Err(SessionError::Busy);
+        }
+        let (done, rx) = oneshot::channel();
+        self.ops
+            .send(Op::Preview { request, done })
+            .map_err(|_| SessionError::Closed)?;
+        rx.await.map_err(|_| SessionError::Closed)?
+    }
+
+    /// Brings the files, the conversation or both back to a checkpoint; background work is
+    /// stopped first. The `restored` event it logs says how to undo it. `Busy` while a turn
+    /// runs.
+    pub async fn restore(&self, request: RestoreRequest) -> Result<RestoreRecord, SessionError> {
+        if self.shared.running.swap(true, Ordering::SeqCst) {
+            return Err(SessionError::Busy);
+        }
+        let (done, rx) = oneshot::channel();
+        if self.ops.send(Op::Restore { request, done }).is_err() {
+            self.shared.running.store(false, Ordering::SeqCst);
+            return Err(SessionError::Closed);
+        }
+        rx.await.map_err(|_| SessionError::Closed)?
     }
 
     /// Answers a question of any of the session's agents.
@@ -366,9 +460,19 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
             op = ops.recv() => match op {
                 Some(Op::Turn { start, done }) => {
                     let _running = Running(&shared.running);
+                    agent.turn_checkpoint = checkpoint(&mut agent, &shared).await;
                     let outcome = turn(&mut agent, &shared, start).await;
                     drop(_running);
                     let _ = done.send(outcome);
+                }
+                Some(Op::Preview { request, done }) => {
+                    let _ = done.send(preview(&agent, &shared, request).await);
+                }
+                Some(Op::Restore { request, done }) => {
+                    let _running = Running(&shared.running);
+                    let result = restore(&mut agent, &shared, request).await;
+                    drop(_running);
+                    let _ = done.send(result);
                 }
                 None => return,
             },
@@ -384,12 +488,137 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                 let _running = Running(&shared.running);
                 shared.automatic.fetch_add(1, Ordering::SeqCst);
                 let (reason, message) = wake_words(&event, &shared.tasks);
+                // Before the model's message is logged: going back to this turn takes it away.
+                agent.turn_checkpoint = checkpoint(&mut agent, &shared).await;
                 let _ = agent.log.append(&serde_json::json!({"type": "wake_message", "text": message}));
                 turn(&mut agent, &shared, Start::Wake(reason, message)).await;
             }
             () = shared.closed.cancelled() => return,
         }
     }
+}
+
+/// Opens the session's checkpoints (finishing a restore a crash cut short), or says why not.
+#[allow(clippy::type_complexity)]
+fn open_checkpoints(
+    opts: &SessionOptions,
+    id: &str,
+) -> Result<(Arc<Checkpoints>, Option<checkpoints::Restored>), String> {
+    let dir = crate::restore::checkpoints_dir(&opts.sessions_dir.join(id));
+    match Checkpoints::open(&dir, opts.root.path()) {
+        Ok((cps, recovered)) => Ok((Arc::new(cps), recovered)),
+        Err(e) => {
+            tracing::warn!(%e, session = id, "the session's checkpoints cannot be kept");
+            Err(e.to_string())
+        }
+    }
+}
+
+/// Takes the checkpoint a turn begins at. A turn without one still runs; the user is told it
+/// cannot be undone.
+async fn checkpoint(agent: &mut Agent, shared: &Shared) -> Option<u32> {
+    let cps = shared.checkpoints.as_ref().ok()?.clone();
+    let seq = agent.log.next_seq();
+    let taken = tokio::task::spawn_blocking(move || cps.checkpoint(seq))
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|r| r.map_err(|e| e.to_string()));
+    match taken {
+        Ok(id) => Some(id),
+        Err(e) => {
+            tracing::warn!(%e, "no checkpoint for this turn");
+            let _ = agent.emit(AgentEvent::Notice {
+                text: format!(
+                    "this turn cannot be undone: its checkpoint could not be taken ({e})"
+                ),
+            });
+            None
+        }
+    }
+}
+
+fn session_checkpoints(shared: &Shared) -> Result<Arc<Checkpoints>, SessionError> {
+    shared
+        .checkpoints
+        .clone()
+        .map_err(|e| RestoreError::Unavailable(e).into())
+}
+
+/// Background work still running, by title: a restore stops it first.
+fn running_tasks(shared: &Shared) -> Vec<String> {
+    shared
+        .tasks
+        .list(false)
+        .into_iter()
+        .filter(|t| t.state.is_running())
+        .map(|t| t.title)
+        .collect()
+}
+
+async fn preview(
+    agent: &Agent,
+    shared: &Shared,
+    request: RestoreRequest,
+) -> Result<RestorePreview, SessionError> {
+    let cps = session_checkpoints(shared)?;
+    let entries = crate::session_log::read_session::<Value>(agent.log.path())?.entries;
+    let tasks = running_tasks(shared);
+    tokio::task::spawn_blocking(move || crate::restore::preview(&cps, &entries, &request, tasks))
+        .await
+        .map_err(|e| SessionError::Task(e.to_string()))?
+        .map_err(SessionError::from)
+}
+
+/// How long a restore waits for stopped background commands to end before writing files.
+const TASKS_END_WAIT: Duration = Duration::from_secs(7);
+
+async fn restore(
+    agent: &mut Agent,
+    shared: &Shared,
+    request: RestoreRequest,
+) -> Result<RestoreRecord, SessionError> {
+    let cps = session_checkpoints(shared)?;
+    // Nothing may write while files are put back.
+    shared.kit.stop_named();
+    shared.tasks.stop_all();
+    let deadline = tokio::time::Instant::now() + TASKS_END_WAIT;
+    while !running_tasks(shared).is_empty() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let entries = crate::session_log::read_session::<Value>(agent.log.path())?.entries;
+    let seq = agent.log.next_seq();
+    let scope = request.scope;
+    let cps2 = cps.clone();
+    let done = tokio::task::spawn_blocking(move || {
+        crate::restore::restore_files(&cps2, &entries, &request, seq)
+    })
+    .await
+    .map_err(|e| SessionError::Task(e.to_string()))??;
+    for line in &done.lines {
+        agent.log.append(line)?;
+    }
+    agent
+        .emit(AgentEvent::Restored {
+            record: done.record.clone(),
+        })
+        .map_err(|e| SessionError::Task(e.to_string()))?;
+    agent.log.sync()?;
+    if let Err(e) = cps.finish() {
+        tracing::warn!(%e, "the restore's journal could not be removed");
+    }
+    if scope.conversation() {
+        let entries = crate::session_log::read_session::<Value>(agent.log.path())?.entries;
+        let (messages, notes) = crate::replay::replay(&crate::rewind::effective(&entries));
+        agent.messages = messages;
+        agent.notes = notes;
+        agent.recent_calls.clear();
+    } else if let Some(note) = done.note {
+        agent.notes.push(note);
+    }
+    if scope.files() {
+        agent.toolbox.cache.clear();
+    }
+    Ok(done.record)
 }
 
 /// Marks the session idle when a turn ends, however it ends (even by a panic in the engine,

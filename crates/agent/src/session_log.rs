@@ -258,6 +258,11 @@ impl SessionLog {
         &self.path
     }
 
+    /// The sequence number the next event gets: a position in the conversation.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
     /// Appends one event (flushed to the OS; see [`SessionLog::sync`] for the disk).
     pub fn append<E: Serialize>(&mut self, event: &E) -> Result<u64, LogError> {
         let seq = self.next_seq;

@@ -5,12 +5,12 @@ use crate::session_log::{LogError, SessionRead, SessionSummary, read_session};
 use protocol::{AgentEvent, SessionInfo, SessionState, SessionTranscript, TurnOutcome};
 use serde_json::Value;
 
-/// The events of a log a transcript shows (the log also holds policy decisions and compaction
-/// records, which are for the engine).
+/// The events of a log a transcript shows: the conversation as restores left it (the log also
+/// holds policy decisions and compaction records, which are for the engine).
 pub fn transcript_events(read: &SessionRead<Value>) -> Vec<AgentEvent> {
-    read.entries
-        .iter()
-        .filter_map(|e| serde_json::from_value::<AgentEvent>(e.event.clone()).ok())
+    crate::rewind::effective(&read.entries)
+        .into_iter()
+        .filter_map(|e| serde_json::from_value::<AgentEvent>(e.event).ok())
         .collect()
 }
 
@@ -49,7 +49,13 @@ pub fn session_info(
     live: Option<SessionState>,
 ) -> SessionInfo {
     let (mut input, mut output, mut cost, mut priced) = (0u64, 0u64, 0.0f64, true);
-    for e in events {
+    // Every reply paid for counts, also those of turns a restore took out of the conversation.
+    let paid = read
+        .entries
+        .iter()
+        .filter(|e| e.event.get("type").and_then(Value::as_str) == Some("usage"))
+        .filter_map(|e| serde_json::from_value::<AgentEvent>(e.event.clone()).ok());
+    for e in paid {
         if let AgentEvent::Usage { usage, cost_usd } = e {
             input += u64::from(usage.input_tokens);
             output += u64::from(usage.output_tokens);
@@ -116,7 +122,10 @@ mod tests {
     use super::*;
 
     fn user() -> AgentEvent {
-        AgentEvent::UserMessage { text: "t".into() }
+        AgentEvent::UserMessage {
+            text: "t".into(),
+            checkpoint: None,
+        }
     }
     fn ended(outcome: TurnOutcome) -> AgentEvent {
         AgentEvent::TurnEnded { outcome }

@@ -229,6 +229,10 @@ pub struct Agent {
     pub(crate) changed_files: BTreeSet<String>,
     /// What a task_done's summary is checked against.
     pub(crate) record: crate::claims::WorkRecord,
+    /// Words for the model before the next message it reads (after a restore).
+    pub(crate) notes: Vec<String>,
+    /// The checkpoint the next turn began at: its first event carries it.
+    pub(crate) turn_checkpoint: Option<u32>,
     /// Skills and MCP servers the session may use.
     pub(crate) extensions: crate::extensions::Extensions,
     /// The skills active for the task at hand.
@@ -306,6 +310,8 @@ impl Agent {
             instructions: None,
             changed_files: BTreeSet::new(),
             record: crate::claims::WorkRecord::default(),
+            notes: Vec::new(),
+            turn_checkpoint: None,
             extensions: crate::extensions::Extensions::none(),
             active: crate::active_skills::ActiveSkills::default(),
         }
@@ -380,8 +386,10 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> TurnOutcome {
         let result = async {
-            self.emit(AgentEvent::Wake { reason })?;
-            self.messages.push(Message::user_text(message));
+            let checkpoint = self.turn_checkpoint.take();
+            self.emit(AgentEvent::Wake { reason, checkpoint })?;
+            let text = crate::replay::with_notes(&mut self.notes, message);
+            self.messages.push(Message::user_text(text));
             self.run_loop(cancel).await
         }
         .await;
@@ -392,8 +400,10 @@ impl Agent {
     /// any results are already in it), without a new message.
     pub async fn run_retry(&mut self, cancel: &CancellationToken) -> TurnOutcome {
         let result = async {
+            let checkpoint = self.turn_checkpoint.take();
             self.emit(AgentEvent::Wake {
                 reason: WakeReason::Retry,
+                checkpoint,
             })?;
             let ends_with_reply = self.messages.last().is_some_and(|m| {
                 m.role == Role::Assistant
@@ -403,7 +413,8 @@ impl Agent {
                         .any(|b| matches!(b, ContentBlock::ToolUse { .. }))
             });
             if self.messages.is_empty() || ends_with_reply {
-                self.messages.push(Message::user_text("Please continue."));
+                let text = crate::replay::with_notes(&mut self.notes, "Please continue.");
+                self.messages.push(Message::user_text(text));
             }
             self.run_loop(cancel).await
         }
@@ -453,9 +464,12 @@ impl Agent {
         task: &str,
         cancel: &CancellationToken,
     ) -> Result<Outcome, AgentError> {
-        self.messages.push(Message::user_text(task));
+        let text = crate::replay::with_notes(&mut self.notes, task);
+        self.messages.push(Message::user_text(text));
+        let checkpoint = self.turn_checkpoint.take();
         self.emit(AgentEvent::UserMessage {
             text: task.to_string(),
+            checkpoint,
         })?;
         self.activate_for_task(task)?;
         self.run_loop(cancel).await

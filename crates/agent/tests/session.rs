@@ -204,7 +204,7 @@ async fn two_named_agents_talk_and_the_parent_hears_both_reports() {
         "the reviewer's report"
     );
     for e in h.events() {
-        if let AgentEvent::Wake { reason } = e {
+        if let AgentEvent::Wake { reason, .. } = e {
             assert!(
                 matches!(reason, WakeReason::TaskFinished { state, .. } if state == "reported")
             );
@@ -341,7 +341,7 @@ async fn a_finished_background_command_and_a_wake_up_wake_the_agent() {
         .events()
         .into_iter()
         .filter_map(|e| match e {
-            AgentEvent::Wake { reason } => Some(reason),
+            AgentEvent::Wake { reason, .. } => Some(reason),
             _ => None,
         })
         .collect();

@@ -6,6 +6,7 @@
 
 mod extensions_cmd;
 mod policy_cmd;
+mod restore_cmd;
 mod run_cmd;
 mod sandbox_cmd;
 mod tool_cmd;
@@ -35,6 +36,8 @@ enum Command {
     Sessions(run_cmd::SessionsArgs),
     /// Print one session's log.
     Show(run_cmd::ShowArgs),
+    /// Bring a session's project back to how it was when a turn began.
+    Restore(restore_cmd::RestoreArgs),
     /// The project's skills, their triggers and tools; broken ones reported (exit 1).
     Skills(extensions_cmd::SkillsArgs),
     /// The project's MCP servers.
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::run(*args),
         Command::Sessions(args) => run_cmd::sessions(args),
         Command::Show(args) => run_cmd::show(args),
+        Command::Restore(args) => restore_cmd::run(args),
         Command::Sandbox { command } => sandbox_cmd::run(command),
         Command::Skills(args) => extensions_cmd::skills(args),
         Command::Mcp { command } => extensions_cmd::mcp(command),

@@ -250,7 +250,7 @@ fn print_plain(e: &AgentEvent, agent: &str) {
         } => {
             println!("{tag}⇠ sub-agent {a} ended after {steps} steps, {tokens} tokens: {report}");
         }
-        AgentEvent::Wake { reason } => {
+        AgentEvent::Wake { reason, .. } => {
             let why = match reason {
                 protocol::WakeReason::TaskFinished { task, title, state } => {
                     format!("{task} ({title}) {state}")
@@ -286,6 +286,9 @@ fn print_plain(e: &AgentEvent, agent: &str) {
             println!("{tag}{}{shown}", if *is_error { "✗ " } else { "" });
         }
         AgentEvent::Notice { text } => eprintln!("{tag}note: {text}"),
+        AgentEvent::Restored { record } => {
+            println!("\n{tag}↺ restored {} file(s)", record.files.len())
+        }
         AgentEvent::SkillActivated { name, tools, .. } => eprintln!(
             "{tag}Skill {name} activated{}",
             if tools.is_empty() {
@@ -528,31 +531,49 @@ pub struct ShowArgs {
     json: bool,
 }
 
-/// One line per turn: what the user (or a wake-up) asked, and how it ended.
-fn turns(entries: &[agent::Entry<Value>]) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
+/// A turn as `show` lists it: what the user (or a wake-up) asked, how it ended, its checkpoint,
+/// and whether a restore took it out of the conversation.
+struct TurnLine {
+    asked: String,
+    ended: String,
+    checkpoint: Option<u32>,
+    in_conversation: bool,
+}
+
+/// One line per turn, numbered as `tandem-cli restore --to` takes them.
+fn turns(entries: &[agent::Entry<Value>]) -> Vec<TurnLine> {
+    let starts = agent::turn_starts(entries);
+    let mut out: Vec<TurnLine> = Vec::new();
+    let mut next = starts.iter().peekable();
     for e in entries {
-        match serde_json::from_value::<AgentEvent>(e.event.clone()) {
-            Ok(AgentEvent::UserMessage { text }) => out.push((
-                text.lines().next().unwrap_or("").chars().take(80).collect(),
-                "cut short".into(),
-            )),
-            Ok(AgentEvent::Wake { reason }) => out.push((
-                match reason {
+        if next.peek().is_some_and(|t| t.seq == e.seq) {
+            let Some(t) = next.next() else { break };
+            let asked = match &t.event {
+                AgentEvent::UserMessage { text, .. } => {
+                    text.lines().next().unwrap_or("").chars().take(80).collect()
+                }
+                AgentEvent::Wake { reason, .. } => match reason {
                     protocol::WakeReason::TaskFinished { task, state, .. } => {
                         format!("(woken: {task} {state})")
                     }
                     protocol::WakeReason::Timer { .. } => "(woken: wake-up)".into(),
                     protocol::WakeReason::Retry => "(tried again)".into(),
                 },
-                "cut short".into(),
-            )),
-            Ok(AgentEvent::TurnEnded { outcome }) => {
-                if let Some(last) = out.last_mut() {
-                    last.1 = outcome_words(&outcome);
-                }
-            }
-            _ => {}
+                _ => String::new(),
+            };
+            out.push(TurnLine {
+                asked,
+                ended: "cut short".into(),
+                checkpoint: t.checkpoint,
+                in_conversation: t.in_conversation,
+            });
+            continue;
+        }
+        if let Ok(AgentEvent::TurnEnded { outcome }) =
+            serde_json::from_value::<AgentEvent>(e.event.clone())
+            && let Some(last) = out.last_mut()
+        {
+            last.ended = outcome_words(&outcome);
         }
     }
     out
@@ -664,8 +685,46 @@ pub fn show(a: ShowArgs) -> Result<ExitCode> {
         read.header.id, read.header.project, read.header.task
     );
     println!("turns:");
-    for (i, (asked, ended)) in turns(&read.entries).iter().enumerate() {
-        println!("  {}. {asked} — {ended}", i + 1);
+    for (i, t) in turns(&read.entries).iter().enumerate() {
+        let checkpoint = match t.checkpoint {
+            Some(c) => format!("checkpoint {c}"),
+            None => "no checkpoint".into(),
+        };
+        let undone = if t.in_conversation {
+            ""
+        } else {
+            " (taken out of the conversation by a restore)"
+        };
+        println!(
+            "  {}. {} — {} — {checkpoint}{undone}",
+            i + 1,
+            t.asked,
+            t.ended
+        );
+    }
+    let restores: Vec<protocol::RestoreRecord> = read
+        .entries
+        .iter()
+        .filter_map(
+            |e| match serde_json::from_value::<AgentEvent>(e.event.clone()) {
+                Ok(AgentEvent::Restored { record }) => Some(record),
+                _ => None,
+            },
+        )
+        .collect();
+    if !restores.is_empty() {
+        println!("restores:");
+        for r in restores {
+            let to = match r.turn {
+                Some(n) => format!("turn {n}"),
+                None => format!("checkpoint {}", r.checkpoint),
+            };
+            println!(
+                "  to {to} — {} file(s) — undone by restoring to checkpoint {}",
+                r.files.len(),
+                r.undo_checkpoint
+            );
+        }
     }
     // Sub-agents: those the session's own agent started are in its log; their own children
     // and background agents' ends are in the sub-agents' logs.
@@ -675,9 +734,9 @@ pub fn show(a: ShowArgs) -> Result<ExitCode> {
         if let Ok(child) = read_session::<Value>(&agents_dir.join(format!("{}.jsonl", r.id))) {
             let ended = turns(&child.entries);
             if r.state == "running or cut short"
-                && let Some((_, last)) = ended.last()
+                && let Some(last) = ended.last()
             {
-                r.state = last.clone();
+                r.state = last.ended.clone();
             }
         }
     }

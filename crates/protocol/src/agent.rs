@@ -178,6 +178,11 @@ pub enum AgentEvent {
     /// The user's message that starts a turn.
     UserMessage {
         text: String,
+        /// The checkpoint taken as the turn began: "Restore to here" goes back to it. None in
+        /// logs from before checkpoints, or when it could not be taken.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        checkpoint: Option<u32>,
     },
     StepStarted {
         step: u32,
@@ -251,6 +256,14 @@ pub enum AgentEvent {
     /// A turn starts without a message from the user: something the agent waited for happened.
     Wake {
         reason: WakeReason,
+        /// The checkpoint taken as the turn began, as for a user's message.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        checkpoint: Option<u32>,
+    },
+    /// The project (files, conversation or both) was brought back to a checkpoint.
+    Restored {
+        record: crate::RestoreRecord,
     },
     /// A skill became active for this task: its tools join the catalog and its instructions
     /// the system prompt until the next task.

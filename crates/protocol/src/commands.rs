@@ -165,6 +165,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("session_tasks", "SessionArgs", "Array<BackgroundTask>"),
     ("stop_task", "StopTaskArgs", "Array<BackgroundTask>"),
     ("session_changes", "SessionArgs", "Array<SessionFileChange>"),
+    ("restore_preview", "RestoreArgs", "RestorePreview"),
+    ("restore", "RestoreArgs", "RestoreRecord"),
     ("get_settings", "null", "SettingsView"),
     ("save_settings", "SaveSettingsArgs", "SettingsView"),
     ("set_api_key", "SetApiKeyArgs", "SettingsView"),

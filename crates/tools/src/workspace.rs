@@ -75,8 +75,13 @@ impl DiffTotals {
     }
 }
 
+/// Called with a file's project-relative path just before the tools write it: the session's
+/// checkpoints keep what it held, so the write can be undone.
+pub type BeforeWrite = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
+
 pub struct Workspace {
     root: ProjectRoot,
+    before_write: Option<BeforeWrite>,
     seen: Mutex<HashMap<PathBuf, Stamp>>,
     diff: Mutex<DiffTotals>,
     /// Lines changed since the commit HEAD was at when counting (re)started.
@@ -87,6 +92,7 @@ impl Workspace {
     pub fn new(root: ProjectRoot) -> Self {
         Workspace {
             root,
+            before_write: None,
             seen: Mutex::new(HashMap::new()),
             diff: Mutex::new(DiffTotals::default()),
             uncommitted: Mutex::new((None, DiffTotals::default())),
@@ -95,6 +101,17 @@ impl Workspace {
 
     pub fn root(&self) -> &ProjectRoot {
         &self.root
+    }
+
+    /// Has `hook` called before every write the tools make.
+    pub fn set_before_write(&mut self, hook: BeforeWrite) {
+        self.before_write = Some(hook);
+    }
+
+    pub(crate) fn before_write(&self, path: &str) {
+        if let Some(hook) = &self.before_write {
+            hook(path);
+        }
     }
 
     /// Keeps the files `is_secret` names out of every search of this workspace.

@@ -124,6 +124,7 @@ pub fn apply_planned(ws: &Workspace, planned: &Planned, content: &str) -> ToolRe
     let real = &planned.real;
     // Errors name the path as the model gave it, never where the project sits on this machine.
     let shown = std::path::Path::new(&planned.path);
+    ws.before_write(&planned.path);
     if let Some(parent) = real.parent() {
         std::fs::create_dir_all(parent).map_err(|e| ToolError::io(shown, e))?;
     }

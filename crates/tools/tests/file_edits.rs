@@ -295,6 +295,35 @@ fn each_edit_is_a_hunk_of_its_own_and_merges_alone() {
     );
 }
 
+/// The session's checkpoints keep what a file held before the tools change it: the hook runs
+/// before every write and edit, with the file still as it was, and only for writes that happen.
+#[test]
+fn the_before_write_hook_sees_each_file_as_it_was() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = ProjectRoot::open(dir.path()).expect("open");
+    let real = root.path().to_path_buf();
+    let mut ws = Workspace::new(root);
+    // Each write's path, with what the file held when the hook ran.
+    type Seen = Vec<(String, Option<String>)>;
+    let seen: Arc<Mutex<Seen>> = Arc::default();
+    let seen2 = seen.clone();
+    ws.set_before_write(Arc::new(move |path: &str| {
+        let now = fs::read_to_string(real.join(path)).ok();
+        seen2.lock().expect("lock").push((path.to_string(), now));
+    }));
+    write(&ws, "src/new.txt", "one\n").expect("write");
+    edit(&ws, "src/new.txt", &[("one", "two")]).expect("edit");
+    assert!(edit(&ws, "src/new.txt", &[("absent", "x")]).is_err());
+    assert_eq!(
+        *seen.lock().expect("lock"),
+        [
+            ("src/new.txt".to_string(), None),
+            ("src/new.txt".to_string(), Some("one\n".to_string())),
+        ]
+    );
+}
+
 /// Qwen2.5-Coder-1.5B, asked to fix `add`, sent `return a - b` — which `sub` has too — and
 /// took "include more surrounding lines" for "add a line to the file". The error now names the
 /// lines and gives, for each, the arguments that change only it, which the retry below copies.

@@ -13,6 +13,17 @@ export function ChangesPanel() {
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [layout, setLayout] = useState<DiffLayout>("unified");
+  const askRestore = useSession((s) => s.askRestore);
+  const idle = useSession((s) => s.runningSession === null && !s.restoring);
+  // Back to how the file was before the session changed it, previewed first.
+  const revert = (paths: string[] | null) =>
+    askRestore({
+      target: { kind: "session_start" },
+      scopes: ["files_only"],
+      paths,
+      title: paths?.length === 1 ? `${paths[0]} as it was before this session` : "every file as it was before this session",
+      text: null,
+    });
 
   useEffect(() => {
     if (!sessionId) return;
@@ -43,6 +54,20 @@ export function ChangesPanel() {
       )}
       {list.length === 0 && !error && <p className="muted panel-empty">No files changed in this session yet.</p>}
       {list.length > 0 && (
+        <div className="panel-toolbar changes-toolbar">
+          <span className="muted">{list.length === 1 ? "1 file changed" : `${list.length} files changed`}</span>
+          <span className="spacer" />
+          <button
+            data-testid="revert-all"
+            disabled={!idle}
+            onClick={() => revert(null)}
+            title="Bring every file back to how it was before this session (previewed first)"
+          >
+            Revert all
+          </button>
+        </div>
+      )}
+      {list.length > 0 && (
         <ul className="change-list">
           {list.map((c) => (
             <li key={c.path}>
@@ -67,6 +92,14 @@ export function ChangesPanel() {
           <div className="diff-toolbar">
             <span className="diff-path">{chosen.path}</span>
             <span className="spacer" />
+            <button
+              data-testid="revert-file"
+              disabled={!idle}
+              onClick={() => revert([chosen.path])}
+              title="Bring this file back to how it was before this session (previewed first)"
+            >
+              Revert file
+            </button>
             <div className="segmented" role="group" aria-label="Diff layout">
               <button aria-pressed={layout === "unified"} onClick={() => setLayout("unified")}>
                 Unified

@@ -1,5 +1,5 @@
 // Where the user writes to the agent: Enter sends, Shift+Enter starts a new line.
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { pendingApprovals, useSession } from "../session";
 import { CostMeter } from "./CostMeter";
 import { ModeSelect } from "./ModeSelect";
@@ -14,6 +14,18 @@ export function Composer() {
   const clearError = useSession((s) => s.clearError);
   const [sending, setSending] = useState(false);
   const input = useRef<HTMLTextAreaElement>(null);
+  // A message a restore took out of the conversation comes back here, unless something is
+  // being written already.
+  const draft = useSession((s) => s.draft);
+  const lastDraft = useRef<string | null>(null);
+  useEffect(() => {
+    if (!draft) return;
+    const previous = lastDraft.current;
+    lastDraft.current = draft.text;
+    const text = draft.text;
+    // null: the restore was undone and the message is back in the conversation.
+    setText((t) => (text === null ? (t === previous ? "" : t) : t.trim() === "" ? text : t));
+  }, [draft]);
   // While a question waits, the composer gives its room to the approval card.
   const waiting = useSession((s) => s.current !== null && s.runningSession === s.current.id && pendingApprovals(s).length > 0);
   const running = runningSession !== null;

@@ -8,6 +8,7 @@ import { FileViewer } from "./FileViewer";
 import { SessionList } from "./SessionList";
 import { Transcript } from "./Transcript";
 import { ApprovalCard } from "./ApprovalCard";
+import { RestoreCard } from "./RestoreCard";
 import { Composer } from "./Composer";
 import { TaskList } from "./TaskList";
 import { ChangesPanel } from "./ChangesPanel";
@@ -177,6 +178,7 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
             </div>
           )}
           <Transcript />
+          <RestoreCard />
           <ApprovalCard />
           <Composer />
         </main>

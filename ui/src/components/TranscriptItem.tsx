@@ -2,6 +2,8 @@
 import { memo } from "react";
 import type { TurnOutcome, WakeReason } from "../bindings";
 import type { TranscriptItem as Item } from "../transcript";
+import { reasonWords, restoredText } from "../restore";
+import { useSession } from "../session";
 import { DoneSummary } from "./DoneSummary";
 import { ErrorNote } from "./ErrorNote";
 import { Markdown } from "./lazy";
@@ -41,11 +43,9 @@ function outcomeText(o: TurnOutcome): { text: string; tone: "muted" | "warn" | "
 export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Item }) {
   switch (item.kind) {
     case "user":
-      return (
-        <div className="msg user" data-testid="message-user">
-          <div className="bubble">{item.text}</div>
-        </div>
-      );
+      return <UserMessage item={item} />;
+    case "restored":
+      return <Restored item={item} />;
     case "assistant":
       return (
         <div className={item.streaming ? "msg assistant streaming" : "msg assistant"} data-testid="message-assistant">
@@ -104,3 +104,107 @@ export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Ite
     }
   }
 });
+
+type UserItem = Extract<Item, { kind: "user" }>;
+
+/** The key of the last message of the user's, which has Undo. */
+function lastUserKey(items: Item[]): string | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i];
+    if (it?.kind === "user") return it.key;
+  }
+  return null;
+}
+
+/** Words for what a message's turn began with, for the restore card's title. */
+function quoted(text: string): string {
+  const line = text.split("\n")[0] ?? "";
+  return line.length > 60 ? `${line.slice(0, 60)}…` : line;
+}
+
+/** A message of the user's, with "Restore to here" (and Undo on the last one). */
+function UserMessage({ item }: { item: UserItem }) {
+  const isLast = useSession((s) => lastUserKey(s.transcript.items) === item.key);
+  const idle = useSession((s) => s.runningSession === null && !s.restoring && s.current !== null);
+  const askRestore = useSession((s) => s.askRestore);
+  const restore = useSession((s) => s.restore);
+  const setDraft = useSession((s) => s.setDraft);
+  const checkpoint = item.checkpoint;
+  return (
+    <div className="msg user" data-testid="message-user">
+      {checkpoint !== null && (
+        <div className={isLast ? "msg-actions last" : "msg-actions"} data-testid="message-actions">
+          {isLast && (
+            <button
+              className="link-button"
+              data-testid="undo-button"
+              disabled={!idle}
+              onClick={() =>
+                void restore({ kind: "checkpoint", id: checkpoint }, "both", null).then((r) => r && setDraft(item.text))
+              }
+              title="Undo this turn: the files and the conversation go back to before it (the undo can be undone)"
+            >
+              ↶ Undo
+            </button>
+          )}
+          <button
+            className="link-button"
+            data-testid="restore-button"
+            disabled={!idle}
+            onClick={() =>
+              askRestore({
+                target: { kind: "checkpoint", id: checkpoint },
+                scopes: ["both", "files_only", "conversation_only"],
+                paths: null,
+                title: `before “${quoted(item.text)}”`,
+                text: item.text,
+              })
+            }
+            title="Bring back the files, the conversation or both as they were when you sent this"
+          >
+            Restore to here…
+          </button>
+        </div>
+      )}
+      <div className="bubble">{item.text}</div>
+    </div>
+  );
+}
+
+/** A restore that happened, with the way to undo it. */
+function Restored({ item }: { item: Extract<Item, { kind: "restored" }> }) {
+  const idle = useSession((s) => s.runningSession === null && !s.restoring && s.current !== null);
+  const restore = useSession((s) => s.restore);
+  const setDraft = useSession((s) => s.setDraft);
+  const r = item.record;
+  return (
+    <div className="restored-note" data-testid="restored" data-scope={r.scope}>
+      <div className="restored-line">
+        <span aria-hidden>↺</span>
+        <span>{restoredText(r)}</span>
+        <button
+          className="link-button"
+          data-testid="undo-restore"
+          disabled={!idle}
+          onClick={() =>
+            void restore({ kind: "checkpoint", id: r.undo_checkpoint }, r.scope, null).then(
+              (done) => done && r.scope !== "files_only" && setDraft(null),
+            )
+          }
+          title="Put back what this restore changed"
+        >
+          Undo this restore
+        </button>
+      </div>
+      {r.not_restorable.length > 0 && (
+        <ul className="muted restored-kept">
+          {r.not_restorable.map((n) => (
+            <li key={n.path}>
+              <code>{n.path}</code> stays as it is: {reasonWords(n.reason)}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -13,6 +13,9 @@ import type {
   McpView,
   ProviderModels,
   RecentProject,
+  RestoreArgs,
+  RestorePreview,
+  RestoreRecord,
   RuleKey,
   RulesView,
   SandboxStatus,
@@ -65,6 +68,10 @@ export type FakeAgent = {
   mcp?: McpView | McpView[];
   /** Called when a turn starts; the test drives it. */
   onTurn?: (turn: FakeTurn) => void;
+  /** What restore_preview answers. */
+  restorePreview?: (args: RestoreArgs) => RestorePreview;
+  /** What restore does: its record, and the session's transcript after it. */
+  restore?: (args: RestoreArgs) => { record: RestoreRecord; transcript: SessionTranscript };
 };
 
 export function entry(path: string, kind: "file" | "dir", git: FileEntry["git"] = null): FileEntry {
@@ -373,6 +380,17 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         return agent.sandbox ?? { sandboxed: true, summary: "Commands run in a sandbox." };
       case "session_changes":
         return agent.changes ?? [];
+      case "restore_preview": {
+        if (!agent.restorePreview) throw new Error("no restore preview scripted");
+        return agent.restorePreview(args as unknown as RestoreArgs);
+      }
+      case "restore": {
+        if (!agent.restore) throw new Error("no restore scripted");
+        const a = args as unknown as RestoreArgs;
+        const done = agent.restore(a);
+        agent.transcripts = { ...agent.transcripts, [a.session]: done.transcript };
+        return done.record;
+      }
       case "plugin:opener|open_url":
         return null;
       default:

@@ -1,0 +1,161 @@
+//! `tandem-cli show` numbers the turns with their checkpoints, and `tandem-cli restore ID --to
+//! N [--files-only|--conversation-only] [--dry-run]` brings the project back to how it was when
+//! turn N began, against the scripted model server.
+
+use model_server::{Scenario, ScriptedServer};
+use std::path::{Path, PathBuf};
+
+fn scenario(name: &str) -> Scenario {
+    Scenario::load(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/scenarios")
+            .join(name),
+    )
+    .expect("scenario")
+}
+
+async fn cli(data: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
+        .args(args)
+        .env("TANDEM_DATA_DIR", data)
+        .env("XDG_CONFIG_HOME", data.join("config"))
+        .env("ANTHROPIC_API_KEY", "scripted-key")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .expect("run tandem-cli");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git")
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn read(dir: &Path, rel: &str) -> Option<String> {
+    std::fs::read_to_string(dir.join(rel)).ok()
+}
+
+#[tokio::test]
+async fn restore_brings_back_each_turn_and_undoes_itself() {
+    let project = tempfile::tempdir().expect("tempdir");
+    let root = project.path();
+    std::fs::write(root.join("keep.txt"), "keep me\n").expect("write");
+    git(root, &["init", "-q"]);
+    git(root, &["add", "."]);
+    git(root, &["commit", "-qm", "start"]);
+    let data = tempfile::tempdir().expect("tempdir");
+    let server = ScriptedServer::start(scenario("cli_restore_two_turns.json"))
+        .await
+        .expect("server");
+    let project_arg = root.display().to_string();
+    let base = [
+        "run",
+        "--project",
+        &project_arg,
+        "--provider",
+        "anthropic",
+        "--base-url",
+        server.base_url(),
+        "--model",
+        "scripted-model",
+        "--approve",
+        "all",
+    ];
+    let (code, _, err) = cli(data.path(), &[&base[..], &["Write the note"]].concat()).await;
+    assert_eq!(code, 0, "{err}");
+    let id = err
+        .lines()
+        .find_map(|l| l.strip_prefix("session: "))
+        .expect("the session's id")
+        .to_string();
+    let (code, _, err) = cli(
+        data.path(),
+        &[&base[..], &["--session", &id, "Change it with sed"]].concat(),
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    assert_eq!(read(root, "note.txt").as_deref(), Some("two\n"));
+    assert_eq!(read(root, "keep.txt"), None);
+
+    let (code, shown, _) = cli(data.path(), &["show", &id]).await;
+    assert_eq!(code, 0);
+    assert!(
+        shown.contains("  1. Write the note — done — checkpoint 0\n")
+            && shown.contains("  2. Change it with sed — done — checkpoint 1\n"),
+        "{shown}"
+    );
+
+    // A dry run says what would change and changes nothing.
+    let (code, out, err) = cli(data.path(), &["restore", &id, "--to", "2", "--dry-run"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("modify  note.txt") && out.contains("create  keep.txt"),
+        "{out}"
+    );
+    assert!(out.contains("the conversation loses 1 turn"), "{out}");
+    assert_eq!(read(root, "note.txt").as_deref(), Some("two\n"));
+
+    // Files only, to turn 2: the command's edit and deletion come back; undone, they are gone.
+    let (code, out, err) = cli(data.path(), &["restore", &id, "--to", "2", "--files-only"]).await;
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(read(root, "note.txt").as_deref(), Some("one\n"));
+    assert_eq!(read(root, "keep.txt").as_deref(), Some("keep me\n"));
+    let (code, _, err) = cli(data.path(), &["restore", &id, "--undo"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(read(root, "note.txt").as_deref(), Some("two\n"));
+    assert_eq!(read(root, "keep.txt"), None);
+
+    // The session's start, files and conversation: the note is gone, both turns leave the
+    // conversation.
+    let (code, _, err) = cli(data.path(), &["restore", &id, "--to", "1"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(read(root, "note.txt"), None);
+    assert_eq!(read(root, "keep.txt").as_deref(), Some("keep me\n"));
+    let (_, shown, _) = cli(data.path(), &["show", &id]).await;
+    assert!(
+        shown.contains("(taken out of the conversation by a restore)"),
+        "{shown}"
+    );
+
+    // Conversation only: the files stay as they are.
+    let (code, _, err) = cli(data.path(), &["restore", &id, "--undo"]).await;
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = cli(
+        data.path(),
+        &["restore", &id, "--to", "2", "--conversation-only"],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(read(root, "note.txt").as_deref(), Some("two\n"));
+
+    // A turn that does not exist is a usage error.
+    let (code, _, err) = cli(data.path(), &["restore", &id, "--to", "9"]).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("there is no turn 9"), "{err}");
+    let (code, _, _) = cli(
+        data.path(),
+        &[
+            "restore",
+            &id,
+            "--to",
+            "1",
+            "--files-only",
+            "--conversation-only",
+        ],
+    )
+    .await;
+    assert_eq!(code, 2);
+}

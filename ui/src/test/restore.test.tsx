@@ -1,0 +1,194 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { act, cleanup, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { clearMocks } from "@tauri-apps/api/mocks";
+import { App } from "../App";
+import { useApp } from "../store";
+import { useSession } from "../session";
+import { emptyTranscript } from "../transcript";
+import type { AgentEvent, RestoreArgs, RestorePreview, RestoreRecord } from "../bindings";
+import { entry, installFakeBackend, sessionInfo, text, type Call, type FakeAgent, type FakeProject, type FakeTurn } from "./fakeBackend";
+
+const project: FakeProject = {
+  startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
+  folders: { "": [entry("README.md", "file")] },
+  files: { "README.md": text("README.md", ["# Demo"]) },
+};
+
+beforeEach(() => {
+  useApp.setState({ screen: { kind: "loading" }, folders: {}, expanded: {}, selected: null, openFile: null, panel: "tasks" });
+  useSession.setState({
+    root: null,
+    sessions: [],
+    current: null,
+    transcript: emptyTranscript(),
+    runningSession: null,
+    answered: {},
+    tasks: [],
+    error: null,
+    loading: false,
+    warnings: [],
+    restoreAsk: null,
+    restoring: false,
+    draft: null,
+  });
+});
+afterEach(() => {
+  cleanup();
+  clearMocks();
+});
+
+const record = (over: Partial<RestoreRecord> = {}): RestoreRecord => ({
+  checkpoint: 1,
+  turn: 2,
+  scope: "both",
+  files: ["src/a.rs"],
+  not_restorable: [],
+  turns_removed: 1,
+  undo_checkpoint: 7,
+  ...over,
+});
+
+const preview = (args: RestoreArgs): RestorePreview => ({
+  checkpoint: args.target.kind === "checkpoint" ? args.target.id : 0,
+  turn: 1,
+  scope: args.scope,
+  files:
+    args.scope === "conversation_only"
+      ? []
+      : [
+          {
+            path: "src/a.rs",
+            action: "modify",
+            current: "fn a() { broken }\n",
+            restored: "fn a() {}\n",
+            binary: false,
+            added_lines: 1,
+            removed_lines: 1,
+          },
+          { path: "src/new.rs", action: "delete", current: "new\n", restored: null, binary: false, added_lines: 0, removed_lines: 1 },
+        ],
+  not_restorable: args.scope === "conversation_only" ? [] : [{ path: "target/", reason: "git_ignored" }],
+  git: true,
+  turns_removed: args.scope === "files_only" ? 0 : 2,
+  stops_tasks: [],
+});
+
+function restores(calls: Call[], cmd = "restore"): RestoreArgs[] {
+  return calls.filter((c) => c.cmd === cmd).map((c) => (c.payload as { args: RestoreArgs }).args);
+}
+
+/** Two finished turns, each begun at a checkpoint. */
+async function twoTurns(agent: FakeAgent) {
+  let turn: FakeTurn | null = null;
+  const calls = installFakeBackend(project, { ...agent, onTurn: (t) => (turn = t) });
+  const user = userEvent.setup();
+  render(<App />);
+  const input = await screen.findByTestId("composer-input");
+  const events = (n: number, text: string): AgentEvent[] => [
+    { type: "user_message", text, checkpoint: n },
+    { type: "tool_finished", id: `w${n}`, name: "write_file", output: "ok", is_error: false },
+    { type: "turn_ended", outcome: { kind: "ended" } },
+  ];
+  for (const [n, words] of [
+    [0, "Write a"],
+    [1, "Now break it"],
+  ] as const) {
+    turn = null;
+    await user.type(input, `${words}{Enter}`);
+    await waitFor(() => expect(turn).not.toBeNull());
+    const t = turn as unknown as FakeTurn;
+    act(() => t.push(events(n, words)));
+    act(() => t.end());
+    await waitFor(() => expect(useSession.getState().runningSession).toBeNull());
+  }
+  return { calls, user };
+}
+
+describe("undo and restore", () => {
+  it("has Undo on the last message only, restores files and conversation in one click, and undoes the restore", async () => {
+    const after = (r: RestoreRecord, events: AgentEvent[]) => ({
+      record: r,
+      transcript: { info: sessionInfo("new-1"), events, warnings: [] },
+    });
+    const first: AgentEvent = { type: "user_message", text: "Write a", checkpoint: 0 };
+    const { calls, user } = await twoTurns({
+      restore: (a) =>
+        a.target.kind === "checkpoint" && a.target.id === 1
+          ? after(record(), [first, { type: "restored", record: record() }])
+          : after(record({ checkpoint: 7, turn: null }), [first, { type: "user_message", text: "Now break it", checkpoint: 1 }]),
+    });
+    const messages = screen.getAllByTestId("message-user");
+    expect(messages).toHaveLength(2);
+    expect(within(messages[0]!).queryByTestId("undo-button")).toBeNull();
+    expect(within(messages[0]!).getByTestId("restore-button")).toBeEnabled();
+    await user.click(within(messages[1]!).getByTestId("undo-button"));
+    await waitFor(() => expect(restores(calls)).toHaveLength(1));
+    // One click, nothing to confirm: the restore itself is the way back.
+    expect(restores(calls)[0]).toEqual({ session: "new-1", target: { kind: "checkpoint", id: 1 }, scope: "both", paths: null });
+    expect(restores(calls, "restore_preview")).toHaveLength(0);
+    const note = await screen.findByTestId("restored");
+    expect(note).toHaveTextContent("Restored the files and the conversation to when turn 2 began: 1 file changed back, 1 turn left the conversation.");
+    expect(screen.getAllByTestId("message-user")).toHaveLength(1);
+    // The undone message is back in the composer, to send again or change.
+    expect(screen.getByTestId("composer-input")).toHaveValue("Now break it");
+    await user.click(within(note).getByTestId("undo-restore"));
+    await waitFor(() => expect(restores(calls)).toHaveLength(2));
+    expect(restores(calls)[1]).toEqual({ session: "new-1", target: { kind: "checkpoint", id: 7 }, scope: "both", paths: null });
+    await waitFor(() => expect(screen.getAllByTestId("message-user")).toHaveLength(2));
+    // The message is in the conversation again: the composer lets go of it.
+    expect(screen.getByTestId("composer-input")).toHaveValue("");
+  });
+
+  it("previews a restore to any message with the three choices, the files in a diff and what stays, then restores", async () => {
+    const { calls, user } = await twoTurns({
+      restorePreview: preview,
+      restore: () => ({ record: record({ scope: "files_only" }), transcript: { info: sessionInfo("new-1"), events: [], warnings: [] } }),
+    });
+    await user.click(within(screen.getAllByTestId("message-user")[0]!).getByTestId("restore-button"));
+    const card = await screen.findByTestId("restore-card");
+    await waitFor(() => expect(within(card).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
+    expect(restores(calls, "restore_preview")[0]).toEqual({ session: "new-1", target: { kind: "checkpoint", id: 0 }, scope: "both", paths: null });
+    expect(within(card).getAllByTestId("restore-file").map((f) => f.getAttribute("data-action"))).toEqual(["modify", "delete"]);
+    await waitFor(() => expect(within(card).getByTestId("restore-diff").querySelector(".cm-editor")).toHaveTextContent("fn a() {}"));
+    expect(within(card).getByTestId("restore-not-restorable")).toHaveTextContent("target/ — git ignores it");
+    expect(within(card).getByTestId("restore-turns")).toHaveTextContent("2 turns leave it");
+    expect(restores(calls)).toHaveLength(0);
+
+    await user.click(within(card).getByTestId("restore-scope-conversation_only"));
+    await waitFor(() => expect(within(card).queryAllByTestId("restore-file")).toHaveLength(0));
+    await user.click(within(card).getByTestId("restore-scope-files_only"));
+    await waitFor(() => expect(within(card).getAllByTestId("restore-file")).toHaveLength(2));
+    expect(within(card).queryByTestId("restore-turns")).toBeNull();
+    await user.click(within(card).getByTestId("restore-confirm"));
+    await waitFor(() => expect(restores(calls)).toHaveLength(1));
+    expect(restores(calls)[0]?.scope).toBe("files_only");
+    await waitFor(() => expect(screen.queryByTestId("restore-card")).toBeNull());
+  });
+
+  it("reverts one file or all of them from the Changes panel, previewed as a restore to the session's start", async () => {
+    const { calls, user } = await twoTurns({
+      changes: [{ path: "src/a.rs", before: "fn a() {}\n", after: "fn a() { broken }\n", added_lines: 1, removed_lines: 1 }],
+      restorePreview: preview,
+      restore: () => ({ record: record({ scope: "files_only" }), transcript: { info: sessionInfo("new-1"), events: [], warnings: [] } }),
+    });
+    await user.click(screen.getByTestId("changes-tab"));
+    await user.click(await screen.findByTestId("revert-file"));
+    const card = await screen.findByTestId("restore-card");
+    expect(within(card).queryByTestId("restore-scope-both")).toBeNull();
+    await waitFor(() =>
+      expect(restores(calls, "restore_preview")[0]).toEqual({
+        session: "new-1",
+        target: { kind: "session_start" },
+        scope: "files_only",
+        paths: ["src/a.rs"],
+      }),
+    );
+    await user.click(within(card).getByTestId("restore-cancel"));
+    expect(screen.queryByTestId("restore-card")).toBeNull();
+    await user.click(screen.getByTestId("revert-all"));
+    await user.click(within(await screen.findByTestId("restore-card")).getByTestId("restore-confirm"));
+    await waitFor(() => expect(restores(calls)).toHaveLength(1));
+    expect(restores(calls)[0]).toEqual({ session: "new-1", target: { kind: "session_start" }, scope: "files_only", paths: null });
+  });
+});
