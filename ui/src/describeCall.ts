@@ -1,4 +1,5 @@
-// A tool call's title in plain words: "Edit src/main.rs", "Run `cargo test`".
+// A tool call's title in plain words: "Edit src/main.rs", "Run cargo test" (the command shown
+// as code: as parts, so the window draws code as code instead of printing backticks).
 import type { JsonValue } from "./bindings";
 
 type Input = { [key: string]: JsonValue | undefined };
@@ -13,9 +14,8 @@ function firstLine(text: string, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-function quoted(text: string, max = 80): string {
-  return `\`${firstLine(text, max)}\``;
-}
+/** One piece of a title: words, or code (a command, a pattern) the window sets in monospace. */
+export type TitlePart = { text: string; code?: boolean };
 
 /** Turns `snake_case` into "Snake case"; an outside tool `server__tool` into "Tool (server)". */
 export function plainToolName(name: string): string {
@@ -25,8 +25,36 @@ export function plainToolName(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-export function describeCall(name: string, rawInput: JsonValue): string {
+/** The title as parts: what the window shows. */
+export function describeCallParts(name: string, rawInput: JsonValue): TitlePart[] {
   const input: Input = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? rawInput : {};
+  const path = str(input, "path");
+  switch (name) {
+    case "search_codebase": {
+      const pattern = str(input, "pattern");
+      const where = path && path !== "." ? ` in ${path}` : "";
+      return pattern
+        ? [{ text: "Search for " }, { text: firstLine(pattern, 60), code: true }, { text: where }]
+        : [{ text: "Search the code" }];
+    }
+    case "run_command": {
+      const command = str(input, "command");
+      const bg = input.background === true ? " in the background" : "";
+      return command ? [{ text: "Run " }, { text: firstLine(command), code: true }, { text: bg }] : [{ text: "Run a command" }];
+    }
+    default:
+      return [{ text: plainTitle(name, input) }];
+  }
+}
+
+/** The title as one line of text (code between backticks), for tooltips and the log. */
+export function describeCall(name: string, rawInput: JsonValue): string {
+  return describeCallParts(name, rawInput)
+    .map((p) => (p.code ? `\`${p.text}\`` : p.text))
+    .join("");
+}
+
+function plainTitle(name: string, input: Input): string {
   const path = str(input, "path");
   switch (name) {
     case "read_file":
@@ -37,16 +65,6 @@ export function describeCall(name: string, rawInput: JsonValue): string {
       return path ? `Edit ${path}` : "Edit a file";
     case "list_files":
       return path && path !== "." ? `List files in ${path}` : "List files in the project";
-    case "search_codebase": {
-      const pattern = str(input, "pattern");
-      const where = path && path !== "." ? ` in ${path}` : "";
-      return pattern ? `Search for ${quoted(pattern, 60)}${where}` : "Search the code";
-    }
-    case "run_command": {
-      const command = str(input, "command");
-      const bg = input.background === true ? " in the background" : "";
-      return command ? `Run ${quoted(command)}${bg}` : "Run a command";
-    }
     case "task_list":
       return "List background tasks";
     case "task_poll": {
@@ -88,7 +106,7 @@ export function describeCall(name: string, rawInput: JsonValue): string {
     }
     case "web_search": {
       const query = str(input, "query");
-      return query ? `Search the web for ${quoted(query, 60)}` : "Search the web";
+      return query ? `Search the web for “${firstLine(query, 60)}”` : "Search the web";
     }
     case "update_plan":
       return "Update the plan";

@@ -4,7 +4,8 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import type { ApprovalAnswer, ApprovalRequest, Confinement } from "../bindings";
 import { useSession } from "../session";
 import { answerForHunks, approveLabel } from "../approval";
-import { describeCall, plainToolName } from "../describeCall";
+import { plainToolName } from "../describeCall";
+import { CallTitle } from "./CallTitle";
 import { DiffReview } from "./DiffReview";
 
 export function ApprovalCard() {
@@ -164,7 +165,9 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
               Asked by the sub-agent “{request.agent}”
             </span>
           )}
-          <span className="approval-call">{describeCall(request.tool, request.input)}</span>
+          <span className="approval-call">
+            <CallTitle name={request.tool} input={request.input} />
+          </span>
         </div>
         <span className="muted key-hints">
           <span>

@@ -3,7 +3,7 @@
 import { createContext, memo, useContext, useEffect, useState } from "react";
 import type { Confinement } from "../bindings";
 import type { ToolItem, ToolStatus } from "../transcript";
-import { describeCall } from "../describeCall";
+import { CallTitle } from "./CallTitle";
 import { formatDuration } from "../format";
 import { ToolOutput } from "./ToolOutput";
 
@@ -90,7 +90,6 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
     memo.set(item.key, v);
     setChosen(v);
   };
-  const title = describeCall(item.name, item.input);
   const ticking = item.status === "running" && item.startedMs !== null;
   const lines = output === "" ? 0 : output.split("\n").length;
   return (
@@ -109,7 +108,9 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
         title={output ? (open ? "Hide the result" : "Show the result") : undefined}
       >
         <span className={`tool-icon ${isReport(item) ? "reported" : item.status}`} aria-hidden />
-        <span className="tool-title">{title}</span>
+        <span className="tool-title">
+          <CallTitle name={item.name} input={item.input} />
+        </span>
         {/* A denied or refused call never ran: where it would have run no longer matters. */}
         {item.confinement && item.status !== "denied" && <ConfinementBadge confinement={item.confinement} />}
         <span className="tool-status" data-testid="tool-status" data-exit-code={item.exitCode ?? undefined}>

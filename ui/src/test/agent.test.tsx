@@ -133,7 +133,10 @@ describe("a turn", () => {
     expect(code).toHaveAttribute("data-lang", "rust");
     expect(code).toHaveTextContent("fn main() {}");
     const card = screen.getByTestId("tool-card");
-    expect(card).toHaveTextContent("Run `cargo test`");
+    // The command is set as code, never printed between backticks.
+    expect(card).toHaveTextContent("Run cargo test");
+    expect(card.textContent).not.toContain("`");
+    expect(card.querySelector(".tool-title code")).toHaveTextContent(/^cargo test$/);
     expect(card).toHaveAttribute("data-status", "running");
     expect(screen.getByTestId("cost-turn")).toHaveTextContent("1.2k in · 300 out · $0.01");
 
