@@ -361,7 +361,7 @@ offset: number | null, limit: number | null, };
 
 export type TurnOutcome = { "kind": "done", summary: string, } | { "kind": "ended" } | { "kind": "paused", reason: string, } | { "kind": "step_limit" } | { "kind": "budget_spent", used: number, } | { "kind": "cancelled" } | { "kind": "failed", error: EngineError, };
 
-export type SessionState = "running" | "waiting" | "done" | "ended" | "stopped" | "failed" | "interrupted";
+export type SessionState = "running" | "waiting" | "done" | "done_with_warnings" | "ended" | "stopped" | "failed" | "interrupted";
 
 export type Mode = "read_only" | "ask" | "auto_edit" | "full_auto";
 

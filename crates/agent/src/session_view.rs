@@ -22,11 +22,18 @@ pub fn session_state(events: &[AgentEvent], live: Option<SessionState>) -> Sessi
         return s;
     }
     let mut state = SessionState::Ended;
+    // Whether the turn's task_done was contradicted (its warnings come before turn_ended).
+    let mut contradicted = false;
     for e in events {
         match e {
-            AgentEvent::UserMessage { .. } => state = SessionState::Interrupted,
+            AgentEvent::UserMessage { .. } => {
+                state = SessionState::Interrupted;
+                contradicted = false;
+            }
+            AgentEvent::Done { warnings, .. } => contradicted = !warnings.is_empty(),
             AgentEvent::TurnEnded { outcome } => {
                 state = match outcome {
+                    TurnOutcome::Done { .. } if contradicted => SessionState::DoneWithWarnings,
                     TurnOutcome::Done { .. } => SessionState::Done,
                     TurnOutcome::Cancelled => SessionState::Stopped,
                     TurnOutcome::Failed { .. } => SessionState::Failed,
@@ -129,6 +136,47 @@ mod tests {
     }
     fn ended(outcome: TurnOutcome) -> AgentEvent {
         AgentEvent::TurnEnded { outcome }
+    }
+
+    /// The list said "Done" for a task_done that a failed test run contradicted.
+    #[test]
+    fn a_contradicted_task_done_is_done_with_warnings_until_the_next_turn() {
+        let said_done = |warnings: Vec<protocol::DoneWarning>| AgentEvent::Done {
+            summary: "Fixed.".into(),
+            warnings,
+        };
+        let done = ended(TurnOutcome::Done {
+            summary: "Fixed.".into(),
+        });
+        let failed = protocol::DoneWarning::CheckFailed {
+            command: "cargo test".into(),
+            exit_code: Some(101),
+        };
+        assert_eq!(
+            session_state(
+                &[user(), said_done(vec![failed.clone()]), done.clone()],
+                None
+            ),
+            SessionState::DoneWithWarnings
+        );
+        assert_eq!(
+            session_state(&[user(), said_done(vec![]), done.clone()], None),
+            SessionState::Done
+        );
+        assert_eq!(
+            session_state(
+                &[
+                    user(),
+                    said_done(vec![failed]),
+                    done.clone(),
+                    user(),
+                    said_done(vec![]),
+                    done
+                ],
+                None
+            ),
+            SessionState::Done
+        );
     }
 
     #[test]

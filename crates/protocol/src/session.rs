@@ -104,6 +104,9 @@ pub enum SessionState {
     /// A turn is waiting for the user's approval.
     Waiting,
     Done,
+    /// The agent called task_done, but what it saw contradicts its summary (a command failed
+    /// after its last change, an edit was rejected…): the user should check.
+    DoneWithWarnings,
     /// The last turn ended without task_done, was paused or hit a limit: continue it.
     Ended,
     Stopped,

@@ -7,6 +7,7 @@ const STATE_LABEL: Record<SessionState, string> = {
   running: "Running",
   waiting: "Waiting for you",
   done: "Done",
+  done_with_warnings: "Done — check it",
   ended: "Ended",
   stopped: "Stopped",
   failed: "Failed",

@@ -590,7 +590,7 @@ describe("sessions", () => {
   it("lists sessions, reopens one and continues in it", async () => {
     let turn: FakeTurn | null = null;
     const calls = installFakeBackend(project, {
-      sessions: [old, sessionInfo("s2", { title: "Older", state: "done" })],
+      sessions: [old, sessionInfo("s2", { title: "Older", state: "done_with_warnings" })],
       transcripts: { s1: { info: old, events, warnings: [] } },
       onTurn: (t) => (turn = t),
     });
@@ -598,6 +598,8 @@ describe("sessions", () => {
     render(<App />);
     const list = await screen.findByTestId("session-list");
     await waitFor(() => expect(within(list).getAllByTestId("session-item")).toHaveLength(2));
+    // A task_done its own checks contradicted is not listed as plain "Done".
+    expect(within(list).getAllByTestId("session-item")[1]).toHaveTextContent("Done — check it");
     const first = within(list).getAllByTestId("session-item")[0]!;
     expect(first).toHaveTextContent("Add a flag");
     expect(first).toHaveTextContent("Interrupted — resumable");
