@@ -264,7 +264,12 @@ confinement?: Confinement,
 /**
  * For commands that finished: their exit code.
  */
-exit_code?: number, } | { "type": "usage", usage: Usage, 
+exit_code?: number, 
+/**
+ * For a command that went on in the background: its task, so a front end can show
+ * how it ended later.
+ */
+task?: string, } | { "type": "usage", usage: Usage, 
 /**
  * This call's cost, when the model's price is known.
  */

@@ -36,6 +36,8 @@ export type ToolItem = {
   confinement: Confinement | null;
   /** For commands that finished: their exit code. */
   exitCode: number | null;
+  /** For a command that went on in the background: its task, to show how it ended. */
+  task: string | null;
 };
 
 export type SubagentStatus = "running" | "done" | "stopped" | "failed";
@@ -220,6 +222,7 @@ function ensureTool(s: Transcript, id: string, name: string, input: JsonValue, o
     answer: null,
     confinement: null,
     exitCode: null,
+    task: null,
   });
 }
 
@@ -365,6 +368,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
         output: e.output,
         confinement: e.confinement ?? t.confinement,
         exitCode: e.exit_code ?? null,
+        task: e.task ?? null,
         endedMs: opts.live ? opts.now : null,
         status: t.status === "denied" ? "denied" : statusOf(e.outcome, e.is_error),
       }));

@@ -134,26 +134,27 @@ impl Agent {
                 return Ok(Some(r));
             }
         };
-        let (exit_code, outcome) =
-            match serde_json::from_value::<tools::CommandOutcome>(out.structured) {
-                Ok(tools::CommandOutcome::Finished {
+        let ran = serde_json::from_value::<tools::CommandOutcome>(out.structured);
+        let task = crate::tool_call::background_task(ran.as_ref().ok());
+        let (exit_code, outcome) = match ran {
+            Ok(tools::CommandOutcome::Finished {
+                exit_code,
+                timed_out,
+                ..
+            }) => {
+                let ok = exit_code == Some(0) && !timed_out;
+                (
                     exit_code,
-                    timed_out,
-                    ..
-                }) => {
-                    let ok = exit_code == Some(0) && !timed_out;
-                    (
-                        exit_code,
-                        if ok {
-                            ToolOutcome::Ok
-                        } else {
-                            ToolOutcome::Failed
-                        },
-                    )
-                }
-                Ok(tools::CommandOutcome::Background { .. }) => (None, ToolOutcome::Background),
-                Err(_) => (None, ToolOutcome::Ok),
-            };
+                    if ok {
+                        ToolOutcome::Ok
+                    } else {
+                        ToolOutcome::Failed
+                    },
+                )
+            }
+            Ok(tools::CommandOutcome::Background { .. }) => (None, ToolOutcome::Background),
+            Err(_) => (None, ToolOutcome::Ok),
+        };
         Ok(Some(ToolReply {
             text: format!("[ran: {command}]\n{}", out.text),
             is_error: false,
@@ -161,6 +162,7 @@ impl Agent {
             confinement: Some(confinement),
             exit_code,
             image: None,
+            task,
         }))
     }
 

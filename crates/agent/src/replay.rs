@@ -186,6 +186,7 @@ mod tests {
             outcome: None,
             confinement: None,
             exit_code: None,
+            task: None,
         })
         .expect("json")
     }

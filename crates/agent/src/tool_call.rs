@@ -418,6 +418,7 @@ impl Agent {
             .and_then(Value::as_str)
             .unwrap_or_default();
         let finished = serde_json::from_value::<tools::CommandOutcome>(out.structured.clone()).ok();
+        let task = background_task(finished.as_ref());
         let (exit_code, denial, outcome) = match finished {
             Some(tools::CommandOutcome::Finished {
                 exit_code,
@@ -445,6 +446,7 @@ impl Agent {
             confinement: Some(confinement),
             exit_code,
             image: None,
+            task,
         };
         let Some(denial) = denial.filter(|_| mode != Mode::ReadOnly) else {
             return Ok(Some(sandboxed_reply));
@@ -479,29 +481,29 @@ impl Agent {
                 }
                 Ok(Some(match again {
                     Ok(out) => {
-                        let (exit_code, outcome) =
-                            match serde_json::from_value::<tools::CommandOutcome>(
-                                out.structured.clone(),
-                            ) {
-                                Ok(tools::CommandOutcome::Finished {
-                                    exit_code,
-                                    timed_out,
-                                    ..
-                                }) => {
-                                    let passed = exit_code == Some(0) && !timed_out;
-                                    self.record.ran(command, exit_code, passed);
-                                    let outcome = if passed {
-                                        ToolOutcome::Ok
-                                    } else {
-                                        ToolOutcome::Failed
-                                    };
-                                    (exit_code, outcome)
-                                }
-                                Ok(tools::CommandOutcome::Background { .. }) => {
-                                    (None, ToolOutcome::Background)
-                                }
-                                Err(_) => (None, ToolOutcome::Ok),
-                            };
+                        let ran =
+                            serde_json::from_value::<tools::CommandOutcome>(out.structured.clone());
+                        let task = background_task(ran.as_ref().ok());
+                        let (exit_code, outcome) = match ran {
+                            Ok(tools::CommandOutcome::Finished {
+                                exit_code,
+                                timed_out,
+                                ..
+                            }) => {
+                                let passed = exit_code == Some(0) && !timed_out;
+                                self.record.ran(command, exit_code, passed);
+                                let outcome = if passed {
+                                    ToolOutcome::Ok
+                                } else {
+                                    ToolOutcome::Failed
+                                };
+                                (exit_code, outcome)
+                            }
+                            Ok(tools::CommandOutcome::Background { .. }) => {
+                                (None, ToolOutcome::Background)
+                            }
+                            Err(_) => (None, ToolOutcome::Ok),
+                        };
                         ToolReply {
                             text: format!(
                                 "The sandbox stopped the first run ({}); the user approved running it once outside the sandbox. Its result:\n{}",
@@ -512,6 +514,7 @@ impl Agent {
                             confinement: Some(outside),
                             exit_code,
                             image: None,
+                            task,
                         }
                     }
                     Err(e) => {
@@ -642,4 +645,12 @@ pub(crate) fn commands_in(command: &str) -> Vec<String> {
                 .join(" ")
         })
         .collect()
+}
+
+/// The task a command that went on in the background became, if it did.
+pub(crate) fn background_task(outcome: Option<&tools::CommandOutcome>) -> Option<String> {
+    match outcome {
+        Some(tools::CommandOutcome::Background { task_id, .. }) => Some(task_id.clone()),
+        _ => None,
+    }
 }

@@ -164,6 +164,8 @@ pub(crate) struct ToolReply {
     pub exit_code: Option<i32>,
     /// A picture the tool read (read_file of an image): its path, media type and base64.
     pub image: Option<(String, String, String)>,
+    /// For a command that went on in the background: its task's id.
+    pub task: Option<String>,
 }
 
 impl ToolReply {
@@ -175,6 +177,7 @@ impl ToolReply {
             confinement: None,
             exit_code: None,
             image: None,
+            task: None,
         }
     }
 
@@ -186,6 +189,7 @@ impl ToolReply {
             confinement: None,
             exit_code: None,
             image: None,
+            task: None,
         }
     }
 
@@ -672,6 +676,7 @@ impl Agent {
                             outcome: Some(ToolOutcome::Stopped),
                             confinement: None,
                             exit_code: None,
+                            task: None,
                         })?;
                         results.push(ContentBlock::ToolResult {
                             tool_use_id: i,
@@ -724,6 +729,7 @@ impl Agent {
                     outcome: Some(reply.outcome),
                     confinement: reply.confinement,
                     exit_code: reply.exit_code,
+                    task: reply.task.clone(),
                 })?;
                 results.push(ContentBlock::ToolResult {
                     tool_use_id: id,
@@ -785,6 +791,7 @@ impl Agent {
             outcome: Some(reply.outcome),
             confinement: reply.confinement,
             exit_code: reply.exit_code,
+            task: reply.task.clone(),
         })?;
         Ok(Some((reply.text, reply.is_error)))
     }

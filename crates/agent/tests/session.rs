@@ -332,11 +332,20 @@ async fn a_finished_background_command_and_a_wake_up_wake_the_agent() {
     .await;
     assert_eq!(h.server.failures(), Vec::<String>::new());
     // Started in the background, it had not ended when the call returned: not a success yet.
+    // Its card names the task, so a front end can show how it ended later.
     let started = h.events().into_iter().find_map(|e| match e {
-        AgentEvent::ToolFinished { name, outcome, .. } if name == "run_command" => outcome,
+        AgentEvent::ToolFinished {
+            name,
+            outcome,
+            task,
+            ..
+        } if name == "run_command" => Some((outcome, task)),
         _ => None,
     });
-    assert_eq!(started, Some(ToolOutcome::Background));
+    assert_eq!(
+        started,
+        Some((Some(ToolOutcome::Background), Some("task-1".to_string())))
+    );
     let wakes: Vec<WakeReason> = h
         .events()
         .into_iter()

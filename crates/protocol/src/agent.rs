@@ -221,6 +221,11 @@ pub enum AgentEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         exit_code: Option<i32>,
+        /// For a command that went on in the background: its task, so a front end can show
+        /// how it ended later.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        task: Option<String>,
     },
     Usage {
         usage: Usage,

@@ -11,6 +11,7 @@ import { ApprovalCard } from "./ApprovalCard";
 import { RestoreCard } from "./RestoreCard";
 import { Composer } from "./Composer";
 import { TaskList } from "./TaskList";
+import { useTaskPolling } from "../taskPolling";
 import { ChangesPanel } from "./ChangesPanel";
 import { ModelPicker } from "./ModelPicker";
 import { Splitter } from "./Splitter";
@@ -35,6 +36,7 @@ const PANELS: Array<{ id: Panel; label: string }> = [
 ];
 
 export function ProjectView({ project, dropHover }: { project: ProjectInfo; dropHover: boolean }) {
+  useTaskPolling();
   const showHidden = useApp((s) => s.showHidden);
   const setShowHidden = useApp((s) => s.setShowHidden);
   const refresh = useApp((s) => s.refresh);

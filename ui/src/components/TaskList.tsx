@@ -1,5 +1,4 @@
 // The agent's plan and the session's background tasks (commands it left running).
-import { useEffect } from "react";
 import type { PlanStatus } from "../bindings";
 import { useSession } from "../session";
 import { formatDuration } from "../format";
@@ -12,22 +11,7 @@ export function TaskList() {
   const plan = useSession((s) => s.transcript.plan);
   const tasks = useSession((s) => s.tasks);
   const error = useSession((s) => s.tasksError);
-  const sessionId = useSession((s) => s.current?.id ?? null);
-  const turnRunning = useSession((s) => s.runningSession !== null && s.runningSession === s.current?.id);
-  const refreshTasks = useSession((s) => s.refreshTasks);
   const stopTask = useSession((s) => s.stopTask);
-  const anyRunning = tasks.some((t) => t.running);
-
-  useEffect(() => {
-    void refreshTasks();
-  }, [sessionId, refreshTasks]);
-
-  // Poll every second while something can change.
-  useEffect(() => {
-    if (!sessionId || !(turnRunning || anyRunning)) return;
-    const timer = setInterval(() => void refreshTasks(), 1000);
-    return () => clearInterval(timer);
-  }, [sessionId, turnRunning, anyRunning, refreshTasks]);
 
   return (
     <div className="task-list" data-testid="task-list">
@@ -99,3 +83,4 @@ export function TaskList() {
     </div>
   );
 }
+

@@ -1,7 +1,8 @@
 // One tool call in the transcript: what it does in plain words, its state, how long it took,
 // and its result (folded when long).
 import { createContext, memo, useContext, useEffect, useState } from "react";
-import type { Confinement } from "../bindings";
+import type { BackgroundTask, Confinement } from "../bindings";
+import { useSession } from "../session";
 import type { ToolItem, ToolStatus } from "../transcript";
 import { CallTitle } from "./CallTitle";
 import { formatDuration } from "../format";
@@ -20,8 +21,10 @@ const STATUS: Record<ToolStatus, string> = {
   background: "Running in the background",
 };
 
-/** The state in words; a failed command says how it ended, from its exit code. */
-function statusText(item: ToolItem): string {
+/** The state in words; a failed command says how it ended, from its exit code; a background
+ * one that has ended since says so, in the task list's words. */
+function statusText(item: ToolItem, task: BackgroundTask | undefined): string {
+  if (item.status === "background" && task && !task.running) return `Ended in the background · ${task.state}`;
   if (item.status === "failed" && item.exitCode !== null) return `Failed · exit code ${item.exitCode}`;
   if (isReport(item)) return "Reported";
   return STATUS[item.status];
@@ -81,6 +84,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const memo = useContext(ExpandedMemo);
   const output = item.output ?? "";
   // Short results show; long ones, and file contents the agent read for itself, start folded.
+  const task = useSession((s) => (item.task === null ? undefined : s.tasks.find((t) => t.id === item.task)));
   const quiet = QUIET_TOOLS.includes(item.name) && item.status === "done";
   const defaultOpen = output !== "" && !quiet && (!isLong(output) || item.status === "failed");
   // Until the user folds or unfolds it, the card follows its output: short results show.
@@ -114,7 +118,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
         {/* A denied or refused call never ran: where it would have run no longer matters. */}
         {item.confinement && item.status !== "denied" && <ConfinementBadge confinement={item.confinement} />}
         <span className="tool-status" data-testid="tool-status" data-exit-code={item.exitCode ?? undefined}>
-          {statusText(item)}
+          {statusText(item, task)}
         </span>
         {item.startedMs !== null && <Timer startedMs={item.startedMs} endedMs={item.endedMs} ticking={ticking} />}
         {output && (

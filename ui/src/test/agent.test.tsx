@@ -6,7 +6,7 @@ import { App } from "../App";
 import { useApp } from "../store";
 import { useSession } from "../session";
 import { emptyTranscript } from "../transcript";
-import type { AgentEvent, ApprovalAnswer } from "../bindings";
+import type { AgentEvent, ApprovalAnswer, BackgroundTask } from "../bindings";
 import {
   entry,
   installFakeBackend,
@@ -153,8 +153,11 @@ describe("a turn", () => {
     expect(calls.filter((c) => c.cmd === "list_sessions").length).toBeGreaterThanOrEqual(2);
   });
 
-  it("shows a failed command in red with its exit code, and a background one as still running", async () => {
-    const { push } = await startTurn();
+  it("shows a failed command in red with its exit code, and a background one as still running until it ends", async () => {
+    const bg: BackgroundTask[] = [
+      { id: "task-2", kind: "command", title: "npm run dev", running: true, state: "running", runtime_ms: 0, output_tail: "" },
+    ];
+    const { push } = await startTurn({ tasks: bg });
     push([
       { type: "user_message", text: "Fix the bug" },
       { type: "tool_call_proposed", id: "t1", name: "run_command", input: { command: "python3 -m pytest" } },
@@ -169,7 +172,7 @@ describe("a turn", () => {
         exit_code: 1,
       },
       { type: "tool_call_proposed", id: "t2", name: "run_command", input: { command: "npm run dev", background: true } },
-      { type: "tool_finished", id: "t2", name: "run_command", output: "The command is now background task task-2", is_error: false, outcome: "background" },
+      { type: "tool_finished", id: "t2", name: "run_command", output: "The command is now background task task-2", is_error: false, outcome: "background", task: "task-2" },
       { type: "tool_call_proposed", id: "t3", name: "run_command", input: { command: "ls" } },
       { type: "tool_finished", id: "t3", name: "run_command", output: "a\n[exit code 0]", is_error: false, outcome: "ok", exit_code: 0 },
     ]);
@@ -183,6 +186,12 @@ describe("a turn", () => {
     expect(background!.querySelector(".tool-icon")).not.toHaveClass("done");
     expect(done).toHaveAttribute("data-kind", "done");
     expect(within(done!).getByTestId("tool-status")).toHaveTextContent("Done");
+    // It ends later (the Tasks tab is not open): its card says how, in the task list's words.
+    bg.splice(0, 1, { ...bg[0]!, running: false, state: "exited with code 1" });
+    await waitFor(
+      () => expect(within(background!).getByTestId("tool-status")).toHaveTextContent("Ended in the background · exited with code 1"),
+      { timeout: 3000 },
+    );
   });
 
   it("marks a task_done the engine found contradicted, and keeps the green check otherwise", async () => {
