@@ -69,6 +69,8 @@ pub(crate) fn replay(entries: &[Entry<Value>]) -> (Vec<Message>, Vec<String>) {
             _ => {}
         }
         match serde_json::from_value::<AgentEvent>(e.event.clone()) {
+            // A blank reply was never kept in the conversation (providers refuse it).
+            Ok(AgentEvent::AssistantMessage { message }) if message.is_blank() => {}
             Ok(AgentEvent::AssistantMessage { message }) => {
                 flush(&mut messages, &mut pending_results);
                 messages.push(message);
@@ -230,6 +232,30 @@ mod tests {
         assert_eq!(m[5].text(), "second");
         assert_eq!(result_ids(&m[7]), [("t3".to_string(), false)]);
         assert_eq!(result_ids(&m[9]), [("t4".to_string(), true)]);
+    }
+
+    /// A blank reply in the log (a small model sent nothing after an error) is not sent back
+    /// to the provider on resume: an empty assistant message is refused.
+    #[test]
+    fn a_blank_reply_is_left_out() {
+        let blank = serde_json::to_value(AgentEvent::AssistantMessage {
+            message: Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::Text { text: " \n".into() }],
+            },
+        })
+        .expect("json");
+        let entries = vec![
+            entry(1, json!({"type": "user_message", "text": "first"})),
+            entry(2, assistant_with_call("t1")),
+            entry(3, finished("t1")),
+            entry(4, blank),
+            entry(5, json!({"type": "user_message", "text": "go on"})),
+        ];
+        let m = replay_messages(&entries);
+        assert_eq!(m.len(), 4, "{m:#?}");
+        assert!(m.iter().all(|m| !m.is_blank()), "{m:#?}");
+        assert_eq!(m[3].text(), "go on");
     }
 
     /// A resumed session continues from the summary, as the live one did.

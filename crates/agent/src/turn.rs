@@ -592,7 +592,11 @@ impl Agent {
             self.emit(AgentEvent::AssistantMessage {
                 message: resp.message.clone(),
             })?;
-            self.messages.push(resp.message.clone());
+            // A blank reply is logged (the transcript shows what happened) but not kept in the
+            // conversation: providers refuse an empty assistant message in the next request.
+            if !resp.message.is_blank() {
+                self.messages.push(resp.message.clone());
+            }
 
             let calls: Vec<(String, String, Value)> = resp
                 .message
@@ -616,11 +620,8 @@ impl Agent {
                     self.log.sync()?;
                     continue;
                 }
-                if resp.message.text().trim().is_empty() && empty_nudges < MAX_EMPTY_NUDGES {
+                if resp.message.is_blank() && empty_nudges < MAX_EMPTY_NUDGES {
                     empty_nudges += 1;
-                    // An assistant message without content is refused by some providers on
-                    // the next request; the nudge follows the tool results instead.
-                    self.messages.pop();
                     self.messages
                         .push(Message::user_text(EMPTY_REPLY_NUDGE.to_string()));
                     self.log.sync()?;

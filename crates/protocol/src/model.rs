@@ -55,6 +55,16 @@ impl Message {
     }
 
     /// The text blocks joined.
+    /// A reply that says nothing: no call, no picture, no text but whitespace (thinking
+    /// alone counts as nothing). Providers refuse such a message in a later request.
+    pub fn is_blank(&self) -> bool {
+        self.content.iter().all(|b| match b {
+            ContentBlock::Text { text } => text.trim().is_empty(),
+            ContentBlock::Thinking { .. } => true,
+            _ => false,
+        })
+    }
+
     pub fn text(&self) -> String {
         self.content
             .iter()
