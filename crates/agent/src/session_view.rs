@@ -49,29 +49,98 @@ pub fn session_state(events: &[AgentEvent], live: Option<SessionState>) -> Sessi
     state
 }
 
+/// Tokens and money a log's replies used.
+#[derive(Debug, Clone, Copy)]
+struct Paid {
+    input: u64,
+    output: u64,
+    cost: f64,
+    /// Every reply had a price.
+    priced: bool,
+}
+
+impl Paid {
+    const NOTHING: Paid = Paid {
+        input: 0,
+        output: 0,
+        cost: 0.0,
+        priced: true,
+    };
+
+    /// Every reply paid for counts, also those of turns a restore took out of the conversation.
+    fn add_log(&mut self, entries: &[crate::session_log::Entry<Value>]) {
+        let paid = entries
+            .iter()
+            .filter(|e| e.event.get("type").and_then(Value::as_str) == Some("usage"))
+            .filter_map(|e| serde_json::from_value::<AgentEvent>(e.event.clone()).ok());
+        for e in paid {
+            if let AgentEvent::Usage { usage, cost_usd } = e {
+                self.input += u64::from(usage.input_tokens);
+                self.output += u64::from(usage.output_tokens);
+                match cost_usd {
+                    Some(c) => self.cost += c,
+                    None => self.priced = false,
+                }
+            }
+        }
+    }
+
+    /// What the session's sub-agents and named agents used: each has its own log in the
+    /// session's folder (`<session>/agents/`), so the session's own log does not hold it.
+    fn add_agents(&mut self, session_log: &std::path::Path) {
+        let dir = session_log.with_extension("").join("agents");
+        let Ok(logs) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for log in logs.flatten() {
+            let path = log.path();
+            if path.extension().is_some_and(|x| x == "jsonl")
+                && let Ok(read) = read_session::<Value>(&path)
+            {
+                self.add_log(&read.entries);
+            }
+        }
+    }
+}
+
 pub fn session_info(
     read: &SessionRead<Value>,
     events: &[AgentEvent],
     updated_ms: u64,
     live: Option<SessionState>,
 ) -> SessionInfo {
-    let (mut input, mut output, mut cost, mut priced) = (0u64, 0u64, 0.0f64, true);
-    // Every reply paid for counts, also those of turns a restore took out of the conversation.
-    let paid = read
-        .entries
-        .iter()
-        .filter(|e| e.event.get("type").and_then(Value::as_str) == Some("usage"))
-        .filter_map(|e| serde_json::from_value::<AgentEvent>(e.event.clone()).ok());
-    for e in paid {
-        if let AgentEvent::Usage { usage, cost_usd } = e {
-            input += u64::from(usage.input_tokens);
-            output += u64::from(usage.output_tokens);
-            match cost_usd {
-                Some(c) => cost += c,
-                None => priced = false,
-            }
-        }
-    }
+    let mut paid = Paid::NOTHING;
+    paid.add_log(&read.entries);
+    info_with(read, events, updated_ms, live, paid)
+}
+
+/// The info of the session whose log is at `path`, its agents' use included.
+fn session_info_at(
+    path: &std::path::Path,
+    read: &SessionRead<Value>,
+    events: &[AgentEvent],
+    updated_ms: u64,
+    live: Option<SessionState>,
+) -> SessionInfo {
+    let mut paid = Paid::NOTHING;
+    paid.add_log(&read.entries);
+    paid.add_agents(path);
+    info_with(read, events, updated_ms, live, paid)
+}
+
+fn info_with(
+    read: &SessionRead<Value>,
+    events: &[AgentEvent],
+    updated_ms: u64,
+    live: Option<SessionState>,
+    paid: Paid,
+) -> SessionInfo {
+    let Paid {
+        input,
+        output,
+        cost,
+        priced,
+    } = paid;
     SessionInfo {
         id: read.header.id.clone(),
         project: read.header.project.clone(),
@@ -100,7 +169,13 @@ pub fn summary_info(
 ) -> Result<SessionInfo, LogError> {
     let read = read_session::<Value>(&summary.path)?;
     let events = transcript_events(&read);
-    Ok(session_info(&read, &events, summary.modified_ms, live))
+    Ok(session_info_at(
+        &summary.path,
+        &read,
+        &events,
+        summary.modified_ms,
+        live,
+    ))
 }
 
 /// A session's whole transcript.
@@ -116,7 +191,7 @@ pub fn load_transcript(
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
-    let info = session_info(&read, &events, modified, live);
+    let info = session_info_at(path, &read, &events, modified, live);
     Ok(SessionTranscript {
         info,
         events,

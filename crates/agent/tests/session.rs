@@ -102,6 +102,14 @@ async fn a_sub_agent_fixes_a_file_and_is_refused_what_its_parent_is_refused() {
         !p.path().join("docs/notes.md").exists(),
         "the child wrote where the rules forbid"
     );
+    // Reopened, the session's totals include what its sub-agent used (its own log).
+    let info = agent::load_transcript(&h.log_path(), None)
+        .expect("transcript")
+        .info;
+    assert_eq!(
+        (info.input_tokens, info.output_tokens),
+        (2 * 1000 + 4 * 100, 2 * 20 + 4 * 10)
+    );
     let events = h.events();
     let started = events.iter().find_map(|e| match e {
         AgentEvent::SubagentStarted {
