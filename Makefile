@@ -63,9 +63,17 @@ bindings:
 dev: setup
 	TAURI_APP_PATH=src-tauri TAURI_FRONTEND_PATH=ui ui/node_modules/.bin/tauri dev
 
-# A release .deb under $(CARGO_TARGET_DIR)/release/bundle/deb.
+# A release .deb under $(CARGO_TARGET_DIR)/release/bundle/deb, with the sandbox helper
+# installed beside the app (/usr/bin/tandem-sandbox): without it no command could run sandboxed.
+# Tauri takes the helper as a sidecar named with the target triple; the extra config file keeps
+# that requirement out of every other build.
+TRIPLE = $(shell rustc -vV | sed -n 's/^host: //p')
 deb: setup
-	TAURI_APP_PATH=src-tauri TAURI_FRONTEND_PATH=ui ui/node_modules/.bin/tauri build --bundles deb
+	cargo build --release -p sandbox --bin tandem-sandbox
+	mkdir -p target/sidecar
+	cp "$(CARGO_TARGET_DIR)/release/tandem-sandbox" "target/sidecar/tandem-sandbox-$(TRIPLE)"
+	TAURI_APP_PATH=src-tauri TAURI_FRONTEND_PATH=ui ui/node_modules/.bin/tauri build --bundles deb --config src-tauri/tauri.bundle.json
+	scripts/check-deb.sh "$(CARGO_TARGET_DIR)"/release/bundle/deb/*.deb
 
 clean:
 	cargo clean
