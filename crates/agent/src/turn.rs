@@ -229,6 +229,10 @@ pub struct Agent {
     pub(crate) stats: AgentStats,
     /// A named agent's own instructions, after the system prompt.
     pub(crate) instructions: Option<String>,
+    /// The system prompt as the first turn made it, kept for the session: a prompt that
+    /// changed between turns (a file added at the top level) would make the provider's prompt
+    /// cache — and a local server's, which re-reads thousands of tokens on a CPU — start over.
+    base_prompt: Option<String>,
     /// Files this agent wrote or edited (a sub-agent reports them).
     pub(crate) changed_files: BTreeSet<String>,
     /// What a task_done's summary is checked against.
@@ -312,6 +316,7 @@ impl Agent {
                 ..AgentStats::default()
             },
             instructions: None,
+            base_prompt: None,
             changed_files: BTreeSet::new(),
             record: crate::claims::WorkRecord::default(),
             notes: Vec::new(),
@@ -480,10 +485,17 @@ impl Agent {
     }
 
     async fn run_loop(&mut self, cancel: &CancellationToken) -> Result<Outcome, AgentError> {
-        let mut base = crate::prompt::system_prompt(
-            self.toolbox.ws.root(),
-            self.toolbox.commands.sandbox.is_some(),
-        );
+        let mut base = match &self.base_prompt {
+            Some(kept) => kept.clone(),
+            None => {
+                let made = crate::prompt::system_prompt(
+                    self.toolbox.ws.root(),
+                    self.toolbox.commands.sandbox.is_some(),
+                );
+                self.base_prompt = Some(made.clone());
+                made
+            }
+        };
         if let Some(own) = &self.instructions {
             base.push('\n');
             base.push_str(own);

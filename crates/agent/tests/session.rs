@@ -600,3 +600,32 @@ async fn a_big_write_is_stored_once_not_in_every_event() {
         .and_then(|e| e.event["request"]["proposed"].as_str().map(str::len));
     assert_eq!(shown, Some(content.len()));
 }
+
+/// The system prompt names the project's top level; a file the first turn added there must not
+/// change the next turn's prompt, or the provider's prompt cache (and a local server's) starts
+/// over and re-reads thousands of tokens.
+#[tokio::test]
+async fn the_system_prompt_stays_the_same_between_turns() {
+    let p = project();
+    let h = Harness::start(
+        scenario("agent_prompt_kept_between_turns.json"),
+        p.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    h.run("Write the news").await;
+    assert!(p.path().join("NEWS.md").exists());
+    h.run("Anything else?").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    let requests = h.server.requests();
+    assert_eq!(requests.len(), 3);
+    let system = |n: usize| requests[n].body["messages"][0]["content"].clone();
+    assert_eq!(requests[0].body["messages"][0]["role"], "system");
+    assert!(
+        system(0).as_str().is_some_and(|s| s.contains("calc.py")),
+        "{}",
+        system(0)
+    );
+    assert_eq!(system(2), system(0));
+}
