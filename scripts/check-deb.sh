@@ -5,7 +5,7 @@ set -euo pipefail
 deb="${1:?usage: check-deb.sh FILE.deb}"
 listing="$(dpkg-deb -c "$deb")"
 for bin in usr/bin/tandem usr/bin/tandem-sandbox; do
-  if ! grep -qE "[[:space:]]\./${bin}\$" <<<"$listing"; then
+  if ! grep -qE "[[:space:]](\./)?${bin}\$" <<<"$listing"; then
     echo "check-deb: $deb does not install /$bin" >&2
     exit 1
   fi
