@@ -178,6 +178,39 @@ pub fn summary_info(
     ))
 }
 
+/// How deep sub-agents of sub-agents are read back (the engine allows fewer).
+const MAX_AGENT_DEPTH: usize = 8;
+
+/// The events with each sub-agent's own transcript (its log in the session's folder) right
+/// after its start, wrapped as the live stream carries them: a reopened session shows what its
+/// agents did, and its meter counts what they used, as it did live.
+fn with_agents(
+    events: Vec<AgentEvent>,
+    agents_dir: &std::path::Path,
+    depth: usize,
+) -> Vec<AgentEvent> {
+    let mut out = Vec::with_capacity(events.len());
+    for e in events {
+        let started = match &e {
+            AgentEvent::SubagentStarted { agent, .. } if depth < MAX_AGENT_DEPTH => {
+                Some(agent.clone())
+            }
+            _ => None,
+        };
+        out.push(e);
+        let Some(agent) = started else { continue };
+        let Ok(read) = read_session::<Value>(&agents_dir.join(format!("{agent}.jsonl"))) else {
+            continue;
+        };
+        let inner = with_agents(transcript_events(&read), agents_dir, depth + 1);
+        out.extend(inner.into_iter().map(|event| AgentEvent::Subagent {
+            agent: agent.clone(),
+            event: Box::new(event),
+        }));
+    }
+    out
+}
+
 /// A session's whole transcript.
 pub fn load_transcript(
     path: &std::path::Path,
@@ -192,6 +225,7 @@ pub fn load_transcript(
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
     let info = session_info_at(path, &read, &events, modified, live);
+    let events = with_agents(events, &path.with_extension("").join("agents"), 0);
     Ok(SessionTranscript {
         info,
         events,

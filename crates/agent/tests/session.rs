@@ -102,14 +102,32 @@ async fn a_sub_agent_fixes_a_file_and_is_refused_what_its_parent_is_refused() {
         !p.path().join("docs/notes.md").exists(),
         "the child wrote where the rules forbid"
     );
-    // Reopened, the session's totals include what its sub-agent used (its own log).
-    let info = agent::load_transcript(&h.log_path(), None)
-        .expect("transcript")
-        .info;
+    // Reopened, the session's totals include what its sub-agent used (its own log), and its
+    // card gets the sub-agent's transcript back, as the live stream carried it.
+    let reopened = agent::load_transcript(&h.log_path(), None).expect("transcript");
     assert_eq!(
-        (info.input_tokens, info.output_tokens),
+        (reopened.info.input_tokens, reopened.info.output_tokens),
         (2 * 1000 + 4 * 100, 2 * 20 + 4 * 10)
     );
+    let live: Vec<(Option<String>, String)> = flat(&h.events())
+        .into_iter()
+        .filter_map(|(from, e)| match e {
+            AgentEvent::ToolFinished { name, .. } => Some((from, name)),
+            _ => None,
+        })
+        .collect();
+    let again: Vec<(Option<String>, String)> = flat(&reopened.events)
+        .into_iter()
+        .filter_map(|(from, e)| match e {
+            AgentEvent::ToolFinished { name, .. } => Some((from, name)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        live.iter().any(|(from, _)| from.is_some()),
+        "the sub-agent's calls: {live:?}"
+    );
+    assert_eq!(again, live);
     let events = h.events();
     let started = events.iter().find_map(|e| match e {
         AgentEvent::SubagentStarted {
