@@ -331,7 +331,7 @@ state: string, runtime_ms: number,
  */
 output_tail: string, };
 
-export type ProviderKind = "anthropic" | "openai";
+export type ProviderKind = "anthropic" | "openai" | "builtin";
 
 export type ProviderView = { name: string, kind: ProviderKind, base_url: string | null, num_ctx: number | null, 
 /**

@@ -38,6 +38,14 @@ pub enum LlmError {
     BadRequest { status: u16, message: String },
     #[error("the provider sent something unreadable: {0}")]
     Protocol(String),
+    /// The built-in model cannot run on this computer or with this file (no AVX2, too little
+    /// memory, no model file, a file that fails its checksum): not retried.
+    #[error("the built-in model cannot run: {0}")]
+    BuiltinUnavailable(String),
+    /// The built-in model failed while answering (llama.cpp refused a batch, the prompt does
+    /// not fit its context): not retried.
+    #[error("the built-in model failed: {0}")]
+    Builtin(String),
     #[error("cancelled")]
     Cancelled,
 }

@@ -58,6 +58,8 @@ impl RetryPolicy {
             | LlmError::Protocol(_)
             | LlmError::BadAddress { .. }
             | LlmError::NotAnApi { .. }
+            | LlmError::BuiltinUnavailable(_)
+            | LlmError::Builtin(_)
             | LlmError::Cancelled => None,
         }
     }

@@ -258,6 +258,9 @@ pub enum ProviderKind {
     /// OpenAI itself or any OpenAI-compatible server (Ollama, llama.cpp, vLLM…).
     #[serde(rename = "openai")]
     OpenAi,
+    /// The model that runs inside Tandem (a GGUF file, crates/builtin): no server, no key.
+    #[serde(rename = "builtin")]
+    Builtin,
 }
 
 /// A configured provider as the Settings screen shows it. Never carries the key itself.
