@@ -30,6 +30,10 @@ impl From<BuiltinError> for llm::LlmError {
         match e {
             BuiltinError::Unavailable(u) => llm::LlmError::BuiltinUnavailable(u.to_string()),
             e @ BuiltinError::Load { .. } => llm::LlmError::BuiltinUnavailable(e.to_string()),
+            BuiltinError::TooLong { tokens, context } => llm::LlmError::ContextFull {
+                tokens: u32::try_from(tokens).unwrap_or(u32::MAX),
+                context,
+            },
             other => llm::LlmError::Builtin(other.to_string()),
         }
     }

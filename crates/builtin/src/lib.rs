@@ -7,6 +7,7 @@
 //! It answers through [`llm::LocalModel`], so the agent streams it like any provider. Must not
 //! know about tools' effects, policy, sessions or the window (no Tauri): it writes replies.
 
+mod download;
 mod engine;
 mod error;
 mod grammar;
@@ -15,9 +16,12 @@ mod prompt;
 mod shared;
 mod worker;
 
+pub use download::{
+    DEFAULT_MODEL, DownloadError, ModelSpec, Progress, download, file_sha256, partial_path,
+};
 pub use engine::{Engine, Generation, LoadInfo, LoadOptions};
 pub use error::BuiltinError;
 pub use grammar::{calls_schema, grammar};
-pub use machine::{Unavailable, check as check_machine, cpu as check_cpu};
+pub use machine::{Unavailable, check as check_machine, cpu as check_cpu, memory as check_memory};
 pub use shared::{loaded, provider};
 pub use worker::{Outcome, PROMPT_BATCH, Stats};

@@ -50,6 +50,8 @@ pub enum WorkerEvent {
 /// A finished reply and what it cost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
+    /// The prompt as the chat template rendered it (benchmarks feed it to llama-server).
+    pub prompt: String,
     pub text: String,
     pub stop: TextStop,
     pub stats: Stats,
@@ -221,6 +223,7 @@ impl Worker<'_> {
         }
         log(&stats);
         Ok(Outcome {
+            prompt: text,
             text: out,
             stop,
             stats,
@@ -228,12 +231,14 @@ impl Worker<'_> {
     }
 
     fn cancelled(&self, stats: Stats) -> Outcome {
+        // Nobody reads a stopped reply: its receiver is gone.
         tracing::info!(
             prompt_tokens = stats.prompt_tokens,
             cached = self.cached.len(),
             "built-in model: reply stopped"
         );
         Outcome {
+            prompt: String::new(),
             text: String::new(),
             stop: TextStop::EndTurn,
             stats,
