@@ -46,6 +46,10 @@ pub enum LlmError {
     /// not fit its context): not retried.
     #[error("the built-in model failed: {0}")]
     Builtin(String),
+    /// The conversation does not fit the model's context (the built-in model counts its
+    /// tokens itself, so this is known for sure, not read from a server's words).
+    #[error("the conversation is {tokens} tokens, more than the model's context of {context}")]
+    ContextFull { tokens: u32, context: u32 },
     #[error("cancelled")]
     Cancelled,
 }

@@ -30,6 +30,8 @@ pub struct ProviderConfig {
     pub retry: RetryPolicy,
     /// No byte for this long mid-stream: the connection is taken as dead.
     pub idle_timeout: Duration,
+    /// The GGUF file of the built-in model ([`ProviderKind::Builtin`]); unused by the others.
+    pub model_path: Option<std::path::PathBuf>,
 }
 
 impl ProviderConfig {
@@ -72,6 +74,7 @@ impl ProviderConfig {
             } else {
                 Duration::from_secs(120)
             },
+            model_path: None,
         }
     }
 }

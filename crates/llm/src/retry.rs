@@ -60,6 +60,7 @@ impl RetryPolicy {
             | LlmError::NotAnApi { .. }
             | LlmError::BuiltinUnavailable(_)
             | LlmError::Builtin(_)
+            | LlmError::ContextFull { .. }
             | LlmError::Cancelled => None,
         }
     }
