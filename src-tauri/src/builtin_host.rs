@@ -112,19 +112,23 @@ pub async fn start_builtin_download(
     .await?;
     let (url, sha) = source(&settings);
     let dest = agent::default_model_path();
-    let cancel = {
+    // The lock is taken and let go before any await (its guard cannot cross one).
+    let started = {
         let mut s = d.lock();
         if s.running {
-            drop(s);
-            return blocking(move || Ok(status(&d))).await;
+            None
+        } else {
+            let cancel = CancellationToken::new();
+            *s = DownloadState {
+                running: true,
+                cancel: Some(cancel.clone()),
+                ..DownloadState::default()
+            };
+            Some(cancel)
         }
-        let cancel = CancellationToken::new();
-        *s = DownloadState {
-            running: true,
-            cancel: Some(cancel.clone()),
-            ..DownloadState::default()
-        };
-        cancel
+    };
+    let Some(cancel) = started else {
+        return blocking(move || Ok(status(&d))).await;
     };
     let task = d.clone();
     tauri::async_runtime::spawn(async move {
