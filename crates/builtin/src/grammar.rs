@@ -45,17 +45,59 @@ pub fn calls_schema(tools: &[ToolDefinition]) -> Value {
 }
 
 /// A tool's schema as the converter should see it: an object even when the tool declared
-/// nothing (some tools take no arguments and say `{}`), and without `$schema`, which names the
-/// draft and is no constraint.
+/// nothing (some tools take no arguments and say `{}`), without `$schema` (it names the draft
+/// and is no constraint), and with its local `$ref`s written out in place: nested under
+/// `arguments`, a `#/$defs/…` would point at the combined schema's root, which has no `$defs`.
 fn arguments_schema(schema: &Value) -> Value {
     let mut s = match schema {
-        Value::Object(o) if !o.is_empty() => Value::Object(o.clone()),
+        Value::Object(o) if !o.is_empty() => inline_refs(schema, schema, 0),
         _ => json!({"type": "object"}),
     };
     if let Some(o) = s.as_object_mut() {
         o.remove("$schema");
+        o.remove("$defs");
+        o.remove("definitions");
     }
     s
+}
+
+/// Deep enough for any tool's arguments; a `$ref` that loops becomes "anything" here.
+const MAX_REF_DEPTH: usize = 16;
+
+fn inline_refs(value: &Value, root: &Value, depth: usize) -> Value {
+    match value {
+        Value::Object(o) => {
+            if let Some(target) = o
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix('#'))
+                .and_then(|pointer| root.pointer(pointer))
+            {
+                if depth >= MAX_REF_DEPTH {
+                    return json!({});
+                }
+                // Keywords beside the `$ref` (a description) are kept; the target's win.
+                let mut out: serde_json::Map<String, Value> = o
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != "$ref")
+                    .map(|(k, v)| (k.clone(), inline_refs(v, root, depth)))
+                    .collect();
+                if let Value::Object(t) = inline_refs(target, root, depth + 1) {
+                    out.extend(t);
+                }
+                return Value::Object(out);
+            }
+            Value::Object(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), inline_refs(v, root, depth)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| inline_refs(v, root, depth)).collect())
+        }
+        other => other.clone(),
+    }
 }
 
 /// The GBNF for calls to `tools`, start rule [`ROOT`].
@@ -94,6 +136,28 @@ mod tests {
         assert_eq!(b[0]["properties"]["name"]["const"], "read_file");
         assert!(b[0]["properties"]["arguments"].get("$schema").is_none());
         assert_eq!(b[1]["properties"]["arguments"]["type"], "object");
+    }
+
+    #[test]
+    fn local_refs_are_written_out_in_place() {
+        let s = arguments_schema(&json!({
+            "type": "object",
+            "properties": {"action": {"$ref": "#/$defs/Action", "description": "what"}},
+            "$defs": {"Action": {"type": "string", "enum": ["create", "list"]}}
+        }));
+        assert_eq!(s["properties"]["action"]["enum"], json!(["create", "list"]));
+        assert_eq!(s["properties"]["action"]["description"], "what");
+        assert!(s.get("$defs").is_none());
+    }
+
+    #[test]
+    fn a_ref_that_loops_stops() {
+        let s = arguments_schema(&json!({
+            "type": "object",
+            "properties": {"node": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}}
+        }));
+        assert_eq!(s["properties"]["node"]["type"], "object");
     }
 
     #[test]
