@@ -2,7 +2,9 @@
 # Opt-in end-to-end check of the built-in model (`make test-builtin`): tandem-cli, the 1.5B model
 # from the data folder (`make model`), full_auto, a toy project whose `add` is wrong. Passes when
 # calc.py ends with `return a + b` and its tests pass. The model is not required to end the
-# loop by itself: the step cap stops it (see ../shared/research/local-llm.md).
+# loop by itself: the step cap stops it (see ../shared/research/local-llm.md). The second
+# function is `mul`, not a `sub` that also says `return a - b`: with two identical lines the
+# 1.5B model's edit_file never named enough context to be unique (first run, 2026-11-30).
 set -euo pipefail
 cli=${1:?usage: test-builtin.sh path/to/tandem-cli}
 work=$(mktemp -d)
@@ -14,21 +16,20 @@ def add(a, b):
     return a - b
 
 
-def sub(a, b):
-    return a - b
+def mul(a, b):
+    return a * b
 PY
 cat > "$proj/test_calc.py" <<'PY'
 import unittest
-from calc import add, sub
+from calc import add, mul
 
 
 class TestCalc(unittest.TestCase):
     def test_add(self):
         self.assertEqual(add(2, 3), 5)
 
-    def test_sub(self):
-        self.assertEqual(add(2, 3) - 3, 2)
-        self.assertEqual(sub(5, 3), 2)
+    def test_mul(self):
+        self.assertEqual(mul(2, 3), 6)
 
 
 if __name__ == "__main__":
