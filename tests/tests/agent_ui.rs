@@ -283,6 +283,58 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
     Ok(())
 }
 
+/// The first-run screen's built-in card in the real window: with the model file already in the
+/// data folder (here the tiny test model under the default name), one click makes it the model
+/// in use, saved as `kind = "builtin"`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_run_uses_the_built_in_model_once_its_file_is_there() -> TestResult {
+    let Some(binary) = preflight() else {
+        return Ok(());
+    };
+    let home = std::env::var_os("HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_default();
+    let tiny = std::env::var_os("TANDEM_TINY_MODEL")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| home.join(".cache/tandem-test-models/SmolLM2-135M-Instruct.Q4_1.gguf"));
+    assert!(
+        tiny.exists(),
+        "{} is missing: run scripts/fetch-model.sh tiny",
+        tiny.display()
+    );
+    let project = list_project();
+    let root = project.path().display().to_string();
+    let config = tempfile::tempdir()?;
+    let data = tempfile::tempdir()?;
+    std::fs::create_dir_all(data.path().join("models"))?;
+    std::os::unix::fs::symlink(
+        &tiny,
+        data.path()
+            .join("models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"),
+    )?;
+    let data_dir = data.path().display().to_string();
+    let app = App::launch_with_env(
+        &binary,
+        &["--project", &root],
+        config.path(),
+        &[("TANDEM_DATA_DIR", data_dir.as_str())],
+    )
+    .await?;
+    app.wait_for("[data-testid=builtin-card]").await?;
+    app.wait_text("[data-testid=builtin-card]", "is downloaded")
+        .await?;
+    app.screenshot("first-run-builtin").await?;
+    app.wait_for("[data-testid=builtin-use]")
+        .await?
+        .click()
+        .await?;
+    app.wait_for("[data-testid=project-view]").await?;
+    let saved = std::fs::read_to_string(config.path().join("settings.toml"))?;
+    assert!(saved.contains("kind = \"builtin\""), "{saved}");
+    assert!(saved.contains("provider = \"builtin\""), "{saved}");
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn first_run_connects_a_local_server_and_saves_it_in_settings() -> TestResult {
     let Some(binary) = preflight() else {

@@ -178,7 +178,7 @@ message: string,
  */
 detail?: string, };
 
-export type FailureCode = "no_provider" | "auth" | "rate_limited" | "server_error" | "unreachable" | "bad_address" | "not_a_model_server" | "stream_broken" | "model_not_found" | "context_too_long" | "bad_request" | "log_failed" | "session_busy" | "internal";
+export type FailureCode = "no_provider" | "auth" | "rate_limited" | "server_error" | "unreachable" | "bad_address" | "not_a_model_server" | "stream_broken" | "model_not_found" | "context_too_long" | "bad_request" | "builtin_unavailable" | "log_failed" | "session_busy" | "internal";
 
 export type ApprovalAnswer = { "answer": "approve" } | { "answer": "approve_for_session", suggestion: number, } | { "answer": "approve_always", suggestion: number, } | { "answer": "deny", message: string | null, } | { "answer": "approve_partial", accepted_hunks: Array<number>, };
 
@@ -410,7 +410,7 @@ state: string, runtime_ms: number,
  */
 output_tail: string, };
 
-export type ProviderKind = "anthropic" | "openai";
+export type ProviderKind = "anthropic" | "openai" | "builtin";
 
 export type ProviderView = { name: string, kind: ProviderKind, base_url: string | null, num_ctx: number | null, 
 /**
@@ -482,6 +482,49 @@ error: string | null,
 web_search: WebSearchView | null, };
 
 export type LocalServer = { name: string, base_url: string, models: Array<string>, };
+
+export type BuiltinStatus = { 
+/**
+ * Why it cannot run on this computer (no AVX2, too little memory), in words; `None`
+ * when it can.
+ */
+unavailable: string | null, 
+/**
+ * The default model, in words.
+ */
+model_name: string, 
+/**
+ * Its download size in bytes.
+ */
+download_size: number, 
+/**
+ * Where the downloaded file goes (and is looked for).
+ */
+model_path: string, 
+/**
+ * The file is there, checked against its sha256.
+ */
+downloaded: boolean, 
+/**
+ * A GGUF file of the user's own chosen in Settings, if any.
+ */
+own_file: string | null, download: BuiltinDownload, 
+/**
+ * The built-in model serves the default role.
+ */
+in_use: boolean, };
+
+export type BuiltinDownload = { running: boolean, 
+/**
+ * Bytes on disk (a stopped download continues from here).
+ */
+done: number, total: number | null, 
+/**
+ * Why the last attempt failed, in words.
+ */
+error: string | null, };
+
+export type UseBuiltinArgs = { model_path: string | null, };
 
 export type ConnectionTest = { "kind": "connected", models: Array<string>, } | { "kind": "failed", error: EngineError, };
 
@@ -753,6 +796,10 @@ export interface Commands {
   save_web_search: { args: SaveWebSearchArgs; result: SettingsView };
   test_web_search: { args: TestWebSearchArgs; result: WebSearchTest };
   detect_local: { args: null; result: Array<LocalServer> };
+  builtin_status: { args: null; result: BuiltinStatus };
+  start_builtin_download: { args: null; result: BuiltinStatus };
+  cancel_builtin_download: { args: null; result: BuiltinStatus };
+  use_builtin: { args: UseBuiltinArgs; result: SettingsView };
   provider_models: { args: null; result: Array<ProviderModels> };
   use_model: { args: UseModelArgs; result: SettingsView };
   policy_rules: { args: ProjectArgs; result: RulesView };

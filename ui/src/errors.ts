@@ -22,6 +22,7 @@ const STEPS: Record<FailureCode, NextStep> = {
   model_not_found: { retry: false, settings: true },
   context_too_long: { retry: false, settings: false },
   bad_request: { retry: true, settings: true },
+  builtin_unavailable: { retry: false, settings: true },
   log_failed: { retry: true, settings: false },
   session_busy: { retry: true, settings: false },
   internal: { retry: true, settings: false },

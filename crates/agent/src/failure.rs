@@ -177,6 +177,22 @@ pub fn model_failure(e: &LlmError, at: FailureContext<'_>) -> EngineError {
             ),
             Some(message.clone()).filter(|m| !m.trim().is_empty()),
         ),
+        LlmError::BuiltinUnavailable(why) => (
+            FailureCode::BuiltinUnavailable,
+            "The built-in model cannot run on this computer as set up. Settings says why; a model server or an API key still works.".into(),
+            Some(why.clone()),
+        ),
+        LlmError::Builtin(why) => (
+            FailureCode::Internal,
+            "The built-in model failed while answering. Press Retry.".into(),
+            Some(why.clone()),
+        ),
+        LlmError::ContextFull { .. } => (
+            FailureCode::ContextTooLong,
+            "The conversation is too long for this model. Start a new session, or ask for a smaller step."
+                .into(),
+            Some(e.to_string()),
+        ),
         LlmError::Cancelled => (FailureCode::Internal, "Stopped.".into(), None),
     };
     EngineError {

@@ -21,7 +21,7 @@ pub enum LaunchError {
         "no model provider is set up: choose one in Settings (or write {0}, or launch with TANDEM_PROVIDER and TANDEM_MODEL)"
     )]
     NoProvider(String),
-    #[error("TANDEM_PROVIDER must be `anthropic` or `openai`, not `{0}`")]
+    #[error("TANDEM_PROVIDER must be `anthropic`, `openai` or `builtin`, not `{0}`")]
     BadPreset(String),
     #[error("TANDEM_PROVIDER is set but TANDEM_MODEL is not; set the model too")]
     PresetWithoutModel,
@@ -43,6 +43,9 @@ pub struct Preset {
     pub kind: ProviderKind,
     pub base_url: String,
     pub model: String,
+    /// The built-in model's file (`TANDEM_MODEL_PATH`, `--model-path`); unset, the downloaded
+    /// one.
+    pub model_path: Option<PathBuf>,
 }
 
 impl Preset {
@@ -54,14 +57,24 @@ impl Preset {
         let kind = match name.trim().to_ascii_lowercase().as_str() {
             "anthropic" => ProviderKind::Anthropic,
             "openai" | "openai-compatible" | "ollama" | "local" => ProviderKind::OpenAi,
+            "builtin" | "built-in" => ProviderKind::Builtin,
             _ => return Err(LaunchError::BadPreset(name)),
         };
+        if kind == ProviderKind::Builtin {
+            return Ok(Some(Preset {
+                kind,
+                base_url: String::new(),
+                model: get("TANDEM_MODEL").unwrap_or_else(|| llm::BUILTIN_MODEL.to_string()),
+                model_path: get("TANDEM_MODEL_PATH").map(PathBuf::from),
+            }));
+        }
         let base_url = get("TANDEM_BASE_URL").unwrap_or_else(|| default_url(kind).to_string());
         let model = get("TANDEM_MODEL").ok_or(LaunchError::PresetWithoutModel)?;
         Ok(Some(Preset {
             kind,
             base_url,
             model,
+            model_path: None,
         }))
     }
 
@@ -70,10 +83,20 @@ impl Preset {
         match self.kind {
             ProviderKind::Anthropic => "anthropic",
             ProviderKind::OpenAi => "openai",
+            ProviderKind::Builtin => "builtin",
         }
     }
 
     pub fn describe(&self) -> String {
+        if self.kind == ProviderKind::Builtin {
+            return format!(
+                "the built-in model ({}) (set at launch)",
+                self.model_path
+                    .clone()
+                    .unwrap_or_else(default_model_path)
+                    .display()
+            );
+        }
         format!(
             "{} at {} with {} (set by TANDEM_PROVIDER at launch)",
             self.provider_name(),
@@ -243,6 +266,13 @@ pub fn choose_provider(
     secrets: &dyn SecretStore,
 ) -> Result<(ProviderConfig, String), LaunchError> {
     let env = |name: &str| std::env::var(name).ok();
+    if let Some(p) = preset
+        && p.kind == ProviderKind::Builtin
+    {
+        let mut config = ProviderConfig::new(p.kind, "", None);
+        config.model_path = p.model_path.clone();
+        return Ok((config, p.model.clone()));
+    }
     if let Some(p) = preset {
         let key = env(default_key_env(p.kind))
             .or_else(|| secrets.api_key(p.provider_name()))
@@ -287,6 +317,22 @@ pub fn provider_resolver(
             choose_provider(None, &settings_path, role, &keys)
         }
         .map_err(fail)?;
+        if config.kind == ProviderKind::Builtin {
+            let provider = builtin_provider(config).map_err(|e| {
+                crate::failure::model_failure(
+                    &e.into(),
+                    crate::failure::FailureContext {
+                        server: Some("the built-in model"),
+                        model: Some(&model),
+                    },
+                )
+            })?;
+            return Ok(crate::ResolvedModel {
+                provider,
+                model,
+                fell_back: role != "default" && !named,
+            });
+        }
         let server = config.base_url.clone();
         let provider = llm::Provider::new(config).map_err(|e| {
             crate::failure::model_failure(
@@ -303,6 +349,25 @@ pub fn provider_resolver(
             fell_back: role != "default" && !named,
         })
     })
+}
+
+/// The built-in model's file when the settings name none: the default model, downloaded into
+/// the data folder (by Settings or `make model`).
+pub fn default_model_path() -> PathBuf {
+    locations::data_dir()
+        .join("models")
+        .join(builtin::DEFAULT_MODEL.file_name)
+}
+
+/// The built-in model for a configuration, loaded (once per process: see `builtin::loaded`).
+/// Blocking: loading takes seconds.
+pub fn builtin_provider(config: ProviderConfig) -> Result<llm::Provider, builtin::BuiltinError> {
+    let path = config.model_path.clone().unwrap_or_else(default_model_path);
+    let mut opts = builtin::LoadOptions::new(path);
+    if let Some(n) = config.num_ctx {
+        opts.n_ctx = n;
+    }
+    builtin::provider(config, opts)
 }
 
 /// Where `web_search` searches, from the settings file; None when it is not set up, or set up

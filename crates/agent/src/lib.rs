@@ -54,8 +54,9 @@ pub use failure::{
 pub use fetch_gate::{FetchJudge, resolve_fetch};
 pub use keychain::{Keychain, KeychainError};
 pub use launch::{
-    KeyFile, LaunchError, Preset, PresetSlot, StoredKeys, choose_provider, load_project_policy,
-    provider_resolver, read_settings, web_search_from_settings,
+    KeyFile, LaunchError, Preset, PresetSlot, StoredKeys, builtin_provider, choose_provider,
+    default_model_path, load_project_policy, provider_resolver, read_settings,
+    web_search_from_settings,
 };
 pub use mcp_launch::{SandboxLauncher, machine_sandbox, mcp_hub};
 pub use policy_call::policy_call;

@@ -52,6 +52,16 @@ pub struct ProviderSettings {
     /// Whether its models take images; unset, Anthropic's and OpenAI's own do, others not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<bool>,
+    /// The built-in model's GGUF file (a file the user already has); unset, the file
+    /// downloaded into the data folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_path: Option<String>,
+    /// Where the built-in model's file is downloaded from; unset, the default model's address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download_url: Option<String>,
+    /// The sha256 the downloaded file must have (pinned with `download_url`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,6 +193,8 @@ pub fn default_url(kind: ProviderKind) -> &'static str {
     match kind {
         ProviderKind::Anthropic => "https://api.anthropic.com",
         ProviderKind::OpenAi => "https://api.openai.com/v1",
+        // In-process: no address.
+        ProviderKind::Builtin => "",
     }
 }
 
@@ -191,6 +203,7 @@ pub fn default_key_env(kind: ProviderKind) -> &'static str {
     match kind {
         ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
         ProviderKind::OpenAi => "OPENAI_API_KEY",
+        ProviderKind::Builtin => "",
     }
 }
 
@@ -252,6 +265,14 @@ impl Settings {
                 provider: r.provider.clone(),
             })?;
         let kind = p.kind;
+        if kind == ProviderKind::Builtin {
+            // No address and no key: a file on this computer (the launcher fills in the
+            // downloaded one when none is named).
+            let mut config = ProviderConfig::new(kind, "", None);
+            config.num_ctx = p.num_ctx;
+            config.model_path = p.model_path.as_ref().map(std::path::PathBuf::from);
+            return Ok((config, r.model.clone()));
+        }
         let (default_url, default_env) = (default_url(kind), default_key_env(kind));
         let base_url = p
             .base_url

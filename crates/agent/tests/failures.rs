@@ -47,6 +47,7 @@ fn openai(base_url: &str) -> Option<Preset> {
         kind: ProviderKind::OpenAi,
         base_url: base_url.into(),
         model: "qwen2.5-coder:7b".into(),
+        model_path: None,
     })
 }
 

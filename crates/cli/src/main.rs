@@ -54,6 +54,14 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Opt-in engine logs on stderr (`TANDEM_LOG=builtin=info` shows the built-in model's
+    // tokens/s): off by default, so the transcript and `--json` stay clean.
+    if let Ok(filter) = std::env::var("TANDEM_LOG") {
+        tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .init();
+    }
     let result = match cli.command {
         Command::Policy { command } => policy_cmd::run(command).map(|()| ExitCode::SUCCESS),
         Command::Tool(args) => tool_cmd::run(args),

@@ -24,6 +24,9 @@ use tools::ProjectRoot;
 pub enum ProviderArg {
     Anthropic,
     Openai,
+    /// The model built into Tandem: a GGUF file run in this process (`--model-path`, else
+    /// the downloaded default in the data folder).
+    Builtin,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -49,6 +52,9 @@ pub struct RunArgs {
     base_url: Option<String>,
     #[arg(long)]
     model: Option<String>,
+    /// The built-in model's GGUF file (with `--provider builtin`).
+    #[arg(long)]
+    model_path: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "ask")]
     approve: ApproveArg,
     /// Continue this session.
@@ -87,10 +93,19 @@ fn sessions_dir() -> PathBuf {
 /// file. The key comes from the environment, the keychain or the opt-in key file.
 fn preset(a: &RunArgs) -> Result<Option<Preset>> {
     match a.provider {
+        Some(ProviderArg::Builtin) => Ok(Some(Preset {
+            kind: protocol::ProviderKind::Builtin,
+            base_url: String::new(),
+            model: a
+                .model
+                .clone()
+                .unwrap_or_else(|| llm::BUILTIN_MODEL.to_string()),
+            model_path: a.model_path.clone(),
+        })),
         Some(p) => {
             let kind = match p {
                 ProviderArg::Anthropic => protocol::ProviderKind::Anthropic,
-                ProviderArg::Openai => protocol::ProviderKind::OpenAi,
+                ProviderArg::Openai | ProviderArg::Builtin => protocol::ProviderKind::OpenAi,
             };
             Ok(Some(Preset {
                 kind,
@@ -102,6 +117,7 @@ fn preset(a: &RunArgs) -> Result<Option<Preset>> {
                     .model
                     .clone()
                     .ok_or_else(|| anyhow!("--provider needs --model"))?,
+                model_path: None,
             }))
         }
         None => {

@@ -38,6 +38,18 @@ pub enum LlmError {
     BadRequest { status: u16, message: String },
     #[error("the provider sent something unreadable: {0}")]
     Protocol(String),
+    /// The built-in model cannot run on this computer or with this file (no AVX2, too little
+    /// memory, no model file, a file that fails its checksum): not retried.
+    #[error("the built-in model cannot run: {0}")]
+    BuiltinUnavailable(String),
+    /// The built-in model failed while answering (llama.cpp refused a batch, the prompt does
+    /// not fit its context): not retried.
+    #[error("the built-in model failed: {0}")]
+    Builtin(String),
+    /// The conversation does not fit the model's context (the built-in model counts its
+    /// tokens itself, so this is known for sure, not read from a server's words).
+    #[error("the conversation is {tokens} tokens, more than the model's context of {context}")]
+    ContextFull { tokens: u32, context: u32 },
     #[error("cancelled")]
     Cancelled,
 }

@@ -217,12 +217,15 @@ fn written_calls(text: &str) -> Vec<(usize, Written)> {
 }
 
 fn push_calls(body: &str, at: usize, out: &mut Vec<(usize, Written)>) {
-    let Ok(v) = serde_json::from_str::<Value>(body.trim()) else {
-        return;
-    };
-    let items = match v {
-        Value::Array(items) => items,
-        one => vec![one],
+    let items = match serde_json::from_str::<Value>(body.trim()) {
+        Ok(Value::Array(items)) => items,
+        Ok(one) => vec![one],
+        // Several objects one after the other in one block (a small model planning every
+        // step at once): each is a call, in order, as far as they parse.
+        Err(_) => serde_json::Deserializer::from_str(body)
+            .into_iter::<Value>()
+            .map_while(Result::ok)
+            .collect(),
     };
     out.extend(items.iter().filter_map(written).map(|w| (at, w)));
 }
@@ -462,6 +465,19 @@ mod tests {
 
     fn block(v: Value) -> String {
         format!("```json\n{v}\n```")
+    }
+
+    #[test]
+    fn several_objects_in_one_fence_are_calls_in_order() {
+        // Recorded from Qwen2.5-Coder-1.5B in-process (the built-in model, before its grammar
+        // held): every step of the plan in one block, one object per line.
+        let text = "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"calc.py\"}}\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"calc.py\"}}\n{\"name\": \"run_command\", \"arguments\": {\"command\": \"python3 -m unittest\"}}\n```";
+        let found = find_calls(text, &tools()).expect("calls");
+        let taken = found.taken.expect("taken");
+        assert_eq!(taken.name, "read_file");
+        assert_eq!(found.report.not_run.len(), 2);
+        assert_eq!(found.report.not_run[0].reason, NotRunReason::OnePerReply);
+        assert_eq!(found.report.not_run[1].reason, NotRunReason::OnePerReply);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Model provider clients: the Anthropic Messages API and OpenAI Chat Completions (which also
 //! serves every OpenAI-compatible server: Ollama, llama.cpp's server, LM Studio, vLLM,
 //! OpenRouter), both streamed over SSE and translated to the provider-neutral model in
-//! `protocol`.
+//! `protocol`; and the seam for a model run in-process ([`LocalModel`], implemented by
+//! crates/builtin so that this crate never links llama.cpp).
 //!
 //! Owns the wire formats, streaming assembly (text, thinking, tool calls whose JSON arrives in
 //! pieces), tool calls written as text (lenient mode), error classification and retries,
@@ -12,6 +13,7 @@
 mod anthropic;
 mod error;
 mod lenient;
+mod local;
 mod models;
 mod openai;
 mod prices;
@@ -24,6 +26,10 @@ mod wire;
 
 pub use error::{AddressProblem, ConnectCause, LlmError, check_address};
 pub use lenient::{LenientCalls, NotRun, NotRunReason};
+/// The model name a role uses for the built-in model (there is one: the file in the settings).
+pub const BUILTIN_MODEL: &str = "builtin";
+
+pub use local::{LocalModel, LocalReply, TextStop, reply_from_text};
 pub use prices::{ModelPrice, PriceTable};
 pub use provider::{Provider, ProviderConfig, ProviderKind, is_loopback};
 pub use request::{ChatRequest, ChatResponse, MalformedToolCall, StreamEvent};

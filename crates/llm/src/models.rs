@@ -26,6 +26,8 @@ impl Provider {
                     None => r,
                 }
             }
+            // One model, the file it was given: nothing to ask a server.
+            ProviderKind::Builtin => return Ok(vec![crate::BUILTIN_MODEL.to_string()]),
         };
         let response = request
             .timeout(std::time::Duration::from_secs(15))

@@ -37,6 +37,8 @@ impl Default for PriceTable {
                 ("gpt-4.1-mini".to_string(), p(0.4, 1.6, 0.1, 0.0)),
                 ("gpt-4o".to_string(), p(2.5, 10.0, 1.25, 0.0)),
                 ("gpt-4o-mini".to_string(), p(0.15, 0.6, 0.075, 0.0)),
+                // The model built into Tandem runs on this computer: free.
+                (crate::BUILTIN_MODEL.to_string(), p(0.0, 0.0, 0.0, 0.0)),
             ]),
         }
     }

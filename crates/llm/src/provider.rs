@@ -2,6 +2,7 @@
 
 use crate::anthropic;
 use crate::error::LlmError;
+use crate::local::LocalModel;
 use crate::openai;
 use crate::request::{ChatRequest, ChatResponse, StreamEvent};
 use crate::retry::RetryPolicy;
@@ -9,7 +10,8 @@ use crate::stream;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// Anthropic's Messages API, or OpenAI's Chat Completions (and every server speaking it).
+/// Anthropic's Messages API, OpenAI's Chat Completions (and every server speaking it), or the
+/// built-in model.
 pub use protocol::ProviderKind;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +30,8 @@ pub struct ProviderConfig {
     pub retry: RetryPolicy,
     /// No byte for this long mid-stream: the connection is taken as dead.
     pub idle_timeout: Duration,
+    /// The GGUF file of the built-in model ([`ProviderKind::Builtin`]); unused by the others.
+    pub model_path: Option<std::path::PathBuf>,
 }
 
 impl ProviderConfig {
@@ -55,19 +59,22 @@ impl ProviderConfig {
             num_ctx: None,
             // Small local models write their calls as text more often than not; hosted
             // APIs return real calls.
-            lenient_tool_calls: kind == ProviderKind::OpenAi && is_loopback(base_url),
+            lenient_tool_calls: kind == ProviderKind::Builtin
+                || (kind == ProviderKind::OpenAi && is_loopback(base_url)),
             images: match kind {
                 ProviderKind::Anthropic => true,
                 ProviderKind::OpenAi => base_url.contains("://api.openai.com"),
+                ProviderKind::Builtin => false,
             },
             retry: RetryPolicy::default(),
             // A model on this machine's CPU may read a long prompt for minutes before its first
             // byte; a hosted API that is silent for two minutes is gone.
-            idle_timeout: if is_loopback(base_url) {
+            idle_timeout: if kind == ProviderKind::Builtin || is_loopback(base_url) {
                 Duration::from_secs(600)
             } else {
                 Duration::from_secs(120)
             },
+            model_path: None,
         }
     }
 }
@@ -104,12 +111,19 @@ fn bundled_roots() -> Vec<reqwest::Certificate> {
 pub struct Provider {
     config: ProviderConfig,
     http: reqwest::Client,
+    /// The model itself, for [`ProviderKind::Builtin`] (which has no server to call).
+    local: Option<std::sync::Arc<dyn LocalModel>>,
 }
 
 impl Provider {
     /// A client for the provider. An address that cannot be used (no `http://`) is refused
     /// here, before anything is sent, rather than failing every request later.
     pub fn new(config: ProviderConfig) -> Result<Self, LlmError> {
+        if config.kind == ProviderKind::Builtin {
+            return Err(LlmError::BuiltinUnavailable(
+                "the built-in model is loaded by the app, not reached at an address".into(),
+            ));
+        }
         crate::error::check_address(&config.base_url)?;
         // Certificates are checked against the system's store (where IT puts a corporate CA;
         // `SSL_CERT_FILE` on Linux) and the bundled Mozilla roots, so that a machine without a
@@ -121,7 +135,22 @@ impl Provider {
             .tls_certs_merge(bundled_roots())
             .build()
             .map_err(|e| LlmError::connect(&e))?;
-        Ok(Provider { config, http })
+        Ok(Provider {
+            config,
+            http,
+            local: None,
+        })
+    }
+
+    /// A provider answered by a model in this process (the built-in model). `config.base_url`
+    /// is not used; its kind should be [`ProviderKind::Builtin`].
+    pub fn local(config: ProviderConfig, model: std::sync::Arc<dyn LocalModel>) -> Self {
+        Provider {
+            config,
+            // Never used to send anything: a provider without a server still has the one shape.
+            http: reqwest::Client::new(),
+            local: Some(model),
+        }
     }
 
     pub fn config(&self) -> &ProviderConfig {
@@ -145,6 +174,9 @@ impl Provider {
         cancel: &CancellationToken,
     ) -> Result<ChatResponse, LlmError> {
         let c = &self.config;
+        if let Some(model) = &self.local {
+            return model.stream(req, on_event, cancel).await;
+        }
         let request = match c.kind {
             ProviderKind::Anthropic => {
                 let key = c.api_key.as_deref().ok_or(LlmError::Auth { status: 401 })?;
@@ -157,6 +189,11 @@ impl Provider {
                 &stream::openai_options(c),
                 req,
             ),
+            ProviderKind::Builtin => {
+                return Err(LlmError::BuiltinUnavailable(
+                    "no model file is loaded".into(),
+                ));
+            }
         };
         stream::receive(c, request, req, on_event, cancel).await
     }

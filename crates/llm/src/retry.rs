@@ -58,6 +58,9 @@ impl RetryPolicy {
             | LlmError::Protocol(_)
             | LlmError::BadAddress { .. }
             | LlmError::NotAnApi { .. }
+            | LlmError::BuiltinUnavailable(_)
+            | LlmError::Builtin(_)
+            | LlmError::ContextFull { .. }
             | LlmError::Cancelled => None,
         }
     }

@@ -26,7 +26,9 @@ impl Assembler {
     pub fn new(config: &ProviderConfig) -> Self {
         match config.kind {
             ProviderKind::Anthropic => Assembler::Anthropic(anthropic::Assembler::default()),
-            ProviderKind::OpenAi => {
+            // The built-in model has no wire format; a recording of it could only be of the
+            // OpenAI-compatible shape it is compared with.
+            ProviderKind::OpenAi | ProviderKind::Builtin => {
                 Assembler::OpenAi(openai::Assembler::default(), openai_options(config))
             }
         }

@@ -21,7 +21,6 @@ pub enum TurnOutcome {
     },
     StepLimit,
     BudgetSpent {
-        #[ts(type = "number")]
         used: u64,
     },
     /// The user pressed Stop (or the window went away).
@@ -72,6 +71,8 @@ pub enum FailureCode {
     ContextTooLong,
     /// The provider refused the request for another reason (4xx).
     BadRequest,
+    /// The built-in model cannot run here (no AVX2, too little memory, no model file).
+    BuiltinUnavailable,
     /// The session's log could not be written.
     LogFailed,
     /// Another window or `tandem-cli` has this session open.
@@ -192,14 +193,10 @@ pub struct SessionInfo {
     /// From the first task.
     pub title: String,
     pub model: String,
-    #[ts(type = "number")]
     pub started_ms: u64,
-    #[ts(type = "number")]
     pub updated_ms: u64,
     pub state: SessionState,
-    #[ts(type = "number")]
     pub input_tokens: u64,
-    #[ts(type = "number")]
     pub output_tokens: u64,
     /// None when the model's price is unknown (local models cost nothing and say 0).
     pub cost_usd: Option<f64>,
@@ -236,7 +233,6 @@ pub struct BackgroundTask {
     pub running: bool,
     /// Its state in plain words ("running", "exited with code 1", "stopped").
     pub state: String,
-    #[ts(type = "number")]
     pub runtime_ms: u64,
     /// The end of its output so far.
     pub output_tail: String,
@@ -262,6 +258,9 @@ pub enum ProviderKind {
     /// OpenAI itself or any OpenAI-compatible server (Ollama, llama.cpp, vLLM…).
     #[serde(rename = "openai")]
     OpenAi,
+    /// The model that runs inside Tandem (a GGUF file, crates/builtin): no server, no key.
+    #[serde(rename = "builtin")]
+    Builtin,
 }
 
 /// A configured provider as the Settings screen shows it. Never carries the key itself.
@@ -334,6 +333,44 @@ pub struct SettingsView {
     pub error: Option<String>,
     /// Where `web_search` searches, if anywhere.
     pub web_search: Option<WebSearchView>,
+}
+
+/// The built-in model as the first-run screen and Settings show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct BuiltinStatus {
+    /// Why it cannot run on this computer (no AVX2, too little memory), in words; `None`
+    /// when it can.
+    pub unavailable: Option<String>,
+    /// The default model, in words.
+    pub model_name: String,
+    /// Its download size in bytes.
+    pub download_size: u64,
+    /// Where the downloaded file goes (and is looked for).
+    pub model_path: String,
+    /// The file is there, checked against its sha256.
+    pub downloaded: bool,
+    /// A GGUF file of the user's own chosen in Settings, if any.
+    pub own_file: Option<String>,
+    pub download: BuiltinDownload,
+    /// The built-in model serves the default role.
+    pub in_use: bool,
+}
+
+/// The download of the built-in model's file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct BuiltinDownload {
+    pub running: bool,
+    /// Bytes on disk (a stopped download continues from here).
+    pub done: u64,
+    pub total: Option<u64>,
+    /// Why the last attempt failed, in words.
+    pub error: Option<String>,
+}
+
+/// Use the built-in model for the default role: the downloaded file, or `model_path`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct UseBuiltinArgs {
+    pub model_path: Option<String>,
 }
 
 /// A model server answering on this machine.

@@ -1,11 +1,12 @@
-// The first start: Tandem needs a model provider. Three ways in — Anthropic, OpenAI, or a
-// model server on this computer (found by looking for Ollama and friends).
+// The first start: Tandem needs a model provider. Four ways in — Anthropic, OpenAI, a model
+// server on this computer (found by looking for Ollama and friends), or the model built in.
 import { useEffect, useState } from "react";
 import type { EngineError, LocalServer, ProviderInput, ProviderKind, RoleView, SettingsView } from "../bindings";
 import { DEFAULT_LOCAL_URL } from "../bindings";
 import { call, toAppError } from "../api";
 import { useApp } from "../store";
 import { ErrorDetail } from "./ErrorNote";
+import { BuiltinCard } from "./BuiltinCard";
 
 type Choice = {
   name: string;
@@ -324,6 +325,7 @@ export function FirstRunScreen() {
             onSave={(c) => void use(c)}
           />
           <LocalCard busy={busy} onSave={(c) => void use(c)} />
+          <BuiltinCard busy={busy} onUsed={setSettings} />
         </div>
         <button className="link-button skip" data-testid="first-run-skip" onClick={skip}>
           Skip for now

@@ -14,6 +14,7 @@ import { RulesTab } from "./RulesTab";
 import { WebSearchTab } from "./WebSearchTab";
 import { SkillsTab } from "./SkillsTab";
 import { McpTab } from "./McpTab";
+import { BuiltinCard } from "./BuiltinCard";
 
 type Tab = "models" | "rules" | "web" | "skills" | "mcp";
 
@@ -150,6 +151,15 @@ export function SettingsDialog() {
   useEffect(() => {
     if (!settings) void loadSettings();
   }, [settings, loadSettings]);
+
+  // The built-in model was chosen (saved at once by its card): the drafts follow the file.
+  const onBuiltinUsed = (s: SettingsView) => {
+    setSettings(s);
+    const drafts = s.providers.map((p) => draftOf(p));
+    setProviders(drafts);
+    setRoles(rolesOf(s));
+    setBaseline(snapshot(drafts, rolesOf(s), allowFile));
+  };
 
   // The settings arrived after the dialog opened: start the drafts from them.
   const [seeded, setSeeded] = useState(settings !== null);
@@ -396,6 +406,7 @@ export function SettingsDialog() {
                 </div>
               )}
               <InUse settings={settings} roles={roles} dirty={dirty} />
+              <BuiltinCard busy={false} onUsed={onBuiltinUsed} />
               {keychainMissing && (
                 <div className="banner warn">
                   <span>{settings?.keychain.message ?? "No keychain service is running."}</span>
@@ -621,6 +632,7 @@ function ProviderCard(props: {
           <select value={p.kind} onChange={(e) => props.onUpdate({ kind: e.target.value as ProviderKind, test: { status: "idle" } })}>
             <option value="anthropic">Anthropic</option>
             <option value="openai">OpenAI or compatible</option>
+            <option value="builtin">Built in (this computer)</option>
           </select>
         </label>
         <span className="spacer" />
@@ -674,23 +686,27 @@ function ProviderCard(props: {
         </div>
       )}
       <div className="provider-row">
-        <label className="grow">
-          <span>
-            API key{" "}
-            <span className="muted" data-testid="key-source">
-              {keyHint(p)}
+        {p.kind === "builtin" ? (
+          <span className="grow muted">Runs inside Tandem: no key, no address (its file is chosen above).</span>
+        ) : (
+          <label className="grow">
+            <span>
+              API key{" "}
+              <span className="muted" data-testid="key-source">
+                {keyHint(p)}
+              </span>
             </span>
-          </span>
-          <input
-            type="password"
-            autoComplete="off"
-            value={p.key}
-            placeholder={p.key_source ? "Type a new key to replace it" : "Paste a key"}
-            onChange={(e) => props.onUpdate({ key: e.target.value })}
-            data-testid="provider-key"
-          />
-        </label>
-        {p.key_source === "keychain" || p.key_source?.startsWith("file") ? (
+            <input
+              type="password"
+              autoComplete="off"
+              value={p.key}
+              placeholder={p.key_source ? "Type a new key to replace it" : "Paste a key"}
+              onChange={(e) => props.onUpdate({ key: e.target.value })}
+              data-testid="provider-key"
+            />
+          </label>
+        )}
+        {p.kind !== "builtin" && (p.key_source === "keychain" || p.key_source?.startsWith("file")) ? (
           <button className="link-button" onClick={props.onForgetKey}>
             Forget key
           </button>

@@ -2,6 +2,7 @@
 // and agent. `send_message` streams events over its Channel the way Rust does: arrays of events.
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type {
+  BuiltinStatus,
   SearchProviderKind,
   AgentEvent,
   BackgroundTask,
@@ -66,6 +67,8 @@ export type FakeAgent = {
   skills?: SkillsView;
   /** What mcp_view answers, one view per call while there are several (the last one stays). */
   mcp?: McpView | McpView[];
+  /** What builtin_status answers first (default: available, not downloaded). */
+  builtin?: BuiltinStatus;
   /** Called when a turn starts; the test drives it. */
   onTurn?: (turn: FakeTurn) => void;
   /** What restore_preview answers. */
@@ -73,6 +76,20 @@ export type FakeAgent = {
   /** What restore does: its record, and the session's transcript after it. */
   restore?: (args: RestoreArgs) => { record: RestoreRecord; transcript: SessionTranscript };
 };
+
+export function builtinStatus(overrides: Partial<BuiltinStatus> = {}): BuiltinStatus {
+  return {
+    unavailable: null,
+    model_name: "Qwen2.5-Coder 1.5B Instruct (Q4_K_M)",
+    download_size: 1_117_320_768,
+    model_path: "/home/me/.local/share/tandem/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    downloaded: false,
+    own_file: null,
+    download: { running: false, done: 0, total: 1_117_320_768, error: null },
+    in_use: false,
+    ...overrides,
+  };
+}
 
 export function entry(path: string, kind: "file" | "dir", git: FileEntry["git"] = null): FileEntry {
   const name = path.split("/").pop() ?? path;
@@ -195,6 +212,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
   let recent = project.recent ?? [];
   let settings = agent.settings ?? settingsView();
   let webKey = false;
+  let builtin = agent.builtin ?? builtinStatus();
   let sessions = agent.sessions ?? [];
   let tasks = agent.tasks ?? [];
   let rules = agent.rules ?? rulesView();
@@ -295,6 +313,26 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
           agent.providerModels ??
           settings.providers.map((p) => ({ provider: p.name, models: Array.isArray(agent.models) ? agent.models : [], error: null }))
         );
+      case "builtin_status":
+        return builtin;
+      case "start_builtin_download":
+        builtin = { ...builtin, download: { ...builtin.download, running: true, done: 300_000_000 } };
+        return builtin;
+      case "cancel_builtin_download":
+        builtin = { ...builtin, download: { ...builtin.download, running: false } };
+        return builtin;
+      case "use_builtin": {
+        const path = (args.model_path as string | null | undefined) ?? null;
+        settings = {
+          ...settings,
+          providers: [...settings.providers.filter((p) => p.name !== "builtin"), { name: "builtin", kind: "builtin", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: null }],
+          roles: [{ role: "default", provider: "builtin", model: "builtin" }, ...settings.roles.filter((r) => r.role !== "default")],
+          configured: true,
+          in_use: { provider: "builtin", model: "builtin", preset: false },
+        };
+        builtin = { ...builtin, in_use: true, own_file: path };
+        return settings;
+      }
       case "detect_local":
         return agent.localServers ?? [];
       case "policy_rules":

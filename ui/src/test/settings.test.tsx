@@ -11,7 +11,7 @@ import { useModels } from "../models";
 import { emptyTranscript } from "../transcript";
 import { DEFAULT_LOCAL_URL } from "../bindings";
 import type { EngineError, RulesView } from "../bindings";
-import { entry, installFakeBackend, rulesView, settingsView, text, type Call, type FakeAgent, type FakeProject, type FakeTurn } from "./fakeBackend";
+import { builtinStatus, entry, installFakeBackend, rulesView, settingsView, text, type Call, type FakeAgent, type FakeProject, type FakeTurn } from "./fakeBackend";
 
 const project: FakeProject = {
   startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
@@ -513,5 +513,45 @@ describe("web search", () => {
     await user.click(screen.getByTestId("web-search-save"));
     await screen.findByTestId("web-search-saved");
     expect(useApp.getState().settings?.web_search).toMatchObject({ provider: "searxng", base_url: "http://127.0.0.1:8888" });
+  });
+});
+
+describe("first run: the model built in", () => {
+  it("says what it is good for and its size, downloads with progress and cancel, and resumes", async () => {
+    const calls = installFakeBackend(project, { settings: unconfigured });
+    const user = userEvent.setup();
+    render(<App />);
+    const card = await screen.findByTestId("builtin-card");
+    expect(card).toHaveTextContent("On this computer, built in");
+    expect(card).toHaveTextContent("explicit, step-by-step tasks");
+    expect(card).toHaveTextContent("not good at open-ended work");
+    await user.click(await within(card).findByTestId("builtin-download"));
+    const progress = await within(card).findByTestId("builtin-progress");
+    expect(progress).toHaveTextContent("300 MB of 1.1 GB (26%)");
+    await user.click(within(card).getByTestId("builtin-cancel"));
+    expect(await within(card).findByTestId("builtin-download")).toHaveTextContent("Resume download (300 MB done)");
+    expect(calls.map((c) => c.cmd)).toEqual(expect.arrayContaining(["start_builtin_download", "cancel_builtin_download"]));
+  });
+
+  it("once downloaded, one click makes it the model in use and the app goes on", async () => {
+    const calls = installFakeBackend(project, { settings: unconfigured, builtin: builtinStatus({ downloaded: true }) });
+    const user = userEvent.setup();
+    render(<App />);
+    const card = await screen.findByTestId("builtin-card");
+    await user.click(await within(card).findByTestId("builtin-use"));
+    await waitFor(() => expect(screen.queryByTestId("first-run")).toBeNull());
+    expect(args<{ model_path: string | null }>(calls, "use_builtin")).toEqual({ model_path: null });
+  });
+
+  it("on a computer that cannot run it, says why and offers no download", async () => {
+    installFakeBackend(project, {
+      settings: unconfigured,
+      builtin: builtinStatus({ unavailable: "this computer's processor lacks AVX2, which the built-in model needs" }),
+    });
+    render(<App />);
+    const card = await screen.findByTestId("builtin-card");
+    expect(await within(card).findByTestId("builtin-unavailable")).toHaveTextContent("lacks AVX2");
+    expect(within(card).queryByTestId("builtin-download")).toBeNull();
+    expect(within(card).queryByTestId("builtin-own-file")).toBeNull();
   });
 });

@@ -1,0 +1,252 @@
+//! A loaded model: its thread, and the [`llm::LocalModel`] the provider streams through.
+
+use crate::error::BuiltinError;
+use crate::machine;
+use crate::prompt;
+use crate::worker::{Job, Outcome, PROMPT_BATCH, Worker, WorkerEvent};
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatTemplate, LlamaModel};
+use llm::{ChatRequest, ChatResponse, LlmError, LocalModel, LocalReply, StreamEvent};
+use protocol::Usage;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// How a model is loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadOptions {
+    pub path: PathBuf,
+    /// Context size in tokens: the conversation and the reply must fit.
+    pub n_ctx: u32,
+    /// CPU threads; `None` is every core.
+    pub threads: Option<u32>,
+}
+
+impl LoadOptions {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        LoadOptions {
+            path: path.into(),
+            n_ctx: 8192,
+            threads: None,
+        }
+    }
+}
+
+/// What loading took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadInfo {
+    pub load_time: Duration,
+    pub n_ctx: u32,
+    /// The GGUF's `general.name`, when it has one.
+    pub name: Option<String>,
+}
+
+/// How one reply is written, beyond the request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Generation {
+    /// The reply must be one tool call (the grammar holds from the first token); otherwise it
+    /// holds from the moment the model starts a call.
+    pub force_tool_call: bool,
+}
+
+/// A model loaded on its own thread. Dropping the last handle ends the thread and frees the
+/// model.
+pub struct Engine {
+    jobs: Mutex<std::sync::mpsc::Sender<Job>>,
+    info: LoadInfo,
+}
+
+/// llama.cpp's backend starts once per process.
+static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+
+fn backend() -> Result<&'static LlamaBackend, BuiltinError> {
+    BACKEND
+        .get_or_init(|| {
+            // Its logs go to tracing (debug level), not to stderr.
+            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default());
+            LlamaBackend::init().map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| BuiltinError::Backend(e.clone()))
+}
+
+impl Engine {
+    /// Loads the model on a new thread; blocking until it is loaded (a second or two for a
+    /// 1 GB file): call it off the async threads.
+    pub fn load(opts: LoadOptions) -> Result<Engine, BuiltinError> {
+        machine::check(&opts.path)?;
+        let backend = backend()?;
+        let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<Job>();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<LoadInfo, BuiltinError>>();
+        std::thread::Builder::new()
+            .name("builtin-model".into())
+            .spawn(move || {
+                let started = Instant::now();
+                let model = match load_model(backend, &opts.path) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let threads = opts.threads.map_or_else(
+                    || std::thread::available_parallelism().map_or(2, |n| n.get() as i32),
+                    |t| t as i32,
+                );
+                let n_ctx = opts.n_ctx.min(model.n_ctx_train().max(512));
+                let params = LlamaContextParams::default()
+                    .with_n_ctx(NonZeroU32::new(n_ctx))
+                    .with_n_batch(PROMPT_BATCH as u32)
+                    .with_n_ubatch(PROMPT_BATCH as u32)
+                    .with_n_threads(threads)
+                    .with_n_threads_batch(threads);
+                let ctx = match model.new_context(backend, params) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(BuiltinError::Context(e.to_string())));
+                        return;
+                    }
+                };
+                // The template in the GGUF; ChatML (what Qwen and SmolLM use) when it has none.
+                let template = model.chat_template(None).or_else(|_| {
+                    LlamaChatTemplate::new("chatml")
+                        .map_err(|e| BuiltinError::Template(e.to_string()))
+                });
+                let template = match template {
+                    Ok(t) => t,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let info = LoadInfo {
+                    load_time: started.elapsed(),
+                    n_ctx,
+                    name: model.meta_val_str("general.name").ok(),
+                };
+                tracing::info!(
+                    path = %opts.path.display(),
+                    load_ms = info.load_time.as_millis() as u64,
+                    n_ctx,
+                    threads,
+                    "built-in model loaded"
+                );
+                let _ = ready_tx.send(Ok(info));
+                let mut worker = Worker {
+                    model: &model,
+                    ctx,
+                    template,
+                    cached: Vec::new(),
+                    seed: 1234,
+                };
+                // Ends when every Engine handle is gone.
+                while let Ok(job) = jobs_rx.recv() {
+                    worker.run(job);
+                }
+            })
+            .map_err(|e| BuiltinError::Backend(e.to_string()))?;
+        let info = ready_rx.recv().map_err(|_| BuiltinError::WorkerGone)??;
+        Ok(Engine {
+            jobs: Mutex::new(jobs_tx),
+            info,
+        })
+    }
+
+    pub fn info(&self) -> &LoadInfo {
+        &self.info
+    }
+
+    /// Writes one reply: its text streams through `on_text`; the outcome (with timings) comes
+    /// back at the end. Cancelling returns at once with [`LlmError::Cancelled`]: the thread
+    /// drops the reply at its next token or prompt batch.
+    pub async fn generate(
+        &self,
+        req: &ChatRequest,
+        how: Generation,
+        on_text: &mut (dyn FnMut(String) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<Outcome, LlmError> {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let flag = Arc::new(AtomicBool::new(false));
+        let job = Job {
+            messages: prompt::messages(req),
+            tools: req.tools.clone(),
+            max_tokens: req.max_tokens,
+            temperature: req.temperature,
+            force_tool_call: how.force_tool_call,
+            cancel: flag.clone(),
+            events: tx,
+        };
+        self.jobs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .send(job)
+            .map_err(|_| LlmError::from(BuiltinError::WorkerGone))?;
+        // Tells the thread to drop the job however this future ends (Stop, or the caller
+        // going away).
+        let _stop = StopOnDrop(flag);
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+                ev = rx.recv() => match ev {
+                    Some(WorkerEvent::Text(t)) => on_text(t),
+                    Some(WorkerEvent::Done(o)) => return Ok(o),
+                    Some(WorkerEvent::Failed(e)) => return Err(e.into()),
+                    None => return Err(BuiltinError::WorkerGone.into()),
+                },
+            }
+        }
+    }
+}
+
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+fn load_model(backend: &LlamaBackend, path: &Path) -> Result<LlamaModel, BuiltinError> {
+    LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).map_err(|e| {
+        BuiltinError::Load {
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        }
+    })
+}
+
+impl LocalModel for Engine {
+    fn stream<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+        on_event: &'a mut (dyn FnMut(StreamEvent) + Send),
+        cancel: &'a CancellationToken,
+    ) -> LocalReply<'a> {
+        Box::pin(async move {
+            let outcome = self
+                .generate(
+                    req,
+                    Generation::default(),
+                    &mut |t| on_event(StreamEvent::TextDelta(t)),
+                    cancel,
+                )
+                .await?;
+            let s = outcome.stats;
+            let usage = Usage {
+                input_tokens: (s.prompt_tokens - s.reused_tokens) as u32,
+                output_tokens: s.generated_tokens as u32,
+                cache_read_tokens: s.reused_tokens as u32,
+                cache_write_tokens: 0,
+            };
+            let reply: ChatResponse =
+                llm::reply_from_text(&outcome.text, outcome.stop, usage, req, on_event);
+            Ok(reply)
+        })
+    }
+}

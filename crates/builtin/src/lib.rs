@@ -1,0 +1,27 @@
+//! The built-in model: a GGUF file run inside the process with llama.cpp (`llama-cpp-2`),
+//! for people with no API key and no model server. Owns the machine check (AVX2, memory),
+//! loading, the model's thread, prompt rendering with the GGUF's chat template, the KV cache
+//! kept between turns, tool calls forced well formed by a grammar from the tools' schemas, and
+//! the model file's download and checksum.
+//!
+//! It answers through [`llm::LocalModel`], so the agent streams it like any provider. Must not
+//! know about tools' effects, policy, sessions or the window (no Tauri): it writes replies.
+
+mod download;
+mod engine;
+mod error;
+mod grammar;
+mod machine;
+mod prompt;
+mod shared;
+mod worker;
+
+pub use download::{
+    DEFAULT_MODEL, DownloadError, ModelSpec, Progress, download, file_sha256, partial_path,
+};
+pub use engine::{Engine, Generation, LoadInfo, LoadOptions};
+pub use error::BuiltinError;
+pub use grammar::{calls_schema, grammar};
+pub use machine::{Unavailable, check as check_machine, cpu as check_cpu, memory as check_memory};
+pub use shared::{loaded, provider};
+pub use worker::{Outcome, PROMPT_BATCH, Stats};

@@ -1,0 +1,337 @@
+//! The thread that owns the loaded model and its context. llama.cpp's context is single-
+//! threaded and its calls block for seconds, so it lives on a thread of its own (never a tokio
+//! worker: the window and the other sessions keep running) and takes one job at a time.
+//!
+//! The context's KV cache holds the tokens of the last conversation it saw. A new prompt that
+//! starts with them (the next turn of the same session: same system prompt, same history)
+//! evaluates only the tokens after the shared beginning.
+
+use crate::error::BuiltinError;
+use crate::grammar;
+use crate::prompt::TemplateMessage;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use llm::TextStop;
+use protocol::ToolDefinition;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Prompt tokens evaluated per llama.cpp call. One call cannot be interrupted, so this bounds
+/// how long the thread stays busy after Stop (the reply itself is given up at once); a 2,104-
+/// token batch failed in the spike, and 512 is llama.cpp's own default.
+pub const PROMPT_BATCH: usize = 256;
+
+/// One reply to write.
+pub struct Job {
+    pub messages: Vec<TemplateMessage>,
+    pub tools: Vec<ToolDefinition>,
+    pub max_tokens: u32,
+    pub temperature: Option<f32>,
+    /// The reply must be a call (the grammar applies from its first token, not lazily).
+    pub force_tool_call: bool,
+    pub cancel: Arc<AtomicBool>,
+    pub events: UnboundedSender<WorkerEvent>,
+}
+
+/// What the thread reports about a job.
+#[derive(Debug)]
+pub enum WorkerEvent {
+    /// More of the reply (whole UTF-8 characters).
+    Text(String),
+    Done(Outcome),
+    Failed(BuiltinError),
+}
+
+/// A finished reply and what it cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The prompt as the chat template rendered it (benchmarks feed it to llama-server).
+    pub prompt: String,
+    pub text: String,
+    pub stop: TextStop,
+    pub stats: Stats,
+}
+
+/// Token counts and timings of one reply.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stats {
+    /// Prompt tokens in all.
+    pub prompt_tokens: usize,
+    /// Of those, kept in the KV cache from the previous reply (not evaluated again).
+    pub reused_tokens: usize,
+    pub generated_tokens: usize,
+    pub prompt_time: Duration,
+    pub generation_time: Duration,
+    /// From the job's start to its first generated token.
+    pub first_token: Duration,
+}
+
+impl Stats {
+    pub fn prompt_per_second(&self) -> f64 {
+        per_second(self.prompt_tokens - self.reused_tokens, self.prompt_time)
+    }
+
+    pub fn generation_per_second(&self) -> f64 {
+        per_second(self.generated_tokens, self.generation_time)
+    }
+}
+
+fn per_second(n: usize, d: Duration) -> f64 {
+    if d.is_zero() {
+        0.0
+    } else {
+        n as f64 / d.as_secs_f64()
+    }
+}
+
+/// The model, its context and the tokens its KV cache holds.
+pub struct Worker<'m> {
+    pub model: &'m LlamaModel,
+    pub ctx: LlamaContext<'m>,
+    pub template: LlamaChatTemplate,
+    /// The tokens in the KV cache (sequence 0), position by position.
+    pub cached: Vec<LlamaToken>,
+    pub seed: u32,
+}
+
+impl Worker<'_> {
+    pub fn run(&mut self, job: Job) {
+        let events = job.events.clone();
+        let event = match self.reply(&job) {
+            Ok(outcome) => WorkerEvent::Done(outcome),
+            Err(e) => {
+                // A failed evaluation may have left the cache half-written: start clean.
+                self.cached.clear();
+                self.ctx.clear_kv_cache();
+                WorkerEvent::Failed(e)
+            }
+        };
+        // The receiver is gone when the reply was given up (Stop): nothing to tell.
+        let _ = events.send(event);
+    }
+
+    fn render(&self, messages: &[TemplateMessage]) -> Result<String, BuiltinError> {
+        let chat = messages
+            .iter()
+            .map(|m| LlamaChatMessage::new(m.role.to_string(), m.content.clone()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| BuiltinError::Template(e.to_string()))?;
+        self.model
+            .apply_chat_template(&self.template, &chat, true)
+            .map_err(|e| BuiltinError::Template(e.to_string()))
+    }
+
+    fn reply(&mut self, job: &Job) -> Result<Outcome, BuiltinError> {
+        let started = Instant::now();
+        let text = self.render(&job.messages)?;
+        let tokens = self.model.vocab().tokenize(text.as_bytes(), true, true);
+        let n_ctx = self.ctx.n_ctx();
+        // At least a short answer must fit after the prompt.
+        let room = (job.max_tokens.min(n_ctx / 4)) as usize;
+        if tokens.len() + room > n_ctx as usize {
+            return Err(BuiltinError::TooLong {
+                tokens: tokens.len(),
+                context: n_ctx,
+            });
+        }
+        let max_tokens = (job.max_tokens as usize).min(n_ctx as usize - tokens.len());
+
+        // Keep the shared beginning; the last prompt token is always evaluated again, since
+        // its logits are where the reply starts.
+        let mut keep = self
+            .cached
+            .iter()
+            .zip(&tokens)
+            .take_while(|(a, b)| a == b)
+            .count();
+        keep = keep.min(tokens.len().saturating_sub(1));
+        self.ctx
+            .clear_kv_cache_seq(Some(0), Some(keep as u32), None)
+            .map_err(|e| BuiltinError::Decode(e.to_string()))?;
+        self.cached.truncate(keep);
+
+        let mut stats = Stats {
+            prompt_tokens: tokens.len(),
+            reused_tokens: keep,
+            ..Stats::default()
+        };
+        let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
+        let rest = &tokens[keep..];
+        let chunks = rest.len().div_ceil(PROMPT_BATCH);
+        for (i, chunk) in rest.chunks(PROMPT_BATCH).enumerate() {
+            if job.cancel.load(Ordering::Relaxed) {
+                return Ok(self.cancelled(stats));
+            }
+            batch.clear();
+            let last_chunk = i + 1 == chunks;
+            for (j, &t) in chunk.iter().enumerate() {
+                let pos = (self.cached.len() + j) as i32;
+                batch
+                    .add(t, pos, &[0], last_chunk && j + 1 == chunk.len())
+                    .map_err(|e| BuiltinError::Decode(e.to_string()))?;
+            }
+            self.ctx
+                .decode(&mut batch)
+                .map_err(|e| BuiltinError::Decode(e.to_string()))?;
+            self.cached.extend_from_slice(chunk);
+        }
+        stats.prompt_time = started.elapsed();
+
+        let mut sampler = self.sampler(&job.tools, job.temperature, job.force_tool_call);
+        let gen_start = Instant::now();
+        let mut out = String::new();
+        let mut pending: Vec<u8> = Vec::new();
+        let mut stop = TextStop::MaxTokens;
+        let vocab = self.model.vocab();
+        while stats.generated_tokens < max_tokens {
+            if job.cancel.load(Ordering::Relaxed) {
+                stats.generation_time = gen_start.elapsed();
+                return Ok(self.cancelled(stats));
+            }
+            let token = sampler.sample(&self.ctx, batch.n_tokens() - 1);
+            if stats.generated_tokens == 0 {
+                stats.first_token = started.elapsed();
+            }
+            if vocab.is_eog(token) {
+                stop = TextStop::EndTurn;
+                break;
+            }
+            stats.generated_tokens += 1;
+            pending.extend(vocab.token_to_piece(token, false, None));
+            let piece = take_utf8(&mut pending);
+            if !piece.is_empty() {
+                out.push_str(&piece);
+                let _ = job.events.send(WorkerEvent::Text(piece));
+            }
+            batch.clear();
+            batch
+                .add(token, self.cached.len() as i32, &[0], true)
+                .map_err(|e| BuiltinError::Decode(e.to_string()))?;
+            self.ctx
+                .decode(&mut batch)
+                .map_err(|e| BuiltinError::Decode(e.to_string()))?;
+            self.cached.push(token);
+        }
+        stats.generation_time = gen_start.elapsed();
+        if !pending.is_empty() {
+            out.push_str(&String::from_utf8_lossy(&pending));
+        }
+        log(&stats);
+        Ok(Outcome {
+            prompt: text,
+            text: out,
+            stop,
+            stats,
+        })
+    }
+
+    fn cancelled(&self, stats: Stats) -> Outcome {
+        // Nobody reads a stopped reply: its receiver is gone.
+        tracing::info!(
+            prompt_tokens = stats.prompt_tokens,
+            cached = self.cached.len(),
+            "built-in model: reply stopped"
+        );
+        Outcome {
+            prompt: String::new(),
+            text: String::new(),
+            stop: TextStop::EndTurn,
+            stats,
+        }
+    }
+
+    /// Greedy at temperature 0 (or unset: tool calls want the likeliest answer), sampled
+    /// otherwise; with tools, the lazy grammar of their calls first.
+    fn sampler(
+        &self,
+        tools: &[ToolDefinition],
+        temperature: Option<f32>,
+        forced: bool,
+    ) -> LlamaSampler {
+        let mut chain = Vec::new();
+        if !tools.is_empty() {
+            match grammar::grammar(tools).and_then(|g| {
+                let s = if forced {
+                    LlamaSampler::grammar(self.model, &g, grammar::ROOT)
+                } else {
+                    LlamaSampler::grammar_lazy(
+                        self.model,
+                        &g,
+                        grammar::ROOT,
+                        grammar::TRIGGERS,
+                        &[],
+                    )
+                };
+                s.map_err(|e| grammar::GrammarError::new(e.to_string()))
+            }) {
+                Ok(s) => chain.push(s),
+                // The calls are still read leniently from the text, only not forced.
+                Err(e) => tracing::warn!(%e, "built-in model: tool calls are not constrained"),
+            }
+        }
+        match temperature {
+            Some(t) if t > 0.0 => {
+                chain.push(LlamaSampler::temp(t));
+                chain.push(LlamaSampler::dist(self.seed));
+            }
+            _ => chain.push(LlamaSampler::greedy()),
+        }
+        LlamaSampler::chain_simple(chain)
+    }
+}
+
+fn log(stats: &Stats) {
+    tracing::info!(
+        prompt_tokens = stats.prompt_tokens,
+        reused_tokens = stats.reused_tokens,
+        prompt_tok_per_s = format!("{:.1}", stats.prompt_per_second()),
+        generated_tokens = stats.generated_tokens,
+        generation_tok_per_s = format!("{:.1}", stats.generation_per_second()),
+        first_token_ms = stats.first_token.as_millis() as u64,
+        "built-in model: reply"
+    );
+}
+
+/// The complete UTF-8 characters at the front of `bytes`, removed from it; an incomplete
+/// character at the end waits for the next token (one character may span two tokens).
+fn take_utf8(bytes: &mut Vec<u8>) -> String {
+    let valid = match std::str::from_utf8(bytes) {
+        Ok(s) => s.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        // Bytes that will never be valid: written as U+FFFD rather than kept forever.
+        Err(_) => {
+            let s = String::from_utf8_lossy(bytes).into_owned();
+            bytes.clear();
+            return s;
+        }
+    };
+    let rest = bytes.split_off(valid);
+    String::from_utf8(std::mem::replace(bytes, rest)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_character_split_across_tokens_waits_for_its_end() {
+        let mut b = "é".as_bytes()[..1].to_vec();
+        assert_eq!(take_utf8(&mut b), "");
+        b.extend(&"é".as_bytes()[1..]);
+        b.extend(b"x");
+        assert_eq!(take_utf8(&mut b), "éx");
+        assert!(b.is_empty());
+    }
+
+    #[test]
+    fn invalid_bytes_do_not_stay_forever() {
+        let mut b = vec![0xff, b'a'];
+        assert_eq!(take_utf8(&mut b), "\u{fffd}a");
+        assert!(b.is_empty());
+    }
+}

