@@ -1065,6 +1065,10 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
         )
         .await?;
     assert!(status.contains("Failed"), "{status:?}");
+    // The turn ends first (the list follows its end): scrolled up while it is still writing,
+    // the card can sit too near the end for the list to count as left, on a busy machine.
+    app.wait_for("[data-testid=done-summary][data-kind=warning]")
+        .await?;
     let failed = app
         .wait_for("[data-testid=tool-card][data-kind=failed]")
         .await?;

@@ -79,10 +79,10 @@ export function Transcript() {
       if (near) {
         stick.current = true;
         setAway(false);
-      } else if (pointerHeld.current || Date.now() - userScrolledAt.current < 800) {
+      } else if (!stick.current || pointerHeld.current || Date.now() - userScrolledAt.current < 800) {
         stick.current = false;
         setAway(true);
-      } else if (stick.current) {
+      } else {
         requestAnimationFrame(toBottom);
       }
     },
@@ -117,7 +117,13 @@ export function Transcript() {
       className="transcript"
       data-testid="transcript"
       data-count={items.length}
-      onWheel={markUser}
+      onWheel={(e) => {
+        markUser();
+        // Turning the wheel up leaves the end at once: on a busy machine the scroll it causes
+        // may come later than the 800 ms a scroll is taken as the user's.
+        const h = list.current;
+        if (e.deltaY < 0 && h && h.scrollSize > h.viewportSize) stick.current = false;
+      }}
       onTouchMove={markUser}
       onPointerDown={() => {
         pointerHeld.current = true;
