@@ -134,27 +134,8 @@ impl Agent {
                 return Ok(Some(r));
             }
         };
-        let ran = serde_json::from_value::<tools::CommandOutcome>(out.structured);
-        let task = crate::tool_call::background_task(ran.as_ref().ok());
-        let (exit_code, outcome) = match ran {
-            Ok(tools::CommandOutcome::Finished {
-                exit_code,
-                timed_out,
-                ..
-            }) => {
-                let ok = exit_code == Some(0) && !timed_out;
-                (
-                    exit_code,
-                    if ok {
-                        ToolOutcome::Ok
-                    } else {
-                        ToolOutcome::Failed
-                    },
-                )
-            }
-            Ok(tools::CommandOutcome::Background { .. }) => (None, ToolOutcome::Background),
-            Err(_) => (None, ToolOutcome::Ok),
-        };
+        let ran = crate::tool_call::command_ran(&out.structured);
+        let (exit_code, outcome, task) = (ran.exit_code, ran.outcome, ran.task);
         Ok(Some(ToolReply {
             text: format!("[ran: {command}]\n{}", out.text),
             is_error: false,

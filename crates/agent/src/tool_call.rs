@@ -417,28 +417,12 @@ impl Agent {
             .get("command")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let finished = serde_json::from_value::<tools::CommandOutcome>(out.structured.clone()).ok();
-        let task = background_task(finished.as_ref());
-        let (exit_code, denial, outcome) = match finished {
-            Some(tools::CommandOutcome::Finished {
-                exit_code,
-                timed_out,
-                sandbox_denial,
-                ..
-            }) => {
-                let passed = exit_code == Some(0) && !timed_out;
-                self.record.ran(command, exit_code, passed);
-                let outcome = if passed {
-                    ToolOutcome::Ok
-                } else {
-                    ToolOutcome::Failed
-                };
-                (exit_code, sandbox_denial, outcome)
-            }
-            // Not ended yet: neither a success nor a failure to show.
-            Some(tools::CommandOutcome::Background { .. }) => (None, None, ToolOutcome::Background),
-            None => (None, None, ToolOutcome::Ok),
-        };
+        let ran = command_ran(&out.structured);
+        if let Some(passed) = ran.passed {
+            self.record.ran(command, ran.exit_code, passed);
+        }
+        let (exit_code, denial, outcome, task) =
+            (ran.exit_code, ran.sandbox_denial, ran.outcome, ran.task);
         let sandboxed_reply = ToolReply {
             text: out.text,
             is_error: false,
@@ -481,29 +465,11 @@ impl Agent {
                 }
                 Ok(Some(match again {
                     Ok(out) => {
-                        let ran =
-                            serde_json::from_value::<tools::CommandOutcome>(out.structured.clone());
-                        let task = background_task(ran.as_ref().ok());
-                        let (exit_code, outcome) = match ran {
-                            Ok(tools::CommandOutcome::Finished {
-                                exit_code,
-                                timed_out,
-                                ..
-                            }) => {
-                                let passed = exit_code == Some(0) && !timed_out;
-                                self.record.ran(command, exit_code, passed);
-                                let outcome = if passed {
-                                    ToolOutcome::Ok
-                                } else {
-                                    ToolOutcome::Failed
-                                };
-                                (exit_code, outcome)
-                            }
-                            Ok(tools::CommandOutcome::Background { .. }) => {
-                                (None, ToolOutcome::Background)
-                            }
-                            Err(_) => (None, ToolOutcome::Ok),
-                        };
+                        let ran = command_ran(&out.structured);
+                        if let Some(passed) = ran.passed {
+                            self.record.ran(command, ran.exit_code, passed);
+                        }
+                        let (exit_code, outcome, task) = (ran.exit_code, ran.outcome, ran.task);
                         ToolReply {
                             text: format!(
                                 "The sandbox stopped the first run ({}); the user approved running it once outside the sandbox. Its result:\n{}",
@@ -647,10 +613,54 @@ pub(crate) fn commands_in(command: &str) -> Vec<String> {
         .collect()
 }
 
-/// The task a command that went on in the background became, if it did.
-pub(crate) fn background_task(outcome: Option<&tools::CommandOutcome>) -> Option<String> {
-    match outcome {
-        Some(tools::CommandOutcome::Background { task_id, .. }) => Some(task_id.clone()),
-        _ => None,
+/// What a command's structured result says about how it ended: one reading for the sandboxed
+/// run, the approved run outside it and a skill's tool.
+pub(crate) struct CommandRan {
+    pub exit_code: Option<i32>,
+    /// Ended with exit code 0 within its time; None when it has not ended (background) or the
+    /// result is not a command's.
+    pub passed: Option<bool>,
+    pub outcome: ToolOutcome,
+    /// The task it became, when it went on in the background.
+    pub task: Option<String>,
+    pub sandbox_denial: Option<protocol::SandboxDenial>,
+}
+
+pub(crate) fn command_ran(structured: &Value) -> CommandRan {
+    match serde_json::from_value::<tools::CommandOutcome>(structured.clone()) {
+        Ok(tools::CommandOutcome::Finished {
+            exit_code,
+            timed_out,
+            sandbox_denial,
+            ..
+        }) => {
+            let passed = exit_code == Some(0) && !timed_out;
+            CommandRan {
+                exit_code,
+                passed: Some(passed),
+                outcome: if passed {
+                    ToolOutcome::Ok
+                } else {
+                    ToolOutcome::Failed
+                },
+                task: None,
+                sandbox_denial,
+            }
+        }
+        // Not ended yet: neither a success nor a failure to show.
+        Ok(tools::CommandOutcome::Background { task_id, .. }) => CommandRan {
+            exit_code: None,
+            passed: None,
+            outcome: ToolOutcome::Background,
+            task: Some(task_id),
+            sandbox_denial: None,
+        },
+        Err(_) => CommandRan {
+            exit_code: None,
+            passed: None,
+            outcome: ToolOutcome::Ok,
+            task: None,
+            sandbox_denial: None,
+        },
     }
 }
