@@ -192,7 +192,15 @@ fn with_agents(
     let mut out = Vec::with_capacity(events.len());
     for e in events {
         let started = match &e {
-            AgentEvent::SubagentStarted { agent, .. } if depth < MAX_AGENT_DEPTH => {
+            // An id names a file beside the log: only the engine's own ids (`a1`), never a
+            // path out of the folder.
+            AgentEvent::SubagentStarted { agent, .. }
+                if depth < MAX_AGENT_DEPTH
+                    && !agent.is_empty()
+                    && agent
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+            {
                 Some(agent.clone())
             }
             _ => None,
@@ -245,6 +253,42 @@ mod tests {
     }
     fn ended(outcome: TurnOutcome) -> AgentEvent {
         AgentEvent::TurnEnded { outcome }
+    }
+
+    /// A log whose sub-agent id is a path reads nothing outside the agents' folder.
+    #[test]
+    fn a_sub_agent_id_never_reads_outside_the_agents_folder() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let agents = dir.path().join("s1").join("agents");
+        std::fs::create_dir_all(&agents).expect("mkdir");
+        // A log outside the agents' folder that a crafted id would reach.
+        let id = "outside";
+        let mut log = crate::session_log::SessionLog::create(
+            dir.path(),
+            &crate::session_log::SessionHeader {
+                id: id.into(),
+                project: "/p".into(),
+                task: "secret task".into(),
+                model: "m".into(),
+                started_ms: 0,
+            },
+        )
+        .expect("log");
+        log.append(&AgentEvent::Notice {
+            text: "outside".into(),
+        })
+        .expect("append");
+        drop(log);
+        let started = |agent: &str| AgentEvent::SubagentStarted {
+            agent: agent.into(),
+            name: "n".into(),
+            task: "t".into(),
+            background: false,
+            model: "m".into(),
+            parent: None,
+        };
+        let out = with_agents(vec![started(&format!("../../{id}"))], &agents, 0);
+        assert_eq!(out.len(), 1, "{out:?}");
     }
 
     /// The list said "Done" for a task_done that a failed test run contradicted.
