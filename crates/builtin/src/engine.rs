@@ -1,5 +1,6 @@
 //! A loaded model: its thread, and the [`llm::LocalModel`] the provider streams through.
 
+use crate::abort::{AbortSlot, StopFlag, StopReport};
 use crate::error::BuiltinError;
 use crate::machine;
 use crate::prompt;
@@ -12,7 +13,6 @@ use llm::{ChatRequest, ChatResponse, LlmError, LocalModel, LocalReply, StreamEve
 use protocol::Usage;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -59,6 +59,7 @@ pub struct Generation {
 pub struct Engine {
     jobs: Mutex<std::sync::mpsc::Sender<Job>>,
     info: LoadInfo,
+    abort: Arc<AbortSlot>,
 }
 
 /// llama.cpp's backend starts once per process.
@@ -83,9 +84,12 @@ impl Engine {
         let backend = backend()?;
         let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<Job>();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<LoadInfo, BuiltinError>>();
+        let abort = Arc::new(AbortSlot::default());
+        let thread_abort = abort.clone();
         std::thread::Builder::new()
             .name("builtin-model".into())
             .spawn(move || {
+                let abort = thread_abort;
                 let started = Instant::now();
                 let model = match load_model(backend, &opts.path) {
                     Ok(m) => m,
@@ -105,6 +109,13 @@ impl Engine {
                     .with_n_ubatch(PROMPT_BATCH as u32)
                     .with_n_threads(threads)
                     .with_n_threads_batch(threads);
+                let params = abort.install(&params).unwrap_or_else(|| {
+                    tracing::warn!(
+                        "built-in model: Stop waits for the running batch (llama-cpp-2's \
+                         context parameters are not laid out as llama.cpp's)"
+                    );
+                    params
+                });
                 let ctx = match model.new_context(backend, params) {
                     Ok(c) => c,
                     Err(e) => {
@@ -143,6 +154,7 @@ impl Engine {
                     template,
                     cached: Vec::new(),
                     seed: 1234,
+                    abort,
                 };
                 // Ends when every Engine handle is gone.
                 while let Ok(job) = jobs_rx.recv() {
@@ -154,6 +166,7 @@ impl Engine {
         Ok(Engine {
             jobs: Mutex::new(jobs_tx),
             info,
+            abort,
         })
     }
 
@@ -161,9 +174,19 @@ impl Engine {
         &self.info
     }
 
+    /// How the thread let go of the last stopped reply (`None` before any Stop).
+    pub fn last_stop(&self) -> Option<StopReport> {
+        self.abort.last_stop()
+    }
+
+    /// llama.cpp calls that Stop cut short, since loading.
+    pub fn calls_cut_short(&self) -> u64 {
+        self.abort.calls_cut_short()
+    }
+
     /// Writes one reply: its text streams through `on_text`; the outcome (with timings) comes
-    /// back at the end. Cancelling returns at once with [`LlmError::Cancelled`]: the thread
-    /// drops the reply at its next token or prompt batch.
+    /// back at the end. Cancelling returns at once with [`LlmError::Cancelled`], and the thread
+    /// drops the reply within a few milliseconds, inside the llama.cpp call it is in.
     pub async fn generate(
         &self,
         req: &ChatRequest,
@@ -172,7 +195,7 @@ impl Engine {
         cancel: &CancellationToken,
     ) -> Result<Outcome, LlmError> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let flag = Arc::new(AtomicBool::new(false));
+        let flag = Arc::new(StopFlag::default());
         let job = Job {
             messages: prompt::messages(req),
             tools: req.tools.clone(),
@@ -204,11 +227,11 @@ impl Engine {
     }
 }
 
-struct StopOnDrop(Arc<AtomicBool>);
+struct StopOnDrop(Arc<StopFlag>);
 
 impl Drop for StopOnDrop {
     fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.0.stop();
     }
 }
 

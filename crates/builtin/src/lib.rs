@@ -7,6 +7,10 @@
 //! It answers through [`llm::LocalModel`], so the agent streams it like any provider. Must not
 //! know about tools' effects, policy, sessions or the window (no Tauri): it writes replies.
 
+// The one module with unsafe code in the workspace: llama.cpp's abort callback is a C function
+// pointer the pinned llama-cpp-2 does not wrap (see the module's comment for why it is sound).
+#[allow(unsafe_code)]
+mod abort;
 mod download;
 mod engine;
 mod error;
@@ -16,6 +20,7 @@ mod prompt;
 mod shared;
 mod worker;
 
+pub use abort::StopReport;
 pub use download::{
     DEFAULT_MODEL, DownloadError, ModelSpec, Progress, download, file_sha256, partial_path,
 };

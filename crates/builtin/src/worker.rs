@@ -6,6 +6,7 @@
 //! starts with them (the next turn of the same session: same system prompt, same history)
 //! evaluates only the tokens after the shared beginning.
 
+use crate::abort::{AbortSlot, StopFlag, StopReport};
 use crate::error::BuiltinError;
 use crate::grammar;
 use crate::prompt::TemplateMessage;
@@ -17,13 +18,12 @@ use llama_cpp_2::token::LlamaToken;
 use llm::TextStop;
 use protocol::ToolDefinition;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
-/// Prompt tokens evaluated per llama.cpp call. One call cannot be interrupted, so this bounds
-/// how long the thread stays busy after Stop (the reply itself is given up at once); a 2,104-
-/// token batch failed in the spike, and 512 is llama.cpp's own default.
+/// Prompt tokens evaluated per llama.cpp call: prompt speed grows with it (8 tokens: half the
+/// speed of 256 on two cores), and Stop does not wait for a call to end (see `abort`); a
+/// 2,104-token batch failed in the spike, and 512 is llama.cpp's own default.
 pub const PROMPT_BATCH: usize = 256;
 
 /// One reply to write.
@@ -34,7 +34,7 @@ pub struct Job {
     pub temperature: Option<f32>,
     /// The reply must be a call (the grammar applies from its first token, not lazily).
     pub force_tool_call: bool,
-    pub cancel: Arc<AtomicBool>,
+    pub cancel: Arc<StopFlag>,
     pub events: UnboundedSender<WorkerEvent>,
 }
 
@@ -97,6 +97,8 @@ pub struct Worker<'m> {
     /// The tokens in the KV cache (sequence 0), position by position.
     pub cached: Vec<LlamaToken>,
     pub seed: u32,
+    /// What llama.cpp's abort callback reads (declared after `ctx`, so it outlives it).
+    pub abort: Arc<AbortSlot>,
 }
 
 impl Worker<'_> {
@@ -160,12 +162,14 @@ impl Worker<'_> {
             reused_tokens: keep,
             ..Stats::default()
         };
+        let abort = self.abort.clone();
+        let watch = abort.watch(&job.cancel);
         let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
         let rest = &tokens[keep..];
         let chunks = rest.len().div_ceil(PROMPT_BATCH);
         for (i, chunk) in rest.chunks(PROMPT_BATCH).enumerate() {
-            if job.cancel.load(Ordering::Relaxed) {
-                return Ok(self.cancelled(stats));
+            if job.cancel.is_stopped() {
+                return Ok(self.cancelled(job, stats, false));
             }
             batch.clear();
             let last_chunk = i + 1 == chunks;
@@ -175,9 +179,15 @@ impl Worker<'_> {
                     .add(t, pos, &[0], last_chunk && j + 1 == chunk.len())
                     .map_err(|e| BuiltinError::Decode(e.to_string()))?;
             }
-            self.ctx
-                .decode(&mut batch)
-                .map_err(|e| BuiltinError::Decode(e.to_string()))?;
+            if let Err(e) = self.ctx.decode(&mut batch) {
+                // Stopped inside the call: llama.cpp dropped this batch from the cache, and
+                // `cached` never had it.
+                if job.cancel.is_stopped() {
+                    watch.cut_short();
+                    return Ok(self.cancelled(job, stats, true));
+                }
+                return Err(BuiltinError::Decode(e.to_string()));
+            }
             self.cached.extend_from_slice(chunk);
         }
         stats.prompt_time = started.elapsed();
@@ -189,9 +199,9 @@ impl Worker<'_> {
         let mut stop = TextStop::MaxTokens;
         let vocab = self.model.vocab();
         while stats.generated_tokens < max_tokens {
-            if job.cancel.load(Ordering::Relaxed) {
+            if job.cancel.is_stopped() {
                 stats.generation_time = gen_start.elapsed();
-                return Ok(self.cancelled(stats));
+                return Ok(self.cancelled(job, stats, false));
             }
             let token = sampler.sample(&self.ctx, batch.n_tokens() - 1);
             if stats.generated_tokens == 0 {
@@ -212,9 +222,14 @@ impl Worker<'_> {
             batch
                 .add(token, self.cached.len() as i32, &[0], true)
                 .map_err(|e| BuiltinError::Decode(e.to_string()))?;
-            self.ctx
-                .decode(&mut batch)
-                .map_err(|e| BuiltinError::Decode(e.to_string()))?;
+            if let Err(e) = self.ctx.decode(&mut batch) {
+                if job.cancel.is_stopped() {
+                    watch.cut_short();
+                    stats.generation_time = gen_start.elapsed();
+                    return Ok(self.cancelled(job, stats, true));
+                }
+                return Err(BuiltinError::Decode(e.to_string()));
+            }
             self.cached.push(token);
         }
         stats.generation_time = gen_start.elapsed();
@@ -230,11 +245,18 @@ impl Worker<'_> {
         })
     }
 
-    fn cancelled(&self, stats: Stats) -> Outcome {
+    fn cancelled(&self, job: &Job, stats: Stats, inside_call: bool) -> Outcome {
+        let report = StopReport {
+            inside_call,
+            latency: job.cancel.since(),
+        };
+        self.abort.stopped(report);
         // Nobody reads a stopped reply: its receiver is gone.
         tracing::info!(
             prompt_tokens = stats.prompt_tokens,
             cached = self.cached.len(),
+            inside_call,
+            stop_ms = report.latency.as_millis() as u64,
             "built-in model: reply stopped"
         );
         Outcome {

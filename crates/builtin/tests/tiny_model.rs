@@ -146,6 +146,50 @@ async fn stop_returns_within_100_ms_and_the_model_answers_again() {
     assert!(again.stats.generated_tokens <= 4);
 }
 
+/// Stop while the prompt is being read: the model's thread leaves the llama.cpp call it is in
+/// (one 256-token batch takes this model most of a second on two cores) instead of finishing
+/// it, and the KV cache keeps only whole batches, so the next reply is still right.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_inside_a_prompt_batch_frees_the_thread_without_finishing_the_batch() {
+    let engine = Arc::new(engine());
+    let long = "The quick brown fox jumps over the lazy dog. ".repeat(130);
+    let req = request(vec![Message::user_text(format!("{long}\nSay ok."))], 4);
+    let cancel = CancellationToken::new();
+    let c = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        c.cancel();
+    });
+    let result = engine
+        .generate(&req, Generation::default(), &mut |_| {}, &cancel)
+        .await;
+    assert!(matches!(result, Err(LlmError::Cancelled)), "{result:?}");
+    // The same prompt again: it waits for the thread, then reads on from what was cached.
+    let again = engine
+        .generate(
+            &req,
+            Generation::default(),
+            &mut |_| {},
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("a reply after stop");
+    let stop = engine.last_stop().expect("the thread reported the stop");
+    eprintln!(
+        "stopped after {:?} (inside a call: {})",
+        stop.latency, stop.inside_call
+    );
+    assert!(stop.inside_call, "{stop:?}");
+    assert_eq!(engine.calls_cut_short(), 1);
+    assert!(again.stats.prompt_tokens > 2 * builtin::PROMPT_BATCH);
+    assert_eq!(
+        again.stats.reused_tokens % builtin::PROMPT_BATCH,
+        0,
+        "{:?}",
+        again.stats
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_forced_call_parses_as_a_declared_tool_with_fitting_arguments() {
     let engine = engine();
