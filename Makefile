@@ -60,10 +60,12 @@ bench-startup: setup ui
 model:
 	scripts/fetch-model.sh qwen
 
-# Opt-in: the built-in model with the 1.5B file, end to end through tandem-cli on a toy
-# project (read calc.py, fix add, run the tests). Minutes on 2 cores; not part of `make test`.
-test-builtin: setup-test model
-	cargo build -p cli
+# Opt-in: the built-in model with the 1.5B file, end to end on a toy project (read calc.py, fix
+# add, run the tests, finish): in the real window in Full auto, then through tandem-cli.
+# Minutes on 2 cores; not part of `make test`.
+test-builtin: setup-test model ui
+	cargo build --workspace --all-targets $(APP_FEATURES)
+	$(XVFB) cargo test -p e2e --test builtin_window -- --ignored --nocapture
 	scripts/test-builtin.sh "$(CARGO_TARGET_DIR)/debug/tandem-cli"
 
 # The built-in model against llama-server on the same prompts; writes docs/benchmarks.md's

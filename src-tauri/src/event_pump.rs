@@ -1,6 +1,6 @@
-//! Carries a session's events to the window: text and thinking deltas are coalesced and sent
-//! at most every 50 ms (never an IPC message per token); every other event goes at once, after
-//! the deltas before it, so order is kept.
+//! Carries a session's events to the window: text and thinking deltas (and how far a call being
+//! written has got) are coalesced and sent at most every 50 ms (never an IPC message per token);
+//! every other event goes at once, after the deltas before it, so order is kept.
 
 use protocol::AgentEvent;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -21,6 +21,13 @@ pub fn push_coalesced(buf: &mut Vec<AgentEvent>, event: AgentEvent) {
         (Some(AgentEvent::TextDelta { text: a }), AgentEvent::TextDelta { text: b })
         | (Some(AgentEvent::ThinkingDelta { text: a }), AgentEvent::ThinkingDelta { text: b }) => {
             a.push_str(&b);
+        }
+        // Only where the call has got to matters.
+        (
+            Some(last @ AgentEvent::ToolCallWriting { .. }),
+            e @ AgentEvent::ToolCallWriting { .. },
+        ) => {
+            *last = e;
         }
         (_, e) => buf.push(e),
     }
@@ -62,7 +69,12 @@ pub async fn pump(
                     flush(&sink, &mut buf);
                     return;
                 };
-                let delta = matches!(event, AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. });
+                let delta = matches!(
+                    event,
+                    AgentEvent::TextDelta { .. }
+                        | AgentEvent::ThinkingDelta { .. }
+                        | AgentEvent::ToolCallWriting { .. }
+                );
                 let ended = matches!(event, AgentEvent::TurnEnded { .. });
                 push_coalesced(&mut buf, event);
                 if delta {

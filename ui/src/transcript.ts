@@ -99,6 +99,8 @@ export type Transcript = {
   turnOpen: boolean;
   streamingText: number | null;
   streamingThinking: number | null;
+  /** The tool call the model is writing (its arguments' length so far), until it is proposed. */
+  writing: { name: string; chars: number } | null;
   seq: number;
 };
 
@@ -118,6 +120,7 @@ export function emptyTranscript(): Transcript {
     turnOpen: false,
     streamingText: null,
     streamingThinking: null,
+    writing: null,
     seq: 0,
   };
 }
@@ -199,6 +202,7 @@ function endStreaming(s: Transcript) {
   }
   s.streamingText = null;
   s.streamingThinking = null;
+  s.writing = null;
 }
 
 function updateTool(s: Transcript, id: string, change: (t: ToolItem) => ToolItem) {
@@ -311,6 +315,9 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       else s.streamingThinking = push(s, { kind: "thinking", text: e.text, streaming: true });
       break;
     }
+    case "tool_call_writing":
+      s.writing = { name: e.name, chars: e.chars };
+      break;
     case "assistant_message": {
       const thinking = e.message.content
         .map((b) => (b.type === "thinking" ? b.thinking : ""))
@@ -336,6 +343,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       }
       s.streamingText = null;
       s.streamingThinking = null;
+      s.writing = null;
       break;
     }
     case "tool_call_proposed":

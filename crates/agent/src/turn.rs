@@ -370,7 +370,9 @@ impl Agent {
     pub(crate) fn emit(&mut self, event: AgentEvent) -> Result<(), AgentError> {
         let logged = !matches!(
             event,
-            AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. }
+            AgentEvent::TextDelta { .. }
+                | AgentEvent::ThinkingDelta { .. }
+                | AgentEvent::ToolCallWriting { .. }
         );
         if logged {
             self.log.append(&event)?;
@@ -511,6 +513,8 @@ impl Agent {
         }
         let mut used_tokens: u64 = 0;
         let mut lenient_retries = 0;
+        // A task_done that what happened contradicts is sent back once (see `done_pushback`).
+        let mut done_pushed_back = false;
         let mut empty_nudges = 0;
         for step in 1..=self.config.max_steps {
             if let Some(budget) = self.config.token_budget.filter(|b| used_tokens >= *b) {
@@ -548,6 +552,8 @@ impl Agent {
             let events = self.events.clone();
             let server = self.provider.as_ref().map(|p| p.config().base_url.clone());
             let model = self.config.model.clone();
+            // The call being written, for the window's "preparing" line.
+            let mut writing: Option<(String, u32)> = None;
             let mut forward = move |e: StreamEvent| {
                 events.send(match e {
                     StreamEvent::TextDelta(text) => AgentEvent::TextDelta { text },
@@ -572,7 +578,20 @@ impl Agent {
                     StreamEvent::Restart => AgentEvent::Notice {
                         text: "the reply is starting over".into(),
                     },
-                    StreamEvent::ToolUseStarted { .. } | StreamEvent::ToolUseDelta { .. } => return,
+                    StreamEvent::ToolUseStarted { name, .. } => {
+                        writing = Some((name.clone(), 0));
+                        AgentEvent::ToolCallWriting { name, chars: 0 }
+                    }
+                    StreamEvent::ToolUseDelta { partial_json, .. } => {
+                        let Some((name, chars)) = &mut writing else {
+                            return;
+                        };
+                        *chars = chars.saturating_add(partial_json.chars().count() as u32);
+                        AgentEvent::ToolCallWriting {
+                            name: name.clone(),
+                            chars: *chars,
+                        }
+                    }
                 });
             };
             let provider = self.provider.as_ref().ok_or(AgentError::NoProvider)?;
@@ -726,13 +745,24 @@ impl Agent {
                     }
                 }
                 if name == "task_done" && !reply.is_error {
-                    let summary = input
-                        .get("summary")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
-                    done_warnings = self.done_warnings(&input);
-                    outcome = Some(Outcome::Done { summary });
+                    let warnings = self.done_warnings(&input);
+                    if !warnings.is_empty() && !done_pushed_back {
+                        // Once: the model hears what contradicts it and goes on. A model that
+                        // calls task_done again has said its last word; the user sees the
+                        // warnings with it.
+                        done_pushed_back = true;
+                        reply.text = done_pushback(&warnings);
+                        reply.is_error = true;
+                        reply.outcome = ToolOutcome::Failed;
+                    } else {
+                        let summary = input
+                            .get("summary")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string();
+                        done_warnings = warnings;
+                        outcome = Some(Outcome::Done { summary });
+                    }
                 }
                 self.emit(AgentEvent::ToolFinished {
                     id: shown_id,
@@ -838,4 +868,39 @@ impl Agent {
         }
         self.recent_calls.len() == LOOP_LIMIT && self.recent_calls.iter().all(|k| *k == key)
     }
+}
+
+/// What a task_done is told when what happened contradicts it: each point in words, and the
+/// two ways on (fix it, or finish anyway saying why).
+pub(crate) fn done_pushback(warnings: &[protocol::DoneWarning]) -> String {
+    use protocol::DoneWarning;
+    let mut text = String::from("Not finished yet, because of what happened in this task:\n");
+    for w in warnings {
+        let line = match w {
+            DoneWarning::EditRejected { path } => format!(
+                "- The user rejected your edit to {path}: it is unchanged. Do not report it as changed."
+            ),
+            DoneWarning::FileUnchanged { path } => format!(
+                "- {path} was not changed in this task. Change it if the task needs it, or do not list it in files_changed."
+            ),
+            DoneWarning::CheckFailed {
+                command,
+                exit_code: Some(code),
+            } => format!(
+                "- Your last check `{command}` failed with exit code {code}. Fix the cause (read its output above) and run it again."
+            ),
+            DoneWarning::CheckFailed {
+                command,
+                exit_code: None,
+            } => format!(
+                "- Your last check `{command}` was killed before it ended. Fix the cause or run a quicker check."
+            ),
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text.push_str(
+        "Then call task_done again. If it cannot be done, call task_done again with a summary that says so and why.",
+    );
+    text
 }

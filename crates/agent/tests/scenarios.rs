@@ -241,6 +241,32 @@ async fn a_task_done_that_contradicts_what_happened_carries_warnings() {
         _ => None,
     });
     assert_eq!(command, Some((Some(ToolOutcome::Failed), Some(1))));
+    // The first task_done is sent back once with what contradicts it; the second one ends the
+    // task, with the warnings.
+    let dones: Vec<(bool, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished {
+                name,
+                is_error,
+                output,
+                ..
+            } if name == "task_done" => Some((*is_error, output.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(dones.len(), 2, "{dones:?}");
+    assert!(dones[0].0, "{dones:?}");
+    for needle in [
+        "Not finished yet",
+        "rejected your edit to greeting.txt",
+        "notes.txt was not changed",
+        "`python3 -m unittest -q test_greeting` failed with exit code 1",
+        "call task_done again",
+    ] {
+        assert!(dones[0].1.contains(needle), "{needle}: {}", dones[0].1);
+    }
+    assert!(!dones[1].0, "{dones:?}");
     let warnings = events.iter().find_map(|e| match e {
         AgentEvent::Done { warnings, .. } => Some(warnings.clone()),
         _ => None,

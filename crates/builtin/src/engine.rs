@@ -252,14 +252,19 @@ impl LocalModel for Engine {
         cancel: &'a CancellationToken,
     ) -> LocalReply<'a> {
         Box::pin(async move {
-            let outcome = self
-                .generate(
-                    req,
-                    Generation::default(),
-                    &mut |t| on_event(StreamEvent::TextDelta(t)),
-                    cancel,
-                )
-                .await?;
+            // A call streams as a call being written, not as its JSON.
+            let mut shown = (!req.tools.is_empty()).then(llm::CallTextStream::default);
+            let outcome = {
+                let mut on_text = |t: String| match &mut shown {
+                    Some(shown) => shown.push(&t, on_event),
+                    None => on_event(StreamEvent::TextDelta(t)),
+                };
+                self.generate(req, Generation::default(), &mut on_text, cancel)
+                    .await?
+            };
+            if let Some(shown) = &mut shown {
+                shown.finish(on_event);
+            }
             let s = outcome.stats;
             let usage = Usage {
                 input_tokens: (s.prompt_tokens - s.reused_tokens) as u32,

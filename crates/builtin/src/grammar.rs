@@ -11,8 +11,8 @@ pub const ROOT: &str = "tandem-call";
 
 /// Words that start a call: the grammar applies from the first of these in the reply. The
 /// fence is what Qwen-Coder writes, the tag is its template's form, and a bare object is what
-/// small models write when they drop the fence.
-pub const TRIGGERS: [&str; 3] = ["```json", "<tool_call>", "{\"name\""];
+/// small models write when they drop the fence (the same words the stream shows as a call).
+pub const TRIGGERS: [&str; 3] = llm::CALL_STARTS;
 
 #[derive(Debug, thiserror::Error)]
 #[error("the tools' schemas do not convert to a grammar: {0}")]

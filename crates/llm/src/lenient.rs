@@ -6,6 +6,8 @@
 
 use protocol::ToolDefinition;
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What lenient mode did with the calls a reply wrote as ```json blocks (set on
 /// [`crate::ChatResponse::lenient`] when the text held at least one).
@@ -137,7 +139,7 @@ pub(crate) fn find_calls(text: &str, tools: &[ToolDefinition]) -> Option<Found> 
         match (misfit, written.arguments) {
             (None, Ok(input)) => {
                 taken = Some(Taken {
-                    id: "lenient-0".into(),
+                    id: text_call_id(),
                     name: written.name,
                     input,
                     text_before: text[..start].trim_end().to_string(),
@@ -423,6 +425,17 @@ fn join(at: &str, key: &str) -> String {
     }
 }
 
+/// An id for a call taken from text, unique in the session: the transcript, approvals and the
+/// conversation name a call by its id, and every reply of a session has one (a fixed id made
+/// each new call's card take over the previous one). The time keeps ids apart across restarts.
+fn text_call_id() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    format!("text_call_{ms}_{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -505,6 +518,24 @@ mod tests {
             found.report.not_run.is_empty(),
             "{:?}",
             found.report.not_run
+        );
+    }
+
+    #[test]
+    fn every_call_taken_from_text_has_its_own_id() {
+        let text = block(json!({"name": "read_file", "arguments": {"path": "a"}}));
+        let id = || {
+            find_calls(&text, &tools())
+                .and_then(|f| f.taken)
+                .map(|t| t.id)
+                .expect("a call")
+        };
+        let (a, b) = (id(), id());
+        assert_ne!(a, b, "two replies' calls share an id");
+        assert!(
+            a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+            "{a}: Anthropic takes only [a-zA-Z0-9_-]"
         );
     }
 

@@ -11,6 +11,7 @@
 //! tools, policy or sessions: it sends a conversation and returns the model's reply.
 
 mod anthropic;
+mod call_text;
 mod error;
 mod lenient;
 mod local;
@@ -24,6 +25,7 @@ mod sse;
 mod stream;
 mod wire;
 
+pub use call_text::{CALL_STARTS, CallTextStream, TEXT_CALL_ID};
 pub use error::{AddressProblem, ConnectCause, LlmError, check_address};
 pub use lenient::{LenientCalls, NotRun, NotRunReason};
 /// The model name a role uses for the built-in model (there is one: the file in the settings).

@@ -3,6 +3,7 @@
 //! `delta.tool_calls[]` pieces keyed by `index` (id and name once, arguments in fragments).
 //! Each chunk is read into typed shapes; an [`Assembler`] builds the reply from them.
 
+use crate::call_text::CallTextStream;
 use crate::error::LlmError;
 use crate::lenient;
 use crate::request::{ChatRequest, ChatResponse, StreamEvent};
@@ -193,6 +194,9 @@ struct PartialCall {
 #[derive(Default)]
 pub(crate) struct Assembler {
     text: String,
+    /// In lenient mode, the text as the user sees it: a call written as text streams as a
+    /// call (see `call_text`).
+    shown: Option<CallTextStream>,
     calls: BTreeMap<u64, PartialCall>,
     usage: Usage,
     finish: Option<String>,
@@ -200,6 +204,13 @@ pub(crate) struct Assembler {
 }
 
 impl Assembler {
+    pub fn new(opts: &OpenAiOptions) -> Self {
+        Assembler {
+            shown: opts.lenient_tool_calls.then(CallTextStream::default),
+            ..Assembler::default()
+        }
+    }
+
     pub fn event(
         &mut self,
         ev: &SseEvent,
@@ -246,7 +257,10 @@ impl Assembler {
         if let Some(delta) = choice.delta {
             if let Some(c) = delta.content {
                 self.text.push_str(&c);
-                on_event(StreamEvent::TextDelta(c));
+                match &mut self.shown {
+                    Some(shown) => shown.push(&c, on_event),
+                    None => on_event(StreamEvent::TextDelta(c)),
+                }
             }
             for tc in delta.tool_calls.into_iter().flatten() {
                 self.tool_call_piece(tc, on_event);
@@ -302,6 +316,9 @@ impl Assembler {
         // Some servers end without [DONE]; a finish_reason means the message is whole.
         if !self.done && self.finish.is_none() {
             return Err(LlmError::StreamCut);
+        }
+        if let Some(shown) = &mut self.shown {
+            shown.finish(on_event);
         }
         let mut lenient_calls = None;
         if self.calls.is_empty()

@@ -29,7 +29,8 @@ impl Assembler {
             // The built-in model has no wire format; a recording of it could only be of the
             // OpenAI-compatible shape it is compared with.
             ProviderKind::OpenAi | ProviderKind::Builtin => {
-                Assembler::OpenAi(openai::Assembler::default(), openai_options(config))
+                let opts = openai_options(config);
+                Assembler::OpenAi(openai::Assembler::new(&opts), opts)
             }
         }
     }

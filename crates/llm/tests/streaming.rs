@@ -677,6 +677,19 @@ async fn lenient_mode_takes_a_lone_json_block_as_a_call_and_says_so() {
             .iter()
             .any(|e| matches!(e, StreamEvent::Notice(n) if n.contains("lenient")))
     );
+    // Shown as a call being written, never as its JSON.
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::TextDelta(t) if t.contains('{'))),
+        "{events:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::ToolUseStarted { name, .. } if name == "read_file")),
+        "{events:?}"
+    );
 }
 
 #[tokio::test]

@@ -193,6 +193,12 @@ pub enum AgentEvent {
     ThinkingDelta {
         text: String,
     },
+    /// The model is writing a tool call: its name, and the arguments' length so far (the call
+    /// itself follows as `tool_call_proposed` once the reply ends). Not logged.
+    ToolCallWriting {
+        name: String,
+        chars: u32,
+    },
     AssistantMessage {
         message: Message,
     },

@@ -507,6 +507,31 @@ async fn run_process(
     }
 }
 
+/// The program the shell could not find (`bash: line 1: pytest: command not found`).
+fn missing_program(output: &str) -> Option<&str> {
+    output.lines().find_map(|line| {
+        let before = line.strip_suffix(": command not found")?;
+        let program = before.rsplit(": ").next()?.trim();
+        (!program.is_empty() && !program.contains(char::is_whitespace)).then_some(program)
+    })
+}
+
+/// What to run instead of a program that is not installed: small models reach for pytest and
+/// `python` and stop when they are missing.
+fn not_installed_hint(program: &str) -> String {
+    let instead = match program {
+        "pytest" | "py.test" => {
+            " For Python tests, `python3 -m unittest` (the standard library's runner) is always there."
+        }
+        "python" => " Use `python3`.",
+        "pip" | "pip3" => " Use `python3 -m pip`, if the project needs it.",
+        _ => "",
+    };
+    format!(
+        "[`{program}` is not installed here (exit code 127: command not found). Run a program that is; `command -v NAME` tells whether one is.{instead}]\n"
+    )
+}
+
 pub fn render_outcome(outcome: &CommandOutcome) -> String {
     match outcome {
         CommandOutcome::Finished {
@@ -533,6 +558,11 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
                 *duration_ms as f64 / 1000.0,
                 output_path.display()
             );
+            if *exit_code == Some(127)
+                && let Some(program) = missing_program(output)
+            {
+                text.push_str(&not_installed_hint(program));
+            }
             if let Some(d) = sandbox_denial {
                 text.push_str(&format!(
                     "[This looks like the sandbox refusing it ({}): `{}`. Commands here can change only the project folder and the temporary folder, cannot read secrets, and have no network unless it was granted.]\n",
@@ -554,5 +584,21 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
             "The command is now background task {task_id} ({reason}). Check it with task_poll, stop it with task_stop. Output goes to {}.\n",
             output_path.display()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_missing_program_is_read_from_the_shells_message() {
+        assert_eq!(
+            missing_program("/bin/bash: line 1: pytest: command not found\n"),
+            Some("pytest")
+        );
+        assert_eq!(missing_program("sh: 1: rg: command not found"), Some("rg"));
+        assert_eq!(missing_program("all fine\n"), None);
+        assert!(not_installed_hint("pytest").contains("python3 -m unittest"));
     }
 }

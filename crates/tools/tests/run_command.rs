@@ -293,3 +293,25 @@ async fn bad_arguments_are_clear() {
         Duration::from_secs(10)
     );
 }
+
+/// A program that is not installed: the model hears so, and what to run instead.
+#[tokio::test]
+async fn a_missing_program_is_named_with_what_to_run_instead() {
+    let e = env();
+    let out = run_command(
+        &e.ws,
+        &e.tasks,
+        &e.config,
+        &args("tandem-no-such-program --version"),
+        &RunContext::new(OUTSIDE),
+    )
+    .await
+    .expect("run");
+    let text = tools::render_outcome(&out);
+    assert!(text.contains("[exit code 127;"), "{text}");
+    assert!(
+        text.contains("`tandem-no-such-program` is not installed here"),
+        "{text}"
+    );
+    assert!(text.contains("command -v"), "{text}");
+}

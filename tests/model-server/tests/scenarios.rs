@@ -364,7 +364,13 @@ async fn lenient_mode_runs_the_first_block_that_fits_of_several() {
         "the prose before the call stays; the blocks after it are reported instead"
     );
     let lenient = r.lenient.expect("what lenient mode did");
-    assert_eq!(lenient.call_id.as_deref(), Some("lenient-0"));
+    assert!(
+        lenient
+            .call_id
+            .as_deref()
+            .is_some_and(|id| id.starts_with("text_call_")),
+        "{lenient:?}"
+    );
     let not_run: Vec<(&str, &NotRunReason)> = lenient
         .not_run
         .iter()

@@ -6,6 +6,7 @@ import { useSession } from "../session";
 import { useApp } from "../store";
 import { exampleTasks } from "../exampleTasks";
 import { ExpandedMemo } from "./ToolCard";
+import { describeCall } from "../describeCall";
 import { TranscriptItem } from "./TranscriptItem";
 
 const NEAR_BOTTOM_PX = 48;
@@ -19,6 +20,7 @@ export function Transcript() {
     (s) => s.runningSession !== null && s.runningSession === s.current?.id && s.transcript.pending.length === 0,
   );
   const streaming = useSession((s) => s.transcript.streamingText !== null);
+  const writing = useSession((s) => s.transcript.writing);
   const top = useApp((s) => {
     const f = s.folders[""];
     return f && f.status === "loaded" ? f.entries : null;
@@ -33,7 +35,8 @@ export function Transcript() {
     return new Map<string, boolean>();
   }, [sessionId]);
 
-  const rows = items.length + (working && !streaming ? 1 : 0);
+  // The working line shows while nothing streams, and under the text while a call is written.
+  const rows = items.length + (working && (!streaming || writing) ? 1 : 0);
   const data = useMemo(() => Array.from({ length: rows }, (_, i) => i), [rows]);
 
   const toBottom = useCallback(() => {
@@ -160,7 +163,7 @@ export function Transcript() {
                       <i />
                       <i />
                     </span>
-                    Working…
+                    {writing ? <WritingCall name={writing.name} chars={writing.chars} /> : "Working…"}
                   </div>
                 )}
               </div>
@@ -182,5 +185,15 @@ export function Transcript() {
         </button>
       )}
     </div>
+  );
+}
+
+/** A call the model is still writing: what it will do, and how much it has written. */
+function WritingCall({ name, chars }: { name: string; chars: number }) {
+  return (
+    <span data-testid="writing-call">
+      Preparing: {describeCall(name, {})}
+      {chars > 0 && <span className="muted"> · {chars.toLocaleString("en")} characters written</span>}
+    </span>
   );
 }

@@ -93,6 +93,31 @@ const usage = (input: number, output: number, cost: number | null): AgentEvent =
 });
 
 describe("a turn", () => {
+  it("shows the call being written under the text, and the card once it is proposed", async () => {
+    const { push } = await startTurn();
+    push([{ type: "user_message", text: "Fix the bug" }, { type: "step_started", step: 1 }, { type: "text_delta", text: "I will edit it." }]);
+    expect(await screen.findByTestId("message-assistant")).toHaveTextContent("I will edit it.");
+    push([{ type: "tool_call_writing", name: "edit_file", chars: 0 }]);
+    expect(await screen.findByTestId("writing-call")).toHaveTextContent("Preparing: Edit a file");
+    push([{ type: "tool_call_writing", name: "edit_file", chars: 1234 }]);
+    await waitFor(() => expect(screen.getByTestId("writing-call")).toHaveTextContent("1,234 characters written"));
+    push([
+      {
+        type: "assistant_message",
+        message: {
+          role: "assistant",
+          content: [
+            { type: "text", text: "I will edit it." },
+            { type: "tool_use", id: "t1", name: "edit_file", input: { path: "calc.py", old_string: "-", new_string: "+" } },
+          ],
+        },
+      },
+      { type: "tool_call_proposed", id: "t1", name: "edit_file", input: { path: "calc.py", old_string: "-", new_string: "+" } },
+    ]);
+    await waitFor(() => expect(screen.queryByTestId("writing-call")).toBeNull());
+    expect(screen.getByTestId("message-assistant")).toHaveTextContent("I will edit it.");
+  });
+
   it("creates the session, streams text progressively and finalises it once", async () => {
     const { calls, push, turn } = await startTurn();
     const create = calls.find((c) => c.cmd === "create_session");
