@@ -103,6 +103,9 @@ impl Agent {
     pub(crate) fn catalog(&self, may_spawn: bool) -> Vec<ToolDefinition> {
         let mut defs =
             crate::prompt::tool_definitions(may_spawn, !self.extensions.skills.skills.is_empty());
+        if self.small_model() {
+            defs.retain(|d| crate::prompt::COMPACT_TOOLS.contains(&d.name.as_str()));
+        }
         for (exposed, (skill, tool)) in &self.active.tools {
             if let Some(t) = self.extensions.skills.get(skill).and_then(|s| s.tool(tool)) {
                 defs.push(ToolDefinition {
@@ -126,6 +129,14 @@ impl Agent {
             }
         }
         defs
+    }
+
+    /// The model runs inside Tandem on a CPU (the built-in model): a small model, for which
+    /// every token of the prompt costs time and every extra tool is a chance to go astray.
+    pub(crate) fn small_model(&self) -> bool {
+        self.provider
+            .as_ref()
+            .is_some_and(|p| p.config().kind == llm::ProviderKind::Builtin)
     }
 
     /// The system prompt's part about skills: that there are some, and each active one's

@@ -139,6 +139,22 @@ pub(crate) fn estimate_tokens(messages: &[Message]) -> u64 {
     (chars / 4) as u64
 }
 
+/// The tools a small model is offered: reading, changing, searching, running and finishing.
+/// The whole catalog is ~5,000 tokens of schemas — over a minute of prompt on two cores before
+/// the first word — and a 1.5B model offered 23 tools skipped steps it was given in order.
+pub(crate) const COMPACT_TOOLS: &[&str] = &[
+    "read_file",
+    "list_files",
+    "search_codebase",
+    "edit_file",
+    "write_file",
+    "run_command",
+    "task_done",
+];
+
+/// What a small model is told besides the common prompt.
+pub(crate) const SMALL_MODEL_PROMPT: &str = "Do the user's steps in the order given, one tool call per reply: read a file before changing it, change files with edit_file, run the command the user names (or the project's tests). After the last step, call task_done.\n";
+
 /// The catalog as the model sees it. An agent that may not start sub-agents (it is as deep as
 /// sub-agents go) is not offered the tools to do it, nor the skill tools when there are no
 /// skills.

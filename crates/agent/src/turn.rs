@@ -503,6 +503,9 @@ impl Agent {
             base.push_str(own);
             base.push('\n');
         }
+        if self.small_model() {
+            base.push_str(crate::prompt::SMALL_MODEL_PROMPT);
+        }
         let may_spawn = self.config.depth < self.config.max_depth && self.kit.is_some();
         // Servers still starting get a moment, so the first request can offer their tools.
         if let Some(hub) = self.extensions.mcp.clone().filter(|h| h.starting()) {

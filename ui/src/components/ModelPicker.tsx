@@ -28,12 +28,18 @@ export function ModelPicker() {
 
   if (!settings) return null;
   const inUse = settings.in_use;
+  // The built-in model is named for what it is, not by its provider's key.
+  const builtin = (provider: string | undefined) =>
+    settings.providers.some((p) => p.name === provider && p.kind === "builtin");
+  const modelLabel = (provider: string | undefined, model: string) =>
+    builtin(provider) ? "Built-in model" : model;
+  const groupLabel = (provider: string) => (builtin(provider) ? "On this computer" : provider);
   const current = inUse ? `${inUse.provider}${SEP}${inUse.model}` : "";
   const listed = (lists ?? []).some((l) => l.provider === inUse?.provider && l.models.includes(inUse.model));
   const title = useError
     ? useError
     : inUse
-      ? `New messages go to ${inUse.model} (${inUse.preset ? "chosen when Tandem started" : inUse.provider}). Choose another here; set up providers in Settings.`
+      ? `New messages go to ${modelLabel(inUse.provider, inUse.model)} (${inUse.preset ? "chosen when Tandem started" : groupLabel(inUse.provider)}). Choose another here; set up providers in Settings.`
       : "No model is chosen yet. Choose one here, or set one up in Settings.";
 
   return (
@@ -56,13 +62,13 @@ export function ModelPicker() {
       >
         {!inUse && <option value="">Choose a model…</option>}
         {inUse && !listed && (
-          <option value={current}>{inUse.model}</option>
+          <option value={current}>{modelLabel(inUse.provider, inUse.model)}</option>
         )}
         {(lists ?? []).map((l) => (
-          <optgroup key={l.provider} label={l.error ? `${l.provider} — not reachable` : l.provider}>
+          <optgroup key={l.provider} label={l.error ? `${groupLabel(l.provider)} — not reachable` : groupLabel(l.provider)}>
             {l.models.map((m) => (
               <option key={m} value={`${l.provider}${SEP}${m}`}>
-                {m}
+                {modelLabel(l.provider, m)}
               </option>
             ))}
           </optgroup>

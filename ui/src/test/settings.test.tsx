@@ -271,6 +271,28 @@ describe("the model picker in the project window", () => {
     expect(await screen.findByTestId("settings-view")).toBeInTheDocument();
   });
 
+  it("names the built-in model for what it is", async () => {
+    installFakeBackend(project, {
+      settings: settingsView({
+        providers: [
+          { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: "keychain" },
+          { name: "builtin", kind: "builtin", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: null },
+        ],
+        roles: [{ role: "default", provider: "builtin", model: "builtin" }],
+        in_use: { provider: "builtin", model: "builtin", preset: false },
+      }),
+      providerModels: [
+        { provider: "anthropic", models: ["claude-sonnet-4-5"], error: null },
+        { provider: "builtin", models: ["builtin"], error: null },
+      ],
+    });
+    render(<App />);
+    const picker = await screen.findByTestId("model-picker");
+    await waitFor(() => expect(picker.querySelector('optgroup[label="On this computer"]')).not.toBeNull());
+    expect(within(picker).getByRole("option", { name: "Built-in model" })).toBeInTheDocument();
+    expect(picker).toHaveAttribute("data-model", "builtin");
+  });
+
   it("says when no model is chosen yet", async () => {
     installFakeBackend(project, { settings: settingsView({ roles: [], in_use: null, configured: false }) });
     const user = userEvent.setup();

@@ -71,6 +71,8 @@ pub struct Setup {
     pub images: Option<bool>,
     /// Skills and MCP servers.
     pub extensions: agent::Extensions,
+    /// Answer with this in-process model (as the built-in provider) instead of the server.
+    pub local_model: Option<Arc<dyn llm::LocalModel>>,
 }
 
 impl Setup {
@@ -86,6 +88,7 @@ impl Setup {
             roles: vec!["default"],
             images: None,
             extensions: agent::Extensions::none(),
+            local_model: None,
         }
     }
 }
@@ -135,7 +138,18 @@ impl Harness {
         let base = server.base_url().to_string();
         let roles = setup.roles.clone();
         let images = setup.images;
+        let local = setup.local_model.clone();
         let resolver: agent::ProviderResolver = Arc::new(move |role: &str| {
+            if let Some(model) = &local {
+                return Ok(ResolvedModel {
+                    provider: Provider::local(
+                        ProviderConfig::new(ProviderKind::Builtin, "", None),
+                        model.clone(),
+                    ),
+                    model: llm::BUILTIN_MODEL.into(),
+                    fell_back: false,
+                });
+            }
             let mut pc = ProviderConfig::new(
                 match format {
                     Format::Anthropic => ProviderKind::Anthropic,

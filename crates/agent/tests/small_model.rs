@@ -1,0 +1,82 @@
+//! The built-in model is small and slow: the agent offers it the compact tool set and tells it
+//! to go step by step. The model here is a fake at the edge (the in-process model), which
+//! records what it was asked and answers with a call written as text, as the real one does.
+
+#[path = "support/harness.rs"]
+mod harness;
+
+use harness::{Harness, Setup};
+use llm::{ChatRequest, LocalModel, LocalReply, StreamEvent, TextStop};
+use model_server::{Format, Scenario};
+use policy::Mode;
+use protocol::{ApprovalAnswer, TurnOutcome, Usage};
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Default)]
+struct Recorded {
+    requests: Mutex<Vec<ChatRequest>>,
+}
+
+impl LocalModel for Recorded {
+    fn stream<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+        on_event: &'a mut (dyn FnMut(StreamEvent) + Send),
+        _cancel: &'a CancellationToken,
+    ) -> LocalReply<'a> {
+        self.requests.lock().expect("lock").push(req.clone());
+        Box::pin(async move {
+            let text = r#"{"name": "task_done", "arguments": {"summary": "Nothing to do."}}"#;
+            Ok(llm::reply_from_text(
+                text,
+                TextStop::EndTurn,
+                Usage::default(),
+                req,
+                on_event,
+            ))
+        })
+    }
+}
+
+#[tokio::test]
+async fn the_built_in_model_gets_the_compact_tools_and_the_step_by_step_prompt() {
+    let project = tempfile::tempdir().expect("tempdir");
+    std::fs::write(project.path().join("calc.py"), "x = 1\n").expect("write");
+    let model = Arc::new(Recorded::default());
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.local_model = Some(model.clone());
+    let empty = Scenario {
+        name: "unused: the built-in model answers".into(),
+        format: Format::Openai,
+        turns: Vec::new(),
+        models: Vec::new(),
+    };
+    let h = Harness::start(empty, project.path(), setup, |_| ApprovalAnswer::Approve).await;
+    let outcome = h.run("read calc.py, then finish").await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let requests = model.requests.lock().expect("lock");
+    let req = requests.first().expect("asked once");
+    let names: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "read_file",
+            "list_files",
+            "search_codebase",
+            "write_file",
+            "edit_file",
+            "run_command",
+            "task_done"
+        ]
+    );
+    let system = req.system.as_deref().unwrap_or("");
+    assert!(
+        system.contains("Do the user's steps in the order given"),
+        "{system}"
+    );
+    assert!(
+        system.contains("calc.py"),
+        "the top level is listed: {system}"
+    );
+}
