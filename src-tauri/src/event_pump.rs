@@ -1,6 +1,7 @@
-//! Carries a session's events to the window: text and thinking deltas (and how far a call being
-//! written has got) are coalesced and sent at most every 50 ms (never an IPC message per token);
-//! every other event goes at once, after the deltas before it, so order is kept.
+//! Carries a session's events to the window: text and thinking deltas (and how far a prompt
+//! being read or a call being written has got) are coalesced and sent at most every 50 ms
+//! (never an IPC message per token); every other event goes at once, after the deltas before
+//! it, so order is kept.
 
 use protocol::AgentEvent;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -22,11 +23,13 @@ pub fn push_coalesced(buf: &mut Vec<AgentEvent>, event: AgentEvent) {
         | (Some(AgentEvent::ThinkingDelta { text: a }), AgentEvent::ThinkingDelta { text: b }) => {
             a.push_str(&b);
         }
-        // Only where the call has got to matters.
+        // Only where the call or the reading has got to matters.
         (
             Some(last @ AgentEvent::ToolCallWriting { .. }),
             e @ AgentEvent::ToolCallWriting { .. },
-        ) => {
+        )
+        | (Some(last @ AgentEvent::PromptProgress { .. }), e @ AgentEvent::PromptProgress { .. }) =>
+        {
             *last = e;
         }
         (_, e) => buf.push(e),
@@ -74,6 +77,7 @@ pub async fn pump(
                     AgentEvent::TextDelta { .. }
                         | AgentEvent::ThinkingDelta { .. }
                         | AgentEvent::ToolCallWriting { .. }
+                        | AgentEvent::PromptProgress { .. }
                 );
                 let ended = matches!(event, AgentEvent::TurnEnded { .. });
                 push_coalesced(&mut buf, event);

@@ -101,6 +101,8 @@ export type Transcript = {
   streamingThinking: number | null;
   /** The tool call the model is writing (its arguments' length so far), until it is proposed. */
   writing: { name: string; chars: number } | null;
+  /** How far a model running in Tandem has read a long prompt, until it starts answering. */
+  reading: { evaluated: number; total: number } | null;
   seq: number;
 };
 
@@ -121,6 +123,7 @@ export function emptyTranscript(): Transcript {
     streamingText: null,
     streamingThinking: null,
     writing: null,
+    reading: null,
     seq: 0,
   };
 }
@@ -203,6 +206,7 @@ function endStreaming(s: Transcript) {
   s.streamingText = null;
   s.streamingThinking = null;
   s.writing = null;
+  s.reading = null;
 }
 
 function updateTool(s: Transcript, id: string, change: (t: ToolItem) => ToolItem) {
@@ -302,6 +306,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       endStreaming(s);
       break;
     case "text_delta": {
+      s.reading = null;
       const idx = s.streamingText;
       const item = idx === null ? undefined : s.items[idx];
       if (item?.kind === "assistant") s.items[idx as number] = { ...item, text: item.text + e.text };
@@ -315,8 +320,12 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       else s.streamingThinking = push(s, { kind: "thinking", text: e.text, streaming: true });
       break;
     }
+    case "prompt_progress":
+      s.reading = e.evaluated < e.total ? { evaluated: e.evaluated, total: e.total } : null;
+      break;
     case "tool_call_writing":
       s.writing = { name: e.name, chars: e.chars };
+      s.reading = null;
       break;
     case "assistant_message": {
       const thinking = e.message.content
@@ -344,6 +353,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       s.streamingText = null;
       s.streamingThinking = null;
       s.writing = null;
+      s.reading = null;
       break;
     }
     case "tool_call_proposed":

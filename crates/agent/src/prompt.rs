@@ -46,10 +46,60 @@ pub(crate) fn system_prompt(root: &tools::ProjectRoot, sandboxed: bool) -> Strin
     if let Some(listing) = top_level(root) {
         s.push_str(&listing);
     }
+    if let Some(command) = test_command(root.path(), &on_path) {
+        s.push_str(&format!("To run the project's tests: `{command}`.\n"));
+    }
     if let Some((name, text)) = instructions(root) {
         s.push_str(&format!("\nThe project's instructions ({name}):\n{text}\n"));
     }
     s
+}
+
+/// How this project's tests run, from its files: a model that guesses (`pytest` where it is
+/// not installed) fails the check and gives up. The project's own `make test` first.
+fn test_command(root: &std::path::Path, installed: &dyn Fn(&str) -> bool) -> Option<String> {
+    let read = |f: &str| std::fs::read_to_string(root.join(f)).ok();
+    if read("Makefile").is_some_and(|m| m.lines().any(|l| l.starts_with("test:"))) {
+        return Some("make test".into());
+    }
+    if root.join("Cargo.toml").is_file() {
+        return Some("cargo test".into());
+    }
+    if let Some(pkg) = read("package.json")
+        && serde_json::from_str::<serde_json::Value>(&pkg)
+            .ok()
+            .is_some_and(|v| v["scripts"]["test"].is_string())
+    {
+        return Some("npm test".into());
+    }
+    if root.join("go.mod").is_file() {
+        return Some("go test ./...".into());
+    }
+    let is_test_py = |name: &str| {
+        name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
+    };
+    let has_test_py = |dir: &std::path::Path| {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| is_test_py(&e.file_name().to_string_lossy()))
+        })
+    };
+    let python_tests = has_test_py(root) || has_test_py(&root.join("tests"));
+    if python_tests {
+        return Some(if installed("pytest") {
+            "python3 -m pytest".into()
+        } else {
+            "python3 -m unittest".into()
+        });
+    }
+    None
+}
+
+/// Whether a program is on the PATH commands get.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
 /// The most entries of the project's top level the prompt lists.
@@ -153,7 +203,9 @@ pub(crate) const COMPACT_TOOLS: &[&str] = &[
 ];
 
 /// What a small model is told besides the common prompt.
-pub(crate) const SMALL_MODEL_PROMPT: &str = "Do the user's steps in the order given, one tool call per reply: read a file before changing it, change files with edit_file, run the command the user names (or the project's tests). After the last step, call task_done.\n";
+/// (Worded from watching the 1.5B model: told only "go step by step", it read the file, ran
+/// the tests and finished without the edit; told what "make the code do X" means, it edited.)
+pub(crate) const SMALL_MODEL_PROMPT: &str = "The user's message is a list of steps. Do every step, in order, one tool call per reply. A step that says to make code do something means: change the file with edit_file (old_string: the exact line now, new_string: the line as it must be). After the last step, call task_done.\n";
 
 /// The catalog as the model sees it. An agent that may not start sub-agents (it is as deep as
 /// sub-agents go) is not offered the tools to do it, nor the skill tools when there are no
@@ -200,6 +252,36 @@ mod tests {
         assert!(prompt.contains("Use tabs."));
         assert!(prompt.contains("the rest of the file was cut"));
         assert!(prompt.len() < 40_000);
+    }
+
+    #[test]
+    fn the_prompt_says_how_the_projects_tests_run() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path();
+        let none = |_: &str| false;
+        let all = |_: &str| true;
+        assert_eq!(super::test_command(p, &none), None);
+        std::fs::write(p.join("calc.py"), "x").expect("write");
+        assert_eq!(super::test_command(p, &none), None, "code, but no tests");
+        std::fs::write(p.join("test_calc.py"), "x").expect("write");
+        assert_eq!(
+            super::test_command(p, &none).as_deref(),
+            Some("python3 -m unittest"),
+            "pytest is not installed"
+        );
+        assert_eq!(
+            super::test_command(p, &all).as_deref(),
+            Some("python3 -m pytest")
+        );
+        std::fs::write(p.join("package.json"), r#"{"scripts": {"test": "vitest"}}"#)
+            .expect("write");
+        assert_eq!(super::test_command(p, &none).as_deref(), Some("npm test"));
+        std::fs::write(p.join("Makefile"), "build:\n\ttrue\ntest: build\n\ttrue\n").expect("write");
+        assert_eq!(super::test_command(p, &none).as_deref(), Some("make test"));
+        let root = tools::ProjectRoot::open(p).expect("open");
+        assert!(
+            super::system_prompt(&root, true).contains("To run the project's tests: `make test`.")
+        );
     }
 
     /// The model is told what is at the project's top: a small one asked for `src/calc.py`

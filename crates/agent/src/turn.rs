@@ -373,6 +373,7 @@ impl Agent {
             AgentEvent::TextDelta { .. }
                 | AgentEvent::ThinkingDelta { .. }
                 | AgentEvent::ToolCallWriting { .. }
+                | AgentEvent::PromptProgress { .. }
         );
         if logged {
             self.log.append(&event)?;
@@ -581,6 +582,9 @@ impl Agent {
                     StreamEvent::Restart => AgentEvent::Notice {
                         text: "the reply is starting over".into(),
                     },
+                    StreamEvent::PromptProgress { evaluated, total } => {
+                        AgentEvent::PromptProgress { evaluated, total }
+                    }
                     StreamEvent::ToolUseStarted { name, .. } => {
                         writing = Some((name.clone(), 0));
                         AgentEvent::ToolCallWriting { name, chars: 0 }

@@ -7,7 +7,7 @@
 //! turn's token counts and speeds, time to its tool call, resident memory. Each turn's rendered
 //! prompt is written to OUT_DIR/turnN.txt.
 
-use builtin::{Engine, Generation, LoadOptions};
+use builtin::{Engine, Generation, LoadOptions, Produced};
 use llm::{ChatRequest, TextStop};
 use protocol::{ContentBlock, Message, Role, ToolDefinition};
 use serde_json::json;
@@ -79,8 +79,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .generate(
                 &req,
                 Generation::default(),
-                &mut |_| {
-                    first_piece.get_or_insert_with(|| started.elapsed());
+                &mut |p| {
+                    if let Produced::Text(_) = p {
+                        first_piece.get_or_insert_with(|| started.elapsed());
+                    }
                 },
                 &CancellationToken::new(),
             )

@@ -54,6 +54,15 @@ pub struct Generation {
     pub force_tool_call: bool,
 }
 
+/// What a reply produces as it goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Produced {
+    /// More of the reply.
+    Text(String),
+    /// How far reading the prompt has got (a long prompt on a CPU takes a minute or more).
+    PromptRead { evaluated: usize, total: usize },
+}
+
 /// A model loaded on its own thread. Dropping the last handle ends the thread and frees the
 /// model.
 pub struct Engine {
@@ -184,14 +193,14 @@ impl Engine {
         self.abort.calls_cut_short()
     }
 
-    /// Writes one reply: its text streams through `on_text`; the outcome (with timings) comes
-    /// back at the end. Cancelling returns at once with [`LlmError::Cancelled`], and the thread
+    /// Writes one reply: its text and how far the prompt has been read stream through
+    /// `on_produced`; the outcome (with timings) comes back at the end. Cancelling returns at once with [`LlmError::Cancelled`], and the thread
     /// drops the reply within a few milliseconds, inside the llama.cpp call it is in.
     pub async fn generate(
         &self,
         req: &ChatRequest,
         how: Generation,
-        on_text: &mut (dyn FnMut(String) + Send),
+        on_produced: &mut (dyn FnMut(Produced) + Send),
         cancel: &CancellationToken,
     ) -> Result<Outcome, LlmError> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -217,7 +226,10 @@ impl Engine {
             tokio::select! {
                 _ = cancel.cancelled() => return Err(LlmError::Cancelled),
                 ev = rx.recv() => match ev {
-                    Some(WorkerEvent::Text(t)) => on_text(t),
+                    Some(WorkerEvent::Text(t)) => on_produced(Produced::Text(t)),
+                    Some(WorkerEvent::PromptRead { evaluated, total }) => {
+                        on_produced(Produced::PromptRead { evaluated, total });
+                    }
                     Some(WorkerEvent::Done(o)) => return Ok(o),
                     Some(WorkerEvent::Failed(e)) => return Err(e.into()),
                     None => return Err(BuiltinError::WorkerGone.into()),
@@ -255,11 +267,17 @@ impl LocalModel for Engine {
             // A call streams as a call being written, not as its JSON.
             let mut shown = (!req.tools.is_empty()).then(llm::CallTextStream::default);
             let outcome = {
-                let mut on_text = |t: String| match &mut shown {
-                    Some(shown) => shown.push(&t, on_event),
-                    None => on_event(StreamEvent::TextDelta(t)),
+                let mut on_produced = |p: Produced| match (p, &mut shown) {
+                    (Produced::Text(t), Some(shown)) => shown.push(&t, on_event),
+                    (Produced::Text(t), None) => on_event(StreamEvent::TextDelta(t)),
+                    (Produced::PromptRead { evaluated, total }, _) => {
+                        on_event(StreamEvent::PromptProgress {
+                            evaluated: evaluated as u32,
+                            total: total as u32,
+                        });
+                    }
                 };
-                self.generate(req, Generation::default(), &mut on_text, cancel)
+                self.generate(req, Generation::default(), &mut on_produced, cancel)
                     .await?
             };
             if let Some(shown) = &mut shown {

@@ -24,7 +24,7 @@ pub use abort::StopReport;
 pub use download::{
     DEFAULT_MODEL, DownloadError, ModelSpec, Progress, download, file_sha256, partial_path,
 };
-pub use engine::{Engine, Generation, LoadInfo, LoadOptions};
+pub use engine::{Engine, Generation, LoadInfo, LoadOptions, Produced};
 pub use error::BuiltinError;
 pub use grammar::{calls_schema, grammar};
 pub use machine::{Unavailable, check as check_machine, cpu as check_cpu, memory as check_memory};

@@ -43,6 +43,12 @@ pub struct Job {
 pub enum WorkerEvent {
     /// More of the reply (whole UTF-8 characters).
     Text(String),
+    /// The prompt is being read: `evaluated` of its `total` tokens are in the KV cache (sent
+    /// when reading it takes more than one batch, before each batch and at the end).
+    PromptRead {
+        evaluated: usize,
+        total: usize,
+    },
     Done(Outcome),
     Failed(BuiltinError),
 }
@@ -167,10 +173,19 @@ impl Worker<'_> {
         let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
         let rest = &tokens[keep..];
         let chunks = rest.len().div_ceil(PROMPT_BATCH);
+        let progress = |evaluated: usize| {
+            if chunks > 1 {
+                let _ = job.events.send(WorkerEvent::PromptRead {
+                    evaluated,
+                    total: tokens.len(),
+                });
+            }
+        };
         for (i, chunk) in rest.chunks(PROMPT_BATCH).enumerate() {
             if job.cancel.is_stopped() {
                 return Ok(self.cancelled(job, stats, false));
             }
+            progress(self.cached.len());
             batch.clear();
             let last_chunk = i + 1 == chunks;
             for (j, &t) in chunk.iter().enumerate() {
@@ -190,6 +205,7 @@ impl Worker<'_> {
             }
             self.cached.extend_from_slice(chunk);
         }
+        progress(self.cached.len());
         stats.prompt_time = started.elapsed();
 
         let mut sampler = self.sampler(&job.tools, job.temperature, job.force_tool_call);

@@ -3,7 +3,7 @@
 //! big enough to prove loading, streaming, Stop, grammar-forced calls and KV reuse. No
 //! assertion depends on what it chooses to say.
 
-use builtin::{Engine, Generation, LoadOptions};
+use builtin::{Engine, Generation, LoadOptions, Produced};
 use llm::{ChatRequest, LlmError, ProviderConfig, ProviderKind, StreamEvent};
 use protocol::{ContentBlock, Message, Role, ToolDefinition};
 use serde_json::json;
@@ -164,16 +164,27 @@ async fn stop_inside_a_prompt_batch_frees_the_thread_without_finishing_the_batch
         .generate(&req, Generation::default(), &mut |_| {}, &cancel)
         .await;
     assert!(matches!(result, Err(LlmError::Cancelled)), "{result:?}");
-    // The same prompt again: it waits for the thread, then reads on from what was cached.
+    // The same prompt again: it waits for the thread, then reads on from what was cached,
+    // saying how far it has got batch by batch.
+    let mut read = Vec::new();
     let again = engine
         .generate(
             &req,
             Generation::default(),
-            &mut |_| {},
+            &mut |p| {
+                if let Produced::PromptRead { evaluated, total } = p {
+                    read.push((evaluated, total));
+                }
+            },
             &CancellationToken::new(),
         )
         .await
         .expect("a reply after stop");
+    let total = again.stats.prompt_tokens;
+    assert!(read.len() >= 3, "{read:?}");
+    assert_eq!(read.first(), Some(&(again.stats.reused_tokens, total)));
+    assert_eq!(read.last(), Some(&(total, total)));
+    assert!(read.windows(2).all(|w| w[0].0 < w[1].0), "{read:?}");
     let stop = engine.last_stop().expect("the thread reported the stop");
     eprintln!(
         "stopped after {:?} (inside a call: {})",

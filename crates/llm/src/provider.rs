@@ -214,7 +214,12 @@ impl Provider {
             // Whether this attempt showed anything the watcher must now forget.
             let mut streamed = false;
             let mut watch = |e: StreamEvent| {
-                streamed |= !matches!(e, StreamEvent::Notice(_) | StreamEvent::Usage(_));
+                streamed |= !matches!(
+                    e,
+                    StreamEvent::Notice(_)
+                        | StreamEvent::Usage(_)
+                        | StreamEvent::PromptProgress { .. }
+                );
                 on_event(e);
             };
             let result = self.attempt(req, &mut watch, cancel).await;

@@ -29,6 +29,11 @@ pub enum StreamEvent {
     Usage(Usage),
     /// Something the user should know (a lenient tool call).
     Notice(String),
+    /// An in-process model reading a long prompt: `evaluated` of `total` tokens so far.
+    PromptProgress {
+        evaluated: u32,
+        total: u32,
+    },
     /// The attempt failed and another follows after `wait`: the front end words it (typed,
     /// so the raw error text is never the only thing people see, once per try).
     Retrying {

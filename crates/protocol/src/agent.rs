@@ -193,6 +193,12 @@ pub enum AgentEvent {
     ThinkingDelta {
         text: String,
     },
+    /// The model (one running in Tandem) is reading a long prompt before it answers:
+    /// `evaluated` of `total` tokens. Not logged.
+    PromptProgress {
+        evaluated: u32,
+        total: u32,
+    },
     /// The model is writing a tool call: its name, and the arguments' length so far (the call
     /// itself follows as `tool_call_proposed` once the reply ends). Not logged.
     ToolCallWriting {

@@ -21,6 +21,7 @@ export function Transcript() {
   );
   const streaming = useSession((s) => s.transcript.streamingText !== null);
   const writing = useSession((s) => s.transcript.writing);
+  const reading = useSession((s) => s.transcript.reading);
   const top = useApp((s) => {
     const f = s.folders[""];
     return f && f.status === "loaded" ? f.entries : null;
@@ -163,7 +164,13 @@ export function Transcript() {
                       <i />
                       <i />
                     </span>
-                    {writing ? <WritingCall name={writing.name} chars={writing.chars} /> : "Working…"}
+                    {writing ? (
+                      <WritingCall name={writing.name} chars={writing.chars} />
+                    ) : reading ? (
+                      <ReadingPrompt evaluated={reading.evaluated} total={reading.total} />
+                    ) : (
+                      "Working…"
+                    )}
                   </div>
                 )}
               </div>
@@ -194,6 +201,20 @@ function WritingCall({ name, chars }: { name: string; chars: number }) {
     <span data-testid="writing-call">
       Preparing: {describeCall(name, {})}
       {chars > 0 && <span className="muted"> · {chars.toLocaleString("en")} characters written</span>}
+    </span>
+  );
+}
+
+/** A model on this computer reading a long conversation before its first word (a minute or
+ *  more on a laptop's processor for the first message). */
+function ReadingPrompt({ evaluated, total }: { evaluated: number; total: number }) {
+  return (
+    <span className="reading-prompt" data-testid="prompt-progress">
+      Reading the conversation
+      <progress max={total} value={evaluated} aria-label="Read so far" />
+      <span className="muted">
+        {evaluated.toLocaleString("en")} of {total.toLocaleString("en")} tokens
+      </span>
     </span>
   );
 }

@@ -93,6 +93,21 @@ const usage = (input: number, output: number, cost: number | null): AgentEvent =
 });
 
 describe("a turn", () => {
+  it("shows how far a model on this computer has read the conversation, until it answers", async () => {
+    const { push } = await startTurn();
+    push([{ type: "user_message", text: "Fix the bug" }, { type: "step_started", step: 1 }]);
+    push([{ type: "prompt_progress", evaluated: 0, total: 4400 }]);
+    const reading = await screen.findByTestId("prompt-progress");
+    expect(reading).toHaveTextContent("Reading the conversation");
+    expect(reading).toHaveTextContent("0 of 4,400 tokens");
+    push([{ type: "prompt_progress", evaluated: 2048, total: 4400 }]);
+    await waitFor(() => expect(screen.getByTestId("prompt-progress")).toHaveTextContent("2,048 of 4,400 tokens"));
+    expect(screen.getByTestId("prompt-progress").querySelector("progress")).toHaveAttribute("value", "2048");
+    push([{ type: "prompt_progress", evaluated: 4400, total: 4400 }, { type: "text_delta", text: "Looking" }]);
+    await waitFor(() => expect(screen.queryByTestId("prompt-progress")).toBeNull());
+    expect(screen.getByTestId("message-assistant")).toHaveTextContent("Looking");
+  });
+
   it("shows the call being written under the text, and the card once it is proposed", async () => {
     const { push } = await startTurn();
     push([{ type: "user_message", text: "Fix the bug" }, { type: "step_started", step: 1 }, { type: "text_delta", text: "I will edit it." }]);
