@@ -23,6 +23,9 @@ pub enum BuiltinError {
     Decode(String),
     #[error("the model's thread has stopped")]
     WorkerGone,
+    /// No token fits what the tools allow (a grammar that admits nothing).
+    #[error("the model found no next word that fits the tool calls' form")]
+    NoToken,
 }
 
 impl From<BuiltinError> for llm::LlmError {

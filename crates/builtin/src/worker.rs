@@ -15,6 +15,8 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llm::TextStop;
 use protocol::ToolDefinition;
 use std::sync::Arc;
@@ -219,7 +221,7 @@ impl Worker<'_> {
                 stats.generation_time = gen_start.elapsed();
                 return Ok(self.cancelled(job, stats, false));
             }
-            let token = sampler.sample(&self.ctx, batch.n_tokens() - 1);
+            let token = sampler.next(&self.ctx, batch.n_tokens() - 1)?;
             if stats.generated_tokens == 0 {
                 stats.first_token = started.elapsed();
             }
@@ -290,9 +292,10 @@ impl Worker<'_> {
         tools: &[ToolDefinition],
         temperature: Option<f32>,
         forced: bool,
-    ) -> LlamaSampler {
-        let mut chain = Vec::new();
-        if !tools.is_empty() {
+    ) -> Sampling {
+        let grammar = if tools.is_empty() {
+            None
+        } else {
             match grammar::grammar(tools).and_then(|g| {
                 let s = if forced {
                     LlamaSampler::grammar(self.model, &g, grammar::ROOT)
@@ -307,19 +310,56 @@ impl Worker<'_> {
                 };
                 s.map_err(|e| grammar::GrammarError::new(e.to_string()))
             }) {
-                Ok(s) => chain.push(s),
+                Ok(s) => Some(s),
                 // The calls are still read leniently from the text, only not forced.
-                Err(e) => tracing::warn!(%e, "built-in model: tool calls are not constrained"),
+                Err(e) => {
+                    tracing::warn!(%e, "built-in model: tool calls are not constrained");
+                    None
+                }
             }
-        }
-        match temperature {
+        };
+        let pick = match temperature {
             Some(t) if t > 0.0 => {
-                chain.push(LlamaSampler::temp(t));
-                chain.push(LlamaSampler::dist(self.seed));
+                LlamaSampler::chain_simple([LlamaSampler::temp(t), LlamaSampler::dist(self.seed)])
             }
-            _ => chain.push(LlamaSampler::greedy()),
-        }
-        LlamaSampler::chain_simple(chain)
+            _ => LlamaSampler::greedy(),
+        };
+        Sampling { grammar, pick }
+    }
+}
+
+/// How the next token is chosen: `pick` (greedy or sampled) among the tokens the tool-call
+/// grammar allows. Checking the whole vocabulary against the grammar costs more than the
+/// model's own step (151,000 tokens for Qwen), so the pick is made first and checked alone;
+/// only a pick the grammar refuses is made again among the allowed tokens — as llama.cpp's own
+/// sampler does.
+struct Sampling {
+    grammar: Option<LlamaSampler>,
+    pick: LlamaSampler,
+}
+
+impl Sampling {
+    fn next(&mut self, ctx: &LlamaContext<'_>, idx: i32) -> Result<LlamaToken, BuiltinError> {
+        let mut all = ctx.token_data_array_ith(idx);
+        all.apply_sampler(&mut self.pick);
+        let first = all.selected_token().ok_or(BuiltinError::NoToken)?;
+        let Some(grammar) = &mut self.grammar else {
+            self.pick.accept(first);
+            return Ok(first);
+        };
+        let mut alone = LlamaTokenDataArray::new(vec![LlamaTokenData::new(first, 1.0, 0.0)], false);
+        alone.apply_sampler(grammar);
+        let token = if alone.data.first().is_some_and(|d| d.logit().is_finite()) {
+            first
+        } else {
+            let mut allowed = ctx.token_data_array_ith(idx);
+            allowed.apply_sampler(grammar);
+            allowed.apply_sampler(&mut self.pick);
+            allowed.selected_token().ok_or(BuiltinError::NoToken)?
+        };
+        grammar.accept(token);
+        self.pick.accept(token);
+        Ok(token)
     }
 }
 
