@@ -86,6 +86,7 @@ def table(b, s):
             f"| turn {n}: generation tok/s ({bt['generated_tokens']} / {st['generated_tokens']} tokens) | {bt['generation_tok_per_s']:.1f} | {st['generation_tok_per_s']:.1f} |",
             f"| turn {n}: time to the end of its tool call | {bt['tool_call_s']:.2f} s | {st['wall_s']:.2f} s (whole reply) |",
         ]
+    rows.append(f"| Stop during a prompt batch: the model's thread free after | {b['stop_ms']:.1f} ms | — |")
     calls = "; ".join(f"turn {t['turn']}: `{json.dumps(t['call'])}`" for t in b["turns"])
     return "\n".join(rows) + f"\n\nThe built-in model's calls: {calls}.\n"
 

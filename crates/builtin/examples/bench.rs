@@ -137,9 +137,43 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }],
         });
     }
+    // Stop while a long prompt is read (a new conversation: nothing of it is cached), then
+    // how long the model's thread took to be free.
+    let cancel = CancellationToken::new();
+    let long = ChatRequest {
+        model: "builtin".into(),
+        system: Some(format!("{} {}", "Answer briefly.", SYSTEM.repeat(12))),
+        messages: vec![Message::user_text("Say ok.")],
+        tools: tools(),
+        max_tokens: 8,
+        temperature: Some(0.0),
+    };
+    let c = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        c.cancel();
+    });
+    let _ = engine
+        .generate(&long, Generation::default(), &mut |_| {}, &cancel)
+        .await;
+    let short = ChatRequest {
+        max_tokens: 1,
+        ..long.clone()
+    };
+    let _ = engine
+        .generate(
+            &short,
+            Generation::default(),
+            &mut |_| {},
+            &CancellationToken::new(),
+        )
+        .await;
+    let stop = engine.last_stop();
     println!(
         "{}",
         json!({
+            "stop_ms": stop.map(|s| s.latency.as_secs_f64() * 1000.0),
+            "stop_inside_call": stop.map(|s| s.inside_call),
             "load_s": engine.info().load_time.as_secs_f64(),
             "n_ctx": engine.info().n_ctx,
             "rss_loaded_mb": rss_loaded,

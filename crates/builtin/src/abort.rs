@@ -1,5 +1,5 @@
 //! Stop inside a llama.cpp call. One prompt batch is a single `llama_decode` that computes for
-//! seconds on a CPU (256 tokens of a 1.5B model: ~4 s on two cores), and smaller batches cost
+//! seconds on a CPU (512 tokens of a 1.5B model: ~7 s on two cores), and smaller batches cost
 //! up to half the prompt speed (measured: 35 tok/s at 8 tokens against 66 at 256). llama.cpp
 //! asks an abort callback after every node of its compute graph (a few ms apart); returning
 //! true ends the call, and it removes the half-computed batch from the KV cache itself, so the

@@ -147,7 +147,7 @@ async fn stop_returns_within_100_ms_and_the_model_answers_again() {
 }
 
 /// Stop while the prompt is being read: the model's thread leaves the llama.cpp call it is in
-/// (one 256-token batch takes this model most of a second on two cores) instead of finishing
+/// (one 512-token batch takes this model over a second on two cores) instead of finishing
 /// it, and the KV cache keeps only whole batches, so the next reply is still right.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stop_inside_a_prompt_batch_frees_the_thread_without_finishing_the_batch() {
