@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Opt-in end-to-end check of the built-in model (`make test-builtin`): tandem-cli, the 1.5B model
+# Opt-in end-to-end check of the built-in model (`make test-builtin`, after the same task in the
+# real window: tests/tests/builtin_window.rs): tandem-cli, the 1.5B model
 # from the data folder (`make model`), full_auto, a toy project whose `add` is wrong. Passes when
 # calc.py ends with `return a + b` and its tests pass. The model is not required to end the
 # loop by itself: the step cap stops it (see ../shared/research/local-llm.md). The second
@@ -44,7 +45,7 @@ started=$(date +%s)
 set +e
 timeout 900 "$cli" run --project "$proj" --provider builtin --model-path "$model" \
   --mode full_auto --approve all --max-steps 8 \
-  "Step 1: read calc.py. Step 2: make add return a + b with edit_file. Step 3: run \`python3 -m unittest test_calc\`. Then finish." \
+  "read calc.py, make add return a + b, run the tests, finish" \
   2>&1 | tail -40
 set -e
 echo "test-builtin: the run took $(( $(date +%s) - started )) s"

@@ -101,9 +101,25 @@ async fn read_edit_run_and_finish_on_a_real_repository() {
             .iter()
             .any(|e| matches!(e, AgentEvent::Done { .. }))
     );
+    // While the model wrote its edit, the window heard which call and how far it had got.
+    assert!(
+        h.events().iter().any(|e| matches!(
+            e,
+            AgentEvent::ToolCallWriting { name, chars } if name == "edit_file" && *chars > 0
+        )),
+        "{:?}",
+        h.events()
+    );
     // The session log holds the whole story and reads back.
     let read = read_session::<Value>(&h.log_path()).expect("log");
     assert!(read.warnings.is_empty());
+    assert!(
+        !read
+            .entries
+            .iter()
+            .any(|e| e.event.get("type").and_then(Value::as_str) == Some("tool_call_writing")),
+        "a call's progress is not logged"
+    );
     let kinds: Vec<String> = read
         .entries
         .iter()

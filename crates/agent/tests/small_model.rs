@@ -71,10 +71,7 @@ async fn the_built_in_model_gets_the_compact_tools_and_the_step_by_step_prompt()
         ]
     );
     let system = req.system.as_deref().unwrap_or("");
-    assert!(
-        system.contains("Do the user's steps in the order given"),
-        "{system}"
-    );
+    assert!(system.contains("Do every step, in order"), "{system}");
     assert!(
         system.contains("calc.py"),
         "the top level is listed: {system}"
