@@ -46,7 +46,7 @@ pub(crate) fn system_prompt(root: &tools::ProjectRoot, sandboxed: bool) -> Strin
     if let Some(listing) = top_level(root) {
         s.push_str(&listing);
     }
-    if let Some(command) = test_command(root.path(), &on_path) {
+    if let Some(command) = test_command(root, &on_path) {
         s.push_str(&format!("To run the project's tests: `{command}`.\n"));
     }
     if let Some((name, text)) = instructions(root) {
@@ -57,8 +57,10 @@ pub(crate) fn system_prompt(root: &tools::ProjectRoot, sandboxed: bool) -> Strin
 
 /// How this project's tests run, from its files: a model that guesses (`pytest` where it is
 /// not installed) fails the check and gives up. The project's own `make test` first.
-fn test_command(root: &std::path::Path, installed: &dyn Fn(&str) -> bool) -> Option<String> {
-    let read = |f: &str| std::fs::read_to_string(root.join(f)).ok();
+fn test_command(root: &tools::ProjectRoot, installed: &dyn Fn(&str) -> bool) -> Option<String> {
+    // Read like read_file: only what the model could read itself decides the line.
+    let read = |f: &str| project_file(root, f, 256 * 1024);
+    let root = root.path();
     if read("Makefile").is_some_and(|m| m.lines().any(|l| l.starts_with("test:"))) {
         return Some("make test".into());
     }
@@ -147,30 +149,34 @@ fn top_level(root: &tools::ProjectRoot) -> Option<String> {
 /// link out of the project or to a secret is not followed (a cloned repository's `AGENTS.md`
 /// may point at `~/.aws/credentials`), and a long file is cut.
 fn instructions(root: &tools::ProjectRoot) -> Option<(&'static str, String)> {
-    INSTRUCTION_FILES.iter().find_map(|f| {
-        let resolved = root.resolve(f).ok()?;
-        if policy::is_secret(&resolved.real) || !resolved.real.is_file() {
-            return None;
+    INSTRUCTION_FILES
+        .iter()
+        .find_map(|f| Some((*f, project_file(root, f, INSTRUCTIONS_CAP)?)))
+}
+
+/// A file of the project as `read_file` may read it: a link out of the project or to a secret
+/// is not followed (a cloned repository decides what its files are), and a long file is cut
+/// at `cap` bytes.
+fn project_file(root: &tools::ProjectRoot, rel: &str, cap: usize) -> Option<String> {
+    let resolved = root.resolve(rel).ok()?;
+    if policy::is_secret(&resolved.real) || !resolved.real.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(std::fs::File::open(&resolved.real).ok()?, cap as u64 + 1),
+        &mut text,
+    )
+    .ok()?;
+    if text.len() > cap {
+        let mut cut = cap;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
         }
-        let mut text = String::new();
-        std::io::Read::read_to_string(
-            &mut std::io::Read::take(
-                std::fs::File::open(&resolved.real).ok()?,
-                INSTRUCTIONS_CAP as u64 + 1,
-            ),
-            &mut text,
-        )
-        .ok()?;
-        if text.len() > INSTRUCTIONS_CAP {
-            let mut cut = INSTRUCTIONS_CAP;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            text.truncate(cut);
-            text.push_str("\n[… the rest of the file was cut]");
-        }
-        Some((*f, text))
-    })
+        text.truncate(cut);
+        text.push_str("\n[… the rest of the file was cut]");
+    }
+    Some(text)
 }
 
 /// A rough token count (four characters a token), enough to see the window filling up.
@@ -258,29 +264,63 @@ mod tests {
     fn the_prompt_says_how_the_projects_tests_run() {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path();
+        let root = tools::ProjectRoot::open(p).expect("open");
         let none = |_: &str| false;
         let all = |_: &str| true;
-        assert_eq!(super::test_command(p, &none), None);
+        assert_eq!(super::test_command(&root, &none), None);
         std::fs::write(p.join("calc.py"), "x").expect("write");
-        assert_eq!(super::test_command(p, &none), None, "code, but no tests");
+        assert_eq!(
+            super::test_command(&root, &none),
+            None,
+            "code, but no tests"
+        );
         std::fs::write(p.join("test_calc.py"), "x").expect("write");
         assert_eq!(
-            super::test_command(p, &none).as_deref(),
+            super::test_command(&root, &none).as_deref(),
             Some("python3 -m unittest"),
             "pytest is not installed"
         );
         assert_eq!(
-            super::test_command(p, &all).as_deref(),
+            super::test_command(&root, &all).as_deref(),
             Some("python3 -m pytest")
         );
         std::fs::write(p.join("package.json"), r#"{"scripts": {"test": "vitest"}}"#)
             .expect("write");
-        assert_eq!(super::test_command(p, &none).as_deref(), Some("npm test"));
+        assert_eq!(
+            super::test_command(&root, &none).as_deref(),
+            Some("npm test")
+        );
         std::fs::write(p.join("Makefile"), "build:\n\ttrue\ntest: build\n\ttrue\n").expect("write");
-        assert_eq!(super::test_command(p, &none).as_deref(), Some("make test"));
+        assert_eq!(
+            super::test_command(&root, &none).as_deref(),
+            Some("make test")
+        );
         let root = tools::ProjectRoot::open(p).expect("open");
         assert!(
             super::system_prompt(&root, true).contains("To run the project's tests: `make test`.")
+        );
+    }
+
+    /// A cloned repository cannot make the prompt claim a test command from a file outside
+    /// it: a Makefile that links to another file with a `test:` line is not read.
+    #[test]
+    fn a_linked_makefile_outside_the_project_is_not_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let outside = dir.path().join("other-Makefile");
+        std::fs::write(&outside, "test:\n\ttouch ../pwned\n").expect("write");
+        let project = dir.path().join("p");
+        std::fs::create_dir(&project).expect("mkdir");
+        std::os::unix::fs::symlink(&outside, project.join("Makefile")).expect("link");
+        std::os::unix::fs::symlink(&outside, project.join("package.json")).expect("link");
+        let root = tools::ProjectRoot::open(&project).expect("open");
+        assert_eq!(super::test_command(&root, &|_: &str| false), None);
+        assert!(!super::system_prompt(&root, true).contains("To run the project's tests"));
+        // The same file inside the project is read.
+        std::fs::remove_file(project.join("Makefile")).expect("rm");
+        std::fs::copy(&outside, project.join("Makefile")).expect("copy");
+        assert_eq!(
+            super::test_command(&root, &|_: &str| false).as_deref(),
+            Some("make test")
         );
     }
 
