@@ -9,7 +9,7 @@ use harness::{Harness, Setup};
 use llm::{ChatRequest, LocalModel, LocalReply, StreamEvent, TextStop};
 use model_server::{Format, Scenario};
 use policy::Mode;
-use protocol::{ApprovalAnswer, TurnOutcome, Usage};
+use protocol::{AgentEvent, ApprovalAnswer, TurnOutcome, Usage};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -27,6 +27,11 @@ impl LocalModel for Recorded {
     ) -> LocalReply<'a> {
         self.requests.lock().expect("lock").push(req.clone());
         Box::pin(async move {
+            // Reading a long prompt, as the built-in model reports it.
+            on_event(StreamEvent::PromptProgress {
+                evaluated: 512,
+                total: 2015,
+            });
             let text = r#"{"name": "task_done", "arguments": {"summary": "Nothing to do."}}"#;
             Ok(llm::reply_from_text(
                 text,
@@ -76,4 +81,23 @@ async fn the_built_in_model_gets_the_compact_tools_and_the_step_by_step_prompt()
         system.contains("calc.py"),
         "the top level is listed: {system}"
     );
+    assert!(
+        !system.contains("To run the project's tests"),
+        "no tests here: {system}"
+    );
+    drop(requests);
+    // How far the prompt has been read reaches the window, and not the log.
+    assert!(
+        h.events().iter().any(|e| matches!(
+            e,
+            AgentEvent::PromptProgress {
+                evaluated: 512,
+                total: 2015
+            }
+        )),
+        "{:?}",
+        h.events()
+    );
+    let log = std::fs::read_to_string(h.log_path()).expect("log");
+    assert!(!log.contains("prompt_progress"), "{log}");
 }

@@ -194,8 +194,9 @@ impl Engine {
     }
 
     /// Writes one reply: its text and how far the prompt has been read stream through
-    /// `on_produced`; the outcome (with timings) comes back at the end. Cancelling returns at once with [`LlmError::Cancelled`], and the thread
-    /// drops the reply within a few milliseconds, inside the llama.cpp call it is in.
+    /// `on_produced`; the outcome (with timings) comes back at the end. Cancelling returns at
+    /// once with [`LlmError::Cancelled`], and the thread drops the reply within a few
+    /// milliseconds, inside the llama.cpp call it is in.
     pub async fn generate(
         &self,
         req: &ChatRequest,

@@ -521,7 +521,7 @@ fn missing_program(output: &str) -> Option<&str> {
 fn not_installed_hint(program: &str) -> String {
     let instead = match program {
         "pytest" | "py.test" => {
-            " For Python tests, `python3 -m unittest` (the standard library's runner) is always there."
+            " For Python tests, `python3 -m unittest` runs them with the standard library alone (no install)."
         }
         "python" => " Use `python3`.",
         "pip" | "pip3" => " Use `python3 -m pip`, if the project needs it.",
