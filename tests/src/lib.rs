@@ -327,6 +327,19 @@ impl App {
     }
 }
 
+/// A data folder whose built-in model (under the default file name) is `model`, linked: the
+/// first-run screen then offers it as downloaded.
+pub fn data_dir_with_model(model: &Path) -> TestResult<tempfile::TempDir> {
+    let data = tempfile::tempdir()?;
+    std::fs::create_dir_all(data.path().join("models"))?;
+    std::os::unix::fs::symlink(
+        model,
+        data.path()
+            .join("models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"),
+    )?;
+    Ok(data)
+}
+
 /// Writes `body` to `root/rel`, creating folders.
 pub fn write(root: &Path, rel: &str, body: &[u8]) {
     let path = root.join(rel);

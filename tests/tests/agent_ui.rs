@@ -305,13 +305,7 @@ async fn first_run_uses_the_built_in_model_once_its_file_is_there() -> TestResul
     let project = list_project();
     let root = project.path().display().to_string();
     let config = tempfile::tempdir()?;
-    let data = tempfile::tempdir()?;
-    std::fs::create_dir_all(data.path().join("models"))?;
-    std::os::unix::fs::symlink(
-        &tiny,
-        data.path()
-            .join("models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"),
-    )?;
+    let data = e2e::data_dir_with_model(&tiny)?;
     let data_dir = data.path().display().to_string();
     let app = App::launch_with_env(
         &binary,

@@ -71,13 +71,7 @@ async fn the_built_in_model_fixes_add_in_the_real_window_in_full_auto() -> TestR
     let project = calc_project();
     let root = project.path().display().to_string();
     let config = tempfile::tempdir()?;
-    let data = tempfile::tempdir()?;
-    std::fs::create_dir_all(data.path().join("models"))?;
-    std::os::unix::fs::symlink(
-        &model,
-        data.path()
-            .join("models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"),
-    )?;
+    let data = e2e::data_dir_with_model(&model)?;
     let data_dir = data.path().display().to_string();
     let app = App::launch_with_env(
         &binary,
