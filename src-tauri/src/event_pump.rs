@@ -198,6 +198,44 @@ mod tests {
     }
 
     #[test]
+    fn only_the_latest_progress_of_a_call_or_a_prompt_is_kept() {
+        let mut buf = Vec::new();
+        for e in [
+            AgentEvent::PromptProgress {
+                evaluated: 0,
+                total: 900,
+            },
+            AgentEvent::PromptProgress {
+                evaluated: 512,
+                total: 900,
+            },
+            AgentEvent::ToolCallWriting {
+                name: "edit_file".into(),
+                chars: 10,
+            },
+            AgentEvent::ToolCallWriting {
+                name: "edit_file".into(),
+                chars: 40,
+            },
+        ] {
+            push_coalesced(&mut buf, e);
+        }
+        assert_eq!(
+            buf,
+            [
+                AgentEvent::PromptProgress {
+                    evaluated: 512,
+                    total: 900
+                },
+                AgentEvent::ToolCallWriting {
+                    name: "edit_file".into(),
+                    chars: 40
+                },
+            ]
+        );
+    }
+
+    #[test]
     fn deltas_merge_and_other_events_keep_their_place() {
         let mut buf = Vec::new();
         for e in [
