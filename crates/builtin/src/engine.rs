@@ -238,6 +238,49 @@ impl Engine {
             }
         }
     }
+
+    /// One reply as a provider gives it: text streams as it is written, a call written as text
+    /// streams as a call being written (not as its JSON), the prompt's progress is reported, and
+    /// the calls are read out of the text at the end.
+    pub async fn reply(
+        &self,
+        req: &ChatRequest,
+        how: Generation,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<ChatResponse, LlmError> {
+        let mut shown = (!req.tools.is_empty()).then(llm::CallTextStream::default);
+        let outcome = {
+            let mut on_produced = |p: Produced| match (p, &mut shown) {
+                (Produced::Text(t), Some(shown)) => shown.push(&t, on_event),
+                (Produced::Text(t), None) => on_event(StreamEvent::TextDelta(t)),
+                (Produced::PromptRead { evaluated, total }, _) => {
+                    on_event(StreamEvent::PromptProgress {
+                        evaluated: evaluated as u32,
+                        total: total as u32,
+                    });
+                }
+            };
+            self.generate(req, how, &mut on_produced, cancel).await?
+        };
+        if let Some(shown) = &mut shown {
+            shown.finish(on_event);
+        }
+        let s = outcome.stats;
+        let usage = Usage {
+            input_tokens: (s.prompt_tokens - s.reused_tokens) as u32,
+            output_tokens: s.generated_tokens as u32,
+            cache_read_tokens: s.reused_tokens as u32,
+            cache_write_tokens: 0,
+        };
+        Ok(llm::reply_from_text(
+            &outcome.text,
+            outcome.stop,
+            usage,
+            req,
+            on_event,
+        ))
+    }
 }
 
 struct StopOnDrop(Arc<StopFlag>);
@@ -264,36 +307,6 @@ impl LocalModel for Engine {
         on_event: &'a mut (dyn FnMut(StreamEvent) + Send),
         cancel: &'a CancellationToken,
     ) -> LocalReply<'a> {
-        Box::pin(async move {
-            // A call streams as a call being written, not as its JSON.
-            let mut shown = (!req.tools.is_empty()).then(llm::CallTextStream::default);
-            let outcome = {
-                let mut on_produced = |p: Produced| match (p, &mut shown) {
-                    (Produced::Text(t), Some(shown)) => shown.push(&t, on_event),
-                    (Produced::Text(t), None) => on_event(StreamEvent::TextDelta(t)),
-                    (Produced::PromptRead { evaluated, total }, _) => {
-                        on_event(StreamEvent::PromptProgress {
-                            evaluated: evaluated as u32,
-                            total: total as u32,
-                        });
-                    }
-                };
-                self.generate(req, Generation::default(), &mut on_produced, cancel)
-                    .await?
-            };
-            if let Some(shown) = &mut shown {
-                shown.finish(on_event);
-            }
-            let s = outcome.stats;
-            let usage = Usage {
-                input_tokens: (s.prompt_tokens - s.reused_tokens) as u32,
-                output_tokens: s.generated_tokens as u32,
-                cache_read_tokens: s.reused_tokens as u32,
-                cache_write_tokens: 0,
-            };
-            let reply: ChatResponse =
-                llm::reply_from_text(&outcome.text, outcome.stop, usage, req, on_event);
-            Ok(reply)
-        })
+        Box::pin(self.reply(req, Generation::default(), on_event, cancel))
     }
 }

@@ -236,6 +236,80 @@ async fn a_forced_call_parses_as_a_declared_tool_with_fitting_arguments() {
     assert_eq!(r.stop_reason, protocol::StopReason::ToolUse);
 }
 
+/// The provider's own path: a call the model writes as text reaches the window as a call being
+/// written (its name, then its arguments), never as text, and ends as the reply's call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_written_as_text_streams_as_a_call_not_as_text() {
+    let engine = engine();
+    // Notes long enough that the prompt takes more than one batch, so its reading is reported.
+    let notes: String = (1..=120)
+        .map(|i| format!("Note {i}: calc.py holds add and mul.\n"))
+        .collect();
+    let req = request(
+        vec![Message::user_text(format!(
+            "{notes}\nRead the file calc.py."
+        ))],
+        80,
+    );
+    let mut events = Vec::new();
+    let r = engine
+        .reply(
+            &req,
+            Generation {
+                force_tool_call: true,
+            },
+            &mut |e| events.push(e),
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("a reply");
+    let call = r
+        .message
+        .content
+        .iter()
+        .find_map(|b| match b {
+            ContentBlock::ToolUse { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no call in {events:?}"));
+    let text: String = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::TextDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !text.contains("\"name\""),
+        "the call's JSON streamed as text: {text:?}"
+    );
+    let started: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ToolUseStarted { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, [call.as_str()], "{events:?}");
+    let written: String = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ToolUseDelta { partial_json, .. } => Some(partial_json.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        written.contains(&format!("\"{call}\"")),
+        "the arguments as they were written: {written:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::PromptProgress { .. })),
+        "the prompt's reading is reported: {events:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_next_turn_evaluates_only_its_new_tokens() {
     let engine = engine();
