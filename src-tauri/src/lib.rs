@@ -74,6 +74,18 @@ fn ui_ready() {
     }
 }
 
+/// The window's own failures (a part that could not draw or load) go to the log with the
+/// rest, so a blank or degraded window leaves a trace.
+#[tauri::command]
+fn ui_error(args: protocol::UiErrorArgs) {
+    tracing::error!(
+        part = %args.part,
+        stack = args.stack.as_deref().unwrap_or(""),
+        "the window: {}",
+        args.message
+    );
+}
+
 pub fn run() {
     STARTED.get_or_init(std::time::Instant::now);
     rendering::choose_before_any_thread();
@@ -141,6 +153,7 @@ pub fn run() {
         .invoke_handler(tauri::generate_handler![
             commands::startup,
             ui_ready,
+            ui_error,
             commands::open_project,
             commands::recent_projects,
             commands::remove_recent,

@@ -761,6 +761,13 @@ user_file: string, project_file: string, };
 
 export type McpServerArgs = { root: string, name: string, };
 
+export type UiErrorArgs = { 
+/**
+ * Which part of the window: "window", "markdown", "diff", or "page" for an error no
+ * part caught.
+ */
+part: string, message: string, stack: string | null, };
+
 /** The address a model server on this computer is offered at (Ollama's). */
 export const DEFAULT_LOCAL_URL = "http://127.0.0.1:11434/v1";
 
@@ -769,6 +776,7 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 export interface Commands {
   startup: { args: null; result: Startup };
   ui_ready: { args: null; result: null };
+  ui_error: { args: UiErrorArgs; result: null };
   open_project: { args: OpenProjectArgs; result: ProjectInfo };
   recent_projects: { args: null; result: Array<RecentProject> };
   remove_recent: { args: RemoveRecentArgs; result: Array<RecentProject> };

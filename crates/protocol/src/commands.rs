@@ -9,6 +9,17 @@ pub struct OpenProjectArgs {
     pub path: String,
 }
 
+/// Something that went wrong in the window's own code (a part that failed to draw or load),
+/// sent to the app's log so it is not lost with the page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct UiErrorArgs {
+    /// Which part of the window: "window", "markdown", "diff", or "page" for an error no
+    /// part caught.
+    pub part: String,
+    pub message: String,
+    pub stack: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct RemoveRecentArgs {
     pub path: String,
@@ -147,6 +158,7 @@ pub struct WebSearchTest {
 pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("startup", "null", "Startup"),
     ("ui_ready", "null", "null"),
+    ("ui_error", "UiErrorArgs", "null"),
     ("open_project", "OpenProjectArgs", "ProjectInfo"),
     ("recent_projects", "null", "Array<RecentProject>"),
     ("remove_recent", "RemoveRecentArgs", "Array<RecentProject>"),

@@ -116,6 +116,7 @@ pub fn typescript() -> String {
         McpProblem::decl(&cfg),
         McpView::decl(&cfg),
         McpServerArgs::decl(&cfg),
+        UiErrorArgs::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p protocol`. Do not edit.\n\n",

@@ -2,11 +2,19 @@
 // so the first screen paints fast; once it has, they are fetched in the background.
 import { lazy, Suspense, type ComponentProps } from "react";
 import { plainDiff } from "../plainDiff";
+import { retrying } from "../uiErrors";
+import { ErrorBoundary } from "./ErrorBoundary";
 
-const MergeDiffImpl = lazy(() => import("./MergeDiff").then((m) => ({ default: m.MergeDiff })));
-const MarkdownImpl = lazy(() => import("./Markdown").then((m) => ({ default: m.Markdown })));
-export const SettingsDialog = lazy(() => import("./SettingsDialog").then((m) => ({ default: m.SettingsDialog })));
-export const FirstRunScreen = lazy(() => import("./FirstRunScreen").then((m) => ({ default: m.FirstRunScreen })));
+// A part that fails to load is fetched again; one that still fails shows its plain form (a
+// diff, text) or, for a whole screen, the window's error card.
+const MergeDiffImpl = lazy(retrying(() => import("./MergeDiff").then((m) => ({ default: m.MergeDiff }))));
+const MarkdownImpl = lazy(retrying(() => import("./Markdown").then((m) => ({ default: m.Markdown }))));
+export const SettingsDialog = lazy(
+  retrying(() => import("./SettingsDialog").then((m) => ({ default: m.SettingsDialog }))),
+);
+export const FirstRunScreen = lazy(
+  retrying(() => import("./FirstRunScreen").then((m) => ({ default: m.FirstRunScreen }))),
+);
 
 /** A read-only diff; a plain one (removed and added lines, marked) until CodeMirror has loaded,
  * so a change is never shown as if it were the file's text. */
@@ -23,24 +31,30 @@ export function MergeDiff(props: ComponentProps<typeof MergeDiffImpl>) {
     </pre>
   );
   return (
-    <Suspense fallback={fallback}>
-      <MergeDiffImpl {...props} />
-    </Suspense>
+    <ErrorBoundary part="diff" fallback={() => fallback}>
+      <Suspense fallback={fallback}>
+        <MergeDiffImpl {...props} />
+      </Suspense>
+    </ErrorBoundary>
   );
 }
 
-/** Markdown; the raw text until the renderer has loaded. */
+/** Markdown; the raw text until the renderer has loaded (or if it cannot be drawn). */
 export function Markdown({ text }: { text: string }) {
+  const plain = <div className="markdown plain">{text}</div>;
   return (
-    <Suspense fallback={<div className="markdown plain">{text}</div>}>
-      <MarkdownImpl text={text} />
-    </Suspense>
+    <ErrorBoundary part="markdown" fallback={() => plain}>
+      <Suspense fallback={plain}>
+        <MarkdownImpl text={text} />
+      </Suspense>
+    </ErrorBoundary>
   );
 }
 
 /** Fetches the lazy parts in the background, after the first screen. */
 export function preloadHeavyParts() {
-  void import("./MergeDiff");
-  void import("./Markdown");
-  void import("./SettingsDialog");
+  // A failed preload is not a failure: the part is fetched again when it is first drawn.
+  import("./MergeDiff").catch(() => undefined);
+  import("./Markdown").catch(() => undefined);
+  import("./SettingsDialog").catch(() => undefined);
 }

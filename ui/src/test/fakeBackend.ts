@@ -232,6 +232,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
     const args = (payload as { args?: Record<string, unknown> } | undefined)?.args ?? {};
     switch (cmd) {
       case "ui_ready":
+      case "ui_error":
       case "close_project":
       case "watch_project":
         return null;
