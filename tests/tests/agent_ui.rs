@@ -131,9 +131,10 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
         "Rename two entries in list.txt",
     )
     .await?;
-    // The streamed answer. Whether it is rendered as Markdown is checked after the reopen: the
-    // approval card that follows at once fills the transcript's place, and the virtualised list
-    // unmounts the message, so on a busy machine it can go before the renderer has loaded.
+    // The streamed answer. Whether it is rendered as Markdown is checked after the reopen, when
+    // the renderer has had the whole task to load: once, on a busy CI machine, the bold had not
+    // appeared 15 s after the text (cause not found; the message stays mounted under the
+    // approval card). A renderer that cannot load now shows the plain text and is logged.
     app.wait_text(
         "[data-testid=message-assistant]",
         "then rename the two entries",
