@@ -58,13 +58,15 @@ pub(crate) fn system_prompt(root: &tools::ProjectRoot, sandboxed: bool) -> Strin
 /// How this project's tests run, from its files: a model that guesses (`pytest` where it is
 /// not installed) fails the check and gives up. The project's own `make test` first.
 fn test_command(root: &tools::ProjectRoot, installed: &dyn Fn(&str) -> bool) -> Option<String> {
-    // Read like read_file: only what the model could read itself decides the line.
+    // Only what the model could read itself decides the line: a link out of the project (a
+    // cloned repository's `Cargo.toml` pointing elsewhere) counts as nothing there.
     let read = |f: &str| project_file(root, f, 256 * 1024);
-    let root = root.path();
+    let inside = |f: &str| root.resolve(f).ok().map(|r| r.real);
+    let is_file = |f: &str| inside(f).is_some_and(|p| p.is_file());
     if read("Makefile").is_some_and(|m| m.lines().any(|l| l.starts_with("test:"))) {
         return Some("make test".into());
     }
-    if root.join("Cargo.toml").is_file() {
+    if is_file("Cargo.toml") {
         return Some("cargo test".into());
     }
     if let Some(pkg) = read("package.json")
@@ -74,21 +76,29 @@ fn test_command(root: &tools::ProjectRoot, installed: &dyn Fn(&str) -> bool) -> 
     {
         return Some("npm test".into());
     }
-    if root.join("go.mod").is_file() {
+    if is_file("go.mod") {
         return Some("go test ./...".into());
     }
     let is_test_py = |name: &str| {
         name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
     };
-    let has_test_py = |dir: &std::path::Path| {
-        std::fs::read_dir(dir).is_ok_and(|entries| {
-            entries
-                .flatten()
-                .any(|e| is_test_py(&e.file_name().to_string_lossy()))
-        })
+    // A test file counts only where it is itself inside the project (not a link out of it).
+    let has_test_py = |dir: &str| {
+        inside(dir)
+            .and_then(|d| std::fs::read_dir(d).ok())
+            .is_some_and(|entries| {
+                entries.flatten().any(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let rel = if dir == "." {
+                        name.clone()
+                    } else {
+                        format!("{dir}/{name}")
+                    };
+                    is_test_py(&name) && is_file(&rel)
+                })
+            })
     };
-    let python_tests = has_test_py(root) || has_test_py(&root.join("tests"));
-    if python_tests {
+    if has_test_py(".") || has_test_py("tests") {
         return Some(if installed("pytest") {
             "python3 -m pytest".into()
         } else {
@@ -302,7 +312,8 @@ mod tests {
     }
 
     /// A cloned repository cannot make the prompt claim a test command from a file outside
-    /// it: a Makefile that links to another file with a `test:` line is not read.
+    /// it: a Makefile that links to another file with a `test:` line is not read, nor is a
+    /// linked Cargo.toml, go.mod, test file or tests folder counted.
     #[test]
     fn a_linked_makefile_outside_the_project_is_not_read() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -312,9 +323,21 @@ mod tests {
         std::fs::create_dir(&project).expect("mkdir");
         std::os::unix::fs::symlink(&outside, project.join("Makefile")).expect("link");
         std::os::unix::fs::symlink(&outside, project.join("package.json")).expect("link");
+        // Links out for every file that decides the line, and a `tests` folder that is a link
+        // to a folder outside holding a test file.
+        std::os::unix::fs::symlink(&outside, project.join("Cargo.toml")).expect("link");
+        std::os::unix::fs::symlink(&outside, project.join("go.mod")).expect("link");
+        std::os::unix::fs::symlink(&outside, project.join("test_x.py")).expect("link");
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).expect("mkdir");
+        std::fs::write(elsewhere.join("test_y.py"), "x").expect("write");
+        std::os::unix::fs::symlink(&elsewhere, project.join("tests")).expect("link");
         let root = tools::ProjectRoot::open(&project).expect("open");
         assert_eq!(super::test_command(&root, &|_: &str| false), None);
         assert!(!super::system_prompt(&root, true).contains("To run the project's tests"));
+        for linked in ["Cargo.toml", "go.mod", "test_x.py", "tests"] {
+            std::fs::remove_file(project.join(linked)).expect("rm");
+        }
         // The same file inside the project is read.
         std::fs::remove_file(project.join("Makefile")).expect("rm");
         std::fs::copy(&outside, project.join("Makefile")).expect("copy");
