@@ -15,6 +15,7 @@ mod rendering;
 mod session_host;
 mod settings_host;
 mod state;
+mod ui_errors;
 
 use cli_args::CliAction;
 use protocol::Startup;
@@ -78,12 +79,7 @@ fn ui_ready() {
 /// rest, so a blank or degraded window leaves a trace.
 #[tauri::command]
 fn ui_error(args: protocol::UiErrorArgs) {
-    tracing::error!(
-        part = %args.part,
-        stack = args.stack.as_deref().unwrap_or(""),
-        "the window: {}",
-        args.message
-    );
+    ui_errors::log(&args);
 }
 
 pub fn run() {

@@ -7,11 +7,25 @@ function describe(error: unknown): { message: string; stack: string | null } {
   return { message: String(error), stack: null };
 }
 
-/** Sends one failure of `part` to the log; never throws (there is nowhere left to report to). */
+/** The most failures one page sends: an error thrown on every frame would otherwise fill the
+ * log (and the IPC channel) for as long as the window is open. */
+export const MAX_REPORTS = 20;
+const reported = new Set<string>();
+
+/** Sends one failure of `part` to the log, once per part and message, at most
+ * [`MAX_REPORTS`] a page; never throws (there is nowhere left to report to). */
 export function reportUiError(part: string, error: unknown, componentStack?: string | null) {
   const { message, stack } = describe(error);
+  const key = `${part}\u0000${message}`;
+  if (reported.has(key) || reported.size >= MAX_REPORTS) return;
+  reported.add(key);
   const where = componentStack ? `${stack ?? ""}\n${componentStack}` : stack;
   call("ui_error", { part, message, stack: where }).catch(() => undefined);
+}
+
+/** For tests: forget what was sent. */
+export function resetReported() {
+  reported.clear();
 }
 
 /** Errors no part caught (a failed promise, a throwing event handler) are logged too. */

@@ -2,11 +2,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup, render, screen, waitFor } from "@testing-library/react";
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { ErrorBoundary, WindowError } from "../components/ErrorBoundary";
-import { retrying } from "../uiErrors";
+import { MAX_REPORTS, reportUiError, resetReported, retrying } from "../uiErrors";
 
 afterEach(() => {
   cleanup();
   clearMocks();
+  resetReported();
 });
 
 function logged(): { cmd: string; args: unknown }[] {
@@ -93,5 +94,17 @@ describe("a lazily loaded part", () => {
     );
     await expect(load()).rejects.toThrow("fetch failed 3");
     expect(calls).toBe(3);
+  });
+});
+
+describe("reporting", () => {
+  it("sends the same failure once, and at most a few a page", async () => {
+    const seen = logged();
+    for (let i = 0; i < 5; i++) reportUiError("page", new Error("every frame"));
+    await waitFor(() => expect(seen).toHaveLength(1));
+    for (let i = 0; i < 100; i++) reportUiError("page", new Error(`failure ${i}`));
+    await waitFor(() => expect(seen).toHaveLength(MAX_REPORTS));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toHaveLength(MAX_REPORTS);
   });
 });
