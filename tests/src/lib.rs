@@ -212,9 +212,13 @@ impl App {
     pub async fn click(&self, css: &str) -> TestResult {
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
+            // A re-render between finding and clicking leaves a stale element: find it again.
             let el = self.wait_for(css).await?;
-            el.scroll_into_view().await?;
-            match el.click().await {
+            let clicked = match el.scroll_into_view().await {
+                Ok(()) => el.click().await,
+                Err(e) => Err(e),
+            };
+            match clicked {
                 Ok(()) => return Ok(()),
                 Err(e) if Instant::now() > deadline => {
                     return Err(format!("clicking `{css}`: {e}").into());
@@ -222,6 +226,64 @@ impl App {
                 Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
             }
         }
+    }
+
+    /// Clicks the first element matching `css` if it shows, and says whether it did: for a
+    /// button the window may take away by itself meanwhile (the transcript's "Latest" goes
+    /// when the list reaches its end on its own).
+    pub async fn click_if_shown(&self, css: &str) -> TestResult<bool> {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let Some(el) = self.driver.find_all(By::Css(css)).await?.into_iter().next() else {
+                return Ok(false);
+            };
+            let clicked = match el.scroll_into_view().await {
+                Ok(()) => el.click().await,
+                Err(e) => Err(e),
+            };
+            match clicked {
+                Ok(()) => return Ok(true),
+                Err(e) if Instant::now() > deadline => {
+                    return Err(format!("clicking `{css}`: {e}").into());
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+    }
+
+    /// Scrolls the first element matching `css` into view, found afresh in the page (a row of
+    /// the virtualised transcript may be drawn anew between a lookup and a scroll).
+    pub async fn scroll_to(&self, css: &str) -> TestResult {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let found = self
+                .driver
+                .execute(
+                    "const e = document.querySelector(arguments[0]); if (!e) return false; e.scrollIntoView({block: 'nearest'}); return true;",
+                    vec![serde_json::json!(css)],
+                )
+                .await?;
+            if found.json().as_bool() == Some(true) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!("`{css}` never showed to scroll to").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The attribute `name` (or, for `textContent`, the text) of every element matching `css`,
+    /// read in one go: no element can go stale between reads.
+    pub async fn attrs(&self, css: &str, name: &str) -> TestResult<Vec<String>> {
+        let v = self
+            .driver
+            .execute(
+                "return Array.from(document.querySelectorAll(arguments[0]), e => (arguments[1] === 'textContent' ? e.textContent : e.getAttribute(arguments[1])) ?? '');",
+                vec![serde_json::json!(css), serde_json::json!(name)],
+            )
+            .await?;
+        Ok(serde_json::from_value(v.json().clone())?)
     }
 
     /// Waits until `css` matches nothing.
