@@ -111,8 +111,43 @@ const PRESET: [(&str, &str); 3] = [
 pub struct App {
     pub driver: WebDriver,
     pub config_dir: PathBuf,
+    // Before the process: the log is read while the app still runs.
+    _log: LogOnFailure,
     _process: DriverProcess,
     _lock: tokio::sync::MutexGuard<'static, ()>,
+}
+
+/// Prints the end of the app's log when an app is dropped without `quit`, as a failing test
+/// leaves it: the test's captured output then says what the app saw, also in CI (the log
+/// itself is deleted with the test's config folder).
+struct LogOnFailure {
+    dir: PathBuf,
+    armed: bool,
+}
+
+impl Drop for LogOnFailure {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            eprintln!("(no app log in {})", self.dir.display());
+            return;
+        };
+        let mut logs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        logs.sort();
+        for log in logs {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(60)..];
+            eprintln!(
+                "--- the app's log ({}), last {} lines ---\n{}",
+                log.display(),
+                tail.len(),
+                tail.join("\n")
+            );
+        }
+    }
 }
 
 impl App {
@@ -139,6 +174,10 @@ impl App {
                     return Ok(App {
                         driver,
                         config_dir: config_dir.to_path_buf(),
+                        _log: LogOnFailure {
+                            dir: config_dir.join("logs"),
+                            armed: true,
+                        },
                         _process: process,
                         _lock: lock,
                     });
@@ -381,8 +420,12 @@ impl App {
 
     pub async fn quit(self) -> TestResult {
         let App {
-            driver, _process, ..
+            driver,
+            mut _log,
+            _process,
+            ..
         } = self;
+        _log.armed = false;
         driver.quit().await?;
         drop(_process);
         Ok(())
