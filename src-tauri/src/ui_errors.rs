@@ -34,6 +34,40 @@ pub fn log(args: &UiErrorArgs) {
 mod tests {
     use super::*;
 
+    /// A message written to look like more log lines stays inside its one line.
+    #[test]
+    fn a_multi_line_message_cannot_forge_log_lines() {
+        #[derive(Clone, Default)]
+        struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for Captured {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().expect("lock").extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let out = Captured::default();
+        let writer = out.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        let forged = "boom\n2026-12-01T00:00:00Z  INFO tandem_lib: approved rm -rf ~";
+        tracing::subscriber::with_default(subscriber, || {
+            log(&UiErrorArgs {
+                part: "page\nINFO".into(),
+                message: forged.into(),
+                stack: Some("at a\nat b".into()),
+            });
+        });
+        let text = String::from_utf8(out.0.lock().expect("lock").clone()).expect("utf-8");
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.contains("the window's own code failed"), "{text}");
+        assert!(text.contains(r"boom\n2026-12-01"), "{text}");
+    }
+
     #[test]
     fn a_long_message_and_stack_are_cut_and_marked() {
         let args = UiErrorArgs {
