@@ -82,7 +82,7 @@ impl Launcher for SandboxLauncher {
     }
 
     fn setup_error(&self, status: &Path) -> Option<String> {
-        sandbox::read_report(status)
+        sandbox::read_report(status).setup_error
     }
 }
 
@@ -111,23 +111,12 @@ pub fn mcp_hub(
 /// The sandbox this machine gives a project's servers: as commands get it, with its own
 /// state folder. `None` where there is no sandbox.
 pub fn machine_sandbox(project: &Path) -> Option<SandboxSetup> {
-    let caps = crate::sandboxing::capabilities();
-    match (&caps.helper, caps.sandboxed) {
-        (Some(helper), true) => {
-            let home = std::env::var_os("HOME").map(PathBuf::from);
-            Some(SandboxSetup::new(
-                helper.clone(),
-                locations::data_dir()
-                    .join("mcp")
-                    .join(project_key(project))
-                    .join("sandbox"),
-                crate::sandboxing::hidden_locations(home.as_deref()),
-                home.into_iter().collect(),
-                policy::is_secret,
-            ))
-        }
-        _ => None,
-    }
+    crate::sandboxing::sandbox_setup(
+        locations::data_dir()
+            .join("mcp")
+            .join(project_key(project))
+            .join("sandbox"),
+    )
 }
 
 /// A short name for a project folder, for folders of its own.

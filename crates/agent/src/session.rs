@@ -244,6 +244,7 @@ impl Session {
         if let Some(tmp) = opts.tmp_dir {
             toolbox.commands.tmp_dir = tmp;
         }
+        crate::sandboxing::start_watching(&toolbox);
         let tasks = toolbox.tasks.clone();
         let (etx, erx) = mpsc::unbounded_channel();
         let approvals = Approvals::default();

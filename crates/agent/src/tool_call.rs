@@ -291,7 +291,10 @@ impl Agent {
             resolver: &resolver,
         };
         let policy = self.policy.read().unwrap_or_else(PoisonError::into_inner);
-        policy::evaluate(&policy, call, &ctx)
+        crate::sandboxing::confine_network_grant(
+            policy::evaluate(&policy, call, &ctx),
+            crate::sandboxing::capabilities(),
+        )
     }
 
     /// The rule an approval asked to grant: for the session, or kept for the project (and

@@ -103,13 +103,9 @@ fn fixture() -> Fixture {
 
 fn sandbox_setup(f: &Fixture, state: &str) -> SandboxSetup {
     let helper = sandbox::find_helper().expect("the helper is built (cargo build -p sandbox)");
-    SandboxSetup::new(
-        helper,
-        f.session.join(state),
-        vec![f.config.clone()],
-        vec![f.home.clone()],
-        policy::is_secret,
-    )
+    SandboxSetup::new(helper, f.session.join(state), policy::is_secret)
+        .hiding(vec![f.config.clone()])
+        .with_home(f.home.clone(), Vec::new())
 }
 
 fn setup(f: &Fixture, mode: Mode, extensions: Extensions) -> Setup {

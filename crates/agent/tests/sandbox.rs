@@ -82,13 +82,11 @@ async fn run(
     setup.config.home = Some(f.home.clone());
     setup.sandboxing = if sandboxed {
         let helper = sandbox::find_helper().expect("the helper is built (cargo build -p sandbox)");
-        Sandboxing::With(SandboxSetup::new(
-            helper,
-            f.session.join("sandbox"),
-            vec![f.home.join(".ssh")],
-            vec![f.home.clone()],
-            policy::is_secret,
-        ))
+        Sandboxing::With(
+            SandboxSetup::new(helper, f.session.join("sandbox"), policy::is_secret)
+                .hiding(vec![f.home.join(".ssh")])
+                .with_home(f.home.clone(), Vec::new()),
+        )
     } else {
         Sandboxing::Off
     };

@@ -14,13 +14,13 @@ use crate::plan::{Plan, Write, wanted};
 use crate::scan::{Known, Scanned, full_candidates};
 use crate::state::{FileState, OnDisk, PutError, blob_id, put, read_now};
 use crate::store::{Base, Blobs, Cause, Change, CheckpointRecord, GitBase, Record, Records};
-use crate::watcher::ChangeFeed;
 use protocol::{NotRestorable, NotRestorableReason};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
+use tools::tree_feed::{FeedOptions, Taken, TreeFeed};
 
 const JOURNAL: &str = "restore-journal.json";
 /// Text bigger than this is not sent to the preview's diff.
@@ -55,7 +55,7 @@ pub struct Restored {
 enum Feed {
     Off,
     Starting,
-    On(ChangeFeed),
+    On(TreeFeed),
     Failed,
 }
 
@@ -157,7 +157,11 @@ impl Checkpoints {
             }
             *feed = Feed::Starting;
         }
-        let started = ChangeFeed::start(&self.root, &self.dir.join("sync"));
+        let options = FeedOptions {
+            skip_ignored: true,
+            report_git: false,
+        };
+        let started = TreeFeed::start(&self.root, &self.dir.join("sync"), options, &mut |_, _| {});
         let mut feed = self.feed();
         *feed = match started {
             Ok(f) => Feed::On(f),
@@ -171,7 +175,7 @@ impl Checkpoints {
 
     /// The paths the watcher saw since the last take (`take`), or since the last checkpoint
     /// without taking them; None when there is no watcher. Waits for one being set up.
-    fn watched(&self, take: bool) -> Option<crate::watcher::Taken> {
+    fn watched(&self, take: bool) -> Option<Taken> {
         let mut feed = self.feed();
         let deadline = std::time::Instant::now() + FEED_WAIT;
         while matches!(*feed, Feed::Starting) {
@@ -283,7 +287,7 @@ impl Checkpoints {
 
     /// What changed since the last checkpoint. `watched` is what the watcher saw; when it may
     /// have missed something (or there is none) the whole project is looked at.
-    fn scan(&self, inner: &mut Inner, watched: Option<crate::watcher::Taken>) -> Result<Scanned> {
+    fn scan(&self, inner: &mut Inner, watched: Option<Taken>) -> Result<Scanned> {
         let inner = &mut *inner;
         let complete = inner.observed && watched.as_ref().is_some_and(|w| w.complete);
         let no_paths = BTreeSet::new();

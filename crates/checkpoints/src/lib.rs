@@ -15,7 +15,6 @@ mod plan;
 mod scan;
 mod state;
 mod store;
-mod watcher;
 
 pub use checkpoints::{Checkpoints, Restored};
 pub use error::{CheckpointError, Result};

@@ -104,7 +104,12 @@ impl Loaded {
             sandboxed: self.sandboxed,
             resolver: &resolver,
         };
-        evaluate(&self.policy, call, &ctx)
+        let decision = evaluate(&self.policy, call, &ctx);
+        if self.sandboxed {
+            agent::sandboxing::confine_network_grant(decision, agent::sandboxing::capabilities())
+        } else {
+            decision
+        }
     }
 }
 

@@ -50,6 +50,37 @@ pub fn run(command: SandboxCommand) -> Result<ExitCode> {
                 .map_or("not available".to_string(), |v| format!("ABI {v}"))
         );
         println!("seccomp:            {}", yes(caps.seccomp));
+        let l = &caps.layers;
+        println!("private /tmp:       {}", yes(l.private_tmp));
+        println!("empty /run:         {}", yes(l.private_run));
+        println!(
+            "own terminals:      {} (/dev/pts)",
+            yes(l.private_terminals)
+        );
+        println!("sockets hidden:     {}", yes(l.host_sockets_hidden));
+        println!(
+            "home hidden:        {} (but what toolchains need)",
+            yes(l.home_hidden)
+        );
+        println!(
+            "limits:             {}",
+            match (l.process_limit, l.memory_limit) {
+                (None, None) => "none".to_string(),
+                (p, m) => format!(
+                    "{} processes, {} memory per process",
+                    p.map_or("any number of".to_string(), |p| p.to_string()),
+                    m.map_or("any".to_string(), |m| format!("{:.1} GB", m as f64 / 1e9))
+                ),
+            }
+        );
+        println!(
+            "abstract sockets:   {}",
+            if l.abstract_sockets_scoped {
+                "scoped (Landlock): unreachable even with the network granted"
+            } else {
+                "NOT scoped (Landlock older than ABI 6): granting the network asks first"
+            }
+        );
         println!();
         println!("{}", caps.summary());
     }

@@ -37,10 +37,33 @@ fn sandbox_check_reports_the_kernel_and_the_switch() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("sandbox:            available"), "{out}");
     assert!(out.contains("landlock:           ABI"), "{out}");
+    // Each layer, as the probe's own sandboxed command saw it.
+    for line in [
+        "private /tmp:       yes",
+        "empty /run:         yes",
+        "own terminals:      yes",
+        "sockets hidden:     yes",
+        "home hidden:        yes",
+        "limits:             2048 processes",
+        "abstract sockets:   scoped",
+    ] {
+        assert!(out.contains(line), "`{line}` missing:\n{out}");
+    }
     let (code, out, _) = tandem_cli(&["sandbox", "check", "--json"], &[]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["sandboxed"], true);
+    for layer in [
+        "private_tmp",
+        "private_run",
+        "private_terminals",
+        "host_sockets_hidden",
+        "home_hidden",
+        "abstract_sockets_scoped",
+    ] {
+        assert_eq!(v["layers"][layer], true, "{layer}: {out}");
+    }
+    assert_eq!(v["layers"]["process_limit"], 2048, "{out}");
 
     let (code, out, _) = tandem_cli(&["sandbox", "check"], &[("TANDEM_SANDBOX", "off")]);
     assert_eq!(code, 1, "{out}");
@@ -206,5 +229,36 @@ fn commands_see_neither_the_cli_s_secrets_nor_outside_the_project() {
     assert!(
         err.contains("--outside --approve"),
         "the way out is offered: {err}"
+    );
+}
+
+#[test]
+fn the_cli_s_commands_get_a_private_tmp_and_no_host_socket() {
+    helper_built();
+    let p = project();
+    // What a user's /tmp holds: another program's file, a tmux-like server's socket.
+    let host = tempfile::Builder::new()
+        .prefix("user-tmp-")
+        .tempdir_in("/tmp")
+        .expect("tmp");
+    std::fs::write(host.path().join("note"), "HOST-TMP-FILE").expect("write");
+    let socket = host.path().join("default");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).expect("bind");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let cmd = format!(
+        "cat {0}/note; echo \"tmp-entries=$(ls -A /tmp | wc -l)\"; python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{1}'); print('CONNECTED')\"",
+        host.path().display(),
+        socket.display()
+    );
+    let (_, out, err) = run_command(p.path(), &cmd, false, &[]);
+    assert!(!out.contains("HOST-TMP-FILE"), "{out}{err}");
+    assert!(!out.contains("CONNECTED"), "{out}{err}");
+    assert!(
+        out.contains("tmp-entries=0"),
+        "the machine's /tmp is visible: {out}"
+    );
+    assert!(
+        listener.accept().is_err(),
+        "the socket in /tmp got a connection"
     );
 }

@@ -38,10 +38,17 @@ fn scene() -> &'static Scene {
             project: project.clone(),
             project_writable: true,
             tmp: base.join("tmp"),
-            keep_visible: vec![home.clone()],
+            home: Some(home.clone()),
+            home_visible: Vec::new(),
+            keep_visible: Vec::new(),
             read_only: vec![project.join(".git/hooks"), project.join(".git/config")],
+            pinned: vec![project.join(".git")],
             hidden: vec![home.join(".ssh"), home.join(".aws"), project.join(".env")],
+            binds: Vec::new(),
+            overlays: Vec::new(),
             network: false,
+            git_dir: Some(project.join(".git")),
+            limits: Default::default(),
             state_dir: base.join("state"),
         };
         Scene {
@@ -50,6 +57,17 @@ fn scene() -> &'static Scene {
             spec,
         }
     })
+}
+
+/// A status file of its own for each run: the helper makes it new, and refuses one that is
+/// there already.
+fn status_file(s: &Scene) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    s.status.with_file_name(format!(
+        "status-{}.json",
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ))
 }
 
 fn run(mut cmd: Command, dir: &Path) {
@@ -76,10 +94,12 @@ fn plain_spawn() {
 fn sandboxed_spawn() {
     let s = scene();
     let helper = Path::new(env!("CARGO_BIN_EXE_tandem-sandbox"));
+    let status = status_file(s);
     run(
-        sandbox::wrap(helper, &s.spec, &s.status, "/bin/sh", ["-c", "true"]),
+        sandbox::wrap(helper, &s.spec, &status, "/bin/sh", ["-c", "true"]),
         &s.spec.project,
     );
+    let _ = std::fs::remove_file(status);
 }
 
 #[divan::bench(sample_count = 60)]
@@ -88,8 +108,10 @@ fn sandboxed_spawn_with_network() {
     let helper = Path::new(env!("CARGO_BIN_EXE_tandem-sandbox"));
     let mut spec = s.spec.clone();
     spec.network = true;
+    let status = status_file(s);
     run(
-        sandbox::wrap(helper, &spec, &s.status, "/bin/sh", ["-c", "true"]),
+        sandbox::wrap(helper, &spec, &status, "/bin/sh", ["-c", "true"]),
         &s.spec.project,
     );
+    let _ = std::fs::remove_file(status);
 }

@@ -10,13 +10,17 @@
 //!    command ends, init exits and the kernel ends every process left in the namespace:
 //!    daemons and `setsid` children cannot outlive their command.
 
+mod beneath;
 mod filter;
+mod git_guard;
 mod init;
 mod landlock_rules;
 mod mounts;
 mod netlink;
 mod outer;
+mod outside;
 mod probe_cmd;
+mod sockets;
 
 use crate::spec::SandboxSpec;
 use std::ffi::OsString;
@@ -92,7 +96,7 @@ fn parse(args: &[OsString], file_flag: &str) -> Result<Invocation, String> {
     })
 }
 
-const USAGE: &str = "usage: tandem-sandbox run --spec JSON --status FILE -- PROGRAM [ARGS…]\n       tandem-sandbox probe";
+const USAGE: &str = "usage: tandem-sandbox run --spec JSON --status FILE -- PROGRAM [ARGS…]\n       tandem-sandbox outside -- PROGRAM [ARGS…]\n       tandem-sandbox probe";
 
 /// The helper's `main`; returns the exit code.
 pub fn main() -> i32 {
@@ -117,6 +121,7 @@ pub fn main() -> i32 {
                 crate::SETUP_FAILED_EXIT
             }
         },
+        "outside" => outside::run(rest),
         "probe" => probe_cmd::run(),
         "landlock-abi" => probe_cmd::print_landlock_abi(),
         _ => {

@@ -15,6 +15,10 @@ pub const SETUP_FAILED_EXIT: i32 = 125;
 pub struct SetupReport {
     /// Why the sandbox could not be set up; the command did not run.
     pub setup_error: Option<String>,
+    /// What the command made that would have run programs at the user's next git command,
+    /// and the helper removed (`.git/commondir`, `.git/config.worktree`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undone: Vec<String>,
 }
 
 /// A command that runs `program args…` inside the sandbox described by `spec`, through the
@@ -44,16 +48,31 @@ pub fn wrap<S: AsRef<OsStr>>(
     cmd
 }
 
-/// The helper's report after the process ended: `Some(reason)` when the sandbox could not be
-/// set up and the command never ran. The file is removed.
-pub fn read_report(status: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(status).ok()?;
+/// A command that runs `program args…` outside the sandbox, but through the helper at
+/// `helper`, which adopts whatever the command leaves behind (a `setsid` daemon) and ends it
+/// with the command.
+pub fn wrap_outside<S: AsRef<OsStr>>(
+    helper: &Path,
+    program: impl AsRef<OsStr>,
+    args: impl IntoIterator<Item = S>,
+) -> Command {
+    let mut cmd = Command::new(helper);
+    cmd.arg("outside").arg("--").arg(program).args(args);
+    cmd
+}
+
+/// The helper's report after the process ended: a `setup_error` when the sandbox could not be
+/// set up and the command never ran, and what it undid. The file is removed.
+pub fn read_report(status: &Path) -> SetupReport {
+    let Ok(text) = std::fs::read_to_string(status) else {
+        return SetupReport::default();
+    };
     let _ = std::fs::remove_file(status);
     if text.trim().is_empty() {
-        return None;
+        return SetupReport::default();
     }
-    match serde_json::from_str::<SetupReport>(&text) {
-        Ok(r) => r.setup_error,
-        Err(_) => Some(format!("the sandbox reported something unreadable: {text}")),
-    }
+    serde_json::from_str::<SetupReport>(&text).unwrap_or_else(|_| SetupReport {
+        setup_error: Some(format!("the sandbox reported something unreadable: {text}")),
+        undone: Vec::new(),
+    })
 }

@@ -22,8 +22,36 @@ pub struct Capabilities {
     pub landlock_abi: Option<u32>,
     /// Seccomp filters can be installed.
     pub seccomp: bool,
+    /// What a sandboxed command was seen to get, layer by layer (all false when it could not
+    /// run).
+    #[serde(default)]
+    pub layers: Layers,
     /// Why commands cannot be sandboxed, in words for people.
     pub unavailable: Option<Unavailable>,
+}
+
+/// The sandbox's layers as the probe's own sandboxed command saw them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layers {
+    /// `/tmp` is the session's own folder, not the machine's.
+    pub private_tmp: bool,
+    /// `/run` holds no socket of the machine (system bus, container engines, databases, the
+    /// user's runtime folder).
+    pub private_run: bool,
+    /// A terminal instance of its own (`/dev/pts`): the user's terminals are not there.
+    pub private_terminals: bool,
+    /// A socket of a program outside, bound to a path elsewhere, was not reachable.
+    pub host_sockets_hidden: bool,
+    /// The home folder is empty but for what toolchains need.
+    pub home_hidden: bool,
+    /// Processes one command may have (per command), when limited.
+    pub process_limit: Option<u64>,
+    /// Bytes of data memory one process may take, when limited.
+    pub memory_limit: Option<u64>,
+    /// Abstract sockets (the X server's, D-Bus's) of programs outside are unreachable even
+    /// with the network granted (Landlock ABI 6 or later). Without it, a command that gets the
+    /// network could reach them.
+    pub abstract_sockets_scoped: bool,
 }
 
 /// Why there is no sandbox.
@@ -68,8 +96,16 @@ impl Capabilities {
             network_namespace: false,
             landlock_abi: None,
             seccomp: false,
+            layers: Layers::default(),
             unavailable: Some(reason),
         }
+    }
+
+    /// A command that gets the network can be kept from the machine's other programs: with
+    /// Landlock older than ABI 6 their abstract sockets stay reachable, so granting the network
+    /// must be put to the user.
+    pub fn network_confined(&self) -> bool {
+        self.sandboxed && self.layers.abstract_sockets_scoped
     }
 
     /// One line for the mode selector and `tandem-cli sandbox check`.

@@ -1,50 +1,135 @@
 //! What one sandboxed command may do, as the caller describes it to the helper.
 
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// One command's confinement. Paths are absolute with symlinks resolved; paths that do not
-/// exist are skipped (there is nothing to hide or protect yet).
+/// One command's confinement. Paths are absolute with symlinks resolved (but for
+/// `home_visible`, named as they are under the home folder); paths that do not exist are
+/// skipped (there is nothing to hide or protect yet).
+/// A helper that does not know a field refuses the spec (an older helper beside a newer app
+/// would otherwise leave a protection out without a word).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SandboxSpec {
     /// The project folder: the command's working folder, writable unless `project_writable`
     /// is false (read-only mode).
     pub project: PathBuf,
     pub project_writable: bool,
-    /// The session's private temporary folder (see [`SandboxSpec::tmp_inside`]). A file made
+    /// The session's private temporary folder. It always replaces the machine's `/tmp` (which
+    /// holds other programs' sockets and files), so `TMPDIR` is `/tmp` inside; a file made
     /// by `mktemp` in one command is there for the next.
     pub tmp: PathBuf,
-    /// Folders that must stay visible at their own path (a home folder in tests, say). When
-    /// one of them, the project or `state_dir` lies under `/tmp`, the machine's `/tmp` stays
-    /// in place (read-only) instead of being replaced by the private one.
+    /// The user's home folder. The sandbox shows an empty, read-only folder in its place with
+    /// only `home_visible` in it: keys, tokens, histories and sockets a toolchain never needs
+    /// are simply not there, whatever they are called.
+    #[serde(default)]
+    pub home: Option<PathBuf>,
+    /// Entries of the home folder a command's toolchains need (`~/.cargo`, `~/.rustup`,
+    /// `~/.gitconfig` …), shown read-only at their place. Links are followed.
+    #[serde(default)]
+    pub home_visible: Vec<PathBuf>,
+    /// Other folders that must stay visible at their own path although they lie in a place
+    /// the sandbox replaces (`/tmp`, the home folder): a test's fake home, say.
+    #[serde(default)]
     pub keep_visible: Vec<PathBuf>,
-    /// Inside the project, kept read-only: `.git/hooks`, `.git/config`, `.tandem`, the
-    /// policy's protected paths. A git hook or a project rule written by a command would run
-    /// or apply later, outside any sandbox.
+    /// Inside the project, kept read-only: everything git reads configuration, hooks or
+    /// programs from (`.git/config`, `.git/hooks`, `.git/modules`, `.git/worktrees`, a `.git`
+    /// file, the hooks path), `.tandem`, the policy's protected paths. What a command wrote
+    /// there would run later, outside any sandbox, when the user runs git.
     pub read_only: Vec<PathBuf>,
+    /// Folders that stay writable but cannot be renamed, removed or replaced while the
+    /// command runs (`.git`: moving it aside would take the read-only places with it).
+    #[serde(default)]
+    pub pinned: Vec<PathBuf>,
     /// Files and folders that cannot be read at all: the user's keys and credentials,
     /// Tandem's own configuration and data, the session bus, the project's `.env` files.
     pub hidden: Vec<PathBuf>,
+    /// Files and folders the caller staged for the command (a skill's scripts), shown
+    /// read-only under `/run/tandem`.
+    #[serde(default)]
+    pub binds: Vec<Bind>,
+    /// Files shown, read-only, in place of others: a repository's configuration without the
+    /// programs it names, for a command that only reads or that has the network.
+    #[serde(default)]
+    pub overlays: Vec<Overlay>,
     /// Whether the command sees the machine's network. Without it, it sees only its own
     /// loopback interface.
     pub network: bool,
-    /// A folder of the caller's outside the project for the helper's own files.
+    /// The git folder whose new `commondir` or `config.worktree` the helper removes while
+    /// the command runs: either would point the user's own git at files the command wrote.
+    #[serde(default)]
+    pub git_dir: Option<PathBuf>,
+    /// How much one command may take.
+    #[serde(default)]
+    pub limits: Limits,
+    /// A folder of the caller's outside the project for the helper's own files. Commands
+    /// never see it.
     pub state_dir: PathBuf,
 }
 
-impl SandboxSpec {
-    /// Whether the private folder replaces `/tmp` (nothing the command must see lies there).
-    pub fn replaces_tmp(&self) -> bool {
-        let under = |p: &PathBuf| p.starts_with("/tmp");
-        !(under(&self.project) || under(&self.state_dir) || self.keep_visible.iter().any(under))
-    }
+/// A caller's file or folder shown inside the sandbox, read-only, at `/run/tandem/<name>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bind {
+    pub source: PathBuf,
+    /// One plain name (no `/`, not `.` or `..`).
+    pub name: String,
+}
 
+/// A file of the caller's shown, read-only, in place of `target`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overlay {
+    pub source: PathBuf,
+    pub target: PathBuf,
+}
+
+/// Where the sandbox shows the caller's [`Bind`]s.
+pub const BIND_ROOT: &str = "/run/tandem";
+
+impl Bind {
+    /// Where the command finds it.
+    pub fn inside(&self) -> PathBuf {
+        Path::new(BIND_ROOT).join(&self.name)
+    }
+}
+
+/// Per-command limits. A fork bomb or a runaway allocation ends the command with a clear
+/// message instead of taking the machine (and the app) with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Processes (and threads) the command may have at once.
+    pub processes: u64,
+    /// Bytes of data memory one of its processes may take.
+    pub memory_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            processes: 2048,
+            memory_bytes: default_memory_limit(),
+        }
+    }
+}
+
+/// Half the machine's memory, at least 2 GiB: a big link or test run fits, a runaway
+/// allocation ends before the machine starts swapping the app out.
+pub fn default_memory_limit() -> u64 {
+    const GIB: u64 = 1 << 30;
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(8 * GIB);
+    (total / 2).max(2 * GIB)
+}
+
+impl SandboxSpec {
     /// The private temporary folder as the command sees it: what `TMPDIR` should say.
     pub fn tmp_inside(&self) -> PathBuf {
-        if self.replaces_tmp() {
-            PathBuf::from("/tmp")
-        } else {
-            self.tmp.clone()
-        }
+        PathBuf::from("/tmp")
     }
 }

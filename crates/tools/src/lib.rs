@@ -15,12 +15,15 @@ mod diff;
 mod edit_file;
 mod error;
 pub mod fence;
+mod git_places;
 mod git_status;
 mod git_tools;
+mod history_secrets;
 mod line_endings;
 mod list_files;
 mod paths;
 mod plan;
+mod project_guard;
 mod read_file;
 mod result_cap;
 mod run_command;
@@ -29,6 +32,7 @@ mod search;
 mod skills;
 mod tasks;
 mod toolbox;
+pub mod tree_feed;
 mod tree_order;
 mod watch;
 mod web;
@@ -44,14 +48,17 @@ pub use diff::{
 };
 pub use edit_file::{Edit, EditFileArgs, edit_file, plan_edit};
 pub use error::{ToolError, ToolResult};
+pub use git_places::{GitPlaces, git_places, neutral_git_env, repository_configs};
 pub use git_status::{GitStatus, StatusEntry, git_status};
 pub use git_tools::{
     BranchAction, CommitResult, GitBranchArgs, GitCommitArgs, GitDiffArgs, GitLogArgs,
     PullRequestArgs, create_pull_request, git_branch, git_commit, git_diff, git_log, render_commit,
 };
+pub use history_secrets::HistorySecrets;
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
 pub use paths::{ProjectRoot, real_path};
 pub use plan::{TaskDoneArgs, UpdatePlanArgs, render_plan, task_done, update_plan};
+pub use project_guard::{Known, ProjectGuard};
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
 };
@@ -67,7 +74,7 @@ pub use search::{
 };
 pub use skills::{
     PROJECT_SKILLS_DIR, SKILL_DIR_PARAM, Skill, SkillActivateArgs, SkillSet, SkillTool, Trigger,
-    USER_SKILLS_DIR, shell_words, skill_argv, stage_skill_dir,
+    USER_SKILLS_DIR, shell_words, skill_argv,
 };
 pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
 pub use toolbox::{CallContext, TaskIdArgs, TaskListArgs, Toolbox, WakeupArgs};

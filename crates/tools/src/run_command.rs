@@ -5,6 +5,7 @@
 
 use crate::command_env;
 use crate::error::{ToolError, ToolResult};
+use crate::project_guard::Known;
 use crate::sandboxing::{SandboxSetup, sandbox_denial};
 use crate::tasks::{TaskRegistry, TaskState};
 use crate::workspace::Workspace;
@@ -46,6 +47,8 @@ pub struct RunContext {
     pub owner: Option<String>,
     /// Stop: a command still in the foreground is ended, and the call returns at once.
     pub cancel: Option<tokio_util::sync::CancellationToken>,
+    /// Folders shown read-only under `/run/tandem` in the sandbox (a user's skill).
+    pub binds: Vec<sandbox::Bind>,
 }
 
 impl RunContext {
@@ -54,6 +57,7 @@ impl RunContext {
             confinement,
             owner: None,
             cancel: None,
+            binds: Vec::new(),
         }
     }
 }
@@ -82,6 +86,10 @@ pub struct CommandConfig {
     /// The session's private temporary folder (`TMPDIR`), also for commands that run outside
     /// the sandbox.
     pub tmp_dir: PathBuf,
+    /// The helper that runs a command outside the sandbox and ends whatever it leaves behind
+    /// (`tandem-sandbox outside`); without it, a daemon that left the command's process group
+    /// would outlive it.
+    pub reaper: Option<PathBuf>,
 }
 
 impl CommandConfig {
@@ -102,6 +110,7 @@ impl CommandConfig {
             output_dir,
             env_extra: Vec::new(),
             sandbox: None,
+            reaper: None,
         }
     }
 
@@ -136,6 +145,10 @@ pub enum CommandOutcome {
         confinement: Confinement,
         /// What the sandbox seems to have refused, when the command failed.
         sandbox_denial: Option<SandboxDenial>,
+        /// What the command made that would have run programs at the user's next git command,
+        /// and that was undone (a `.git/commondir`, a new repository's `.git` renamed).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        undone: Vec<String>,
     },
     Background {
         task_id: String,
@@ -162,13 +175,16 @@ pub enum Program<'a> {
     Argv(&'a [String]),
 }
 
-/// The process to start: inside the sandbox, or alone.
+/// The process to start: inside the sandbox (as `known` of the project, showing `binds`), or
+/// alone.
 fn build_command(
     ws: &Workspace,
     config: &CommandConfig,
     program: Program<'_>,
     confinement: Confinement,
     status: &Path,
+    known: Option<&Known>,
+    binds: &[sandbox::Bind],
 ) -> ToolResult<std::process::Command> {
     let project = ws.root().path();
     let (exe, args): (&std::ffi::OsStr, Vec<&std::ffi::OsStr>) = match program {
@@ -187,7 +203,18 @@ fn build_command(
     };
     let (mut cmd, tmp_inside) = match (confinement, &config.sandbox) {
         (Confinement::Sandboxed { network, read_only }, Some(setup)) => {
-            let spec = setup.spec(project, &config.tmp_dir, network, read_only);
+            let known = match known {
+                Some(k) => k.clone(),
+                None => setup.known(project),
+            };
+            let spec = setup.spec_for(
+                project,
+                &config.tmp_dir,
+                network,
+                read_only,
+                &known,
+                binds.to_vec(),
+            );
             let tmp = spec.tmp_inside();
             let cmd = sandbox::wrap(&setup.helper, &spec, status, exe, args);
             (cmd, tmp)
@@ -198,8 +225,14 @@ fn build_command(
             ));
         }
         (Confinement::Outside { .. }, _) => {
-            let mut cmd = std::process::Command::new(exe);
-            cmd.args(args);
+            let cmd = match &config.reaper {
+                Some(helper) => sandbox::wrap_outside(helper, exe, args),
+                None => {
+                    let mut cmd = std::process::Command::new(exe);
+                    cmd.args(args);
+                    cmd
+                }
+            };
             (cmd, config.tmp_dir.clone())
         }
     };
@@ -216,6 +249,22 @@ fn build_command(
         // Caches go to the private folder: the home folder is read-only in the sandbox.
         cmd.env("XDG_CACHE_HOME", tmp_inside.join(".cache"))
             .env("npm_config_cache", tmp_inside.join(".npm"));
+    }
+    if let Confinement::Sandboxed { network, read_only } = confinement
+        && (network || read_only)
+    {
+        // A command that only reads, or that has the network, runs git without the programs
+        // the repository's configuration names (fsmonitor, filters, diff drivers, ssh, upload
+        // and pager commands, hooks): they would run repository code, or run it with the
+        // network.
+        cmd.envs(crate::git_places::neutral_git_env());
+    }
+    if let Confinement::Sandboxed {
+        read_only: true, ..
+    } = confinement
+    {
+        // `python3 -m json.tool` would import the project's own `json/` first.
+        cmd.env("PYTHONSAFEPATH", "1");
     }
     Ok(cmd)
 }
@@ -337,7 +386,23 @@ async fn run_process(
         std::fs::create_dir_all(&setup.state_dir)
             .map_err(|e| ToolError::io(&setup.state_dir, e))?;
     }
-    let cmd = build_command(ws, config, program, confinement, &status_for_cmd)?;
+    // What the sandbox knows of the project as the command starts: its secrets are hidden, and
+    // a repository that is not among these when it ends was made by a command.
+    let sandbox_setup = config
+        .sandbox
+        .as_ref()
+        .filter(|_| confinement.is_sandboxed())
+        .cloned();
+    let known = sandbox_setup.as_ref().map(|s| s.known(ws.root().path()));
+    let cmd = build_command(
+        ws,
+        config,
+        program,
+        confinement,
+        &status_for_cmd,
+        known.as_ref(),
+        &run.binds,
+    )?;
     let mut wrapped = CommandWrap::from(tokio::process::Command::from(cmd));
     wrapped.wrap(ProcessGroup::leader());
     let exe = match program {
@@ -371,7 +436,8 @@ async fn run_process(
     drop(tx);
 
     let started = Instant::now();
-    let (done_tx, done_rx) = oneshot::channel::<(TaskState, u64)>();
+    let (done_tx, done_rx) = oneshot::channel::<(TaskState, u64, Vec<String>)>();
+    let project = ws.root().path().to_path_buf();
     let registry = tasks.clone();
     let task_id = id.clone();
     let kill_grace = config.kill_grace;
@@ -415,11 +481,34 @@ async fn run_process(
         {
             let _ = file.write_all(&bytes).await;
         }
-        let _ = file.flush().await;
         for p in pumps {
             p.abort();
         }
-        let setup_error = status_path.as_deref().and_then(sandbox::read_report);
+        let report = status_path
+            .as_deref()
+            .map(sandbox::read_report)
+            .unwrap_or_default();
+        let setup_error = report.setup_error;
+        let mut undone = report.undone;
+        if let (Some(setup), Some(before)) = (&sandbox_setup, &known) {
+            let project = project.clone();
+            let setup = setup.clone();
+            let before = before.clone();
+            if let Ok(found) =
+                tokio::task::spawn_blocking(move || setup.undo_new_repositories(&project, &before))
+                    .await
+            {
+                undone.extend(found);
+            }
+        }
+        if !undone.is_empty() {
+            // Said at the end of the output, where both the model (in the result or in a
+            // background task's output) and the person read it.
+            let _ = file
+                .write_all(format!("\n{}", undone_note(&undone)).as_bytes())
+                .await;
+        }
+        let _ = file.flush().await;
         let state = if let Some(why) = setup_error {
             TaskState::Failed {
                 message: format!("the sandbox could not start, so the command did not run: {why}"),
@@ -437,7 +526,7 @@ async fn run_process(
             }
         };
         let ms = started.elapsed().as_millis() as u64;
-        let _ = done_tx.send((state.clone(), ms));
+        let _ = done_tx.send((state.clone(), ms, undone));
         registry.finish(&task_id, state);
     });
 
@@ -466,7 +555,7 @@ async fn run_process(
         }
     };
     match waited {
-        Ok(Ok((state, duration_ms))) => {
+        Ok(Ok((state, duration_ms, undone))) => {
             tasks.forget(&id);
             let text = std::fs::read(&output_path)
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -495,6 +584,7 @@ async fn run_process(
                 total_lines,
                 confinement,
                 sandbox_denial: denial,
+                undone,
             })
         }
         Ok(Err(_)) => Err(ToolError::InvalidArgument(
@@ -529,6 +619,14 @@ fn not_installed_hint(program: &str) -> String {
     };
     format!(
         "[`{program}` is not installed here (exit code 127: command not found). Run a program that is; `command -v NAME` tells whether one is.{instead}]\n"
+    )
+}
+
+/// What the sandbox undid after a command, in words for the model and the person.
+pub fn undone_note(undone: &[String]) -> String {
+    format!(
+        "[The command made what would run programs the next time you use git here, so it was undone: {}. Commands may not create git repositories or redirect git's settings inside the project.]\n",
+        undone.join(", ")
     )
 }
 

@@ -1,74 +1,124 @@
 //! Commands in the OS sandbox: what a session keeps for it (the helper, its private folders,
-//! the secret locations to hide), the spec for one command, the secret files found in the
-//! project, and reading a refusal of the sandbox out of a command's output.
+//! the home folder's visible part, the secret locations to hide, the project's guard), the
+//! spec for one command, and reading a refusal of the sandbox out of a command's output.
 
+use crate::git_places::{git_places, repository_configs};
+use crate::project_guard::{Known, ProjectGuard};
 use protocol::{DenialKind, SandboxDenial};
-use sandbox::SandboxSpec;
+use sandbox::{Bind, Limits, Overlay, SandboxSpec};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// Folders never searched for secret files: big, generated, and not where people keep keys.
-const SKIPPED_DIRS: &[&str] = &[
-    ".git",
-    "node_modules",
-    "target",
-    ".venv",
-    "venv",
-    "__pycache__",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".tox",
-    ".gradle",
-];
-/// A search for secret files stops after this many entries (a huge tree still gets the
-/// secrets found so far hidden, and the policy engine refuses the rest by name).
-const MAX_SCANNED: usize = 200_000;
-
-/// What a session keeps to sandbox its commands. Clones share the secret files found.
+/// What a session keeps to sandbox its commands. Clones share the project's guard.
 #[derive(Debug, Clone)]
 pub struct SandboxSetup {
     /// The `tandem-sandbox` program.
     pub helper: PathBuf,
-    /// The helper's own files (outside the project).
+    /// The helper's own files (outside the project, never seen by commands).
     pub state_dir: PathBuf,
     /// Hidden from every command: the user's keys and credentials, Tandem's configuration
     /// and data, the session bus and keyring sockets.
     pub hidden: Vec<PathBuf>,
-    /// Folders that must stay visible at their path (the home folder).
+    /// The user's home folder: commands see an empty one with only `home_visible` in it.
+    pub home: Option<PathBuf>,
+    /// What toolchains need of the home folder (`~/.cargo`, `~/.gitconfig` …).
+    pub home_visible: Vec<PathBuf>,
+    /// Folders that must stay visible at their path although /tmp or the home folder is
+    /// replaced (a test's fixtures).
     pub keep_visible: Vec<PathBuf>,
     /// Which files hold secrets (the policy engine's judgement, handed in: this crate does
     /// not depend on the policy).
     pub is_secret: fn(&Path) -> bool,
-    /// The project's secret files as last found (a refresh in the background writes here).
-    secrets: Arc<Mutex<Option<Vec<PathBuf>>>>,
+    /// How much one command may take.
+    pub limits: Limits,
+    /// The project's secret files and repositories, kept current from the first command on.
+    guard: Arc<Mutex<Option<WatchedProject>>>,
 }
 
+/// A project and the guard that watches it.
+type WatchedProject = (PathBuf, Arc<ProjectGuard>);
+
 impl SandboxSetup {
-    pub fn new(
-        helper: PathBuf,
-        state_dir: PathBuf,
-        hidden: Vec<PathBuf>,
-        keep_visible: Vec<PathBuf>,
-        is_secret: fn(&Path) -> bool,
-    ) -> Self {
+    /// A setup that hides nothing beyond what the sandbox always hides (`/tmp`, `/run`,
+    /// the machine's sockets, the project's secret files); see [`SandboxSetup::hiding`] and
+    /// [`SandboxSetup::with_home`].
+    pub fn new(helper: PathBuf, state_dir: PathBuf, is_secret: fn(&Path) -> bool) -> Self {
         SandboxSetup {
             helper,
             state_dir,
-            hidden,
-            keep_visible,
+            hidden: Vec::new(),
+            home: None,
+            home_visible: Vec::new(),
+            keep_visible: Vec::new(),
             is_secret,
-            secrets: Arc::new(Mutex::new(None)),
+            limits: Limits::default(),
+            guard: Arc::new(Mutex::new(None)),
         }
+    }
+
+    /// These files and folders are hidden from every command too.
+    pub fn hiding(mut self, hidden: Vec<PathBuf>) -> Self {
+        self.hidden = hidden;
+        self
+    }
+
+    /// Commands see `home` empty but for `visible`.
+    pub fn with_home(mut self, home: PathBuf, visible: Vec<PathBuf>) -> Self {
+        self.home = Some(home);
+        self.home_visible = visible;
+        self
+    }
+
+    /// These folders stay visible at their path.
+    pub fn keeping_visible(mut self, folders: Vec<PathBuf>) -> Self {
+        self.keep_visible = folders;
+        self
+    }
+
+    /// The guard of `project`, started now when it is not yet (reading a big tree takes a
+    /// moment: a session starts it early, with [`SandboxSetup::watch`]).
+    fn guard(&self, project: &Path) -> Arc<ProjectGuard> {
+        let mut slot = self.guard.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*slot {
+            Some((p, g)) if p == project => g.clone(),
+            _ => {
+                let g = ProjectGuard::start(
+                    project,
+                    &self.state_dir.join("watch-sync"),
+                    self.is_secret,
+                );
+                *slot = Some((project.to_path_buf(), g.clone()));
+                g
+            }
+        }
+    }
+
+    /// Starts reading and watching `project` in the background.
+    pub fn watch(&self, project: &Path) {
+        let _ = self.guard(project);
+    }
+
+    /// The project's secret files and repositories as of now.
+    pub fn known(&self, project: &Path) -> Known {
+        self.guard(project).current()
     }
 
     /// The spec for one command in `project`, with `tmp` as its private temporary folder.
     pub fn spec(&self, project: &Path, tmp: &Path, network: bool, read_only: bool) -> SandboxSpec {
-        let git = project.join(".git");
-        // A hook written by a command would run at the user's next commit, outside any
-        // sandbox: the folder must exist to be kept read-only, so an absent one is made.
-        if git.is_dir() && !git.join("hooks").exists() {
-            let _ = std::fs::create_dir(git.join("hooks"));
-        }
+        let known = self.known(project);
+        self.spec_for(project, tmp, network, read_only, &known, Vec::new())
+    }
+
+    /// The spec for one command, from what is `known` of the project, showing `binds`.
+    pub fn spec_for(
+        &self,
+        project: &Path,
+        tmp: &Path,
+        network: bool,
+        read_only: bool,
+        known: &Known,
+        binds: Vec<Bind>,
+    ) -> SandboxSpec {
         // A hidden folder that holds the project or the temporary folder would hide them too.
         let mut hidden: Vec<PathBuf> = self
             .hidden
@@ -76,76 +126,81 @@ impl SandboxSetup {
             .filter(|h| !project.starts_with(h) && !tmp.starts_with(h))
             .cloned()
             .collect();
-        hidden.extend(self.project_secrets(project));
+        hidden.extend(known.secrets.iter().cloned());
+        let places = git_places(project, &known.repositories);
+        // A command that only reads, or that has the network, sees the repository's
+        // configuration without the programs it names.
+        let overlays = if network || read_only {
+            repository_configs(project, &self.state_dir.join("git-config"))
+                .into_iter()
+                .map(|(source, target)| Overlay { source, target })
+                .collect()
+        } else {
+            Vec::new()
+        };
         SandboxSpec {
             project: project.to_path_buf(),
             project_writable: !read_only,
             tmp: tmp.to_path_buf(),
+            home: self.home.clone(),
+            home_visible: self.home_visible.clone(),
             keep_visible: self.keep_visible.clone(),
-            read_only: vec![
-                git.join("hooks"),
-                git.join("config"),
-                project.join(".tandem"),
-            ],
+            read_only: places.read_only,
+            pinned: places.pinned,
             hidden,
+            binds,
+            overlays,
             network,
+            git_dir: places.git_dir,
+            limits: self.limits,
             state_dir: self.state_dir.clone(),
         }
     }
 
-    /// The project's secret files: found on first use, then as of the last refresh.
-    pub fn project_secrets(&self, project: &Path) -> Vec<PathBuf> {
-        let mut cached = self.secrets.lock().unwrap_or_else(PoisonError::into_inner);
-        cached
-            .get_or_insert_with(|| find_secrets(project, self.is_secret))
-            .clone()
-    }
-
-    /// Looks for secret files again on a thread of its own (after a command, which may have
-    /// added some): the next command does not wait for the search.
-    pub fn refresh_secrets_in_background(&self, project: &Path) {
-        let project = project.to_path_buf();
-        let is_secret = self.is_secret;
-        let slot = Arc::clone(&self.secrets);
-        std::thread::spawn(move || {
-            let found = find_secrets(&project, is_secret);
-            *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(found);
-        });
+    /// After a command: the repositories it made inside the project (`before` is what was
+    /// known when it started) are disabled — their `.git` renamed — so that the user's own git
+    /// never runs what their configuration or hooks name. Returns what was done, in words.
+    pub fn undo_new_repositories(&self, project: &Path, before: &Known) -> Vec<String> {
+        let now = self.known(project);
+        let mut done = Vec::new();
+        for repo in now.repositories {
+            if before.repositories.contains(&repo) {
+                continue;
+            }
+            let shown = repo
+                .strip_prefix(project)
+                .unwrap_or(&repo)
+                .display()
+                .to_string();
+            let disabled = disabled_name(&repo);
+            // A rename never follows a link, and keeps everything the command made.
+            match std::fs::rename(&repo, &disabled) {
+                Ok(()) => done.push(format!(
+                    "{shown} (renamed to {})",
+                    disabled
+                        .strip_prefix(project)
+                        .unwrap_or(&disabled)
+                        .display()
+                )),
+                Err(e) => done.push(format!("{shown} (could not be disabled: {e})")),
+            }
+        }
+        // The renamed entries are gone as repositories.
+        let _ = self.known(project);
+        done
     }
 }
 
-fn find_secrets(project: &Path, is_secret: fn(&Path) -> bool) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![project.to_path_buf()];
-    let mut seen = 0usize;
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            seen += 1;
-            if seen > MAX_SCANNED {
-                return found;
-            }
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                let skip = entry
-                    .file_name()
-                    .to_str()
-                    .is_some_and(|n| SKIPPED_DIRS.contains(&n));
-                if !skip {
-                    stack.push(path);
-                }
-            } else if is_secret(&path) {
-                found.push(path);
-            }
-        }
+/// `X/.git` → `X/.git-disabled-by-tandem` (numbered when taken).
+fn disabled_name(repo: &Path) -> PathBuf {
+    let base = repo.with_file_name(".git-disabled-by-tandem");
+    if std::fs::symlink_metadata(&base).is_err() {
+        return base;
     }
-    found.sort();
-    found
+    (2..)
+        .map(|n| repo.with_file_name(format!(".git-disabled-by-tandem-{n}")))
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .unwrap_or(base)
 }
 
 const FILE_REFUSALS: &[&str] = &[
@@ -209,23 +264,5 @@ mod tests {
             None
         );
         assert_eq!(sandbox_denial("assertion failed: 1 == 2\n", false), None);
-    }
-
-    #[test]
-    fn secret_files_are_found_but_not_in_skipped_folders() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path();
-        std::fs::create_dir_all(root.join("a/node_modules")).expect("mkdir");
-        std::fs::write(root.join(".env"), "K=1").expect("write");
-        std::fs::write(root.join("a/.env.local"), "K=1").expect("write");
-        std::fs::write(root.join("a/node_modules/.env"), "K=1").expect("write");
-        std::fs::write(root.join("a/main.rs"), "").expect("write");
-        fn secret(p: &Path) -> bool {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(".env"))
-        }
-        let found = find_secrets(root, secret);
-        assert_eq!(found, vec![root.join(".env"), root.join("a/.env.local")]);
     }
 }

@@ -490,45 +490,6 @@ pub fn skill_argv(tool: &SkillTool, args: &Value, skill_dir: &str) -> ToolResult
     Ok(argv)
 }
 
-/// Files of a user's skill folder copied for one run: the config folder it lives in is hidden
-/// from every sandboxed process, so its scripts run from a copy in the session's private
-/// temporary folder. Links are not followed and a folder over these limits is refused.
-const MAX_STAGED_FILES: usize = 2000;
-const MAX_STAGED_BYTES: u64 = 64 * 1024 * 1024;
-
-/// Copies a skill's folder to `dest` (replacing an older copy).
-pub fn stage_skill_dir(src: &Path, dest: &Path) -> ToolResult<()> {
-    if dest.exists() {
-        std::fs::remove_dir_all(dest).map_err(|e| ToolError::io(dest, e))?;
-    }
-    let (mut files, mut bytes) = (0usize, 0u64);
-    let mut stack = vec![(src.to_path_buf(), dest.to_path_buf())];
-    while let Some((from, to)) = stack.pop() {
-        std::fs::create_dir_all(&to).map_err(|e| ToolError::io(&to, e))?;
-        for entry in std::fs::read_dir(&from).map_err(|e| ToolError::io(&from, e))? {
-            let entry = entry.map_err(|e| ToolError::io(&from, e))?;
-            let kind = entry
-                .file_type()
-                .map_err(|e| ToolError::io(entry.path(), e))?;
-            let target = to.join(entry.file_name());
-            if kind.is_dir() {
-                stack.push((entry.path(), target));
-            } else if kind.is_file() {
-                files += 1;
-                bytes += entry.metadata().map(|m| m.len()).unwrap_or(0);
-                if files > MAX_STAGED_FILES || bytes > MAX_STAGED_BYTES {
-                    return Err(ToolError::InvalidArgument(format!(
-                        "the skill folder {} is too large to run from (over {MAX_STAGED_FILES} files or 64 MB)",
-                        src.display()
-                    )));
-                }
-                std::fs::copy(entry.path(), &target).map_err(|e| ToolError::io(&target, e))?;
-            }
-        }
-    }
-    Ok(())
-}
-
 /// An argument list written as one shell command line, each argument quoted so the shell
 /// would read back exactly these arguments: what the policy judges and the user is shown.
 /// The program itself is run without a shell.

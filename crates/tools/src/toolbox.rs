@@ -62,9 +62,18 @@ pub struct Toolbox {
     pub commands: CommandConfig,
     pub web: WebConfig,
     pub cache: Cache,
+    /// Whether the project's git history ever held a secret file (found in the background;
+    /// `None` until a session's confinement starts looking).
+    pub history: Option<crate::HistorySecrets>,
 }
 
 impl Toolbox {
+    /// Whether git's history may hold a secret file: the policy asks before commands that
+    /// print history then. Not known counts as yes.
+    pub fn history_holds_secrets(&self) -> bool {
+        self.history.as_ref().is_none_or(|h| h.holds_secrets())
+    }
+
     /// A toolbox for a project, with command outputs and fetched bodies under `session_dir`.
     pub fn new(root: ProjectRoot, session_dir: PathBuf) -> Self {
         Toolbox {
@@ -73,6 +82,7 @@ impl Toolbox {
             commands: CommandConfig::new(session_dir.join("outputs")),
             web: WebConfig::new(session_dir.join("fetched")),
             cache: Cache::default(),
+            history: None,
         }
     }
 
@@ -133,11 +143,11 @@ impl Toolbox {
                         confinement,
                         owner: ctx.owner.clone(),
                         cancel: ctx.cancel.clone(),
+                        binds: Vec::new(),
                     },
                 )
                 .await;
                 self.cache.clear();
-                self.refresh_secrets();
                 let outcome = outcome?;
                 Ok(ToolOutput {
                     text: render_outcome(&outcome),
@@ -244,16 +254,13 @@ impl Toolbox {
 
 impl Toolbox {
     /// Where a skill's `{{skill_dir}}` is for a run with `confinement`: the project's own
-    /// skills are inside the project, which the sandbox shows; a user's skill runs from a copy
-    /// in the private temporary folder, since the config folder is hidden from the sandbox.
+    /// skills are inside the project, which the sandbox shows; a user's skill lives in the
+    /// config folder, which the sandbox hides, so the sandbox shows that one folder read-only
+    /// under `/run/tandem` (nothing is copied into a folder commands can write).
     pub fn skill_dir(&self, skill: &crate::Skill, confinement: Confinement) -> PathBuf {
-        match (skill.origin, confinement, &self.commands.sandbox) {
-            (protocol::ExtensionOrigin::User, Confinement::Sandboxed { .. }, Some(setup)) => setup
-                .spec(self.ws.root().path(), &self.commands.tmp_dir, false, false)
-                .tmp_inside()
-                .join("skills")
-                .join(&skill.name),
-            _ => skill.dir.clone(),
+        match skill_bind(skill, confinement, self.commands.sandbox.is_some()) {
+            Some(bind) => bind.inside(),
+            None => skill.dir.clone(),
         }
     }
 
@@ -268,13 +275,9 @@ impl Toolbox {
         let confinement = ctx
             .confinement
             .unwrap_or_else(|| self.commands.default_confinement(false));
-        if skill.origin == protocol::ExtensionOrigin::User
-            && confinement.is_sandboxed()
-            && self.commands.sandbox.is_some()
-        {
-            let staged = self.commands.tmp_dir.join("skills").join(&skill.name);
-            crate::skills::stage_skill_dir(&skill.dir, &staged)?;
-        }
+        let binds = skill_bind(skill, confinement, self.commands.sandbox.is_some())
+            .into_iter()
+            .collect();
         self.cache.clear();
         let outcome = crate::run_command::run_program(
             &self.ws,
@@ -286,25 +289,30 @@ impl Toolbox {
                 confinement,
                 owner: ctx.owner.clone(),
                 cancel: ctx.cancel.clone(),
+                binds,
             },
         )
         .await;
         self.cache.clear();
-        self.refresh_secrets();
         let outcome = outcome?;
         Ok(ToolOutput {
             text: render_outcome(&outcome),
             structured: to_value(&outcome),
         })
     }
+}
 
-    /// After a command, the project's secret files are looked for again off the hot path, so
-    /// the next command's sandbox hides any the last one (or the user) added.
-    fn refresh_secrets(&self) {
-        if let Some(setup) = &self.commands.sandbox {
-            setup.refresh_secrets_in_background(self.ws.root().path());
-        }
-    }
+/// The folder a user's skill is shown at in the sandbox, when it runs there.
+fn skill_bind(
+    skill: &crate::Skill,
+    confinement: Confinement,
+    has_sandbox: bool,
+) -> Option<sandbox::Bind> {
+    (skill.origin == protocol::ExtensionOrigin::User && confinement.is_sandboxed() && has_sandbox)
+        .then(|| sandbox::Bind {
+            source: skill.dir.clone(),
+            name: format!("skill-{}", skill.name),
+        })
 }
 
 impl Drop for Toolbox {

@@ -1,7 +1,9 @@
 //! Commands really run in the sandbox, trying to get out with harmless payloads (a marker
 //! file, a line in a fake `.bashrc`, a connection to a listener of the test's own), and the
 //! ordinary work that must still succeed. Nothing here is judged by the policy engine: this
-//! is the kernel's half of the boundary.
+//! is the kernel's half of the boundary, and what the host shares with the sandbox or does on
+//! its behalf (git's files, sockets, terminals, the temporary folder, the home folder), each
+//! followed by the user's own action afterwards (their `git status` outside the sandbox).
 
 use protocol::{Confinement, DenialKind};
 use std::io::Read as _;
@@ -13,6 +15,19 @@ use tools::{
     CommandConfig, CommandOutcome, ProjectRoot, RunCommandArgs, RunContext, SandboxSetup,
     TaskRegistry, Workspace, run_command,
 };
+
+/// Files of a home folder that hold secrets the old deny-list did not name.
+const HOME_SECRETS_FIXTURE: &[(&str, &str)] = &[
+    (".npmrc", "//registry.npmjs.org/:_authToken=NPM-SECRET"),
+    (".cache/huggingface/token", "HF-SECRET"),
+    (".bash_history", "export TOKEN=HISTORY-SECRET"),
+    (
+        ".docker/config.json",
+        "{\"auths\": {\"x\": {\"auth\": \"DOCKER-SECRET\"}}}",
+    ),
+    (".local/share/dev.tandem.app/logs/tandem.log", "LOG-SECRET"),
+    (".config/unknown-tool/token", "UNKNOWN-SECRET"),
+];
 
 struct Fixture {
     _root: tempfile::TempDir,
@@ -71,6 +86,11 @@ fn fixture() -> Fixture {
     std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE-KEY-MATERIAL").expect("write");
     std::fs::write(home.join(".aws/credentials"), "aws_secret=AWS-SECRET").expect("write");
     std::fs::write(home.join(".bashrc"), "# rc\n").expect("write");
+    for (rel, body) in HOME_SECRETS_FIXTURE {
+        let p = home.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, body).expect("write");
+    }
     std::fs::write(project.join(".env"), "KEY=PROJECT-SECRET\n").expect("write");
     std::fs::write(project.join("notes.txt"), "alpha\nbeta\n").expect("write");
     std::fs::write(
@@ -86,13 +106,11 @@ fn fixture() -> Fixture {
     config.grace = Duration::from_secs(20);
     config.kill_grace = Duration::from_millis(500);
     config.tmp_dir = session.join("tmp");
-    config.sandbox = Some(SandboxSetup::new(
-        helper,
-        session.join("sandbox"),
-        vec![home.join(".ssh"), home.join(".aws")],
-        vec![home.clone()],
-        secret,
-    ));
+    config.sandbox = Some(
+        SandboxSetup::new(helper, session.join("sandbox"), secret)
+            .hiding(vec![home.join(".ssh"), home.join(".aws")])
+            .with_home(home.clone(), Vec::new()),
+    );
     Fixture {
         ws: Workspace::new(ProjectRoot::open(&project).expect("open")),
         tasks: TaskRegistry::new(),
@@ -185,9 +203,10 @@ async fn writes_outside_the_project_do_not_happen() {
         "# rc\n",
         "the fake home's .bashrc"
     );
-    let mut home = nothing_in(&f.home);
-    home.sort();
-    assert_eq!(home, [".aws", ".bashrc", ".ssh"], "the fake home");
+    assert!(
+        !f.home.join("in-home").exists(),
+        "a file appeared in the fake home"
+    );
     assert!(
         !f.project.join(".git/hooks/pre-commit").exists(),
         "a git hook was written"
@@ -350,4 +369,595 @@ async fn read_only_mode_keeps_the_project_as_it_is() {
     );
     let (code, output, _) = run_in(&f, "cat notes.txt", read_only).await;
     assert_eq!((code, output.as_str()), (Some(0), "alpha\nbeta\n"));
+}
+
+async fn run_with(
+    f: &Fixture,
+    config: &CommandConfig,
+    command: &str,
+    confinement: Confinement,
+) -> (Option<i32>, String, CommandOutcome) {
+    let args = RunCommandArgs {
+        command: command.into(),
+        description: None,
+        timeout: Some(60),
+        background: false,
+    };
+    let out = run_command(
+        &f.ws,
+        &f.tasks,
+        config,
+        &args,
+        &RunContext::new(confinement),
+    )
+    .await
+    .expect("the command runs");
+    match &out {
+        CommandOutcome::Finished {
+            exit_code, output, ..
+        } => (*exit_code, output.clone(), out.clone()),
+        other => panic!("not finished: {other:?}"),
+    }
+}
+
+fn undone(out: &CommandOutcome) -> Vec<String> {
+    match out {
+        CommandOutcome::Finished { undone, .. } => undone.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// The user's own git, outside the sandbox, as they would run it after the agent's command.
+fn users_git(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "User")
+        .env("GIT_AUTHOR_EMAIL", "u@example.com")
+        .env("GIT_COMMITTER_NAME", "User")
+        .env("GIT_COMMITTER_EMAIL", "u@example.com")
+        .output()
+        .expect("git")
+}
+
+fn commit_all(dir: &Path) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "--allow-empty", "-m", "base"]);
+}
+
+#[tokio::test]
+async fn git_cannot_be_pointed_at_planted_programs() {
+    let f = fixture();
+    let marker = f.outside.join("host-ran");
+    let m = marker.display().to_string();
+    std::fs::write(f.project.join("tracked.txt"), "x\n").expect("write");
+    commit_all(&f.project);
+    // The repository's files as the user has them.
+    let config_before = std::fs::read_to_string(f.project.join(".git/config")).expect("config");
+
+    let plant_config = format!("[core]\\n\\tfsmonitor = touch {m}\\n");
+    let attempts = [
+        // commondir pointing at a folder with its own config and hooks.
+        format!(
+            "mkdir -p .evil/hooks && printf '{plant_config}' > .evil/config && printf '#!/bin/sh\\ntouch {m}\\n' > .evil/hooks/pre-commit && chmod +x .evil/hooks/pre-commit && echo ../.evil > .git/commondir"
+        ),
+        format!("printf '{plant_config}' > .git/config.worktree"),
+        // .git moved aside and replaced by one of the command's.
+        format!(
+            "mv .git .git-real && mkdir -p .git/hooks && printf '{plant_config}' > .git/config"
+        ),
+        // A submodule's git folder and hooks.
+        format!(
+            "mkdir -p .git/modules/sub/hooks && printf '{plant_config}' > .git/modules/sub/config"
+        ),
+        "mkdir -p .git/worktrees/w && echo x > .git/worktrees/w/gitdir".to_string(),
+        // The project's rules and instructions.
+        "mkdir -p .tandem && echo '[commands]' > .tandem/policy.toml".to_string(),
+        format!("printf '#!/bin/sh\\ntouch {m}\\n' > .git/hooks/pre-commit"),
+        "echo '[core]' >> .git/info/attributes; echo x > .git/info/exclude".to_string(),
+    ];
+    let mut undone_all = Vec::new();
+    for a in &attempts {
+        let (_, _, out) = run(&f, a).await;
+        undone_all.extend(undone(&out));
+    }
+    assert!(
+        undone_all.iter().any(|u| u.contains(".git/commondir")),
+        "{undone_all:?}"
+    );
+    assert!(
+        undone_all
+            .iter()
+            .any(|u| u.contains(".git/config.worktree")),
+        "{undone_all:?}"
+    );
+    for gone in [
+        ".git/commondir",
+        ".git/config.worktree",
+        ".git-real",
+        ".git/modules/sub",
+        ".git/worktrees/w",
+        ".tandem/policy.toml",
+        ".git/hooks/pre-commit",
+    ] {
+        assert!(
+            std::fs::symlink_metadata(f.project.join(gone)).is_err(),
+            "{gone} exists"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(f.project.join(".git/config")).expect("config"),
+        config_before
+    );
+    // The user's next git commands run nothing planted.
+    std::fs::write(f.project.join("tracked.txt"), "y\n").expect("write");
+    let st = users_git(&f.project, &["status", "--short"]);
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let ci = users_git(&f.project, &["commit", "-qam", "mine"]);
+    assert!(
+        ci.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ci.stderr)
+    );
+    assert!(!marker.exists(), "the user's git ran a planted program");
+}
+
+#[tokio::test]
+async fn a_repository_made_by_a_command_is_disabled() {
+    let f = fixture();
+    let marker = f.outside.join("nested-ran");
+    let m = marker.display().to_string();
+    commit_all(&f.project);
+    let (code, output, out) = run(
+        &f,
+        &format!(
+            "git init -q sub && git -C sub config core.fsmonitor 'touch {m}; false' && touch sub/a && git add sub"
+        ),
+    )
+    .await;
+    let u = undone(&out);
+    assert!(
+        u.iter().any(|x| x.contains("sub/.git")),
+        "{code:?} {output} {u:?}"
+    );
+    assert!(output.contains("undone"), "{output}");
+    assert!(!f.project.join("sub/.git").exists());
+    assert!(f.project.join("sub/.git-disabled-by-tandem").is_dir());
+    // The user's git, in the outer repository and inside the folder.
+    users_git(&f.project, &["status"]);
+    users_git(&f.project.join("sub"), &["status"]);
+    assert!(
+        !marker.exists(),
+        "the user's git ran the nested repository's program"
+    );
+    // A repository made in the background is disabled when it ends, too.
+    let args = RunCommandArgs {
+        command: "git init -q bg-repo".into(),
+        description: None,
+        timeout: Some(30),
+        background: true,
+    };
+    run_command(
+        &f.ws,
+        &f.tasks,
+        &f.config,
+        &args,
+        &RunContext::new(SANDBOXED),
+    )
+    .await
+    .expect("starts");
+    for _ in 0..100 {
+        if f.project.join("bg-repo/.git-disabled-by-tandem").exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!f.project.join("bg-repo/.git").exists());
+}
+
+#[tokio::test]
+async fn a_worktrees_git_file_and_the_hooks_path_stay_read_only() {
+    let f = fixture();
+    let marker = f.outside.join("hook-ran");
+    let m = marker.display().to_string();
+    git(&f.project, &["config", "core.hooksPath", ".husky"]);
+    commit_all(&f.project);
+    // A linked worktree beside the project, used as the project.
+    let wt = f.project.with_file_name("worktree");
+    git(
+        &f.project,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            wt.to_str().expect("utf-8"),
+            "-b",
+            "w",
+        ],
+    );
+    let mut config = f.config.clone();
+    config.tmp_dir = f.project.with_file_name("wt-tmp");
+    let ws = Workspace::new(ProjectRoot::open(&wt).expect("open"));
+    let args = |c: &str| RunCommandArgs {
+        command: c.into(),
+        description: None,
+        timeout: Some(30),
+        background: false,
+    };
+    let gitfile = std::fs::read_to_string(wt.join(".git")).expect(".git file");
+    for c in [
+        format!("echo 'gitdir: {}' > .git", f.outside.display()),
+        format!(
+            "mkdir -p .husky && printf '#!/bin/sh\\ntouch {m}\\n' > .husky/pre-commit && chmod +x .husky/pre-commit"
+        ),
+    ] {
+        let _ = run_command(
+            &ws,
+            &f.tasks,
+            &config,
+            &args(&c),
+            &RunContext::new(SANDBOXED),
+        )
+        .await
+        .expect("runs");
+    }
+    assert_eq!(
+        std::fs::read_to_string(wt.join(".git")).expect(".git"),
+        gitfile
+    );
+    assert!(!wt.join(".husky/pre-commit").exists());
+    std::fs::write(wt.join("new.txt"), "x").expect("write");
+    users_git(&wt, &["add", "new.txt"]);
+    let ci = users_git(&wt, &["commit", "-qm", "user"]);
+    assert!(
+        ci.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ci.stderr)
+    );
+    assert!(!marker.exists(), "the user's commit ran a planted hook");
+}
+
+#[tokio::test]
+async fn git_with_the_network_or_in_read_only_runs_no_repository_program() {
+    let f = fixture();
+    // Markers go to the command's own /tmp, the one place it can write in every mode.
+    let m = "/tmp/repo-program-ran";
+    // A remote beside the project, and repository settings that name programs (as a folder
+    // copied with its .git would have).
+    let remote = f.project.with_file_name("remote.git");
+    git(
+        &f.project,
+        &["init", "-q", "--bare", remote.to_str().expect("utf-8")],
+    );
+    std::fs::write(f.project.join("f.txt"), "one\n").expect("write");
+    commit_all(&f.project);
+    git(
+        &f.project,
+        &["remote", "add", "origin", remote.to_str().expect("utf-8")],
+    );
+    git(&f.project, &["push", "-q", "origin", "HEAD:main"]);
+    for (k, v) in [
+        (
+            "remote.origin.uploadpack",
+            format!("touch {m}-uploadpack; git-upload-pack"),
+        ),
+        ("core.fsmonitor", format!("touch {m}-fsmonitor; false")),
+        ("core.sshCommand", format!("touch {m}-ssh; ssh")),
+    ] {
+        git(&f.project, &["config", k, &v]);
+    }
+    std::fs::write(f.project.join(".gitattributes"), "*.txt diff=evil\n").expect("write");
+    git(
+        &f.project,
+        &[
+            "config",
+            "diff.evil.textconv",
+            &format!("touch {m}-textconv; cat"),
+        ],
+    );
+    // The secret stays out of the index: a hidden file git tracks cannot be hashed.
+    git(&f.project, &["rm", "-q", "--cached", ".env"]);
+    std::fs::write(f.project.join(".gitignore"), ".env\n").expect("write");
+    commit_all(&f.project);
+    std::fs::write(f.project.join("f.txt"), "three\n").expect("write");
+    std::fs::write(f.project.join("f.txt"), "two\n").expect("write");
+
+    let network = Confinement::Sandboxed {
+        network: true,
+        read_only: false,
+    };
+    let (code, output, _) = run_in(&f, "git fetch origin", network).await;
+    assert_eq!(code, Some(0), "{output}");
+    let read_only = Confinement::Sandboxed {
+        network: false,
+        read_only: true,
+    };
+    for c in ["git status --short", "git diff", "git log -p -1"] {
+        let (code, output, _) = run_in(&f, c, read_only).await;
+        assert_eq!(code, Some(0), "`{c}`: {output}");
+    }
+    let ran = || -> Vec<String> {
+        nothing_in(&f.config.tmp_dir)
+            .into_iter()
+            .filter(|n| n.starts_with("repo-program-ran"))
+            .collect()
+    };
+    assert_eq!(ran(), Vec::<String>::new(), "repository programs ran");
+    // A command sandboxed as usual runs git as the user would (the test can tell).
+    let _ = run(&f, "git status --short").await;
+    assert_eq!(ran(), vec!["repo-program-ran-fsmonitor".to_string()]);
+}
+
+#[tokio::test]
+async fn python_in_read_only_does_not_import_the_projects_modules_first() {
+    let f = fixture();
+    std::fs::create_dir_all(f.project.join("json")).expect("mkdir");
+    std::fs::write(
+        f.project.join("json/__init__.py"),
+        "print('PROJECT-CODE-RAN')\n",
+    )
+    .expect("write");
+    std::fs::write(f.project.join("data.json"), "{\"a\": 1}").expect("write");
+    let read_only = Confinement::Sandboxed {
+        network: false,
+        read_only: true,
+    };
+    let (code, output, _) = run_in(&f, "python3 -m json.tool data.json", read_only).await;
+    assert_eq!(code, Some(0), "{output}");
+    assert!(!output.contains("PROJECT-CODE-RAN"), "{output}");
+    assert!(output.contains("\"a\": 1"), "{output}");
+}
+
+#[tokio::test]
+async fn the_machines_sockets_and_terminals_are_out_of_reach() {
+    use std::os::unix::net::UnixListener;
+    let f = fixture();
+    // Agents and services a user has: under the home folder, beside the project, in /tmp.
+    let tmp_dir = tempfile::tempdir().expect("tmp");
+    let places = [
+        f.home.join(".1password/agent.sock"),
+        f.outside.join("db.sock"),
+        tmp_dir.path().join("ssh-agent.sock"),
+    ];
+    let mut listeners = Vec::new();
+    for p in &places {
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        let l = UnixListener::bind(p).expect("bind");
+        l.set_nonblocking(true).expect("nonblocking");
+        listeners.push(l);
+    }
+    for p in &places {
+        let (code, output, _) = run(
+            &f,
+            &format!(
+                "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); print('CONNECTED')\"",
+                p.display()
+            ),
+        )
+        .await;
+        assert_ne!(code, Some(0), "{}: {output}", p.display());
+        assert!(!output.contains("CONNECTED"), "{output}");
+    }
+    for l in &listeners {
+        assert!(l.accept().is_err(), "a socket outside got a connection");
+    }
+    // The machine's /tmp and /run are not there.
+    let host_file = tmp_dir.path().join("host-scratch");
+    std::fs::write(&host_file, "HOST-TMP").expect("write");
+    let (_, output, _) = run(
+        &f,
+        &format!(
+            "cat {} 2>&1; find /run /var/run -type s 2>/dev/null | wc -l",
+            host_file.display()
+        ),
+    )
+    .await;
+    assert!(!output.contains("HOST-TMP"), "{output}");
+    assert!(
+        output.trim_end().ends_with('0'),
+        "sockets under /run: {output}"
+    );
+    // vsock is refused with the network off.
+    let (code, output, _) = run(
+        &f,
+        "python3 -c \"import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM); print('VSOCK')\"",
+    )
+    .await;
+    assert_ne!(code, Some(0), "{output}");
+    assert!(!output.contains("VSOCK"), "{output}");
+}
+
+#[tokio::test]
+async fn the_users_terminals_are_not_there() {
+    let f = fixture();
+    // A terminal of the user's: a pty this test holds open.
+    let mut holder = Command::new("python3")
+        .args([
+            "-c",
+            "import os, pty, sys, time; m, s = pty.openpty(); print(os.ttyname(s), flush=True); time.sleep(30)",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut first = String::new();
+    {
+        use std::io::BufRead as _;
+        let out = holder.stdout.take().expect("stdout");
+        std::io::BufReader::new(out)
+            .read_line(&mut first)
+            .expect("tty name");
+    }
+    let tty = first.trim().to_string();
+    assert!(tty.starts_with("/dev/pts/"), "{tty}");
+    let (code, output, _) = run(&f, &format!("echo typed > {tty} && echo WROTE")).await;
+    assert!(!output.contains("WROTE"), "{code:?} {output}");
+    let (_, listed, _) = run(&f, "ls /dev/pts").await;
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(listed.trim(), "ptmx", "the machine's terminals are listed");
+}
+
+#[tokio::test]
+async fn the_home_folder_shows_only_what_toolchains_need() {
+    let f = fixture();
+    let mut config = f.config.clone();
+    let visible = f.home.join(".cargo");
+    std::fs::create_dir_all(visible.join("bin")).expect("mkdir");
+    std::fs::write(visible.join("bin/tool"), "TOOLCHAIN-FILE").expect("write");
+    if let Some(s) = config.sandbox.take() {
+        config.sandbox = Some(s.with_home(f.home.clone(), vec![visible.clone()]));
+    }
+    let cats: Vec<String> = HOME_SECRETS_FIXTURE
+        .iter()
+        .map(|(rel, _)| format!("cat {}/{rel} 2>&1", f.home.display()))
+        .collect();
+    let (_, output, _) = run_with(&f, &config, &cats.join("; "), SANDBOXED).await;
+    for (_, body) in HOME_SECRETS_FIXTURE {
+        let secret = body
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+            .find(|w| w.ends_with("-SECRET"))
+            .expect("a marker");
+        assert!(!output.contains(secret), "{secret} was read: {output}");
+    }
+    let (code, output, _) = run_with(
+        &f,
+        &config,
+        &format!(
+            "cat {}/bin/tool; echo; ls -A {}",
+            visible.display(),
+            f.home.display()
+        ),
+        SANDBOXED,
+    )
+    .await;
+    assert_eq!(code, Some(0), "{output}");
+    assert!(output.contains("TOOLCHAIN-FILE"), "{output}");
+    assert_eq!(
+        output.lines().nth(1).map(str::trim),
+        Some(".cargo"),
+        "{output}"
+    );
+}
+
+#[tokio::test]
+async fn a_secret_moved_elsewhere_stays_hidden() {
+    let f = fixture();
+    std::fs::create_dir_all(f.project.join("config")).expect("mkdir");
+    std::fs::write(f.project.join("config/.env"), "KEY=MOVED-SECRET\n").expect("write");
+    let (_, output, _) = run(
+        &f,
+        "mkdir -p target && mv config target/ ; ls target/config; cat target/config/.env",
+    )
+    .await;
+    assert!(!output.contains("MOVED-SECRET"), "{output}");
+    let (_, output, _) = run(
+        &f,
+        "cat target/config/.env config/.env 2>&1; grep -r MOVED . 2>&1",
+    )
+    .await;
+    assert!(!output.contains("MOVED-SECRET"), "{output}");
+}
+
+#[tokio::test]
+async fn links_planted_in_the_temporary_folder_lead_the_host_nowhere() {
+    let f = fixture();
+    let victim = f.home.join("victim.txt");
+    std::fs::write(&victim, "KEEP ME").expect("write");
+    // What a command could leave in its /tmp for the helper's next run: links named as the
+    // helper's report file would be for the next process ids.
+    std::fs::create_dir_all(&f.config.tmp_dir).expect("tmp");
+    let next = std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok())
+        .unwrap_or(1000);
+    for pid in next..next + 3000 {
+        let _ = std::os::unix::fs::symlink(
+            &victim,
+            f.config.tmp_dir.join(format!(".tandem-sandbox-{pid}")),
+        );
+    }
+    for _ in 0..5 {
+        let (code, output, _) = run(&f, "echo ok").await;
+        assert_eq!((code, output.as_str()), (Some(0), "ok\n"));
+    }
+    assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "KEEP ME");
+}
+
+#[tokio::test]
+async fn a_fork_bomb_and_a_memory_hog_end_with_the_limits() {
+    let f = fixture();
+    let mut config = f.config.clone();
+    if let Some(mut s) = config.sandbox.take() {
+        s.limits = sandbox::Limits {
+            processes: 400,
+            memory_bytes: 256 << 20,
+        };
+        config.sandbox = Some(s);
+    }
+    let (code, output, _) = run_with(
+        &f,
+        &config,
+        "for i in $(seq 600); do sleep 5 & done 2>&1 | tail -n 1; echo started",
+        SANDBOXED,
+    )
+    .await;
+    assert!(
+        ["Resource temporarily unavailable", "fork:", "Cannot fork"]
+            .iter()
+            .any(|m| output.contains(m)),
+        "{code:?} {output}"
+    );
+    let (code, output, _) = run_with(
+        &f,
+        &config,
+        "python3 -c \"x = bytearray(1024 * 1024 * 1024); print('ALLOCATED')\"",
+        SANDBOXED,
+    )
+    .await;
+    assert_ne!(code, Some(0), "{output}");
+    assert!(output.contains("MemoryError"), "{output}");
+    assert!(!output.contains("ALLOCATED"), "{output}");
+}
+
+#[tokio::test]
+async fn nothing_outlives_a_command_run_outside_the_sandbox() {
+    let f = fixture();
+    let mut config = f.config.clone();
+    config.reaper = Some(sandbox::find_helper().expect("helper"));
+    let outside = Confinement::Outside {
+        reason: protocol::OutsideReason::Approved,
+    };
+    let marker = f.outside.join("outlived");
+    let (code, output, _) = run_with(
+        &f,
+        &config,
+        &format!(
+            "setsid sh -c 'sleep 2; touch {}' > /dev/null 2>&1 & sleep 0.3; echo started",
+            marker.display()
+        ),
+        outside,
+    )
+    .await;
+    assert_eq!((code, output.as_str()), (Some(0), "started\n"));
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(!marker.exists(), "a setsid child outlived its command");
+}
+
+#[tokio::test]
+async fn a_helper_kept_under_tmp_still_sandboxes() {
+    let f = fixture();
+    let dir = tempfile::tempdir().expect("tmp");
+    let helper = dir.path().join("tandem-sandbox");
+    std::fs::copy(sandbox::find_helper().expect("helper"), &helper).expect("copy");
+    let mut config = f.config.clone();
+    if let Some(mut s) = config.sandbox.take() {
+        s.helper = helper;
+        config.sandbox = Some(s);
+    }
+    let (code, output, _) = run_with(&f, &config, "echo fine", SANDBOXED).await;
+    assert_eq!((code, output.as_str()), (Some(0), "fine\n"));
 }

@@ -143,8 +143,8 @@ async fn a_skill_tool_gets_the_models_value_as_one_argument_in_the_sandbox() {
         &f.project.join(".tandem/skills/word-count/skill.json"),
         WORD_COUNT,
     );
-    // A user skill runs its own script: the config folder is hidden from the sandbox, so it
-    // runs from a copy.
+    // A user skill runs its own script: the config folder is hidden from the sandbox, so the
+    // skill's folder alone is shown, read-only, under /run/tandem.
     write(
         &f.user.join("echo/skill.json"),
         r#"{"name": "echo", "description": "d", "tools": [{"name": "args", "description": "d",
@@ -158,13 +158,10 @@ async fn a_skill_tool_gets_the_models_value_as_one_argument_in_the_sandbox() {
 
     let mut toolbox = Toolbox::new(root, f.base.join("session"));
     toolbox.commands.tmp_dir = f.base.join("session/tmp");
-    toolbox.commands.sandbox = Some(SandboxSetup::new(
-        helper,
-        f.base.join("session/sandbox"),
-        vec![f.base.join("config")],
-        Vec::new(),
-        secret,
-    ));
+    toolbox.commands.sandbox = Some(
+        SandboxSetup::new(helper, f.base.join("session/sandbox"), secret)
+            .hiding(vec![f.base.join("config")]),
+    );
     let sandboxed = Confinement::Sandboxed {
         network: false,
         read_only: false,

@@ -1,6 +1,6 @@
 //! The seccomp filter: system calls a command in the sandbox never needs and that could reach
 //! past it (tracing other processes, the kernel keyring, new namespaces, mounts, typing into a
-//! terminal, loading kernel code) fail with EPERM.
+//! terminal, loading kernel code, vsock without the network) fail with EPERM.
 
 use super::{SetupError, step};
 use seccompiler::{
@@ -71,7 +71,11 @@ fn rule(c: SeccompCondition) -> Result<SeccompRule, SetupError> {
     SeccompRule::new(vec![c]).map_err(step("building the seccomp filter"))
 }
 
-pub(super) fn install() -> Result<(), SetupError> {
+/// Socket families the network namespace does not separate: a VM's or the host's vsock
+/// services would be reachable with the network off.
+const UNNAMESPACED_FAMILIES: &[u64] = &[libc::AF_VSOCK as u64];
+
+pub(super) fn install(network: bool) -> Result<(), SetupError> {
     let arch = TargetArch::try_from(std::env::consts::ARCH)
         .map_err(step("choosing the seccomp architecture"))?;
     let mut denied: BTreeMap<i64, Vec<SeccompRule>> =
@@ -89,6 +93,16 @@ pub(super) fn install() -> Result<(), SetupError> {
         clone.push(rule(cond(0, SeccompCmpOp::MaskedEq(flag), flag)?)?);
     }
     denied.insert(libc::SYS_clone, clone);
+    if !network {
+        let mut socket = Vec::new();
+        for &family in UNNAMESPACED_FAMILIES {
+            socket.push(rule(
+                SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, family)
+                    .map_err(step("building the seccomp filter"))?,
+            )?);
+        }
+        denied.insert(libc::SYS_socket, socket);
+    }
     let deny = SeccompFilter::new(
         denied,
         SeccompAction::Allow,

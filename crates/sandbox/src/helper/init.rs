@@ -62,10 +62,39 @@ fn confine(inv: &Invocation) -> Result<(), SetupError> {
         None::<&str>,
     )
     .map_err(step("mounting the sandbox's own /proc"))?;
+    limit_pids(inv.spec.limits.processes);
     drop_capabilities()?;
     nix::sys::prctl::set_no_new_privs().map_err(step("forbidding new privileges"))?;
+    limit(&inv.spec.limits)?;
     landlock_rules::restrict(&inv.spec)?;
-    filter::install()
+    filter::install(inv.spec.network)
+}
+
+/// The smallest `pid_max` the kernel takes (it keeps 300 numbers for itself).
+const PID_MAX_MIN: u64 = 301;
+
+/// Process numbers in the sandbox's own PID namespace stop at the limit (Linux 6.14 and later
+/// keep `pid_max` per namespace): this holds for every user, root included, whom
+/// `RLIMIT_NPROC` does not bind. On an older kernel the write fails and the rlimit alone
+/// applies.
+fn limit_pids(processes: u64) {
+    let max = (processes + 1).max(PID_MAX_MIN);
+    let _ = std::fs::write("/proc/sys/kernel/pid_max", max.to_string());
+}
+
+/// The command's share of the machine: processes (counted in the sandbox's own user
+/// namespace, so the user's other programs do not count; root is not bound by it) and data
+/// memory per process.
+fn limit(limits: &crate::spec::Limits) -> Result<(), SetupError> {
+    use nix::sys::resource::{Resource, setrlimit};
+    setrlimit(Resource::RLIMIT_NPROC, limits.processes, limits.processes)
+        .map_err(step("limiting the number of processes"))?;
+    setrlimit(
+        Resource::RLIMIT_DATA,
+        limits.memory_bytes,
+        limits.memory_bytes,
+    )
+    .map_err(step("limiting memory"))
 }
 
 fn drop_capabilities() -> Result<(), SetupError> {

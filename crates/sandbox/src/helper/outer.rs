@@ -1,11 +1,12 @@
 //! Stage 1: namespaces, mounts, then stage 2 (PID 1 of the new namespace) and its exit code.
 
-use super::{Invocation, SetupError, mounts, netlink, step};
+use super::{Invocation, SetupError, git_guard, mounts, netlink, sockets, step};
 use crate::launch::SetupReport;
 use nix::sched::{CloneFlags, unshare};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::{Pid, getppid};
 use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::os::unix::process::ExitStatusExt as _;
 use std::process::Command;
 use std::sync::Arc;
@@ -17,8 +18,14 @@ const PARENT_CHECK: Duration = Duration::from_millis(200);
 
 pub(super) fn run(inv: Invocation) -> i32 {
     // The status file is opened now: once the mounts are made, the caller's folders may be
-    // hidden from this process too.
-    let mut status = match std::fs::File::create(&inv.file) {
+    // hidden from this process too. It is new (a name already there, or a link, is refused).
+    let mut status = match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o600)
+        .open(&inv.file)
+    {
         Ok(f) => f,
         Err(e) => {
             eprintln!(
@@ -28,33 +35,47 @@ pub(super) fn run(inv: Invocation) -> i32 {
             return crate::SETUP_FAILED_EXIT;
         }
     };
-    match start(&inv) {
-        Ok(code) => code,
+    let (code, report) = match start(&inv) {
+        Ok((code, undone)) => (
+            code,
+            SetupReport {
+                setup_error: None,
+                undone,
+            },
+        ),
         Err(e) => {
-            let report = SetupReport {
-                setup_error: Some(e.to_string()),
-            };
-            let _ = status.write_all(
-                serde_json::to_string(&report)
-                    .unwrap_or_default()
-                    .as_bytes(),
-            );
             eprintln!("tandem-sandbox: {e}");
-            crate::SETUP_FAILED_EXIT
+            (
+                crate::SETUP_FAILED_EXIT,
+                SetupReport {
+                    setup_error: Some(e.to_string()),
+                    undone: Vec::new(),
+                },
+            )
         }
+    };
+    if report != SetupReport::default() {
+        let _ = status.write_all(
+            serde_json::to_string(&report)
+                .unwrap_or_default()
+                .as_bytes(),
+        );
     }
+    code
 }
 
 fn write_map(file: &str, text: &str) -> Result<(), SetupError> {
     std::fs::write(file, text).map_err(step(format!("writing {file}")))
 }
 
-fn start(inv: &Invocation) -> Result<i32, SetupError> {
+fn start(inv: &Invocation) -> Result<(i32, Vec<String>), SetupError> {
     let spec = &inv.spec;
     let plan = mounts::Plan::prepare(spec)?;
     let uid = nix::unistd::getuid();
     let gid = nix::unistd::getgid();
     let parent = getppid();
+    // Read in the machine's network namespace, before this process leaves it.
+    let sockets = sockets::path_sockets(&[&spec.project, &spec.tmp]);
 
     let mut flags = CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWIPC;
     if !spec.network {
@@ -68,7 +89,7 @@ fn start(inv: &Invocation) -> Result<i32, SetupError> {
     if !spec.network {
         netlink::loopback_up().map_err(step("bringing up the loopback interface"))?;
     }
-    plan.apply(spec)?;
+    plan.apply(spec, &sockets)?;
 
     // Stage 2 needs CAP_SYS_ADMIN to mount its /proc and CAP_SETPCAP to drop the rest; an
     // exec by a user other than root inside the namespace would lose them, ambient ones stay.
@@ -81,34 +102,38 @@ fn start(inv: &Invocation) -> Result<i32, SetupError> {
             .map_err(step("keeping the capabilities stage 2 needs"))?;
     }
 
-    // Stage 2 reports a failed setup through a file only it and this process know of: it
-    // opens the file by name and removes the name before the command exists.
-    let inner_report = spec
-        .tmp_inside()
-        .join(format!(".tandem-sandbox-{}", std::process::id()));
+    // Stage 2 reports a failed setup through a file in the sandbox's own /run: no folder of
+    // the machine backs it and no command may write there, so nothing can be planted in its
+    // place. Stage 2 opens it by name and removes the name before the command exists.
     let report = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&inner_report)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o600)
+        .open(mounts::INNER_REPORT)
         .map_err(step("creating the report file"))?;
 
     // No thread can be started once this process has asked for a new PID namespace, so the
-    // helpers that pass on signals and watch the parent start now and learn the pid later.
+    // helpers that pass on signals, watch the parent and guard the git folder start now.
     let child_pid = Arc::new(AtomicI32::new(0));
     forward_signals(child_pid.clone());
     watch_parent(parent, child_pid.clone());
+    let guard = spec
+        .git_dir
+        .as_deref()
+        .filter(|d| d.is_dir())
+        .map(git_guard::GitGuard::start);
     unshare(CloneFlags::CLONE_NEWPID).map_err(step("making the PID namespace"))?;
 
-    let exe = std::env::current_exe().map_err(step("finding the helper itself"))?;
     let spec_json = serde_json::to_string(spec).map_err(step("passing the spec on"))?;
-    let mut child = Command::new(exe)
+    // Itself through /proc: its own path may be hidden or replaced now (a helper under /tmp).
+    let mut child = Command::new("/proc/self/exe")
         .arg("init")
         .arg("--spec")
         .arg(spec_json)
         .arg("--report")
-        .arg(&inner_report)
+        .arg(mounts::INNER_REPORT)
         .arg("--")
         .arg(&inv.program)
         .args(&inv.args)
@@ -120,16 +145,19 @@ fn start(inv: &Invocation) -> Result<i32, SetupError> {
     child_pid.store(i32::try_from(child.id()).unwrap_or(0), Ordering::SeqCst);
 
     let status = child.wait().map_err(step("waiting for the command"))?;
+    let undone = guard.map(|g| g.finish()).unwrap_or_default();
     let mut text = String::new();
     let _ = std::io::Read::read_to_string(&mut &report, &mut text);
-    let _ = std::fs::remove_file(&inner_report);
     if !text.trim().is_empty() {
         return Err(SetupError::new("inside the sandbox", text.trim()));
     }
-    Ok(status
-        .code()
-        .or_else(|| status.signal().map(|s| 128 + s))
-        .unwrap_or(crate::SETUP_FAILED_EXIT))
+    Ok((
+        status
+            .code()
+            .or_else(|| status.signal().map(|s| 128 + s))
+            .unwrap_or(crate::SETUP_FAILED_EXIT),
+        undone,
+    ))
 }
 
 /// A stop (SIGTERM/SIGINT/SIGHUP) sent to this process goes on to stage 2, which passes it to

@@ -1,6 +1,6 @@
 //! `tandem-sandbox probe`: start a real sandboxed process and print what worked, as JSON.
 
-use crate::probe::{Capabilities, Unavailable};
+use crate::probe::{Capabilities, Layers, Unavailable};
 use crate::spec::SandboxSpec;
 use std::process::{Command, Stdio};
 
@@ -19,39 +19,87 @@ pub(super) fn run() -> i32 {
     0
 }
 
+/// What the probe's sandboxed shell prints, one `name=value` a line, then exits with
+/// [`PROBE_EXIT`]. `$1` is a socket outside, `$2` a file in the fake home.
+const INSIDE: &str = r#"
+echo "pts=$(stat -c %d /dev/pts 2>/dev/null)"
+echo "tmp=$(ls -A /tmp | wc -l)"
+echo "run_sockets=$(find /run /var/run -type s 2>/dev/null | wc -l)"
+if [ -S "$1" ]; then echo socket=visible; else echo socket=hidden; fi
+if [ -e "$2" ]; then echo home=visible; else echo home=hidden; fi
+echo "nproc=$(awk '/^Max processes/ {print $3}' /proc/self/limits)"
+echo "pid_max=$(cat /proc/sys/kernel/pid_max)"
+echo "uid=$(id -u)"
+echo "data=$(awk '/^Max data size/ {print $4}' /proc/self/limits)"
+exit 42
+"#;
+
 fn probe() -> Capabilities {
-    let base = std::env::temp_dir().join(format!("tandem-sandbox-probe-{}", std::process::id()));
+    // Not under /tmp, which the sandbox replaces: the fake home must be where the sandbox
+    // has to hide it, as a real home is.
+    let scratch = [
+        std::path::Path::new("/var/tmp").to_path_buf(),
+        std::env::temp_dir(),
+    ]
+    .into_iter()
+    .find(|d| d.is_dir())
+    .unwrap_or_else(std::env::temp_dir);
+    let base = scratch.join(format!("tandem-sandbox-probe-{}", std::process::id()));
     let project = base.join("project");
+    let home = base.join("home");
     let spec = SandboxSpec {
         project: project.clone(),
         project_writable: true,
         tmp: base.join("tmp"),
+        home: Some(home.clone()),
+        home_visible: Vec::new(),
         keep_visible: Vec::new(),
         read_only: Vec::new(),
+        pinned: Vec::new(),
         hidden: Vec::new(),
+        binds: Vec::new(),
+        overlays: Vec::new(),
         network: false,
+        git_dir: None,
+        limits: Default::default(),
         state_dir: base.join("state"),
     };
     let status = base.join("status.json");
+    let socket_path = base.join("outside.sock");
+    let home_file = home.join("key");
     let result = std::fs::create_dir_all(&project)
-        .map_err(|e| format!("cannot create {}: {e}", project.display()))
-        .and_then(|()| std::env::current_exe().map_err(|e| e.to_string()))
-        .and_then(|exe| {
-            crate::launch::wrap(
+        .and_then(|()| std::fs::create_dir_all(&home))
+        .and_then(|()| std::fs::write(&home_file, "k"))
+        .map_err(|e| format!("cannot create {}: {e}", base.display()))
+        .and_then(|()| {
+            std::os::unix::net::UnixListener::bind(&socket_path)
+                .map_err(|e| format!("cannot make a socket: {e}"))
+        })
+        .and_then(|listener| {
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            let out = crate::launch::wrap(
                 &exe,
                 &spec,
                 &status,
                 "/bin/sh",
-                ["-c", &format!("exit {PROBE_EXIT}")],
+                [
+                    "-c",
+                    INSIDE,
+                    "probe",
+                    &socket_path.display().to_string(),
+                    &home_file.display().to_string(),
+                ],
             )
             .current_dir(&project)
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .output()
-            .map_err(|e| format!("cannot start the helper: {e}"))
+            .map_err(|e| format!("cannot start the helper: {e}"));
+            drop(listener);
+            out
         });
-    let report = crate::launch::read_report(&status);
+    let report = crate::launch::read_report(&status).setup_error;
     let _ = std::fs::remove_dir_all(&base);
     let seccomp = seccomp_available();
     let abi = abi_by_restricting();
@@ -63,6 +111,7 @@ fn probe() -> Capabilities {
             network_namespace: true,
             landlock_abi: abi,
             seccomp,
+            layers: layers(&String::from_utf8_lossy(&out.stdout), abi),
             unavailable: None,
         },
         (Ok(out), report) => {
@@ -80,6 +129,7 @@ fn probe() -> Capabilities {
                 network_namespace: false,
                 landlock_abi: abi,
                 seccomp,
+                layers: Layers::default(),
                 unavailable: Some(Unavailable::Kernel(why)),
             }
         }
@@ -90,8 +140,50 @@ fn probe() -> Capabilities {
             network_namespace: false,
             landlock_abi: abi,
             seccomp,
+            layers: Layers::default(),
             unavailable: Some(Unavailable::Kernel(e)),
         },
+    }
+}
+
+/// The processes one command may have: its PID namespace's own `pid_max` when the kernel keeps
+/// one (it then is below the machine's), else the rlimit, which binds every user but root.
+fn process_limit(pid_max: Option<u64>, nproc: Option<u64>, root: bool) -> Option<u64> {
+    let machine: Option<u64> = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .ok()
+        .and_then(|s| s.trim().parse().ok());
+    match (pid_max, machine) {
+        (Some(inside), Some(outside)) if inside < outside => Some(inside - 1),
+        _ if root => None,
+        _ => nproc,
+    }
+}
+
+/// The layers, from what the sandboxed shell printed.
+fn layers(printed: &str, abi: Option<u32>) -> Layers {
+    let get = |name: &str| {
+        printed
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix('='))
+            .unwrap_or("")
+            .trim()
+            .to_string()
+    };
+    let host_pts = nix::sys::stat::stat("/dev/pts").map(|s| s.st_dev.to_string());
+    let limit = |v: String, unit: u64| v.parse::<u64>().ok().map(|n| n * unit);
+    Layers {
+        private_tmp: get("tmp") == "0",
+        private_run: get("run_sockets") == "0",
+        private_terminals: !get("pts").is_empty() && host_pts.is_ok_and(|h| h != get("pts")),
+        host_sockets_hidden: get("socket") == "hidden",
+        home_hidden: get("home") == "hidden",
+        process_limit: process_limit(
+            get("pid_max").parse().ok(),
+            get("nproc").parse().ok(),
+            get("uid") == "0",
+        ),
+        memory_limit: limit(get("data"), 1),
+        abstract_sockets_scoped: abi.is_some_and(|a| a >= 6),
     }
 }
 

@@ -1,6 +1,7 @@
-//! Which paths changed since the last checkpoint, without reading the tree: an inotify watch on
-//! every folder of the project git does not ignore, read by a thread of its own. This is what
-//! makes a checkpoint cost what the turn changed, not what the project holds.
+//! Which paths of a project changed since the last look, without reading the tree: an inotify
+//! watch on every folder (or every folder git does not ignore), read by a thread of its own.
+//! This is what makes a checkpoint, or keeping the sandbox's list of secret files current, cost
+//! what changed, not what the project holds.
 //!
 //! Before the paths are taken the feed is flushed: a marker file is written in a folder of the
 //! session's own, watched by the same inotify instance, and the taker waits for its event. The
@@ -36,6 +37,16 @@ fn watch_flags() -> WatchFlags {
         | WatchFlags::EXCL_UNLINK
 }
 
+/// What a feed watches.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FeedOptions {
+    /// Leave out the folders git ignores (`target/`, `node_modules/` in most projects).
+    pub skip_ignored: bool,
+    /// Report entries named `.git` (a repository inside the project), without looking into
+    /// them; otherwise they are passed over silently.
+    pub report_git: bool,
+}
+
 #[derive(Default)]
 struct FeedState {
     paths: BTreeSet<String>,
@@ -51,6 +62,7 @@ struct FeedState {
 }
 
 struct Shared {
+    options: FeedOptions,
     state: Mutex<FeedState>,
     flushed: Condvar,
     /// Watch descriptor → the folder it watches, project-relative (`""` for the root).
@@ -64,7 +76,8 @@ impl Shared {
 }
 
 /// What the feed saw since the last take.
-pub(crate) struct Taken {
+#[derive(Debug, Default)]
+pub struct Taken {
     pub paths: BTreeSet<String>,
     /// Those of `paths` that did not exist at the last take (made since; maybe gone again).
     pub created: BTreeSet<String>,
@@ -72,7 +85,7 @@ pub(crate) struct Taken {
     pub complete: bool,
 }
 
-pub(crate) struct ChangeFeed {
+pub struct TreeFeed {
     shared: Arc<Shared>,
     fd: Arc<OwnedFd>,
     sync_dir: PathBuf,
@@ -84,10 +97,17 @@ pub(crate) struct ChangeFeed {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-impl ChangeFeed {
-    /// Watches every folder under `root` that git does not ignore, and `sync_dir` (a folder of
-    /// the session's own) for flushing. Returns once every watch is set.
-    pub fn start(root: &Path, sync_dir: &Path) -> std::io::Result<ChangeFeed> {
+impl TreeFeed {
+    /// Watches every folder under `root` (as `options` say), and `sync_dir` (a folder of the
+    /// caller's own, outside the project) for flushing. `found` is called with each entry the
+    /// first walk meets (project-relative, and whether it is a folder). Returns once every
+    /// watch is set.
+    pub fn start(
+        root: &Path,
+        sync_dir: &Path,
+        options: FeedOptions,
+        found: &mut dyn FnMut(&str, bool),
+    ) -> std::io::Result<TreeFeed> {
         std::fs::create_dir_all(sync_dir)?;
         // Non-blocking: the reader waits in poll, on this and on `wake`.
         let fd = Arc::new(inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK)?);
@@ -98,6 +118,7 @@ impl ChangeFeed {
             WatchFlags::CREATE | WatchFlags::CLOSE_WRITE | WatchFlags::ONLYDIR,
         )?;
         let shared = Arc::new(Shared {
+            options,
             state: Mutex::new(FeedState::default()),
             flushed: Condvar::new(),
             dirs: Mutex::new(HashMap::new()),
@@ -111,15 +132,19 @@ impl ChangeFeed {
                 .spawn(move || {
                     // Its own handle on the repository (a handle is not shared across
                     // threads), to leave alone the new folders git ignores.
-                    let git = crate::git_view::GitView::discover(&root);
+                    let git = if shared.options.skip_ignored {
+                        discover(&root)
+                    } else {
+                        None
+                    };
                     read_events(&root, &fd, &wake, sync_wd, &shared, git.as_ref())
                 })?
         };
-        let partial = !watch_tree(&fd, root, "", &shared, &mut |_| {});
+        let partial = !watch_tree(&fd, root, "", &shared, found);
         if partial {
             shared.state().partial = true;
         }
-        Ok(ChangeFeed {
+        Ok(TreeFeed {
             shared,
             fd,
             sync_dir: sync_dir.to_path_buf(),
@@ -185,7 +210,7 @@ impl ChangeFeed {
     }
 }
 
-impl Drop for ChangeFeed {
+impl Drop for TreeFeed {
     fn drop(&mut self) {
         self.shared.state().stop = true;
         let _ = rustix::io::write(&*self.wake, &1u64.to_ne_bytes());
@@ -204,29 +229,48 @@ fn join(dir: &str, name: &str) -> String {
     }
 }
 
-/// Watches `rel` (under `root`) and every folder below it git does not ignore, calling `file`
-/// with each file found. False when some folder could not be watched.
+/// The repository `root` is in, and the project's folder inside it (`""` or ending in `/`).
+fn discover(root: &Path) -> Option<(git2::Repository, String)> {
+    let repo = git2::Repository::discover(root).ok()?;
+    let workdir = repo.workdir()?.canonicalize().ok()?;
+    let rel = root.strip_prefix(&workdir).ok()?;
+    let mut prefix = rel.to_string_lossy().into_owned();
+    if !prefix.is_empty() && !prefix.ends_with('/') {
+        prefix.push('/');
+    }
+    Some((repo, prefix))
+}
+
+/// Watches `rel` (under `root`) and every folder below it (git's ignored ones left out when
+/// asked), calling `found` with each entry met (but the top). False when some folder could not
+/// be watched.
 fn watch_tree(
     fd: &OwnedFd,
     root: &Path,
     rel: &str,
     shared: &Shared,
-    file: &mut dyn FnMut(String),
+    found: &mut dyn FnMut(&str, bool),
 ) -> bool {
     let start = if rel.is_empty() {
         root.to_path_buf()
     } else {
         root.join(rel)
     };
+    let options = shared.options;
     let walk = ignore::WalkBuilder::new(&start)
+        .standard_filters(options.skip_ignored)
         .hidden(false)
-        .parents(true)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(true)
+        .parents(options.skip_ignored)
         .require_git(false)
         .follow_links(false)
-        .filter_entry(|e| e.file_name() != ".git")
+        // A `.git` is never looked into; reported (not watched) when asked.
+        .filter_entry(move |e| {
+            let inside_git = e
+                .path()
+                .parent()
+                .is_some_and(|p| p.file_name().is_some_and(|n| n == ".git"));
+            !inside_git && (e.file_name() != ".git" || options.report_git)
+        })
         .build();
     let mut all = true;
     for entry in walk.flatten() {
@@ -237,6 +281,12 @@ fn watch_tree(
             continue;
         };
         let inner = inner.to_string_lossy().into_owned();
+        if entry.file_name() == ".git" {
+            if !inner.is_empty() {
+                found(&inner, kind.is_dir());
+            }
+            continue;
+        }
         if kind.is_dir() {
             match inotify::add_watch(fd, entry.path(), watch_flags()) {
                 Ok(wd) => {
@@ -244,7 +294,7 @@ fn watch_tree(
                         .dirs
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
-                        .insert(wd, inner);
+                        .insert(wd, inner.clone());
                 }
                 // Removed before it could be watched: nothing of it to see.
                 Err(rustix::io::Errno::NOENT) | Err(rustix::io::Errno::NOTDIR) => {}
@@ -255,8 +305,11 @@ fn watch_tree(
                     all = false;
                 }
             }
+            if !inner.is_empty() {
+                found(&inner, true);
+            }
         } else if !inner.is_empty() {
-            file(inner);
+            found(&inner, false);
         }
     }
     all
@@ -351,7 +404,9 @@ fn read_events(
             continue;
         };
         let path = join(&dir, &name);
-        if name == ".git" {
+        if name == ".git" && !shared.options.report_git {
+            // The project's own git folder changes with every git command: never a change of
+            // the project's files.
             continue;
         }
         // Made (not moved in: a rename may replace a file that was there).
@@ -365,11 +420,14 @@ fn read_events(
         };
         if flags.contains(ReadFlags::ISDIR)
             && flags.intersects(ReadFlags::CREATE | ReadFlags::MOVED_TO)
+            && name != ".git"
             && !ignored()
         {
             // Files may be made in a new folder before its watch is set: each one found now
             // counts as changed.
-            let complete = watch_tree(fd, root, &path, shared, &mut |f| found.push(f));
+            let complete = watch_tree(fd, root, &path, shared, &mut |f, _| {
+                found.push(f.to_string())
+            });
             if !complete {
                 shared.state().partial = true;
             }
