@@ -11,6 +11,7 @@ mod atomic;
 mod cache;
 mod catalog;
 pub mod command_env;
+mod command_output;
 mod diff;
 mod edit_file;
 mod error;
@@ -39,6 +40,7 @@ pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use atomic::write_atomic;
 pub use cache::{CACHE_TTL, CACHED_TOOLS};
 pub use catalog::{ENGINE_TOOLS, SKILL_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
+pub use command_output::{KEPT_HEAD_BYTES, KEPT_TAIL_BYTES, OutputSize, head_tail};
 pub use diff::{
     HUNK_CONTEXT, Region, edit_regions, hunks, hunks_in, line_counts, merge_hunks, merge_hunks_in,
 };
@@ -57,7 +59,7 @@ pub use read_file::{
 };
 pub use result_cap::{MAX_RESULT_CHARS, cap_result};
 pub use run_command::{
-    CommandConfig, CommandOutcome, Program, RunCommandArgs, RunContext, head_tail, render_outcome,
+    CommandConfig, CommandOutcome, Program, RunCommandArgs, RunContext, render_outcome,
     run_command, run_program,
 };
 pub use sandboxing::{SandboxSetup, sandbox_denial};

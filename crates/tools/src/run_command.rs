@@ -1,9 +1,13 @@
 //! `run_command`: a shell command in the project root, in its own process group. Output is
-//! saved whole to a file and shown to the model as head + tail; a timeout or a stop ends the
-//! whole process tree (SIGTERM, then SIGKILL). A command still running after the grace window,
-//! or started with `background: true`, becomes a background task.
+//! saved to a file (its first and last megabytes when it is long, see `command_output`) and
+//! shown to the model as head + tail; a timeout or a stop ends the whole process tree (SIGTERM,
+//! then SIGKILL). A command still running after the grace window, or started with
+//! `background: true`, becomes a background task.
 
 use crate::command_env;
+use crate::command_output::{
+    CappedOutput, KEPT_HEAD_BYTES, KEPT_TAIL_BYTES, OutputSize, head_tail,
+};
 use crate::error::{ToolError, ToolResult};
 use crate::sandboxing::{SandboxSetup, sandbox_denial};
 use crate::tasks::{TaskRegistry, TaskState};
@@ -12,11 +16,10 @@ use process_wrap::tokio::{CommandWrap, ProcessGroup};
 use protocol::{Confinement, SandboxDenial};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncRead, AsyncReadExt as _};
 use tokio::sync::{mpsc, oneshot};
 
 const SIGTERM: i32 = 15;
@@ -72,6 +75,10 @@ pub struct CommandConfig {
     /// Lines kept from the start and from the end of the output for the model.
     pub head_lines: usize,
     pub tail_lines: usize,
+    /// Bytes of the start and of the end of an output its file keeps; the middle of a longer
+    /// one is cut.
+    pub kept_head_bytes: u64,
+    pub kept_tail_bytes: usize,
     /// Where full outputs are saved (the session folder).
     pub output_dir: PathBuf,
     /// Variables of the app's environment the user lets commands see, beyond the built-in
@@ -98,6 +105,8 @@ impl CommandConfig {
             kill_grace: Duration::from_secs(5),
             head_lines: 100,
             tail_lines: 100,
+            kept_head_bytes: KEPT_HEAD_BYTES,
+            kept_tail_bytes: KEPT_TAIL_BYTES,
             tmp_dir: output_dir.with_file_name("tmp"),
             output_dir,
             env_extra: Vec::new(),
@@ -132,7 +141,14 @@ pub enum CommandOutcome {
         output_path: PathBuf,
         /// Head and tail of the output, for the model.
         output: String,
+        /// Lines of the saved output.
         total_lines: usize,
+        /// Bytes the command printed, and how many of them the saved output keeps (fewer when
+        /// its middle was cut). Results saved before these were counted read as 0.
+        #[serde(default)]
+        bytes_total: u64,
+        #[serde(default)]
+        bytes_kept: u64,
         confinement: Confinement,
         /// What the sandbox seems to have refused, when the command failed.
         sandbox_denial: Option<SandboxDenial>,
@@ -252,29 +268,6 @@ fn pump(
     })
 }
 
-/// Head and tail lines with a marker for what was cut.
-pub fn head_tail(text: &str, head: usize, tail: usize, path: &Path) -> (String, usize) {
-    let lines: Vec<&str> = text.lines().collect();
-    let total = lines.len();
-    if total <= head + tail {
-        return (text.to_string(), total);
-    }
-    let mut out = String::new();
-    for l in &lines[..head] {
-        let _ = writeln!(out, "{l}");
-    }
-    let _ = writeln!(
-        out,
-        "… [{} lines cut; the full output is in {}] …",
-        total - head - tail,
-        path.display()
-    );
-    for l in &lines[total - tail..] {
-        let _ = writeln!(out, "{l}");
-    }
-    (out, total)
-}
-
 /// Runs a command. Returns when it finishes within the grace window, or as soon as it becomes
 /// a background task.
 pub async fn run_command(
@@ -356,9 +349,10 @@ async fn run_process(
     let id = tasks.register("command", &title, placeholder, stop_tx, run.owner.clone());
     let output_path = config.output_dir.join(format!("{id}.log"));
     tasks.set_output_path(&id, output_path.clone());
-    let mut file = tokio::fs::File::create(&output_path)
+    let file = tokio::fs::File::create(&output_path)
         .await
         .map_err(|e| ToolError::io(&output_path, e))?;
+    let mut sink = CappedOutput::new(file, config.kept_head_bytes, config.kept_tail_bytes);
 
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(64);
     let mut pumps = Vec::new();
@@ -371,7 +365,7 @@ async fn run_process(
     drop(tx);
 
     let started = Instant::now();
-    let (done_tx, done_rx) = oneshot::channel::<(TaskState, u64)>();
+    let (done_tx, done_rx) = oneshot::channel::<(TaskState, u64, OutputSize)>();
     let registry = tasks.clone();
     let task_id = id.clone();
     let kill_grace = config.kill_grace;
@@ -389,7 +383,7 @@ async fn run_process(
             };
             tokio::select! {
                 chunk = rx.recv(), if output_open => match chunk {
-                    Some(bytes) => { let _ = file.write_all(&bytes).await; }
+                    Some(bytes) => sink.write(&bytes).await,
                     None => output_open = false,
                 },
                 status = child.wait() => break status,
@@ -413,9 +407,9 @@ async fn run_process(
         while let Ok(Some(bytes)) =
             tokio::time::timeout(Duration::from_millis(500), rx.recv()).await
         {
-            let _ = file.write_all(&bytes).await;
+            sink.write(&bytes).await;
         }
-        let _ = file.flush().await;
+        let size = sink.finish().await;
         for p in pumps {
             p.abort();
         }
@@ -437,7 +431,7 @@ async fn run_process(
             }
         };
         let ms = started.elapsed().as_millis() as u64;
-        let _ = done_tx.send((state.clone(), ms));
+        let _ = done_tx.send((state.clone(), ms, size));
         registry.finish(&task_id, state);
     });
 
@@ -466,13 +460,12 @@ async fn run_process(
         }
     };
     match waited {
-        Ok(Ok((state, duration_ms))) => {
+        Ok(Ok((state, duration_ms, size))) => {
             tasks.forget(&id);
-            let text = std::fs::read(&output_path)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default();
+            // Read a line at a time, never whole: the file holds up to ten megabytes.
             let (output, total_lines) =
-                head_tail(&text, config.head_lines, config.tail_lines, &output_path);
+                head_tail(&output_path, config.head_lines, config.tail_lines)
+                    .map_err(|e| ToolError::io(&output_path, e))?;
             let (exit_code, timed_out) = match state {
                 TaskState::Exited { code } => (code, false),
                 TaskState::TimedOut => (None, true),
@@ -493,6 +486,8 @@ async fn run_process(
                 output_path,
                 output,
                 total_lines,
+                bytes_total: size.bytes_total,
+                bytes_kept: size.bytes_kept,
                 confinement,
                 sandbox_denial: denial,
             })
@@ -504,6 +499,15 @@ async fn run_process(
             "still running after {} s, so it continues in the background",
             config.grace.as_secs_f32()
         ))),
+    }
+}
+
+/// A byte count in words: exact, and in megabytes when large.
+fn size_words(bytes: u64) -> String {
+    if bytes < 1024 * 1024 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{bytes} bytes ({:.1} MB)", bytes as f64 / (1024.0 * 1024.0))
     }
 }
 
@@ -541,6 +545,8 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
             output_path,
             output,
             sandbox_denial,
+            bytes_total,
+            bytes_kept,
             ..
         } => {
             let status = match (timed_out, exit_code) {
@@ -558,6 +564,13 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
                 *duration_ms as f64 / 1000.0,
                 output_path.display()
             );
+            if bytes_total > bytes_kept {
+                text.push_str(&format!(
+                    "[The command printed {}; the saved output keeps its start and its end, and {} in the middle were cut. To see the middle, run it again with its output filtered (grep, head, tail) or redirected to a file.]\n",
+                    size_words(*bytes_total),
+                    size_words(bytes_total - bytes_kept)
+                ));
+            }
             if *exit_code == Some(127)
                 && let Some(program) = missing_program(output)
             {
