@@ -41,8 +41,31 @@ pub fn git_diff(root: &ProjectRoot, args: &GitDiffArgs) -> ToolResult<String> {
     } else {
         repo.diff_index_to_workdir(None, Some(&mut opts))?
     };
+    let workdir = repo.workdir().map(Path::to_path_buf).unwrap_or_default();
+    // A secret's lines are the secret: its file is named, its contents never shown (the model
+    // could not read it with read_file either).
+    let secret = |delta: &git2::DiffDelta<'_>| {
+        [delta.old_file().path(), delta.new_file().path()]
+            .into_iter()
+            .flatten()
+            .any(|p| root.is_secret(&workdir.join(p)))
+    };
     let mut out = String::new();
-    diff.print(DiffFormat::Patch, |_, _, line| {
+    diff.print(DiffFormat::Patch, |delta, _, line| {
+        if secret(&delta) {
+            if line.origin() == 'F' {
+                let shown = |f: git2::DiffFile<'_>| {
+                    f.path().map(crate::paths::to_slash).unwrap_or_default()
+                };
+                let _ = writeln!(
+                    out,
+                    "diff --git a/{} b/{}\n(contents hidden: protected file)",
+                    shown(delta.old_file()),
+                    shown(delta.new_file())
+                );
+            }
+            return true;
+        }
         let content = String::from_utf8_lossy(line.content());
         match line.origin() {
             '+' | '-' | ' ' => {

@@ -354,3 +354,42 @@ fn committing_resets_what_the_change_limit_counts() {
         .expect("commit");
     assert_eq!(ws.uncommitted_totals().changed(), 0);
 }
+
+/// Secrets are what `hiding_secrets` names (the engine hands in the policy's judgement).
+fn env_files(path: &std::path::Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with(".env"))
+}
+
+/// git_diff names a secret file but never shows its lines, staged or not; other files' changes
+/// show as ever. The model read `.env`'s new and old values in the diff before, in every mode.
+#[test]
+fn git_diff_hides_the_contents_of_secret_files() {
+    let (d, root) = repo();
+    fs::write(d.path().join(".env"), "TOKEN=old-secret\n").expect("write");
+    commit(&root, "first").expect("commit");
+    let root = root.hiding_secrets(env_files);
+    fs::write(d.path().join(".env"), "TOKEN=new-secret\n").expect("write");
+    fs::write(d.path().join("a.txt"), "one\nTWO\n").expect("write");
+    let unstaged = tools::git_diff(&root, &GitDiffArgs { staged: false }).expect("diff");
+    assert!(
+        !unstaged.contains("secret"),
+        "a secret's lines are shown: {unstaged}"
+    );
+    assert!(
+        unstaged.contains("diff --git a/.env b/.env\n(contents hidden: protected file)\n"),
+        "{unstaged}"
+    );
+    assert!(unstaged.contains("-two\n+TWO\n"), "{unstaged}");
+
+    let repo = git2::Repository::open(d.path()).expect("open");
+    let mut index = repo.index().expect("index");
+    index.add_path(std::path::Path::new(".env")).expect("add");
+    index.write().expect("write");
+    let staged = tools::git_diff(&root, &GitDiffArgs { staged: true }).expect("diff");
+    assert!(!staged.contains("secret"), "{staged}");
+    assert!(
+        staged.contains("(contents hidden: protected file)"),
+        "{staged}"
+    );
+}
