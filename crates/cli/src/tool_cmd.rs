@@ -114,11 +114,18 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
         }
         None => 0,
     };
-    let decision = loaded.evaluate(
-        &agent::policy_call(spec.name, &args, diff_lines, &resolved),
-        a.mode,
-        0,
-    );
+    // The same judgement as in a session: a commit that would record a secret asks here too.
+    let decision = loaded.judge(a.mode, 0, |policy, ctx| {
+        agent::judge_tool_call(
+            policy,
+            ctx,
+            ws.root(),
+            spec.name,
+            &args,
+            diff_lines,
+            &resolved,
+        )
+    });
     if a.outside && !a.approve {
         eprintln!(
             "tandem-cli: running a command outside the sandbox needs your approval too: add --approve"

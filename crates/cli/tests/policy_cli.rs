@@ -400,3 +400,39 @@ fn tool_git_diff_hides_a_secrets_lines() {
         "{out}"
     );
 }
+
+/// `tool git_commit` of every change asks when `.env` is among them, even in full_auto (the
+/// session's judgement: it committed unasked before); committing the other file alone runs.
+#[test]
+fn tool_git_commit_asks_before_committing_a_secret() {
+    let dir = repo_with_a_changed_secret();
+    let p = dir.path();
+    let (code, _, err) = tool(
+        p,
+        &["git_commit", r#"{"message": "all"}"#, "--mode", "full_auto"],
+    );
+    assert_eq!(code, 1, "committed without asking: {err}");
+    assert!(
+        err.contains("this commit would include a file the agent may not touch")
+            && err.contains(".env")
+            && err.contains("--approve"),
+        "{err}"
+    );
+    assert_eq!(git(p, &["rev-list", "--count", "HEAD"]), "1\n");
+
+    let (code, out, err) = tool(
+        p,
+        &[
+            "git_commit",
+            r#"{"message": "a alone", "files": ["a.txt"]}"#,
+            "--mode",
+            "full_auto",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 file(s) changed"), "{out}");
+    assert_eq!(
+        git(p, &["show", "--name-only", "--format=", "HEAD"]),
+        "a.txt\n"
+    );
+}

@@ -231,6 +231,34 @@ pub fn git_commit(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<Commit
     })
 }
 
+/// The files a commit with these arguments would record, as absolute paths (not resolved
+/// through links): the `files` named, or with none, every change git_commit stages (untracked
+/// files included, ignored ones not). For judging a commit before it runs; a path that cannot
+/// be resolved is left out, as the commit itself refuses it.
+pub fn commit_files(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<Vec<PathBuf>> {
+    if let Some(files) = &args.files {
+        return Ok(files
+            .iter()
+            .filter_map(|f| root.resolve(f).ok())
+            .map(|r| root.path().join(r.display))
+            .collect());
+    }
+    let repo = open_repo(root)?;
+    let Some(workdir) = repo.workdir().map(Path::to_path_buf) else {
+        return Ok(Vec::new());
+    };
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false);
+    Ok(repo
+        .statuses(Some(&mut opts))?
+        .iter()
+        .filter(|s| s.status() != Status::CURRENT && !s.status().is_ignored())
+        .filter_map(|s| s.path().ok().map(|p| workdir.join(p)))
+        .collect())
+}
+
 /// A path named in `files`, checked: inside the repository, there (or tracked, for a
 /// deletion), and not ignored unless `force`.
 fn commit_path(

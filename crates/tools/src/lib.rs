@@ -49,7 +49,8 @@ pub use error::{ToolError, ToolResult};
 pub use git_status::{GitStatus, StatusEntry, git_status};
 pub use git_tools::{
     BranchAction, CommitResult, GitBranchArgs, GitCommitArgs, GitDiffArgs, GitLogArgs,
-    PullRequestArgs, create_pull_request, git_branch, git_commit, git_diff, git_log, render_commit,
+    PullRequestArgs, commit_files, create_pull_request, git_branch, git_commit, git_diff, git_log,
+    render_commit,
 };
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
 pub use paths::{ProjectRoot, real_path};

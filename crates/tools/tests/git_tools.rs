@@ -393,3 +393,49 @@ fn git_diff_hides_the_contents_of_secret_files() {
         "{staged}"
     );
 }
+
+/// What a commit would record, for judging it before it runs: the files named, or every
+/// change (new files too, ignored ones not).
+#[test]
+fn the_files_a_commit_would_record_are_known_before_it_runs() {
+    let (d, root) = repo();
+    fs::write(d.path().join(".gitignore"), "ignored.txt\n").expect("write");
+    commit(&root, "first").expect("commit");
+    fs::write(d.path().join("a.txt"), "changed\n").expect("write");
+    fs::create_dir(d.path().join("sub")).expect("mkdir");
+    fs::write(d.path().join("sub/.env"), "TOKEN=1\n").expect("write");
+    fs::write(d.path().join("ignored.txt"), "x\n").expect("write");
+    let rel = |files: Vec<std::path::PathBuf>| -> Vec<String> {
+        let mut v: Vec<String> = files
+            .iter()
+            .map(|f| {
+                f.strip_prefix(root.path())
+                    .expect("inside")
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let all = tools::commit_files(
+        &root,
+        &GitCommitArgs {
+            message: "m".into(),
+            files: None,
+            force: false,
+        },
+    )
+    .expect("files");
+    assert_eq!(rel(all), ["a.txt", "sub/.env"]);
+    let named = tools::commit_files(
+        &root,
+        &GitCommitArgs {
+            message: "m".into(),
+            files: Some(vec!["./a.txt".into()]),
+            force: false,
+        },
+    )
+    .expect("files");
+    assert_eq!(rel(named), ["a.txt"]);
+}
