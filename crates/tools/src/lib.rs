@@ -80,7 +80,7 @@ pub use web::{
     SearchProvider, TAVILY_URL, WebConfig, WebFetchArgs, WebSearchArgs, fetch_host, render_fetch,
     render_search_hits, resolve_host, web_fetch, web_search,
 };
-pub use workspace::{BeforeWrite, DiffTotals, Workspace};
+pub use workspace::{AgentAction, BeforeWrite, DiffTotals, Workspace};
 pub use write_file::{
     Planned, WriteFileArgs, apply_planned, plan_change, plan_write, render_change, write_file,
 };

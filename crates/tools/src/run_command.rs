@@ -364,6 +364,8 @@ async fn run_process(
     }
     drop(tx);
 
+    // Whatever it commits is the agent's, even when it ends in the background.
+    let acting = ws.agent_action();
     let started = Instant::now();
     let (done_tx, done_rx) = oneshot::channel::<(TaskState, u64, OutputSize)>();
     let registry = tasks.clone();
@@ -410,6 +412,7 @@ async fn run_process(
             sink.write(&bytes).await;
         }
         let size = sink.finish().await;
+        drop(acting);
         for p in pumps {
             p.abort();
         }

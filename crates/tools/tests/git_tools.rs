@@ -312,10 +312,12 @@ fn pull_requests_need_a_branch_and_gh() {
     }
 }
 
-/// The change thresholds count lines since the last commit: after a commit (by git_commit or
-/// anyone else) a long session can edit again; the session's own total keeps growing.
+/// The change thresholds count lines since the user last committed: a commit made outside the
+/// agent's actions (here the functions called directly, as by the user's own git) lets a long
+/// session edit again; the session's own total keeps growing. The agent's own commits are in
+/// toolbox.rs.
 #[test]
-fn committing_resets_what_the_change_limit_counts() {
+fn a_commit_outside_the_agents_actions_resets_what_the_change_limit_counts() {
     let (d, root) = repo();
     commit(&root, "first").expect("commit");
     let ws = tools::Workspace::new(root.clone());
