@@ -3,6 +3,7 @@
 //! `--approve`, a Deny never runs.
 
 use crate::policy_cmd::{ProjectArg, load, parse_mode};
+use crate::terminal::{print_err, print_out};
 use anyhow::{Context as _, Result, anyhow};
 use clap::Args;
 use policy::{Mode, Verdict};
@@ -109,7 +110,7 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     let diff_lines = match tools::plan_change(ws, spec.name, &args) {
         Some(Ok(p)) => p.changed_lines(),
         Some(Err(e)) => {
-            eprintln!("tandem-cli: {e}");
+            print_err(&format!("tandem-cli: {e}\n"));
             return Ok(ExitCode::from(1));
         }
         None => 0,
@@ -134,17 +135,17 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     }
     match decision.decision {
         Verdict::Deny => {
-            eprintln!(
-                "tandem-cli: refused by the policy: {} [{}]",
+            print_err(&format!(
+                "tandem-cli: refused by the policy: {} [{}]\n",
                 decision.reason, decision.rule.name
-            );
+            ));
             return Ok(ExitCode::from(1));
         }
         Verdict::Ask if !a.approve => {
-            eprintln!(
-                "tandem-cli: {}; pass --approve to approve it [{}]",
+            print_err(&format!(
+                "tandem-cli: {}; pass --approve to approve it [{}]\n",
                 decision.reason, decision.rule.name
-            );
+            ));
             return Ok(ExitCode::from(1));
         }
         _ => {}
@@ -186,7 +187,7 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
                     serde_json::to_string_pretty(&out.structured).context("printing the result")?
                 );
             } else {
-                print!("{}", out.text);
+                print_out(&out.text);
                 if !out.text.ends_with('\n') {
                     println!();
                 }
@@ -205,7 +206,7 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("tandem-cli: {e}");
+            print_err(&format!("tandem-cli: {e}\n"));
             Ok(ExitCode::from(1))
         }
     }
