@@ -370,7 +370,7 @@ async fn answer_for(approve: ApproveArg, req: ApprovalRequest) -> ApprovalAnswer
     match approve {
         ApproveArg::All if leaves_sandbox => ApprovalAnswer::Deny {
             message: Some(
-                "leaving the sandbox needs a person to approve it (run with --approve ask)".into(),
+                "--approve all never lets a command leave the sandbox, so it was not run outside it; go on within the sandbox, or tell the user what the command needed".into(),
             ),
         },
         ApproveArg::All => ApprovalAnswer::Approve,

@@ -192,15 +192,16 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
                     println!();
                 }
             }
+            // Only a hint: the evidence is a line of the command's own output, which whoever
+            // wrote the repository controls, so it must not talk anyone out of the sandbox.
             if confinement.is_sandboxed()
                 && let Ok(tools::CommandOutcome::Finished {
-                    sandbox_denial: Some(d),
+                    sandbox_denial: Some(_),
                     ..
                 }) = serde_json::from_value::<tools::CommandOutcome>(out.structured)
             {
                 eprintln!(
-                    "tandem-cli: the sandbox seems to have stopped this command (`{}`); to run it once outside the sandbox, add --outside --approve",
-                    d.evidence
+                    "tandem-cli: the command failed, and the sandbox may have refused it something; README's \"The sandbox\" says what commands may do"
                 );
             }
             Ok(ExitCode::SUCCESS)
