@@ -178,7 +178,11 @@ impl Agent {
             }
             Verdict::Allow => {}
         }
-        Ok(Some(match hub.call(name, input, cancel).await {
+        // A server may commit too (a git server): what it leaves is the agent's doing.
+        let acting = self.toolbox.ws.agent_action();
+        let called = hub.call(name, input, cancel).await;
+        drop(acting);
+        Ok(Some(match called {
             Ok(out) => {
                 let text = tools::fence::fence(
                     TOOL_FENCE,

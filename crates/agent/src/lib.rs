@@ -59,7 +59,7 @@ pub use launch::{
     web_search_from_settings,
 };
 pub use mcp_launch::{SandboxLauncher, machine_sandbox, mcp_hub};
-pub use policy_call::policy_call;
+pub use policy_call::{judge_tool_call, policy_call};
 pub use replay::replay_messages;
 pub use restore::{
     OfflineSession, RestoreError, RestoreRequest, checkpoints_dir, last_restore, turn_checkpoint,

@@ -1,7 +1,8 @@
 //! How each tool call is put to the policy engine.
 
-use policy::ToolCall;
+use policy::{Context, Decision, Mode, Policy, ToolCall, Verdict};
 use serde_json::Value;
+use std::path::Path;
 
 /// What the policy engine is asked about for a tool call. `diff_lines` is the size of a write
 /// or edit when it is known; `resolved`, for a fetch, the addresses its host looks up to.
@@ -47,6 +48,89 @@ pub fn policy_call<'a>(
             diff_lines,
         },
     }
+}
+
+/// The decision on a call of a catalog tool, as a session and `tandem-cli tool` take it: the
+/// engine's judgement of [`policy_call`], and for a commit that would record a file the agent
+/// may not touch, a question whatever the mode.
+pub fn judge_tool_call(
+    policy: &Policy,
+    ctx: &Context<'_>,
+    root: &tools::ProjectRoot,
+    name: &str,
+    args: &Value,
+    diff_lines: u32,
+    resolved: &[std::net::IpAddr],
+) -> Decision {
+    let decision = crate::sandboxing::checked_for_this_machine(
+        policy::evaluate(policy, &policy_call(name, args, diff_lines, resolved), ctx),
+        ctx,
+    );
+    if name == "git_commit" {
+        guard_commit(decision, policy, ctx, root, args)
+    } else {
+        decision
+    }
+}
+
+/// The engine judges a commit by its size alone (`ToolCall::GitCommit` names no files), so a
+/// commit that would record a secret or a protected path is made a question here, naming the
+/// file: committed, `.env` stays in the history for every clone to read.
+fn guard_commit(
+    decision: Decision,
+    policy: &Policy,
+    ctx: &Context<'_>,
+    root: &tools::ProjectRoot,
+    args: &Value,
+) -> Decision {
+    if decision.decision == Verdict::Deny {
+        return decision;
+    }
+    // Arguments the tool would refuse, or no repository: the tool says why, nothing is
+    // committed.
+    let Ok(args) = serde_json::from_value::<tools::GitCommitArgs>(args.clone()) else {
+        return decision;
+    };
+    let Ok(files) = tools::commit_files(root, &args) else {
+        return decision;
+    };
+    let Some(refusal) = files.iter().find_map(|f| untouchable(policy, ctx, f)) else {
+        return decision;
+    };
+    Decision {
+        decision: Verdict::Ask,
+        reason: format!(
+            "this commit would include a file the agent may not touch: {}. Once committed it stays in the history for everyone with a copy of the repository, so committing it needs your approval in every mode",
+            refusal.reason
+        ),
+        rule: refusal.rule,
+        suggestions: Vec::new(),
+        sandbox: decision.sandbox,
+    }
+}
+
+/// The refusal of a write to `abs` on account of the file itself (a secret, a policy file, a
+/// protected path), not of the mode, the change's size or where the project ends.
+fn untouchable(policy: &Policy, ctx: &Context<'_>, abs: &Path) -> Option<Decision> {
+    let only_the_file = Context {
+        project_root: ctx.project_root,
+        home: ctx.home,
+        mode: Some(Mode::FullAuto),
+        session_diff_lines: 0,
+        user_policy_file: ctx.user_policy_file,
+        sandboxed: ctx.sandboxed,
+        resolver: ctx.resolver,
+    };
+    let path = abs.to_string_lossy();
+    let d = policy::evaluate(
+        policy,
+        &ToolCall::Write {
+            path: &path,
+            diff_lines: 0,
+        },
+        &only_the_file,
+    );
+    (d.decision == Verdict::Deny && d.rule.name != "floor: outside the project").then_some(d)
 }
 
 #[cfg(test)]

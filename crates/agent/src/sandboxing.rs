@@ -236,6 +236,16 @@ pub fn confinement(decision: &Decision, mode: Mode, sandboxed: bool) -> Confinem
     }
 }
 
+/// The policy's decision, with what this machine's sandbox cannot promise put to the user
+/// (see [`confine_network_grant`]).
+pub fn checked_for_this_machine(decision: Decision, ctx: &policy::Context<'_>) -> Decision {
+    if ctx.sandboxed {
+        confine_network_grant(decision, capabilities())
+    } else {
+        decision
+    }
+}
+
 /// A command the policy lets have the network runs in the machine's network namespace, where
 /// other programs' abstract sockets (the X server's, a session bus's) live. Landlock keeps it
 /// from them from ABI 6 on; on an older kernel nothing does, so a grant that would run without

@@ -2,7 +2,7 @@
 //! put to the user when the policy asks, run where it was decided (a command in the sandbox,
 //! a fetch to the addresses judged), and told back to the model.
 
-use crate::policy_call::policy_call;
+use crate::policy_call::judge_tool_call;
 use crate::turn::{Agent, AgentError, ToolReply};
 use policy::{Context, Mode, Verdict};
 use protocol::{
@@ -83,11 +83,9 @@ impl Agent {
         };
         let mode = self.mode();
         let sandboxed = self.toolbox.commands.sandbox.is_some();
-        let decision = self.judge(
-            &policy_call(name, input, diff_lines, &resolved),
-            mode,
-            sandboxed,
-        );
+        let decision = self.with_policy(mode, sandboxed, |policy, ctx| {
+            judge_tool_call(policy, ctx, ws.root(), name, input, diff_lines, &resolved)
+        });
         self.log.append(&serde_json::json!({"type": "decision", "id": self.event_id(id), "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name, "sandbox": decision.sandbox}))?;
         let confinement = (name == "run_command")
             .then(|| crate::sandboxing::confinement(&decision, mode, sandboxed));
@@ -279,6 +277,18 @@ impl Agent {
         mode: Mode,
         sandboxed: bool,
     ) -> policy::Decision {
+        self.with_policy(mode, sandboxed, |policy, ctx| {
+            crate::sandboxing::checked_for_this_machine(policy::evaluate(policy, call, ctx), ctx)
+        })
+    }
+
+    /// Hands `judge` the rules in force and the situation a call is judged in now.
+    fn with_policy<R>(
+        &self,
+        mode: Mode,
+        sandboxed: bool,
+        judge: impl FnOnce(&policy::Policy, &Context<'_>) -> R,
+    ) -> R {
         let ws = &self.toolbox.ws;
         let resolver = |p: &Path| tools::real_path(p);
         let ctx = Context {
@@ -291,10 +301,7 @@ impl Agent {
             resolver: &resolver,
         };
         let policy = self.policy.read().unwrap_or_else(PoisonError::into_inner);
-        crate::sandboxing::confine_network_grant(
-            policy::evaluate(&policy, call, &ctx),
-            crate::sandboxing::capabilities(),
-        )
+        judge(&policy, &ctx)
     }
 
     /// The rule an approval asked to grant: for the session, or kept for the project (and

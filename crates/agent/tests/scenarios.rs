@@ -685,3 +685,53 @@ async fn an_image_read_reaches_a_model_that_takes_images_and_is_explained_to_one
         }
     }
 }
+
+/// A secret in the working tree: git_diff names `.env` but never shows its lines (the model read
+/// them before, in every mode), and a commit that would include it is put to the user even in
+/// full auto, naming it (it was committed unasked before); committing only the greeting runs.
+#[tokio::test]
+async fn a_secret_is_neither_shown_by_git_diff_nor_committed_unasked() {
+    let project = repo();
+    let p = project.path();
+    let mut config = git2::Repository::open(p)
+        .and_then(|r| r.config())
+        .expect("config");
+    config.set_str("user.name", "T").expect("name");
+    config
+        .set_str("user.email", "t@example.com")
+        .expect("email");
+    std::fs::write(p.join(".env"), "SECRET=the-new-value\n").expect("write");
+    std::fs::write(p.join("greeting.txt"), "hello, tandem\n").expect("write");
+    let (h, outcome) = run("agent_commit_protected.json", p, Mode::FullAuto, |_| {
+        ApprovalAnswer::Deny { message: None }
+    })
+    .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let questions = h.questions();
+    assert_eq!(questions.len(), 1, "{questions:?}");
+    assert_eq!(questions[0].tool, "git_commit");
+    assert!(
+        questions[0].reason.contains(".env") && questions[0].reason.contains("holds secrets"),
+        "{}",
+        questions[0].reason
+    );
+    assert!(
+        !h.server
+            .requests()
+            .iter()
+            .any(|r| r.body.to_string().contains("the-new-value")),
+        "the secret reached the model"
+    );
+    let repo = git2::Repository::open(p).expect("open");
+    let head = repo.head().expect("head").peel_to_commit().expect("commit");
+    assert_eq!(head.summary().ok().flatten(), Some("Update the greeting"));
+    let tree = head.tree().expect("tree");
+    let env = tree.get_path(Path::new(".env")).expect(".env");
+    let blob = repo.find_blob(env.id()).expect("blob");
+    assert_eq!(
+        blob.content(),
+        b"SECRET=1\n",
+        "the new secret was committed"
+    );
+}

@@ -9,6 +9,7 @@ mod policy_cmd;
 mod restore_cmd;
 mod run_cmd;
 mod sandbox_cmd;
+mod terminal;
 mod tool_cmd;
 
 use clap::{Parser, Subcommand};
@@ -19,6 +20,11 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Control characters (terminal escape sequences) in text from models, tools and commands:
+    /// shown as visible signs on a terminal and kept into a pipe or file (auto), or always one
+    /// or the other.
+    #[arg(long, global = true, value_enum, default_value = "auto")]
+    control_chars: terminal::ControlChars,
 }
 
 #[derive(Subcommand)]
@@ -54,6 +60,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    terminal::choose(cli.control_chars);
     // Opt-in engine logs on stderr (`TANDEM_LOG=builtin=info` shows the built-in model's
     // tokens/s): off by default, so the transcript and `--json` stay clean.
     if let Ok(filter) = std::env::var("TANDEM_LOG") {
@@ -76,7 +83,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("tandem-cli: {err:#}");
+            terminal::print_err(&format!("tandem-cli: {err:#}\n"));
             ExitCode::from(2)
         }
     }

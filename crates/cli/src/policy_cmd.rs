@@ -93,6 +93,18 @@ impl Loaded {
         mode: Option<Mode>,
         session_diff_lines: u32,
     ) -> policy::Decision {
+        self.judge(mode, session_diff_lines, |policy, ctx| {
+            agent::sandboxing::checked_for_this_machine(evaluate(policy, call, ctx), ctx)
+        })
+    }
+
+    /// Runs `judge` with these rules and this project's situation, symlinks resolved on disk.
+    pub fn judge<R>(
+        &self,
+        mode: Option<Mode>,
+        session_diff_lines: u32,
+        judge: impl FnOnce(&Policy, &Context<'_>) -> R,
+    ) -> R {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let resolver = |p: &Path| tools::real_path(p);
         let ctx = Context {
@@ -104,12 +116,7 @@ impl Loaded {
             sandboxed: self.sandboxed,
             resolver: &resolver,
         };
-        let decision = evaluate(&self.policy, call, &ctx);
-        if self.sandboxed {
-            agent::sandboxing::confine_network_grant(decision, agent::sandboxing::capabilities())
-        } else {
-            decision
-        }
+        judge(&self.policy, &ctx)
     }
 }
 

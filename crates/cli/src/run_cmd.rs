@@ -1,6 +1,7 @@
 //! `tandem-cli run`, `tandem-cli sessions`, `tandem-cli show`: the agent headless.
 
 use crate::policy_cmd::{ProjectArg, load, parse_mode};
+use crate::terminal::{errln, outln, print_err, print_out};
 use agent::{
     AgentConfig, Preset, Sandboxing, Session, SessionOptions, StoredKeys, list_sessions,
     read_session,
@@ -174,27 +175,30 @@ fn only_reads(req: &ApprovalRequest) -> bool {
 }
 
 fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
-    eprintln!("\n── approval needed: {} ──\n{}", req.tool, req.reason);
+    errln(format!(
+        "\n── approval needed: {} ──\n{}",
+        req.tool, req.reason
+    ));
     if let Some(c) = &req.command {
-        eprintln!("command: {c}");
+        errln(format!("command: {c}"));
     }
     if let Some(c) = req.confinement {
-        eprintln!("runs:    {}", confinement_words(c));
+        errln(format!("runs:    {}", confinement_words(c)));
     }
     for h in &req.hunks {
-        eprint!("{}", h.text);
+        print_err(&h.text);
     }
     for (i, s) in req.suggestions.iter().enumerate() {
-        eprintln!("  [{}] {}", i + 1, s.label);
+        errln(format!("  [{}] {}", i + 1, s.label));
     }
     loop {
         if req.suggestions.is_empty() {
-            eprint!("approve? [y]es / [n]o (or type why not): ");
+            print_err("approve? [y]es / [n]o (or type why not): ");
         } else {
-            eprint!(
+            print_err(&format!(
                 "approve? [y]es / [n]o (or type why not) / 1-{} to grant that rule for the session: ",
                 req.suggestions.len()
-            );
+            ));
         }
         let _ = std::io::stderr().flush();
         let mut line = String::new();
@@ -214,7 +218,7 @@ fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
                     suggestion: u32::try_from(n - 1).unwrap_or(0),
                 };
             }
-            eprintln!("there is no rule {n} to grant");
+            errln(format!("there is no rule {n} to grant"));
             continue;
         }
         return ApprovalAnswer::Deny {
@@ -226,7 +230,7 @@ fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
 fn print_event(e: &AgentEvent, json: bool) {
     if json {
         if let Ok(s) = serde_json::to_string(e) {
-            println!("{s}");
+            outln(s);
         }
         return;
     }
@@ -255,7 +259,7 @@ fn print_plain(e: &AgentEvent, agent: &str) {
             task,
             ..
         } => {
-            println!("\n{tag}⇢ sub-agent {a} ({name}): {task}");
+            outln(format!("\n{tag}⇢ sub-agent {a} ({name}): {task}"));
         }
         AgentEvent::SubagentEnded {
             agent: a,
@@ -264,7 +268,9 @@ fn print_plain(e: &AgentEvent, agent: &str) {
             tokens,
             ..
         } => {
-            println!("{tag}⇠ sub-agent {a} ended after {steps} steps, {tokens} tokens: {report}");
+            outln(format!(
+                "{tag}⇠ sub-agent {a} ended after {steps} steps, {tokens} tokens: {report}"
+            ));
         }
         AgentEvent::Wake { reason, .. } => {
             let why = match reason {
@@ -279,7 +285,7 @@ fn print_plain(e: &AgentEvent, agent: &str) {
                 }
                 protocol::WakeReason::Retry => "trying again".into(),
             };
-            println!("\n{tag}⏰ woken: {why}");
+            outln(format!("\n{tag}⏰ woken: {why}"));
         }
         AgentEvent::TextDelta { text } if !agent.is_empty() => {
             let _ = text;
@@ -287,40 +293,41 @@ fn print_plain(e: &AgentEvent, agent: &str) {
         AgentEvent::AssistantMessage { message } if !agent.is_empty() => {
             let text = message.text();
             if !text.trim().is_empty() {
-                println!("{tag}{}", text.trim());
+                outln(format!("{tag}{}", text.trim()));
             }
         }
         AgentEvent::TextDelta { text } => {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
+            print_out(text);
         }
-        AgentEvent::ToolCallProposed { name, input, .. } => println!("\n{tag}→ {name} {input}"),
+        AgentEvent::ToolCallProposed { name, input, .. } => {
+            outln(format!("\n{tag}→ {name} {input}"))
+        }
         AgentEvent::ToolFinished {
             output, is_error, ..
         } => {
             let shown: String = output.lines().take(12).collect::<Vec<_>>().join("\n");
-            println!("{tag}{}{shown}", if *is_error { "✗ " } else { "" });
+            outln(format!("{tag}{}{shown}", if *is_error { "✗ " } else { "" }));
         }
-        AgentEvent::Notice { text } => eprintln!("{tag}note: {text}"),
+        AgentEvent::Notice { text } => errln(format!("{tag}note: {text}")),
         AgentEvent::Restored { record } => {
-            println!("\n{tag}↺ restored {} file(s)", record.files.len())
+            outln(format!("\n{tag}↺ restored {} file(s)", record.files.len()))
         }
-        AgentEvent::SkillActivated { name, tools, .. } => eprintln!(
+        AgentEvent::SkillActivated { name, tools, .. } => errln(format!(
             "{tag}Skill {name} activated{}",
             if tools.is_empty() {
                 String::new()
             } else {
                 format!(" (tools: {})", tools.join(", "))
             }
-        ),
-        AgentEvent::Error { error } => eprintln!("{tag}error: {}", with_detail(error)),
+        )),
+        AgentEvent::Error { error } => errln(format!("{tag}error: {}", with_detail(error))),
         AgentEvent::Done { summary, warnings } if warnings.is_empty() => {
-            println!("\n{tag}✓ {summary}")
+            outln(format!("\n{tag}✓ {summary}"))
         }
         AgentEvent::Done { summary, warnings } => {
-            println!("\n{tag}⚠ {summary}");
+            outln(format!("\n{tag}⚠ {summary}"));
             for w in warnings {
-                println!("{tag}  ⚠ {}", done_warning_text(w));
+                outln(format!("{tag}  ⚠ {}", done_warning_text(w)));
             }
         }
         _ => {}
@@ -363,7 +370,7 @@ async fn answer_for(approve: ApproveArg, req: ApprovalRequest) -> ApprovalAnswer
     match approve {
         ApproveArg::All if leaves_sandbox => ApprovalAnswer::Deny {
             message: Some(
-                "leaving the sandbox needs a person to approve it (run with --approve ask)".into(),
+                "--approve all never lets a command leave the sandbox, so it was not run outside it; go on within the sandbox, or tell the user what the command needed".into(),
             ),
         },
         ApproveArg::All => ApprovalAnswer::Approve,
@@ -398,7 +405,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let root = ProjectRoot::open(&loaded.root).map_err(|e| anyhow!("{e}"))?;
     let caps = agent::sandboxing::capabilities();
     if !caps.sandboxed {
-        eprintln!("note: {}", caps.summary());
+        errln(format!("note: {}", caps.summary()));
     }
     let model = preset.as_ref().map(|p| p.model.clone()).unwrap_or_default();
     let mut config = AgentConfig::new(model);
@@ -476,19 +483,19 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         Ok::<_, anyhow::Error>((id, outcome, left))
     })?;
     for t in &left {
-        eprintln!(
+        errln(format!(
             "tandem-cli: stopped {} ({}) as it was still running when tandem-cli exited",
             t.id, t.title
-        );
+        ));
     }
-    eprintln!("session: {id}");
+    errln(format!("session: {id}"));
     Ok(match outcome {
         TurnOutcome::Done { .. } => ExitCode::SUCCESS,
         TurnOutcome::Failed { error } => {
-            eprintln!(
+            errln(format!(
                 "tandem-cli: {} Continue with --session {id}.",
                 with_detail(&error)
-            );
+            ));
             if error.code == FailureCode::NoProvider {
                 ExitCode::from(2)
             } else {
@@ -496,27 +503,31 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             }
         }
         TurnOutcome::Ended => {
-            eprintln!(
+            errln(format!(
                 "tandem-cli: the model stopped without calling task_done; continue with --session {id}"
-            );
+            ));
             ExitCode::from(3)
         }
         TurnOutcome::Paused { reason } => {
-            eprintln!("tandem-cli: paused: {reason}; continue with --session {id}");
+            errln(format!(
+                "tandem-cli: paused: {reason}; continue with --session {id}"
+            ));
             ExitCode::from(4)
         }
         TurnOutcome::StepLimit => {
-            eprintln!("tandem-cli: the step limit was reached; continue with --session {id}");
+            errln(format!(
+                "tandem-cli: the step limit was reached; continue with --session {id}"
+            ));
             ExitCode::from(5)
         }
         TurnOutcome::BudgetSpent { used } => {
-            eprintln!(
+            errln(format!(
                 "tandem-cli: the token budget is spent ({used} tokens); continue with --session {id}"
-            );
+            ));
             ExitCode::from(6)
         }
         TurnOutcome::Cancelled => {
-            eprintln!("tandem-cli: stopped; nothing pending was run");
+            errln("tandem-cli: stopped; nothing pending was run");
             ExitCode::from(130)
         }
     })
@@ -534,7 +545,10 @@ pub fn sessions(a: SessionsArgs) -> Result<ExitCode> {
         .map(|p| std::fs::canonicalize(&p).map(|c| c.display().to_string()))
         .transpose()?;
     for s in list_sessions(&sessions_dir(), project.as_deref())? {
-        println!("{}\t{}\t{}", s.header.id, s.header.project, s.header.task);
+        outln(format!(
+            "{}\t{}\t{}",
+            s.header.id, s.header.project, s.header.task
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -688,19 +702,19 @@ pub fn show(a: ShowArgs) -> Result<ExitCode> {
     }
     let read = read_session::<Value>(&path)?;
     for w in &read.warnings {
-        eprintln!("warning: {w}");
+        errln(format!("warning: {w}"));
     }
     if a.json {
         for e in &read.entries {
-            println!("{}", e.event);
+            outln(e.event.to_string());
         }
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln(format!(
         "session {} — {} — {}",
         read.header.id, read.header.project, read.header.task
-    );
-    println!("turns:");
+    ));
+    outln("turns:");
     for (i, t) in turns(&read.entries).iter().enumerate() {
         let checkpoint = match t.checkpoint {
             Some(c) => format!("checkpoint {c}"),
@@ -711,12 +725,12 @@ pub fn show(a: ShowArgs) -> Result<ExitCode> {
         } else {
             " (taken out of the conversation by a restore)"
         };
-        println!(
+        outln(format!(
             "  {}. {} — {} — {checkpoint}{undone}",
             i + 1,
             t.asked,
             t.ended
-        );
+        ));
     }
     let restores: Vec<protocol::RestoreRecord> = read
         .entries
@@ -729,17 +743,17 @@ pub fn show(a: ShowArgs) -> Result<ExitCode> {
         )
         .collect();
     if !restores.is_empty() {
-        println!("restores:");
+        outln("restores:");
         for r in restores {
             let to = match r.turn {
                 Some(n) => format!("turn {n}"),
                 None => format!("checkpoint {}", r.checkpoint),
             };
-            println!(
+            outln(format!(
                 "  to {to} — {} file(s) — undone by restoring to checkpoint {}",
                 r.files.len(),
                 r.undo_checkpoint
-            );
+            ));
         }
     }
     // Sub-agents: those the session's own agent started are in its log; their own children
@@ -764,10 +778,10 @@ pub fn show(a: ShowArgs) -> Result<ExitCode> {
     }
     rows.extend(nested);
     if !rows.is_empty() {
-        println!("agents:");
+        outln("agents:");
         fn print_rows(rows: &[AgentRow], parent: Option<&str>, depth: usize) {
             for r in rows.iter().filter(|r| r.parent.as_deref() == parent) {
-                println!(
+                outln(format!(
                     "  {}{} {}{} — {} — {} steps, {} tokens",
                     "  ".repeat(depth),
                     r.id,
@@ -776,7 +790,7 @@ pub fn show(a: ShowArgs) -> Result<ExitCode> {
                     r.state,
                     r.steps,
                     r.tokens
-                );
+                ));
                 print_rows(rows, Some(&r.id), depth + 1);
             }
         }

@@ -3,6 +3,7 @@
 //! `--approve`, a Deny never runs.
 
 use crate::policy_cmd::{ProjectArg, load, parse_mode};
+use crate::terminal::{print_err, print_out};
 use anyhow::{Context as _, Result, anyhow};
 use clap::Args;
 use policy::{Mode, Verdict};
@@ -109,16 +110,23 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     let diff_lines = match tools::plan_change(ws, spec.name, &args) {
         Some(Ok(p)) => p.changed_lines(),
         Some(Err(e)) => {
-            eprintln!("tandem-cli: {e}");
+            print_err(&format!("tandem-cli: {e}\n"));
             return Ok(ExitCode::from(1));
         }
         None => 0,
     };
-    let decision = loaded.evaluate(
-        &agent::policy_call(spec.name, &args, diff_lines, &resolved),
-        a.mode,
-        0,
-    );
+    // The same judgement as in a session: a commit that would record a secret asks here too.
+    let decision = loaded.judge(a.mode, 0, |policy, ctx| {
+        agent::judge_tool_call(
+            policy,
+            ctx,
+            ws.root(),
+            spec.name,
+            &args,
+            diff_lines,
+            &resolved,
+        )
+    });
     if a.outside && !a.approve {
         eprintln!(
             "tandem-cli: running a command outside the sandbox needs your approval too: add --approve"
@@ -127,17 +135,17 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     }
     match decision.decision {
         Verdict::Deny => {
-            eprintln!(
-                "tandem-cli: refused by the policy: {} [{}]",
+            print_err(&format!(
+                "tandem-cli: refused by the policy: {} [{}]\n",
                 decision.reason, decision.rule.name
-            );
+            ));
             return Ok(ExitCode::from(1));
         }
         Verdict::Ask if !a.approve => {
-            eprintln!(
-                "tandem-cli: {}; pass --approve to approve it [{}]",
+            print_err(&format!(
+                "tandem-cli: {}; pass --approve to approve it [{}]\n",
                 decision.reason, decision.rule.name
-            );
+            ));
             return Ok(ExitCode::from(1));
         }
         _ => {}
@@ -179,26 +187,27 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
                     serde_json::to_string_pretty(&out.structured).context("printing the result")?
                 );
             } else {
-                print!("{}", out.text);
+                print_out(&out.text);
                 if !out.text.ends_with('\n') {
                     println!();
                 }
             }
+            // Only a hint: the evidence is a line of the command's own output, which whoever
+            // wrote the repository controls, so it must not talk anyone out of the sandbox.
             if confinement.is_sandboxed()
                 && let Ok(tools::CommandOutcome::Finished {
-                    sandbox_denial: Some(d),
+                    sandbox_denial: Some(_),
                     ..
                 }) = serde_json::from_value::<tools::CommandOutcome>(out.structured)
             {
                 eprintln!(
-                    "tandem-cli: the sandbox seems to have stopped this command (`{}`); to run it once outside the sandbox, add --outside --approve",
-                    d.evidence
+                    "tandem-cli: the command failed, and the sandbox may have refused it something; README's \"The sandbox\" says what commands may do"
                 );
             }
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("tandem-cli: {e}");
+            print_err(&format!("tandem-cli: {e}\n"));
             Ok(ExitCode::from(1))
         }
     }

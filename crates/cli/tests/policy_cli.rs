@@ -359,3 +359,80 @@ fn web_search_uses_the_search_service_in_the_settings() {
         "{request}"
     );
 }
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A repository with `.env` committed, and both it and `a.txt` changed since.
+fn repo_with_a_changed_secret() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    git(p, &["init", "-q"]);
+    git(p, &["config", "user.name", "T"]);
+    git(p, &["config", "user.email", "t@example.com"]);
+    std::fs::write(p.join("a.txt"), "one\n").expect("write");
+    std::fs::write(p.join(".env"), "TOKEN=old\n").expect("write");
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-qm", "start"]);
+    std::fs::write(p.join("a.txt"), "two\n").expect("write");
+    std::fs::write(p.join(".env"), "TOKEN=new-value\n").expect("write");
+    dir
+}
+
+/// `tool git_diff` names a secret but never shows its lines, even in read_only mode (it showed
+/// `.env`'s old and new values before).
+#[test]
+fn tool_git_diff_hides_a_secrets_lines() {
+    let dir = repo_with_a_changed_secret();
+    let (code, out, err) = tool(dir.path(), &["git_diff", "{}", "--mode", "read_only"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("TOKEN"), "{out}");
+    assert!(
+        out.contains("diff --git a/.env b/.env\n(contents hidden: protected file)\n")
+            && out.contains("+two"),
+        "{out}"
+    );
+}
+
+/// `tool git_commit` of every change asks when `.env` is among them, even in full_auto (the
+/// session's judgement: it committed unasked before); committing the other file alone runs.
+#[test]
+fn tool_git_commit_asks_before_committing_a_secret() {
+    let dir = repo_with_a_changed_secret();
+    let p = dir.path();
+    let (code, _, err) = tool(
+        p,
+        &["git_commit", r#"{"message": "all"}"#, "--mode", "full_auto"],
+    );
+    assert_eq!(code, 1, "committed without asking: {err}");
+    assert!(
+        err.contains("this commit would include a file the agent may not touch")
+            && err.contains(".env")
+            && err.contains("--approve"),
+        "{err}"
+    );
+    assert_eq!(git(p, &["rev-list", "--count", "HEAD"]), "1\n");
+
+    let (code, out, err) = tool(
+        p,
+        &[
+            "git_commit",
+            r#"{"message": "a alone", "files": ["a.txt"]}"#,
+            "--mode",
+            "full_auto",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 file(s) changed"), "{out}");
+    assert_eq!(
+        git(p, &["show", "--name-only", "--format=", "HEAD"]),
+        "a.txt\n"
+    );
+}

@@ -383,3 +383,56 @@ async fn an_empty_reply_is_answered_with_a_nudge_and_the_task_goes_on() {
         "{last:?}"
     );
 }
+
+/// A command's output is the repository's to write: a "Permission denied" in it makes the
+/// engine ask to run the command outside the sandbox, which `--approve all` refuses. Neither the
+/// transcript nor the answer kept in the session log tells anyone how to let it out: the answer
+/// said "run with --approve ask" before.
+#[tokio::test]
+async fn a_refusal_in_a_commands_output_does_not_suggest_leaving_the_sandbox() {
+    let project = tempfile::tempdir().expect("tempdir");
+    let data = tempfile::tempdir().expect("tempdir");
+    let server = ScriptedServer::start(scenario("cli_refusal_in_output.json"))
+        .await
+        .expect("server");
+    let project_arg = project.path().display().to_string();
+    let (code, out, err) = cli(
+        data.path(),
+        &[
+            "run",
+            "--project",
+            &project_arg,
+            "--provider",
+            "anthropic",
+            "--base-url",
+            server.base_url(),
+            "--model",
+            "scripted-model",
+            "--approve",
+            "all",
+            "Set the project up",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    assert!(
+        !out.contains("--outside") && !err.contains("--outside"),
+        "{out}{err}"
+    );
+    let id = err
+        .lines()
+        .find_map(|l| l.strip_prefix("session: "))
+        .expect("the session's id");
+    let (code, log, _) = cli(data.path(), &["show", "--json", id]).await;
+    assert_eq!(code, 0);
+    let answer = log
+        .lines()
+        .find(|l| l.contains("\"approval_answered\"") && l.contains("\"deny\""))
+        .expect("the answer to the question to leave the sandbox");
+    assert!(
+        answer.contains("never lets a command leave the sandbox")
+            && !answer.contains("--approve ask"),
+        "{answer}"
+    );
+}

@@ -227,8 +227,31 @@ fn commands_see_neither_the_cli_s_secrets_nor_outside_the_project() {
     assert!(!outside.exists(), "written outside the project");
     assert!(out.contains("Permission denied"), "{out}");
     assert!(
-        err.contains("--outside --approve"),
-        "the way out is offered: {err}"
+        err.contains("the sandbox may have refused it something"),
+        "{err}"
+    );
+}
+
+/// A command's output is the repository's to write: a "Permission denied" in it must not have
+/// the CLI tell the user how to run it outside the sandbox. It said "to run it once outside
+/// the sandbox, add --outside --approve", whoever printed the line.
+#[test]
+fn a_refusal_in_the_output_never_suggests_leaving_the_sandbox() {
+    helper_built();
+    let p = project();
+    let (code, out, err) = run_command(
+        p.path(),
+        "echo 'make: /usr/local/bin/setup: Permission denied (run it with --outside)'; exit 1",
+        false,
+        &[],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("[exit code 1;"), "{out}");
+    assert!(!err.contains("--outside"), "{err}");
+    assert!(
+        err.contains("the sandbox may have refused it something")
+            && err.contains("README's \"The sandbox\""),
+        "{err}"
     );
 }
 

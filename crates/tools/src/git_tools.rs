@@ -41,8 +41,31 @@ pub fn git_diff(root: &ProjectRoot, args: &GitDiffArgs) -> ToolResult<String> {
     } else {
         repo.diff_index_to_workdir(None, Some(&mut opts))?
     };
+    let workdir = repo.workdir().map(Path::to_path_buf).unwrap_or_default();
+    // A secret's lines are the secret: its file is named, its contents never shown (the model
+    // could not read it with read_file either).
+    let secret = |delta: &git2::DiffDelta<'_>| {
+        [delta.old_file().path(), delta.new_file().path()]
+            .into_iter()
+            .flatten()
+            .any(|p| root.is_secret(&workdir.join(p)))
+    };
     let mut out = String::new();
-    diff.print(DiffFormat::Patch, |_, _, line| {
+    diff.print(DiffFormat::Patch, |delta, _, line| {
+        if secret(&delta) {
+            if line.origin() == 'F' {
+                let shown = |f: git2::DiffFile<'_>| {
+                    f.path().map(crate::paths::to_slash).unwrap_or_default()
+                };
+                let _ = writeln!(
+                    out,
+                    "diff --git a/{} b/{}\n(contents hidden: protected file)",
+                    shown(delta.old_file()),
+                    shown(delta.new_file())
+                );
+            }
+            return true;
+        }
         let content = String::from_utf8_lossy(line.content());
         match line.origin() {
             '+' | '-' | ' ' => {
@@ -206,6 +229,34 @@ pub fn git_commit(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<Commit
         insertions: stats.insertions(),
         deletions: stats.deletions(),
     })
+}
+
+/// The files a commit with these arguments would record, as absolute paths (not resolved
+/// through links): the `files` named, or with none, every change git_commit stages (untracked
+/// files included, ignored ones not). For judging a commit before it runs; a path that cannot
+/// be resolved is left out, as the commit itself refuses it.
+pub fn commit_files(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<Vec<PathBuf>> {
+    if let Some(files) = &args.files {
+        return Ok(files
+            .iter()
+            .filter_map(|f| root.resolve(f).ok())
+            .map(|r| root.path().join(r.display))
+            .collect());
+    }
+    let repo = open_repo(root)?;
+    let Some(workdir) = repo.workdir().map(Path::to_path_buf) else {
+        return Ok(Vec::new());
+    };
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false);
+    Ok(repo
+        .statuses(Some(&mut opts))?
+        .iter()
+        .filter(|s| s.status() != Status::CURRENT && !s.status().is_ignored())
+        .filter_map(|s| s.path().ok().map(|p| workdir.join(p)))
+        .collect())
 }
 
 /// A path named in `files`, checked: inside the repository, there (or tracked, for a

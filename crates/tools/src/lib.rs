@@ -11,6 +11,7 @@ mod atomic;
 mod cache;
 mod catalog;
 pub mod command_env;
+mod command_output;
 mod diff;
 mod edit_file;
 mod error;
@@ -43,6 +44,7 @@ pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use atomic::write_atomic;
 pub use cache::{CACHE_TTL, CACHED_TOOLS};
 pub use catalog::{ENGINE_TOOLS, SKILL_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
+pub use command_output::{KEPT_HEAD_BYTES, KEPT_TAIL_BYTES, OutputSize, head_tail};
 pub use diff::{
     HUNK_CONTEXT, Region, edit_regions, hunks, hunks_in, line_counts, merge_hunks, merge_hunks_in,
 };
@@ -52,7 +54,8 @@ pub use git_places::{GitPlaces, git_places, neutral_git_env, repository_configs}
 pub use git_status::{GitStatus, StatusEntry, git_status};
 pub use git_tools::{
     BranchAction, CommitResult, GitBranchArgs, GitCommitArgs, GitDiffArgs, GitLogArgs,
-    PullRequestArgs, create_pull_request, git_branch, git_commit, git_diff, git_log, render_commit,
+    PullRequestArgs, commit_files, create_pull_request, git_branch, git_commit, git_diff, git_log,
+    render_commit,
 };
 pub use history_secrets::HistorySecrets;
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
@@ -64,7 +67,7 @@ pub use read_file::{
 };
 pub use result_cap::{MAX_RESULT_CHARS, cap_result};
 pub use run_command::{
-    CommandConfig, CommandOutcome, Program, RunCommandArgs, RunContext, head_tail, render_outcome,
+    CommandConfig, CommandOutcome, LimitHit, Program, RunCommandArgs, RunContext, render_outcome,
     run_command, run_program,
 };
 pub use sandboxing::{SandboxSetup, sandbox_denial};
@@ -84,7 +87,7 @@ pub use web::{
     SearchProvider, TAVILY_URL, WebConfig, WebFetchArgs, WebSearchArgs, fetch_host, render_fetch,
     render_search_hits, resolve_host, web_fetch, web_search,
 };
-pub use workspace::{BeforeWrite, DiffTotals, Workspace};
+pub use workspace::{AgentAction, BeforeWrite, DiffTotals, Workspace};
 pub use write_file::{
     Planned, WriteFileArgs, apply_planned, plan_change, plan_write, render_change, write_file,
 };

@@ -259,7 +259,7 @@ fn collect_lines(path: &Path, start: u32, limit: u32) -> std::io::Result<(Vec<St
 
 /// Reads one line, keeping at most a few times [`MAX_LINE_CHARS`] bytes of it: a 50 MB
 /// single-line file must not be pulled into memory. Returns bytes consumed and bytes dropped.
-fn read_capped_line(
+pub(crate) fn read_capped_line(
     reader: &mut impl BufRead,
     out: &mut Vec<u8>,
 ) -> std::io::Result<(usize, usize)> {

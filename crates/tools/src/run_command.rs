@@ -1,9 +1,13 @@
 //! `run_command`: a shell command in the project root, in its own process group. Output is
-//! saved whole to a file and shown to the model as head + tail; a timeout or a stop ends the
-//! whole process tree (SIGTERM, then SIGKILL). A command still running after the grace window,
-//! or started with `background: true`, becomes a background task.
+//! saved to a file (its first and last megabytes when it is long, see `command_output`) and
+//! shown to the model as head + tail; a timeout or a stop ends the whole process tree (SIGTERM,
+//! then SIGKILL). A command still running after the grace window, or started with
+//! `background: true`, becomes a background task.
 
 use crate::command_env;
+use crate::command_output::{
+    CappedOutput, KEPT_HEAD_BYTES, KEPT_TAIL_BYTES, OutputSize, head_tail,
+};
 use crate::error::{ToolError, ToolResult};
 use crate::project_guard::Known;
 use crate::sandboxing::{SandboxSetup, sandbox_denial};
@@ -13,11 +17,10 @@ use process_wrap::tokio::{CommandWrap, ProcessGroup};
 use protocol::{Confinement, SandboxDenial};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncRead, AsyncReadExt as _};
 use tokio::sync::{mpsc, oneshot};
 
 const SIGTERM: i32 = 15;
@@ -76,6 +79,10 @@ pub struct CommandConfig {
     /// Lines kept from the start and from the end of the output for the model.
     pub head_lines: usize,
     pub tail_lines: usize,
+    /// Bytes of the start and of the end of an output its file keeps; the middle of a longer
+    /// one is cut.
+    pub kept_head_bytes: u64,
+    pub kept_tail_bytes: usize,
     /// Where full outputs are saved (the session folder).
     pub output_dir: PathBuf,
     /// Variables of the app's environment the user lets commands see, beyond the built-in
@@ -106,6 +113,8 @@ impl CommandConfig {
             kill_grace: Duration::from_secs(5),
             head_lines: 100,
             tail_lines: 100,
+            kept_head_bytes: KEPT_HEAD_BYTES,
+            kept_tail_bytes: KEPT_TAIL_BYTES,
             tmp_dir: output_dir.with_file_name("tmp"),
             output_dir,
             env_extra: Vec::new(),
@@ -141,7 +150,14 @@ pub enum CommandOutcome {
         output_path: PathBuf,
         /// Head and tail of the output, for the model.
         output: String,
+        /// Lines of the saved output.
         total_lines: usize,
+        /// Bytes the command printed, and how many of them the saved output keeps (fewer when
+        /// its middle was cut). Results saved before these were counted read as 0.
+        #[serde(default)]
+        bytes_total: u64,
+        #[serde(default)]
+        bytes_kept: u64,
         confinement: Confinement,
         /// What the sandbox seems to have refused, when the command failed.
         sandbox_denial: Option<SandboxDenial>,
@@ -149,6 +165,9 @@ pub enum CommandOutcome {
         /// and that was undone (a `.git/commondir`, a new repository's `.git` renamed).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         undone: Vec<String>,
+        /// A limit of the sandbox the command ran into, as its output shows.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit_hit: Option<LimitHit>,
     },
     Background {
         task_id: String,
@@ -165,6 +184,56 @@ impl CommandOutcome {
             | CommandOutcome::Background { confinement, .. } => *confinement,
         }
     }
+}
+
+/// A per-command limit of the sandbox that a command ran into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LimitHit {
+    /// It could not start another process or thread.
+    Processes { limit: u64 },
+    /// A process could not get more memory.
+    Memory { bytes: u64 },
+}
+
+/// Which limit a failed command's output shows it reached: the kernel tells the command, not
+/// us, so its own words are what there is (as for [`sandbox_denial`]).
+fn limit_hit(output: &str, limits: &sandbox::Limits) -> Option<LimitHit> {
+    const MEMORY: &[&str] = &[
+        "memoryerror",
+        "cannot allocate memory",
+        "out of memory",
+        "std::bad_alloc",
+        "memory allocation of",
+        "heap out of memory",
+    ];
+    for line in output.lines().rev() {
+        let lower = line.to_ascii_lowercase();
+        let spawning = ["fork", "spawn", "thread", "clone"]
+            .iter()
+            .any(|w| lower.contains(w));
+        let refused = [
+            "resource temporarily unavailable",
+            "retry",
+            "cannot",
+            "can't",
+            "interrupted system call",
+            "wouldblock",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
+        if spawning && refused {
+            return Some(LimitHit::Processes {
+                limit: limits.processes,
+            });
+        }
+        if MEMORY.iter().any(|m| lower.contains(m)) {
+            return Some(LimitHit::Memory {
+                bytes: limits.memory_bytes,
+            });
+        }
+    }
+    None
 }
 
 /// What a process runs: a command line the shell reads, or a program and its arguments that
@@ -301,29 +370,6 @@ fn pump(
     })
 }
 
-/// Head and tail lines with a marker for what was cut.
-pub fn head_tail(text: &str, head: usize, tail: usize, path: &Path) -> (String, usize) {
-    let lines: Vec<&str> = text.lines().collect();
-    let total = lines.len();
-    if total <= head + tail {
-        return (text.to_string(), total);
-    }
-    let mut out = String::new();
-    for l in &lines[..head] {
-        let _ = writeln!(out, "{l}");
-    }
-    let _ = writeln!(
-        out,
-        "… [{} lines cut; the full output is in {}] …",
-        total - head - tail,
-        path.display()
-    );
-    for l in &lines[total - tail..] {
-        let _ = writeln!(out, "{l}");
-    }
-    (out, total)
-}
-
 /// Runs a command. Returns when it finishes within the grace window, or as soon as it becomes
 /// a background task.
 pub async fn run_command(
@@ -421,9 +467,10 @@ async fn run_process(
     let id = tasks.register("command", &title, placeholder, stop_tx, run.owner.clone());
     let output_path = config.output_dir.join(format!("{id}.log"));
     tasks.set_output_path(&id, output_path.clone());
-    let mut file = tokio::fs::File::create(&output_path)
+    let file = tokio::fs::File::create(&output_path)
         .await
         .map_err(|e| ToolError::io(&output_path, e))?;
+    let mut sink = CappedOutput::new(file, config.kept_head_bytes, config.kept_tail_bytes);
 
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(64);
     let mut pumps = Vec::new();
@@ -435,8 +482,10 @@ async fn run_process(
     }
     drop(tx);
 
+    // Whatever it commits is the agent's, even when it ends in the background.
+    let acting = ws.agent_action();
     let started = Instant::now();
-    let (done_tx, done_rx) = oneshot::channel::<(TaskState, u64, Vec<String>)>();
+    let (done_tx, done_rx) = oneshot::channel::<(TaskState, u64, OutputSize, Vec<String>)>();
     let project = ws.root().path().to_path_buf();
     let registry = tasks.clone();
     let task_id = id.clone();
@@ -455,7 +504,7 @@ async fn run_process(
             };
             tokio::select! {
                 chunk = rx.recv(), if output_open => match chunk {
-                    Some(bytes) => { let _ = file.write_all(&bytes).await; }
+                    Some(bytes) => sink.write(&bytes).await,
                     None => output_open = false,
                 },
                 status = child.wait() => break status,
@@ -479,7 +528,7 @@ async fn run_process(
         while let Ok(Some(bytes)) =
             tokio::time::timeout(Duration::from_millis(500), rx.recv()).await
         {
-            let _ = file.write_all(&bytes).await;
+            sink.write(&bytes).await;
         }
         for p in pumps {
             p.abort();
@@ -504,11 +553,11 @@ async fn run_process(
         if !undone.is_empty() {
             // Said at the end of the output, where both the model (in the result or in a
             // background task's output) and the person read it.
-            let _ = file
-                .write_all(format!("\n{}", undone_note(&undone)).as_bytes())
+            sink.write(format!("\n{}", undone_note(&undone)).as_bytes())
                 .await;
         }
-        let _ = file.flush().await;
+        let size = sink.finish().await;
+        drop(acting);
         let state = if let Some(why) = setup_error {
             TaskState::Failed {
                 message: format!("the sandbox could not start, so the command did not run: {why}"),
@@ -526,7 +575,7 @@ async fn run_process(
             }
         };
         let ms = started.elapsed().as_millis() as u64;
-        let _ = done_tx.send((state.clone(), ms, undone));
+        let _ = done_tx.send((state.clone(), ms, size, undone));
         registry.finish(&task_id, state);
     });
 
@@ -555,13 +604,12 @@ async fn run_process(
         }
     };
     match waited {
-        Ok(Ok((state, duration_ms, undone))) => {
+        Ok(Ok((state, duration_ms, size, undone))) => {
             tasks.forget(&id);
-            let text = std::fs::read(&output_path)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default();
+            // Read a line at a time, never whole: the file holds up to ten megabytes.
             let (output, total_lines) =
-                head_tail(&text, config.head_lines, config.tail_lines, &output_path);
+                head_tail(&output_path, config.head_lines, config.tail_lines)
+                    .map_err(|e| ToolError::io(&output_path, e))?;
             let (exit_code, timed_out) = match state {
                 TaskState::Exited { code } => (code, false),
                 TaskState::TimedOut => (None, true),
@@ -574,6 +622,12 @@ async fn run_process(
                 }
                 _ => None,
             };
+            let limit = match (&config.sandbox, confinement.is_sandboxed()) {
+                (Some(setup), true) if exit_code != Some(0) || timed_out => {
+                    limit_hit(&output, &setup.limits)
+                }
+                _ => None,
+            };
             Ok(CommandOutcome::Finished {
                 task_id: id,
                 exit_code,
@@ -582,9 +636,12 @@ async fn run_process(
                 output_path,
                 output,
                 total_lines,
+                bytes_total: size.bytes_total,
+                bytes_kept: size.bytes_kept,
                 confinement,
                 sandbox_denial: denial,
                 undone,
+                limit_hit: limit,
             })
         }
         Ok(Err(_)) => Err(ToolError::InvalidArgument(
@@ -594,6 +651,15 @@ async fn run_process(
             "still running after {} s, so it continues in the background",
             config.grace.as_secs_f32()
         ))),
+    }
+}
+
+/// A byte count in words: exact, and in megabytes when large.
+fn size_words(bytes: u64) -> String {
+    if bytes < 1024 * 1024 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{bytes} bytes ({:.1} MB)", bytes as f64 / (1024.0 * 1024.0))
     }
 }
 
@@ -639,6 +705,9 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
             output_path,
             output,
             sandbox_denial,
+            bytes_total,
+            bytes_kept,
+            limit_hit,
             ..
         } => {
             let status = match (timed_out, exit_code) {
@@ -656,10 +725,28 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
                 *duration_ms as f64 / 1000.0,
                 output_path.display()
             );
+            if bytes_total > bytes_kept {
+                text.push_str(&format!(
+                    "[The command printed {}; the saved output keeps its start and its end, and {} in the middle were cut. To see the middle, run it again with its output filtered (grep, head, tail) or redirected to a file.]\n",
+                    size_words(*bytes_total),
+                    size_words(bytes_total - bytes_kept)
+                ));
+            }
             if *exit_code == Some(127)
                 && let Some(program) = missing_program(output)
             {
                 text.push_str(&not_installed_hint(program));
+            }
+            if let Some(hit) = limit_hit {
+                text.push_str(&match hit {
+                    LimitHit::Processes { limit } => format!(
+                        "[The command reached the sandbox's limit of {limit} processes at once, so it could not start more. Run fewer at a time (for example `make -j4`, `cargo test -- --test-threads=4`).]\n"
+                    ),
+                    LimitHit::Memory { bytes } => format!(
+                        "[The command reached the sandbox's limit of {:.1} GB of memory per process. Work on less at once, or find what grows without end.]\n",
+                        *bytes as f64 / 1e9
+                    ),
+                });
             }
             if let Some(d) = sandbox_denial {
                 text.push_str(&format!(
@@ -688,6 +775,40 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_limit_is_read_from_a_failed_commands_words() {
+        let limits = sandbox::Limits {
+            processes: 400,
+            memory_bytes: 1 << 30,
+        };
+        for (output, hit) in [
+            (
+                "/bin/bash: fork: Resource temporarily unavailable\n",
+                Some(LimitHit::Processes { limit: 400 }),
+            ),
+            (
+                "bash: fork: retry: Resource temporarily unavailable\n",
+                Some(LimitHit::Processes { limit: 400 }),
+            ),
+            (
+                "thread 'main' panicked: failed to spawn thread: Os { code: 11, kind: WouldBlock }\n",
+                Some(LimitHit::Processes { limit: 400 }),
+            ),
+            (
+                "Traceback (most recent call last):\nMemoryError\n",
+                Some(LimitHit::Memory { bytes: 1 << 30 }),
+            ),
+            (
+                "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n",
+                Some(LimitHit::Memory { bytes: 1 << 30 }),
+            ),
+            ("assertion failed: 1 == 2\n", None),
+            ("cannot open file x\n", None),
+        ] {
+            assert_eq!(limit_hit(output, &limits), hit, "{output}");
+        }
+    }
 
     #[test]
     fn the_missing_program_is_read_from_the_shells_message() {

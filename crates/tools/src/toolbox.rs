@@ -244,8 +244,10 @@ impl Toolbox {
                 format!("{name} is run by the agent engine, not the toolbox"),
             )),
             _ => {
-                // Everything else changes the project (or is unknown, which run_tool explains).
+                // Everything else changes the project (or is unknown, which run_tool explains);
+                // a commit or a branch switch among them is the agent's own.
                 self.cache.clear();
+                let _acting = self.ws.agent_action();
                 run_tool(&self.ws, name, args)
             }
         }

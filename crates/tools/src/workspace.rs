@@ -1,13 +1,14 @@
 //! A session's view of the project: the root, which files the agent has read (the freshness
-//! guard), and how many lines it has changed: in all, and since the last commit (what the
-//! policy's change thresholds count, so committing makes room for more edits).
+//! guard), and how many lines it has changed: in all, and since the user last committed (what
+//! the policy's change thresholds count). A commit the agent makes itself — with git_commit, a
+//! command or a skill — does not start the count afresh, or committing would lift the limits.
 
 use crate::error::{ToolError, ToolResult};
 use crate::paths::ProjectRoot;
 use std::collections::HashMap;
 use std::hash::{Hash as _, Hasher as _};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
 /// What a file looked like when the agent last read or wrote it: what `stat` says (as git
@@ -79,13 +80,44 @@ impl DiffTotals {
 /// checkpoints keep what it held, so the write can be undone.
 pub type BeforeWrite = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
 
+/// Lines changed since counting (re)started, and the commit HEAD is known to be at: where it
+/// was then, or where the agent's own last action left it.
+#[derive(Default)]
+struct Uncommitted {
+    head: Option<git2::Oid>,
+    totals: DiffTotals,
+}
+
+type SharedCount = Arc<Mutex<Uncommitted>>;
+
+fn lock(count: &SharedCount) -> std::sync::MutexGuard<'_, Uncommitted> {
+    count.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 pub struct Workspace {
     root: ProjectRoot,
     before_write: Option<BeforeWrite>,
     seen: Mutex<HashMap<PathBuf, Stamp>>,
     diff: Mutex<DiffTotals>,
-    /// Lines changed since the commit HEAD was at when counting (re)started.
-    uncommitted: Mutex<(Option<git2::Oid>, DiffTotals)>,
+    /// Shared with the agent's actions still running (a background command ends later).
+    uncommitted: SharedCount,
+}
+
+/// One action of the agent that may move HEAD (a command, a commit, a branch switch), from its
+/// start until it is dropped: the HEAD it leaves is the agent's own, and the count of
+/// uncommitted lines goes on from there instead of starting afresh.
+#[must_use = "the action ends when this is dropped"]
+pub struct AgentAction {
+    root: PathBuf,
+    uncommitted: SharedCount,
+}
+
+impl Drop for AgentAction {
+    fn drop(&mut self) {
+        if let Some(head) = head_commit(&self.root) {
+            lock(&self.uncommitted).head = Some(head);
+        }
+    }
 }
 
 impl Workspace {
@@ -95,7 +127,7 @@ impl Workspace {
             before_write: None,
             seen: Mutex::new(HashMap::new()),
             diff: Mutex::new(DiffTotals::default()),
-            uncommitted: Mutex::new((None, DiffTotals::default())),
+            uncommitted: SharedCount::default(),
         }
     }
 
@@ -185,35 +217,43 @@ impl Workspace {
     }
 
     pub fn record_diff(&self, added: u32, removed: u32) -> DiffTotals {
-        // Counted against the commit the project is at now: a commit made since the last
-        // write (by git_commit, a command, or the user) starts the count afresh first.
+        // Counted against the commit the project is at now: a commit the user made since the
+        // last write starts the count afresh first.
         self.uncommitted_totals();
         let add = |d: &mut DiffTotals| {
             d.added = d.added.saturating_add(added);
             d.removed = d.removed.saturating_add(removed);
         };
-        add(&mut self
-            .uncommitted
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .1);
+        add(&mut lock(&self.uncommitted).totals);
         let mut d = self.diff.lock().unwrap_or_else(PoisonError::into_inner);
         add(&mut d);
         *d
     }
 
-    /// Lines changed since the last commit (or since the session started, outside git or
-    /// before any commit): what the policy's thresholds count.
+    /// Lines changed since the user last committed (or since the session started, outside git
+    /// or before any commit): what the policy's thresholds count. HEAD at a commit other than
+    /// the one the count knows, and not left there by an [`AgentAction`], was moved by the
+    /// user: the count starts afresh.
     pub fn uncommitted_totals(&self) -> DiffTotals {
         let head = head_commit(self.root.path());
-        let mut u = self
-            .uncommitted
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if head.is_some() && u.0 != head {
-            *u = (head, DiffTotals::default());
+        let mut u = lock(&self.uncommitted);
+        if head.is_some() && u.head != head {
+            *u = Uncommitted {
+                head,
+                totals: DiffTotals::default(),
+            };
         }
-        u.1
+        u.totals
+    }
+
+    /// The agent starts something that may commit or move HEAD. A move seen before it is the
+    /// user's (and counted so); the HEAD it leaves when the returned guard drops is its own.
+    pub fn agent_action(&self) -> AgentAction {
+        self.uncommitted_totals();
+        AgentAction {
+            root: self.root.path().to_path_buf(),
+            uncommitted: self.uncommitted.clone(),
+        }
     }
 
     pub fn diff_totals(&self) -> DiffTotals {

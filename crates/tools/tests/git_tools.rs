@@ -312,10 +312,12 @@ fn pull_requests_need_a_branch_and_gh() {
     }
 }
 
-/// The change thresholds count lines since the last commit: after a commit (by git_commit or
-/// anyone else) a long session can edit again; the session's own total keeps growing.
+/// The change thresholds count lines since the user last committed: a commit made outside the
+/// agent's actions (here the functions called directly, as by the user's own git) lets a long
+/// session edit again; the session's own total keeps growing. The agent's own commits are in
+/// toolbox.rs.
 #[test]
-fn committing_resets_what_the_change_limit_counts() {
+fn a_commit_outside_the_agents_actions_resets_what_the_change_limit_counts() {
     let (d, root) = repo();
     commit(&root, "first").expect("commit");
     let ws = tools::Workspace::new(root.clone());
@@ -353,4 +355,89 @@ fn committing_resets_what_the_change_limit_counts() {
     git.commit(Some("HEAD"), &sig, &sig, "outside", &tree, &[&parent])
         .expect("commit");
     assert_eq!(ws.uncommitted_totals().changed(), 0);
+}
+
+/// Secrets are what `hiding_secrets` names (the engine hands in the policy's judgement).
+fn env_files(path: &std::path::Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with(".env"))
+}
+
+/// git_diff names a secret file but never shows its lines, staged or not; other files' changes
+/// show as ever. The model read `.env`'s new and old values in the diff before, in every mode.
+#[test]
+fn git_diff_hides_the_contents_of_secret_files() {
+    let (d, root) = repo();
+    fs::write(d.path().join(".env"), "TOKEN=old-secret\n").expect("write");
+    commit(&root, "first").expect("commit");
+    let root = root.hiding_secrets(env_files);
+    fs::write(d.path().join(".env"), "TOKEN=new-secret\n").expect("write");
+    fs::write(d.path().join("a.txt"), "one\nTWO\n").expect("write");
+    let unstaged = tools::git_diff(&root, &GitDiffArgs { staged: false }).expect("diff");
+    assert!(
+        !unstaged.contains("secret"),
+        "a secret's lines are shown: {unstaged}"
+    );
+    assert!(
+        unstaged.contains("diff --git a/.env b/.env\n(contents hidden: protected file)\n"),
+        "{unstaged}"
+    );
+    assert!(unstaged.contains("-two\n+TWO\n"), "{unstaged}");
+
+    let repo = git2::Repository::open(d.path()).expect("open");
+    let mut index = repo.index().expect("index");
+    index.add_path(std::path::Path::new(".env")).expect("add");
+    index.write().expect("write");
+    let staged = tools::git_diff(&root, &GitDiffArgs { staged: true }).expect("diff");
+    assert!(!staged.contains("secret"), "{staged}");
+    assert!(
+        staged.contains("(contents hidden: protected file)"),
+        "{staged}"
+    );
+}
+
+/// What a commit would record, for judging it before it runs: the files named, or every
+/// change (new files too, ignored ones not).
+#[test]
+fn the_files_a_commit_would_record_are_known_before_it_runs() {
+    let (d, root) = repo();
+    fs::write(d.path().join(".gitignore"), "ignored.txt\n").expect("write");
+    commit(&root, "first").expect("commit");
+    fs::write(d.path().join("a.txt"), "changed\n").expect("write");
+    fs::create_dir(d.path().join("sub")).expect("mkdir");
+    fs::write(d.path().join("sub/.env"), "TOKEN=1\n").expect("write");
+    fs::write(d.path().join("ignored.txt"), "x\n").expect("write");
+    let rel = |files: Vec<std::path::PathBuf>| -> Vec<String> {
+        let mut v: Vec<String> = files
+            .iter()
+            .map(|f| {
+                f.strip_prefix(root.path())
+                    .expect("inside")
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let all = tools::commit_files(
+        &root,
+        &GitCommitArgs {
+            message: "m".into(),
+            files: None,
+            force: false,
+        },
+    )
+    .expect("files");
+    assert_eq!(rel(all), ["a.txt", "sub/.env"]);
+    let named = tools::commit_files(
+        &root,
+        &GitCommitArgs {
+            message: "m".into(),
+            files: Some(vec!["./a.txt".into()]),
+            force: false,
+        },
+    )
+    .expect("files");
+    assert_eq!(rel(named), ["a.txt"]);
 }

@@ -136,6 +136,97 @@ async fn long_output_is_cut_to_head_and_tail_but_saved_whole() {
     );
 }
 
+/// The saved output keeps at most the first and the last 5 MB with a marker between, and the
+/// model's head and tail are read from it a line at a time. Before, 30 MB of output left a
+/// 30 MB file and was read whole into memory (200 MB took the CLI to 619 MB).
+#[tokio::test]
+async fn a_huge_output_keeps_its_first_and_last_megabytes_and_says_what_was_cut() {
+    let e = env();
+    let command =
+        "echo FIRST; head -c 30000000 /dev/zero | tr '\\0' x | fold -w 100; echo; echo LAST";
+    let out = run_command(
+        &e.ws,
+        &e.tasks,
+        &e.config,
+        &args(command),
+        &RunContext::new(OUTSIDE),
+    )
+    .await
+    .expect("run");
+    let text = tools::render_outcome(&out);
+    let CommandOutcome::Finished {
+        exit_code,
+        output,
+        output_path,
+        bytes_total,
+        bytes_kept,
+        ..
+    } = out
+    else {
+        panic!("not finished")
+    };
+    assert_eq!(exit_code, Some(0));
+    // FIRST, 300,000 lines of 100 x joined by 299,999 newlines, the echo's newline, LAST.
+    assert_eq!(bytes_total, 6 + 30_000_000 + 299_999 + 1 + 5);
+    let limit = tools::KEPT_HEAD_BYTES + tools::KEPT_TAIL_BYTES as u64;
+    assert!(bytes_kept <= limit, "{bytes_kept}");
+    let size = std::fs::metadata(&output_path).expect("saved").len();
+    assert!(size <= limit + 200, "the saved output is {size} bytes");
+    let saved = std::fs::read(&output_path).expect("read");
+    assert!(saved.starts_with(b"FIRST\n"));
+    assert!(saved.ends_with(b"\nLAST\n"));
+    let cut = bytes_total - bytes_kept;
+    let marker = format!("… [{cut} bytes cut here: the command printed {bytes_total} bytes");
+    assert!(
+        String::from_utf8_lossy(&saved).contains(&marker),
+        "no marker line {marker}"
+    );
+    assert!(output.starts_with("FIRST\n"), "{}", &output[..200]);
+    assert!(output.ends_with("\nLAST\n"));
+    assert!(output.lines().count() <= 201, "{}", output.lines().count());
+    assert!(
+        text.contains(&format!(
+            "[The command printed {bytes_total} bytes (28.9 MB); the saved output keeps its start and its end, and {cut} bytes ("
+        )) && text.contains(" MB) in the middle were cut."),
+        "{}",
+        &text[text.len() - 600..]
+    );
+}
+
+/// A single line of 50 MB is cut in the file (its ends kept) and in what the model reads.
+#[tokio::test]
+async fn one_enormous_line_blows_up_neither_the_file_nor_the_model_text() {
+    let e = env();
+    let out = run_command(
+        &e.ws,
+        &e.tasks,
+        &e.config,
+        &args("head -c 50000000 /dev/zero | tr '\\0' y; echo END"),
+        &RunContext::new(OUTSIDE),
+    )
+    .await
+    .expect("run");
+    let text = tools::render_outcome(&out);
+    let CommandOutcome::Finished {
+        output,
+        output_path,
+        bytes_total,
+        ..
+    } = out
+    else {
+        panic!("not finished")
+    };
+    assert_eq!(bytes_total, 50_000_004);
+    let size = std::fs::metadata(&output_path).expect("saved").len();
+    assert!(
+        size <= 10 * 1024 * 1024 + 200,
+        "the saved output is {size} bytes"
+    );
+    assert!(output.len() < 3 * tools::MAX_LINE_CHARS, "{}", output.len());
+    assert!(output.contains("[line cut: "), "{output}");
+    assert!(text.contains("in the middle were cut"), "{text}");
+}
+
 #[tokio::test]
 async fn a_timeout_kills_the_whole_process_tree() {
     let e = env();

@@ -911,7 +911,7 @@ async fn a_fork_bomb_and_a_memory_hog_end_with_the_limits() {
             .any(|m| output.contains(m)),
         "{code:?} {output}"
     );
-    let (code, output, _) = run_with(
+    let (code, output, out) = run_with(
         &f,
         &config,
         "python3 -c \"x = bytearray(1024 * 1024 * 1024); print('ALLOCATED')\"",
@@ -921,6 +921,12 @@ async fn a_fork_bomb_and_a_memory_hog_end_with_the_limits() {
     assert_ne!(code, Some(0), "{output}");
     assert!(output.contains("MemoryError"), "{output}");
     assert!(!output.contains("ALLOCATED"), "{output}");
+    // The result says which limit it was, in words.
+    let text = tools::render_outcome(&out);
+    assert!(
+        text.contains("limit of 0.3 GB of memory per process"),
+        "{text}"
+    );
 }
 
 #[tokio::test]

@@ -172,3 +172,67 @@ async fn every_catalog_tool_is_reachable_by_name() {
         .expect_err("unknown task");
     assert!(err.to_string().contains("task_list"), "{err}");
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=User", "-c", "user.email=user@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// The change thresholds count what the agent changed since the user last committed: a commit
+/// the agent makes (with a command, or git_commit) keeps the count, so `git add -A && git
+/// commit` no longer lifts `require_approval_above` and `max_diff_lines`; the user committing
+/// between turns starts it afresh. The agent's own commit reset the count before.
+#[tokio::test]
+async fn only_the_user_committing_starts_the_count_of_changed_lines_afresh() {
+    let (d, _s, tb) = toolbox();
+    git(d.path(), &["init", "-q"]);
+    git(d.path(), &["config", "user.name", "Agent"]);
+    git(d.path(), &["config", "user.email", "agent@example.com"]);
+    git(d.path(), &["add", "-A"]);
+    git(d.path(), &["commit", "-qm", "start"]);
+    let lines = |n: usize| (0..n).map(|i| format!("line {i}\n")).collect::<String>();
+    tb.run("write_file", json!({"path": "b.txt", "content": lines(30)}))
+        .await
+        .expect("write");
+    assert_eq!(tb.ws.uncommitted_totals().changed(), 30);
+
+    let commit = tb
+        .run(
+            "run_command",
+            json!({"command": "git add -A && git commit -qm 'by the agent' && echo committed"}),
+        )
+        .await
+        .expect("run");
+    assert!(commit.text.starts_with("committed\n"), "{}", commit.text);
+    assert_eq!(
+        tb.ws.uncommitted_totals().changed(),
+        30,
+        "a commit by a command of the agent's reset the count"
+    );
+
+    tb.run("write_file", json!({"path": "c.txt", "content": lines(5)}))
+        .await
+        .expect("write");
+    tb.run("git_commit", json!({"message": "also by the agent"}))
+        .await
+        .expect("commit");
+    assert_eq!(
+        tb.ws.uncommitted_totals().changed(),
+        35,
+        "a commit with git_commit reset the count"
+    );
+
+    // Between turns, the user commits in their terminal.
+    std::fs::write(d.path().join("a.txt"), "the user's edit\n").expect("write");
+    git(d.path(), &["commit", "-qam", "by the user"]);
+    assert_eq!(tb.ws.uncommitted_totals().changed(), 0);
+    tb.run("write_file", json!({"path": "d.txt", "content": lines(2)}))
+        .await
+        .expect("write");
+    assert_eq!(tb.ws.uncommitted_totals().changed(), 2);
+}
