@@ -77,6 +77,61 @@ pub fn lexical(path: &Path) -> PathBuf {
     normalize(path)
 }
 
+/// A path walked the way the kernel walks it.
+pub(crate) struct Walked {
+    /// Where the kernel ends up.
+    pub real: PathBuf,
+    /// The path with `.` and `..` removed by name, the way it reads.
+    pub lexical: PathBuf,
+    /// The link a `..` climbs out of, when that leads somewhere other than the path reads
+    /// (`escape/..` is the folder above where `escape` leads, not the folder holding it).
+    pub climbed_link: Option<PathBuf>,
+}
+
+/// Walks an absolute path as the kernel does: each folder is resolved before the `..` after
+/// it is applied.
+pub(crate) fn walk(resolver: &dyn Fn(&Path) -> PathBuf, path: &Path) -> Walked {
+    use std::path::Component;
+    let lexical = normalize(path);
+    let by_name = resolver(&lexical);
+    if !path.components().any(|c| c == Component::ParentDir) {
+        return Walked {
+            real: by_name,
+            lexical,
+            climbed_link: None,
+        };
+    }
+    let mut walked = PathBuf::new();
+    let mut written = PathBuf::new();
+    let mut link = None;
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                walked = resolver(&walked);
+                // The first `..` whose folder the kernel finds elsewhere than its name says is
+                // the one that climbs out of a link.
+                if link.is_none() && walked.parent() != written.parent().map(resolver).as_deref() {
+                    link = Some(written.clone());
+                }
+                walked.pop();
+                written.pop();
+            }
+            Component::CurDir => {}
+            other => {
+                walked.push(other.as_os_str());
+                written.push(other.as_os_str());
+            }
+        }
+    }
+    let real = resolver(&walked);
+    let climbed_link = (real != by_name).then(|| link.unwrap_or_else(|| lexical.clone()));
+    Walked {
+        real,
+        lexical,
+        climbed_link,
+    }
+}
+
 impl<'a> Context<'a> {
     pub fn new(project_root: &'a Path) -> Self {
         Context {
@@ -93,17 +148,26 @@ impl<'a> Context<'a> {
     /// An absolute, normalized, symlink-resolved path for a path as the model wrote it.
     /// `None` when it cannot be known without running the shell (e.g. `~user/x`).
     pub fn resolve(&self, path: &str) -> Option<PathBuf> {
-        let p = if path == "~" || path.starts_with("~/") {
-            let home = self.home?;
-            home.join(path.trim_start_matches('~').trim_start_matches('/'))
+        Some((self.resolver)(&normalize(&self.absolute(path)?)))
+    }
+
+    /// A path as the model wrote it, walked the way the kernel walks it.
+    pub(crate) fn walk(&self, path: &str) -> Option<Walked> {
+        Some(walk(self.resolver, &self.absolute(path)?))
+    }
+
+    /// The path from the root of the file system, `..` still in it.
+    fn absolute(&self, path: &str) -> Option<PathBuf> {
+        Some(if path == "~" || path.starts_with("~/") {
+            self.home?
+                .join(path.trim_start_matches('~').trim_start_matches('/'))
         } else if path.starts_with('~') {
             return None;
         } else if Path::new(path).is_absolute() {
             PathBuf::from(path)
         } else {
             self.project_root.join(path)
-        };
-        Some((self.resolver)(&normalize(&p)))
+        })
     }
 
     /// The path relative to the project root, with `/`, when it is inside.

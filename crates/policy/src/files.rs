@@ -13,7 +13,7 @@ use crate::paths::{
 use crate::searches::Scope;
 use crate::shell::Word;
 use crate::suggest;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// A path as the command names it, resolved.
 pub struct Resolved {
@@ -44,33 +44,11 @@ impl Judge<'_> {
             at.cwd.as_ref()?.join(path)
         };
         let p = self.through_links(&p, at)?;
-        let lexical = crate::call::normalize(&p);
-        let resolver = self.ctx.resolver;
-        let by_name = resolver(&lexical);
-        if !p.components().any(|c| c == Component::ParentDir) {
-            return Some(Resolved {
-                real: by_name,
-                lexical,
-                climbs_link: false,
-            });
-        }
-        // The kernel resolves each folder before it applies the `..` after it.
-        let mut walked = PathBuf::new();
-        for c in p.components() {
-            match c {
-                Component::ParentDir => {
-                    walked = resolver(&walked);
-                    walked.pop();
-                }
-                Component::CurDir => {}
-                other => walked.push(other.as_os_str()),
-            }
-        }
-        let real = resolver(&walked);
+        let walked = crate::call::walk(self.ctx.resolver, &p);
         Some(Resolved {
-            climbs_link: real != by_name,
-            real,
-            lexical,
+            real: walked.real,
+            lexical: walked.lexical,
+            climbs_link: walked.climbed_link.is_some(),
         })
     }
 

@@ -442,6 +442,10 @@ fn cases() -> Vec<Case> {
         write(FULL, "/etc/passwd", D),
         write(FULL, "~/x", D),
         write(FULL, "escape/new.txt", D),
+        // The kernel follows `escape` before the `..`: outside the project (issue 21).
+        write(FULL, "escape/../pwned.txt", D),
+        write(AUTO, "escape/../src/main.rs", D),
+        write(FULL, "src/../README.md", A),
         write(FULL, "innocent.txt", D),
         write(FULL, ".git/config", D),
         write(FULL, ".git", D),
