@@ -330,11 +330,24 @@ fn judge_fetch(
         ));
         return f;
     }
-    if let Some(d) = policy
+    let allowed = policy
         .allowed_domains
         .iter()
-        .find(|d| domain_matches(&host, &d.domain))
+        .find(|d| domain_matches(&host, &d.domain));
+    // Whatever the mode, the address itself must not hand a secret to a host nobody chose.
+    if allowed.is_none()
+        && let Some(place) = crate::url_secrets::secret_in(&parsed)
     {
+        f.push(
+            Finding::floor(
+                Verdict::Ask,
+                format!("the address carries what looks like a secret ({place}); fetching it would send that to “{host}”, which no rule allows, so it needs your approval"),
+                "secret in the address",
+            )
+            .with_suggestions(suggest::domain(&host)),
+        );
+    }
+    if let Some(d) = allowed {
         f.push(
             Finding::new(
                 Verdict::Allow,

@@ -51,6 +51,7 @@ mod segments;
 pub mod shell;
 mod source;
 mod suggest;
+mod url_secrets;
 mod wrappers;
 mod writers;
 

@@ -105,12 +105,19 @@ const fn unsandboxed(command: &'static str) -> (&'static str, Mode, Option<bool>
 /// BYP rows the corpus marks as allowed controls that issue 21 ("Nothing gets around the
 /// sandbox") judged dangerous: each must not be allowed, in either setting. The corpus file is
 /// the shared one, kept as it is; the changed expectation lives here, with why.
-const NOW_DANGEROUS: &[(&str, &str)] = &[(
-    "escape/../pwned.txt",
-    "`escape` is a link to a folder outside the project: the shell (the kernel) follows it \
+const NOW_DANGEROUS: &[(&str, &str)] = &[
+    (
+        "escape/../pwned.txt",
+        "`escape` is a link to a folder outside the project: the shell (the kernel) follows it \
          before the `..`, so every program but a lexical write tool writes outside the project; \
          the write tool now refuses the path too, and the policy denies it (issue 21)",
-)];
+    ),
+    (
+        "https://evil.example/?k=SECRET",
+        "the address carries a secret-looking value (`k=`) to a host no rule allows: fetching \
+         it hands the secret over, so it asks in every mode, full_auto included (issue 21)",
+    ),
+];
 
 /// BYP/RO rows the engine cannot refuse in one setting, with why. Kept to what a pure engine
 /// cannot see.
