@@ -8,7 +8,8 @@ use crate::decision::{Finding, Verdict};
 use crate::expand::component_matches;
 use crate::mode::Mode;
 use crate::paths::{
-    Access, HOME_SECRETS, is_secret, is_startup_location, protections, read_outside,
+    Access, HOME_ONLY_SECRETS, HOME_SECRETS, SECRET_NAMES, is_secret, is_startup_location,
+    protections, read_outside,
 };
 use crate::searches::Scope;
 use crate::shell::Word;
@@ -539,10 +540,15 @@ impl Judge<'_> {
         for example in self.examples() {
             if let Some(candidate) = fit(&parts, k, &example) {
                 let path: PathBuf = candidate.iter().collect();
-                let exact = !candidate.iter().any(|c| c.contains(ANY));
+                let secret = is_secret(&path);
+                // `*` never expands to `.env`, but to `credentials.json` it may: a pattern in the
+                // name of a secret not hidden by its dot only happens to name it.
+                let by_chance =
+                    secret && k + 1 == candidate.len() && !candidate[k].starts_with('.');
+                let exact = !by_chance && !candidate.iter().any(|c| c.contains(ANY));
                 // The sandbox hides secret files: a pattern that may only happen to name one
                 // (`*` and `x.pem`) finds nothing there.
-                if !exact && self.sandboxed() && is_secret(&path) {
+                if !exact && self.sandboxed() && secret {
                     continue;
                 }
                 let shown = self.shown(&path).replace(ANY, "…");
@@ -591,19 +597,17 @@ impl Judge<'_> {
                 open_end: body.ends_with("/**"),
             });
         };
-        for g in [
-            "**/.env",
-            "**/.env.*",
-            "**/*.pem",
-            "**/*.key",
-            "**/id_rsa*",
-            "**/id_ed25519*",
-            "**/id_ecdsa*",
-            "**/id_dsa*",
-        ] {
+        for g in SECRET_NAMES {
             add(g, None);
         }
         for h in HOME_SECRETS {
+            if HOME_ONLY_SECRETS.contains(h) {
+                if let Some(home) = self.ctx.home {
+                    add(&format!("{h}/**"), Some(home.to_path_buf()));
+                    add(h, Some(home.to_path_buf()));
+                }
+                continue;
+            }
             add(&format!("**/{h}/**"), None);
             add(&format!("**/{h}"), None);
         }

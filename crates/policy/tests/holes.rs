@@ -10,6 +10,7 @@ struct Fixture {
     root: PathBuf,
     home: PathBuf,
     outside: PathBuf,
+    policy: Policy,
 }
 
 /// A project with a link `escape` to a folder beside it, and a home folder.
@@ -30,12 +31,13 @@ fn fixture() -> Fixture {
         root,
         home,
         outside,
+        policy: Policy::builtin(),
     }
 }
 
 /// Judges a call in the fixture, links followed on disk.
 fn judge(fx: &Fixture, mode: Mode, sandboxed: bool, call: &ToolCall<'_>) -> Decision {
-    judge_with(&Policy::builtin(), fx, mode, sandboxed, call)
+    judge_with(&fx.policy, fx, mode, sandboxed, call)
 }
 
 fn judge_with(
@@ -161,5 +163,75 @@ fn ordinary_fetches_still_run_in_full_auto() {
     ] {
         let d = judge(&fx, Mode::FullAuto, true, &fetch(url));
         assert_eq!(d.decision, Verdict::Allow, "{url}: {}", d.reason);
+    }
+}
+
+fn read(path: &str) -> ToolCall<'_> {
+    ToolCall::Read { path }
+}
+
+fn command(command: &str) -> ToolCall<'_> {
+    ToolCall::Command { command }
+}
+
+/// Registry tokens, shell histories, browser profiles, Tandem's own logs: read by no tool
+/// and no command; a project's own tool settings that share a name stay readable.
+#[test]
+fn the_grown_secret_lists_are_refused_and_templates_are_not() {
+    let fx = fixture();
+    let refused = [
+        read("~/.npmrc"),
+        read(".npmrc"),
+        read("~/.yarnrc.yml"),
+        read("~/.docker/config.json"),
+        read("~/.docker/desktop/docker.sock"),
+        read("~/.bash_history"),
+        read("~/.local/share/fish/fish_history"),
+        read("~/.cache/huggingface/token"),
+        read("~/.config/gh/config.yml"),
+        read("~/.mozilla/firefox/x.default/cookies.sqlite"),
+        read("~/.local/share/dev.tandem.app/sessions/s.log"),
+        read("~/.m2/settings.xml"),
+        read(".envrc"),
+        read("deploy/service-account.json"),
+        read("infra/terraform.tfstate"),
+        read("infra/prod.tfvars"),
+        read("certs/client.p12"),
+        command("cat ~/.zsh_history"),
+        command("cat ~/.yarnrc.yml"),
+        command("grep token ~/.docker/config.json"),
+        command("cat ~/.bundle/config"),
+        command("cat .np*"),
+        command("cat */credentials.json"),
+    ];
+    for call in &refused {
+        for mode in [Mode::FullAuto, Mode::ReadOnly] {
+            let d = judge(&fx, mode, true, call);
+            assert_eq!(d.decision, Verdict::Deny, "{mode} {call:?}: {}", d.reason);
+        }
+    }
+    // A pattern that may only happen to name one: the sandbox hides it, and without the
+    // sandbox the command asks.
+    let maybe = command("cat infra/*.tfstate");
+    assert_eq!(
+        judge(&fx, Mode::FullAuto, false, &maybe).decision,
+        Verdict::Ask
+    );
+    assert_eq!(
+        judge(&fx, Mode::FullAuto, true, &maybe).decision,
+        Verdict::Allow
+    );
+    for call in [
+        read(".env.example"),
+        read(".docker/nginx.conf"),
+        read(".yarnrc.yml"),
+        read(".bundle/config"),
+        read("infra/main.tf"),
+        read("infra/prod.tfvars.example"),
+        command("cat .yarnrc.yml"),
+        command("cat .docker/nginx.conf"),
+    ] {
+        let d = judge(&fx, Mode::FullAuto, true, &call);
+        assert_eq!(d.decision, Verdict::Allow, "{call:?}: {}", d.reason);
     }
 }
