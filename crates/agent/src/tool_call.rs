@@ -281,6 +281,7 @@ impl Agent {
     ) -> policy::Decision {
         let ws = &self.toolbox.ws;
         let resolver = |p: &Path| tools::real_path(p);
+        let exists = |p: &Path| p.symlink_metadata().is_ok();
         let ctx = Context {
             project_root: ws.root().path(),
             home: self.config.home.as_deref(),
@@ -289,6 +290,7 @@ impl Agent {
             user_policy_file: self.config.user_policy_file.as_deref(),
             sandboxed,
             resolver: &resolver,
+            exists: Some(&exists),
         };
         let policy = self.policy.read().unwrap_or_else(PoisonError::into_inner);
         policy::evaluate(&policy, call, &ctx)

@@ -95,6 +95,7 @@ impl Loaded {
     ) -> policy::Decision {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let resolver = |p: &Path| tools::real_path(p);
+        let exists = |p: &Path| p.symlink_metadata().is_ok();
         let ctx = Context {
             project_root: &self.root,
             home: home.as_deref(),
@@ -103,6 +104,7 @@ impl Loaded {
             user_policy_file: self.user_file.as_deref(),
             sandboxed: self.sandboxed,
             resolver: &resolver,
+            exists: Some(&exists),
         };
         evaluate(&self.policy, call, &ctx)
     }

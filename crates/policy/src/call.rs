@@ -55,6 +55,11 @@ pub struct Context<'a> {
     /// this engine stands between a command and the system, and full_auto asks before commands.
     pub sandboxed: bool,
     pub resolver: &'a dyn Fn(&Path) -> PathBuf,
+    /// Whether a path exists on disk (a file, a folder or a link), for what only the disk can
+    /// tell: a module of the project's own that Python would run instead of its own (`json/`
+    /// beside `python3 -m json.tool`), a word git takes for a file rather than a revision.
+    /// `None` when the caller cannot look: each check then takes the careful answer.
+    pub exists: Option<&'a dyn Fn(&Path) -> bool>,
 }
 
 /// Removes `.` and `..` without touching the disk.
@@ -142,6 +147,7 @@ impl<'a> Context<'a> {
             user_policy_file: None,
             sandboxed: false,
             resolver: &lexical,
+            exists: None,
         }
     }
 

@@ -18,7 +18,7 @@ use crate::shell::{
 };
 use crate::{git, programs, readonly, segments, suggest, wrappers, writers};
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use unicode_normalization::UnicodeNormalization;
 
 /// Beyond this a command cannot be reviewed by a person either.
@@ -137,6 +137,14 @@ pub struct Facts {
     pub no_suggestions: bool,
 }
 
+/// A module of the project's own that `python -m` would run instead of the one meant.
+enum Shadow {
+    /// This file or folder, where it runs.
+    Found(String),
+    /// Maybe one by this name: where it runs cannot be looked at.
+    Unknown(String),
+}
+
 /// Whether the dispatcher is done with a command or the generic checks (files, rules) follow.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Flow {
@@ -157,6 +165,8 @@ pub struct Judge<'a> {
     vars: HashMap<String, Option<String>>,
     /// Symbolic links the line makes (`ln -s ~/.aws k`): the link's path and its target.
     pub links: Vec<(PathBuf, Word)>,
+    /// Paths the line writes, by name, as far as they are known.
+    pub written: Vec<PathBuf>,
 }
 
 impl<'a> Judge<'a> {
@@ -171,6 +181,7 @@ impl<'a> Judge<'a> {
             seen: HashSet::new(),
             vars: HashMap::new(),
             links: Vec::new(),
+            written: Vec::new(),
         }
     }
 
@@ -741,10 +752,29 @@ impl<'a> Judge<'a> {
             }
             Source::Stdin => self.program_on_stdin(name, at, false, facts),
             Source::Module(module, from) => {
-                // `python -m pytest -q` runs what `pytest -q` runs.
+                // `python -m pytest -q` runs what `pytest -q` runs — unless the project has a
+                // module of that name where it runs: then the project's code runs instead.
+                let mut inner_at = at.deeper();
+                if let Some(shadow) = self.shadowing_module(&module, at) {
+                    if self.mode == Mode::ReadOnly {
+                        let runs = match shadow {
+                            Shadow::Found(found) => format!(
+                                "would run the project's own “{found}” instead of Python's module"
+                            ),
+                            Shadow::Unknown(top) => format!(
+                                "could run a “{top}” of the project's own instead of Python's module (Tandem cannot look in the folder it runs in)"
+                            ),
+                        };
+                        self.deny(
+                            format!("“{name} -m {module}” {runs}, and the project's code does not run in Read only mode"),
+                            "project code",
+                        );
+                    }
+                    inner_at.tainted = true;
+                }
                 let mut inner = vec![Word::Literal(module)];
                 inner.extend(words.iter().skip(from).cloned());
-                self.words(&inner, &at.deeper());
+                self.words(&inner, &inner_at);
                 Flow::Done
             }
             Source::Script(_) => {
@@ -756,6 +786,39 @@ impl<'a> Judge<'a> {
                 Flow::Continue
             }
         }
+    }
+
+    /// What of the project's own Python would import for `-m MODULE` instead of the module
+    /// meant: it puts the folder it runs in first on its path, so a `json/` or `json.py` there
+    /// is what `python3 -m json.tool` runs. Also when this command line writes one before, and
+    /// when the folder or the disk cannot be looked at.
+    fn shadowing_module(&self, module: &str, at: &At) -> Option<Shadow> {
+        let top = module.split('.').next().unwrap_or(module);
+        let names = [
+            top.to_string(),
+            format!("{top}.py"),
+            format!("{top}.pyc"),
+            format!("{top}.so"),
+            format!("{top}.abi3.so"),
+            format!("{top}.pyd"),
+        ];
+        let (Some(cwd), Some(exists)) = (&at.cwd, self.ctx.exists) else {
+            return Some(Shadow::Unknown(top.to_string()));
+        };
+        if let Some(found) = names.iter().find(|n| exists(&cwd.join(n))) {
+            return Some(Shadow::Found(found.clone()));
+        }
+        // `echo … > json.py; python3 -m json.tool`: made by the line before it runs.
+        let made = self
+            .written
+            .iter()
+            .find(|w| cwd.starts_with(w) || names.iter().any(|n| w.starts_with(cwd.join(n))))?;
+        let shown = made
+            .strip_prefix(cwd)
+            .ok()
+            .filter(|r| !r.as_os_str().is_empty())
+            .unwrap_or(Path::new(top));
+        Some(Shadow::Found(shown.display().to_string()))
     }
 
     /// A shell or interpreter that reads its program from its input: the program is judged

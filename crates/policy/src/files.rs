@@ -246,6 +246,7 @@ impl Judge<'_> {
             );
             return;
         };
+        self.written.push(r.lexical.clone());
         let found = protections(self.policy, self.ctx, &r.real, Access::Write);
         self.out_extend(found);
         if r.climbs_link {

@@ -114,6 +114,7 @@ fn fixture() -> Fixture {
 
 fn run(policy: &Policy, fx: &Fixture, case: &Case) -> Decision {
     let resolver = |p: &Path| tools::real_path(p);
+    let exists = |p: &Path| p.symlink_metadata().is_ok();
     let ctx = Context {
         project_root: &fx.root,
         home: Some(&fx.home),
@@ -122,6 +123,7 @@ fn run(policy: &Policy, fx: &Fixture, case: &Case) -> Decision {
         user_policy_file: None,
         sandboxed: case.sandboxed,
         resolver: &resolver,
+        exists: Some(&exists),
     };
     let call = match &case.call {
         Call::Cmd(c) => ToolCall::Command { command: c },
@@ -632,6 +634,7 @@ fn user_rules_add_and_project_rules_only_tighten() {
     )
     .expect("load");
     let resolver = |p: &Path| tools::real_path(p);
+    let exists = |p: &Path| p.symlink_metadata().is_ok();
     let ctx = Context {
         project_root: &fx.root,
         home: Some(&fx.home),
@@ -640,6 +643,7 @@ fn user_rules_add_and_project_rules_only_tighten() {
         user_policy_file: None,
         sandboxed: false,
         resolver: &resolver,
+        exists: Some(&exists),
     };
     let eval = |c: &str| evaluate(&policy, &ToolCall::Command { command: c }, &ctx);
     assert_eq!(eval("make check").decision, Verdict::Allow);

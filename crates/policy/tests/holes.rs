@@ -20,10 +20,23 @@ fn fixture() -> Fixture {
     let root = base.join("project");
     let home = base.join("home");
     let outside = base.join("outside");
-    for d in [root.join("src"), home.clone(), outside.clone()] {
+    for d in [
+        root.join("src"),
+        root.join("shadows/json"),
+        root.join("shadows_file"),
+        home.clone(),
+        outside.clone(),
+    ] {
         std::fs::create_dir_all(d).expect("mkdir");
     }
-    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").expect("write");
+    for (f, body) in [
+        (root.join("src/main.rs"), "fn main() {}\n"),
+        (root.join("package.json"), "{}\n"),
+        (root.join("shadows/json/__init__.py"), "import os\n"),
+        (root.join("shadows_file/json.py"), "import os\n"),
+    ] {
+        std::fs::write(f, body).expect("write");
+    }
     #[cfg(unix)]
     std::os::unix::fs::symlink(&outside, root.join("escape")).expect("symlink");
     Fixture {
@@ -48,11 +61,13 @@ fn judge_with(
     call: &ToolCall<'_>,
 ) -> Decision {
     let resolver = |p: &Path| tools::real_path(p);
+    let exists = |p: &Path| p.symlink_metadata().is_ok();
     let mut ctx = Context::new(&fx.root);
     ctx.home = Some(&fx.home);
     ctx.mode = Some(mode);
     ctx.sandboxed = sandboxed;
     ctx.resolver = &resolver;
+    ctx.exists = Some(&exists);
     evaluate(policy, call, &ctx)
 }
 
@@ -234,4 +249,65 @@ fn the_grown_secret_lists_are_refused_and_templates_are_not() {
         let d = judge(&fx, Mode::FullAuto, true, &call);
         assert_eq!(d.decision, Verdict::Allow, "{call:?}: {}", d.reason);
     }
+}
+
+/// Python puts the folder it runs in first on its path: with a `json/` or `json.py` there,
+/// `python3 -m json.tool` runs the project's code, not the printer that only reads.
+#[test]
+fn python_m_runs_the_projects_own_module_when_it_has_one() {
+    let fx = fixture();
+    let printer = command("cat package.json | python3 -m json.tool");
+    for mode in [Mode::ReadOnly, Mode::FullAuto] {
+        let d = judge(&fx, mode, false, &printer);
+        assert_eq!(d.decision, Verdict::Allow, "{mode}: {}", d.reason);
+    }
+    for (line, found) in [
+        ("cd shadows && python3 -m json.tool ../package.json", "json"),
+        (
+            "cd shadows_file && python3 -m json.tool ../package.json",
+            "json.py",
+        ),
+        (
+            "cd shadows_file; python3 -m json.tool --indent 2",
+            "json.py",
+        ),
+    ] {
+        let call = command(line);
+        let d = judge(&fx, Mode::ReadOnly, true, &call);
+        assert_eq!(d.decision, Verdict::Deny, "{line}: {}", d.reason);
+        assert!(
+            d.reason.contains(&format!("the project's own “{found}”")),
+            "{line}: {}",
+            d.reason
+        );
+        // Full auto judges it as the project's code running: in the sandbox it runs, without
+        // it it asks.
+        let d = judge(&fx, Mode::FullAuto, true, &call);
+        assert_eq!(d.decision, Verdict::Allow, "{line}: {}", d.reason);
+        let d = judge(&fx, Mode::FullAuto, false, &call);
+        assert_eq!(d.decision, Verdict::Ask, "{line}: {}", d.reason);
+    }
+    // A module the line itself puts there before it runs, with a rule that lets the copy
+    // through unasked.
+    let cp_allowed = Policy::load(
+        Some(RuleText {
+            path: Path::new("/u/policy.toml"),
+            text: "[commands]\nallow = [\"cp\"]\n",
+        }),
+        None,
+        &fx.root,
+    )
+    .expect("load");
+    let made = command("cp src/main.rs json.py && python3 -m json.tool < package.json");
+    let d = judge_with(&cp_allowed, &fx, Mode::AutoEdit, true, &made);
+    assert_eq!(d.decision, Verdict::Ask, "{}", d.reason);
+    let plain = command("cp src/main.rs copy.rs && python3 -m json.tool < package.json");
+    let d = judge_with(&cp_allowed, &fx, Mode::AutoEdit, true, &plain);
+    assert_eq!(d.decision, Verdict::Allow, "{}", d.reason);
+    // A caller that cannot look at the disk gets the careful answer.
+    let mut ctx = Context::new(&fx.root);
+    ctx.mode = Some(Mode::ReadOnly);
+    let d = evaluate(&fx.policy, &printer, &ctx);
+    assert_eq!(d.decision, Verdict::Deny, "{}", d.reason);
+    assert!(d.reason.contains("cannot look"), "{}", d.reason);
 }

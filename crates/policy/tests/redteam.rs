@@ -321,6 +321,7 @@ fn judge(
     sandboxed: bool,
 ) -> Decision {
     let resolver = |p: &Path| tools::real_path(p);
+    let exists = |p: &Path| p.symlink_metadata().is_ok();
     let ctx = Context {
         project_root: &fx.root,
         home: Some(&fx.home),
@@ -329,6 +330,7 @@ fn judge(
         user_policy_file: Some(&fx.user_policy),
         sandboxed,
         resolver: &resolver,
+        exists: Some(&exists),
     };
     let call = match kind {
         Kind::Command => ToolCall::Command { command: input },
