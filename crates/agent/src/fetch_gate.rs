@@ -49,6 +49,8 @@ impl FetchJudge {
                 sandboxed: self.sandboxed,
                 resolver: &resolver,
                 exists: Some(&exists),
+                // Not looked up yet: the careful answer.
+                history_holds_secrets: true,
             };
             let call = ToolCall::Fetch {
                 url: hop.url,

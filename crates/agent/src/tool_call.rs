@@ -291,6 +291,8 @@ impl Agent {
             sandboxed,
             resolver: &resolver,
             exists: Some(&exists),
+            // Not looked up yet: the careful answer.
+            history_holds_secrets: true,
         };
         let policy = self.policy.read().unwrap_or_else(PoisonError::into_inner);
         policy::evaluate(&policy, call, &ctx)

@@ -105,6 +105,8 @@ impl Loaded {
             sandboxed: self.sandboxed,
             resolver: &resolver,
             exists: Some(&exists),
+            // Not looked up yet: the careful answer.
+            history_holds_secrets: true,
         };
         evaluate(&self.policy, call, &ctx)
     }

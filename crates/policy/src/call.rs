@@ -60,6 +60,11 @@ pub struct Context<'a> {
     /// beside `python3 -m json.tool`), a word git takes for a file rather than a revision.
     /// `None` when the caller cannot look: each check then takes the careful answer.
     pub exists: Option<&'a dyn Fn(&Path) -> bool>,
+    /// True when the repository's history has a commit touching a protected path (a `.env`
+    /// committed once, a key), or when that is not known: the host fails closed. Git commands
+    /// that print file contents out of history (`git log -p`, `git show REV`, `git diff REV`)
+    /// ask then.
+    pub history_holds_secrets: bool,
 }
 
 /// Removes `.` and `..` without touching the disk.
@@ -148,6 +153,7 @@ impl<'a> Context<'a> {
             sandboxed: false,
             resolver: &lexical,
             exists: None,
+            history_holds_secrets: true,
         }
     }
 

@@ -485,7 +485,7 @@ impl Judge<'_> {
     }
 
     /// A protected path the sandbox does not hide that lies under the tree at `rel`.
-    fn protected_under(&self, rel: &str, skips_hidden: bool) -> Option<String> {
+    pub(crate) fn protected_under(&self, rel: &str, skips_hidden: bool) -> Option<String> {
         let root = Path::new(rel);
         let mut fixed: Vec<String> = vec![".tandem/policy.toml".into()];
         for rule in &self.policy.protected {

@@ -34,6 +34,7 @@ mod env_vars;
 mod expand;
 mod files;
 mod git;
+mod git_history;
 mod hosts;
 mod interpreters;
 mod machine;

@@ -124,6 +124,7 @@ fn run(policy: &Policy, fx: &Fixture, case: &Case) -> Decision {
         sandboxed: case.sandboxed,
         resolver: &resolver,
         exists: Some(&exists),
+        history_holds_secrets: true,
     };
     let call = match &case.call {
         Call::Cmd(c) => ToolCall::Command { command: c },
@@ -644,6 +645,7 @@ fn user_rules_add_and_project_rules_only_tighten() {
         sandboxed: false,
         resolver: &resolver,
         exists: Some(&exists),
+        history_holds_secrets: true,
     };
     let eval = |c: &str| evaluate(&policy, &ToolCall::Command { command: c }, &ctx);
     assert_eq!(eval("make check").decision, Verdict::Allow);

@@ -60,6 +60,17 @@ fn judge_with(
     sandboxed: bool,
     call: &ToolCall<'_>,
 ) -> Decision {
+    judge_history(policy, fx, mode, sandboxed, true, call)
+}
+
+fn judge_history(
+    policy: &Policy,
+    fx: &Fixture,
+    mode: Mode,
+    sandboxed: bool,
+    history_holds_secrets: bool,
+    call: &ToolCall<'_>,
+) -> Decision {
     let resolver = |p: &Path| tools::real_path(p);
     let exists = |p: &Path| p.symlink_metadata().is_ok();
     let mut ctx = Context::new(&fx.root);
@@ -68,6 +79,7 @@ fn judge_with(
     ctx.sandboxed = sandboxed;
     ctx.resolver = &resolver;
     ctx.exists = Some(&exists);
+    ctx.history_holds_secrets = history_holds_secrets;
     evaluate(policy, call, &ctx)
 }
 
@@ -310,4 +322,151 @@ fn python_m_runs_the_projects_own_module_when_it_has_one() {
     let d = evaluate(&fx.policy, &printer, &ctx);
     assert_eq!(d.decision, Verdict::Deny, "{}", d.reason);
     assert!(d.reason.contains("cannot look"), "{}", d.reason);
+}
+
+/// A secret once committed stays in the history: the commands that print file contents out
+/// of it ask while the history holds one (or nobody knows), in read_only they do not run; a
+/// pathspec of paths no rule protects, names and counts instead of changes, and the work
+/// tree's own changes are fine.
+#[test]
+fn history_that_holds_a_secret_is_not_printed_unasked() {
+    let fx = fixture();
+    let prints = [
+        "git log -p",
+        "git log --patch --all",
+        "git log --pat",
+        "git log -u -3",
+        "git log -U5",
+        "git log --cc",
+        "git log --full-diff -- src/",
+        "git log -L1,5:src/main.rs",
+        "git log -p -- .",
+        "git log -p -- '*.rs'",
+        "git whatchanged -p",
+        "git reflog -p",
+        "git show",
+        "git show HEAD~1",
+        "git show v1.0 --format=%H",
+        "git show --oneline HEAD",
+        "git diff HEAD",
+        "git diff HEAD~3 --word-diff",
+        "git diff main...feature",
+        "git diff --cached",
+        "git diff --staged",
+        "git diff --sta",
+        "git diff origin/main",
+        "git diff-tree -p HEAD",
+        "git format-patch -1",
+        "git format-patch --stdout HEAD~3",
+        "git cat-file -p HEAD",
+        "git cat-file blob 3f9a8b7",
+        "git cat-file --batch",
+        "git archive HEAD",
+        "git archive -o out.tar HEAD",
+        "git bundle create all.bundle --all",
+        "git grep KEY HEAD",
+        "git grep -e KEY HEAD~2",
+        "git grep KEY $(git rev-list --all)",
+        "git stash show -p",
+        "git stash list -p",
+        "git range-diff main...feature",
+        "git fast-export --all",
+        "git --no-pager log -p | head -50",
+        "git -C src log -p",
+    ];
+    let fine = [
+        "git log --oneline -10",
+        "git log --stat",
+        "git log --name-only",
+        "git log -p -- src/main.rs",
+        "git log -p -- src/",
+        "git log --patch -- README.md src/",
+        "git show HEAD~1 --stat",
+        "git show --name-status HEAD",
+        "git show -s --format=%H HEAD",
+        "git show --no-patch HEAD",
+        "git show HEAD:src/main.rs",
+        "git show HEAD -- src/main.rs",
+        "git diff",
+        "git diff --stat",
+        "git diff src/main.rs",
+        "git diff HEAD --stat",
+        "git diff HEAD --name-only",
+        "git diff HEAD -- src/",
+        "git diff | grep '^+' | wc -l",
+        "git grep -n TODO",
+        "git grep TODO src",
+        "git grep TODO -- src/",
+        "git blame src/main.rs",
+        "git blame HEAD~3 src/main.rs",
+        "git cat-file -t HEAD",
+        "git cat-file -p HEAD:src/main.rs",
+        "git stash show",
+        "git stash list",
+        "git status",
+    ];
+    for line in prints {
+        let call = command(line);
+        for sandboxed in [false, true] {
+            let d = judge_history(&fx.policy, &fx, Mode::FullAuto, sandboxed, true, &call);
+            assert_eq!(d.decision, Verdict::Ask, "{line}: {}", d.reason);
+            assert!(
+                d.reason
+                    .contains("history holds, or may hold, a protected file (such as .env)")
+                    && d.reason.contains("could print the secret"),
+                "{line}: {}",
+                d.reason
+            );
+            let d = judge_history(&fx.policy, &fx, Mode::ReadOnly, sandboxed, true, &call);
+            assert_eq!(d.decision, Verdict::Deny, "read_only {line}: {}", d.reason);
+        }
+        // A history known to hold no secret: the answer is today's, whatever it is.
+        let clean = judge_history(&fx.policy, &fx, Mode::FullAuto, true, false, &call);
+        assert!(
+            !clean.reason.contains("could print the secret"),
+            "{line}: {}",
+            clean.reason
+        );
+    }
+    for line in fine {
+        let call = command(line);
+        for history in [true, false] {
+            for mode in [Mode::FullAuto, Mode::ReadOnly] {
+                let d = judge_history(&fx.policy, &fx, mode, true, history, &call);
+                assert_eq!(
+                    d.decision,
+                    Verdict::Allow,
+                    "{mode} {line} (history holds secrets: {history}): {}",
+                    d.reason
+                );
+            }
+        }
+    }
+    // Not read-only to begin with (it can write an archive), so only full_auto runs them.
+    for line in ["git archive --list", "git archive HEAD src/"] {
+        let d = judge_history(&fx.policy, &fx, Mode::FullAuto, true, true, &command(line));
+        assert_eq!(d.decision, Verdict::Allow, "{line}: {}", d.reason);
+    }
+    // Known to be clean, the reads that print history run as before.
+    for line in [
+        "git log -p",
+        "git show",
+        "git diff HEAD",
+        "git grep KEY HEAD",
+    ] {
+        let d = judge_history(&fx.policy, &fx, Mode::ReadOnly, true, false, &command(line));
+        assert_eq!(d.decision, Verdict::Allow, "{line}: {}", d.reason);
+    }
+    // `REV:path` of a secret is still refused, whatever the history holds.
+    for history in [true, false] {
+        let d = judge_history(
+            &fx.policy,
+            &fx,
+            Mode::FullAuto,
+            true,
+            history,
+            &command("git show HEAD:.env"),
+        );
+        assert_eq!(d.decision, Verdict::Deny, "{}", d.reason);
+    }
 }

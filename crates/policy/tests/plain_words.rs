@@ -17,6 +17,7 @@ fn decide(mode: Mode, sandboxed: bool, diff: u32, call: ToolCall<'_>) -> policy:
         sandboxed,
         resolver: &policy::lexical,
         exists: None,
+        history_holds_secrets: true,
     };
     evaluate(&Policy::builtin(), &call, &ctx)
 }

@@ -331,6 +331,7 @@ fn judge(
         sandboxed,
         resolver: &resolver,
         exists: Some(&exists),
+        history_holds_secrets: true,
     };
     let call = match kind {
         Kind::Command => ToolCall::Command { command: input },
