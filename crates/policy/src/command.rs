@@ -16,7 +16,7 @@ use crate::rules::Policy;
 use crate::shell::{
     self, Assignment, CdTarget, Location, RedirectKind, SimpleCommand, Stdin, Word,
 };
-use crate::{git, programs, readonly, segments, suggest, wrappers, writers};
+use crate::{git, private_tmp, programs, readonly, segments, suggest, wrappers, writers};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use unicode_normalization::UnicodeNormalization;
@@ -135,6 +135,8 @@ pub struct Facts {
     pub rule_words: Option<Vec<String>>,
     /// Suggestions would not be exactly as wide as the call (it writes outside, it runs code).
     pub no_suggestions: bool,
+    /// What it writes or deletes is all in the private temporary folder (and it does).
+    pub private_tmp_only: bool,
 }
 
 /// A module of the project's own that `python -m` would run instead of the one meant.
@@ -167,6 +169,14 @@ pub struct Judge<'a> {
     pub links: Vec<(PathBuf, Word)>,
     /// Paths the line writes, by name, as far as they are known.
     pub written: Vec<PathBuf>,
+    /// Variables the source being judged sets to a `mktemp` file only (see
+    /// [`crate::private_tmp`]); only in the sandbox.
+    temp_vars: HashSet<String>,
+    /// The line sets `TMPDIR` itself: `$TMPDIR` is no longer the private folder.
+    tmpdir_moved: bool,
+    /// Writes judged so far in the private temporary folder, and elsewhere.
+    pub tmp_writes: usize,
+    pub other_writes: usize,
 }
 
 impl<'a> Judge<'a> {
@@ -182,6 +192,10 @@ impl<'a> Judge<'a> {
             vars: HashMap::new(),
             links: Vec::new(),
             written: Vec::new(),
+            temp_vars: HashSet::new(),
+            tmpdir_moved: false,
+            tmp_writes: 0,
+            other_writes: 0,
         }
     }
 
@@ -231,6 +245,11 @@ impl<'a> Judge<'a> {
 
     pub fn sandboxed(&self) -> bool {
         self.ctx.sandboxed
+    }
+
+    /// Whether `$TMPDIR` is the private temporary folder the sandbox gives the command.
+    pub fn private_tmpdir(&self) -> bool {
+        self.sandboxed() && !self.tmpdir_moved && !self.vars.contains_key("TMPDIR")
     }
 
     /// The findings, with read_only's rule applied: there, whatever would ask is refused,
@@ -323,6 +342,18 @@ impl<'a> Judge<'a> {
     /// One reading of shell source. Parse errors count only for the reading as written.
     fn parsed(&mut self, src: &str, at: &At, as_written: bool) {
         let parsed = shell::parse(src);
+        // Its `mktemp` variables are its own: a shell it starts does not have them.
+        let outer = self.sandboxed().then(|| {
+            self.tmpdir_moved |= !private_tmp::tmpdir_kept(src);
+            std::mem::replace(&mut self.temp_vars, private_tmp::mktemp_vars(src, &parsed))
+        });
+        self.walk_parsed(&parsed, at, as_written);
+        if let Some(outer) = outer {
+            self.temp_vars = outer;
+        }
+    }
+
+    fn walk_parsed(&mut self, parsed: &shell::Parsed, at: &At, as_written: bool) {
         if parsed.has_error && as_written {
             self.ask(
                 "the command could not be fully parsed, so Tandem cannot tell everything it would do",
@@ -438,10 +469,11 @@ impl<'a> Judge<'a> {
             for r in &cmd.redirects {
                 self.redirect(r.kind, &r.target, &here);
             }
-            here.writes = cmd
-                .redirects
-                .iter()
-                .any(|r| r.kind == RedirectKind::Write && !r.target.literal().is_some_and(is_sink));
+            here.writes = cmd.redirects.iter().any(|r| {
+                r.kind == RedirectKind::Write
+                    && !r.target.literal().is_some_and(is_sink)
+                    && !self.in_private_tmp(&r.target, &here)
+            });
             let declares = cmd.words.first().and_then(Word::literal).is_some_and(|n| {
                 matches!(n, "export" | "declare" | "typeset" | "local" | "readonly")
             });
@@ -477,7 +509,9 @@ impl<'a> Judge<'a> {
                 .iter()
                 .map(|p| self.cd_target(p.as_ref(), &cd.to, at))
                 .collect();
-            if cd.certain {
+            // A `mktemp` that failed left its variable empty, and `cd ""` stays where it is.
+            let may_stay = moved.iter().flatten().any(|p| private_tmp::from_var(p));
+            if cd.certain && !may_stay {
                 places = moved;
             } else {
                 places.extend(moved);
@@ -556,10 +590,21 @@ impl<'a> Judge<'a> {
                     i + 1 + len,
                 )
             };
+            // `${TMPDIR:-/tmp}`: the default never applies, the runner sets it.
+            let tmpdir_default = name
+                .strip_prefix("TMPDIR")
+                .is_some_and(|rest| rest.starts_with(":-") || rest.starts_with('-'));
+            if tmpdir_default && self.private_tmpdir() {
+                out.push_str(private_tmp::ROOT);
+                i = next;
+                continue;
+            }
             if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 return None;
             }
             let value = match name.as_str() {
+                "TMPDIR" if self.private_tmpdir() => private_tmp::ROOT.to_string(),
+                n if self.temp_vars.contains(n) => private_tmp::var_path(n),
                 "HOME" if !self.vars.contains_key("HOME") => {
                     self.ctx.home?.to_string_lossy().into_owned()
                 }
@@ -641,10 +686,13 @@ impl<'a> Judge<'a> {
         }
 
         let mut facts = Facts::default();
+        let writes_before = (self.tmp_writes, self.other_writes);
         if self.dispatch(&name, words, at, &mut facts) == Flow::Done {
             return;
         }
         writers::judge(self, &name, words, at, &mut facts);
+        facts.private_tmp_only =
+            self.tmp_writes > writes_before.0 && self.other_writes == writes_before.1;
         self.rules(&name, words, at, &facts);
     }
 
@@ -989,6 +1037,19 @@ impl<'a> Judge<'a> {
                 )
                 .with_suggestions(suggestions)
                 .with_network(true),
+            );
+            return;
+        }
+        // It changes nothing but scratch files in the sandbox's own folder: the findings on
+        // what it writes said what the mode allows.
+        if facts.private_tmp_only && !at.writes && !at.tainted {
+            self.out.push(
+                Finding::floor(
+                    Verdict::Allow,
+                    format!("“{name}” changes only the private temporary folder"),
+                    "private temporary folder",
+                )
+                .with_specificity(1),
             );
             return;
         }

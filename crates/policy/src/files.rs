@@ -11,6 +11,7 @@ use crate::paths::{
     Access, HOME_ONLY_SECRETS, HOME_SECRETS, SECRET_NAMES, is_secret, is_startup_location,
     protections, read_outside,
 };
+use crate::private_tmp;
 use crate::searches::Scope;
 use crate::shell::Word;
 use crate::suggest;
@@ -130,6 +131,9 @@ impl Judge<'_> {
             }
             return;
         };
+        if private_tmp::contains(&r.real) {
+            return;
+        }
         let found = protections(self.policy, self.ctx, &r.real, Access::Read);
         self.out_extend(found.into_iter().filter(|f| f.verdict == Verdict::Deny));
         if r.climbs_link {
@@ -179,6 +183,9 @@ impl Judge<'_> {
                     );
                     return;
                 };
+                if private_tmp::contains(&r.real) {
+                    return;
+                }
                 let found = protections(self.policy, self.ctx, &r.real, Access::Read);
                 self.out_extend(found);
                 if r.climbs_link {
@@ -194,6 +201,7 @@ impl Judge<'_> {
                 self.pattern(&p, at, Access::Read);
                 self.mention(&p, at);
             }
+            Word::Dynamic(raw) if self.private_tmp_word(raw, at) => {}
             Word::Dynamic(raw) => {
                 self.ask(
                     format!("the command reads “{raw}”, a file only known when it runs"),
@@ -216,13 +224,21 @@ impl Judge<'_> {
             }
             Word::Glob(p) => {
                 let p = p.clone();
+                self.other_writes += 1;
                 self.ask(
                     format!("“{who}” changes “{p}”, which names files only known when it runs"),
                     "computed path",
                 );
                 self.pattern(&p, at, Access::Write);
             }
+            Word::Dynamic(raw) if self.private_tmp_word(raw, at) => {
+                self.private_tmp_write(format!(
+                    "“{who}” writes “{}” in the private temporary folder",
+                    raw.trim_matches('"')
+                ));
+            }
             Word::Dynamic(raw) => {
+                self.other_writes += 1;
                 self.ask(
                     format!("“{who}” writes “{raw}”, a file only known when it runs"),
                     "computed path",
@@ -246,6 +262,13 @@ impl Judge<'_> {
             );
             return;
         };
+        if private_tmp::contains(&r.real) {
+            self.private_tmp_write(format!(
+                "the command writes “{p}” in the private temporary folder"
+            ));
+            return;
+        }
+        self.other_writes += 1;
         self.written.push(r.lexical.clone());
         let found = protections(self.policy, self.ctx, &r.real, Access::Write);
         self.out_extend(found);
@@ -296,6 +319,50 @@ impl Judge<'_> {
                 .leaving_sandbox(),
             );
         }
+    }
+
+    /// Whether a computed word is a path in the private temporary folder.
+    pub fn private_tmp_word(&self, raw: &str, at: &At) -> bool {
+        self.guess(raw, at)
+            .and_then(|g| self.resolve(&g, at))
+            .is_some_and(|r| private_tmp::contains(&r.real) && !r.climbs_link)
+    }
+
+    /// Whether a redirect's target is in the private temporary folder.
+    pub fn in_private_tmp(&self, target: &Word, at: &At) -> bool {
+        match target {
+            Word::Literal(p) => self
+                .resolve(p, at)
+                .is_some_and(|r| private_tmp::contains(&r.real)),
+            Word::Dynamic(raw) => self.private_tmp_word(raw, at),
+            Word::Glob(_) => false,
+        }
+    }
+
+    /// A write or delete in the private temporary folder (`what` says which, in words): in
+    /// the sandbox it touches nothing of the user's, so it is judged like an edit inside the
+    /// project, which the sandbox confines alike.
+    pub fn private_tmp_write(&mut self, what: String) {
+        self.tmp_writes += 1;
+        let f = match self.mode {
+            Mode::ReadOnly => Finding::floor(
+                Verdict::Deny,
+                format!("{what}, and nothing changes in Read only mode"),
+                "read_only mode",
+            ),
+            Mode::Ask => Finding::floor(
+                Verdict::Ask,
+                format!("{what}: in Ask mode, changes need your approval"),
+                "ask mode",
+            ),
+            mode => Finding::floor(
+                Verdict::Allow,
+                format!("{what}, a folder for scratch files the sandbox keeps apart from your files; {} mode allows that", mode.label()),
+                "private temporary folder",
+            )
+            .with_specificity(2),
+        };
+        self.push(f);
     }
 
     /// A command writing a file inside the project, judged like an edit.
@@ -355,6 +422,28 @@ impl Judge<'_> {
                 Word::Dynamic(raw) => self.guess(raw, at),
             };
             let resolved = base.as_deref().and_then(|b| self.resolve(b, at));
+            let dynamic = matches!(word, Word::Dynamic(_));
+            if let Some(r) = &resolved
+                && private_tmp::contains(&r.real)
+            {
+                // `"$d/x"` is `/x` when the `mktemp` that set `$d` failed.
+                if (dynamic && private_tmp::below_var(&r.real)) || r.climbs_link {
+                    self.other_writes += 1;
+                    self.ask(
+                        format!(
+                            "“{what}” deletes “{text}”, which is only known when the command runs"
+                        ),
+                        "recursive delete",
+                    );
+                } else {
+                    self.private_tmp_write(format!(
+                        "“{what}” deletes “{}” in the private temporary folder",
+                        text.trim_matches('"')
+                    ));
+                }
+                continue;
+            }
+            self.other_writes += 1;
             let Some(r) = resolved else {
                 self.ask(
                     format!("“{what}” deletes “{text}”, which is only known when the command runs"),
@@ -362,7 +451,6 @@ impl Judge<'_> {
                 );
                 continue;
             };
-            let dynamic = matches!(word, Word::Dynamic(_));
             if dynamic {
                 self.ask(
                     format!("“{what}” deletes “{text}”, which is only known when the command runs"),
@@ -531,6 +619,9 @@ impl Judge<'_> {
             }
         };
         let abs = crate::call::normalize(&abs);
+        if private_tmp::contains(&abs) {
+            return;
+        }
         let parts: Vec<String> = abs
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())

@@ -685,6 +685,9 @@ fn revision_paths(j: &mut Judge, args: &[&str], at: &At) {
         } else {
             j.ctx.project_root.join(path)
         };
+        if crate::private_tmp::contains(&abs) {
+            continue;
+        }
         let found = protections(j.policy, j.ctx, Path::new(&abs), Access::Read);
         for f in found.into_iter().filter(|f| f.verdict == Verdict::Deny) {
             j.push(Finding {

@@ -470,3 +470,121 @@ fn history_that_holds_a_secret_is_not_printed_unasked() {
         assert_eq!(d.decision, Verdict::Deny, "{}", d.reason);
     }
 }
+
+/// The sandbox gives every command a private temporary folder (`$TMPDIR`): a path there is
+/// only known when the command runs, but writing or deleting there touches nothing of the
+/// user's. In the sandbox that runs unasked where an edit would; without it, as before.
+#[test]
+fn scratch_files_in_the_private_temporary_folder_need_no_question() {
+    let fx = fixture();
+    let scratch = [
+        "f=$(mktemp); echo x > \"$f\"; rm \"$f\"",
+        "f=$(mktemp) && cat package.json > \"$f\" && sort \"$f\" && rm -f \"$f\"",
+        "tmp=\"$(mktemp -t out.XXXXXX)\"; ls -la > $tmp; rm $tmp",
+        "echo ok > \"$TMPDIR/x\"",
+        "echo ok > ${TMPDIR}/x && cat ${TMPDIR}/x",
+        "echo ok >> \"${TMPDIR:-/tmp}/log.txt\"",
+        "mkdir -p \"$TMPDIR/build\" && cp src/main.rs \"$TMPDIR/build/\"",
+        "rm -rf \"$TMPDIR/build\"",
+        "d=$(mktemp -d) && cd \"$d\" && touch a && rm -rf \"$d\"",
+        "d=$(mktemp -d); tar -czf \"$d/src.tgz\" src; rm -rf \"$d\"",
+        "mktemp -d",
+    ];
+    for line in scratch {
+        let call = command(line);
+        let d = judge(&fx, Mode::FullAuto, true, &call);
+        assert_eq!(d.decision, Verdict::Allow, "{line}: {}", d.reason);
+        // Without the sandbox nothing confines them: today's answer.
+        let d = judge(&fx, Mode::FullAuto, false, &call);
+        assert_ne!(
+            d.decision,
+            Verdict::Allow,
+            "unsandboxed {line}: {}",
+            d.reason
+        );
+        let d = judge(&fx, Mode::ReadOnly, true, &call);
+        assert_eq!(d.decision, Verdict::Deny, "read_only {line}: {}", d.reason);
+    }
+    // Auto edit allows what changes only scratch files; a command that also runs elsewhere
+    // (`cd "$d"` leaves it in the project when `mktemp` failed) still asks there.
+    for line in [
+        "f=$(mktemp); echo x > \"$f\"; rm \"$f\"",
+        "echo ok > \"$TMPDIR/x\"",
+        "rm -rf \"$TMPDIR/build\"",
+    ] {
+        let d = judge(&fx, Mode::AutoEdit, true, &command(line));
+        assert_eq!(d.decision, Verdict::Allow, "auto_edit {line}: {}", d.reason);
+        let d = judge(&fx, Mode::Ask, true, &command(line));
+        assert_eq!(d.decision, Verdict::Ask, "ask {line}: {}", d.reason);
+    }
+    let d = judge(
+        &fx,
+        Mode::FullAuto,
+        true,
+        &command("echo ok > \"$TMPDIR/x\""),
+    );
+    assert!(
+        d.reason.contains("private temporary folder"),
+        "{}",
+        d.reason
+    );
+    // What the line cannot vouch for still asks (or is refused).
+    for line in [
+        "rm -rf \"$x\"",
+        "echo x > \"$f\"",
+        "f=$(mktemp); read f; rm -rf \"$f\"",
+        "f=$(mktemp); for f in *; do rm -rf \"$f\"; done",
+        "f=$(mktemp); f=~/.bashrc; echo x > \"$f\"",
+        "(f=$(mktemp)); rm -rf \"$f\"",
+        "f=$(mktemp -p ~); echo x > \"$f\"",
+        "f=$(mktemp x.XXXX); echo x > \"$f\"",
+        "TMPDIR=~; echo x > \"$TMPDIR/.bashrc\"",
+        "export TMPDIR=/etc; rm -rf \"$TMPDIR/x\"",
+        "echo x > \"$TMPDIR/../../etc/x\"",
+        "d=$(mktemp -d); rm -rf \"$d/\"*",
+        "d=$(mktemp -d); rm -rf \"$d/work\"",
+        "d=$(mktemp -d) && cd \"$d\" && rm -rf *",
+        "bash -c 'rm -rf \"$f\"'; f=$(mktemp)",
+        "f=$(mktemp); curl -o \"$f\" https://example.com/x",
+    ] {
+        let d = judge(&fx, Mode::FullAuto, true, &command(line));
+        assert_ne!(d.decision, Verdict::Allow, "{line}: {}", d.reason);
+    }
+}
+
+/// The engine stands the private folder in with a name no path can have; no reason and no
+/// suggestion may show it.
+#[test]
+fn no_reason_names_the_private_folder_by_the_engine_s_own_name() {
+    let fx = fixture();
+    let lines = [
+        "d=$(mktemp -d); rm -rf \"$d/work\"",
+        "d=$(mktemp -d) && cd \"$d\" && rm -rf ..",
+        "d=$(mktemp -d) && cd \"$d\" && cat ../../x",
+        "d=$(mktemp -d) && cd \"$d\" && echo x > ../x",
+        "d=$(mktemp -d) && cd \"$d\" && cat .env && cat *.pem",
+        "d=$(mktemp -d) && cd \"$d\" && cp ~/.ssh/id_rsa .",
+        "d=$(mktemp -d) && cd \"$d\" && ln -s ~/.aws k && cat k/credentials",
+        "d=$(mktemp -d) && cd \"$d\" && find . -delete",
+        "d=$(mktemp -d) && cd \"$d\" && tar xzf ~/x.tgz",
+        "d=$(mktemp -d) && cd \"$d\" && git log -p && git show HEAD:./.env",
+        "d=$(mktemp -d) && git -C \"$d\" init && grep -r x \"$d\"",
+        "cd \"$TMPDIR\" && git clone https://example.com/x.git .",
+        "f=$(mktemp); mv \"$f\" .env",
+        "f=$(mktemp); cp \"$f\" ~/.bashrc",
+        "f=$(mktemp); sort -o \"$f\" README.md; python3 -m json.tool \"$f\"",
+        "d=$(mktemp -d); ln -s \"$d\" link && rm -rf link/ && cat link/x",
+        "echo x > \"$TMPDIR/.env\"; cat \"$TMPDIR\"/*.pem; rm -rf \"$TMPDIR\"/*",
+        "echo x > \"${TMPDIR:-/tmp}/../etc/x\"",
+    ];
+    for line in lines {
+        for mode in [Mode::FullAuto, Mode::AutoEdit, Mode::Ask, Mode::ReadOnly] {
+            let d = judge(&fx, mode, true, &command(line));
+            assert!(!d.reason.contains('\0'), "{mode} {line}: {:?}", d.reason);
+            for s in &d.suggestions {
+                let shown = format!("{} {:?}", s.label, s.grant);
+                assert!(!shown.contains('\0'), "{mode} {line}: {shown:?}");
+            }
+        }
+    }
+}
