@@ -39,6 +39,7 @@ impl FetchJudge {
     pub fn gate(self) -> HopGate {
         Arc::new(move |hop: &Hop<'_>| {
             let resolver = |p: &Path| tools::real_path(p);
+            let exists = |p: &Path| p.symlink_metadata().is_ok();
             let ctx = Context {
                 project_root: &self.root,
                 home: self.home.as_deref(),
@@ -47,6 +48,9 @@ impl FetchJudge {
                 user_policy_file: self.user_policy_file.as_deref(),
                 sandboxed: self.sandboxed,
                 resolver: &resolver,
+                exists: Some(&exists),
+                // Not looked up yet: the careful answer.
+                history_holds_secrets: true,
             };
             let call = ToolCall::Fetch {
                 url: hop.url,

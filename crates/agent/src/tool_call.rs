@@ -291,6 +291,7 @@ impl Agent {
     ) -> R {
         let ws = &self.toolbox.ws;
         let resolver = |p: &Path| tools::real_path(p);
+        let exists = |p: &Path| p.symlink_metadata().is_ok();
         let ctx = Context {
             project_root: ws.root().path(),
             home: self.config.home.as_deref(),
@@ -299,6 +300,9 @@ impl Agent {
             user_policy_file: self.config.user_policy_file.as_deref(),
             sandboxed,
             resolver: &resolver,
+            exists: Some(&exists),
+            // Not looked up yet: the careful answer.
+            history_holds_secrets: true,
         };
         let policy = self.policy.read().unwrap_or_else(PoisonError::into_inner);
         judge(&policy, &ctx)

@@ -107,6 +107,7 @@ impl Loaded {
     ) -> R {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let resolver = |p: &Path| tools::real_path(p);
+        let exists = |p: &Path| p.symlink_metadata().is_ok();
         let ctx = Context {
             project_root: &self.root,
             home: home.as_deref(),
@@ -115,6 +116,9 @@ impl Loaded {
             user_policy_file: self.user_file.as_deref(),
             sandboxed: self.sandboxed,
             resolver: &resolver,
+            exists: Some(&exists),
+            // Not looked up yet: the careful answer.
+            history_holds_secrets: true,
         };
         judge(&self.policy, &ctx)
     }

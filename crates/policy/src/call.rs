@@ -55,6 +55,16 @@ pub struct Context<'a> {
     /// this engine stands between a command and the system, and full_auto asks before commands.
     pub sandboxed: bool,
     pub resolver: &'a dyn Fn(&Path) -> PathBuf,
+    /// Whether a path exists on disk (a file, a folder or a link), for what only the disk can
+    /// tell: a module of the project's own that Python would run instead of its own (`json/`
+    /// beside `python3 -m json.tool`), a word git takes for a file rather than a revision.
+    /// `None` when the caller cannot look: each check then takes the careful answer.
+    pub exists: Option<&'a dyn Fn(&Path) -> bool>,
+    /// True when the repository's history has a commit touching a protected path (a `.env`
+    /// committed once, a key), or when that is not known: the host fails closed. Git commands
+    /// that print file contents out of history (`git log -p`, `git show REV`, `git diff REV`)
+    /// ask then.
+    pub history_holds_secrets: bool,
 }
 
 /// Removes `.` and `..` without touching the disk.
@@ -77,6 +87,61 @@ pub fn lexical(path: &Path) -> PathBuf {
     normalize(path)
 }
 
+/// A path walked the way the kernel walks it.
+pub(crate) struct Walked {
+    /// Where the kernel ends up.
+    pub real: PathBuf,
+    /// The path with `.` and `..` removed by name, the way it reads.
+    pub lexical: PathBuf,
+    /// The link a `..` climbs out of, when that leads somewhere other than the path reads
+    /// (`escape/..` is the folder above where `escape` leads, not the folder holding it).
+    pub climbed_link: Option<PathBuf>,
+}
+
+/// Walks an absolute path as the kernel does: each folder is resolved before the `..` after
+/// it is applied.
+pub(crate) fn walk(resolver: &dyn Fn(&Path) -> PathBuf, path: &Path) -> Walked {
+    use std::path::Component;
+    let lexical = normalize(path);
+    let by_name = resolver(&lexical);
+    if !path.components().any(|c| c == Component::ParentDir) {
+        return Walked {
+            real: by_name,
+            lexical,
+            climbed_link: None,
+        };
+    }
+    let mut walked = PathBuf::new();
+    let mut written = PathBuf::new();
+    let mut link = None;
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                walked = resolver(&walked);
+                // The first `..` whose folder the kernel finds elsewhere than its name says is
+                // the one that climbs out of a link.
+                if link.is_none() && walked.parent() != written.parent().map(resolver).as_deref() {
+                    link = Some(written.clone());
+                }
+                walked.pop();
+                written.pop();
+            }
+            Component::CurDir => {}
+            other => {
+                walked.push(other.as_os_str());
+                written.push(other.as_os_str());
+            }
+        }
+    }
+    let real = resolver(&walked);
+    let climbed_link = (real != by_name).then(|| link.unwrap_or_else(|| lexical.clone()));
+    Walked {
+        real,
+        lexical,
+        climbed_link,
+    }
+}
+
 impl<'a> Context<'a> {
     pub fn new(project_root: &'a Path) -> Self {
         Context {
@@ -87,23 +152,34 @@ impl<'a> Context<'a> {
             user_policy_file: None,
             sandboxed: false,
             resolver: &lexical,
+            exists: None,
+            history_holds_secrets: true,
         }
     }
 
     /// An absolute, normalized, symlink-resolved path for a path as the model wrote it.
     /// `None` when it cannot be known without running the shell (e.g. `~user/x`).
     pub fn resolve(&self, path: &str) -> Option<PathBuf> {
-        let p = if path == "~" || path.starts_with("~/") {
-            let home = self.home?;
-            home.join(path.trim_start_matches('~').trim_start_matches('/'))
+        Some((self.resolver)(&normalize(&self.absolute(path)?)))
+    }
+
+    /// A path as the model wrote it, walked the way the kernel walks it.
+    pub(crate) fn walk(&self, path: &str) -> Option<Walked> {
+        Some(walk(self.resolver, &self.absolute(path)?))
+    }
+
+    /// The path from the root of the file system, `..` still in it.
+    fn absolute(&self, path: &str) -> Option<PathBuf> {
+        Some(if path == "~" || path.starts_with("~/") {
+            self.home?
+                .join(path.trim_start_matches('~').trim_start_matches('/'))
         } else if path.starts_with('~') {
             return None;
         } else if Path::new(path).is_absolute() {
             PathBuf::from(path)
         } else {
             self.project_root.join(path)
-        };
-        Some((self.resolver)(&normalize(&p)))
+        })
     }
 
     /// The path relative to the project root, with `/`, when it is inside.

@@ -16,9 +16,9 @@ use crate::rules::Policy;
 use crate::shell::{
     self, Assignment, CdTarget, Location, RedirectKind, SimpleCommand, Stdin, Word,
 };
-use crate::{git, programs, readonly, segments, suggest, wrappers, writers};
+use crate::{git, private_tmp, programs, readonly, segments, suggest, wrappers, writers};
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use unicode_normalization::UnicodeNormalization;
 
 /// Beyond this a command cannot be reviewed by a person either.
@@ -135,6 +135,16 @@ pub struct Facts {
     pub rule_words: Option<Vec<String>>,
     /// Suggestions would not be exactly as wide as the call (it writes outside, it runs code).
     pub no_suggestions: bool,
+    /// What it writes or deletes is all in the private temporary folder (and it does).
+    pub private_tmp_only: bool,
+}
+
+/// A module of the project's own that `python -m` would run instead of the one meant.
+enum Shadow {
+    /// This file or folder, where it runs.
+    Found(String),
+    /// Maybe one by this name: where it runs cannot be looked at.
+    Unknown(String),
 }
 
 /// Whether the dispatcher is done with a command or the generic checks (files, rules) follow.
@@ -157,6 +167,16 @@ pub struct Judge<'a> {
     vars: HashMap<String, Option<String>>,
     /// Symbolic links the line makes (`ln -s ~/.aws k`): the link's path and its target.
     pub links: Vec<(PathBuf, Word)>,
+    /// Paths the line writes, by name, as far as they are known.
+    pub written: Vec<PathBuf>,
+    /// Variables the source being judged sets to a `mktemp` file only (see
+    /// [`crate::private_tmp`]); only in the sandbox.
+    temp_vars: HashSet<String>,
+    /// The line sets `TMPDIR` itself: `$TMPDIR` is no longer the private folder.
+    tmpdir_moved: bool,
+    /// Writes judged so far in the private temporary folder, and elsewhere.
+    pub tmp_writes: usize,
+    pub other_writes: usize,
 }
 
 impl<'a> Judge<'a> {
@@ -171,6 +191,11 @@ impl<'a> Judge<'a> {
             seen: HashSet::new(),
             vars: HashMap::new(),
             links: Vec::new(),
+            written: Vec::new(),
+            temp_vars: HashSet::new(),
+            tmpdir_moved: false,
+            tmp_writes: 0,
+            other_writes: 0,
         }
     }
 
@@ -220,6 +245,11 @@ impl<'a> Judge<'a> {
 
     pub fn sandboxed(&self) -> bool {
         self.ctx.sandboxed
+    }
+
+    /// Whether `$TMPDIR` is the private temporary folder the sandbox gives the command.
+    pub fn private_tmpdir(&self) -> bool {
+        self.sandboxed() && !self.tmpdir_moved && !self.vars.contains_key("TMPDIR")
     }
 
     /// The findings, with read_only's rule applied: there, whatever would ask is refused,
@@ -312,6 +342,18 @@ impl<'a> Judge<'a> {
     /// One reading of shell source. Parse errors count only for the reading as written.
     fn parsed(&mut self, src: &str, at: &At, as_written: bool) {
         let parsed = shell::parse(src);
+        // Its `mktemp` variables are its own: a shell it starts does not have them.
+        let outer = self.sandboxed().then(|| {
+            self.tmpdir_moved |= !private_tmp::tmpdir_kept(src);
+            std::mem::replace(&mut self.temp_vars, private_tmp::mktemp_vars(src, &parsed))
+        });
+        self.walk_parsed(&parsed, at, as_written);
+        if let Some(outer) = outer {
+            self.temp_vars = outer;
+        }
+    }
+
+    fn walk_parsed(&mut self, parsed: &shell::Parsed, at: &At, as_written: bool) {
         if parsed.has_error && as_written {
             self.ask(
                 "the command could not be fully parsed, so Tandem cannot tell everything it would do",
@@ -427,10 +469,11 @@ impl<'a> Judge<'a> {
             for r in &cmd.redirects {
                 self.redirect(r.kind, &r.target, &here);
             }
-            here.writes = cmd
-                .redirects
-                .iter()
-                .any(|r| r.kind == RedirectKind::Write && !r.target.literal().is_some_and(is_sink));
+            here.writes = cmd.redirects.iter().any(|r| {
+                r.kind == RedirectKind::Write
+                    && !r.target.literal().is_some_and(is_sink)
+                    && !self.in_private_tmp(&r.target, &here)
+            });
             let declares = cmd.words.first().and_then(Word::literal).is_some_and(|n| {
                 matches!(n, "export" | "declare" | "typeset" | "local" | "readonly")
             });
@@ -466,7 +509,9 @@ impl<'a> Judge<'a> {
                 .iter()
                 .map(|p| self.cd_target(p.as_ref(), &cd.to, at))
                 .collect();
-            if cd.certain {
+            // A `mktemp` that failed left its variable empty, and `cd ""` stays where it is.
+            let may_stay = moved.iter().flatten().any(|p| private_tmp::from_var(p));
+            if cd.certain && !may_stay {
                 places = moved;
             } else {
                 places.extend(moved);
@@ -545,10 +590,21 @@ impl<'a> Judge<'a> {
                     i + 1 + len,
                 )
             };
+            // `${TMPDIR:-/tmp}`: the default never applies, the runner sets it.
+            let tmpdir_default = name
+                .strip_prefix("TMPDIR")
+                .is_some_and(|rest| rest.starts_with(":-") || rest.starts_with('-'));
+            if tmpdir_default && self.private_tmpdir() {
+                out.push_str(private_tmp::ROOT);
+                i = next;
+                continue;
+            }
             if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 return None;
             }
             let value = match name.as_str() {
+                "TMPDIR" if self.private_tmpdir() => private_tmp::ROOT.to_string(),
+                n if self.temp_vars.contains(n) => private_tmp::var_path(n),
                 "HOME" if !self.vars.contains_key("HOME") => {
                     self.ctx.home?.to_string_lossy().into_owned()
                 }
@@ -630,10 +686,13 @@ impl<'a> Judge<'a> {
         }
 
         let mut facts = Facts::default();
+        let writes_before = (self.tmp_writes, self.other_writes);
         if self.dispatch(&name, words, at, &mut facts) == Flow::Done {
             return;
         }
         writers::judge(self, &name, words, at, &mut facts);
+        facts.private_tmp_only =
+            self.tmp_writes > writes_before.0 && self.other_writes == writes_before.1;
         self.rules(&name, words, at, &facts);
     }
 
@@ -741,10 +800,29 @@ impl<'a> Judge<'a> {
             }
             Source::Stdin => self.program_on_stdin(name, at, false, facts),
             Source::Module(module, from) => {
-                // `python -m pytest -q` runs what `pytest -q` runs.
+                // `python -m pytest -q` runs what `pytest -q` runs — unless the project has a
+                // module of that name where it runs: then the project's code runs instead.
+                let mut inner_at = at.deeper();
+                if let Some(shadow) = self.shadowing_module(&module, at) {
+                    if self.mode == Mode::ReadOnly {
+                        let runs = match shadow {
+                            Shadow::Found(found) => format!(
+                                "would run the project's own “{found}” instead of Python's module"
+                            ),
+                            Shadow::Unknown(top) => format!(
+                                "could run a “{top}” of the project's own instead of Python's module (Tandem cannot look in the folder it runs in)"
+                            ),
+                        };
+                        self.deny(
+                            format!("“{name} -m {module}” {runs}, and the project's code does not run in Read only mode"),
+                            "project code",
+                        );
+                    }
+                    inner_at.tainted = true;
+                }
                 let mut inner = vec![Word::Literal(module)];
                 inner.extend(words.iter().skip(from).cloned());
-                self.words(&inner, &at.deeper());
+                self.words(&inner, &inner_at);
                 Flow::Done
             }
             Source::Script(_) => {
@@ -756,6 +834,39 @@ impl<'a> Judge<'a> {
                 Flow::Continue
             }
         }
+    }
+
+    /// What of the project's own Python would import for `-m MODULE` instead of the module
+    /// meant: it puts the folder it runs in first on its path, so a `json/` or `json.py` there
+    /// is what `python3 -m json.tool` runs. Also when this command line writes one before, and
+    /// when the folder or the disk cannot be looked at.
+    fn shadowing_module(&self, module: &str, at: &At) -> Option<Shadow> {
+        let top = module.split('.').next().unwrap_or(module);
+        let names = [
+            top.to_string(),
+            format!("{top}.py"),
+            format!("{top}.pyc"),
+            format!("{top}.so"),
+            format!("{top}.abi3.so"),
+            format!("{top}.pyd"),
+        ];
+        let (Some(cwd), Some(exists)) = (&at.cwd, self.ctx.exists) else {
+            return Some(Shadow::Unknown(top.to_string()));
+        };
+        if let Some(found) = names.iter().find(|n| exists(&cwd.join(n))) {
+            return Some(Shadow::Found(found.clone()));
+        }
+        // `echo … > json.py; python3 -m json.tool`: made by the line before it runs.
+        let made = self
+            .written
+            .iter()
+            .find(|w| cwd.starts_with(w) || names.iter().any(|n| w.starts_with(cwd.join(n))))?;
+        let shown = made
+            .strip_prefix(cwd)
+            .ok()
+            .filter(|r| !r.as_os_str().is_empty())
+            .unwrap_or(Path::new(top));
+        Some(Shadow::Found(shown.display().to_string()))
     }
 
     /// A shell or interpreter that reads its program from its input: the program is judged
@@ -926,6 +1037,19 @@ impl<'a> Judge<'a> {
                 )
                 .with_suggestions(suggestions)
                 .with_network(true),
+            );
+            return;
+        }
+        // It changes nothing but scratch files in the sandbox's own folder: the findings on
+        // what it writes said what the mode allows.
+        if facts.private_tmp_only && !at.writes && !at.tainted {
+            self.out.push(
+                Finding::floor(
+                    Verdict::Allow,
+                    format!("“{name}” changes only the private temporary folder"),
+                    "private temporary folder",
+                )
+                .with_specificity(1),
             );
             return;
         }

@@ -1,7 +1,7 @@
 //! `evaluate`: one call, the rules and the situation in; Allow, Ask or Deny out, with the rule
 //! that decided.
 
-use crate::call::{Context, ToolCall};
+use crate::call::{Context, ToolCall, Walked};
 use crate::command::judge_command;
 use crate::decision::{Decision, Finding, RuleRef, Verdict, decide};
 use crate::hosts::{is_private_host, is_private_ip};
@@ -11,6 +11,7 @@ use crate::rules::{NetworkMode, Policy};
 use crate::source::Source;
 use crate::suggest;
 use std::net::IpAddr;
+use std::path::Path;
 
 /// Judges one tool call. Pure: no I/O beyond the resolver the context carries.
 pub fn evaluate(policy: &Policy, call: &ToolCall<'_>, ctx: &Context<'_>) -> Decision {
@@ -120,9 +121,13 @@ fn judge_write(
     path: &str,
     diff_lines: u32,
 ) -> Vec<Finding> {
-    let Some(abs) = ctx.resolve(path) else {
+    let Some(walked) = ctx.walk(path) else {
         return unresolvable(path);
     };
+    if let Some(link) = &walked.climbed_link {
+        return vec![climbs_link(ctx, path, link, &walked)];
+    }
+    let abs = walked.real;
     let mut f = judge_path(policy, ctx, &abs, Access::Write);
     f.extend(thresholds(policy, ctx, diff_lines));
     let rel = ctx.relative(&abs).unwrap_or_default();
@@ -146,6 +151,29 @@ fn judge_write(
         suggest::write(&rel),
     ));
     f
+}
+
+/// A path whose `..` climbs out of a link: the system follows the link before it applies the
+/// `..`, so the file lands beside where the link leads, not where the path reads.
+fn climbs_link(ctx: &Context, path: &str, link: &Path, walked: &Walked) -> Finding {
+    let shown = |p: &Path| {
+        ctx.relative(p)
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(|| p.display().to_string())
+    };
+    let lands = walked
+        .real
+        .parent()
+        .map_or_else(|| shown(&walked.real), shown);
+    let plain = shown(&walked.lexical);
+    Finding::floor(
+        Verdict::Deny,
+        format!(
+            "“{path}” goes through “{}”, a link to another folder, and then “..”: the system follows the link first, so the file would be written in “{lands}”, not as “{plain}” in the project; name the file without “..” (here “{plain}”) (built-in rule)",
+            shown(link)
+        ),
+        "path through a link",
+    )
 }
 
 /// What the mode says about a change that no rule decided.
@@ -302,11 +330,24 @@ fn judge_fetch(
         ));
         return f;
     }
-    if let Some(d) = policy
+    let allowed = policy
         .allowed_domains
         .iter()
-        .find(|d| domain_matches(&host, &d.domain))
+        .find(|d| domain_matches(&host, &d.domain));
+    // Whatever the mode, the address itself must not hand a secret to a host nobody chose.
+    if allowed.is_none()
+        && let Some(place) = crate::url_secrets::secret_in(&parsed)
     {
+        f.push(
+            Finding::floor(
+                Verdict::Ask,
+                format!("the address carries what looks like a secret ({place}); fetching it would send that to “{host}”, which no rule allows, so it needs your approval"),
+                "secret in the address",
+            )
+            .with_suggestions(suggest::domain(&host)),
+        );
+    }
+    if let Some(d) = allowed {
         f.push(
             Finding::new(
                 Verdict::Allow,

@@ -8,12 +8,14 @@ use crate::decision::{Finding, Verdict};
 use crate::expand::component_matches;
 use crate::mode::Mode;
 use crate::paths::{
-    Access, HOME_SECRETS, is_secret, is_startup_location, protections, read_outside,
+    Access, HOME_ONLY_SECRETS, HOME_SECRETS, SECRET_NAMES, is_secret, is_startup_location,
+    protections, read_outside,
 };
+use crate::private_tmp;
 use crate::searches::Scope;
 use crate::shell::Word;
 use crate::suggest;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// A path as the command names it, resolved.
 pub struct Resolved {
@@ -44,33 +46,11 @@ impl Judge<'_> {
             at.cwd.as_ref()?.join(path)
         };
         let p = self.through_links(&p, at)?;
-        let lexical = crate::call::normalize(&p);
-        let resolver = self.ctx.resolver;
-        let by_name = resolver(&lexical);
-        if !p.components().any(|c| c == Component::ParentDir) {
-            return Some(Resolved {
-                real: by_name,
-                lexical,
-                climbs_link: false,
-            });
-        }
-        // The kernel resolves each folder before it applies the `..` after it.
-        let mut walked = PathBuf::new();
-        for c in p.components() {
-            match c {
-                Component::ParentDir => {
-                    walked = resolver(&walked);
-                    walked.pop();
-                }
-                Component::CurDir => {}
-                other => walked.push(other.as_os_str()),
-            }
-        }
-        let real = resolver(&walked);
+        let walked = crate::call::walk(self.ctx.resolver, &p);
         Some(Resolved {
-            climbs_link: real != by_name,
-            real,
-            lexical,
+            real: walked.real,
+            lexical: walked.lexical,
+            climbs_link: walked.climbed_link.is_some(),
         })
     }
 
@@ -151,6 +131,9 @@ impl Judge<'_> {
             }
             return;
         };
+        if private_tmp::contains(&r.real) {
+            return;
+        }
         let found = protections(self.policy, self.ctx, &r.real, Access::Read);
         self.out_extend(found.into_iter().filter(|f| f.verdict == Verdict::Deny));
         if r.climbs_link {
@@ -200,6 +183,9 @@ impl Judge<'_> {
                     );
                     return;
                 };
+                if private_tmp::contains(&r.real) {
+                    return;
+                }
                 let found = protections(self.policy, self.ctx, &r.real, Access::Read);
                 self.out_extend(found);
                 if r.climbs_link {
@@ -215,6 +201,7 @@ impl Judge<'_> {
                 self.pattern(&p, at, Access::Read);
                 self.mention(&p, at);
             }
+            Word::Dynamic(raw) if self.private_tmp_word(raw, at) => {}
             Word::Dynamic(raw) => {
                 self.ask(
                     format!("the command reads “{raw}”, a file only known when it runs"),
@@ -237,13 +224,21 @@ impl Judge<'_> {
             }
             Word::Glob(p) => {
                 let p = p.clone();
+                self.other_writes += 1;
                 self.ask(
                     format!("“{who}” changes “{p}”, which names files only known when it runs"),
                     "computed path",
                 );
                 self.pattern(&p, at, Access::Write);
             }
+            Word::Dynamic(raw) if self.private_tmp_word(raw, at) => {
+                self.private_tmp_write(format!(
+                    "“{who}” writes “{}” in the private temporary folder",
+                    raw.trim_matches('"')
+                ));
+            }
             Word::Dynamic(raw) => {
+                self.other_writes += 1;
                 self.ask(
                     format!("“{who}” writes “{raw}”, a file only known when it runs"),
                     "computed path",
@@ -267,6 +262,14 @@ impl Judge<'_> {
             );
             return;
         };
+        if private_tmp::contains(&r.real) {
+            self.private_tmp_write(format!(
+                "the command writes “{p}” in the private temporary folder"
+            ));
+            return;
+        }
+        self.other_writes += 1;
+        self.written.push(r.lexical.clone());
         let found = protections(self.policy, self.ctx, &r.real, Access::Write);
         self.out_extend(found);
         if r.climbs_link {
@@ -316,6 +319,50 @@ impl Judge<'_> {
                 .leaving_sandbox(),
             );
         }
+    }
+
+    /// Whether a computed word is a path in the private temporary folder.
+    pub fn private_tmp_word(&self, raw: &str, at: &At) -> bool {
+        self.guess(raw, at)
+            .and_then(|g| self.resolve(&g, at))
+            .is_some_and(|r| private_tmp::contains(&r.real) && !r.climbs_link)
+    }
+
+    /// Whether a redirect's target is in the private temporary folder.
+    pub fn in_private_tmp(&self, target: &Word, at: &At) -> bool {
+        match target {
+            Word::Literal(p) => self
+                .resolve(p, at)
+                .is_some_and(|r| private_tmp::contains(&r.real)),
+            Word::Dynamic(raw) => self.private_tmp_word(raw, at),
+            Word::Glob(_) => false,
+        }
+    }
+
+    /// A write or delete in the private temporary folder (`what` says which, in words): in
+    /// the sandbox it touches nothing of the user's, so it is judged like an edit inside the
+    /// project, which the sandbox confines alike.
+    pub fn private_tmp_write(&mut self, what: String) {
+        self.tmp_writes += 1;
+        let f = match self.mode {
+            Mode::ReadOnly => Finding::floor(
+                Verdict::Deny,
+                format!("{what}, and nothing changes in Read only mode"),
+                "read_only mode",
+            ),
+            Mode::Ask => Finding::floor(
+                Verdict::Ask,
+                format!("{what}: in Ask mode, changes need your approval"),
+                "ask mode",
+            ),
+            mode => Finding::floor(
+                Verdict::Allow,
+                format!("{what}, a folder for scratch files the sandbox keeps apart from your files; {} mode allows that", mode.label()),
+                "private temporary folder",
+            )
+            .with_specificity(2),
+        };
+        self.push(f);
     }
 
     /// A command writing a file inside the project, judged like an edit.
@@ -375,6 +422,28 @@ impl Judge<'_> {
                 Word::Dynamic(raw) => self.guess(raw, at),
             };
             let resolved = base.as_deref().and_then(|b| self.resolve(b, at));
+            let dynamic = matches!(word, Word::Dynamic(_));
+            if let Some(r) = &resolved
+                && private_tmp::contains(&r.real)
+            {
+                // `"$d/x"` is `/x` when the `mktemp` that set `$d` failed.
+                if (dynamic && private_tmp::below_var(&r.real)) || r.climbs_link {
+                    self.other_writes += 1;
+                    self.ask(
+                        format!(
+                            "“{what}” deletes “{text}”, which is only known when the command runs"
+                        ),
+                        "recursive delete",
+                    );
+                } else {
+                    self.private_tmp_write(format!(
+                        "“{what}” deletes “{}” in the private temporary folder",
+                        text.trim_matches('"')
+                    ));
+                }
+                continue;
+            }
+            self.other_writes += 1;
             let Some(r) = resolved else {
                 self.ask(
                     format!("“{what}” deletes “{text}”, which is only known when the command runs"),
@@ -382,7 +451,6 @@ impl Judge<'_> {
                 );
                 continue;
             };
-            let dynamic = matches!(word, Word::Dynamic(_));
             if dynamic {
                 self.ask(
                     format!("“{what}” deletes “{text}”, which is only known when the command runs"),
@@ -505,7 +573,7 @@ impl Judge<'_> {
     }
 
     /// A protected path the sandbox does not hide that lies under the tree at `rel`.
-    fn protected_under(&self, rel: &str, skips_hidden: bool) -> Option<String> {
+    pub(crate) fn protected_under(&self, rel: &str, skips_hidden: bool) -> Option<String> {
         let root = Path::new(rel);
         let mut fixed: Vec<String> = vec![".tandem/policy.toml".into()];
         for rule in &self.policy.protected {
@@ -551,6 +619,9 @@ impl Judge<'_> {
             }
         };
         let abs = crate::call::normalize(&abs);
+        if private_tmp::contains(&abs) {
+            return;
+        }
         let parts: Vec<String> = abs
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -561,10 +632,15 @@ impl Judge<'_> {
         for example in self.examples() {
             if let Some(candidate) = fit(&parts, k, &example) {
                 let path: PathBuf = candidate.iter().collect();
-                let exact = !candidate.iter().any(|c| c.contains(ANY));
+                let secret = is_secret(&path);
+                // `*` never expands to `.env`, but to `credentials.json` it may: a pattern in the
+                // name of a secret not hidden by its dot only happens to name it.
+                let by_chance =
+                    secret && k + 1 == candidate.len() && !candidate[k].starts_with('.');
+                let exact = !by_chance && !candidate.iter().any(|c| c.contains(ANY));
                 // The sandbox hides secret files: a pattern that may only happen to name one
                 // (`*` and `x.pem`) finds nothing there.
-                if !exact && self.sandboxed() && is_secret(&path) {
+                if !exact && self.sandboxed() && secret {
                     continue;
                 }
                 let shown = self.shown(&path).replace(ANY, "…");
@@ -613,19 +689,17 @@ impl Judge<'_> {
                 open_end: body.ends_with("/**"),
             });
         };
-        for g in [
-            "**/.env",
-            "**/.env.*",
-            "**/*.pem",
-            "**/*.key",
-            "**/id_rsa*",
-            "**/id_ed25519*",
-            "**/id_ecdsa*",
-            "**/id_dsa*",
-        ] {
+        for g in SECRET_NAMES {
             add(g, None);
         }
         for h in HOME_SECRETS {
+            if HOME_ONLY_SECRETS.contains(h) {
+                if let Some(home) = self.ctx.home {
+                    add(&format!("{h}/**"), Some(home.to_path_buf()));
+                    add(h, Some(home.to_path_buf()));
+                }
+                continue;
+            }
             add(&format!("**/{h}/**"), None);
             add(&format!("**/{h}"), None);
         }

@@ -68,9 +68,32 @@ const LONG_OPTIONS: &[(&str, &[&str])] = &[
     ),
     ("difftool", &["--extcmd", "--tool", "--tool-help"]),
     ("mergetool", &["--tool", "--tool-help"]),
-    ("log", &["--output"]),
-    ("diff", &["--output", "--no-index"]),
-    ("show", &["--output"]),
+    ("log", LOG_LONG),
+    ("whatchanged", LOG_LONG),
+    ("reflog", LOG_LONG),
+    ("diff-tree", LOG_LONG),
+    ("diff-index", LOG_LONG),
+    ("range-diff", LOG_LONG),
+    ("show", LOG_LONG),
+    (
+        "diff",
+        &[
+            "--output",
+            "--no-index",
+            "--cached",
+            "--staged",
+            "--merge-base",
+            "--patch",
+            "--patch-with-stat",
+            "--patch-with-raw",
+            "--cc",
+            "--unified",
+            "--word-diff",
+            "--color-words",
+            "--function-context",
+            "--binary",
+        ],
+    ),
     ("format-patch", &["--output-directory", "--output"]),
     ("rebase", &["--exec"]),
     (
@@ -98,7 +121,23 @@ const LONG_OPTIONS: &[(&str, &[&str])] = &[
         ],
     ),
     ("gc", &["--prune"]),
-    ("stash", &[]),
+    ("stash", &["--patch"]),
+];
+
+/// The long options of the log-like sub-commands of interest: where they write, and those
+/// that print changes (see [`crate::git_history`]).
+const LOG_LONG: &[&str] = &[
+    "--output",
+    "--patch",
+    "--patch-with-stat",
+    "--patch-with-raw",
+    "--cc",
+    "--full-diff",
+    "--unified",
+    "--word-diff",
+    "--color-words",
+    "--function-context",
+    "--binary",
 ];
 
 /// Options of the fetching sub-commands that name a program git runs (locally, for a local or
@@ -303,6 +342,7 @@ pub fn judge(j: &mut Judge, words: &[Word], at: &At, facts: &mut Facts) {
     let dashdash = args.iter().position(|a| *a == "--");
 
     revision_paths(j, &args, &here);
+    crate::git_history::judge(j, sub, &args, &here);
 
     let network = NETWORK.contains(&sub)
         || (sub == "submodule"
@@ -645,6 +685,9 @@ fn revision_paths(j: &mut Judge, args: &[&str], at: &At) {
         } else {
             j.ctx.project_root.join(path)
         };
+        if crate::private_tmp::contains(&abs) {
+            continue;
+        }
         let found = protections(j.policy, j.ctx, Path::new(&abs), Access::Read);
         for f in found.into_iter().filter(|f| f.verdict == Verdict::Deny) {
             j.push(Finding {

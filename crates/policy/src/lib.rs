@@ -22,7 +22,9 @@
 //! sub-command the user or a built-in rule allowed), or to run outside it (it writes outside the
 //! project or into what the sandbox keeps read-only), which is never allowed without asking.
 //! Without a sandbox, full_auto still runs what only reads and what a rule allows, and asks
-//! before the rest. read_only runs only commands known to only read (an allow-list).
+//! before the rest. read_only runs only commands known to only read (an allow-list). In the
+//! sandbox, a path in its private temporary folder (`$TMPDIR/…`, a variable set to
+//! `$(mktemp)`) is judged like an edit inside the project, though only known when it runs.
 
 mod archives;
 mod call;
@@ -34,6 +36,7 @@ mod env_vars;
 mod expand;
 mod files;
 mod git;
+mod git_history;
 mod hosts;
 mod interpreters;
 mod machine;
@@ -42,6 +45,7 @@ mod network;
 mod overview;
 mod paths;
 mod pattern;
+mod private_tmp;
 mod programs;
 mod readonly;
 mod rules;
@@ -51,6 +55,7 @@ mod segments;
 pub mod shell;
 mod source;
 mod suggest;
+mod url_secrets;
 mod wrappers;
 mod writers;
 

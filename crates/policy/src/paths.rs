@@ -9,9 +9,10 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 /// Secret locations in a home folder, relative to it: keys, cloud and registry credentials,
-/// password stores. What the OS sandbox hides from every command; the same names are secret
-/// wherever they appear (`**/.aws/**`, …), so a project that carries a `.aws/` or `.netrc` of
-/// its own is protected alike.
+/// password stores, shell and REPL histories (commands typed with tokens in them), browser
+/// profiles (session cookies) and Tandem's own logs. What the OS sandbox hides from every
+/// command; the same names are secret wherever they appear (`**/.aws/**`, …), so a project that
+/// carries a `.aws/` or `.netrc` of its own is protected alike — but for [`HOME_ONLY_SECRETS`].
 pub const HOME_SECRETS: &[&str] = &[
     ".ssh",
     ".aws",
@@ -19,25 +20,71 @@ pub const HOME_SECRETS: &[&str] = &[
     ".config/gcloud",
     ".azure",
     ".kube",
+    ".oci",
+    // Registry tokens in config.json, the engine's socket under desktop/.
+    ".docker",
     ".docker/config.json",
     ".netrc",
     ".git-credentials",
+    // git's credential cache: the socket that hands out cached passwords.
+    ".cache/git/credential",
     ".pypirc",
+    ".npmrc",
+    // Yarn's npmAuthToken.
+    ".yarnrc.yml",
     ".gem/credentials",
-    ".config/gh/hosts.yml",
+    ".bundle/config",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".gradle/gradle.properties",
+    ".config/gh",
     ".config/hub",
+    ".config/glab-cli",
+    ".config/doctl",
     ".cargo/credentials",
     ".cargo/credentials.toml",
+    ".cache/huggingface/token",
+    ".cache/huggingface/stored_tokens",
+    ".huggingface/token",
+    ".ngrok2",
+    ".config/ngrok",
     ".local/share/keyrings",
     ".password-store",
+    ".1password",
+    ".config/op",
+    ".config/1Password",
     ".vault-token",
     ".pgpass",
     ".terraform.d/credentials.tfrc.json",
     ".config/composer/auth.json",
+    ".bash_history",
+    ".zsh_history",
+    ".histfile",
+    ".sh_history",
+    ".local/share/fish/fish_history",
+    ".python_history",
+    ".node_repl_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
+    ".rediscli_history",
+    ".lesshst",
+    ".irb_history",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".thunderbird",
+    ".local/share/dev.tandem.app",
 ];
 
+/// Home secrets that are secret only in the home folder: in a project, `.docker/` holds build
+/// files, `.yarnrc.yml` the settings Yarn must read to run at all (`yarnPath`), and
+/// `.bundle/config` where Bundler installed the gems; hidden from the sandbox, the project's
+/// own tools would break.
+pub(crate) const HOME_ONLY_SECRETS: &[&str] = &[".docker", ".yarnrc.yml", ".bundle/config"];
+
 /// Secret files by their own name, wherever they are.
-const SECRET_NAMES: &[&str] = &[
+pub(crate) const SECRET_NAMES: &[&str] = &[
     "**/.env",
     "**/.env.*",
     "**/*.pem",
@@ -46,6 +93,25 @@ const SECRET_NAMES: &[&str] = &[
     "**/id_ed25519*",
     "**/id_ecdsa*",
     "**/id_dsa*",
+    // direnv's: exports the project's keys into the shell.
+    "**/.envrc",
+    "**/credentials.json",
+    "**/*service-account*.json",
+    "**/*serviceaccount*.json",
+    "**/.npmrc",
+    "**/.pypirc",
+    "**/.netrc",
+    "**/.git-credentials",
+    "**/*.p12",
+    "**/*.pfx",
+    "**/*.keystore",
+    "**/*.jks",
+    "**/.htpasswd",
+    // Terraform keeps every secret it manages in its state, in plain text.
+    "**/terraform.tfstate",
+    "**/terraform.tfstate.backup",
+    "**/*.tfvars",
+    "**/*.tfvars.json",
 ];
 
 /// The system's own secrets.
@@ -78,7 +144,10 @@ fn set(globs: &[&str]) -> GlobSet {
 /// a folder anywhere.
 fn secret_patterns() -> Vec<String> {
     let mut v: Vec<String> = SECRET_NAMES.iter().map(|g| (*g).to_string()).collect();
-    for entry in HOME_SECRETS {
+    for entry in HOME_SECRETS
+        .iter()
+        .filter(|e| !HOME_ONLY_SECRETS.contains(e))
+    {
         v.push(format!("**/{entry}"));
         v.push(format!("**/{entry}/**"));
     }
@@ -219,6 +288,12 @@ pub fn is_secret(abs: &Path) -> bool {
     project_secret_globs().is_secret(abs)
 }
 
+/// Whether a path is, or is inside, a secret only the home folder holds (`~/.docker/`).
+pub fn is_home_secret(abs: &Path, home: Option<&Path>) -> bool {
+    home.and_then(|h| abs.strip_prefix(h).ok())
+        .is_some_and(|rel| HOME_ONLY_SECRETS.iter().any(|s| rel.starts_with(s)))
+}
+
 /// Findings for one path access by a tool (read_file, write_file): the protections, and the
 /// project's edge (writes outside are refused, reads outside ask).
 pub fn judge_path(policy: &Policy, ctx: &Context, abs: &Path, access: Access) -> Vec<Finding> {
@@ -265,7 +340,7 @@ pub fn protections(policy: &Policy, ctx: &Context, abs: &Path, access: Access) -
         Access::Write => "change",
     };
 
-    if is_secret(abs) {
+    if is_secret(abs) || is_home_secret(abs, ctx.home) {
         out.push(Finding::floor(
             Verdict::Deny,
             format!("“{name}” holds secrets, so the agent may not {verb} it (built-in rule)"),
@@ -335,6 +410,56 @@ mod tests {
             "/home/u/.aws/credentials",
             "/p/x.pem",
             "/p/id_rsa",
+            "/p/.envrc",
+            "/p/config/credentials.json",
+            "/p/keys/my-service-account-1234.json",
+            "/p/gcp-serviceaccount.json",
+            "/p/.npmrc",
+            "/p/sub/.pypirc",
+            "/p/.netrc",
+            "/p/.git-credentials",
+            "/p/certs/client.p12",
+            "/p/certs/client.pfx",
+            "/p/android/release.keystore",
+            "/p/android/release.jks",
+            "/p/deploy/.htpasswd",
+            "/p/infra/terraform.tfstate",
+            "/p/infra/terraform.tfstate.backup",
+            "/p/infra/prod.tfvars",
+            "/p/infra/prod.auto.tfvars",
+            "/home/u/.npmrc",
+            "/home/u/.cache/huggingface/token",
+            "/home/u/.cache/huggingface/stored_tokens",
+            "/home/u/.huggingface/token",
+            "/home/u/.bash_history",
+            "/home/u/.zsh_history",
+            "/home/u/.histfile",
+            "/home/u/.local/share/fish/fish_history",
+            "/home/u/.python_history",
+            "/home/u/.node_repl_history",
+            "/home/u/.psql_history",
+            "/home/u/.mysql_history",
+            "/home/u/.lesshst",
+            "/home/u/.docker/config.json",
+            "/home/u/.1password/agent.sock",
+            "/home/u/.cache/git/credential/socket",
+            "/home/u/.config/op/config",
+            "/home/u/.config/1Password/settings.json",
+            "/home/u/.local/share/dev.tandem.app/sessions/x.log",
+            "/home/u/.config/gh/hosts.yml",
+            "/home/u/.config/gh/config.yml",
+            "/home/u/.config/glab-cli/config.yml",
+            "/home/u/.config/doctl/config.yaml",
+            "/home/u/.oci/config",
+            "/home/u/.ngrok2/ngrok.yml",
+            "/home/u/.config/ngrok/ngrok.yml",
+            "/home/u/.m2/settings.xml",
+            "/home/u/.m2/settings-security.xml",
+            "/home/u/.gradle/gradle.properties",
+            "/home/u/.mozilla/firefox/x.default/cookies.sqlite",
+            "/home/u/.config/google-chrome/Default/Cookies",
+            "/home/u/.config/chromium/Default/Cookies",
+            "/home/u/.thunderbird/x.default/logins.json",
         ] {
             assert!(is_secret(&PathBuf::from(p)), "{p}");
         }
@@ -343,8 +468,44 @@ mod tests {
             "/p/id_rsa.pub",
             "/p/src/env.rs",
             "/p/.envrc.md/x",
+            "/p/.envrc.example",
+            "/p/infra/main.tf",
+            "/p/infra/prod.tfvars.example",
+            "/p/src/credentials.rs",
+            "/p/package.json",
+            "/p/.npmignore",
+            "/p/.gradle/8.5/checksums/checksums.lock",
+            "/home/u/.cache/huggingface/hub/models--x/config.json",
+            // Secret in the home folder only: a project's own are its tools' settings.
+            "/p/.docker/nginx.conf",
+            "/p/.yarnrc.yml",
+            "/p/.bundle/config",
         ] {
             assert!(!is_secret(&PathBuf::from(p)), "{p}");
+        }
+    }
+
+    #[test]
+    fn some_names_are_secret_only_in_the_home_folder() {
+        let home = Some(Path::new("/home/u"));
+        for p in [
+            "/home/u/.docker",
+            "/home/u/.docker/desktop/docker.sock",
+            "/home/u/.yarnrc.yml",
+            "/home/u/.bundle/config",
+        ] {
+            assert!(is_home_secret(Path::new(p), home), "{p}");
+        }
+        for p in [
+            "/home/u/p/.docker/x",
+            "/home/u/p/.yarnrc.yml",
+            "/p/.bundle/config",
+        ] {
+            assert!(!is_home_secret(Path::new(p), home), "{p}");
+        }
+        assert!(!is_home_secret(Path::new("/home/u/.docker"), None));
+        for home_only in HOME_ONLY_SECRETS {
+            assert!(HOME_SECRETS.contains(home_only), "{home_only}");
         }
     }
 }

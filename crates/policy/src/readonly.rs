@@ -132,7 +132,8 @@ pub const READERS: &[Reader] = &[
         values: &["-c", "-g", "-l", "-o", "-s", "-n", "-cols", "-len", "-seek"],
         ..printer(&["xxd"])
     },
-    // `python -m json.tool [in [out]]`: the second operand is written.
+    // `python -m json.tool [in [out]]`: the second operand is written. Only Python's own: a
+    // `json` of the project's where it runs is its code (see `Judge::shadowing_module`).
     Reader {
         max_operands: Some(1),
         values: &["--indent"],

@@ -124,6 +124,10 @@ pub struct Parsed {
     pub redirects: Vec<Redirect>,
     /// Variables set on their own (`X=1; …`): the shell and the commands after it see them.
     pub assignments: Vec<Assignment>,
+    /// Of those, the ones that run whenever the line runs, in its own shell, with where each
+    /// stands in the source: not in a subshell, a function, a loop, a condition, the
+    /// background, or after `&&`/`||`.
+    pub settled: Vec<(std::ops::Range<usize>, Assignment)>,
     /// The tree has syntax errors: what was seen is still reported, but the whole needs a look.
     pub has_error: bool,
     /// Process substitutions `<(…)` / `>(…)` (their commands are in `commands` too).
@@ -335,6 +339,11 @@ pub fn parse(source: &str) -> Parsed {
             }
             "variable_assignment" => {
                 if let Some(a) = assignment(node, src) {
+                    if settles(node) {
+                        parsed
+                            .settled
+                            .push((node.start_byte()..node.end_byte(), a.clone()));
+                    }
                     parsed.assignments.push(a);
                 }
             }
@@ -417,6 +426,29 @@ fn location(scope: &Scope, cmd: Node) -> Location {
             })
             .collect(),
     )
+}
+
+/// Whether an assignment runs whenever the line runs, in the line's own shell: nothing but
+/// the line itself and lists lead to it, it is first in each list, and nothing sends it to
+/// the background.
+fn settles(node: Node) -> bool {
+    let mut child = node;
+    while let Some(parent) = child.parent() {
+        if child.next_sibling().is_some_and(|s| s.kind() == "&") {
+            return false;
+        }
+        match parent.kind() {
+            "program" => return true,
+            "list" if parent.child(0) == Some(child) => {}
+            "variable_assignments" => {}
+            // The grammar hangs `a && b > x` as a redirect of the whole list; bash gives it to
+            // `b`, and a redirect never takes an assignment out of the line's shell anyway.
+            "redirected_statement" if parent.child_by_field_name("body") == Some(child) => {}
+            _ => return false,
+        }
+        child = parent;
+    }
+    false
 }
 
 /// Whether `cmd` runs only when `cd` succeeded: they meet in a `&&` list with the `cd` on its
@@ -950,6 +982,40 @@ mod tests {
             .map(|c| c.words[0].shown().to_string())
             .collect();
         assert_eq!(n, ["make", "rm", "f"]);
+    }
+
+    #[test]
+    fn settled_assignments_run_whenever_the_line_does() {
+        let settled = |src: &str| -> Vec<String> {
+            parse(src)
+                .settled
+                .iter()
+                .map(|(at, a)| format!("{}@{}", a.name, at.start))
+                .collect()
+        };
+        assert_eq!(settled("f=$(mktemp); echo x > \"$f\""), ["f@0"]);
+        assert_eq!(settled("ls; f=1\ng=2"), ["f@4", "g@8"]);
+        assert_eq!(settled("d=$(mktemp -d) && cd \"$d\""), ["d@0"]);
+        assert_eq!(settled("a=1 b=2; ls"), ["a@0", "b@4"]);
+        assert_eq!(settled("f=1 && b > x && c"), ["f@0"]);
+        for unsettled in [
+            "(f=1); ls",
+            "ls && f=1",
+            "false || f=1",
+            "f=1 & ls",
+            "if true; then f=1; fi",
+            "g() { f=1; }; g",
+            "for x in a; do f=1; done",
+            "echo $(f=1)",
+            "ls | f=1",
+            "(f=1) > x",
+        ] {
+            assert!(
+                settled(unsettled).is_empty(),
+                "{unsettled}: {:?}",
+                settled(unsettled)
+            );
+        }
     }
 
     #[test]

