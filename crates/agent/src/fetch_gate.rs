@@ -50,7 +50,7 @@ impl FetchJudge {
                 resolver: &resolver,
                 exists: Some(&exists),
                 // Not looked up yet: the careful answer.
-                history_holds_secrets: true,
+                history_holds_secrets: &policy::history_may_hold_secrets,
             };
             let call = ToolCall::Fetch {
                 url: hop.url,

@@ -120,6 +120,8 @@ fn untouchable(policy: &Policy, ctx: &Context<'_>, abs: &Path) -> Option<Decisio
         user_policy_file: ctx.user_policy_file,
         sandboxed: ctx.sandboxed,
         resolver: ctx.resolver,
+        exists: ctx.exists,
+        history_holds_secrets: ctx.history_holds_secrets,
     };
     let path = abs.to_string_lossy();
     let d = policy::evaluate(

@@ -292,6 +292,7 @@ impl Agent {
         let ws = &self.toolbox.ws;
         let resolver = |p: &Path| tools::real_path(p);
         let exists = |p: &Path| p.symlink_metadata().is_ok();
+        let history = || self.toolbox.history_holds_secrets();
         let ctx = Context {
             project_root: ws.root().path(),
             home: self.config.home.as_deref(),
@@ -301,8 +302,7 @@ impl Agent {
             sandboxed,
             resolver: &resolver,
             exists: Some(&exists),
-            // Not looked up yet: the careful answer.
-            history_holds_secrets: true,
+            history_holds_secrets: &history,
         };
         let policy = self.policy.read().unwrap_or_else(PoisonError::into_inner);
         judge(&policy, &ctx)

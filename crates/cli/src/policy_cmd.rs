@@ -108,6 +108,8 @@ impl Loaded {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let resolver = |p: &Path| tools::real_path(p);
         let exists = |p: &Path| p.symlink_metadata().is_ok();
+        // Read only when a command that prints git's history is judged.
+        let history = || tools::HistorySecrets::new(&self.root, policy::is_secret).holds_secrets();
         let ctx = Context {
             project_root: &self.root,
             home: home.as_deref(),
@@ -117,8 +119,7 @@ impl Loaded {
             sandboxed: self.sandboxed,
             resolver: &resolver,
             exists: Some(&exists),
-            // Not looked up yet: the careful answer.
-            history_holds_secrets: true,
+            history_holds_secrets: &history,
         };
         judge(&self.policy, &ctx)
     }

@@ -94,6 +94,8 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
         .tempdir()
         .context("making a scratch folder")?;
     let mut toolbox = Toolbox::new(root, scratch.path().to_path_buf());
+    // One call: nothing to reuse, and watching the tree for changes would cost a walk of it.
+    toolbox.cache = tools::Cache::off();
     toolbox.web.search = agent::web_search_from_settings(&agent::locations::settings_file());
     let scratch_id = format!("cli-{}", std::process::id());
     agent::sandboxing::confine(&mut toolbox, &scratch_id, scratch.path());

@@ -47,7 +47,8 @@ pub struct Context<'a> {
     pub home: Option<&'a Path>,
     /// Overrides the policy's mode (the UI's mode selector).
     pub mode: Option<Mode>,
-    /// Lines the session changed since the last commit (since its start outside git).
+    /// Lines the agent changed since the user last committed (since the session's start
+    /// outside git): the agent's own commits do not count as the user's.
     pub session_diff_lines: u32,
     /// The user's own policy file, protected like the project's.
     pub user_policy_file: Option<&'a Path>,
@@ -63,8 +64,13 @@ pub struct Context<'a> {
     /// True when the repository's history has a commit touching a protected path (a `.env`
     /// committed once, a key), or when that is not known: the host fails closed. Git commands
     /// that print file contents out of history (`git log -p`, `git show REV`, `git diff REV`)
-    /// ask then.
-    pub history_holds_secrets: bool,
+    /// ask then. Asked only for such a command (finding out reads the history).
+    pub history_holds_secrets: &'a dyn Fn() -> bool,
+}
+
+/// The careful answer when nobody looked: the history may hold a secret.
+pub fn history_may_hold_secrets() -> bool {
+    true
 }
 
 /// Removes `.` and `..` without touching the disk.
@@ -153,7 +159,7 @@ impl<'a> Context<'a> {
             sandboxed: false,
             resolver: &lexical,
             exists: None,
-            history_holds_secrets: true,
+            history_holds_secrets: &history_may_hold_secrets,
         }
     }
 

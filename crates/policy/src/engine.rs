@@ -207,7 +207,7 @@ fn thresholds(policy: &Policy, ctx: &Context, diff_lines: u32) -> Vec<Finding> {
         f.push(Finding::new(
             Verdict::Deny,
             format!(
-                "this session would have {total} changed lines since the last commit, over the limit of {}; review and commit what is there first, then go on",
+                "this session would have {total} changed lines since you last committed, over the limit of {}; review what is there and commit it yourself, then go on",
                 policy.max_diff_lines.value
             ),
             "max_diff_lines",
@@ -217,7 +217,7 @@ fn thresholds(policy: &Policy, ctx: &Context, diff_lines: u32) -> Vec<Finding> {
         f.push(Finding::new(
             Verdict::Ask,
             format!(
-                "this session has {total} changed lines since the last commit, more than {}, so every further change needs your approval until they are committed",
+                "this session has {total} changed lines since you last committed, more than {}, so every further change needs your approval until you commit them",
                 policy.require_approval_above.value
             ),
             "require_approval_above",

@@ -97,7 +97,7 @@ const ARCHIVE_VALUES: &[&str] = &[
 /// Asks when a git command would print file contents out of a history that holds, or may
 /// hold, a secret.
 pub fn judge(j: &mut Judge, sub: &str, args: &[&str], at: &At) {
-    if !j.ctx.history_holds_secrets || !prints(j, sub, args, at) {
+    if !prints(j, sub, args, at) || !(j.ctx.history_holds_secrets)() {
         return;
     }
     j.ask(

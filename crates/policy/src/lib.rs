@@ -59,7 +59,7 @@ mod url_secrets;
 mod wrappers;
 mod writers;
 
-pub use call::{Context, ToolCall, lexical, normalize};
+pub use call::{Context, ToolCall, history_may_hold_secrets, lexical, normalize};
 pub use command::MAX_COMMAND_BYTES;
 pub use decision::{Decision, Grant, RuleRef, SandboxNeeds, Scope, Suggestion, Verdict};
 pub use engine::evaluate;

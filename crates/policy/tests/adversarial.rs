@@ -124,7 +124,7 @@ fn run(policy: &Policy, fx: &Fixture, case: &Case) -> Decision {
         sandboxed: case.sandboxed,
         resolver: &resolver,
         exists: Some(&exists),
-        history_holds_secrets: true,
+        history_holds_secrets: &policy::history_may_hold_secrets,
     };
     let call = match &case.call {
         Call::Cmd(c) => ToolCall::Command { command: c },
@@ -645,7 +645,7 @@ fn user_rules_add_and_project_rules_only_tighten() {
         sandboxed: false,
         resolver: &resolver,
         exists: Some(&exists),
-        history_holds_secrets: true,
+        history_holds_secrets: &policy::history_may_hold_secrets,
     };
     let eval = |c: &str| evaluate(&policy, &ToolCall::Command { command: c }, &ctx);
     assert_eq!(eval("make check").decision, Verdict::Allow);

@@ -79,7 +79,8 @@ fn judge_history(
     ctx.sandboxed = sandboxed;
     ctx.resolver = &resolver;
     ctx.exists = Some(&exists);
-    ctx.history_holds_secrets = history_holds_secrets;
+    let holds = move || history_holds_secrets;
+    ctx.history_holds_secrets = &holds;
     evaluate(policy, call, &ctx)
 }
 

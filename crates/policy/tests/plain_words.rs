@@ -17,7 +17,7 @@ fn decide(mode: Mode, sandboxed: bool, diff: u32, call: ToolCall<'_>) -> policy:
         sandboxed,
         resolver: &policy::lexical,
         exists: None,
-        history_holds_secrets: true,
+        history_holds_secrets: &policy::history_may_hold_secrets,
     };
     evaluate(&Policy::builtin(), &call, &ctx)
 }

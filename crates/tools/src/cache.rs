@@ -40,13 +40,17 @@ pub struct Cache {
     hits: AtomicU64,
     /// Changes the watcher has seen.
     changes: Arc<AtomicU64>,
-    watch: Mutex<Watch>,
+    watch: Arc<Mutex<Watch>>,
 }
 
 #[derive(Default)]
 enum Watch {
     #[default]
     NotYet,
+    /// Its watches are being set (a walk of the tree), off the call that asked for it.
+    Starting,
+    /// Nothing is kept (a one-shot run: there is no second call to reuse a result).
+    Off,
     /// Kept for as long as the cache lives: dropping it stops the watching.
     On {
         _watcher: crate::watch::ProjectWatcher,
@@ -81,33 +85,58 @@ pub fn key(tool: &str, args: &Value) -> String {
 }
 
 impl Cache {
-    /// Watches `root` from now on (once): every change there makes what is cached stale.
+    /// A cache that keeps nothing, for a single call.
+    pub fn off() -> Self {
+        let cache = Cache::default();
+        *cache.watch.lock().unwrap_or_else(PoisonError::into_inner) = Watch::Off;
+        cache
+    }
+
+    /// Watches `root` from now on (once): every change there makes what is cached stale. The
+    /// watches are set on a thread of their own, so the call that asks does not wait for a walk
+    /// of the whole tree; until then entries live only briefly.
     pub fn watch(&self, root: &Path) {
         let mut watch = self.watch.lock().unwrap_or_else(PoisonError::into_inner);
         if !matches!(*watch, Watch::NotYet) {
             return;
         }
-        let changes = self.changes.clone();
-        *watch = match crate::watch::ProjectWatcher::start_with(root, Duration::ZERO, move |_| {
-            changes.fetch_add(1, Ordering::SeqCst);
-        }) {
-            Ok(w) => Watch::On { _watcher: w },
-            Err(e) => {
-                tracing::info!(%e, "the project is not watched; cached results live {} s", UNWATCHED_TTL.as_secs());
-                Watch::Unavailable
-            }
-        };
+        *watch = Watch::Starting;
+        let (slot, changes, root) = (self.watch.clone(), self.changes.clone(), root.to_path_buf());
+        let started = std::thread::Builder::new()
+            .name("cache-watch".into())
+            .spawn(move || {
+                let counter = changes.clone();
+                let watcher =
+                    crate::watch::ProjectWatcher::start_with(&root, Duration::ZERO, move |_| {
+                        counter.fetch_add(1, Ordering::SeqCst);
+                    });
+                let mut watch = slot.lock().unwrap_or_else(PoisonError::into_inner);
+                *watch = match watcher {
+                    Ok(w) => Watch::On { _watcher: w },
+                    Err(e) => {
+                        tracing::info!(%e, "the project is not watched; cached results live {} s", UNWATCHED_TTL.as_secs());
+                        Watch::Unavailable
+                    }
+                };
+                // A change made while the watches were being set may not have been seen:
+                // nothing cached before now is trusted.
+                changes.fetch_add(1, Ordering::SeqCst);
+            });
+        if started.is_err() {
+            *watch = Watch::Unavailable;
+        }
     }
 
-    fn ttl(&self) -> Duration {
+    fn ttl(&self) -> Option<Duration> {
         match *self.watch.lock().unwrap_or_else(PoisonError::into_inner) {
-            Watch::On { .. } => CACHE_TTL,
-            Watch::NotYet | Watch::Unavailable => UNWATCHED_TTL,
+            Watch::On { .. } => Some(CACHE_TTL),
+            Watch::NotYet | Watch::Starting | Watch::Unavailable => Some(UNWATCHED_TTL),
+            Watch::Off => None,
         }
     }
 
     pub fn get(&self, key: &str) -> Option<ToolOutput> {
-        let ttl = self.ttl();
+        let ttl = self.ttl()?;
         let generation = self.changes.load(Ordering::SeqCst);
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         let fresh = entries.get(key).is_some_and(|e| {
@@ -126,6 +155,9 @@ impl Cache {
     /// Caches a result computed when the change count was `generation` (read before the tool
     /// ran, so a change during the run leaves it stale).
     pub fn put(&self, key: String, output: ToolOutput, file: Option<PathBuf>, generation: u64) {
+        if self.ttl().is_none() {
+            return;
+        }
         let file = file.map(|p| {
             let s = stamp(&p);
             (p, s)

@@ -42,7 +42,7 @@ mod write_file;
 
 pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use atomic::write_atomic;
-pub use cache::{CACHE_TTL, CACHED_TOOLS};
+pub use cache::{CACHE_TTL, CACHED_TOOLS, Cache};
 pub use catalog::{ENGINE_TOOLS, SKILL_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
 pub use command_output::{KEPT_HEAD_BYTES, KEPT_TAIL_BYTES, OutputSize, head_tail};
 pub use diff::{
