@@ -1,0 +1,173 @@
+//! What keeping the sandbox right costs, against references in the same run (issue 21's goals):
+//!
+//! - a tool call's fixed cost at 100,000 files: a fresh toolbox's `read_file` of one small
+//!   file (as `tandem-cli tool` or a new session's first call does), on a 1-file project and on
+//!   a 100,000-file one — the two must differ by nothing that grows with the tree;
+//! - a sandboxed command in a running session against the same command run plainly, on the
+//!   100,000-file project (its secret files hidden, its git places protected): at most 20 ms
+//!   more at the median.
+//!
+//! `cargo build --release -p sandbox && cargo bench -p tools --bench sandbox_cost`; the numbers
+//! are in docs/benchmarks.md.
+
+use protocol::Confinement;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use tools::{
+    Cache, CommandConfig, ProjectRoot, RunCommandArgs, RunContext, SandboxSetup, TaskRegistry,
+    Toolbox, Workspace, run_command,
+};
+
+fn main() {
+    divan::main();
+}
+
+struct Trees {
+    _dir: tempfile::TempDir,
+    small: PathBuf,
+    big: PathBuf,
+    state: PathBuf,
+}
+
+/// A 1-file project and a 100,000-file one (1,000 folders of 100, a `.env` among them, a git
+/// folder), made once.
+fn trees() -> &'static Trees {
+    static TREES: OnceLock<Trees> = OnceLock::new();
+    TREES.get_or_init(|| {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+        let base = dir.path().canonicalize().expect("canonical");
+        let (small, big) = (base.join("small"), base.join("big"));
+        std::fs::create_dir_all(&small).expect("mkdir");
+        std::fs::write(small.join("README.md"), "# small\n").expect("write");
+        for d in 0..1000 {
+            let folder = big.join(format!("src/m{d}"));
+            std::fs::create_dir_all(&folder).expect("mkdir");
+            for f in 0..100 {
+                std::fs::write(folder.join(format!("f{f}.rs")), "fn x() {}\n").expect("write");
+            }
+        }
+        std::fs::write(big.join("README.md"), "# big\n").expect("write");
+        std::fs::write(big.join("src/m7/.env"), "KEY=1\n").expect("write");
+        std::fs::create_dir_all(big.join(".git/hooks")).expect("mkdir");
+        std::fs::write(big.join(".git/config"), "[core]\n").expect("write");
+        std::fs::write(big.join(".git/HEAD"), "ref: refs/heads/main\n").expect("write");
+        Trees {
+            state: base.join("state"),
+            _dir: dir,
+            small,
+            big,
+        }
+    })
+}
+
+fn secret(p: &Path) -> bool {
+    p.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(".env"))
+}
+
+fn first_call(project: &Path) -> usize {
+    let root = ProjectRoot::open(project).expect("open");
+    let mut toolbox = Toolbox::new(root, trees().state.join("calls"));
+    toolbox.cache = Cache::off();
+    toolbox.ws.hide_secrets(secret);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let out = rt
+        .block_on(toolbox.run("read_file", serde_json::json!({"path": "README.md"})))
+        .expect("read_file");
+    out.text.len()
+}
+
+#[divan::bench(sample_count = 20)]
+fn tool_call_on_1_file() -> usize {
+    first_call(&trees().small)
+}
+
+#[divan::bench(sample_count = 20)]
+fn tool_call_on_100000_files() -> usize {
+    first_call(&trees().big)
+}
+
+/// A session on the big project: its workspace, tasks and two configurations (sandboxed, with
+/// the project already read once, and plain).
+struct Session {
+    ws: Workspace,
+    tasks: TaskRegistry,
+    sandboxed: CommandConfig,
+    plain: CommandConfig,
+    rt: tokio::runtime::Runtime,
+}
+
+fn session() -> &'static Session {
+    static SESSION: OnceLock<Session> = OnceLock::new();
+    SESSION.get_or_init(|| {
+        let t = trees();
+        let helper = sandbox::find_helper()
+            .expect("the helper is built: cargo build --release -p sandbox");
+        let mut sandboxed = CommandConfig::new(t.state.join("outputs"));
+        sandboxed.tmp_dir = t.state.join("tmp");
+        let setup = SandboxSetup::new(helper, t.state.join("sandbox"), secret);
+        // A session reads the project once, in the background, when it starts.
+        let _ = setup.known(&t.big);
+        sandboxed.sandbox = Some(setup);
+        let mut plain = CommandConfig::new(t.state.join("plain-outputs"));
+        plain.tmp_dir = t.state.join("plain-tmp");
+        Session {
+            ws: Workspace::new(ProjectRoot::open(&t.big).expect("open")),
+            tasks: TaskRegistry::new(),
+            sandboxed,
+            plain,
+            rt: tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .expect("runtime"),
+        }
+    })
+}
+
+fn command(config: &CommandConfig, confinement: Confinement) {
+    let s = session();
+    let args = RunCommandArgs {
+        command: "true".into(),
+        description: None,
+        timeout: Some(30),
+        background: false,
+    };
+    let out = s
+        .rt
+        .block_on(run_command(
+            &s.ws,
+            &s.tasks,
+            config,
+            &args,
+            &RunContext::new(confinement),
+        ))
+        .expect("runs");
+    divan::black_box(out);
+}
+
+#[divan::bench(sample_count = 40)]
+fn command_plain() {
+    let s = session();
+    command(
+        &s.plain,
+        Confinement::Outside {
+            reason: protocol::OutsideReason::Unavailable,
+        },
+    );
+}
+
+#[divan::bench(sample_count = 40)]
+fn command_sandboxed() {
+    let s = session();
+    command(
+        &s.sandboxed,
+        Confinement::Sandboxed {
+            network: false,
+            read_only: false,
+        },
+    );
+}
