@@ -105,8 +105,8 @@ fn session() -> &'static Session {
     static SESSION: OnceLock<Session> = OnceLock::new();
     SESSION.get_or_init(|| {
         let t = trees();
-        let helper = sandbox::find_helper()
-            .expect("the helper is built: cargo build --release -p sandbox");
+        let helper =
+            sandbox::find_helper().expect("the helper is built: cargo build --release -p sandbox");
         let mut sandboxed = CommandConfig::new(t.state.join("outputs"));
         sandboxed.tmp_dir = t.state.join("tmp");
         let setup = SandboxSetup::new(helper, t.state.join("sandbox"), secret);
@@ -136,9 +136,8 @@ fn command(config: &CommandConfig, confinement: Confinement) {
         timeout: Some(30),
         background: false,
     };
-    let out = s
-        .rt
-        .block_on(run_command(
+    let out =
+        s.rt.block_on(run_command(
             &s.ws,
             &s.tasks,
             config,
