@@ -6,7 +6,10 @@
 use crate::commands::{CmdResult, blocking, invalid, opened_root};
 use crate::state::AppState;
 use agent::locations;
-use protocol::{McpServerArgs, McpView, ProjectArgs, SetSkillEnabledArgs, SkillsView};
+use protocol::{
+    AddMcpServerArgs, AddSkillArgs, McpServerArgs, McpView, NewMcpServerInput, ProjectArgs,
+    RemoveSkillArgs, SetSkillEnabledArgs, SkillsView,
+};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -133,6 +136,67 @@ pub async fn restart_mcp_server(args: McpServerArgs, app: tauri::AppHandle) -> C
         hub.restart(&args.name)
             .map_err(|e| invalid(e.to_string()))?;
         Ok(hub.view())
+    })
+    .await
+}
+
+/// Copies a skill folder the user picked into their own skills (sessions opened afterwards
+/// find it; what its tools run is judged and asked about as for any skill).
+#[tauri::command]
+pub async fn add_skill(args: AddSkillArgs, app: tauri::AppHandle) -> CmdResult<SkillsView> {
+    blocking(move || {
+        let root = opened_root(&app.state::<AppState>(), &args.root)?;
+        let name = agent::add_user_skill(&locations::config_dir(), &PathBuf::from(&args.folder))
+            .map_err(|e| invalid(e.to_string()))?;
+        tracing::info!(skill = %name, from = %args.folder, "skill added");
+        skills_of(&root)
+    })
+    .await
+}
+
+/// Removes one of the user's own skills.
+#[tauri::command]
+pub async fn remove_skill(args: RemoveSkillArgs, app: tauri::AppHandle) -> CmdResult<SkillsView> {
+    blocking(move || {
+        let root = opened_root(&app.state::<AppState>(), &args.root)?;
+        agent::remove_user_skill(&locations::config_dir(), &args.name)
+            .map_err(|e| invalid(e.to_string()))?;
+        tracing::info!(skill = %args.name, "skill removed");
+        skills_of(&root)
+    })
+    .await
+}
+
+/// Adds a server to the user's own mcp.json; the project's servers are started again with it.
+#[tauri::command]
+pub async fn add_mcp_server(args: AddMcpServerArgs, app: tauri::AppHandle) -> CmdResult<McpView> {
+    blocking(move || {
+        let root = opened_root(&app.state::<AppState>(), &args.root)?;
+        let server = match &args.server {
+            NewMcpServerInput::Program {
+                command_line,
+                network,
+            } => mcp::NewServer::program_from_line(command_line, *network)
+                .map_err(|e| invalid(e.to_string()))?,
+            NewMcpServerInput::Address { url } => mcp::NewServer::Address { url: url.clone() },
+        };
+        agent::add_user_mcp_server(&locations::config_dir(), args.name.trim(), &server)
+            .map_err(|e| invalid(e.to_string()))?;
+        tracing::info!(server = %args.name, "MCP server added");
+        Ok(app.state::<McpHubs>().for_project(&root).view())
+    })
+    .await
+}
+
+/// Removes a server from the user's own mcp.json.
+#[tauri::command]
+pub async fn remove_mcp_server(args: McpServerArgs, app: tauri::AppHandle) -> CmdResult<McpView> {
+    blocking(move || {
+        let root = opened_root(&app.state::<AppState>(), &args.root)?;
+        agent::remove_user_mcp_server(&locations::config_dir(), &args.name)
+            .map_err(|e| invalid(e.to_string()))?;
+        tracing::info!(server = %args.name, "MCP server removed");
+        Ok(app.state::<McpHubs>().for_project(&root).view())
     })
     .await
 }

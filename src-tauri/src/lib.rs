@@ -191,6 +191,10 @@ pub fn run() {
             extensions_host::mcp_view,
             extensions_host::approve_mcp_server,
             extensions_host::restart_mcp_server,
+            extensions_host::add_skill,
+            extensions_host::remove_skill,
+            extensions_host::add_mcp_server,
+            extensions_host::remove_mcp_server,
         ])
         .build(tauri::generate_context!());
     let app = match result {

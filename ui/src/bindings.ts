@@ -711,6 +711,18 @@ export type SetSkillEnabledArgs = {
  */
 root: string, name: string, enabled: boolean, };
 
+export type AddSkillArgs = { 
+/**
+ * The open project (its skills are listed again after the change).
+ */
+root: string, 
+/**
+ * The folder that holds the skill's `skill.json`.
+ */
+folder: string, };
+
+export type RemoveSkillArgs = { root: string, name: string, };
+
 export type SkillActivation = { "kind": "trigger", trigger: string, } | { "kind": "model" };
 
 export type McpState = "needs_approval" | "disabled" | "starting" | "running" | "failed";
@@ -760,6 +772,10 @@ export type McpView = { servers: Array<McpServerView>, problems: Array<McpProble
 user_file: string, project_file: string, };
 
 export type McpServerArgs = { root: string, name: string, };
+
+export type NewMcpServerInput = { "kind": "program", command_line: string, network: boolean, } | { "kind": "address", url: string, };
+
+export type AddMcpServerArgs = { root: string, name: string, server: NewMcpServerInput, };
 
 export type UiErrorArgs = { 
 /**
@@ -815,7 +831,11 @@ export interface Commands {
   sandbox_status: { args: null; result: SandboxStatus };
   skills_view: { args: ProjectArgs; result: SkillsView };
   set_skill_enabled: { args: SetSkillEnabledArgs; result: SkillsView };
+  add_skill: { args: AddSkillArgs; result: SkillsView };
+  remove_skill: { args: RemoveSkillArgs; result: SkillsView };
   mcp_view: { args: ProjectArgs; result: McpView };
   approve_mcp_server: { args: McpServerArgs; result: McpView };
   restart_mcp_server: { args: McpServerArgs; result: McpView };
+  add_mcp_server: { args: AddMcpServerArgs; result: McpView };
+  remove_mcp_server: { args: McpServerArgs; result: McpView };
 }

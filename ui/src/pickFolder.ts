@@ -17,3 +17,9 @@ export async function pickModelFile(): Promise<string | null> {
   });
   return typeof picked === "string" ? picked : null;
 }
+
+/** Asks the user for the folder of a skill (the one holding its skill.json); null when they cancel. */
+export async function pickSkillFolder(): Promise<string | null> {
+  const picked = await open({ directory: true, multiple: false, title: "Choose a skill's folder (the one with skill.json)" });
+  return typeof picked === "string" ? picked : null;
+}

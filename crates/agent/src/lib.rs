@@ -18,6 +18,7 @@ mod checks;
 mod claims;
 mod compaction;
 mod event_sink;
+mod extension_edits;
 mod extensions;
 mod external_call;
 mod failure;
@@ -43,6 +44,10 @@ mod turn;
 
 pub use approvals::{AnswerError, Approvals};
 pub use changes::{ChangesError, record_baseline, session_changes};
+pub use extension_edits::{
+    ExtensionEditError, add_user_mcp_server, add_user_skill, remove_user_mcp_server,
+    remove_user_skill,
+};
 pub use extensions::{
     Extensions, SkillSettingError, find_skills, origin_words, project_extensions, session_skills,
     set_skill_enabled, skills_view, user_skills_dir, with_skill_enabled,

@@ -18,6 +18,13 @@ pub struct SkillsArgs {
     /// Print the skills as JSON.
     #[arg(long)]
     json: bool,
+    /// Copy the skill in this folder into your own skills (every project's sessions find it),
+    /// then list them.
+    #[arg(long, value_name = "FOLDER", conflicts_with = "remove")]
+    add: Option<PathBuf>,
+    /// Remove one of your own skills by its name, then list them.
+    #[arg(long, value_name = "NAME")]
+    remove: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -28,6 +35,38 @@ pub enum McpCommand {
     /// Approve a server of the project's `.tandem/mcp.json` for this project (kept in your
     /// config folder), so sessions start it.
     Approve(McpApproveArgs),
+    /// Add a server to your own mcp.json (every project's sessions start it): a program with
+    /// `--command "LINE"`, or an address with `--url`.
+    Add(McpAddArgs),
+    /// Remove a server from your own mcp.json.
+    Remove(McpRemoveArgs),
+}
+
+#[derive(Args)]
+pub struct McpAddArgs {
+    /// The server's name (letters, digits, _ - and .).
+    name: String,
+    /// The program and its arguments, as you would type them (split like a shell would split
+    /// them; nothing is expanded or run now).
+    #[arg(
+        long,
+        value_name = "LINE",
+        required_unless_present = "url",
+        conflicts_with = "url"
+    )]
+    command: Option<String>,
+    /// Let the program's sandbox reach the network.
+    #[arg(long, requires = "command")]
+    network: bool,
+    /// The address of a streamable-HTTP server.
+    #[arg(long)]
+    url: Option<String>,
+}
+
+#[derive(Args)]
+pub struct McpRemoveArgs {
+    /// The server's name in your mcp.json.
+    name: String,
 }
 
 #[derive(Args)]
@@ -60,6 +99,15 @@ fn origin(o: ExtensionOrigin) -> &'static str {
 
 pub fn skills(a: SkillsArgs) -> Result<ExitCode> {
     let root = open(&a.project)?;
+    let config_dir = agent::locations::config_dir();
+    if let Some(folder) = &a.add {
+        let name = agent::add_user_skill(&config_dir, folder).map_err(|e| anyhow!("{e}"))?;
+        eprintln!("Added the skill {name}.");
+    }
+    if let Some(name) = &a.remove {
+        agent::remove_user_skill(&config_dir, name).map_err(|e| anyhow!("{e}"))?;
+        eprintln!("Removed the skill {name}.");
+    }
     let settings =
         agent::read_settings(&agent::locations::settings_file()).map_err(|e| anyhow!("{e}"))?;
     let view = agent::skills_view(&root, &agent::locations::config_dir(), &settings);
@@ -120,7 +168,31 @@ pub fn mcp(command: McpCommand) -> Result<ExitCode> {
     match command {
         McpCommand::List(a) => list(a),
         McpCommand::Approve(a) => approve(a),
+        McpCommand::Add(a) => add_server(a),
+        McpCommand::Remove(a) => {
+            agent::remove_user_mcp_server(&agent::locations::config_dir(), &a.name)
+                .map_err(|e| anyhow!("{e}"))?;
+            eprintln!("Removed the server {}.", a.name);
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+fn add_server(a: McpAddArgs) -> Result<ExitCode> {
+    let server = match (a.command, a.url) {
+        (Some(line), None) => {
+            mcp::NewServer::program_from_line(&line, a.network).map_err(|e| anyhow!("{e}"))?
+        }
+        (None, Some(url)) => mcp::NewServer::Address { url },
+        _ => return Err(anyhow!("give either --command \"LINE\" or --url URL")),
+    };
+    agent::add_user_mcp_server(&agent::locations::config_dir(), &a.name, &server)
+        .map_err(|e| anyhow!("{e}"))?;
+    eprintln!(
+        "Added the server {}; `tandem-cli mcp list` starts it and shows its tools.",
+        a.name
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn list(a: McpListArgs) -> Result<ExitCode> {

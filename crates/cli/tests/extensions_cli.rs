@@ -33,10 +33,15 @@ fn write(path: &Path, text: &str) {
 }
 
 fn tandem_cli(f: &Fixture, args: &[&str]) -> (i32, String, String) {
+    let mut with_project: Vec<&str> = args.to_vec();
+    let project = f.project.display().to_string();
+    with_project.extend(["--project", &project]);
+    tandem_cli_as_is(f, &with_project)
+}
+
+fn tandem_cli_as_is(f: &Fixture, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
         .args(args)
-        .arg("--project")
-        .arg(&f.project)
         .env("TANDEM_CONFIG_DIR", &f.config)
         .env("TANDEM_DATA_DIR", &f.data)
         .env("TANDEM_NO_KEYCHAIN", "1")
@@ -180,4 +185,59 @@ fn a_server_that_cannot_start_is_listed_failed_with_its_stderr() {
     assert!(out.contains("gave up on it"), "{out}");
     assert!(out.contains("its last stderr lines:"), "{out}");
     assert!(out.contains("the database is missing"), "{out}");
+}
+
+#[test]
+fn a_skill_and_a_server_are_added_and_removed_without_writing_json() {
+    let f = fixture();
+    let picked = f.project.parent().expect("base").join("picked");
+    write(&picked.join("skill.json"), WORD_COUNT);
+    let folder = picked.display().to_string();
+    let (code, out, err) = tandem_cli(&f, &["skills", "--add", &folder]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("Added the skill word-count."), "{err}");
+    assert!(out.contains("word-count (your own: "), "{out}");
+    assert!(f.config.join("skills/word-count/skill.json").exists());
+    let (code, _, err) = tandem_cli(&f, &["skills", "--add", &folder]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("You already have a skill named word-count"),
+        "{err}"
+    );
+    let (code, out, err) = tandem_cli(&f, &["skills", "--remove", "word-count"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("No skills."), "{out}");
+    assert!(
+        picked.join("skill.json").exists(),
+        "the picked folder stays"
+    );
+
+    let tiny = tiny("added.txt", &[]);
+    let line = std::iter::once(tiny["command"].as_str().expect("command"))
+        .chain(
+            tiny["args"]
+                .as_array()
+                .expect("args")
+                .iter()
+                .filter_map(|a| a.as_str()),
+        )
+        .collect::<Vec<_>>()
+        .join(" ");
+    let (code, out, err) = tandem_cli_as_is(&f, &["mcp", "add", "tiny", "--command", &line]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = tandem_cli(&f, &["mcp", "list", "--wait", "30"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("tiny: running (your own; "), "{out}");
+    assert!(
+        out.contains("  tool tiny__echo: Says the text back."),
+        "{out}"
+    );
+    let (code, _, err) = tandem_cli_as_is(&f, &["mcp", "add", "web", "--url", "ftp://x"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("not http(s)"), "{err}");
+    let (code, out, err) = tandem_cli_as_is(&f, &["mcp", "remove", "tiny"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = tandem_cli(&f, &["mcp", "list"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("No MCP servers."), "{out}");
 }

@@ -99,6 +99,11 @@ pub struct Config {
     pub problems: Vec<McpProblem>,
 }
 
+/// Whether an entry named `name` loads; what is wrong, in words, when it does not.
+pub(crate) fn check_entry(name: &str, raw: &Value) -> Result<(), String> {
+    parse_entry(name, raw).map(|_| ())
+}
+
 fn parse_entry(name: &str, raw: &Value) -> Result<(Transport, Option<u64>, bool), String> {
     if name.is_empty()
         || !name

@@ -13,6 +13,7 @@
 
 mod approvals;
 mod config;
+mod config_edit;
 mod error;
 mod hub;
 mod names;
@@ -21,6 +22,7 @@ mod server;
 
 pub use approvals::{APPROVALS_FILE, Approval, Approvals};
 pub use config::{Config, PROJECT_FILE, Server, Transport, USER_FILE};
+pub use config_edit::{ConfigEditError, NewServer, with_server_added, with_server_removed};
 pub use error::McpError;
 pub use hub::{Hub, HubSetup};
 pub use names::exposed_name;

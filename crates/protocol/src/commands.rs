@@ -197,7 +197,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("sandbox_status", "null", "SandboxStatus"),
     ("skills_view", "ProjectArgs", "SkillsView"),
     ("set_skill_enabled", "SetSkillEnabledArgs", "SkillsView"),
+    ("add_skill", "AddSkillArgs", "SkillsView"),
+    ("remove_skill", "RemoveSkillArgs", "SkillsView"),
     ("mcp_view", "ProjectArgs", "McpView"),
     ("approve_mcp_server", "McpServerArgs", "McpView"),
     ("restart_mcp_server", "McpServerArgs", "McpView"),
+    ("add_mcp_server", "AddMcpServerArgs", "McpView"),
+    ("remove_mcp_server", "McpServerArgs", "McpView"),
 ];

@@ -148,3 +148,38 @@ pub struct McpServerArgs {
     pub root: String,
     pub name: String,
 }
+
+/// Copies a skill folder the user picked into their own skills.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AddSkillArgs {
+    /// The open project (its skills are listed again after the change).
+    pub root: String,
+    /// The folder that holds the skill's `skill.json`.
+    pub folder: String,
+}
+
+/// Removes one of the user's own skills.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RemoveSkillArgs {
+    pub root: String,
+    pub name: String,
+}
+
+/// A server as a person adds it in Settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NewMcpServerInput {
+    /// A program on this machine: the command line as typed, split as a shell would split it
+    /// (nothing expanded or run), and whether its sandbox lets it reach the network.
+    Program { command_line: String, network: bool },
+    /// A streamable-HTTP address.
+    Address { url: String },
+}
+
+/// Adds a server to the user's own `mcp.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AddMcpServerArgs {
+    pub root: String,
+    pub name: String,
+    pub server: NewMcpServerInput,
+}

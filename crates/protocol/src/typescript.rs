@@ -109,6 +109,8 @@ pub fn typescript() -> String {
         SkillProblem::decl(&cfg),
         SkillsView::decl(&cfg),
         SetSkillEnabledArgs::decl(&cfg),
+        AddSkillArgs::decl(&cfg),
+        RemoveSkillArgs::decl(&cfg),
         SkillActivation::decl(&cfg),
         McpState::decl(&cfg),
         McpServerView::decl(&cfg),
@@ -116,6 +118,8 @@ pub fn typescript() -> String {
         McpProblem::decl(&cfg),
         McpView::decl(&cfg),
         McpServerArgs::decl(&cfg),
+        NewMcpServerInput::decl(&cfg),
+        AddMcpServerArgs::decl(&cfg),
         UiErrorArgs::decl(&cfg),
     ];
     let mut out = String::from(

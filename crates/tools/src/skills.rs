@@ -259,6 +259,13 @@ impl Skill {
         })
     }
 
+    /// Reads a folder a person picked to add as one of their own skills: what loading it
+    /// later would find, or what is wrong with it in words.
+    pub fn read_folder(dir: &Path) -> Result<Skill, String> {
+        Skill::load(dir, ExtensionOrigin::User, None)
+            .map_err(|(file, error)| format!("{}: {error}", file.display()))
+    }
+
     /// The first trigger the task's text matches.
     pub fn trigger_for(&self, task: &str) -> Option<&Trigger> {
         self.triggers.iter().find(|t| t.matches(task))

@@ -1,8 +1,10 @@
 // Settings → Tool servers: the MCP servers of the open project and the user's, as Rust runs
 // them — each one's state, what it runs and where, its tools, and when it failed, its last
-// stderr lines. A project's server waits for the user's approval before anything starts.
+// stderr lines. A project's server waits for the user's approval before anything starts. The
+// user adds a server of their own (a command line or an address; Rust splits and checks it) and
+// removes their own.
 import { useCallback, useEffect, useState } from "react";
-import type { McpServerView, McpState, McpView } from "../bindings";
+import type { McpServerView, McpState, McpView, NewMcpServerInput } from "../bindings";
 import { call, toAppError } from "../api";
 import { originWords } from "./SkillsTab";
 
@@ -22,16 +24,127 @@ function confinementWords(s: McpServerView): string {
   return s.network ? "Runs in the sandbox, with the network" : "Runs in the sandbox, without the network";
 }
 
+/** A Remove button that asks once more, in place. */
+function RemoveServer({ name, busy, onRemove }: { name: string; busy: boolean; onRemove: () => void }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking)
+    return (
+      <button className="link-button" data-testid="mcp-remove" disabled={busy} onClick={() => setAsking(true)}>
+        Remove
+      </button>
+    );
+  return (
+    <div className="banner warn extension-confirm" data-testid="mcp-remove-question">
+      <span>Remove the server {name} from your mcp.json? It stops, and sessions no longer have its tools.</span>
+      <button className="danger" data-testid="mcp-remove-confirm" disabled={busy} onClick={onRemove}>
+        Remove
+      </button>
+      <button data-testid="mcp-remove-cancel" onClick={() => setAsking(false)}>
+        Keep it
+      </button>
+    </div>
+  );
+}
+
+/** The form that adds a server to the user's own mcp.json. */
+function AddServer({ busy, onAdd }: { busy: boolean; onAdd: (name: string, server: NewMcpServerInput) => Promise<boolean> }) {
+  const [open, setOpen] = useState(false);
+  const [name, setName] = useState("");
+  const [kind, setKind] = useState<NewMcpServerInput["kind"]>("program");
+  const [commandLine, setCommandLine] = useState("");
+  const [network, setNetwork] = useState(false);
+  const [url, setUrl] = useState("");
+  if (!open)
+    return (
+      <button data-testid="mcp-add" disabled={busy} onClick={() => setOpen(true)}>
+        Add a tool server…
+      </button>
+    );
+  const server: NewMcpServerInput = kind === "program" ? { kind, command_line: commandLine, network } : { kind, url };
+  const ready = name.trim() !== "" && (kind === "program" ? commandLine.trim() !== "" : url.trim() !== "");
+  const submit = async () => {
+    if (await onAdd(name.trim(), server)) {
+      setOpen(false);
+      setName("");
+      setCommandLine("");
+      setUrl("");
+      setNetwork(false);
+    }
+  };
+  return (
+    <form
+      className="extension-add"
+      data-testid="mcp-add-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (ready) void submit();
+      }}
+    >
+      <label>
+        Name
+        <input data-testid="mcp-add-name" value={name} placeholder="memory" onChange={(e) => setName(e.target.value)} />
+      </label>
+      <fieldset className="extension-add-kind">
+        <label>
+          <input type="radio" name="mcp-kind" data-testid="mcp-add-kind-program" checked={kind === "program"} onChange={() => setKind("program")} />
+          A program on this computer
+        </label>
+        <label>
+          <input type="radio" name="mcp-kind" data-testid="mcp-add-kind-address" checked={kind === "address"} onChange={() => setKind("address")} />
+          An address (streamable HTTP)
+        </label>
+      </fieldset>
+      {kind === "program" ? (
+        <>
+          <label>
+            Command line
+            <input
+              data-testid="mcp-add-command"
+              value={commandLine}
+              placeholder="npx -y @modelcontextprotocol/server-memory"
+              spellCheck={false}
+              onChange={(e) => setCommandLine(e.target.value)}
+            />
+          </label>
+          <label className="toggle">
+            <input type="checkbox" data-testid="mcp-add-network" checked={network} onChange={(e) => setNetwork(e.target.checked)} />
+            It needs the network (its sandbox lets it reach the internet)
+          </label>
+        </>
+      ) : (
+        <label>
+          Address
+          <input data-testid="mcp-add-url" value={url} placeholder="https://example.com/mcp" spellCheck={false} onChange={(e) => setUrl(e.target.value)} />
+        </label>
+      )}
+      <p className="muted small">
+        Added to your own mcp.json, for all your projects. A program runs in the sandbox; each use of one of its tools still
+        asks you first.
+      </p>
+      <div className="extension-add-actions">
+        <button type="submit" className="primary" data-testid="mcp-add-submit" disabled={busy || !ready}>
+          Add and start
+        </button>
+        <button type="button" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function ServerCard({
   server,
   busy,
   onApprove,
   onRestart,
+  onRemove,
 }: {
   server: McpServerView;
   busy: boolean;
   onApprove: () => void;
   onRestart: () => void;
+  onRemove: () => void;
 }) {
   const s = server;
   return (
@@ -84,6 +197,7 @@ function ServerCard({
           </button>
         </div>
       )}
+      {s.origin === "user" && <RemoveServer name={s.name} busy={busy} onRemove={onRemove} />}
     </li>
   );
 }
@@ -119,17 +233,22 @@ export function McpTab({ root }: { root: string | null }) {
   if (!view && error) return <div className="banner error" role="alert">{error}</div>;
   if (!view) return <p className="muted">Looking for tool servers…</p>;
 
-  const act = async (command: "approve_mcp_server" | "restart_mcp_server", name: string) => {
+  const change = async (run: () => Promise<McpView>): Promise<boolean> => {
     setBusy(true);
     setError(null);
     try {
-      setView(await call(command, { root, name }));
+      setView(await run());
+      return true;
     } catch (err) {
       setError(toAppError(err).message);
+      return false;
     } finally {
       setBusy(false);
     }
   };
+  const act = (command: "approve_mcp_server" | "restart_mcp_server" | "remove_mcp_server", name: string) =>
+    void change(() => call(command, { root, name }));
+  const add = (name: string, server: NewMcpServerInput) => change(() => call("add_mcp_server", { root, name, server }));
 
   return (
     <section className="settings-section extensions" data-testid="mcp-settings">
@@ -138,6 +257,7 @@ export function McpTab({ root }: { root: string | null }) {
         you allow that tool; what they return is treated as data, never as instructions. A server from the project's own
         files starts only after you approve it.
       </p>
+      <AddServer busy={busy} onAdd={add} />
       {error && (
         <div className="banner error" role="alert" data-testid="mcp-error">
           {error}
@@ -153,8 +273,8 @@ export function McpTab({ root }: { root: string | null }) {
       {view.servers.length === 0 ? (
         <div className="muted" data-testid="no-mcp">
           <p>
-            No tool servers. Add them to <code>{view.user_file}</code> (yours) or <code>{view.project_file}</code> (this
-            project), in the common format:
+            No tool servers. Add one above, or write them into <code>{view.user_file}</code> (yours) or{" "}
+            <code>{view.project_file}</code> (this project), in the common format:
           </p>
           <pre className="extension-example">{`{"mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."], "network": true}}}`}</pre>
         </div>
@@ -165,8 +285,9 @@ export function McpTab({ root }: { root: string | null }) {
               key={s.name}
               server={s}
               busy={busy}
-              onApprove={() => void act("approve_mcp_server", s.name)}
-              onRestart={() => void act("restart_mcp_server", s.name)}
+              onApprove={() => act("approve_mcp_server", s.name)}
+              onRestart={() => act("restart_mcp_server", s.name)}
+              onRemove={() => act("remove_mcp_server", s.name)}
             />
           ))}
         </ul>

@@ -78,6 +78,39 @@ describe("Settings → Skills", () => {
     expect(sent.args).toEqual({ root: "/work/demo", name: "word-count", enabled: false });
   });
 
+  it("adds a skill from a picked folder and removes one of the user's own after asking once more", async () => {
+    const { calls, user, view } = await openTab("skills", { skills: skillsView(), pickedFolder: "/home/me/src/spell-check" });
+    await within(view).findByTestId("skill-card");
+    await user.click(within(view).getByTestId("skill-add"));
+    await waitFor(() => expect(within(view).getAllByTestId("skill-card")).toHaveLength(2));
+    const sent = calls.find((c) => c.cmd === "add_skill")?.payload as { args: unknown };
+    expect(sent.args).toEqual({ root: "/work/demo", folder: "/home/me/src/spell-check" });
+    const [projects, mine] = within(view).getAllByTestId("skill-card");
+    // A project's skill lives in its repository: it can be turned off, not removed here.
+    expect(within(projects!).queryByTestId("skill-remove")).toBeNull();
+    await user.click(within(mine!).getByTestId("skill-remove"));
+    expect(calls.some((c) => c.cmd === "remove_skill")).toBe(false);
+    expect(within(mine!).getByTestId("skill-remove-question")).toHaveTextContent("Remove the skill spell-check?");
+    await user.click(within(mine!).getByTestId("skill-remove-confirm"));
+    await waitFor(() => expect(within(view).getAllByTestId("skill-card")).toHaveLength(1));
+    const removed = calls.find((c) => c.cmd === "remove_skill")?.payload as { args: unknown };
+    expect(removed.args).toEqual({ root: "/work/demo", name: "spell-check" });
+  });
+
+  it("shows Rust's words when a picked folder is not a skill, and nothing when the picker is cancelled", async () => {
+    const refused = "This folder is not a skill Tandem can load — /home/me/x/skill.json: there is no skill.json in this skill folder";
+    const { calls, user, view } = await openTab("skills", { pickedFolder: "/home/me/x", addSkillError: refused });
+    await user.click(await within(view).findByTestId("skill-add"));
+    expect(await within(view).findByTestId("skill-error")).toHaveTextContent("there is no skill.json");
+    expect(calls.filter((c) => c.cmd === "add_skill")).toHaveLength(1);
+
+    cleanup();
+    const again = await openTab("skills", {});
+    await again.user.click(await within(again.view).findByTestId("skill-add"));
+    await waitFor(() => expect(again.calls.some((c) => c.cmd === "plugin:dialog|open")).toBe(true));
+    expect(again.calls.some((c) => c.cmd === "add_skill")).toBe(false);
+  });
+
   it("says where skills go when there are none", async () => {
     const { view } = await openTab("skills", {});
     expect(await within(view).findByTestId("no-skills")).toHaveTextContent("/work/demo/.tandem/skills");
@@ -129,6 +162,51 @@ describe("Settings → Tool servers", () => {
     const tool = await within(view).findByTestId("mcp-tool", {}, { timeout: 3000 });
     expect(tool).toHaveTextContent("repo__echo");
     expect(within(view).getByTestId("mcp-server")).toHaveAttribute("data-state", "running");
+  });
+
+  it("adds a program as a server of the user's own and removes it after asking once more", async () => {
+    const { calls, user, view } = await openTab("mcp", {});
+    await user.click(await within(view).findByTestId("mcp-add"));
+    const form = within(view).getByTestId("mcp-add-form");
+    expect(within(form).getByTestId("mcp-add-submit")).toBeDisabled();
+    await user.type(within(form).getByTestId("mcp-add-name"), "memory");
+    await user.type(within(form).getByTestId("mcp-add-command"), "npx -y @modelcontextprotocol/server-memory");
+    await user.click(within(form).getByTestId("mcp-add-network"));
+    await user.click(within(form).getByTestId("mcp-add-submit"));
+    const server = await within(view).findByTestId("mcp-server");
+    expect(server).toHaveAttribute("data-name", "memory");
+    expect(within(view).queryByTestId("mcp-add-form")).toBeNull();
+    const sent = calls.find((c) => c.cmd === "add_mcp_server")?.payload as { args: unknown };
+    expect(sent.args).toEqual({
+      root: "/work/demo",
+      name: "memory",
+      server: { kind: "program", command_line: "npx -y @modelcontextprotocol/server-memory", network: true },
+    });
+    await user.click(within(server).getByTestId("mcp-remove"));
+    await user.click(within(server).getByTestId("mcp-remove-confirm"));
+    await waitFor(() => expect(within(view).queryByTestId("mcp-server")).toBeNull());
+    const removed = calls.find((c) => c.cmd === "remove_mcp_server")?.payload as { args: unknown };
+    expect(removed.args).toEqual({ root: "/work/demo", name: "memory" });
+  });
+
+  it("adds an address, keeps the form with Rust's words when refused, and offers no Remove on a project's server", async () => {
+    const project = mcpServer({ name: "repo", origin: "project", state: "needs_approval", tools: [] });
+    const refused = "a server named web is already set up; choose another name, or remove that one first";
+    const { calls, user, view } = await openTab("mcp", { mcp: mcpView([project]), addMcpError: refused });
+    const repo = await within(view).findByTestId("mcp-server");
+    expect(within(repo).queryByTestId("mcp-remove")).toBeNull();
+    await user.click(within(view).getByTestId("mcp-add"));
+    const form = within(view).getByTestId("mcp-add-form");
+    await user.type(within(form).getByTestId("mcp-add-name"), "web");
+    await user.click(within(form).getByTestId("mcp-add-kind-address"));
+    expect(within(form).queryByTestId("mcp-add-command")).toBeNull();
+    await user.type(within(form).getByTestId("mcp-add-url"), "https://example.com/mcp");
+    await user.click(within(form).getByTestId("mcp-add-submit"));
+    expect(await within(view).findByTestId("mcp-error")).toHaveTextContent("already set up");
+    expect(within(view).getByTestId("mcp-add-form")).toBeInTheDocument();
+    expect(within(view).getByTestId("mcp-add-url")).toHaveValue("https://example.com/mcp");
+    const sent = calls.find((c) => c.cmd === "add_mcp_server")?.payload as { args: unknown };
+    expect(sent.args).toEqual({ root: "/work/demo", name: "web", server: { kind: "address", url: "https://example.com/mcp" } });
   });
 
   it("shows a configuration file it cannot read, and where servers go when there are none", async () => {

@@ -65,6 +65,11 @@ export type FakeAgent = {
   sandbox?: SandboxStatus;
   /** What skills_view answers (default: none). */
   skills?: SkillsView;
+  /** The folder the native folder picker answers with (default: the person cancels). */
+  pickedFolder?: string;
+  /** add_skill / add_mcp_server fail with these words, as Rust would refuse. */
+  addSkillError?: string;
+  addMcpError?: string;
   /** What mcp_view answers, one view per call while there are several (the last one stays). */
   mcp?: McpView | McpView[];
   /** What builtin_status answers first (default: available, not downloaded). */
@@ -351,8 +356,57 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
           skills: skills.skills.map((x) => (x.name === args.name ? { ...x, enabled: Boolean(args.enabled) } : x)),
         };
         return skills;
+      case "add_skill": {
+        if (agent.addSkillError) throw { code: "invalid_argument", message: agent.addSkillError };
+        const name = String(args.folder).split("/").pop() ?? "skill";
+        skills = {
+          ...skills,
+          skills: [
+            ...skills.skills,
+            {
+              name,
+              description: `The skill in ${String(args.folder)}`,
+              origin: "user",
+              file: `/home/me/.config/tandem/skills/${name}/skill.json`,
+              triggers: [],
+              tools: [],
+              has_instructions: false,
+              enabled: true,
+            },
+          ],
+        };
+        return skills;
+      }
+      case "remove_skill":
+        skills = { ...skills, skills: skills.skills.filter((x) => !(x.origin === "user" && x.name === args.name)) };
+        return skills;
       case "mcp_view":
         return nextMcp();
+      case "add_mcp_server": {
+        if (agent.addMcpError) throw { code: "invalid_argument", message: agent.addMcpError };
+        const now = nextMcp();
+        const server = args.server as unknown as { kind: string; command_line?: string; url?: string; network?: boolean };
+        const added = mcpServer({
+          name: String(args.name),
+          origin: "user",
+          target: server.kind === "program" ? String(server.command_line) : String(server.url),
+          local: server.kind === "program",
+          network: Boolean(server.network),
+          state: "starting",
+          tools: [],
+        });
+        const updated = { ...now, servers: [...now.servers, added] };
+        mcpViews.splice(0, mcpViews.length, updated);
+        return updated;
+      }
+      case "remove_mcp_server": {
+        const now = nextMcp();
+        const updated = { ...now, servers: now.servers.filter((x) => x.name !== args.name) };
+        mcpViews.splice(0, mcpViews.length, updated);
+        return updated;
+      }
+      case "plugin:dialog|open":
+        return agent.pickedFolder ?? null;
       case "approve_mcp_server":
       case "restart_mcp_server": {
         // Starting now; running (with a tool) when the tab looks again, as Rust would say.
