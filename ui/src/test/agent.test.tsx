@@ -18,6 +18,7 @@ import {
   type FakeTurn,
 } from "./fakeBackend";
 import { editRequest, request } from "./fixtures";
+import { APPROVAL_KEY_DELAY_MS } from "../approvalKeys";
 
 const project: FakeProject = {
   startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
@@ -78,6 +79,14 @@ async function startTurn(agent: FakeAgent = {}, message = "Fix the bug") {
   const t = turn as unknown as FakeTurn;
   const push = (events: AgentEvent[]) => act(() => t.push(events));
   return { calls, user, turn: t, push };
+}
+
+/** The person clicks the question once it has been there a moment: its keys answer from then on
+ *  (see approvalKeys.test.tsx for when they do not). */
+async function chooseCard(user: ReturnType<typeof userEvent.setup>) {
+  await act(() => new Promise<void>((resolve) => setTimeout(resolve, APPROVAL_KEY_DELAY_MS + 50)));
+  await user.click(screen.getByText("Tandem needs your approval"));
+  expect(document.activeElement).toBe(screen.getByTestId("approval-card"));
 }
 
 function answers(calls: Call[]): ApprovalAnswer[] {
@@ -529,7 +538,7 @@ describe("approvals", () => {
     const { calls, user, push } = await startTurn();
     push([{ type: "approval_needed", request: editRequest("e") }]);
     await screen.findByTestId("approval-card");
-    act(() => (document.activeElement as HTMLElement | null)?.blur());
+    await chooseCard(user);
     const states = () => screen.getAllByTestId("hunk").map((h) => h.getAttribute("data-state"));
     const focused = () => screen.getAllByTestId("hunk").findIndex((h) => h.classList.contains("focused"));
     expect(focused()).toBe(0);
@@ -547,25 +556,16 @@ describe("approvals", () => {
     // Typing in the deny box is not a shortcut.
     await user.type(screen.getByTestId("deny-message"), "a");
     expect(answers(calls)).toEqual([]);
-    act(() => (document.activeElement as HTMLElement | null)?.blur());
+    await user.click(screen.getByText("Tandem needs your approval"));
     await user.keyboard("a");
     await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve_partial", accepted_hunks: [0, 1] }]));
-  });
-
-  it("takes the keys straight after sending: the card gets the focus from the empty composer", async () => {
-    const { calls, user, push } = await startTurn();
-    expect(document.activeElement).toBe(screen.getByTestId("composer-input"));
-    push([{ type: "approval_needed", request: request("r") }]);
-    await screen.findByTestId("approval-card");
-    await user.keyboard("a");
-    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve" }]));
   });
 
   it("denies with d", async () => {
     const { calls, user, push } = await startTurn();
     push([{ type: "approval_needed", request: request("r") }]);
     await screen.findByTestId("approval-card");
-    act(() => (document.activeElement as HTMLElement | null)?.blur());
+    await chooseCard(user);
     await user.keyboard("d");
     await waitFor(() => expect(answers(calls)).toEqual([{ answer: "deny", message: null }]));
   });
