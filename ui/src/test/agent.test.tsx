@@ -594,6 +594,72 @@ describe("approvals", () => {
   });
 });
 
+describe("room for a question (issue 22, item 3)", () => {
+  const realWidth = window.innerWidth;
+  const RealObserver = window.ResizeObserver;
+  afterEach(() => {
+    window.innerWidth = realWidth;
+    window.ResizeObserver = RealObserver;
+  });
+
+  it("folds an empty Tasks panel while a question shows in a 900-pixel window; its toggle brings it back", async () => {
+    window.innerWidth = 900;
+    const { user, push } = await startTurn();
+    expect(screen.getByTestId("details-panel")).not.toHaveAttribute("hidden");
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    expect(screen.getByTestId("details-panel")).toHaveAttribute("hidden");
+    expect(screen.getByTestId("toggle-details")).toHaveAttribute("aria-pressed", "false");
+    await user.click(screen.getByTestId("toggle-details"));
+    expect(screen.getByTestId("details-panel")).not.toHaveAttribute("hidden");
+    await user.click(screen.getByTestId("approve-button"));
+    await waitFor(() => expect(screen.queryByTestId("approval-card")).toBeNull());
+    expect(screen.getByTestId("details-panel")).not.toHaveAttribute("hidden");
+  });
+
+  it("keeps a panel that has something to show", async () => {
+    window.innerWidth = 900;
+    const { push } = await startTurn();
+    push([{ type: "plan_updated", items: [{ text: "Fix it", status: "in_progress" }] }]);
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    expect(screen.getByTestId("details-panel")).not.toHaveAttribute("hidden");
+  });
+
+  it("shows side by side unified where the diff is narrow, unless chosen on that diff", async () => {
+    // The diff is laid out 400 px wide.
+    window.ResizeObserver = class extends RealObserver {
+      constructor(callback: ResizeObserverCallback) {
+        super((entries, observer) =>
+          callback(
+            entries.map((e) =>
+              (e.target as HTMLElement).classList.contains("diff-review")
+                ? ({ ...e, target: e.target, contentRect: { ...e.contentRect, width: 400 } } as ResizeObserverEntry)
+                : e,
+            ),
+            observer,
+          ),
+        );
+      }
+    };
+    const { user, push } = await startTurn();
+    push([{ type: "approval_needed", request: editRequest("e1") }]);
+    await screen.findByTestId("approval-card");
+    await user.click(screen.getByTestId("layout-split"));
+    expect(screen.getByTestId("diff-review")).toHaveAttribute("data-view", "split");
+    await user.click(screen.getByTestId("approve-button"));
+    // The next diff: side by side is remembered, but too narrow here.
+    push([{ type: "approval_needed", request: editRequest("e2") }]);
+    await waitFor(() => expect(screen.getByTestId("approval-card")).toHaveAttribute("data-request", "e2"));
+    await waitFor(() => expect(screen.getByTestId("diff-review")).toHaveAttribute("data-view", "unified"));
+    expect(screen.getByTestId("layout-unified")).toHaveAttribute("aria-pressed", "true");
+    await user.click(screen.getByTestId("layout-split"));
+    expect(screen.getByTestId("diff-review")).toHaveAttribute("data-view", "split");
+    // The next tests start from the default again.
+    await user.click(screen.getByTestId("layout-unified"));
+  });
+});
+
 describe("task list", () => {
   it("shows the plan and background tasks, and stops a task", async () => {
     const { calls, user, push } = await startTurn({
