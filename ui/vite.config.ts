@@ -16,5 +16,7 @@ export default defineConfig({
     environment: "jsdom",
     setupFiles: ["./src/test/setup.ts"],
     include: ["src/**/*.test.{ts,tsx}"],
+    // The stylesheet as text, for the tests that check what it says (disabled buttons, paths).
+    css: { include: [/styles\.css/] },
   },
 });

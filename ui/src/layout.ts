@@ -115,3 +115,61 @@ export function fitColumns(width: number, s: Saved): Columns {
   if (room() < 0 && sideShown) sideShown = false;
   return { side, details, sideShown, detailsShown, detailsSqueezed };
 }
+
+/** Under this width of the transcript column, an empty details panel gives its room to a
+ *  question on screen: an approval's diff needs it more than "no tasks yet" does. */
+export const CARD_WANTS_CENTER = 720;
+
+/** What is on screen besides the columns, for `fitColumnsForCard`. */
+export type CardRoom = {
+  /** An approval or a restore is waiting on screen. */
+  cardShowing: boolean;
+  /** The details panel shows nothing (see `detailsEmpty`). */
+  detailsEmpty: boolean;
+  /** The person opened the panel again while this card shows: it stays. */
+  keptOpen: boolean;
+};
+
+/** The transcript column's width, once the columns are fitted. */
+export function centerWidth(width: number, c: Columns): number {
+  return width - (c.sideShown ? c.side : 0) - (c.detailsShown ? c.details : 0);
+}
+
+/**
+ * `fitColumns`, and while a card is on screen an empty details panel folds when the transcript
+ * would be narrower than CARD_WANTS_CENTER (at 900 px it kept 260 px for "no tasks", and each
+ * side of a side-by-side diff got 170). Not saved: the panel comes back with the card's end, and
+ * at once with its toggle (`keptOpen`).
+ */
+export function fitColumnsForCard(width: number, s: Saved, room: CardRoom): Columns & { detailsYielded: boolean } {
+  const cols = fitColumns(width, s);
+  const yields =
+    room.cardShowing && room.detailsEmpty && !room.keptOpen && cols.detailsShown && centerWidth(width, cols) < CARD_WANTS_CENTER;
+  if (!yields) return { ...cols, detailsYielded: false };
+  return { ...fitColumns(width, { ...s, detailsFolded: true }), detailsYielded: true };
+}
+
+/** The details panel has nothing to show: the Tasks tab, with no plan and no background task. */
+export function detailsEmpty(d: { panel: string; planItems: number; tasks: number; tasksError: boolean }): boolean {
+  return d.panel === "tasks" && d.planItems === 0 && d.tasks === 0 && !d.tasksError;
+}
+
+/** Under this width of a diff (px), "Side by side" leaves each side less than about 270 px —
+ *  thirty-odd characters of code beside the line numbers — and the unified layout is shown
+ *  instead, unless the person chose side by side for this very diff. */
+export const SPLIT_DIFF_MIN = 560;
+
+/**
+ * The layout a diff is shown in: the person's remembered choice, except side by side in a diff
+ * narrower than SPLIT_DIFF_MIN, which shows unified — the choice itself is kept for wider
+ * windows, and a choice made on this diff is always followed. An unknown width (not laid out
+ * yet) follows the choice.
+ */
+export function diffViewShown(
+  chosen: "unified" | "split" | "whole",
+  diffWidth: number | null,
+  chosenHere: boolean,
+): "unified" | "split" | "whole" {
+  if (chosen !== "split" || chosenHere || diffWidth === null) return chosen;
+  return diffWidth < SPLIT_DIFF_MIN ? "unified" : "split";
+}

@@ -372,3 +372,13 @@ async function runTurn(id: string, start: Start) {
 export function pendingApprovals(s: Pick<SessionState, "transcript" | "answered">): ApprovalRequest[] {
   return s.transcript.pending.filter((r) => !s.answered[r.id]);
 }
+
+/** A question is on screen: one still to answer, in a live turn (a reopened session's old
+ *  questions are not asked again), or a restore being looked at. */
+export function cardShowing(
+  s: Pick<SessionState, "transcript" | "answered" | "current" | "runningSession" | "restoreAsk">,
+): boolean {
+  if (s.restoreAsk !== null && s.current !== null) return true;
+  const live = s.current !== null && (s.runningSession === s.current.id || s.current.state === "waiting");
+  return live && pendingApprovals(s).length > 0;
+}

@@ -1,10 +1,19 @@
 // The question the agent is waiting on, pinned above the composer: what it wants to do, why
 // the policy asks, and the answers. Several waiting requests are answered in order.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type CSSProperties } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type CSSProperties, type KeyboardEvent } from "react";
 import type { ApprovalAnswer, ApprovalRequest, Confinement } from "../bindings";
 import { useSession } from "../session";
 import { answerForHunks, approveLabel } from "../approval";
 import { plainToolName } from "../describeCall";
+import {
+  APPROVAL_KEY_DELAY_MS,
+  FOCUS_RETRY_MS,
+  coveringDialog,
+  isTextField,
+  keyVerdict,
+  mayTakeFocus,
+} from "../approvalKeys";
+import { composerState, focusComposer } from "../composerInput";
 import { CallTitle } from "./CallTitle";
 import { DiffReview } from "./DiffReview";
 
@@ -17,18 +26,19 @@ export function ApprovalCard() {
   );
   const queue = useMemo(() => pending.filter((r) => !answered[r.id]), [pending, answered]);
   const request = queue[0];
+  const shown = request !== undefined && live;
+  // The last question answered (or its turn ended) with the cursor on it: the cursor goes back
+  // to the message box rather than nowhere.
+  const wasShown = useRef(false);
+  useEffect(() => {
+    if (wasShown.current && !shown) {
+      const active = document.activeElement;
+      if (active === null || active === document.body) focusComposer();
+    }
+    wasShown.current = shown;
+  }, [shown]);
   if (!request || !live) return null;
   return <ApprovalQuestion key={request.id} request={request} total={queue.length} />;
-}
-
-function isTyping(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  return (
-    target.isContentEditable ||
-    target.tagName === "INPUT" ||
-    target.tagName === "TEXTAREA" ||
-    target.tagName === "SELECT"
-  );
 }
 
 function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total: number }) {
@@ -87,48 +97,85 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
     [send, message],
   );
 
+  // Keys answer only once the card has been there a moment (a key already on its way must not
+  // answer a question nobody read), and again a moment after the card took the cursor.
+  const [armed, setArmed] = useState(false);
+  const [armedSince, setArmedSince] = useState(0);
   useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || isTyping(e.target)) return;
-      frozen.current = true;
-      const last = hunks.length - 1;
-      switch (e.key) {
-        case "a":
-          approve();
-          break;
-        case "d":
-          deny();
-          break;
-        case "j":
-          if (!isDiff) return;
-          setFocused((f) => Math.min(last, f + 1));
-          break;
-        case "k":
-          if (!isDiff) return;
-          setFocused((f) => Math.max(0, f - 1));
-          break;
-        case "y":
-        case "n":
-          if (!isDiff) return;
-          setAccepted((acc) => acc.map((v, i) => (i === focused ? e.key === "y" : v)));
-          break;
-        default:
-          return;
-      }
-      e.preventDefault();
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, [approve, deny, hunks.length, isDiff, focused]);
+    setArmed(false);
+    const timer = window.setTimeout(() => setArmed(true), APPROVAL_KEY_DELAY_MS);
+    return () => window.clearTimeout(timer);
+  }, [armedSince]);
 
-  // Fresh from sending, the cursor sits in an empty composer: move it to the question so the
-  // keys answer it at once. Anything the user is typing keeps its focus.
+  // The cursor comes to the card only where it takes nobody's typing: from nowhere, or from an
+  // empty message box left alone for a while; never behind a dialog. Until then the card looks
+  // again now and then (a dialog closes, the person stops). It takes the cursor once.
   useEffect(() => {
-    const active = document.activeElement;
-    const idle = active === document.body || active === null;
-    const emptyComposer = active instanceof HTMLTextAreaElement && active.dataset.testid === "composer-input" && active.value === "";
-    if (idle || emptyComposer) cardRef.current?.focus({ preventScroll: true });
+    let timer: number | undefined;
+    const attempt = () => {
+      const card = cardRef.current;
+      if (!card) return;
+      const active = document.activeElement;
+      if (card.contains(active)) return;
+      const situation = {
+        nothingFocused: active === null || active === document.body,
+        composer: composerState(),
+        covered: coveringDialog(card),
+      };
+      if (mayTakeFocus(situation)) {
+        card.focus({ preventScroll: true });
+        setArmedSince((n) => n + 1);
+        return;
+      }
+      // Someone writing, or busy elsewhere: they come to the card themselves.
+      if (!situation.covered && !(situation.composer.focused && situation.composer.empty)) return;
+      timer = window.setTimeout(attempt, FOCUS_RETRY_MS);
+    };
+    attempt();
+    return () => window.clearTimeout(timer);
   }, []);
+
+  const [hasFocus, setHasFocus] = useState(false);
+  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
+    if (e.defaultPrevented) return;
+    const verdict = keyVerdict(
+      {
+        key: e.key,
+        modified: e.ctrlKey || e.metaKey || e.altKey,
+        repeat: e.repeat,
+        inTextField: isTextField(e.target),
+      },
+      { covered: coveringDialog(cardRef.current), armed, hasHunks: isDiff },
+    );
+    if (verdict === "to-composer") {
+      // Text typed at the card is text: it goes to the message box (the character follows the
+      // cursor there), and answers nothing.
+      focusComposer();
+      return;
+    }
+    if (verdict !== "answer") return;
+    e.preventDefault();
+    frozen.current = true;
+    const last = hunks.length - 1;
+    switch (e.key) {
+      case "a":
+        approve();
+        break;
+      case "d":
+        deny();
+        break;
+      case "j":
+        setFocused((f) => Math.min(last, f + 1));
+        break;
+      case "k":
+        setFocused((f) => Math.max(0, f - 1));
+        break;
+      case "y":
+      case "n":
+        setAccepted((acc) => acc.map((v, i) => (i === focused ? e.key === "y" : v)));
+        break;
+    }
+  };
 
   const acceptedCount = accepted.filter(Boolean).length;
   const leaves = request.confinement?.kind === "outside" && request.confinement.reason === "approved";
@@ -148,11 +195,17 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
       data-testid="approval-card"
       data-request={request.id}
       aria-label="Tandem needs your approval"
-      tabIndex={-1}
+      data-keys={hasFocus && armed ? "on" : "off"}
+      tabIndex={0}
       ref={cardRef}
       style={frame === null ? undefined : ({ "--approval-frame": `${frame}px` } as CSSProperties)}
       onPointerDownCapture={freeze}
       onKeyDownCapture={freeze}
+      onKeyDown={onKeyDown}
+      onFocus={() => setHasFocus(true)}
+      onBlur={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget)) setHasFocus(false);
+      }}
     >
       <header className="approval-header">
         <span className="approval-badge" aria-hidden>
@@ -169,8 +222,12 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
             <CallTitle name={request.tool} input={request.input} />
           </span>
         </div>
-        <span className="muted key-hints">
+        <span
+          className="muted key-hints"
+          title={hasFocus ? undefined : "The keys answer once this card has the cursor: click it, or press Tab to reach it"}
+        >
           <span>
+            {!hasFocus && "Click here, then "}
             <kbd>a</kbd> {rejectsAll ? "reject the edit" : "approve"} · <kbd>d</kbd> deny
           </span>
           {isDiff && hunks.length > 1 && (

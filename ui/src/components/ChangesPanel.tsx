@@ -5,6 +5,7 @@ import { call, toAppError } from "../api";
 import { useSession } from "../session";
 import type { DiffLayout } from "./MergeDiff";
 import { MergeDiff } from "./lazy";
+import { FilePath } from "./FilePath";
 
 export function ChangesPanel() {
   const sessionId = useSession((s) => s.current?.id ?? null);
@@ -77,7 +78,7 @@ export function ChangesPanel() {
                 onClick={() => setSelected(c.path)}
                 title={c.path}
               >
-                <span className="change-path">{c.path}</span>
+                <FilePath className="change-path" path={c.path} />
                 {c.before === null && <span className="pill added">new</span>}
                 {c.after === null && <span className="pill deleted">deleted</span>}
                 <span className="plus">+{c.added_lines}</span>

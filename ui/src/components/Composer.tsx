@@ -1,6 +1,7 @@
 // Where the user writes to the agent: Enter sends, Shift+Enter starts a new line.
 import { useEffect, useRef, useState } from "react";
 import { pendingApprovals, useSession } from "../session";
+import { noteComposerTyping, setComposerInput } from "../composerInput";
 import { CostMeter } from "./CostMeter";
 import { ModeSelect } from "./ModeSelect";
 
@@ -14,6 +15,11 @@ export function Composer() {
   const clearError = useSession((s) => s.clearError);
   const [sending, setSending] = useState(false);
   const input = useRef<HTMLTextAreaElement>(null);
+  // Others ask whether the person is writing here (a question never takes the cursor then).
+  useEffect(() => {
+    setComposerInput(input.current);
+    return () => setComposerInput(null);
+  }, []);
   // A message a restore took out of the conversation comes back here, unless something is
   // being written already.
   const draft = useSession((s) => s.draft);
@@ -59,14 +65,18 @@ export function Composer() {
         rows={waiting ? 1 : 3}
         placeholder={
           waiting
-            ? "Answer the question above first (a approves, d denies)…"
+            ? "Answer the question above first (click it: then a approves, d denies)…"
             : current
             ? "Reply, or give the next task…  (Enter sends, Shift+Enter for a new line)"
             : "Describe a task to start a new session…  (Enter sends, Shift+Enter for a new line)"
         }
         value={text}
-        onChange={(e) => setText(e.target.value)}
+        onChange={(e) => {
+          noteComposerTyping();
+          setText(e.target.value);
+        }}
         onKeyDown={(e) => {
+          noteComposerTyping();
           if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
             void submit();

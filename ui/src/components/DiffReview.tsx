@@ -1,8 +1,9 @@
 // Review of a proposed write or edit: each hunk with its own Accept / Reject, shown as a
 // CodeMirror diff (unified or side by side), or the whole file as it will be written.
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from "react";
 import type { Hunk } from "../bindings";
 import { hunkRange, hunkSides, previewMerge } from "../approval";
+import { diffViewShown } from "../layout";
 import type { DiffLayout } from "./MergeDiff";
 import { MergeDiff } from "./lazy";
 
@@ -23,25 +24,57 @@ type View = DiffLayout | "whole";
 
 let rememberedLayout: DiffLayout = "unified";
 
+/** An element's width as laid out, following resizes; null until known. */
+function useWidth(ref: RefObject<HTMLElement | null>): number | null {
+  const [width, setWidth] = useState<number | null>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const set = (w: number) => setWidth(w > 0 ? Math.round(w) : null);
+    set(el.clientWidth);
+    if (typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver((entries) => {
+      const entry = entries[0];
+      if (entry) set(entry.contentRect.width);
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [ref]);
+  return width;
+}
+
 export function DiffReview({ path, original, proposed, hunks, accepted, onChange, focused, onFocus }: Props) {
-  const [view, setViewState] = useState<View>(rememberedLayout);
+  const [chosen, setChosen] = useState<View>(rememberedLayout);
+  // A layout picked on this diff is followed whatever the width; the remembered one gives way
+  // to unified where side by side would be too narrow (see diffViewShown).
+  const [chosenHere, setChosenHere] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  const width = useWidth(root);
+  const view = diffViewShown(chosen, width, chosenHere);
+  const narrowed = chosen === "split" && view === "unified";
   const setView = (v: View) => {
     // The whole file is a look before deciding; the next review starts hunk by hunk.
     if (v !== "whole") rememberedLayout = v;
-    setViewState(v);
+    setChosen(v);
+    setChosenHere(true);
   };
   const isNew = original === "";
   const acceptedCount = accepted.filter(Boolean).length;
   const setOne = (i: number, value: boolean) => onChange((prev) => prev.map((a, j) => (j === i ? value : a)));
 
   return (
-    <div className="diff-review" data-testid="diff-review" data-view={view}>
+    <div className="diff-review" data-testid="diff-review" data-view={view} ref={root}>
       <div className="diff-toolbar">
         <div className="segmented" role="group" aria-label="How to show the change">
           <button aria-pressed={view === "unified"} onClick={() => setView("unified")} data-testid="layout-unified">
             Unified
           </button>
-          <button aria-pressed={view === "split"} onClick={() => setView("split")} data-testid="layout-split">
+          <button
+            aria-pressed={view === "split"}
+            onClick={() => setView("split")}
+            data-testid="layout-split"
+            title={narrowed ? "Too narrow here for side by side, so it is shown unified: click to see it side by side anyway" : undefined}
+          >
             Side by side
           </button>
           <button

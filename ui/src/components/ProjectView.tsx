@@ -1,7 +1,7 @@
 import { useEffect, useState, useSyncExternalStore } from "react";
 import type { ProjectInfo } from "../bindings";
 import { useApp, type Panel } from "../store";
-import { useSession } from "../session";
+import { cardShowing, useSession } from "../session";
 import { pickFolder } from "../pickFolder";
 import { FileTree } from "./FileTree";
 import { FileViewer } from "./FileViewer";
@@ -15,7 +15,7 @@ import { useTaskPolling } from "../taskPolling";
 import { ChangesPanel } from "./ChangesPanel";
 import { ModelPicker } from "./ModelPicker";
 import { Splitter } from "./Splitter";
-import { DETAILS_MAX, DETAILS_MIN, SIDE_MAX, SIDE_MIN, fitColumns, useLayout } from "../layout";
+import { DETAILS_MAX, DETAILS_MIN, SIDE_MAX, SIDE_MIN, detailsEmpty, fitColumnsForCard, useLayout } from "../layout";
 
 type SideTab = "sessions" | "files";
 
@@ -52,7 +52,15 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
   const settingsError = useApp((s) => s.settingsError);
   const layout = useLayout();
   const width = useWindowWidth();
-  const cols = fitColumns(width, layout);
+  // While a question is on screen an empty Tasks panel gives its room to it (its toggle brings
+  // it back for as long as the question stays).
+  const card = useSession(cardShowing);
+  const empty = useSession((s) =>
+    detailsEmpty({ panel, planItems: s.transcript.plan?.length ?? 0, tasks: s.tasks.length, tasksError: s.tasksError !== null }),
+  );
+  const [keptOpen, setKeptOpen] = useState(false);
+  if (keptOpen && !card) setKeptOpen(false);
+  const cols = fitColumnsForCard(width, layout, { cardShowing: card, detailsEmpty: empty, keptOpen });
   const columns = [
     cols.sideShown ? `${cols.side}px` : null,
     "minmax(0, 1fr)",
@@ -60,12 +68,15 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
   ]
     .filter((c) => c !== null)
     .join(" ");
-  // Hidden only for want of room: showing it makes room by folding the sidebar.
-  const toggleDetails = cols.detailsSqueezed
-    ? () => {
-        if (!layout.sideFolded) layout.toggleSide();
-      }
-    : layout.toggleDetails;
+  // Hidden only for want of room: showing it makes room by folding the sidebar. Folded for a
+  // question: showing it keeps it for that question.
+  const toggleDetails = cols.detailsYielded
+    ? () => setKeptOpen(true)
+    : cols.detailsSqueezed
+      ? () => {
+          if (!layout.sideFolded) layout.toggleSide();
+        }
+      : layout.toggleDetails;
 
   useEffect(() => {
     setProject(project.root);

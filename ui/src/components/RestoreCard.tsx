@@ -9,6 +9,7 @@ import { reasonWords, SCOPES } from "../restore";
 import { useSession, type RestoreAsk } from "../session";
 import type { DiffLayout } from "./MergeDiff";
 import { MergeDiff } from "./lazy";
+import { FilePath } from "./FilePath";
 
 export function RestoreCard() {
   const ask = useSession((s) => s.restoreAsk);
@@ -101,7 +102,7 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
                     onClick={() => setSelected(f.path)}
                     title={f.path}
                   >
-                    <span className="change-path">{f.path}</span>
+                    <FilePath className="change-path" path={f.path} />
                     <ActionPill file={f} />
                     {!f.binary && (
                       <>

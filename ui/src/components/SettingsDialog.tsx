@@ -201,6 +201,17 @@ export function SettingsDialog() {
   const closeRef = useRef(close);
   closeRef.current = close;
 
+  // The dialog takes the cursor (keys typed now are for it, never for what it covers) and gives
+  // it back on closing.
+  const overlay = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const before = document.activeElement;
+    overlay.current?.focus({ preventScroll: true });
+    return () => {
+      if (before instanceof HTMLElement && before.isConnected && before !== document.body) before.focus({ preventScroll: true });
+    };
+  }, []);
+
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape") {
@@ -375,7 +386,15 @@ export function SettingsDialog() {
       : "There is no keychain on this computer: to store an API key, tick “Keep keys in a file only I can read”.";
 
   return (
-    <div className="settings-overlay" role="dialog" aria-modal="true" aria-label="Settings" data-testid="settings-view">
+    <div
+      className="settings-overlay"
+      role="dialog"
+      aria-modal="true"
+      aria-label="Settings"
+      data-testid="settings-view"
+      tabIndex={-1}
+      ref={overlay}
+    >
       <div className="settings">
         <header className="settings-header">
           <h1>Settings</h1>

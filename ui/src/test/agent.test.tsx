@@ -18,6 +18,7 @@ import {
   type FakeTurn,
 } from "./fakeBackend";
 import { editRequest, request } from "./fixtures";
+import { APPROVAL_KEY_DELAY_MS } from "../approvalKeys";
 
 const project: FakeProject = {
   startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
@@ -78,6 +79,14 @@ async function startTurn(agent: FakeAgent = {}, message = "Fix the bug") {
   const t = turn as unknown as FakeTurn;
   const push = (events: AgentEvent[]) => act(() => t.push(events));
   return { calls, user, turn: t, push };
+}
+
+/** The person clicks the question once it has been there a moment: its keys answer from then on
+ *  (see approvalKeys.test.tsx for when they do not). */
+async function chooseCard(user: ReturnType<typeof userEvent.setup>) {
+  await act(() => new Promise<void>((resolve) => setTimeout(resolve, APPROVAL_KEY_DELAY_MS + 50)));
+  await user.click(screen.getByText("Tandem needs your approval"));
+  expect(document.activeElement).toBe(screen.getByTestId("approval-card"));
 }
 
 function answers(calls: Call[]): ApprovalAnswer[] {
@@ -529,7 +538,7 @@ describe("approvals", () => {
     const { calls, user, push } = await startTurn();
     push([{ type: "approval_needed", request: editRequest("e") }]);
     await screen.findByTestId("approval-card");
-    act(() => (document.activeElement as HTMLElement | null)?.blur());
+    await chooseCard(user);
     const states = () => screen.getAllByTestId("hunk").map((h) => h.getAttribute("data-state"));
     const focused = () => screen.getAllByTestId("hunk").findIndex((h) => h.classList.contains("focused"));
     expect(focused()).toBe(0);
@@ -547,25 +556,16 @@ describe("approvals", () => {
     // Typing in the deny box is not a shortcut.
     await user.type(screen.getByTestId("deny-message"), "a");
     expect(answers(calls)).toEqual([]);
-    act(() => (document.activeElement as HTMLElement | null)?.blur());
+    await user.click(screen.getByText("Tandem needs your approval"));
     await user.keyboard("a");
     await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve_partial", accepted_hunks: [0, 1] }]));
-  });
-
-  it("takes the keys straight after sending: the card gets the focus from the empty composer", async () => {
-    const { calls, user, push } = await startTurn();
-    expect(document.activeElement).toBe(screen.getByTestId("composer-input"));
-    push([{ type: "approval_needed", request: request("r") }]);
-    await screen.findByTestId("approval-card");
-    await user.keyboard("a");
-    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve" }]));
   });
 
   it("denies with d", async () => {
     const { calls, user, push } = await startTurn();
     push([{ type: "approval_needed", request: request("r") }]);
     await screen.findByTestId("approval-card");
-    act(() => (document.activeElement as HTMLElement | null)?.blur());
+    await chooseCard(user);
     await user.keyboard("d");
     await waitFor(() => expect(answers(calls)).toEqual([{ answer: "deny", message: null }]));
   });
@@ -591,6 +591,72 @@ describe("approvals", () => {
     expect(card).toHaveTextContent("Write src/new.rs");
     expect(card).toHaveTextContent("New file");
     expect(card.querySelector(".cm-editor")).toHaveTextContent("fn a() {}");
+  });
+});
+
+describe("room for a question (issue 22, item 3)", () => {
+  const realWidth = window.innerWidth;
+  const RealObserver = window.ResizeObserver;
+  afterEach(() => {
+    window.innerWidth = realWidth;
+    window.ResizeObserver = RealObserver;
+  });
+
+  it("folds an empty Tasks panel while a question shows in a 900-pixel window; its toggle brings it back", async () => {
+    window.innerWidth = 900;
+    const { user, push } = await startTurn();
+    expect(screen.getByTestId("details-panel")).not.toHaveAttribute("hidden");
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    expect(screen.getByTestId("details-panel")).toHaveAttribute("hidden");
+    expect(screen.getByTestId("toggle-details")).toHaveAttribute("aria-pressed", "false");
+    await user.click(screen.getByTestId("toggle-details"));
+    expect(screen.getByTestId("details-panel")).not.toHaveAttribute("hidden");
+    await user.click(screen.getByTestId("approve-button"));
+    await waitFor(() => expect(screen.queryByTestId("approval-card")).toBeNull());
+    expect(screen.getByTestId("details-panel")).not.toHaveAttribute("hidden");
+  });
+
+  it("keeps a panel that has something to show", async () => {
+    window.innerWidth = 900;
+    const { push } = await startTurn();
+    push([{ type: "plan_updated", items: [{ text: "Fix it", status: "in_progress" }] }]);
+    push([{ type: "approval_needed", request: editRequest("e") }]);
+    await screen.findByTestId("approval-card");
+    expect(screen.getByTestId("details-panel")).not.toHaveAttribute("hidden");
+  });
+
+  it("shows side by side unified where the diff is narrow, unless chosen on that diff", async () => {
+    // The diff is laid out 400 px wide.
+    window.ResizeObserver = class extends RealObserver {
+      constructor(callback: ResizeObserverCallback) {
+        super((entries, observer) =>
+          callback(
+            entries.map((e) =>
+              (e.target as HTMLElement).classList.contains("diff-review")
+                ? ({ ...e, target: e.target, contentRect: { ...e.contentRect, width: 400 } } as ResizeObserverEntry)
+                : e,
+            ),
+            observer,
+          ),
+        );
+      }
+    };
+    const { user, push } = await startTurn();
+    push([{ type: "approval_needed", request: editRequest("e1") }]);
+    await screen.findByTestId("approval-card");
+    await user.click(screen.getByTestId("layout-split"));
+    expect(screen.getByTestId("diff-review")).toHaveAttribute("data-view", "split");
+    await user.click(screen.getByTestId("approve-button"));
+    // The next diff: side by side is remembered, but too narrow here.
+    push([{ type: "approval_needed", request: editRequest("e2") }]);
+    await waitFor(() => expect(screen.getByTestId("approval-card")).toHaveAttribute("data-request", "e2"));
+    await waitFor(() => expect(screen.getByTestId("diff-review")).toHaveAttribute("data-view", "unified"));
+    expect(screen.getByTestId("layout-unified")).toHaveAttribute("aria-pressed", "true");
+    await user.click(screen.getByTestId("layout-split"));
+    expect(screen.getByTestId("diff-review")).toHaveAttribute("data-view", "split");
+    // The next tests start from the default again.
+    await user.click(screen.getByTestId("layout-unified"));
   });
 });
 
