@@ -1727,3 +1727,144 @@ async fn settings_lists_a_skill_and_an_mcp_server_with_its_tools() -> TestResult
     dark.quit().await?;
     Ok(())
 }
+
+/// What has the cursor: the testid of the focused element (or of the card it is in).
+async fn focused_testid(app: &App) -> TestResult<String> {
+    let v = app
+        .driver
+        .execute(
+            "const a = document.activeElement; return a ? (a.getAttribute('data-testid') || a.tagName) : '';",
+            Vec::new(),
+        )
+        .await?;
+    Ok(v.json().as_str().unwrap_or("").to_string())
+}
+
+async fn composer_value(app: &App) -> TestResult<String> {
+    let v = app
+        .driver
+        .execute(
+            "const c = document.querySelector('[data-testid=composer-input]'); return c ? c.value : '';",
+            Vec::new(),
+        )
+        .await?;
+    Ok(v.json().as_str().unwrap_or("").to_string())
+}
+
+/// Issue 22 §1: typing "also add a test" in the message box while an edit's card arrives
+/// approved the edit (the "a" of "also"), and "d"/"a" under Settings answered a card nobody
+/// could see. Keys answer only a card the person chose, and the typed text stays theirs.
+/// `typing_first`: the person is mid-word when the card arrives; otherwise the card arrives
+/// into the empty message box they just sent from, and they start a follow-up after reading
+/// for a while.
+async fn approval_keys_only_by_intent(dark: bool, typing_first: bool, shots: &str) -> TestResult {
+    let Some(s) = Scripted::start("app_keys_by_intent.json").await? else {
+        return Ok(());
+    };
+    let env: &[(&str, &str)] = if dark {
+        &[("GTK_THEME", "Adwaita:dark")]
+    } else {
+        &[]
+    };
+    let app = s.launch(env).await?;
+    let list = s.project.path().join("list.txt");
+    let before = std::fs::read_to_string(&list)?;
+    send(&app, "Rename line 2").await?;
+
+    // The person goes on writing; the card arrives in the middle of a word.
+    let composer = app.wait_for("[data-testid=composer-input]").await?;
+    composer.click().await?;
+    let typed = "also add a test";
+    let (first, rest) = typed.split_at(if typing_first { 5 } else { 0 });
+    for c in first.chars() {
+        app.driver
+            .active_element()
+            .await?
+            .send_keys(c.to_string())
+            .await?;
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    if let Err(e) = app.wait_for("[data-testid=approval-card]").await {
+        app.screenshot(&format!("{shots}-no-card")).await?;
+        return Err(format!("{e}; the model server saw {:?}", s.server.failures()).into());
+    }
+    if !typing_first {
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+    }
+    for c in rest.chars() {
+        app.driver
+            .active_element()
+            .await?
+            .send_keys(c.to_string())
+            .await?;
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    // Long enough for the card's delay and for a card that would take an idle, empty box.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    app.screenshot(&format!("{shots}-typing-while-a-card-waits"))
+        .await?;
+    assert_eq!(composer_value(&app).await?, typed, "the typed text is kept");
+    assert_eq!(focused_testid(&app).await?, "composer-input");
+    assert_eq!(std::fs::read_to_string(&list)?, before, "nothing approved");
+    assert_eq!(app.all("[data-testid=approval-card]").await?.len(), 1);
+    assert_eq!(
+        app.attrs("[data-testid=approval-card]", "data-keys")
+            .await?,
+        vec!["off".to_string()]
+    );
+
+    // Keys pressed with Settings open answer nothing behind it, on any tab.
+    app.click("[data-testid=settings-button]").await?;
+    app.wait_for("[data-testid=settings-view]").await?;
+    for tab in ["rules", "skills"] {
+        app.click(&format!("[data-testid=settings-tab-{tab}]"))
+            .await?;
+        for key in ["d", "a"] {
+            app.driver.active_element().await?.send_keys(key).await?;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(
+        std::fs::read_to_string(&list)?,
+        before,
+        "nothing answered under Settings"
+    );
+    app.driver
+        .active_element()
+        .await?
+        .send_keys(Key::Escape)
+        .await?;
+    app.wait_gone("[data-testid=settings-view]").await?;
+    assert_eq!(app.all("[data-testid=approval-card]").await?.len(), 1);
+    assert_eq!(composer_value(&app).await?, typed);
+
+    // The person chooses the card (a click on its heading), reads it, and presses a.
+    app.click("[data-testid=approval-card] .approval-heading strong")
+        .await?;
+    app.wait_for("[data-testid=approval-card][data-keys=on]")
+        .await?;
+    app.driver.active_element().await?.send_keys("a").await?;
+    wait_content(&app, "[data-testid=transcript]", "Renamed line 2.").await?;
+    assert_eq!(
+        std::fs::read_to_string(&list)?,
+        before.replace("line 2\n", "line two\n")
+    );
+
+    // What they wrote is still theirs to send.
+    assert_eq!(composer_value(&app).await?, typed);
+    app.click("[data-testid=send-button]").await?;
+    wait_content(&app, "[data-testid=transcript]", "A test comes next time.").await?;
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approval_keys_answer_only_a_card_the_person_chose() -> TestResult {
+    approval_keys_only_by_intent(false, true, "keys-light").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follow_up_typed_after_reading_answers_no_card_in_dark() -> TestResult {
+    approval_keys_only_by_intent(true, false, "keys-dark").await
+}

@@ -7,9 +7,6 @@
  *  its way — the person was typing — must not answer a question they have not read. */
 export const APPROVAL_KEY_DELAY_MS = 600;
 
-/** How long the message box must have been left alone before a new card takes its cursor. */
-export const COMPOSER_IDLE_MS = 2000;
-
 /** How often a card that could not take the cursor yet looks again. */
 export const FOCUS_RETRY_MS = 250;
 
@@ -59,19 +56,17 @@ export function keyVerdict(press: KeyPress, card: CardState): "answer" | "to-com
 export type FocusSituation = {
   /** Nothing has the cursor (the page itself). */
   nothingFocused: boolean;
-  composer: { focused: boolean; empty: boolean; idleMs: number };
   covered: boolean;
 };
 
 /**
- * Whether a new card takes the cursor now: only when nothing has it, or when the message box has
- * it but is empty and has been left alone for COMPOSER_IDLE_MS — never from someone writing, and
- * never behind a dialog.
+ * Whether a new card takes the cursor now: only when nothing has it (the answer to the card
+ * before it, say) and no dialog covers it. Never from the message box, however long it was
+ * left alone: a person who sent a task, read for a while and starts a follow-up ("also add a
+ * test") would otherwise answer the card with its first letter.
  */
 export function mayTakeFocus(s: FocusSituation): boolean {
-  if (s.covered) return false;
-  if (s.nothingFocused) return true;
-  return s.composer.focused && s.composer.empty && s.composer.idleMs >= COMPOSER_IDLE_MS;
+  return !s.covered && s.nothingFocused;
 }
 
 /** A dialog that covers `el`: a modal one, or an alert dialog (the Full auto question). */

@@ -13,7 +13,7 @@ import {
   keyVerdict,
   mayTakeFocus,
 } from "../approvalKeys";
-import { composerState, focusComposer } from "../composerInput";
+import { focusComposer } from "../composerInput";
 import { CallTitle } from "./CallTitle";
 import { DiffReview } from "./DiffReview";
 
@@ -107,9 +107,9 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
     return () => window.clearTimeout(timer);
   }, [armedSince]);
 
-  // The cursor comes to the card only where it takes nobody's typing: from nowhere, or from an
-  // empty message box left alone for a while; never behind a dialog. Until then the card looks
-  // again now and then (a dialog closes, the person stops). It takes the cursor once.
+  // The cursor comes to the card only from nowhere (the card before it was just answered), never
+  // from the message box and never behind a dialog. Behind a dialog the card looks again now and
+  // then, until the dialog closes. It takes the cursor once.
   useEffect(() => {
     let timer: number | undefined;
     const attempt = () => {
@@ -117,19 +117,13 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
       if (!card) return;
       const active = document.activeElement;
       if (card.contains(active)) return;
-      const situation = {
-        nothingFocused: active === null || active === document.body,
-        composer: composerState(),
-        covered: coveringDialog(card),
-      };
+      const situation = { nothingFocused: active === null || active === document.body, covered: coveringDialog(card) };
       if (mayTakeFocus(situation)) {
         card.focus({ preventScroll: true });
         setArmedSince((n) => n + 1);
         return;
       }
-      // Someone writing, or busy elsewhere: they come to the card themselves.
-      if (!situation.covered && !(situation.composer.focused && situation.composer.empty)) return;
-      timer = window.setTimeout(attempt, FOCUS_RETRY_MS);
+      if (situation.covered) timer = window.setTimeout(attempt, FOCUS_RETRY_MS);
     };
     attempt();
     return () => window.clearTimeout(timer);

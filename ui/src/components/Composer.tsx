@@ -1,7 +1,7 @@
 // Where the user writes to the agent: Enter sends, Shift+Enter starts a new line.
 import { useEffect, useRef, useState } from "react";
 import { pendingApprovals, useSession } from "../session";
-import { noteComposerTyping, setComposerInput } from "../composerInput";
+import { setComposerInput } from "../composerInput";
 import { CostMeter } from "./CostMeter";
 import { ModeSelect } from "./ModeSelect";
 
@@ -71,12 +71,8 @@ export function Composer() {
             : "Describe a task to start a new session…  (Enter sends, Shift+Enter for a new line)"
         }
         value={text}
-        onChange={(e) => {
-          noteComposerTyping();
-          setText(e.target.value);
-        }}
+        onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => {
-          noteComposerTyping();
           if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
             void submit();
