@@ -178,18 +178,21 @@ export function Transcript() {
           }}
         </VList>
       </ExpandedMemo.Provider>
+      {/* Below the list, not over it: floating, it covered the last entry (a restore's note). */}
       {awayFromBottom && (
-        <button
-          className="jump-latest"
-          data-testid="jump-latest"
-          onClick={() => {
-            stick.current = true;
-            setAway(false);
-            toBottom();
-          }}
-        >
-          ↓ Latest
-        </button>
+        <div className="jump-latest-bar">
+          <button
+            className="jump-latest"
+            data-testid="jump-latest"
+            onClick={() => {
+              stick.current = true;
+              setAway(false);
+              toBottom();
+            }}
+          >
+            ↓ Latest
+          </button>
+        </div>
       )}
     </div>
   );
