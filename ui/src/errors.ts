@@ -31,3 +31,13 @@ const STEPS: Record<FailureCode, NextStep> = {
 export function nextStep(code: FailureCode | null | undefined): NextStep | null {
   return code ? STEPS[code] : null;
 }
+
+/**
+ * Whether a failure whose fix is in Settings (and that Retry alone cannot help) may now be sent
+ * again: Settings were saved after it showed, and a model is in use. Read from the typed
+ * settings, never from the failure's words.
+ */
+export function sendAgainAfterSettings(code: FailureCode | null | undefined, s: { settingsSaved: boolean; modelInUse: boolean }): boolean {
+  const step = nextStep(code);
+  return step !== null && step.settings && !step.retry && s.settingsSaved && s.modelInUse;
+}

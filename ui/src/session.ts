@@ -57,8 +57,9 @@ type SessionState = {
   /** A restore is being done (its buttons wait). */
   restoring: boolean;
   /** Text for the composer: a message a restore took out of the conversation (null: a
-   *  restore put it back, so the composer lets go of it). */
-  draft: { text: string | null; at: number } | null;
+   *  restore put it back, so the composer lets go of it), kept only if nothing is written
+   *  there; or an example task the person clicked (`chosen`), which replaces what is. */
+  draft: { text: string | null; at: number; chosen?: boolean } | null;
 
   setProject: (root: string) => void;
   refreshSessions: () => Promise<void>;
@@ -75,7 +76,7 @@ type SessionState = {
   setMode: (mode: Mode) => void;
   clearError: () => void;
   askRestore: (ask: RestoreAsk | null) => void;
-  setDraft: (text: string | null) => void;
+  setDraft: (text: string | null, chosen?: boolean) => void;
   /** Restores the open session; true when it happened. */
   restore: (target: RestoreTarget, scope: RestoreScope, paths: string[] | null) => Promise<RestoreRecord | null>;
 };
@@ -276,8 +277,8 @@ export const useSession = create<SessionState>((set, get) => ({
     set({ restoreAsk: ask });
   },
 
-  setDraft(text) {
-    set({ draft: { text, at: Date.now() } });
+  setDraft(text, chosen = false) {
+    set({ draft: { text, at: Date.now(), chosen } });
   },
 
   async restore(target, scope, paths) {

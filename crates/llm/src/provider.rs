@@ -239,14 +239,16 @@ impl Provider {
                     };
                     retries_by_kind[slot] += 1;
                     tracing::warn!(%err, attempt = attempts, wait_ms = wait.as_millis() as u64, "retrying the model request");
-                    if streamed {
-                        on_event(StreamEvent::Restart);
-                    }
+                    // What went wrong first, then that the reply starts over: the watcher
+                    // shows them in the order they arrive.
                     on_event(StreamEvent::Retrying {
                         error: err,
                         wait,
                         retry: attempts,
                     });
+                    if streamed {
+                        on_event(StreamEvent::Restart);
+                    }
                     tokio::select! {
                         _ = tokio::time::sleep(wait) => {}
                         _ = cancel.cancelled() => return Err(LlmError::Cancelled),

@@ -434,7 +434,15 @@ async fn a_cut_stream_is_discarded_and_retried_once() {
     let (r, events) = run(&provider(ProviderKind::Anthropic, &base)).await;
     let r = r.expect("retried");
     assert_eq!((r.attempts, seen.count()), (2, 2));
-    assert!(events.contains(&StreamEvent::Restart));
+    // Why first, then that the reply starts over (issue 22: the window showed them reversed).
+    let retrying = events
+        .iter()
+        .position(|e| matches!(e, StreamEvent::Retrying { .. }));
+    let restart = events.iter().position(|e| *e == StreamEvent::Restart);
+    assert!(
+        matches!((retrying, restart), (Some(a), Some(b)) if a < b),
+        "{events:?}"
+    );
     let (base, _) = server(vec![cut.clone(), cut]).await;
     let (r, _) = run(&provider(ProviderKind::Anthropic, &base)).await;
     assert_eq!(r.expect_err("cut twice"), LlmError::StreamCut);

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useState } from "react";
 import type { BuiltinStatus, SettingsView } from "../bindings";
 import { call, toAppError } from "../api";
 import { pickModelFile } from "../pickFolder";
+import { builtinModelWords } from "../modelChoice";
 
 export function formatBytes(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)} GB`;
@@ -15,7 +16,16 @@ export function formatBytes(n: number): string {
 
 const POLL_MS = 500;
 
-export function BuiltinCard({ busy, onUsed }: { busy: boolean; onUsed: (s: SettingsView) => void }) {
+export function BuiltinCard({
+  busy,
+  onUsed,
+  recommended = false,
+}: {
+  busy: boolean;
+  onUsed: (s: SettingsView) => void;
+  /** Shown first to someone with no key anywhere: the one way in that needs no account. */
+  recommended?: boolean;
+}) {
   const [status, setStatus] = useState<BuiltinStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -65,9 +75,15 @@ export function BuiltinCard({ busy, onUsed }: { busy: boolean; onUsed: (s: Setti
   const d = status?.download;
   const total = d?.total ?? status?.download_size ?? 0;
   const percent = d && total > 0 ? Math.min(100, Math.floor((d.done / total) * 100)) : 0;
+  const words = status ? builtinModelWords(status.model_name) : null;
 
   return (
     <div className="first-run-card builtin-card" data-testid="builtin-card">
+      {recommended && (
+        <p className="recommended" data-testid="builtin-recommended">
+          Recommended if you have no account
+        </p>
+      )}
       <h3>On this computer, built in</h3>
       <p className="muted">
         A small model that runs inside Tandem: no account, no server, nothing leaves your machine. It is good at
@@ -89,11 +105,11 @@ export function BuiltinCard({ busy, onUsed }: { busy: boolean; onUsed: (s: Setti
           )}
           {status.downloaded ? (
             <p className="muted" data-testid="builtin-downloaded">
-              {status.model_name} is downloaded.
+              {words?.name} is downloaded.
             </p>
           ) : (
             <p className="muted">
-              {status.model_name}: a {formatBytes(status.download_size)} download, once.
+              {words?.name}. A {formatBytes(status.download_size)} download, once.
             </p>
           )}
           {running && d && (
@@ -135,9 +151,18 @@ export function BuiltinCard({ busy, onUsed }: { busy: boolean; onUsed: (s: Setti
               )
             )}
             <button className="link-button" data-testid="builtin-own-file" disabled={busy} onClick={() => void chooseFile()}>
-              Use a GGUF file I already have…
+              Use a model file I already have…
             </button>
           </div>
+          <details className="builtin-details" data-testid="builtin-details">
+            <summary>Details</summary>
+            <p className="muted">
+              The file: {words?.name}
+              {words?.quantisation ? `, quantised as ${words.quantisation}` : ""}, in GGUF format,{" "}
+              {formatBytes(status.download_size)}. Tandem checks its sha256 before using it. A model file you already
+              have must be a GGUF file too.
+            </p>
+          </details>
         </>
       )}
       {error && (

@@ -29,6 +29,12 @@ export function Composer() {
     const previous = lastDraft.current;
     lastDraft.current = draft.text;
     const text = draft.text;
+    if (draft.chosen && text !== null) {
+      // An example task the person clicked: theirs to send or to change.
+      setText(text);
+      input.current?.focus();
+      return;
+    }
     // null: the restore was undone and the message is back in the conversation.
     setText((t) => (text === null ? (t === previous ? "" : t) : t.trim() === "" ? text : t));
   }, [draft]);

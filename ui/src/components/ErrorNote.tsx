@@ -1,8 +1,10 @@
 // A failure in words, as Rust worded it (what happened, what to do), the technical cause folded
 // away under "Details", and the next step as a button: Retry where sending again can help, Open
-// Settings where the fix is there. The buttons follow the failure's code, never its message.
+// Settings where the fix is there (and Send again once Settings were saved with a model in use).
+// The buttons follow the failure's code and the typed settings, never its message.
+import { useState } from "react";
 import type { EngineError } from "../bindings";
-import { nextStep } from "../errors";
+import { nextStep, sendAgainAfterSettings } from "../errors";
 import { useApp } from "../store";
 import { useSession } from "../session";
 
@@ -22,6 +24,14 @@ export function ErrorNote({ error, testId }: { error: EngineError; testId?: stri
   const retry = useSession((s) => s.retry);
   const busy = useSession((s) => s.runningSession !== null);
   const step = nextStep(error.code);
+  // Settings as they were when the failure showed: saved since, with a model in use, the
+  // message can go again without being typed again.
+  const settings = useApp((s) => s.settings);
+  const [settingsThen] = useState(settings);
+  const sendAgain = sendAgainAfterSettings(error.code, {
+    settingsSaved: settings !== settingsThen,
+    modelInUse: (settings?.in_use ?? null) !== null,
+  });
   return (
     <div className="banner error transcript-error" role="alert" data-testid={testId} data-code={error.code}>
       <span className="error-words">{error.message}</span>
@@ -31,6 +41,11 @@ export function ErrorNote({ error, testId }: { error: EngineError; testId?: stri
           {step.retry && (
             <button className="small" data-testid="retry-button" disabled={busy} onClick={() => retry()}>
               Retry
+            </button>
+          )}
+          {sendAgain && (
+            <button className="small" data-testid="send-again-button" disabled={busy} onClick={() => retry()}>
+              Send again
             </button>
           )}
           {step.settings && (

@@ -1,12 +1,13 @@
 // The first start: Tandem needs a model provider. Four ways in — Anthropic, OpenAI, a model
 // server on this computer (found by looking for Ollama and friends), or the model built in.
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import type { EngineError, LocalServer, ProviderInput, ProviderKind, RoleView, SettingsView } from "../bindings";
 import { DEFAULT_LOCAL_URL } from "../bindings";
 import { call, toAppError } from "../api";
 import { useApp } from "../store";
 import { ErrorDetail } from "./ErrorNote";
 import { BuiltinCard } from "./BuiltinCard";
+import { firstRunCards, type FirstRunCard } from "../modelChoice";
 
 type Choice = {
   name: string;
@@ -278,6 +279,37 @@ export function FirstRunScreen() {
     }
   };
 
+  // With no key anywhere the built-in model, which needs no account, comes first.
+  const { order, recommendBuiltin } = firstRunCards(settings);
+  const cards: Record<FirstRunCard, ReactNode> = {
+    builtin: <BuiltinCard key="builtin" busy={busy} onUsed={setSettings} recommended={recommendBuiltin} />,
+    anthropic: (
+      <CloudCard
+        key="anthropic"
+        title="Anthropic"
+        kind="anthropic"
+        blurb="Claude models through Anthropic's API. Get a key at console.anthropic.com."
+        defaultModel="claude-sonnet-4-5"
+        keyHint="sk-ant-…"
+        busy={busy}
+        onSave={(c) => void use(c)}
+      />
+    ),
+    openai: (
+      <CloudCard
+        key="openai"
+        title="OpenAI"
+        kind="openai"
+        blurb="GPT models through OpenAI's API. Get a key at platform.openai.com."
+        defaultModel="gpt-4.1"
+        keyHint="sk-…"
+        busy={busy}
+        onSave={(c) => void use(c)}
+      />
+    ),
+    local: <LocalCard key="local" busy={busy} onSave={(c) => void use(c)} />,
+  };
+
   return (
     <main className="first-run" data-testid="first-run">
       <div className="first-run-inner">
@@ -306,26 +338,7 @@ export function FirstRunScreen() {
           </div>
         )}
         <div className="first-run-cards">
-          <CloudCard
-            title="Anthropic"
-            kind="anthropic"
-            blurb="Claude models through Anthropic's API. Get a key at console.anthropic.com."
-            defaultModel="claude-sonnet-4-5"
-            keyHint="sk-ant-…"
-            busy={busy}
-            onSave={(c) => void use(c)}
-          />
-          <CloudCard
-            title="OpenAI"
-            kind="openai"
-            blurb="GPT models through OpenAI's API. Get a key at platform.openai.com."
-            defaultModel="gpt-4.1"
-            keyHint="sk-…"
-            busy={busy}
-            onSave={(c) => void use(c)}
-          />
-          <LocalCard busy={busy} onSave={(c) => void use(c)} />
-          <BuiltinCard busy={busy} onUsed={setSettings} />
+          {order.map((card) => cards[card])}
         </div>
         <button className="link-button skip" data-testid="first-run-skip" onClick={skip}>
           Skip for now

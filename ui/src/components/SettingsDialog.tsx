@@ -15,6 +15,7 @@ import { WebSearchTab } from "./WebSearchTab";
 import { SkillsTab } from "./SkillsTab";
 import { McpTab } from "./McpTab";
 import { BuiltinCard } from "./BuiltinCard";
+import { settingsCards } from "../modelChoice";
 
 type Tab = "models" | "rules" | "web" | "skills" | "mcp";
 
@@ -84,6 +85,13 @@ function draftOf(p: ProviderView, test: TestState = { status: "idle" }, pick = "
   };
 }
 
+/** The draft of the provider in use, as saved: its card leads the Models tab. */
+function leadOf(drafts: ProviderDraft[], settings: SettingsView | null): number | null {
+  const inUse = settings?.in_use;
+  if (!inUse || inUse.preset) return null;
+  return drafts.find((d) => d.name === inUse.provider)?.uid ?? null;
+}
+
 function rolesOf(settings: SettingsView): RoleView[] {
   return ROLES.map(
     ({ role }) => settings.roles.find((r) => r.role === role) ?? { role, provider: "", model: "" },
@@ -138,6 +146,8 @@ export function SettingsDialog() {
   const root = screen.kind === "project" ? screen.project.root : null;
   const [tab, setTab] = useState<Tab>("models");
   const [providers, setProviders] = useState<ProviderDraft[]>(() => settings?.providers.map((p) => draftOf(p)) ?? []);
+  // The card that leads, fixed while the dialog is open so nothing moves under the pointer.
+  const [lead, setLead] = useState<number | null>(() => leadOf(providers, settings));
   const [roles, setRoles] = useState<RoleView[]>(() => (settings ? rolesOf(settings) : []));
   const [allowFile, setAllowFile] = useState(settings?.keychain.file_fallback ?? false);
   const [saving, setSaving] = useState(false);
@@ -157,6 +167,7 @@ export function SettingsDialog() {
     setSettings(s);
     const drafts = s.providers.map((p) => draftOf(p));
     setProviders(drafts);
+    setLead(leadOf(drafts, s));
     setRoles(rolesOf(s));
     setBaseline(snapshot(drafts, rolesOf(s), allowFile));
   };
@@ -167,6 +178,7 @@ export function SettingsDialog() {
     setSeeded(true);
     const drafts = settings.providers.map((p) => draftOf(p));
     setProviders(drafts);
+    setLead(leadOf(drafts, settings));
     setRoles(rolesOf(settings));
     setAllowFile(settings.keychain.file_fallback);
     setBaseline(snapshot(drafts, rolesOf(settings), settings.keychain.file_fallback));
@@ -425,7 +437,6 @@ export function SettingsDialog() {
                 </div>
               )}
               <InUse settings={settings} roles={roles} dirty={dirty} />
-              <BuiltinCard busy={false} onUsed={onBuiltinUsed} />
               {keychainMissing && (
                 <div className="banner warn">
                   <span>{settings?.keychain.message ?? "No keychain service is running."}</span>
@@ -441,7 +452,10 @@ export function SettingsDialog() {
                 </div>
               )}
               {providers.length === 0 && <p className="muted">Nothing is set up yet. Add where your models run:</p>}
-              {providers.map((p) => (
+              {settingsCards(providers, lead).map((card) => {
+                if (card.kind === "builtin") return <BuiltinCard key="builtin" busy={false} onUsed={onBuiltinUsed} />;
+                const p = card.provider;
+                return (
                 <ProviderCard
                   key={p.uid}
                   draft={p}
@@ -463,7 +477,8 @@ export function SettingsDialog() {
                   }}
                   onForgetKey={() => void forgetKey(p)}
                 />
-              ))}
+                );
+              })}
               <div className="add-provider">
                 {NEW_PROVIDERS.map((t) => (
                   <button key={t.label} onClick={() => add(t)} data-testid={`add-${t.name}`}>
@@ -672,36 +687,6 @@ function ProviderCard(props: {
               data-testid="provider-base-url"
             />
           </label>
-          <label>
-            <span>
-              Context size <span className="muted">(num_ctx)</span>
-            </span>
-            <input
-              value={p.num_ctx}
-              inputMode="numeric"
-              placeholder="default"
-              onChange={(e) => props.onUpdate({ num_ctx: e.target.value.replace(/[^0-9]/g, "") })}
-            />
-          </label>
-        </div>
-      )}
-      {p.kind === "openai" && (
-        <div className="provider-row">
-          <label className="grow">
-            <span>
-              Tool calls written as text{" "}
-              <span className="muted">(small models often write a call as a block of JSON)</span>
-            </span>
-            <select
-              value={p.lenient}
-              onChange={(e) => props.onUpdate({ lenient: e.target.value as ProviderDraft["lenient"] })}
-              data-testid="provider-lenient"
-            >
-              <option value="auto">Automatic: run them for a server on this computer</option>
-              <option value="on">Run them</option>
-              <option value="off">Leave them as text</option>
-            </select>
-          </label>
         </div>
       )}
       <div className="provider-row">
@@ -769,6 +754,52 @@ function ProviderCard(props: {
           <Problem message={p.test.error.message} detail={p.test.error.detail} />
         </div>
       )}
+      {p.kind === "openai" && (
+        <details className="provider-advanced" data-testid="provider-advanced">
+          <summary>
+            <span>Advanced</span>
+            {advancedChanges(p).map((c) => ` · ${c}`).join("")}
+          </summary>
+          <div className="provider-row">
+            <label>
+              <span>
+                Context size <span className="muted">(num_ctx)</span>
+              </span>
+              <input
+                value={p.num_ctx}
+                inputMode="numeric"
+                placeholder="default"
+                onChange={(e) => props.onUpdate({ num_ctx: e.target.value.replace(/[^0-9]/g, "") })}
+              />
+            </label>
+          </div>
+          <div className="provider-row">
+            <label className="grow">
+              <span>
+                Tool calls written as text{" "}
+                <span className="muted">(small models often write a call as a block of JSON)</span>
+              </span>
+              <select
+                value={p.lenient}
+                onChange={(e) => props.onUpdate({ lenient: e.target.value as ProviderDraft["lenient"] })}
+                data-testid="provider-lenient"
+              >
+                <option value="auto">Automatic: run them for a server on this computer</option>
+                <option value="on">Run them</option>
+                <option value="off">Leave them as text</option>
+              </select>
+            </label>
+          </div>
+        </details>
+      )}
     </div>
   );
+}
+
+/** What under Advanced differs from the default, said on the fold so a folded setting is not a hidden one. */
+function advancedChanges(p: ProviderDraft): string[] {
+  return [
+    p.num_ctx.trim() !== "" ? `context size ${p.num_ctx.trim()}` : null,
+    p.lenient === "on" ? "calls written as text run" : p.lenient === "off" ? "calls written as text left as text" : null,
+  ].filter((x): x is string => x !== null);
 }

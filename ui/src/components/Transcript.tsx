@@ -27,6 +27,7 @@ export function Transcript() {
     return f && f.status === "loaded" ? f.entries : null;
   });
   const examples = useMemo(() => exampleTasks(top), [top]);
+  const setDraft = useSession((s) => s.setDraft);
   const list = useRef<VListHandle>(null);
   const stick = useRef(true);
   const [awayFromBottom, setAway] = useState(false);
@@ -105,9 +106,19 @@ export function Transcript() {
               Describe a task below. Tandem reads the code, proposes changes and runs commands — and asks
               you before anything the policy does not allow on its own.
             </p>
-            <ul className="muted" data-testid="example-tasks">
+            <ul className="example-tasks" data-testid="example-tasks">
               {examples.map((e) => (
-                <li key={e}>“{e}”</li>
+                <li key={e}>
+                  <button
+                    className="example-task"
+                    data-testid="example-task"
+                    data-text={e}
+                    onClick={() => setDraft(e, true)}
+                    title="Put this in the message box"
+                  >
+                    “{e}”
+                  </button>
+                </li>
               ))}
             </ul>
           </div>
@@ -178,18 +189,21 @@ export function Transcript() {
           }}
         </VList>
       </ExpandedMemo.Provider>
+      {/* Below the list, not over it: floating, it covered the last entry (a restore's note). */}
       {awayFromBottom && (
-        <button
-          className="jump-latest"
-          data-testid="jump-latest"
-          onClick={() => {
-            stick.current = true;
-            setAway(false);
-            toBottom();
-          }}
-        >
-          ↓ Latest
-        </button>
+        <div className="jump-latest-bar">
+          <button
+            className="jump-latest"
+            data-testid="jump-latest"
+            onClick={() => {
+              stick.current = true;
+              setAway(false);
+              toBottom();
+            }}
+          >
+            ↓ Latest
+          </button>
+        </div>
       )}
     </div>
   );

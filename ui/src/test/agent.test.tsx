@@ -11,6 +11,7 @@ import {
   entry,
   installFakeBackend,
   sessionInfo,
+  settingsView,
   text,
   type Call,
   type FakeAgent,
@@ -804,6 +805,27 @@ describe("errors", () => {
     expect(screen.getByTestId("open-settings-button")).toBeInTheDocument();
     expect(screen.queryByTestId("retry-button")).toBeNull();
     expect(screen.getByTestId("message-user")).toHaveTextContent("Fix the bug");
+  });
+
+  // Issue 22, item 5: once the model was set up in Settings, the note still offered only
+  // Settings, so the message had to be typed again.
+  it("offers Send again once Settings have a model in use, and sends the message again", async () => {
+    const { calls, user, turn, push } = await startTurn({ settings: settingsView({ roles: [], in_use: null }) });
+    const error = { code: "no_provider" as const, message: "No model is set up yet. Open Settings to connect one." };
+    push([{ type: "error", error }, { type: "turn_ended", outcome: { kind: "failed", error } }]);
+    act(() => turn.end({ kind: "failed", error }));
+    await screen.findByTestId("transcript-error");
+    expect(screen.queryByTestId("send-again-button")).toBeNull();
+    // Settings saved, still without a model: nothing to send to yet.
+    act(() => useApp.getState().setSettings(settingsView({ roles: [], in_use: null })));
+    expect(screen.queryByTestId("send-again-button")).toBeNull();
+    // A model set up: the message can go again, as it was.
+    act(() => useApp.getState().setSettings(settingsView()));
+    const again = await screen.findByTestId("send-again-button");
+    expect(again).toHaveTextContent("Send again");
+    await waitFor(() => expect(again).toBeEnabled());
+    await user.click(again);
+    await waitFor(() => expect(calls.filter((c) => c.cmd === "retry_turn")).toHaveLength(1));
   });
 
   it("offers Retry where trying again can help, and retries the turn", async () => {

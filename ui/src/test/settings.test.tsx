@@ -142,6 +142,16 @@ describe("settings: connect, pick a model, use it — in one place", () => {
     const cards = within(view).getAllByTestId("provider-card");
     const local = cards.find((c) => c.getAttribute("data-name") === "local")!;
     const llama = cards.find((c) => c.getAttribute("data-name") === "llama")!;
+    // A setting few people need: folded under Advanced, which says what differs from the default.
+    const advanced = within(local).getByTestId("provider-advanced");
+    expect(advanced.tagName).toBe("DETAILS");
+    expect(advanced).not.toHaveAttribute("open");
+    expect(advanced.querySelector("summary")).toHaveTextContent("Advanced · calls written as text run");
+    expect(within(llama).getByTestId("provider-advanced").querySelector("summary")).toHaveTextContent(/^Advanced$/);
+    expect(within(advanced).getByTestId("provider-lenient")).toBeInTheDocument();
+    expect(within(advanced).getByText("(num_ctx)")).toBeInTheDocument();
+    await user.click(within(advanced).getByText("Advanced"));
+    expect(advanced).toHaveAttribute("open");
     expect(within(local).getByTestId("provider-lenient")).toHaveValue("on");
     expect(within(llama).getByTestId("provider-lenient")).toHaveValue("auto");
     await user.selectOptions(within(local).getByTestId("provider-lenient"), "off");
@@ -575,5 +585,88 @@ describe("first run: the model built in", () => {
     expect(await within(card).findByTestId("builtin-unavailable")).toHaveTextContent("lacks AVX2");
     expect(within(card).queryByTestId("builtin-download")).toBeNull();
     expect(within(card).queryByTestId("builtin-own-file")).toBeNull();
+  });
+});
+
+// Issue 22, item 4: the built-in model is the only way in that needs no account, yet it came last
+// and in words like "Q4_K_M" and "GGUF"; in Settings its big Download sat above the provider in use.
+describe("the way in for people with no account", () => {
+  /** The first-run screen's cards, by test id, in order. */
+  const firstRunOrder = () =>
+    Array.from(screen.getByTestId("first-run").querySelector(".first-run-cards")!.children).map((c) => c.getAttribute("data-testid"));
+
+  it("puts the built-in model first, recommended, its file's particulars folded under Details", async () => {
+    installFakeBackend(project, { settings: unconfigured });
+    render(<App />);
+    const card = await screen.findByTestId("builtin-card");
+    await within(card).findByTestId("builtin-download");
+    expect(firstRunOrder()).toEqual(["builtin-card", "first-run-anthropic", "first-run-openai", "first-run-local"]);
+    expect(within(card).getByTestId("builtin-recommended")).toHaveTextContent("Recommended if you have no account");
+    const details = within(card).getByTestId("builtin-details");
+    expect(details.tagName).toBe("DETAILS");
+    expect(details).not.toHaveAttribute("open");
+    expect(details.querySelector("summary")).toHaveTextContent("Details");
+    expect(details).toHaveTextContent("Q4_K_M");
+    expect(details).toHaveTextContent("1.1 GB");
+    expect(details).toHaveTextContent("GGUF");
+    // Outside the fold, plain words.
+    const outside = (card.textContent ?? "").replace(details.textContent ?? "", "");
+    expect(outside).not.toMatch(/Q4_K_M|GGUF|quanti/i);
+    expect(outside).toContain("A 1.1 GB download, once.");
+    expect(within(card).getByTestId("builtin-download")).toHaveTextContent("Download (1.1 GB)");
+  });
+
+  it("puts the providers first for someone who has a key", async () => {
+    installFakeBackend(project, {
+      settings: settingsView({ roles: [], in_use: null, configured: false }),
+    });
+    render(<App />);
+    const card = await screen.findByTestId("builtin-card");
+    expect(firstRunOrder()).toEqual(["first-run-anthropic", "first-run-openai", "first-run-local", "builtin-card"]);
+    expect(within(card).queryByTestId("builtin-recommended")).toBeNull();
+  });
+
+  /** The Models tab's cards in order: provider names, and "built-in" for the built-in card. */
+  const settingsOrder = (view: HTMLElement) =>
+    Array.from(view.querySelectorAll("[data-testid=provider-card], [data-testid=builtin-card]")).map((c) =>
+      c.getAttribute("data-testid") === "builtin-card" ? "built-in" : c.getAttribute("data-name"),
+    );
+  const twoProviders = [
+    { name: "anthropic", kind: "anthropic" as const, base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: "keychain" },
+    { name: "local", kind: "openai" as const, base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, key_source: null },
+  ];
+
+  it("in Settings, shows the provider in use first and the built-in model's Download after the providers", async () => {
+    const { user, view } = await openSettings({
+      settings: settingsView({
+        providers: twoProviders,
+        roles: [{ role: "default", provider: "local", model: "llama3.2:3b" }],
+        in_use: { provider: "local", model: "llama3.2:3b", preset: false },
+      }),
+      providerModels: [
+        { provider: "anthropic", models: ["claude-sonnet-4-5"], error: null },
+        { provider: "local", models: ["llama3.2:3b"], error: null },
+      ],
+    });
+    expect(settingsOrder(view)).toEqual(["local", "anthropic", "built-in"]);
+    // Choosing another model moves nothing under the pointer.
+    const anthropic = within(view).getAllByTestId("provider-card").find((c) => c.getAttribute("data-name") === "anthropic")!;
+    await user.click(await within(anthropic).findByTestId("use-model"));
+    await waitFor(() => expect(within(anthropic).getByTestId("model-in-use")).toHaveTextContent("In use"));
+    expect(settingsOrder(view)).toEqual(["local", "anthropic", "built-in"]);
+  });
+
+  it("in Settings, shows the built-in card first when it is the model in use, or when nothing is", async () => {
+    const { view } = await openSettings({
+      settings: settingsView({
+        providers: [...twoProviders, { name: "builtin", kind: "builtin", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: null }],
+        roles: [{ role: "default", provider: "builtin", model: "builtin" }],
+        in_use: { provider: "builtin", model: "builtin", preset: false },
+      }),
+    });
+    expect(settingsOrder(view)).toEqual(["built-in", "builtin", "anthropic", "local"]);
+    cleanup();
+    const none = await openSettings({ settings: unconfigured });
+    expect(settingsOrder(none.view)).toEqual(["built-in"]);
   });
 });

@@ -1,0 +1,68 @@
+// Issue 22, item 5: the example tasks on an empty session looked like something to click, and
+// clicking did nothing. Clicking one now puts it in the message box, to send or to change first.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cleanup, render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { clearMocks, mockIPC, mockWindows } from "@tauri-apps/api/mocks";
+import { useSession } from "../session";
+import { emptyTranscript } from "../transcript";
+import { Transcript } from "../components/Transcript";
+import { Composer } from "../components/Composer";
+import { sessionInfo } from "./fakeBackend";
+
+beforeEach(() => {
+  mockWindows("main");
+  mockIPC(() => null);
+  useSession.setState({
+    root: "/work/demo",
+    current: sessionInfo("s1"),
+    transcript: emptyTranscript(),
+    runningSession: null,
+    loading: false,
+    warnings: [],
+    draft: null,
+    error: null,
+  });
+});
+afterEach(() => {
+  cleanup();
+  clearMocks();
+});
+
+describe("an example task", () => {
+  it("fills the message box when clicked, ready to send", async () => {
+    const user = userEvent.setup();
+    render(
+      <>
+        <Transcript />
+        <Composer />
+      </>,
+    );
+    const examples = screen.getAllByTestId("example-task");
+    expect(examples.length).toBeGreaterThan(0);
+    // A button, so the keyboard reaches it too.
+    expect(examples[0]!.tagName).toBe("BUTTON");
+    const words = examples[0]!.getAttribute("data-text")!;
+    expect(examples[0]).toHaveTextContent(words);
+    await user.click(examples[0]!);
+    const box = screen.getByRole("textbox");
+    expect(box).toHaveValue(words);
+    expect(box).toHaveFocus();
+    expect(screen.getByTestId("send-button")).toBeEnabled();
+  });
+
+  it("replaces what the box held: the person chose it", async () => {
+    const user = userEvent.setup();
+    render(
+      <>
+        <Transcript />
+        <Composer />
+      </>,
+    );
+    const box = screen.getByRole("textbox");
+    await user.type(box, "something else");
+    const second = screen.getAllByTestId("example-task")[1]!;
+    await user.click(second);
+    expect(box).toHaveValue(second.getAttribute("data-text"));
+  });
+});
