@@ -1712,6 +1712,45 @@ async fn settings_lists_a_skill_and_an_mcp_server_with_its_tools() -> TestResult
     .await?;
     assert!(s.project.path().join("repo.txt").exists());
     screenshots(&app, "extensions-04-approved").await?;
+
+    // A server added in the window, no JSON written by hand: it starts with its tools, lands
+    // in the user's mcp.json, and goes again after Remove and a second question.
+    let tiny_server = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/tiny_server.py");
+    app.click("[data-testid=mcp-add]").await?;
+    app.wait_for("[data-testid=mcp-add-name]")
+        .await?
+        .send_keys("added")
+        .await?;
+    app.wait_for("[data-testid=mcp-add-command]")
+        .await?
+        .send_keys(format!(
+            "python3 '{}' --marker added.txt",
+            tiny_server.display()
+        ))
+        .await?;
+    screenshots(&app, "extensions-05-add-server").await?;
+    app.click("[data-testid=mcp-add-submit]").await?;
+    app.wait_text(
+        "[data-testid=mcp-server][data-name=added][data-state=running]",
+        "added__echo",
+    )
+    .await?;
+    let file = std::fs::read_to_string(s.config.path().join("mcp.json"))?;
+    assert!(
+        file.contains("\"added\"") && file.contains("\"tiny\""),
+        "{file}"
+    );
+    app.click("[data-testid=mcp-server][data-name=added] [data-testid=mcp-remove]")
+        .await?;
+    app.click("[data-testid=mcp-server][data-name=added] [data-testid=mcp-remove-confirm]")
+        .await?;
+    app.wait_gone("[data-testid=mcp-server][data-name=added]")
+        .await?;
+    let file = std::fs::read_to_string(s.config.path().join("mcp.json"))?;
+    assert!(
+        !file.contains("\"added\"") && file.contains("\"tiny\""),
+        "{file}"
+    );
     app.click("[data-testid=settings-close]").await?;
     app.quit().await?;
 
