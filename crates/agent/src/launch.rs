@@ -245,11 +245,14 @@ impl SecretStore for StoredKeys {
     }
 }
 
+/// Rules and settings files are small; a bigger one is refused rather than read whole.
+const CONFIG_FILE_CAP: u64 = 4 * 1024 * 1024;
+
 /// Reads the settings file; a missing file is empty settings.
 pub fn read_settings(path: &Path) -> Result<Settings, LaunchError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Settings::parse(&path.display().to_string(), &text)?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
+    match tools::read_config_text(path, CONFIG_FILE_CAP) {
+        Ok(Some(text)) => Ok(Settings::parse(&path.display().to_string(), &text)?),
+        Ok(None) => Ok(Settings::default()),
         Err(source) => Err(LaunchError::Io {
             path: path.to_path_buf(),
             source,
@@ -388,13 +391,12 @@ pub fn web_search_from_settings(settings_path: &Path) -> Option<tools::SearchPro
 
 /// The rules for a project: the user's file (when present) and the project's own.
 pub fn load_project_policy(root: &Path, user_file: Option<&Path>) -> Result<Policy, LaunchError> {
-    let read = |p: &Path| match std::fs::read_to_string(p) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(LaunchError::Io {
+    // A named pipe at .tandem/policy.toml must not hang the start: read as a regular file only.
+    let read = |p: &Path| {
+        tools::read_config_text(p, CONFIG_FILE_CAP).map_err(|source| LaunchError::Io {
             path: p.to_path_buf(),
             source,
-        }),
+        })
     };
     let user_text = user_file.map(read).transpose()?.flatten();
     let project_file = policy::project_policy_path(root);
@@ -414,6 +416,39 @@ pub fn load_project_policy(root: &Path, user_file: Option<&Path>) -> Result<Poli
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn fifo(at: &Path) {
+        std::fs::create_dir_all(at.parent().expect("parent")).expect("mkdir");
+        let made = std::process::Command::new("mkfifo")
+            .arg(at)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+    }
+
+    #[test]
+    fn named_pipes_for_rules_and_settings_are_errors_not_a_hang() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().to_path_buf();
+        fifo(&root.join(".tandem/policy.toml"));
+        fifo(&root.join("settings.toml"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let r = root.clone();
+        std::thread::spawn(move || {
+            let policy = load_project_policy(&r, None).err().map(|e| e.to_string());
+            let settings = read_settings(&r.join("settings.toml"))
+                .err()
+                .map(|e| e.to_string());
+            let _ = tx.send((policy, settings));
+        });
+        let (policy, settings) = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("reading a named pipe hung");
+        for e in [policy, settings] {
+            let e = e.expect("an error");
+            assert!(e.contains("not a regular file"), "{e}");
+        }
+    }
 
     #[test]
     fn the_key_file_is_private_and_round_trips() {

@@ -173,11 +173,10 @@ fn project_file(root: &tools::ProjectRoot, rel: &str, cap: usize) -> Option<Stri
         return None;
     }
     let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut std::io::Read::take(std::fs::File::open(&resolved.real).ok()?, cap as u64 + 1),
-        &mut text,
-    )
-    .ok()?;
+    // Opened as a regular file only: a named pipe named AGENTS.md would hang the session's start.
+    let (file, _) = tools::open_regular(&resolved.real).ok()?;
+    std::io::Read::read_to_string(&mut std::io::Read::take(file, cap as u64 + 1), &mut text)
+        .ok()?;
     if text.len() > cap {
         let mut cut = cap;
         while !text.is_char_boundary(cut) {

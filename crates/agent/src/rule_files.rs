@@ -62,11 +62,8 @@ pub fn rules_view(root: &Path, user_file: &Path) -> Result<RulesView, LaunchErro
 
 /// A file's text; None when there is no such file (no rules of that kind).
 fn read(path: &Path) -> std::io::Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
+    // Not a named pipe's reader: one at .tandem/policy.toml would hang Settings.
+    tools::read_config_text(path, 4 * 1024 * 1024)
 }
 
 /// Removes the rule `key` names from its file (the user's, or the project's at `root`). The

@@ -146,6 +146,34 @@ fn parse_entry(name: &str, raw: &Value) -> Result<(Transport, Option<u64>, bool)
     Ok((transport, e.timeout, e.disabled))
 }
 
+/// A configuration file's text (`None`: there is none). Opened without blocking and checked on
+/// the descriptor: a named pipe put at `.tandem/mcp.json` would otherwise hang every start.
+fn read_config(file: &Path) -> Result<Option<String>, String> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(file);
+    let f = match opened {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+        Ok(f) => f,
+    };
+    let meta = f.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("it is not a regular file (a named pipe, socket or device); replace it with a JSON file".into());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err("the file is too large (over 1 MB)".into());
+    }
+    let mut text = String::new();
+    f.take(MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string())?;
+    Ok(Some(text))
+}
+
 impl Config {
     /// The user's servers, then the project's. A project server named like one of the
     /// user's is left out: a repository cannot replace a server the user set up.
@@ -161,20 +189,13 @@ impl Config {
             file: file.display().to_string(),
             error,
         };
-        let text = match std::fs::metadata(file) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
-            Ok(m) if m.len() > MAX_FILE_BYTES => {
-                self.problems
-                    .push(problem("the file is too large (over 1 MB)".into()));
+        let text = match read_config(file) {
+            Ok(None) => return,
+            Ok(Some(t)) => t,
+            Err(e) => {
+                self.problems.push(problem(e));
                 return;
             }
-            _ => match std::fs::read_to_string(file) {
-                Ok(t) => t,
-                Err(e) => {
-                    self.problems.push(problem(e.to_string()));
-                    return;
-                }
-            },
         };
         let parsed: File = match serde_json::from_str(&text) {
             Ok(f) => f,
@@ -269,6 +290,22 @@ mod tests {
         let c = Config::load(&user, &project);
         assert!(
             c.problems[0].error.contains("key must be a string"),
+            "{:?}",
+            c.problems
+        );
+        // A named pipe in its place is reported at once, not waited on.
+        std::fs::remove_file(&user).expect("rm");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &user,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .expect("mkfifo");
+        let c = Config::load(&user, &project);
+        assert!(
+            c.problems[0].error.contains("not a regular file"),
             "{:?}",
             c.problems
         );

@@ -76,7 +76,7 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
     if meta.is_dir() {
         return Err(ToolError::NotAFile(resolved.shown().into()));
     }
-    let bytes = std::fs::read(real).map_err(|e| ws.root().io_error(&resolved, e))?;
+    let bytes = crate::regular_file::read_to_change(ws.root(), &resolved, "edit_file")?;
     ws.check_fresh_bytes(real, &path, &bytes)?;
     let original = String::from_utf8(bytes).map_err(|_| {
         ToolError::InvalidArgument(format!(

@@ -26,6 +26,7 @@ mod paths;
 mod plan;
 mod project_guard;
 mod read_file;
+mod regular_file;
 mod result_cap;
 mod run_command;
 mod sandboxing;
@@ -64,6 +65,10 @@ pub use plan::{TaskDoneArgs, UpdatePlanArgs, render_plan, task_done, update_plan
 pub use project_guard::{Known, ProjectGuard};
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
+};
+pub use regular_file::{
+    MAX_CHANGED_FILE_BYTES, RegularFileError, open_regular, read_config_text, read_regular,
+    read_regular_text,
 };
 pub use result_cap::{MAX_RESULT_CHARS, cap_result};
 pub use run_command::{

@@ -29,10 +29,11 @@ const HASHED_UP_TO: u64 = 1024 * 1024;
 
 fn stamp(path: &Path) -> Option<Stamp> {
     let meta = std::fs::metadata(path).ok()?;
-    if meta.len() > HASHED_UP_TO {
+    // A named pipe or a device is never read: opening a FIFO waits for a writer.
+    if meta.len() > HASHED_UP_TO || !meta.is_file() {
         return Some(stat_stamp(&meta, None));
     }
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::regular_file::read_regular(path, HASHED_UP_TO).ok()?;
     stamp_of(path, &bytes)
 }
 

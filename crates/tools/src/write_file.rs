@@ -100,7 +100,7 @@ pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
     let existing = match std::fs::metadata(&real) {
         Ok(m) if m.is_dir() => return Err(ToolError::NotAFile(resolved.shown().into())),
         Ok(_) => {
-            let bytes = std::fs::read(&real).map_err(|e| ws.root().io_error(&resolved, e))?;
+            let bytes = crate::regular_file::read_to_change(ws.root(), &resolved, "write_file")?;
             ws.check_fresh_bytes(&real, &resolved.display, &bytes)?;
             Some(String::from_utf8_lossy(&bytes).into_owned())
         }

@@ -2,6 +2,7 @@
 //! every error naming what failed.
 
 use std::fs;
+use std::os::unix::fs::FileTypeExt as _;
 use tools::{
     Edit, EditFileArgs, ProjectRoot, ReadFileArgs, ToolError, Workspace, WriteFileArgs, edit_file,
     write_file,
@@ -375,5 +376,76 @@ fn a_text_found_twice_gets_its_lines_and_the_arguments_that_change_only_each() {
     assert!(
         message.contains(r#"line 4: {"old_string":"y\nx\ny","new_string":"y\nx\nY"}"#),
         "{message}"
+    );
+}
+
+/// Runs `f` on its own thread; a call that hangs (a named pipe opened for reading waits for a
+/// writer forever) fails the test instead of hanging it.
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the call hung")
+}
+
+#[test]
+fn a_named_pipe_is_refused_by_edit_and_write_instead_of_hanging() {
+    let (dir, ws) = ws();
+    let pipe = dir.path().join("pipe");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &pipe,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .expect("mkfifo");
+    let ws = std::sync::Arc::new(ws);
+    let w = ws.clone();
+    let edited = within_a_minute(move || edit(&w, "pipe", &[("a", "b")]));
+    let w = ws.clone();
+    let written = within_a_minute(move || write(&w, "pipe", "text"));
+    for result in [edited, written] {
+        match result {
+            Err(ToolError::InvalidArgument(m)) => {
+                assert!(m.contains("pipe is not a regular file"), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(
+        fs::symlink_metadata(&pipe)
+            .expect("still there")
+            .file_type()
+            .is_fifo()
+    );
+}
+
+#[test]
+fn a_file_too_large_to_change_is_refused_before_it_is_read() {
+    let (dir, ws) = ws();
+    let big = dir.path().join("big.txt");
+    let f = fs::File::create(&big).expect("create");
+    f.set_len(tools::MAX_CHANGED_FILE_BYTES + 1)
+        .expect("sparse");
+    drop(f);
+    read(&ws, "big.txt");
+    for result in [
+        edit(&ws, "big.txt", &[("a", "b")]),
+        write(&ws, "big.txt", "x"),
+    ] {
+        match result {
+            Err(ToolError::InvalidArgument(m)) => {
+                assert!(m.contains("over the 16 MB"), "{m}");
+                assert!(m.contains("with a command"), "{m}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(
+        fs::metadata(&big).expect("meta").len(),
+        tools::MAX_CHANGED_FILE_BYTES + 1
     );
 }
