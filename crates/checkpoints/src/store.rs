@@ -165,11 +165,13 @@ impl Records {
         let mut read = Vec::new();
         match std::fs::File::open(&path) {
             Ok(f) => {
-                for line in std::io::BufReader::new(f).lines() {
-                    let Ok(line) = line else { break };
-                    match serde_json::from_str::<Record>(&line) {
+                // Split on bytes, not text: a line cut inside a multi-byte character is not
+                // UTF-8, and reading it as text stopped at it and lost every later record.
+                for line in std::io::BufReader::new(f).split(b'\n') {
+                    let line = line.map_err(io(&path))?;
+                    match serde_json::from_slice::<Record>(&line) {
                         Ok(r) => read.push(r),
-                        Err(e) if !line.trim().is_empty() => {
+                        Err(e) if !line.trim_ascii().is_empty() => {
                             tracing::warn!(path = %path.display(), %e, "skipping a damaged checkpoint record");
                         }
                         Err(_) => {}

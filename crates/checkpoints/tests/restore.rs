@@ -390,3 +390,37 @@ fn outside_git_files_the_watcher_saw_made_are_known_to_have_been_absent() {
     assert_eq!(now.get("src/main.rs"), start.get("src/main.rs"));
     assert!(!now.contains_key("made-by-a-command.txt"));
 }
+
+/// A crash mid-write can leave a record cut inside a multi-byte character; the records after it
+/// (written once the store was opened again) must still be read, and ids must not repeat.
+#[test]
+fn a_record_cut_inside_a_character_loses_only_itself() {
+    let p = Project::new(true);
+    {
+        let cps = p.open();
+        assert_eq!(cps.checkpoint(1).expect("cp"), 0);
+        tool_write(&cps, &p.root, "src/main.rs", "fn main() { /* é */ }\n");
+        assert_eq!(cps.checkpoint(2).expect("cp"), 1);
+    }
+    let records = p.store.path().join("records.jsonl");
+    let mut bytes = std::fs::read(&records).expect("records");
+    // A torn line: an unfinished record that ends halfway through "é" (0xC3 0xA9).
+    bytes.extend_from_slice(b"{\"id\": 2, \"note\": \"caf\xC3");
+    std::fs::write(&records, &bytes).expect("tear");
+    {
+        let cps = p.open();
+        assert_eq!(cps.records().len(), 2);
+        tool_write(&cps, &p.root, "README.md", "# Café\n");
+        assert_eq!(cps.checkpoint(3).expect("cp"), 2);
+    }
+    let cps = p.open();
+    let ids: Vec<u32> = cps.records().iter().map(|r| r.id).collect();
+    assert_eq!(ids, vec![0, 1, 2], "every record after the torn one is read");
+    cps.restore(1, None, 4, serde_json::Value::Null)
+        .expect("restore to 1");
+    cps.finish().expect("finish");
+    assert_eq!(
+        std::fs::read_to_string(p.root.join("README.md")).expect("read"),
+        "# Project\n"
+    );
+}
