@@ -304,6 +304,15 @@ fn ends_with_newline(path: &Path) -> Result<bool, LogError> {
 
 /// Reads a whole log: the header, every readable event, and a warning for each line that
 /// could not be read (a torn last line after a crash, or damage), which is skipped.
+/// Sequence numbers go up one event at a time; they travel to the window as JavaScript numbers,
+/// exact only up to 2^53. A line whose number does not come after the one before it, or is
+/// beyond that (a damaged or forged log), is skipped: counting on from it overflowed.
+const MAX_SEQ: u64 = 1 << 53;
+
+fn seq_follows(previous: Option<u64>, seq: u64) -> bool {
+    seq > previous.unwrap_or(0) && seq < MAX_SEQ
+}
+
 pub fn read_session<E: DeserializeOwned>(path: &Path) -> Result<SessionRead<E>, LogError> {
     let file = File::open(path).map_err(io(path))?;
     let mut lines = BufReader::new(file).lines();
@@ -339,6 +348,14 @@ pub fn read_session<E: DeserializeOwned>(path: &Path) -> Result<SessionRead<E>, 
                 serde_json::from_value::<Entry<E>>(v).map_err(|e| e.to_string())
             });
         match parsed {
+            Ok(e) if !seq_follows(entries.last().map(|p: &Entry<E>| p.seq), e.seq) => {
+                tracing::warn!(path = %path.display(), line = n, seq = e.seq, "skipping a session log line out of sequence");
+                warnings.push(format!(
+                    "line {n} of {} has the sequence number {}, which cannot follow the one before it; skipped",
+                    path.display(),
+                    e.seq
+                ));
+            }
             Ok(e) => entries.push(e),
             Err(e) => {
                 tracing::warn!(path = %path.display(), line = n, %e, "skipping an unreadable session log line");
@@ -515,6 +532,37 @@ mod tests {
                 .collect::<Vec<_>>(),
             [1, 2]
         );
+    }
+
+    #[test]
+    fn a_line_out_of_sequence_is_skipped_and_counting_goes_on() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut log = SessionLog::create(dir.path(), &header("s3", "/p")).expect("create");
+        log.append(&json!({"n": 1})).expect("append");
+        log.sync().expect("sync");
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(log.path())
+            .expect("open");
+        f.write_all(
+            format!(
+                "{{\"seq\":{},\"at_ms\":5,\"event\":{{\"n\":9}}}}\n{{\"seq\":1,\"at_ms\":5,\"event\":{{\"n\":8}}}}\n",
+                u64::MAX
+            )
+            .as_bytes(),
+        )
+        .expect("write");
+        drop(f);
+        drop(log);
+        let (mut log, read) = SessionLog::reopen::<Value>(dir.path(), "s3").expect("reopen");
+        assert_eq!(read.entries.len(), 1);
+        assert_eq!(read.warnings.len(), 2, "{:?}", read.warnings);
+        assert!(
+            read.warnings[0].contains("cannot follow"),
+            "{:?}",
+            read.warnings
+        );
+        assert_eq!(log.append(&json!({"n": 2})).expect("append"), 2);
     }
 
     #[test]

@@ -415,7 +415,11 @@ fn a_record_cut_inside_a_character_loses_only_itself() {
     }
     let cps = p.open();
     let ids: Vec<u32> = cps.records().iter().map(|r| r.id).collect();
-    assert_eq!(ids, vec![0, 1, 2], "every record after the torn one is read");
+    assert_eq!(
+        ids,
+        vec![0, 1, 2],
+        "every record after the torn one is read"
+    );
     cps.restore(1, None, 4, serde_json::Value::Null)
         .expect("restore to 1");
     cps.finish().expect("finish");
