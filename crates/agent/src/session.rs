@@ -73,6 +73,14 @@ pub enum SessionError {
     Task(String),
     #[error(transparent)]
     Restore(#[from] RestoreError),
+    #[error(
+        "session {id} belongs to the project {session_project}, not {project}; continue it there (--project {session_project}), or start a new session here"
+    )]
+    OtherProject {
+        id: String,
+        session_project: String,
+        project: String,
+    },
 }
 
 impl SessionError {
@@ -85,6 +93,7 @@ impl SessionError {
             SessionError::Restore(RestoreError::Log(LogError::Busy(_))) => FailureCode::SessionBusy,
             SessionError::Restore(RestoreError::Log(_)) => FailureCode::LogFailed,
             SessionError::Answer(_)
+            | SessionError::OtherProject { .. }
             | SessionError::Closed
             | SessionError::Task(_)
             | SessionError::Restore(_) => FailureCode::Internal,
@@ -151,6 +160,17 @@ impl Drop for CloseGuard {
 /// The session's events, in order.
 pub type Events = mpsc::UnboundedReceiver<AgentEvent>;
 
+/// Whether a session's recorded project is the project at `root` (the same folder, by its
+/// canonical path when it still exists).
+fn same_project(recorded: &str, root: &std::path::Path) -> bool {
+    let recorded = std::path::Path::new(recorded);
+    recorded == root
+        || match (std::fs::canonicalize(recorded), std::fs::canonicalize(root)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+}
+
 impl Session {
     /// Starts a new session for `task` (its title), with a fresh log.
     pub fn create(opts: SessionOptions, task: &str) -> Result<(Session, Events), SessionError> {
@@ -177,6 +197,15 @@ impl Session {
     /// Continues a session from its log (the conversation as the model last saw it).
     pub fn open(opts: SessionOptions, id: &str) -> Result<(Session, Events), SessionError> {
         let (mut log, mut read) = SessionLog::reopen::<Value>(&opts.sessions_dir, id)?;
+        // Its checkpoints and restores are of the project it was started in: run in another,
+        // a later restore wrote this project's files into that one.
+        if !same_project(&read.header.project, opts.root.path()) {
+            return Err(SessionError::OtherProject {
+                id: id.to_string(),
+                session_project: read.header.project.clone(),
+                project: opts.root.path().display().to_string(),
+            });
+        }
         for w in &read.warnings {
             tracing::warn!(session = id, "{w}");
         }

@@ -547,6 +547,42 @@ async fn one_process_at_a_time_appends_to_a_session() {
     }
 }
 
+/// Issue 26: `run --project B --session <a session of A>` ran silently in B, and a later
+/// restore wrote B's files into A. A session belongs to its project.
+#[tokio::test]
+async fn a_session_continues_only_in_its_own_project() {
+    let a = project();
+    let b = project();
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let mut setup = Setup::new(Mode::Ask);
+    setup.sessions_dir = Some(sessions.path().to_path_buf());
+    let s =
+        Scenario::from_json(r#"{"name": "idle", "format": "openai", "turns": []}"#).expect("json");
+    let h = Harness::start(s, a.path(), setup, |_| ApprovalAnswer::Approve).await;
+    let id = h.session.id().to_string();
+    drop(h);
+    let in_b = || Setup {
+        sessions_dir: Some(sessions.path().to_path_buf()),
+        ..Setup::new(Mode::Ask)
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let err = loop {
+        match agent::Session::open(options(b.path(), in_b()), &id) {
+            Err(SessionError::Log(LogError::Busy(_))) if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(e) => break e,
+            Ok(_) => panic!("a session of A continued in B"),
+        }
+    };
+    assert!(matches!(err, SessionError::OtherProject { .. }), "{err}");
+    let words = err.to_string();
+    assert!(words.contains("belongs to the project"), "{words}");
+    assert!(words.contains("continue it there"), "{words}");
+    // Its own project still opens it.
+    assert!(agent::Session::open(options(a.path(), in_b()), &id).is_ok());
+}
+
 fn options(project: &Path, setup: Setup) -> agent::SessionOptions {
     agent::SessionOptions {
         root: tools::ProjectRoot::open(project).expect("open"),
