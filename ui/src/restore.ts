@@ -25,6 +25,8 @@ export function reasonWords(r: NotRestorableReason): string {
       return "its saved copy is missing";
     case "write_failed":
       return "it could not be written";
+    case "unreadable":
+      return "it could not be read when the checkpoint was made (no permission), so what it held then is not known";
   }
 }
 

@@ -246,6 +246,9 @@ impl Checkpoints {
             OnDisk::Folder | OnDisk::Other => FileState::Unknown {
                 reason: NotRestorableReason::FolderInTheWay,
             },
+            OnDisk::Unreadable => FileState::Unknown {
+                reason: NotRestorableReason::Unreadable,
+            },
         };
         inner.records.append(&Record::ToolPre {
             path: path.to_string(),
@@ -345,6 +348,9 @@ impl Checkpoints {
                     }
                     OnDisk::TooLarge => FileState::Unknown {
                         reason: NotRestorableReason::TooLarge,
+                    },
+                    OnDisk::Unreadable => FileState::Unknown {
+                        reason: NotRestorableReason::Unreadable,
                     },
                     OnDisk::Absent | OnDisk::Folder | OnDisk::Other => FileState::Absent,
                 };
@@ -616,6 +622,9 @@ impl Checkpoints {
             OnDisk::TooLarge => FileState::Unknown {
                 reason: NotRestorableReason::TooLarge,
             },
+            OnDisk::Unreadable => FileState::Unknown {
+                reason: NotRestorableReason::Unreadable,
+            },
             OnDisk::Absent | OnDisk::Folder | OnDisk::Other => FileState::Absent,
         })
     }
@@ -708,6 +717,9 @@ impl Checkpoints {
             OnDisk::File { bytes, mode } => FileState::file(blob_id(&bytes), mode),
             OnDisk::TooLarge => FileState::Unknown {
                 reason: NotRestorableReason::TooLarge,
+            },
+            OnDisk::Unreadable => FileState::Unknown {
+                reason: NotRestorableReason::Unreadable,
             },
             OnDisk::Absent | OnDisk::Folder | OnDisk::Other => FileState::Absent,
         })

@@ -160,6 +160,9 @@ impl Known<'_> {
                 OnDisk::TooLarge => FileState::Unknown {
                     reason: NotRestorableReason::TooLarge,
                 },
+                OnDisk::Unreadable => FileState::Unknown {
+                    reason: NotRestorableReason::Unreadable,
+                },
                 OnDisk::File { bytes, mode } => {
                     let state = FileState::file(blob_id(&bytes), mode);
                     if state != before && !state.oid().is_some_and(|o| self.blobs.has(o)) {

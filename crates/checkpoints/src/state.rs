@@ -75,6 +75,14 @@ pub(crate) enum OnDisk {
     TooLarge,
     /// A socket, a fifo, a device: nothing a checkpoint keeps.
     Other,
+    /// It is there but could not be read (no permission, an I/O error): skipped, so one such
+    /// file does not stop every checkpoint.
+    Unreadable,
+}
+
+fn unreadable(path: &Path, e: &std::io::Error) -> OnDisk {
+    tracing::warn!(path = %path.display(), %e, "a file could not be read for a checkpoint; it is skipped");
+    OnDisk::Unreadable
 }
 
 pub(crate) fn read_now(path: &Path) -> std::io::Result<OnDisk> {
@@ -86,11 +94,14 @@ pub(crate) fn read_now(path: &Path) -> std::io::Result<OnDisk> {
         {
             return Ok(OnDisk::Absent);
         }
-        Err(e) => return Err(e),
+        Err(e) => return Ok(unreadable(path, &e)),
     };
     let kind = meta.file_type();
     if kind.is_symlink() {
-        let target = std::fs::read_link(path)?;
+        let target = match std::fs::read_link(path) {
+            Ok(t) => t,
+            Err(e) => return Ok(unreadable(path, &e)),
+        };
         return Ok(OnDisk::File {
             bytes: target.as_os_str().as_bytes().to_vec(),
             mode: FileMode::Symlink,
@@ -109,7 +120,7 @@ pub(crate) fn read_now(path: &Path) -> std::io::Result<OnDisk> {
         Ok(b) => b,
         // Removed between the look and the read.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(OnDisk::Absent),
-        Err(e) => return Err(e),
+        Err(e) => return Ok(unreadable(path, &e)),
     };
     let mode = if meta.permissions().mode() & 0o111 != 0 {
         FileMode::Executable

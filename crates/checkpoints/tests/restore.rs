@@ -428,3 +428,56 @@ fn a_record_cut_inside_a_character_loses_only_itself() {
         "# Project\n"
     );
 }
+
+/// Issue 26: one file a command left unreadable made every checkpoint fail, so nothing the
+/// agent did could be undone. It is skipped and named; the rest is kept and restored.
+#[test]
+fn an_unreadable_file_is_named_and_everything_else_still_restores() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let p = Project::new(true);
+    let cps = p.open();
+    assert_eq!(cps.checkpoint(1).expect("cp"), 0);
+    write(&p.root, "README.md", "# Changed by a command\n");
+    write(&p.root, "locked.bin", "what only its owner may read\n");
+    std::fs::set_permissions(
+        p.root.join("locked.bin"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .expect("chmod");
+    // Root reads anything: the rest runs on a thread without the capabilities that override
+    // file permissions, as a user's process would.
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            use rustix::thread::{CapabilitySet, capabilities, set_capabilities};
+            let mut sets = capabilities(None).expect("capget");
+            sets.effective
+                .remove(CapabilitySet::DAC_OVERRIDE | CapabilitySet::DAC_READ_SEARCH);
+            set_capabilities(None, sets).expect("capset");
+            assert_eq!(cps.checkpoint(2).expect("the checkpoint is made"), 1);
+            let plan = cps.preview(0, None).expect("preview");
+            assert!(
+                plan.writes.iter().any(|w| w.path == "README.md"),
+                "{:?}",
+                plan.writes
+            );
+            assert!(
+                plan.not_restorable
+                    .iter()
+                    .any(|r| r.path == "locked.bin" && r.reason == NotRestorableReason::Unreadable),
+                "{:?}",
+                plan.not_restorable
+            );
+            cps.restore(0, None, 3, serde_json::Value::Null)
+                .expect("restore");
+            cps.finish().expect("finish");
+        });
+    });
+    assert_eq!(
+        std::fs::read_to_string(p.root.join("README.md")).expect("read"),
+        "# Project\n"
+    );
+    assert!(
+        p.root.join("locked.bin").exists(),
+        "an unknown file is left alone"
+    );
+}

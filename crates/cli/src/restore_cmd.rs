@@ -46,6 +46,9 @@ fn reason_words(r: NotRestorableReason) -> &'static str {
         NotRestorableReason::GitFilter => {
             "git converts it on checkout, so its bytes before are not known exactly"
         }
+        NotRestorableReason::Unreadable => {
+            "it could not be read when the checkpoint was made, so what it held then is not known"
+        }
         NotRestorableReason::TooLarge => "it is too big to keep (over 100 MB)",
         NotRestorableReason::NotTracked => {
             "it changed while Tandem was not watching, and what it held before is not known"

@@ -62,6 +62,9 @@ pub enum NotRestorableReason {
     CopyMissing,
     /// Writing it failed (permissions, a full disk).
     WriteFailed,
+    /// It could not be read when the checkpoint was made (no permission, an I/O error), so
+    /// what it held then is not known. Every other file is kept.
+    Unreadable,
 }
 
 /// A changed file a restore leaves as it is, and why.
