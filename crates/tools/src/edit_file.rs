@@ -78,6 +78,7 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
     }
     let bytes = crate::regular_file::read_to_change(ws.root(), &resolved, "edit_file")?;
     ws.check_fresh_bytes(real, &path, &bytes)?;
+    let on_disk = crate::write_lock::fingerprint(Some(&bytes));
     let original = String::from_utf8(bytes).map_err(|_| {
         ToolError::InvalidArgument(format!(
             "{path} is not UTF-8 text; it cannot be edited by string replacement"
@@ -186,6 +187,7 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
         real: real.clone(),
         path,
         original: Some(original),
+        on_disk,
         content,
         regions,
     })

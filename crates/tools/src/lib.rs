@@ -40,6 +40,7 @@ mod watch;
 mod web;
 mod workspace;
 mod write_file;
+mod write_lock;
 
 pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use atomic::write_atomic;

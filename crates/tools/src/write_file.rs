@@ -3,7 +3,9 @@
 use crate::atomic::write_atomic;
 use crate::diff::{Region, hunks_in, line_counts, merge_hunks_in};
 use crate::error::{ToolError, ToolResult};
+use crate::regular_file::{MAX_CHANGED_FILE_BYTES, RegularFileError, read_regular};
 use crate::workspace::Workspace;
+use crate::write_lock::{WriteLock, fingerprint};
 use protocol::FileChange;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -27,6 +29,9 @@ pub struct Planned {
     pub path: String,
     /// The content now; `None` for a new file.
     pub original: Option<String>,
+    /// The exact bytes the change was planned from, fingerprinted (`None`: no file): the
+    /// file must still hold them when the change is written.
+    pub on_disk: Option<u64>,
     /// The content the tool would write.
     pub content: String,
     /// For an edit: the lines each replacement changed, so each is reviewed as its own hunk
@@ -97,14 +102,17 @@ pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
     if resolved.display.is_empty() {
         return Err(ToolError::NotAFile(resolved.shown().into()));
     }
-    let existing = match std::fs::metadata(&real) {
+    let (existing, on_disk) = match std::fs::metadata(&real) {
         Ok(m) if m.is_dir() => return Err(ToolError::NotAFile(resolved.shown().into())),
         Ok(_) => {
             let bytes = crate::regular_file::read_to_change(ws.root(), &resolved, "write_file")?;
             ws.check_fresh_bytes(&real, &resolved.display, &bytes)?;
-            Some(String::from_utf8_lossy(&bytes).into_owned())
+            (
+                Some(String::from_utf8_lossy(&bytes).into_owned()),
+                fingerprint(Some(&bytes)),
+            )
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
         Err(e) => return Err(ws.root().io_error(&resolved, e)),
     };
     // Written as given: the model may mean to change the line endings or the final newline.
@@ -113,6 +121,7 @@ pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
         real,
         path: resolved.display,
         original: existing,
+        on_disk,
         content,
         regions: Vec::new(),
     })
@@ -127,6 +136,23 @@ pub fn apply_planned(ws: &Workspace, planned: &Planned, content: &str) -> ToolRe
     ws.before_write(&planned.path);
     if let Some(parent) = real.parent() {
         std::fs::create_dir_all(parent).map_err(|e| ToolError::io(shown, e))?;
+    }
+    // The file must still hold what the change was planned from (a change may have waited
+    // minutes for its approval), checked and replaced under the lock other Tandem processes
+    // take for this file.
+    let _lock = WriteLock::acquire(real).map_err(|e| ToolError::io(shown, e))?;
+    let now = match read_regular(real, MAX_CHANGED_FILE_BYTES) {
+        Ok(bytes) => fingerprint(Some(&bytes)),
+        Err(e) if e.is_not_found() => None,
+        // Grown past the limit or replaced by a pipe: not what was planned from.
+        Err(RegularFileError::TooLarge { .. } | RegularFileError::NotRegular) => Some(!0),
+        Err(RegularFileError::Io(e)) => return Err(ToolError::io(shown, e)),
+    };
+    if now != planned.on_disk {
+        return Err(ToolError::Stale {
+            path: planned.path.clone(),
+            why: "it changed on disk while this change waited (another session or program wrote it), so nothing was written",
+        });
     }
     write_atomic(real, content.as_bytes()).map_err(|e| ToolError::io(shown, e))?;
     ws.note_written(real, content.as_bytes());

@@ -449,3 +449,80 @@ fn a_file_too_large_to_change_is_refused_before_it_is_read() {
         tools::MAX_CHANGED_FILE_BYTES + 1
     );
 }
+
+/// Issue 26: two runs on one project, each editing its own lines of one file, lost reported
+/// edits: nothing checked the file between the freshness check and the rename. A change
+/// planned from content that is no longer there is refused; every edit reported is on disk.
+#[test]
+fn a_change_planned_from_content_another_writer_replaced_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::write(dir.path().join("shared.txt"), "a\nb\n").expect("write");
+    let one = Workspace::new(ProjectRoot::open(dir.path()).expect("open"));
+    let two = Workspace::new(ProjectRoot::open(dir.path()).expect("open"));
+    read(&one, "shared.txt");
+    read(&two, "shared.txt");
+    let args = |old: &str, new: &str| EditFileArgs {
+        path: "shared.txt".into(),
+        old_string: Some(old.into()),
+        new_string: Some(new.into()),
+        edits: None,
+    };
+    // Both planned (say, waiting for their approvals), then written one after the other.
+    let first = tools::plan_edit(&one, &args("a\n", "A\n")).expect("plan");
+    let second = tools::plan_edit(&two, &args("b\n", "B\n")).expect("plan");
+    tools::apply_planned(&one, &first, &first.content).expect("first lands");
+    match tools::apply_planned(&two, &second, &second.content) {
+        Err(ToolError::Stale { why, .. }) => assert!(why.contains("changed on disk"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        fs::read_to_string(dir.path().join("shared.txt")).expect("read"),
+        "A\nb\n"
+    );
+}
+
+#[test]
+fn two_sessions_editing_their_own_lines_of_one_file_lose_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines: String = (0..40).map(|i| format!("line {i}\n")).collect();
+    fs::write(dir.path().join("shared.txt"), &lines).expect("write");
+    let root = dir.path().to_path_buf();
+    let worker = |from: usize| {
+        let root = root.clone();
+        std::thread::spawn(move || {
+            let ws = Workspace::new(ProjectRoot::open(&root).expect("open"));
+            let mut reported = Vec::new();
+            for i in (from..40).step_by(2) {
+                loop {
+                    read(&ws, "shared.txt");
+                    match edit(
+                        &ws,
+                        "shared.txt",
+                        &[(&format!("line {i}\n"), &format!("LINE {i}\n"))],
+                    ) {
+                        Ok(_) => {
+                            reported.push(i);
+                            break;
+                        }
+                        // Someone else wrote it in between: read again and redo, as the model is told.
+                        Err(ToolError::Stale { .. }) => continue,
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            }
+            reported
+        })
+    };
+    let (a, b) = (worker(0), worker(1));
+    let reported: Vec<usize> = [a, b]
+        .into_iter()
+        .flat_map(|h| h.join().expect("thread"))
+        .collect();
+    let now = fs::read_to_string(dir.path().join("shared.txt")).expect("read");
+    for i in reported {
+        assert!(
+            now.contains(&format!("LINE {i}\n")),
+            "edit {i} was reported but is not in:\n{now}"
+        );
+    }
+}
