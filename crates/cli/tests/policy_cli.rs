@@ -436,3 +436,45 @@ fn tool_git_commit_asks_before_committing_a_secret() {
         "a.txt\n"
     );
 }
+
+/// Issue 26: a write that failed on a full disk said "Could not read calc.py". It says the
+/// write failed, that nothing changed and why; the file keeps what it held. The disk is a
+/// 64 KB tmpfs, filled, in a user and mount namespace of the test's own.
+#[test]
+fn a_full_disk_is_said_as_a_failed_write_and_changes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("small-disk");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    // One long line: well over what is left on the disk, well under the diff thresholds.
+    let content = format!("y = '{}'\n", "z".repeat(16_000));
+    let args = serde_json::json!({"path": "calc.py", "content": content}).to_string();
+    let script = r#"
+        mount -t tmpfs -o size=64k tmpfs "$P" || exit 97
+        printf 'x = 1\n' > "$P/calc.py"
+        dd if=/dev/zero of="$P/fill" bs=4k count=64 2>/dev/null
+        "$CLI" tool write_file "$ARGS" --mode auto_edit --project "$P"
+        echo "exit=$?"
+        printf 'now: '; cat "$P/calc.py"
+    "#;
+    let out = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c", script])
+        .env("P", &project)
+        .env("CLI", env!("CARGO_BIN_EXE_tandem-cli"))
+        .env("ARGS", &args)
+        .env("XDG_CONFIG_HOME", dir.path().join("no-user-config"))
+        .env("TANDEM_NO_KEYCHAIN", "1")
+        .output()
+        .expect("unshare");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(97), "no tmpfs: {stderr}");
+    assert!(
+        stderr.contains("Could not write calc.py"),
+        "{stdout}{stderr}"
+    );
+    assert!(stderr.contains("Nothing was changed"), "{stderr}");
+    assert!(stderr.contains("The disk is full"), "{stderr}");
+    assert!(!stderr.contains("Could not read"), "{stderr}");
+    assert!(stdout.contains("exit=1"), "{stdout}");
+    assert!(stdout.contains("now: x = 1"), "{stdout}");
+}

@@ -34,6 +34,13 @@ pub enum ToolError {
         #[source]
         source: std::io::Error,
     },
+    /// Writing failed; the file is as it was (writes are whole or nothing).
+    #[error("Could not write {}: {}. Nothing was changed: the file is as it was.{}", path.display(), source, write_hint(source))]
+    WriteFailed {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("Refusing to change {path}: {why}; read it first (read_file), then retry.")]
     Stale { path: String, why: &'static str },
     #[error("edit {index} of {path}: {message}")]
@@ -44,6 +51,21 @@ pub enum ToolError {
     },
     #[error("git failed: {0}")]
     Git(#[from] git2::Error),
+}
+
+fn write_hint(e: &std::io::Error) -> &'static str {
+    match e.kind() {
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => {
+            " The disk is full: tell the user, who can free space; then retry."
+        }
+        std::io::ErrorKind::ReadOnlyFilesystem => {
+            " The file system is read-only: this file cannot be changed here."
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            " Permission denied: this file (or its folder) cannot be changed."
+        }
+        _ => "",
+    }
 }
 
 fn missing_hint(near: &[String]) -> String {
@@ -80,6 +102,14 @@ impl ToolError {
         }
     }
 
+    /// An I/O error while writing `path`: said as a failed write, never as a failed read.
+    pub fn write(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        ToolError::WriteFailed {
+            path: path.into(),
+            source,
+        }
+    }
+
     pub fn code(&self) -> ErrorCode {
         match self {
             ToolError::NotFound(_) | ToolError::NoSuchPath { .. } => ErrorCode::NotFound,
@@ -88,7 +118,7 @@ impl ToolError {
             ToolError::PermissionDenied(_) => ErrorCode::PermissionDenied,
             ToolError::OutsideProject { .. } => ErrorCode::OutsideProject,
             ToolError::InvalidArgument(_) => ErrorCode::InvalidArgument,
-            ToolError::Io { .. } => ErrorCode::Io,
+            ToolError::Io { .. } | ToolError::WriteFailed { .. } => ErrorCode::Io,
             ToolError::Git(_) => ErrorCode::Git,
             ToolError::Stale { .. } | ToolError::Edit { .. } => ErrorCode::InvalidArgument,
         }

@@ -135,7 +135,7 @@ pub fn apply_planned(ws: &Workspace, planned: &Planned, content: &str) -> ToolRe
     let shown = std::path::Path::new(&planned.path);
     ws.before_write(&planned.path);
     if let Some(parent) = real.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| ToolError::io(shown, e))?;
+        std::fs::create_dir_all(parent).map_err(|e| ToolError::write(shown, e))?;
     }
     // The file must still hold what the change was planned from (a change may have waited
     // minutes for its approval), checked and replaced under the lock other Tandem processes
@@ -154,7 +154,7 @@ pub fn apply_planned(ws: &Workspace, planned: &Planned, content: &str) -> ToolRe
             why: "it changed on disk while this change waited (another session or program wrote it), so nothing was written",
         });
     }
-    write_atomic(real, content.as_bytes()).map_err(|e| ToolError::io(shown, e))?;
+    write_atomic(real, content.as_bytes()).map_err(|e| ToolError::write(shown, e))?;
     ws.note_written(real, content.as_bytes());
     let old = planned.original.as_deref().unwrap_or("");
     let (added, removed) = line_counts(old, content);
