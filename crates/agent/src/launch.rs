@@ -311,8 +311,17 @@ pub fn provider_resolver(
     std::sync::Arc::new(move |role: &str| {
         let preset = preset.get();
         let fail = |e: LaunchError| crate::failure::launch_failure(&e);
-        let settings = read_settings(&settings_path).map_err(fail)?;
-        let named = settings.roles.contains_key(role);
+        // A launch preset comes first (the README says so): a settings file with a mistake
+        // must not stop a run given --provider and --model. Roles it names cannot be read
+        // then, and fall back to the preset.
+        let named = match read_settings(&settings_path) {
+            Ok(settings) => settings.roles.contains_key(role),
+            Err(e) if preset.is_some() => {
+                tracing::warn!(%e, "the settings file cannot be read; the launch's model serves every role");
+                false
+            }
+            Err(e) => return Err(fail(e)),
+        };
         let keys = StoredKeys::from_env();
         let (config, model) = if preset.is_some() && (role == "default" || !named) {
             choose_provider(preset.as_ref(), &settings_path, "default", &keys)
@@ -424,6 +433,37 @@ mod tests {
             .status()
             .expect("mkfifo");
         assert!(made.success());
+    }
+
+    #[test]
+    fn a_preset_runs_past_a_settings_file_with_a_mistake() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let settings = dir.path().join("settings.toml");
+        std::fs::write(&settings, "[roles.default\nprovider=").expect("write");
+        let preset = Preset {
+            kind: ProviderKind::OpenAi,
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "m".into(),
+            model_path: None,
+        };
+        let resolver = provider_resolver(PresetSlot::new(Some(preset)), settings.clone());
+        let resolved = resolver("default")
+            .map_err(|e| e.message)
+            .expect("resolved");
+        assert_eq!(resolved.model, "m");
+        assert!(
+            resolver("reviewer").is_ok(),
+            "a role falls back to the preset"
+        );
+        let without = provider_resolver(PresetSlot::new(None), settings);
+        let err = without("default")
+            .err()
+            .expect("no preset: the mistake is said");
+        assert!(
+            err.message.contains("settings file has a mistake"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
