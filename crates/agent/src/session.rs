@@ -272,6 +272,7 @@ impl Session {
         }
         if let Some(tmp) = opts.tmp_dir {
             toolbox.commands.tmp_dir = tmp;
+            toolbox.scratch = None;
         }
         crate::sandboxing::start_watching(&toolbox);
         let tasks = toolbox.tasks.clone();

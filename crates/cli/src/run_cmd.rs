@@ -465,7 +465,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             }
         });
         let stopper = session.clone();
-        tokio::spawn(async move {
+        let ctrl_c = tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 stopper.stop();
             }
@@ -473,8 +473,18 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         let first = session.run(&a.task).await.map_err(|e| anyhow!("{e}"))?;
         let left = session.settle(Duration::from_secs(a.background_wait)).await;
         let id = session.id().to_string();
+        // Its copy of the session keeps the events open: without it gone, the printer below
+        // waited its whole timeout after every run.
+        ctrl_c.abort();
+        let _ = ctrl_c.await;
         drop(session);
-        let _ = tokio::time::timeout(Duration::from_secs(5), printer).await;
+        if tokio::time::timeout(Duration::from_secs(5), printer)
+            .await
+            .is_err()
+        {
+            // Something still holds the session's events open: said, since the run waited.
+            errln("tandem-cli: the session's events did not end within 5 s; the last of its output may be missing");
+        }
         let outcome = last
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

@@ -61,6 +61,16 @@ async fn run_streams_the_transcript_and_finishes_on_task_done() {
         out.contains("→ edit_file") && out.contains("✓ The greeting now says hello, tandem."),
         "{out}"
     );
+    // Issue 26: the run ended with its turn (not 5 s later, waiting on its own events), and
+    // its private temporary folder went with it.
+    assert!(!err.contains("did not end within"), "{err}");
+    let id = err
+        .lines()
+        .find_map(|l| l.strip_prefix("session: "))
+        .expect("the session's id");
+    let uid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").expect("uid"));
+    let scratch = std::env::temp_dir().join(format!("tandem-{uid}")).join(id);
+    assert!(!scratch.exists(), "{} was left behind", scratch.display());
     assert_eq!(server.failures(), Vec::<String>::new());
     assert_eq!(
         std::fs::read_to_string(project.path().join("greeting.txt")).expect("read"),

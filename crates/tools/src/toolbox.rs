@@ -65,6 +65,9 @@ pub struct Toolbox {
     /// Whether the project's git history ever held a secret file (found in the background;
     /// `None` until a session's confinement starts looking).
     pub history: Option<crate::HistorySecrets>,
+    /// A scratch folder made for this session alone (its private temporary folder), removed
+    /// when the session ends; `None` for one the caller gave, which is theirs to keep.
+    pub scratch: Option<PathBuf>,
 }
 
 impl Toolbox {
@@ -83,6 +86,7 @@ impl Toolbox {
             web: WebConfig::new(session_dir.join("fetched")),
             cache: Cache::default(),
             history: None,
+            scratch: None,
         }
     }
 
@@ -321,5 +325,10 @@ impl Drop for Toolbox {
     /// A session's background commands end with it.
     fn drop(&mut self) {
         self.tasks.stop_all();
+        // A run left its /tmp/tandem-UID/SESSION behind every time; a resumed session starts
+        // with an empty one, as a new process would.
+        if let Some(dir) = self.scratch.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
