@@ -265,6 +265,12 @@ impl Session {
         }
         toolbox.web.search = opts.web_search;
         crate::sandboxing::confine(&mut toolbox, &id, &files_dir);
+        // What the agent read survives a crash: a resumed session may edit those files.
+        let kept = std::fs::create_dir_all(&files_dir)
+            .and_then(|()| toolbox.ws.keep_seen_in(&files_dir.join("seen.jsonl")));
+        if let Err(e) = kept {
+            tracing::warn!(session = %id, %e, "what the agent reads is not kept for a restart");
+        }
         match opts.sandboxing {
             Sandboxing::Machine => {}
             Sandboxing::Off => toolbox.commands.sandbox = None,

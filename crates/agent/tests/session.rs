@@ -583,6 +583,46 @@ async fn a_session_continues_only_in_its_own_project() {
     assert!(agent::Session::open(options(a.path(), in_b()), &id).is_ok());
 }
 
+/// Issue 26: after a crash, a resumed session refused to edit the files it had read.
+#[tokio::test]
+async fn a_resumed_session_may_edit_what_it_read_before() {
+    let p = project();
+    std::fs::write(p.path().join("notes.txt"), "draft\n").expect("write");
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let setup = || {
+        let mut s = Setup::new(Mode::AutoEdit);
+        s.sessions_dir = Some(sessions.path().to_path_buf());
+        s
+    };
+    let read = Scenario::from_json(
+        r#"{"name": "read", "format": "openai", "turns": [
+            {"reply": {"tool_calls": [{"id": "r1", "name": "read_file", "input": {"path": "notes.txt"}}]}},
+            {"reply": {"text": "Read it."}}
+        ]}"#,
+    )
+    .expect("json");
+    let h = Harness::start(read, p.path(), setup(), |_| ApprovalAnswer::Approve).await;
+    h.run("Read notes.txt").await;
+    let id = h.session.id().to_string();
+    drop(h);
+    let edit = Scenario::from_json(
+        r#"{"name": "edit", "format": "openai", "turns": [
+            {"reply": {"tool_calls": [{"id": "e1", "name": "edit_file", "input": {"path": "notes.txt", "old_string": "draft", "new_string": "final"}}]}},
+            {"expect": {"tool_result_contains": "Edited notes.txt"}, "reply": {"text": "Done."}}
+        ]}"#,
+    )
+    .expect("json");
+    let mut again = setup();
+    again.resume = Some(id);
+    let h = Harness::start(edit, p.path(), again, |_| ApprovalAnswer::Approve).await;
+    h.run("Now make it final").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert_eq!(
+        std::fs::read_to_string(p.path().join("notes.txt")).expect("read"),
+        "final\n"
+    );
+}
+
 fn options(project: &Path, setup: Setup) -> agent::SessionOptions {
     agent::SessionOptions {
         root: tools::ProjectRoot::open(project).expect("open"),

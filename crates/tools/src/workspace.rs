@@ -14,7 +14,7 @@ use std::time::SystemTime;
 /// What a file looked like when the agent last read or wrote it: what `stat` says (as git
 /// compares files), and for a file small enough, a hash of its bytes too (an edit within the
 /// same clock tick that keeps the size is still seen).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Stamp {
     len: u64,
     modified: Option<SystemTime>,
@@ -22,6 +22,16 @@ struct Stamp {
     changed: (i64, i64),
     hash: Option<u64>,
 }
+
+/// One line of the kept record of what the agent has seen.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SeenLine {
+    path: PathBuf,
+    stamp: Stamp,
+}
+
+/// The record of what was seen is read back only up to this size.
+const SEEN_LOG_CAP: u64 = 64 * 1024 * 1024;
 
 /// Files up to this size are hashed; a bigger one is never read whole just to stamp it (a
 /// 238 MB log held 254 MB of memory for a read of its last two lines).
@@ -99,6 +109,9 @@ pub struct Workspace {
     root: ProjectRoot,
     before_write: Option<BeforeWrite>,
     seen: Mutex<HashMap<PathBuf, Stamp>>,
+    /// Where what the agent has seen is kept, so it survives a restart (see
+    /// [`Workspace::keep_seen_in`]).
+    seen_log: Mutex<Option<std::fs::File>>,
     diff: Mutex<DiffTotals>,
     /// Shared with the agent's actions still running (a background command ends later).
     uncommitted: SharedCount,
@@ -127,6 +140,7 @@ impl Workspace {
             root,
             before_write: None,
             seen: Mutex::new(HashMap::new()),
+            seen_log: Mutex::new(None),
             diff: Mutex::new(DiffTotals::default()),
             uncommitted: SharedCount::default(),
         }
@@ -164,11 +178,52 @@ impl Workspace {
     /// Records that the agent has seen this file as it is now.
     pub fn note_seen(&self, path: &Path) {
         if let Some(s) = stamp(path) {
-            self.seen
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(path.to_path_buf(), s);
+            self.remember(path, s);
         }
+    }
+
+    /// Keeps what the agent has seen in `file` (one line per read or write) and takes back
+    /// what an earlier run of the session kept there: after a crash, a resumed session may
+    /// edit the files it had read, as long as they are still as it saw them.
+    pub fn keep_seen_in(&self, file: &Path) -> std::io::Result<()> {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        if let Some(text) = crate::regular_file::read_config_text(file, SEEN_LOG_CAP)? {
+            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            // A line cut short by a crash is skipped; later lines win.
+            for line in text.lines() {
+                if let Ok(SeenLine { path, stamp }) = serde_json::from_str(line) {
+                    seen.insert(path, stamp);
+                }
+            }
+        }
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(file)?;
+        *self.seen_log.lock().unwrap_or_else(PoisonError::into_inner) = Some(log);
+        Ok(())
+    }
+
+    fn remember(&self, path: &Path, stamp: Stamp) {
+        use std::io::Write as _;
+        if let Some(log) = self
+            .seen_log
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+            && let Ok(line) = serde_json::to_string(&SeenLine {
+                path: path.to_path_buf(),
+                stamp: stamp.clone(),
+            })
+        {
+            // Best effort: losing it costs a re-read after a crash, never a wrong edit.
+            let _ = log.write_all(format!("{line}\n").as_bytes());
+        }
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(path.to_path_buf(), stamp);
     }
 
     /// Refuses to change an existing file the agent has not read since it last changed.
@@ -182,10 +237,7 @@ impl Workspace {
     /// Records a file the tools just wrote with these bytes.
     pub(crate) fn note_written(&self, path: &Path, bytes: &[u8]) {
         if let Some(s) = stamp_of(path, bytes) {
-            self.seen
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(path.to_path_buf(), s);
+            self.remember(path, s);
         }
     }
 

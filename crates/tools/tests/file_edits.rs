@@ -526,3 +526,28 @@ fn two_sessions_editing_their_own_lines_of_one_file_lose_nothing() {
         );
     }
 }
+
+/// Issue 26: after a crash, a resumed session refused to edit the files it had read ("you
+/// have not read it in this session"). What was seen is kept beside the session and taken back;
+/// a file changed since is still refused.
+#[test]
+fn what_was_read_survives_a_restart_and_a_change_since_is_still_caught() {
+    let (dir, first) = ws();
+    let kept = tempfile::tempdir().expect("tempdir");
+    let log = kept.path().join("seen.jsonl");
+    fs::write(dir.path().join("a.txt"), "one\n").expect("write");
+    fs::write(dir.path().join("b.txt"), "two\n").expect("write");
+    first.keep_seen_in(&log).expect("keep");
+    read(&first, "a.txt");
+    read(&first, "b.txt");
+    drop(first);
+    fs::write(dir.path().join("b.txt"), "changed by someone\n").expect("write");
+
+    let again = Workspace::new(ProjectRoot::open(dir.path()).expect("open"));
+    again.keep_seen_in(&log).expect("keep");
+    edit(&again, "a.txt", &[("one", "ONE")]).expect("a.txt was read before the restart");
+    match edit(&again, "b.txt", &[("changed", "CHANGED")]) {
+        Err(ToolError::Stale { why, .. }) => assert!(why.contains("changed on disk"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
