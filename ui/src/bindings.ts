@@ -520,9 +520,13 @@ export type BuiltinDownload = { running: boolean,
  */
 done: number, total: number | null, 
 /**
- * Why the last attempt failed, in words.
+ * Why the last attempt failed.
  */
-error: string | null, };
+error: DownloadFailure | null, };
+
+export type DownloadFailure = { code: DownloadFailureCode, message: string, detail?: string, };
+
+export type DownloadFailureCode = "unreachable" | "interrupted" | "refused" | "wrong_file" | "cannot_save";
 
 export type UseBuiltinArgs = { model_path: string | null, };
 

@@ -79,6 +79,8 @@ pub fn typescript() -> String {
         LocalServer::decl(&cfg),
         BuiltinStatus::decl(&cfg),
         BuiltinDownload::decl(&cfg),
+        DownloadFailure::decl(&cfg),
+        DownloadFailureCode::decl(&cfg),
         UseBuiltinArgs::decl(&cfg),
         ConnectionTest::decl(&cfg),
         ModelInUse::decl(&cfg),

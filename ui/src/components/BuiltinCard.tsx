@@ -6,6 +6,7 @@ import { useCallback, useEffect, useState } from "react";
 import type { BuiltinStatus, SettingsView } from "../bindings";
 import { call, toAppError } from "../api";
 import { pickModelFile } from "../pickFolder";
+import { ErrorDetail } from "./ErrorNote";
 
 export function formatBytes(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)} GB`;
@@ -107,9 +108,16 @@ export function BuiltinCard({ busy, onUsed }: { busy: boolean; onUsed: (s: Setti
               </button>
             </div>
           )}
-          {d?.error && (
-            <div className="banner error" role="alert" data-testid="builtin-error">
-              {d.error}
+          {d?.error && !running && (
+            <div className="banner error" role="alert" data-testid="builtin-error" data-code={d.error.code}>
+              <span className="error-words">{d.error.message}</span>
+              <ErrorDetail detail={d.error.detail} />
+              {/* The other way to the built-in model, right where the download failed. */}
+              <span className="error-actions">
+                <button className="small" data-testid="builtin-error-own-file" disabled={busy} onClick={() => void chooseFile()}>
+                  Use a model file I already have…
+                </button>
+              </span>
             </div>
           )}
           <div className="builtin-actions">

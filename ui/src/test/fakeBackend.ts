@@ -69,8 +69,12 @@ export type FakeAgent = {
   mcp?: McpView | McpView[];
   /** What builtin_status answers first (default: available, not downloaded). */
   builtin?: BuiltinStatus;
+  /** The file the native file picker answers with (default: the person cancels). */
+  pickedFile?: string;
   /** Called when a turn starts; the test drives it. */
   onTurn?: (turn: FakeTurn) => void;
+  /** What list_sessions answers, from the sessions the fake holds (default: them as they are). */
+  listed?: (sessions: SessionInfo[]) => SessionInfo[];
   /** What restore_preview answers. */
   restorePreview?: (args: RestoreArgs) => RestorePreview;
   /** What restore does: its record, and the session's transcript after it. */
@@ -369,7 +373,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         return starting;
       }
       case "list_sessions":
-        return sessions;
+        return agent.listed ? agent.listed(sessions) : sessions;
       case "load_session": {
         const t = agent.transcripts?.[String(args.session)];
         if (!t) throw { code: "not_found", message: `No session ${String(args.session)}.` };
@@ -432,6 +436,8 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
       }
       case "plugin:opener|open_url":
         return null;
+      case "plugin:dialog|open":
+        return agent.pickedFile ?? null;
       default:
         throw new Error(`unexpected command ${cmd}`);
     }
