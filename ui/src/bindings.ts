@@ -201,7 +201,13 @@ current: string | null, restored: string | null,
 /**
  * Not shown as text: not UTF-8, or too big.
  */
-binary: boolean, added_lines: number, removed_lines: number, };
+binary: boolean, added_lines: number, removed_lines: number, 
+/**
+ * A program made it, not a person: git ignores it, or it is a cache or build output
+ * (`__pycache__/`, `*.pyc`, `node_modules/`). The preview lists these after the person's
+ * own files, folded.
+ */
+generated: boolean, };
 
 export type RestorePreview = { checkpoint: number, 
 /**
@@ -210,7 +216,8 @@ export type RestorePreview = { checkpoint: number,
  */
 turn: number | null, scope: RestoreScope, 
 /**
- * Files that will change (empty for a conversation-only restore).
+ * Files that will change (empty for a conversation-only restore): the person's own
+ * first, then generated ones, each group in path order.
  */
 files: Array<RestoreFile>, 
 /**
