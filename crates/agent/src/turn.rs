@@ -478,6 +478,7 @@ impl Agent {
     ) -> Result<Outcome, AgentError> {
         let text = crate::replay::with_notes(&mut self.notes, task);
         self.messages.push(Message::user_text(text));
+        self.record.new_task();
         let checkpoint = self.turn_checkpoint.take();
         self.emit(AgentEvent::UserMessage {
             text: task.to_string(),

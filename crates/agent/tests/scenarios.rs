@@ -311,6 +311,53 @@ async fn a_task_done_that_contradicts_what_happened_carries_warnings() {
     );
 }
 
+/// A test that failed in the first task was blamed on every later one ("the last check
+/// failed: test_greeting"): what the engine remembers of the last check belongs to the task.
+#[tokio::test]
+async fn a_check_that_failed_in_an_earlier_task_is_not_blamed_on_the_next() {
+    let project = repo();
+    std::fs::write(
+        project.path().join("test_greeting.py"),
+        "import unittest\n\n\nclass Greeting(unittest.TestCase):\n    def test_says_tandem(self):\n        with open('greeting.txt') as f:\n            self.assertIn('tandem', f.read())\n",
+    )
+    .expect("write");
+    let h = Harness::start(
+        scenario("agent_old_check_not_blamed.json"),
+        project.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let first = h.run("Does the greeting test pass?").await;
+    assert!(matches!(first, TurnOutcome::Done { .. }), "{first:?}");
+    let second = h.run("Write notes.txt").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert_eq!(
+        second,
+        TurnOutcome::Done {
+            summary: "Wrote notes.txt.".into()
+        }
+    );
+    let events = h.events();
+    let second_task = events
+        .iter()
+        .rposition(|e| matches!(e, AgentEvent::UserMessage { .. }))
+        .expect("second task");
+    let later = &events[second_task..];
+    assert!(
+        !later.iter().any(|e| matches!(
+            e,
+            AgentEvent::ToolFinished { name, is_error: true, .. } if name == "task_done"
+        )),
+        "the second task_done was sent back"
+    );
+    let warnings = later.iter().find_map(|e| match e {
+        AgentEvent::Done { warnings, .. } => Some(warnings.clone()),
+        _ => None,
+    });
+    assert_eq!(warnings, Some(Vec::new()));
+}
+
 #[tokio::test]
 async fn malformed_arguments_are_explained() {
     let project = repo();
