@@ -38,6 +38,7 @@ mod session_log;
 mod session_view;
 mod settings;
 mod subagents;
+mod summary;
 mod tool_call;
 mod turn;
 
