@@ -25,7 +25,7 @@ struct DownloadState {
     running: bool,
     done: u64,
     total: Option<u64>,
-    error: Option<String>,
+    error: Option<protocol::DownloadFailure>,
     cancel: Option<CancellationToken>,
 }
 
@@ -148,15 +148,12 @@ pub async fn start_builtin_download(
         let mut s = task.lock();
         s.running = false;
         s.cancel = None;
-        s.error = match result {
-            Ok(()) => None,
-            // Stopped by the person: no error, the bytes wait for the next start.
-            Err(builtin::DownloadError::Cancelled) => None,
-            Err(e) => {
-                tracing::warn!(%e, "built-in model download failed");
-                Some(e.to_string())
-            }
-        };
+        // Stopped by the person: no failure (`failure` is None), the bytes wait for the next
+        // start.
+        s.error = result.err().and_then(|e| {
+            tracing::warn!(%e, "built-in model download stopped");
+            e.failure()
+        });
     });
     blocking(move || Ok(status(&d))).await
 }

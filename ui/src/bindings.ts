@@ -161,7 +161,9 @@ sandbox_denial: SandboxDenial | null,
  */
 agent: string | null, };
 
-export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped" | "background";
+export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped" | "background" | "sent_back";
+
+export type ToolSummary = { "kind": "command_ran", exit_code: number | null, timed_out: boolean, duration_ms: number, output: string, cut: boolean, } | { "kind": "command_in_background", task: string, } | { "kind": "file_read", path: string, from: number, to: number, total_lines: number, } | { "kind": "file_seen", path: string, } | { "kind": "file_changed", path: string, created: boolean, added_lines: number, removed_lines: number, } | { "kind": "changes_kept", path: string, kept: number, total: number, } | { "kind": "files_listed", count: number, more: number, } | { "kind": "search_matches", matches: number, files: number, } | { "kind": "page_fetched", url: string, status: number, } | { "kind": "web_results", count: number, } | { "kind": "plan_updated", steps: number, done: number, } | { "kind": "helper_reported", name: string, finished: boolean, files_changed: number, } | { "kind": "sent_back", warnings: Array<DoneWarning>, } | { "kind": "denied", message: string | null, } | { "kind": "refused", reason: string, };
 
 export type DoneWarning = { "kind": "edit_rejected", path: string, } | { "kind": "file_unchanged", path: string, } | { "kind": "check_failed", command: string, exit_code: number | null, };
 
@@ -201,7 +203,13 @@ current: string | null, restored: string | null,
 /**
  * Not shown as text: not UTF-8, or too big.
  */
-binary: boolean, added_lines: number, removed_lines: number, };
+binary: boolean, added_lines: number, removed_lines: number, 
+/**
+ * A program made it, not a person: git ignores it, or it is a cache or build output
+ * (`__pycache__/`, `*.pyc`, `node_modules/`). The preview lists these after the person's
+ * own files, folded.
+ */
+generated: boolean, };
 
 export type RestorePreview = { checkpoint: number, 
 /**
@@ -210,7 +218,8 @@ export type RestorePreview = { checkpoint: number,
  */
 turn: number | null, scope: RestoreScope, 
 /**
- * Files that will change (empty for a conversation-only restore).
+ * Files that will change (empty for a conversation-only restore): the person's own
+ * first, then generated ones, each group in path order.
  */
 files: Array<RestoreFile>, 
 /**
@@ -269,7 +278,12 @@ exit_code?: number,
  * For a command that went on in the background: its task, so a front end can show
  * how it ended later.
  */
-task?: string, } | { "type": "usage", usage: Usage, 
+task?: string, 
+/**
+ * What it came to, for people (older logs lack it; so do results with nothing to
+ * add to the outcome).
+ */
+summary?: ToolSummary, } | { "type": "usage", usage: Usage, 
 /**
  * This call's cost, when the model's price is known.
  */
@@ -520,9 +534,13 @@ export type BuiltinDownload = { running: boolean,
  */
 done: number, total: number | null, 
 /**
- * Why the last attempt failed, in words.
+ * Why the last attempt failed.
  */
-error: string | null, };
+error: DownloadFailure | null, };
+
+export type DownloadFailure = { code: DownloadFailureCode, message: string, detail?: string, };
+
+export type DownloadFailureCode = "unreachable" | "interrupted" | "refused" | "wrong_file" | "cannot_save";
 
 export type UseBuiltinArgs = { model_path: string | null, };
 
@@ -786,6 +804,35 @@ part: string, message: string, stack: string | null, };
 
 /** The address a model server on this computer is offered at (Ollama's). */
 export const DEFAULT_LOCAL_URL = "http://127.0.0.1:11434/v1";
+
+/** Each of Tandem's own tools with its name in words for people. */
+export const TOOL_WORDS: Record<string, string> = {
+  read_file: "Read a file",
+  list_files: "List files",
+  search_codebase: "Search the code",
+  write_file: "Write a file",
+  edit_file: "Edit a file",
+  git_status: "See what changed (git status)",
+  git_diff: "See the changes (git diff)",
+  git_log: "See the history (git log)",
+  git_commit: "Commit",
+  git_branch: "Branches",
+  run_command: "Run a command",
+  task_list: "List background tasks",
+  task_poll: "Check a background task",
+  task_stop: "Stop a background task",
+  wakeup: "Wait",
+  web_fetch: "Fetch a web page",
+  web_search: "Search the web",
+  update_plan: "Update the plan",
+  task_done: "Finish",
+  spawn_subagent: "Hand work to a helper",
+  agent_spawn: "Start a named helper",
+  agent_send: "Send a helper a message",
+  skill_list: "List the skills",
+  skill_activate: "Activate a skill",
+  create_pull_request: "Open a pull request",
+};
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 

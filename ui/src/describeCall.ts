@@ -1,6 +1,6 @@
 // A tool call's title in plain words: "Edit src/main.rs", "Run cargo test" (the command shown
 // as code: as parts, so the window draws code as code instead of printing backticks).
-import type { JsonValue } from "./bindings";
+import { TOOL_WORDS, type JsonValue } from "./bindings";
 
 type Input = { [key: string]: JsonValue | undefined };
 
@@ -17,10 +17,19 @@ function firstLine(text: string, max = 80): string {
 /** One piece of a title: words, or code (a command, a pattern) the window sets in monospace. */
 export type TitlePart = { text: string; code?: boolean };
 
-/** Turns `snake_case` into "Snake case"; an outside tool `server__tool` into "Tool (server)". */
+/** A tool's name for people: Tandem's own from Rust's one table (`spawn_subagent` is "Hand work
+ * to a helper"); another's `snake_case` as "Snake case", and `server__tool` as "Tool (server)". */
 export function plainToolName(name: string): string {
   const cut = name.indexOf("__");
-  if (cut > 0 && cut + 2 < name.length) return `${plainToolName(name.slice(cut + 2))} (${name.slice(0, cut)})`;
+  // A server's own `read_file` is not Tandem's: it keeps its own name, made readable.
+  if (cut > 0 && cut + 2 < name.length) return `${snakeWords(name.slice(cut + 2))} (${name.slice(0, cut)})`;
+  const own = Object.hasOwn(TOOL_WORDS, name) ? TOOL_WORDS[name] : undefined;
+  if (own !== undefined) return own;
+  return snakeWords(name);
+}
+
+/** `snake_case` as "Snake case". */
+function snakeWords(name: string): string {
   const words = name.replace(/_/g, " ").trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
@@ -58,67 +67,61 @@ function plainTitle(name: string, input: Input): string {
   const path = str(input, "path");
   switch (name) {
     case "read_file":
-      return path ? `Read ${path}` : "Read a file";
+      return path ? `Read ${path}` : plainToolName(name);
     case "write_file":
-      return path ? `Write ${path}` : "Write a file";
+      return path ? `Write ${path}` : plainToolName(name);
     case "edit_file":
-      return path ? `Edit ${path}` : "Edit a file";
+      return path ? `Edit ${path}` : plainToolName(name);
     case "list_files":
-      return path && path !== "." ? `List files in ${path}` : "List files in the project";
-    case "task_list":
-      return "List background tasks";
+      return path && path !== "." ? `List files in ${path}` : plainToolName(name);
     case "task_poll": {
       const id = str(input, "id");
-      return id ? `Check background task ${id}` : "Check a background task";
+      return id ? `Check background task ${id}` : plainToolName(name);
     }
     case "task_stop": {
       const id = str(input, "id");
-      return id ? `Stop background task ${id}` : "Stop a background task";
+      return id ? `Stop background task ${id}` : plainToolName(name);
     }
     case "wakeup": {
       const ms = typeof input.delay_ms === "number" ? input.delay_ms : null;
-      return ms === null ? "Wait" : `Wait ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`}`;
+      return ms === null ? plainToolName(name) : `Wait ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`}`;
     }
-    case "git_status":
-      return "Git status";
     case "git_diff":
-      return input.staged === true ? "Git diff (staged)" : "Git diff";
-    case "git_log":
-      return "Git log";
+      return input.staged === true ? "See the changes staged for commit (git diff)" : plainToolName(name);
     case "git_commit": {
       const message = str(input, "message");
-      return message ? `Commit: ${firstLine(message)}` : "Commit";
+      return message ? `Commit: ${firstLine(message)}` : plainToolName(name);
     }
     case "git_branch": {
       const action = str(input, "action");
       const branch = str(input, "name");
       if (action === "create" && branch) return `Create branch ${branch}`;
       if (action === "switch" && branch) return `Switch to branch ${branch}`;
-      return "List branches";
+      return "List the branches";
     }
     case "create_pull_request": {
       const title = str(input, "title");
-      return title ? `Open a pull request: ${firstLine(title)}` : "Open a pull request";
+      return title ? `Open a pull request: ${firstLine(title)}` : plainToolName(name);
     }
     case "web_fetch": {
       const url = str(input, "url");
-      return url ? `Fetch ${firstLine(url, 100)}` : "Fetch a web page";
+      return url ? `Fetch ${firstLine(url, 100)}` : plainToolName(name);
     }
     case "web_search": {
       const query = str(input, "query");
-      return query ? `Search the web for “${firstLine(query, 60)}”` : "Search the web";
+      return query ? `Search the web for “${firstLine(query, 60)}”` : plainToolName(name);
     }
-    case "update_plan":
-      return "Update the plan";
-    case "skill_list":
-      return "List the skills";
     case "skill_activate": {
       const skill = str(input, "name");
-      return skill ? `Activate the skill ${skill}` : "Activate a skill";
+      return skill ? `Activate the skill ${skill}` : plainToolName(name);
     }
     case "task_done": {
       const summary = str(input, "summary");
-      return summary ? `Finish: ${firstLine(summary)}` : "Finish";
+      return summary ? `Finish: ${firstLine(summary)}` : plainToolName(name);
+    }
+    case "spawn_subagent": {
+      const title = str(input, "title");
+      return title ? `Hand work to a helper: ${firstLine(title)}` : plainToolName(name);
     }
     default:
       return plainToolName(name);

@@ -15,7 +15,7 @@ import type {
   SandboxStatus,
   SessionInfo,
 } from "./bindings";
-import { applyEvents, closeTurn, emptyTranscript, foldEvents, type Transcript } from "./transcript";
+import { applyEvents, closeTurn, emptyTranscript, foldEvents, innermost, type Transcript } from "./transcript";
 
 /** A restore the user is looking at before it happens ("Restore to here", Revert). */
 export type RestoreAsk = {
@@ -197,8 +197,13 @@ export const useSession = create<SessionState>((set, get) => ({
         answered,
       };
     });
-    // The session list shows "waiting" and the cost so far: refresh it when either changes.
-    if (events.some((e) => e.type === "approval_needed" || e.type === "approval_answered" || e.type === "usage")) {
+    // The session list shows "waiting" and the cost so far: refresh it when either changes, for
+    // the session's own agent and its sub-agents alike.
+    const refresh = (e: AgentEvent) => {
+      const inner = innermost(e);
+      return inner.type === "approval_needed" || inner.type === "approval_answered" || inner.type === "usage";
+    };
+    if (events.some(refresh)) {
       void get().refreshSessions();
     }
   },

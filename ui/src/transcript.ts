@@ -13,11 +13,14 @@ import type {
   RestoreRecord,
   SkillActivation,
   ToolOutcome,
+  ToolSummary,
   TurnOutcome,
   WakeReason,
 } from "./bindings";
 
-export type ToolStatus = "running" | "waiting" | "done" | "failed" | "denied" | "unfinished" | "background";
+/** `sent_back`: a task_done the engine sent back to the agent (what happened contradicts it):
+ * the work goes on, nothing failed. */
+export type ToolStatus = "running" | "waiting" | "done" | "failed" | "denied" | "unfinished" | "background" | "sent_back";
 
 export type ToolItem = {
   kind: "tool";
@@ -38,9 +41,16 @@ export type ToolItem = {
   exitCode: number | null;
   /** For a command that went on in the background: its task, to show how it ended. */
   task: string | null;
+  /** What it came to, for people (older logs have none). */
+  summary: ToolSummary | null;
 };
 
 export type SubagentStatus = "running" | "done" | "stopped" | "failed";
+
+/** Whether a failure is the one Retry acts on: the session's last outcome while it is still
+ * failed ("live"), one a later turn has moved past ("resolved"), or a sub-agent's, which the
+ * session's own turn answers for ("subagent"). Decided from the events' types, never their words. */
+export type FailureState = "live" | "resolved" | "subagent";
 
 /** A sub-agent the session's agent started: its own transcript, shown in a card. */
 export type SubagentItem = {
@@ -71,10 +81,10 @@ export type TranscriptItem =
   | { kind: "restored"; key: string; record: RestoreRecord }
   /** A skill became active for the task: its tools joined the agent's. */
   | { kind: "skill"; key: string; name: string; origin: ExtensionOrigin; activation: SkillActivation; tools: string[] }
-  | { kind: "error"; key: string; error: EngineError }
+  | { kind: "error"; key: string; error: EngineError; failure: FailureState }
   /** The task_done, with what the engine found contradicting it (empty: nothing). */
   | { kind: "done"; key: string; summary: string; warnings: DoneWarning[] }
-  | { kind: "outcome"; key: string; outcome: TurnOutcome };
+  | { kind: "outcome"; key: string; outcome: TurnOutcome; failure: FailureState };
 
 export type Totals = {
   input_tokens: number;
@@ -149,13 +159,15 @@ function statusOf(outcome: ToolOutcome | undefined, isError: boolean): ToolStatu
       return "unfinished";
     case "background":
       return "background";
+    case "sent_back":
+      return "sent_back";
     default:
       return isError ? "failed" : "done";
   }
 }
 
 /** The innermost event of a sub-agent's (possibly nested) event. */
-function innermost(e: AgentEvent): AgentEvent {
+export function innermost(e: AgentEvent): AgentEvent {
   return e.type === "subagent" ? innermost(e.event) : e;
 }
 
@@ -231,6 +243,16 @@ function ensureTool(s: Transcript, id: string, name: string, input: JsonValue, o
     confinement: null,
     exitCode: null,
     task: null,
+    summary: null,
+  });
+}
+
+/** Failures still live become `to`: a later turn started, or one finished without failing. */
+function settleFailures(s: Transcript, to: FailureState) {
+  s.items.forEach((item, i) => {
+    if ((item.kind === "error" || item.kind === "outcome") && item.failure === "live") {
+      s.items[i] = { ...item, failure: to };
+    }
   });
 }
 
@@ -243,12 +265,14 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
   switch (e.type) {
     case "user_message":
       endStreaming(s);
+      settleFailures(s, "resolved");
       push(s, { kind: "user", text: e.text, checkpoint: e.checkpoint ?? null });
       s.turn = emptyTotals();
       s.turnOpen = true;
       break;
     case "wake":
       endStreaming(s);
+      settleFailures(s, "resolved");
       push(s, { kind: "wake", reason: e.reason });
       s.turn = emptyTotals();
       s.turnOpen = true;
@@ -273,7 +297,11 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       const idx = s.agents[e.agent];
       const item = idx === undefined ? undefined : s.items[idx];
       if (item?.kind === "subagent") {
-        s.items[idx as number] = { ...item, transcript: applyEvents(item.transcript, [e.event], opts) };
+        const transcript = applyEvents(item.transcript, [e.event], opts);
+        // Retry tries the session's turn again, not the sub-agent's.
+        const ended = innermost(e).type;
+        if (ended === "error" || ended === "turn_ended") settleFailures(transcript, "subagent");
+        s.items[idx as number] = { ...item, transcript };
       }
       // Its questions join the session's queue; its cost joins the meter.
       const inner = innermost(e);
@@ -387,6 +415,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
         confinement: e.confinement ?? t.confinement,
         exitCode: e.exit_code ?? null,
         task: e.task ?? null,
+        summary: e.summary ?? null,
         endedMs: opts.live ? opts.now : null,
         status: t.status === "denied" ? "denied" : statusOf(e.outcome, e.is_error),
       }));
@@ -406,12 +435,22 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       break;
     case "error":
       endStreaming(s);
-      push(s, { kind: "error", error: e.error });
+      settleFailures(s, "resolved");
+      push(s, { kind: "error", error: e.error, failure: "live" });
       break;
-    case "done":
+    case "done": {
       endStreaming(s);
-      push(s, { kind: "done", summary: e.summary, warnings: e.warnings ?? [] });
+      // The task_done call that ended the task and the end itself are one block: the summary
+      // takes the call's place.
+      const call = finishingCall(s);
+      if (call === null) push(s, { kind: "done", summary: e.summary, warnings: e.warnings ?? [] });
+      else {
+        const item = s.items[call] as ToolItem;
+        delete s.tools[item.id];
+        s.items[call] = { kind: "done", key: item.key, summary: e.summary, warnings: e.warnings ?? [] };
+      }
       break;
+    }
     case "plan_updated":
       s.plan = e.items;
       break;
@@ -419,6 +458,26 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       endTurn(s, e.outcome, opts);
       break;
   }
+}
+
+/** The accepted task_done of the turn under way (its index), if one came since it began. */
+function finishingCall(s: Transcript): number | null {
+  for (let i = s.items.length - 1; i >= 0; i--) {
+    const item = s.items[i];
+    if (item?.kind === "user" || item?.kind === "wake") return null;
+    if (item?.kind === "tool" && item.name === "task_done" && item.status === "done") return i;
+  }
+  return null;
+}
+
+/** Whether the turn under way already shows its end (a `done` since it began). */
+function saidDone(s: Transcript): boolean {
+  for (let i = s.items.length - 1; i >= 0; i--) {
+    const item = s.items[i];
+    if (item?.kind === "user" || item?.kind === "wake") return false;
+    if (item?.kind === "done") return true;
+  }
+  return false;
 }
 
 function endTurn(s: Transcript, outcome: TurnOutcome, opts: FoldOptions) {
@@ -432,13 +491,17 @@ function endTurn(s: Transcript, outcome: TurnOutcome, opts: FoldOptions) {
   s.pending = [];
   s.turnOpen = false;
   const last = s.items[s.items.length - 1];
+  if (outcome.kind !== "failed") settleFailures(s, "resolved");
   // A finished task already shows its summary; a plain end needs no line.
   if (outcome.kind === "ended") return;
-  if (outcome.kind === "done" && last?.kind === "done") return;
+  if (outcome.kind === "done" && saidDone(s)) return;
   // The error itself is already on screen, just above.
   if (outcome.kind === "failed" && last?.kind === "error") return;
   if (outcome.kind === "done") push(s, { kind: "done", summary: outcome.summary, warnings: [] });
-  else push(s, { kind: "outcome", outcome });
+  else {
+    if (outcome.kind === "failed") settleFailures(s, "resolved");
+    push(s, { kind: "outcome", outcome, failure: outcome.kind === "failed" ? "live" : "resolved" });
+  }
 }
 
 /** The session ended its turn without saying so (the command failed or resolved early). */

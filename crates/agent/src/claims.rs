@@ -44,6 +44,13 @@ impl WorkRecord {
         self.rejected.remove(path);
     }
 
+    /// A new task from the user begins. A check that failed in an earlier task says nothing
+    /// about this one: kept, it was blamed on every later task_done of the session. Rejected
+    /// edits stay, as they are checked against the file as it is now.
+    pub fn new_task(&mut self) {
+        self.last_check = None;
+    }
+
     /// A command ran to its end; a check among them is remembered as the last one.
     pub fn ran(&mut self, command: &str, exit_code: Option<i32>, passed: bool) {
         if is_check(command) {
@@ -233,5 +240,12 @@ mod tests {
         );
         record.ran("python3 -m pytest -q", Some(0), true);
         assert_eq!(record.warnings(&claim, &p), []);
+        record.ran("python3 -m pytest -q", Some(1), false);
+        record.new_task();
+        assert_eq!(
+            record.warnings(&claim, &p),
+            [],
+            "a check of an earlier task is not this task's"
+        );
     }
 }

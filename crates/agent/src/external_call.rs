@@ -32,10 +32,12 @@ impl Agent {
         Ok(Some(match answer {
             ApprovalAnswer::Deny { message } => {
                 let note = message
+                    .as_ref()
                     .map(|m| format!(" The user says: {m}"))
                     .unwrap_or_default();
                 Err(ToolReply::err(format!("The user denied this call.{note}"))
-                    .with(ToolOutcome::Denied))
+                    .with(ToolOutcome::Denied)
+                    .summed(Some(protocol::ToolSummary::Denied { message })))
             }
             ApprovalAnswer::ApprovePartial { .. } => Err(ToolReply::err(
                 "The user approved only part of a call that cannot be split; it did not run."
@@ -52,6 +54,9 @@ impl Agent {
             decision.reason, decision.rule.name
         ))
         .with(ToolOutcome::Refused)
+        .summed(Some(protocol::ToolSummary::Refused {
+            reason: decision.reason.clone(),
+        }))
     }
 
     /// A skill's tool: its program and arguments worked out, judged as that command, asked
@@ -144,6 +149,7 @@ impl Agent {
             exit_code,
             image: None,
             task,
+            summary: crate::summary::of_command(&out.structured),
         }))
     }
 

@@ -39,6 +39,7 @@ mod session_log;
 mod session_view;
 mod settings;
 mod subagents;
+mod summary;
 mod tool_call;
 mod turn;
 

@@ -189,6 +189,7 @@ mod tests {
             confinement: None,
             exit_code: None,
             task: None,
+            summary: None,
         })
         .expect("json")
     }

@@ -165,7 +165,7 @@ pub(crate) fn preview(
     let pending = prepare(cps, entries, req)?;
     let (files, not_restorable) = if req.scope.files() {
         let plan = cps.preview(pending.checkpoint, req.paths.as_deref())?;
-        let files = plan
+        let mut files = plan
             .writes
             .iter()
             .map(|w| {
@@ -189,9 +189,13 @@ pub(crate) fn preview(
                     binary,
                     added_lines,
                     removed_lines,
+                    generated: cps.generated(&w.path),
                 }
             })
-            .collect();
+            .collect::<Vec<RestoreFile>>();
+        // The person's own files first: a cache file sorts before them by name
+        // (`__pycache__`), and the first file listed is the one shown.
+        files.sort_by_key(|f| f.generated);
         (files, plan.not_restorable)
     } else {
         (Vec::new(), Vec::new())

@@ -81,6 +81,10 @@ pub enum SessionError {
         session_project: String,
         project: String,
     },
+    /// Retry was asked for while the session's last turn did not fail (a later turn got past
+    /// the failure): trying it again would run finished work twice.
+    #[error("the session's last turn did not fail: there is nothing to try again")]
+    NothingToRetry,
 }
 
 impl SessionError {
@@ -96,6 +100,7 @@ impl SessionError {
             | SessionError::OtherProject { .. }
             | SessionError::Closed
             | SessionError::Task(_)
+            | SessionError::NothingToRetry
             | SessionError::Restore(_) => FailureCode::Internal,
         }
     }
@@ -129,6 +134,9 @@ struct Shared {
     automatic: AtomicU32,
     /// The session's checkpoints, or why they cannot be kept.
     checkpoints: Result<Arc<Checkpoints>, String>,
+    /// The last turn failed and nothing came after it: the only state Retry acts in. A Retry
+    /// pressed on an old error (scrolled back to) ran the finished task again.
+    last_failed: AtomicBool,
 }
 
 /// A handle on a session: cheap to clone; the session ends when the last handle is dropped.
@@ -230,15 +238,21 @@ impl Session {
             Ok((cps, None)) => Ok(cps),
             Err(e) => Err(e),
         };
-        let conversation = crate::replay::replay(&crate::rewind::effective(&read.entries));
-        Ok(Self::start(
+        let effective = crate::rewind::effective(&read.entries);
+        let conversation = crate::replay::replay(&effective);
+        let (session, events) = Self::start(
             opts,
             id.to_string(),
             log,
             conversation,
             read.header.started_ms,
             checkpoints,
-        ))
+        );
+        session
+            .shared
+            .last_failed
+            .store(ends_failed(&effective), Ordering::SeqCst);
+        Ok((session, events))
     }
 
     fn start(
@@ -315,6 +329,7 @@ impl Session {
             closed: CancellationToken::new(),
             automatic: AtomicU32::new(0),
             checkpoints,
+            last_failed: AtomicBool::new(false),
         });
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
         tokio::spawn(drive(agent, ops_rx, shared.clone()));
@@ -344,9 +359,14 @@ impl Session {
     }
 
     /// Tries the last turn again (it failed: the provider was down, the stream broke).
+    /// `NothingToRetry` once anything came after the failure.
     pub fn retry(&self) -> Result<oneshot::Receiver<TurnOutcome>, SessionError> {
         if self.shared.running.swap(true, Ordering::SeqCst) {
             return Err(SessionError::Busy);
+        }
+        if !self.shared.last_failed.load(Ordering::SeqCst) {
+            self.shared.running.store(false, Ordering::SeqCst);
+            return Err(SessionError::NothingToRetry);
         }
         self.begin(Start::Retry)
     }
@@ -434,16 +454,17 @@ impl Session {
         self.shared.kit.stop_named();
     }
 
-    /// Running or waiting for the user; `None` when idle.
+    /// Running or waiting for the user; `None` when idle. A question waits whichever agent
+    /// asked it: a named agent works on while the session's own turn is over, and its question
+    /// waits for the user as much as one of the turn's.
     pub fn state(&self) -> Option<SessionState> {
-        if !self.shared.running.load(Ordering::SeqCst) {
-            return None;
+        if self.shared.approvals.count() > 0 {
+            return Some(SessionState::Waiting);
         }
-        Some(if self.shared.approvals.count() > 0 {
-            SessionState::Waiting
-        } else {
-            SessionState::Running
-        })
+        self.shared
+            .running
+            .load(Ordering::SeqCst)
+            .then_some(SessionState::Running)
     }
 
     pub fn tasks(&self, include_finished: bool) -> Vec<TaskInfo> {
@@ -498,7 +519,12 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                 Some(Op::Turn { start, done }) => {
                     let _running = Running(&shared.running);
                     agent.turn_checkpoint = checkpoint(&mut agent, &shared).await;
+                    shared.last_failed.store(false, Ordering::SeqCst);
                     let outcome = turn(&mut agent, &shared, start).await;
+                    shared.last_failed.store(
+                        matches!(outcome, TurnOutcome::Failed { .. }),
+                        Ordering::SeqCst,
+                    );
                     drop(_running);
                     let _ = done.send(outcome);
                 }
@@ -528,7 +554,12 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                 // Before the model's message is logged: going back to this turn takes it away.
                 agent.turn_checkpoint = checkpoint(&mut agent, &shared).await;
                 let _ = agent.log.append(&serde_json::json!({"type": "wake_message", "text": message}));
-                turn(&mut agent, &shared, Start::Wake(reason, message)).await;
+                shared.last_failed.store(false, Ordering::SeqCst);
+                let outcome = turn(&mut agent, &shared, Start::Wake(reason, message)).await;
+                shared.last_failed.store(
+                    matches!(outcome, TurnOutcome::Failed { .. }),
+                    Ordering::SeqCst,
+                );
             }
             () = shared.closed.cancelled() => return,
         }
@@ -707,6 +738,26 @@ async fn turn(agent: &mut Agent, shared: &Shared, start: Start) -> TurnOutcome {
     };
     shared.approvals.drop_all();
     outcome
+}
+
+/// Whether a log's last turn ended failed, nothing after it: a reopened session offers Retry
+/// only then.
+fn ends_failed(entries: &[crate::session_log::Entry<Value>]) -> bool {
+    entries
+        .iter()
+        .rev()
+        .find_map(|e| match e.event.get("type").and_then(Value::as_str) {
+            Some("turn_ended") => Some(
+                e.event
+                    .get("outcome")
+                    .and_then(|o| o.get("kind"))
+                    .and_then(Value::as_str)
+                    == Some("failed"),
+            ),
+            Some("user_message") | Some("wake") => Some(false),
+            _ => None,
+        })
+        .unwrap_or(false)
 }
 
 /// What the model and the transcript are told when the agent wakes.

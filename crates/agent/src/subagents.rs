@@ -311,13 +311,22 @@ impl Agent {
                 "The role `{role}` has no model of its own in the settings, so it used the default one.\n"
             ));
         }
+        let files_count = files.len();
         self.changed_files.extend(files);
         let failed = !matches!(outcome, TurnOutcome::Done { .. } | TurnOutcome::Ended);
-        Ok(Some(if failed {
-            ToolReply::err(text)
-        } else {
-            ToolReply::ok(text)
-        }))
+        let summary = Some(protocol::ToolSummary::HelperReported {
+            name: args.title.clone(),
+            finished: !failed,
+            files_changed: files_count as u32,
+        });
+        Ok(Some(
+            if failed {
+                ToolReply::err(text)
+            } else {
+                ToolReply::ok(text)
+            }
+            .summed(summary),
+        ))
     }
 
     async fn agent_spawn(

@@ -7,7 +7,7 @@ use crate::turn::{Agent, AgentError, ToolReply};
 use policy::{Context, Mode, Verdict};
 use protocol::{
     AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason, PlanItem,
-    SandboxDenial, ToolOutcome,
+    SandboxDenial, ToolOutcome, ToolSummary,
 };
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -97,7 +97,10 @@ impl Agent {
                         "The policy refused this call: {} [{}]. Do not retry it; find another way or ask the user.",
                         decision.reason, decision.rule.name
                     ))
-                    .with(ToolOutcome::Refused),
+                    .with(ToolOutcome::Refused)
+                    .summed(Some(ToolSummary::Refused {
+                        reason: decision.reason.clone(),
+                    })),
                 ));
             }
             Verdict::Ask => {
@@ -153,11 +156,13 @@ impl Agent {
                             self.record.rejected(&p.path, p.original.as_deref());
                         }
                         let note = message
+                            .as_ref()
                             .map(|m| format!(" The user says: {m}"))
                             .unwrap_or_default();
                         return Ok(Some(
                             ToolReply::err(format!("The user denied this call.{note}"))
-                                .with(ToolOutcome::Denied),
+                                .with(ToolOutcome::Denied)
+                                .summed(Some(ToolSummary::Denied { message })),
                         ));
                     }
                     ApprovalAnswer::ApprovePartial { accepted_hunks } => {
@@ -203,6 +208,11 @@ impl Agent {
                             change.path,
                             tools::render_change(&change, "Wrote").trim_end_matches('.')
                         ))
+                        .summed(Some(ToolSummary::ChangesKept {
+                            path: change.path.clone(),
+                            kept: set.len() as u32,
+                            total: total as u32,
+                        }))
                     }
                     Err(e) => ToolReply::err(e.to_string()),
                 },
@@ -250,6 +260,7 @@ impl Agent {
                     {
                         self.emit(AgentEvent::PlanUpdated { items })?;
                     }
+                    let summary = crate::summary::of(name, &out.structured);
                     if name == "read_file"
                         && let Ok(protocol::FileContent::Image {
                             path,
@@ -261,7 +272,7 @@ impl Agent {
                     {
                         image = Some((path, mime, data_base64));
                     }
-                    let mut reply = ToolReply::ok(out.text);
+                    let mut reply = ToolReply::ok(out.text).summed(summary);
                     reply.image = image;
                     reply
                 }
@@ -445,6 +456,7 @@ impl Agent {
             exit_code,
             image: None,
             task,
+            summary: crate::summary::of_command(&out.structured),
         };
         let Some(denial) = denial.filter(|_| mode != Mode::ReadOnly) else {
             return Ok(Some(sandboxed_reply));
@@ -495,6 +507,7 @@ impl Agent {
                             exit_code,
                             image: None,
                             task,
+                            summary: crate::summary::of_command(&out.structured),
                         }
                     }
                     Err(e) => {

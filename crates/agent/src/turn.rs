@@ -166,6 +166,8 @@ pub(crate) struct ToolReply {
     pub image: Option<(String, String, String)>,
     /// For a command that went on in the background: its task's id.
     pub task: Option<String>,
+    /// What it came to, for people.
+    pub summary: Option<protocol::ToolSummary>,
 }
 
 impl ToolReply {
@@ -178,6 +180,7 @@ impl ToolReply {
             exit_code: None,
             image: None,
             task: None,
+            summary: None,
         }
     }
 
@@ -190,11 +193,17 @@ impl ToolReply {
             exit_code: None,
             image: None,
             task: None,
+            summary: None,
         }
     }
 
     pub fn with(mut self, outcome: ToolOutcome) -> Self {
         self.outcome = outcome;
+        self
+    }
+
+    pub fn summed(mut self, summary: Option<protocol::ToolSummary>) -> Self {
+        self.summary = summary;
         self
     }
 }
@@ -478,6 +487,7 @@ impl Agent {
     ) -> Result<Outcome, AgentError> {
         let text = crate::replay::with_notes(&mut self.notes, task);
         self.messages.push(Message::user_text(text));
+        self.record.new_task();
         let checkpoint = self.turn_checkpoint.take();
         self.emit(AgentEvent::UserMessage {
             text: task.to_string(),
@@ -716,6 +726,7 @@ impl Agent {
                             confinement: None,
                             exit_code: None,
                             task: None,
+                            summary: None,
                         })?;
                         results.push(ContentBlock::ToolResult {
                             tool_use_id: i,
@@ -759,8 +770,11 @@ impl Agent {
                         // warnings with it.
                         done_pushed_back = true;
                         reply.text = done_pushback(&warnings);
+                        // An error for the model (its call did not end the task); for
+                        // people, the work going on.
                         reply.is_error = true;
-                        reply.outcome = ToolOutcome::Failed;
+                        reply.outcome = ToolOutcome::SentBack;
+                        reply.summary = Some(protocol::ToolSummary::SentBack { warnings });
                     } else {
                         let summary = input
                             .get("summary")
@@ -780,6 +794,7 @@ impl Agent {
                     confinement: reply.confinement,
                     exit_code: reply.exit_code,
                     task: reply.task.clone(),
+                    summary: reply.summary.clone(),
                 })?;
                 results.push(ContentBlock::ToolResult {
                     tool_use_id: id,
@@ -842,6 +857,7 @@ impl Agent {
             confinement: reply.confinement,
             exit_code: reply.exit_code,
             task: reply.task.clone(),
+            summary: reply.summary.clone(),
         })?;
         Ok(Some((reply.text, reply.is_error)))
     }

@@ -176,3 +176,53 @@ async fn no_model_set_up_points_to_settings_without_files_or_variables() {
     assert!(!error.message.contains("settings.toml"));
     assert!(!error.message.contains("TANDEM_"));
 }
+
+/// Retry acts on the session's last outcome while it is a failure: live after the failed
+/// turn, and again after the session is reopened from its log.
+#[tokio::test]
+async fn retry_is_offered_for_a_failed_last_turn_also_after_reopening() {
+    let project = tempfile::tempdir().expect("tempdir");
+    let config_dir = tempfile::tempdir().expect("tempdir");
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let opts = || SessionOptions {
+        root: tools::ProjectRoot::open(project.path()).expect("open"),
+        sessions_dir: sessions.path().to_path_buf(),
+        policy: policy::Policy::builtin(),
+        config: AgentConfig::new(""),
+        resolver: agent::provider_resolver(
+            PresetSlot::new(None),
+            config_dir.path().join("settings.toml"),
+        ),
+        sandboxing: Sandboxing::Off,
+        tmp_dir: None,
+        web_search: None,
+        extensions: agent::Extensions::none(),
+    };
+    let (session, _events) = Session::create(opts(), "fix it").expect("session");
+    let first = session.run("Fix the bug").await.expect("turn");
+    assert_eq!(failed(&first).code, FailureCode::NoProvider);
+    let again = session
+        .retry()
+        .expect("a failed last turn may be tried again");
+    assert_eq!(
+        failed(&again.await.expect("outcome")).code,
+        FailureCode::NoProvider
+    );
+    let id = session.id().to_string();
+    drop(session);
+    // The log is let go once the engine has ended.
+    let reopened = loop {
+        match Session::open(opts(), &id) {
+            Ok((s, _)) => break s,
+            Err(agent::SessionError::Log(agent::LogError::Busy(_))) => {
+                tokio::time::sleep(Duration::from_millis(50)).await
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let retried = reopened.retry().expect("still failed after reopening");
+    assert_eq!(
+        failed(&retried.await.expect("outcome")).code,
+        FailureCode::NoProvider
+    );
+}

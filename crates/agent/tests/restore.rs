@@ -382,3 +382,46 @@ async fn a_restore_a_crash_cut_short_is_finished_when_the_session_opens_again() 
     assert!(!dir.join("restore-journal.json").exists());
     assert_eq!(tree(&root), at_two);
 }
+
+/// A restore's preview listed a cache file Python wrote (`__pycache__/…pyc`: "removed", "not
+/// text") first, selected, before the file the person cares about: it is flagged as generated
+/// and comes after the person's own files.
+#[tokio::test]
+async fn a_restore_preview_lists_the_persons_files_before_generated_ones() {
+    let p = project(true);
+    let h = Harness::start(
+        scenario("agent_restore_generated_last.json"),
+        p.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert!(matches!(
+        h.run("Fix calc.py and check it compiles").await,
+        TurnOutcome::Done { .. }
+    ));
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    let turns = checkpoints_of_turns(&h.events());
+    let preview = h
+        .session
+        .preview_restore(request(turns[0], RestoreScope::FilesOnly))
+        .await
+        .expect("preview");
+    let files: Vec<(&str, bool)> = preview
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.generated))
+        .collect();
+    assert_eq!(files.first(), Some(&("calc.py", false)), "{files:?}");
+    let cache = preview
+        .files
+        .iter()
+        .find(|f| f.path.starts_with("__pycache__/"))
+        .expect("the cache file Python wrote");
+    assert!(cache.generated && cache.action == RestoreAction::Delete);
+    // The person's files, then the generated ones.
+    assert!(
+        files.windows(2).all(|w| w[0].1 <= w[1].1),
+        "generated files come last: {files:?}"
+    );
+}

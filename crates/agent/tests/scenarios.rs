@@ -9,7 +9,7 @@ use agent::{AgentConfig, Sandboxing, Session, SessionOptions, read_session};
 use harness::{Harness, Setup, scenario};
 use model_server::Scenario;
 use policy::{Mode, Policy};
-use protocol::{AgentEvent, ApprovalAnswer, DoneWarning, ToolOutcome, TurnOutcome};
+use protocol::{AgentEvent, ApprovalAnswer, DoneWarning, ToolOutcome, ToolSummary, TurnOutcome};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -308,6 +308,156 @@ async fn a_task_done_that_contradicts_what_happened_carries_warnings() {
         read.entries
             .iter()
             .any(|e| matches!(&e.event, AgentEvent::Done { warnings, .. } if warnings.len() == 3))
+    );
+}
+
+/// A test that failed in the first task was blamed on every later one ("the last check
+/// failed: test_greeting"): what the engine remembers of the last check belongs to the task.
+#[tokio::test]
+async fn a_check_that_failed_in_an_earlier_task_is_not_blamed_on_the_next() {
+    let project = repo();
+    std::fs::write(
+        project.path().join("test_greeting.py"),
+        "import unittest\n\n\nclass Greeting(unittest.TestCase):\n    def test_says_tandem(self):\n        with open('greeting.txt') as f:\n            self.assertIn('tandem', f.read())\n",
+    )
+    .expect("write");
+    let h = Harness::start(
+        scenario("agent_old_check_not_blamed.json"),
+        project.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let first = h.run("Does the greeting test pass?").await;
+    assert!(matches!(first, TurnOutcome::Done { .. }), "{first:?}");
+    let second = h.run("Write notes.txt").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert_eq!(
+        second,
+        TurnOutcome::Done {
+            summary: "Wrote notes.txt.".into()
+        }
+    );
+    let events = h.events();
+    let second_task = events
+        .iter()
+        .rposition(|e| matches!(e, AgentEvent::UserMessage { .. }))
+        .expect("second task");
+    let later = &events[second_task..];
+    assert!(
+        !later.iter().any(|e| matches!(
+            e,
+            AgentEvent::ToolFinished { name, is_error: true, .. } if name == "task_done"
+        )),
+        "the second task_done was sent back"
+    );
+    let warnings = later.iter().find_map(|e| match e {
+        AgentEvent::Done { warnings, .. } => Some(warnings.clone()),
+        _ => None,
+    });
+    assert_eq!(warnings, Some(Vec::new()));
+}
+
+/// Tool cards showed the text written for the model ("[exit code 0; 0.2 s; full output: …]",
+/// "applied hunks [0] … numbered from 0"): each result now carries a typed summary the window
+/// words for people.
+#[tokio::test]
+async fn each_tool_result_carries_a_summary_for_people() {
+    let project = repo();
+    let (h, outcome) = run(
+        "agent_tool_summaries.json",
+        project.path(),
+        Mode::FullAuto,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let summaries: Vec<(String, Option<ToolOutcome>, Option<ToolSummary>)> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished {
+                id,
+                outcome,
+                summary,
+                ..
+            } => Some((id, outcome, summary)),
+            _ => None,
+        })
+        .collect();
+    let of = |id: &str| {
+        summaries
+            .iter()
+            .find(|(i, _, _)| i == id)
+            .and_then(|(_, _, s)| s.clone())
+            .unwrap_or_else(|| panic!("no summary for {id}: {summaries:#?}"))
+    };
+    assert_eq!(of("p1"), ToolSummary::PlanUpdated { steps: 2, done: 1 });
+    assert_eq!(
+        of("r1"),
+        ToolSummary::FileRead {
+            path: "list.txt".into(),
+            from: 1,
+            to: 20,
+            total_lines: 20
+        }
+    );
+    // greeting.txt and list.txt; .env is a secret, kept out of listings.
+    assert_eq!(of("l1"), ToolSummary::FilesListed { count: 2, more: 0 });
+    // `line 1` matches line 1 and lines 10 to 19 of list.txt.
+    assert_eq!(
+        of("s1"),
+        ToolSummary::SearchMatches {
+            matches: 11,
+            files: 1
+        }
+    );
+    assert_eq!(
+        of("w1"),
+        ToolSummary::FileChanged {
+            path: "notes.txt".into(),
+            created: true,
+            added_lines: 2,
+            removed_lines: 0
+        }
+    );
+    assert_eq!(
+        of("e1"),
+        ToolSummary::FileChanged {
+            path: "greeting.txt".into(),
+            created: false,
+            added_lines: 1,
+            removed_lines: 1
+        }
+    );
+    match of("c1") {
+        ToolSummary::CommandRan {
+            exit_code,
+            timed_out,
+            output,
+            cut,
+            ..
+        } => {
+            assert_eq!((exit_code, timed_out, cut), (Some(0), false, false));
+            assert_eq!(
+                output, "1\n",
+                "what the command printed, without the model's notes"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        matches!(of("c2"), ToolSummary::CommandRan { exit_code: Some(code), .. } if code != 0),
+        "{:?}",
+        of("c2")
+    );
+    // The first task_done was sent back: a step of the work, not a failure.
+    let sent_back = summaries.iter().find(|(i, _, _)| i == "d1").expect("d1");
+    assert_eq!(sent_back.1, Some(ToolOutcome::SentBack));
+    assert!(
+        matches!(&sent_back.2, Some(ToolSummary::SentBack { warnings }) if matches!(warnings.as_slice(), [DoneWarning::CheckFailed { .. }])),
+        "{sent_back:?}"
     );
 }
 

@@ -245,6 +245,73 @@ async fn two_named_agents_talk_and_the_parent_hears_both_reports() {
     );
 }
 
+/// A named agent's question, asked after the session's own turn ended, showed the session as
+/// done or running in the list, not as waiting for the user.
+#[tokio::test]
+async fn a_named_agents_question_while_the_session_is_idle_waits_for_the_user() {
+    let p = project();
+    let mut setup = Setup::new(Mode::Ask);
+    setup.hold_questions = true;
+    let h = Harness::start(
+        scenario("agent_named_agent_asks_while_idle.json"),
+        p.path(),
+        setup,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Coordinate the team").await;
+    assert_eq!(outcome, TurnOutcome::Ended);
+    h.until("the writer's question", |_| !h.questions().is_empty())
+        .await;
+    assert_eq!(
+        h.session.state(),
+        Some(protocol::SessionState::Waiting),
+        "the session's turn is over; its named agent waits for an answer"
+    );
+    let asked = h.questions();
+    assert_eq!(asked[0].agent.as_deref(), Some("writer"));
+    h.session
+        .answer(&asked[0].id, ApprovalAnswer::Approve)
+        .expect("answer");
+    h.until(
+        "the writer's report woke the session and its turn ended",
+        |events| {
+            events
+                .iter()
+                .filter(|e| matches!(e, AgentEvent::TurnEnded { .. }))
+                .count()
+                == 2
+        },
+    )
+    .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert_eq!(
+        std::fs::read_to_string(p.path().join("greeting.txt")).expect("read"),
+        "hello\n"
+    );
+}
+
+/// Retry stayed live on an error after the turn recovered and finished; pressing it ran the
+/// finished task again. The engine itself refuses: Retry acts only on a last turn that failed.
+#[tokio::test]
+async fn retry_after_a_turn_that_did_not_fail_runs_nothing() {
+    let p = project();
+    let h = Harness::start(
+        scenario("agent_retry_after_done.json"),
+        p.path(),
+        Setup::new(Mode::Ask),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert_eq!(h.run("Check the code").await, TurnOutcome::Ended);
+    assert!(
+        matches!(h.session.retry(), Err(SessionError::NothingToRetry)),
+        "the finished turn must not run again"
+    );
+    assert_eq!(h.session.state(), None, "nothing started");
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+}
+
 #[tokio::test]
 async fn stopping_the_parent_ends_every_child_and_its_processes() {
     let p = project();

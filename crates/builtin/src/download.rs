@@ -31,10 +31,19 @@ pub const DEFAULT_MODEL: ModelSpec = ModelSpec {
 
 #[derive(Debug, thiserror::Error)]
 pub enum DownloadError {
-    #[error("the download failed: {0}")]
-    Http(String),
-    #[error("the server answered HTTP {0}")]
-    Status(u16),
+    /// No connection to the server (offline, no name lookup, refused, timed out).
+    #[error("could not reach {host}: {detail}")]
+    Unreachable { host: String, detail: String },
+    /// The connection broke after `done` bytes were saved.
+    #[error("the download from {host} stopped after {done} bytes: {detail}")]
+    Interrupted {
+        host: String,
+        done: u64,
+        total: Option<u64>,
+        detail: String,
+    },
+    #[error("{host} answered HTTP {status}")]
+    Status { host: String, status: u16 },
     #[error(
         "the downloaded file is not the expected one (sha256 {actual}, expected {expected}); it was deleted"
     )]
@@ -46,6 +55,88 @@ pub enum DownloadError {
     },
     #[error("cancelled; the download continues from here next time")]
     Cancelled,
+}
+
+/// The message of an error and of every error under it, for the Details fold: reqwest's own
+/// says only "error sending request for url (…)"; what went wrong is in its sources.
+fn causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = s.source();
+    }
+    text
+}
+
+fn size_words(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1_000_000_000 => format!("{:.1} GB", b as f64 / 1e9),
+        b if b >= 1_000_000 => format!("{:.0} MB", b as f64 / 1e6),
+        b => format!("{:.0} kB", b as f64 / 1e3),
+    }
+}
+
+impl DownloadError {
+    /// The failure as front ends show it: what happened and what to do, in words for people,
+    /// its code, and the technical cause. `None` for a cancel, which is no failure.
+    pub fn failure(&self) -> Option<protocol::DownloadFailure> {
+        use protocol::DownloadFailureCode as Code;
+        const RESUME: &str = "then Resume: it carries on where it stopped";
+        let (code, message, detail) = match self {
+            DownloadError::Unreachable { host, detail } => (
+                Code::Unreachable,
+                format!(
+                    "Tandem could not reach {host} to download the model. Check that this computer is online, {RESUME}."
+                ),
+                Some(detail.clone()),
+            ),
+            DownloadError::Interrupted {
+                host,
+                done,
+                total,
+                detail,
+            } => (
+                Code::Interrupted,
+                format!(
+                    "The download from {host} broke off after {}{}. Check that this computer is online, {RESUME}.",
+                    size_words(*done),
+                    total.map(|t| format!(" of {}", size_words(t))).unwrap_or_default()
+                ),
+                Some(detail.clone()),
+            ),
+            DownloadError::Status { host, status } => (
+                Code::Refused,
+                format!(
+                    "{host} would not give the model file (it answered with error {status}). Try Resume later, or use a model file you already have."
+                ),
+                Some(format!("HTTP {status}")),
+            ),
+            DownloadError::ChecksumMismatch { .. } => (
+                Code::WrongFile,
+                "What arrived is not the expected model file, so Tandem deleted it. Download it again, or use a model file you already have.".to_string(),
+                Some(self.to_string()),
+            ),
+            DownloadError::Io { path, source } => (
+                Code::CannotSave,
+                format!(
+                    "Tandem could not save the model in {}. Make room on the disk or check that the folder can be written, {RESUME}.",
+                    path.parent().unwrap_or(path).display()
+                ),
+                Some(source.to_string()),
+            ),
+            DownloadError::Cancelled => return None,
+        };
+        Some(protocol::DownloadFailure {
+            code,
+            message,
+            detail,
+        })
+    }
 }
 
 /// Bytes so far and the total when the server says it.
@@ -86,17 +177,25 @@ pub async fn download(
         .await
         .map(|m| m.len())
         .unwrap_or(0);
+    let host = reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_else(|| url.to_string());
+    let unreachable = |e: reqwest::Error| DownloadError::Unreachable {
+        host: host.clone(),
+        detail: causes(&e),
+    };
     let client = reqwest::Client::builder()
         .user_agent(concat!("Tandem/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(std::time::Duration::from_secs(15))
         .build()
-        .map_err(|e| DownloadError::Http(e.to_string()))?;
+        .map_err(unreachable)?;
     let mut request = client.get(url);
     if have > 0 {
         request = request.header(reqwest::header::RANGE, format!("bytes={have}-"));
     }
     let mut response = tokio::select! {
-        r = request.send() => r.map_err(|e| DownloadError::Http(e.to_string()))?,
+        r = request.send() => r.map_err(unreachable)?,
         _ = cancel.cancelled() => return Err(DownloadError::Cancelled),
     };
     let status = response.status().as_u16();
@@ -105,7 +204,7 @@ pub async fn download(
         200 => (0, false),
         // Nothing after what we have: the part is whole (the checksum says if it is right).
         416 if have > 0 => (have, true),
-        s => return Err(DownloadError::Status(s)),
+        s => return Err(DownloadError::Status { host, status: s }),
     };
     let total = response.content_length().map(|len| len + done);
     let mut file = std::fs::OpenOptions::new()
@@ -119,7 +218,12 @@ pub async fn download(
     if status != 416 {
         loop {
             let chunk = tokio::select! {
-                c = response.chunk() => c.map_err(|e| DownloadError::Http(e.to_string()))?,
+                c = response.chunk() => c.map_err(|e| DownloadError::Interrupted {
+                    host: host.clone(),
+                    done,
+                    total,
+                    detail: causes(&e),
+                })?,
                 _ = cancel.cancelled() => {
                     file.flush().map_err(io(&part))?;
                     return Err(DownloadError::Cancelled);

@@ -72,7 +72,10 @@ async fn an_interrupted_download_resumes_and_is_checked() {
     let want = sha(&body());
     let cancel = CancellationToken::new();
     let first = download(&url, &want, &dest, &mut |_| {}, &cancel).await;
-    assert!(matches!(first, Err(DownloadError::Http(_))), "{first:?}");
+    assert!(
+        matches!(first, Err(DownloadError::Interrupted { done: 100_000, .. })),
+        "{first:?}"
+    );
     assert!(!dest.exists(), "a partial file never has the final name");
     assert_eq!(
         std::fs::metadata(partial_path(&dest)).expect("part").len(),
@@ -124,4 +127,61 @@ async fn cancel_keeps_the_bytes_for_later() {
     let r = download(&url, &sha(&body()), &dest, &mut |_| {}, &cancel).await;
     assert!(matches!(r, Err(DownloadError::Cancelled)), "{r:?}");
     assert!(!dest.exists());
+}
+
+/// A failed download said "error sending request for url (https://…)" and nothing to do: it
+/// says, in words, that the server could not be reached and that Resume carries on; the
+/// cause is kept for Details, and the code tells the window what to offer.
+#[tokio::test]
+async fn a_server_that_cannot_be_reached_is_said_in_words_with_the_next_step() {
+    // A port nothing listens on: the connection is refused.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    drop(listener);
+    let dir = tempfile::tempdir().expect("dir");
+    let dest = dir.path().join("model.gguf");
+    let url = format!("http://{addr}/model.gguf");
+    let r = download(
+        &url,
+        &sha(&body()),
+        &dest,
+        &mut |_| {},
+        &CancellationToken::new(),
+    )
+    .await;
+    let e = r.expect_err("nothing listens there");
+    assert!(matches!(e, DownloadError::Unreachable { .. }), "{e:?}");
+    let failure = e.failure().expect("a failure to show");
+    assert_eq!(failure.code, protocol::DownloadFailureCode::Unreachable);
+    assert_eq!(
+        failure.message,
+        "Tandem could not reach 127.0.0.1 to download the model. Check that this computer is online, then Resume: it carries on where it stopped."
+    );
+    assert!(!failure.message.contains("http"), "no address in the words");
+    let detail = failure.detail.expect("the cause, for Details");
+    assert!(detail.contains("refused"), "{detail}");
+}
+
+/// A connection cut partway says how much is saved, and that Resume carries on from there.
+#[tokio::test]
+async fn a_cut_connection_says_what_is_kept_and_to_resume() {
+    let (url, _) = server(100_000).await;
+    let dir = tempfile::tempdir().expect("dir");
+    let dest = dir.path().join("model.gguf");
+    let e = download(
+        &url,
+        &sha(&body()),
+        &dest,
+        &mut |_| {},
+        &CancellationToken::new(),
+    )
+    .await
+    .expect_err("cut");
+    let failure = e.failure().expect("a failure to show");
+    assert_eq!(failure.code, protocol::DownloadFailureCode::Interrupted);
+    assert_eq!(
+        failure.message,
+        "The download from 127.0.0.1 broke off after 100 kB of 300 kB. Check that this computer is online, then Resume: it carries on where it stopped."
+    );
+    assert!(DownloadError::Cancelled.failure().is_none());
 }

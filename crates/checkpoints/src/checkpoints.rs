@@ -205,6 +205,22 @@ impl Checkpoints {
         }
     }
 
+    /// Whether a program made the file at `path`, not a person: git ignores it, or its name
+    /// says so (`__pycache__/`, `*.pyc`, `node_modules/`, build output). For ordering a
+    /// restore's preview; it restores like any other file.
+    pub fn generated(&self, path: &str) -> bool {
+        if crate::generated::by_name(path) {
+            return true;
+        }
+        match &self.inner().git {
+            Some(g) => g.is_ignored(path),
+            None => GitView::discover(&self.root).is_some_and(|(repo, prefix)| {
+                repo.is_path_ignored(format!("{prefix}{path}"))
+                    .unwrap_or(false)
+            }),
+        }
+    }
+
     /// The first checkpoint: the project before the session changed anything.
     pub fn session_start(&self) -> Option<u32> {
         self.inner().checkpoints.first().map(|c| c.id)

@@ -10,6 +10,7 @@
 
 mod checkpoints;
 mod error;
+mod generated;
 mod git_view;
 mod plan;
 mod scan;

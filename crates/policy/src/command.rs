@@ -92,6 +92,9 @@ pub struct At {
     pub writes: bool,
     /// Something around it (a variable set for it) keeps it from counting as only reading.
     pub tainted: bool,
+    /// The words a person wrote before it when it is a Python module run (`python3 -m`): it is
+    /// judged as the module, and a rule offered for it names it as the person ran it.
+    pub run_as: Option<Vec<String>>,
 }
 
 impl At {
@@ -102,6 +105,7 @@ impl At {
             stdin: Stdin::Inherited,
             writes: false,
             tainted: false,
+            run_as: None,
         }
     }
 
@@ -109,6 +113,7 @@ impl At {
     pub fn deeper(&self) -> At {
         At {
             depth: self.depth + 1,
+            run_as: None,
             ..self.clone()
         }
     }
@@ -465,6 +470,7 @@ impl<'a> Judge<'a> {
                 stdin: cmd.stdin.clone(),
                 writes: false,
                 tainted: at.tainted,
+                run_as: None,
             };
             for r in &cmd.redirects {
                 self.redirect(r.kind, &r.target, &here);
@@ -820,6 +826,9 @@ impl<'a> Judge<'a> {
                     }
                     inner_at.tainted = true;
                 }
+                inner_at.run_as = words
+                    .first()
+                    .map(|python| vec![python.shown().to_string(), "-m".to_string()]);
                 let mut inner = vec![Word::Literal(module)];
                 inner.extend(words.iter().skip(from).cloned());
                 self.words(&inner, &inner_at);
@@ -1023,6 +1032,10 @@ impl<'a> Judge<'a> {
         }
         let suggestions = if literal && !facts.no_suggestions {
             suggest::command_pattern(&shown_refs)
+                .and_then(|p| match &at.run_as {
+                    Some(before) => suggest::as_run(before, &p, name, &args),
+                    None => Some(p),
+                })
                 .map(|p| suggest::command(&p))
                 .unwrap_or_default()
         } else {

@@ -10,6 +10,20 @@
 use crate::shell::basename;
 use globset::{GlobBuilder, GlobMatcher};
 
+/// `python3 -m MODULE args…` as the engine judges it: the module is the program, since it runs
+/// what `MODULE args…` runs, whichever Python starts it. A rule written the way a person runs
+/// the module (`python3 -m unittest test_calc`) is matched so, and so is a rule's example.
+pub fn module_run<'a, 'b>(words: &'a [&'b str]) -> Option<&'a [&'b str]> {
+    let [program, flag, rest @ ..] = words else {
+        return None;
+    };
+    if *flag != "-m" || rest.is_empty() {
+        return None;
+    }
+    crate::interpreters::interpreter_named(program).filter(|i| i.module == Some('m'))?;
+    Some(rest)
+}
+
 #[derive(Debug, Clone)]
 pub struct CommandPattern {
     text: String,
@@ -101,7 +115,8 @@ impl Args {
 
 impl CommandPattern {
     pub fn parse(text: &str) -> Result<CommandPattern, String> {
-        let mut tokens = text.split_whitespace();
+        let all: Vec<&str> = text.split_whitespace().collect();
+        let mut tokens = module_run(&all).unwrap_or(&all).iter().copied();
         let program_text = tokens
             .next()
             .ok_or_else(|| "an empty command pattern matches nothing; remove it".to_string())?;

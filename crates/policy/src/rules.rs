@@ -754,7 +754,8 @@ fn check_examples(
         let Some(cmd) = parsed.commands.first() else {
             return false;
         };
-        let words: Vec<&str> = cmd.words.iter().map(|w| w.shown()).collect();
+        let all: Vec<&str> = cmd.words.iter().map(|w| w.shown()).collect();
+        let words = crate::pattern::module_run(&all).unwrap_or(&all);
         let Some((program, rest)) = words.split_first() else {
             return false;
         };

@@ -78,6 +78,21 @@ pub fn command_pattern(words: &[&str]) -> Option<String> {
         .then_some(text)
 }
 
+/// A module's pattern (`unittest test_calc`) as the person ran it (`python3 -m unittest
+/// test_calc`): what the offer says is what is granted, and it still allows this very call.
+pub fn as_run(before: &[String], pattern: &str, name: &str, args: &Args) -> Option<String> {
+    if before.iter().any(|w| {
+        w.is_empty() || w.contains(char::is_whitespace) || w.contains(['*', '?', '[', '{'])
+    }) {
+        return None;
+    }
+    let text = format!("{} {pattern}", before.join(" "));
+    CommandPattern::parse(&text)
+        .ok()?
+        .matches_strict(name, args)
+        .then_some(text)
+}
+
 pub fn command(pattern: &str) -> Vec<Suggestion> {
     vec![
         Suggestion {

@@ -617,6 +617,43 @@ fn suggestions_are_precise_and_would_allow_the_call() {
     );
 }
 
+/// "Always allow “unittest test_calc”" was offered for `python3 -m unittest test_calc`: the
+/// offer names the command as the person ran it, and granting it allows that very call and no
+/// other module or test.
+#[test]
+fn a_python_module_run_is_offered_as_it_was_run() {
+    let fx = fixture();
+    let case = cmd(ASK, "python3 -m unittest test_calc", Q);
+    let d = run(&Policy::builtin(), &fx, &case);
+    assert_eq!(d.decision, Verdict::Ask, "{}", d.reason);
+    let labels: Vec<_> = d.suggestions.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "Always allow “python3 -m unittest test_calc” in this project",
+            "Allow “python3 -m unittest test_calc” for this session"
+        ]
+    );
+    assert_eq!(
+        d.suggestions[0].grant,
+        Grant::AllowCommand("python3 -m unittest test_calc".into())
+    );
+    let mut policy = Policy::builtin();
+    policy.grant(&d.suggestions[0].grant).expect("grant");
+    assert_eq!(run(&policy, &fx, &case).decision, Verdict::Allow);
+    for other in [
+        "python3 -m unittest test_other",
+        "python3 -m pip install test_calc",
+        "python3 -m unittest",
+    ] {
+        assert_eq!(
+            run(&policy, &fx, &cmd(ASK, other, Q)).decision,
+            Verdict::Ask,
+            "{other}"
+        );
+    }
+}
+
 #[test]
 fn user_rules_add_and_project_rules_only_tighten() {
     let fx = fixture();
@@ -675,6 +712,7 @@ fn every_offered_grant_allows_its_call_after_a_restart() {
         "cargo run --bin tool > report.md",
         "sed -i s/a/b/ src/main.rs",
         "mkdir -p build && cp src/main.rs build/",
+        "python3 -m unittest test_calc",
     ];
     let mut offered = 0;
     for command in calls {

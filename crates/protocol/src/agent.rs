@@ -55,6 +55,107 @@ pub enum ToolOutcome {
     /// A command that goes on as a background task (started so, or still running after the
     /// grace window): it has not ended yet, and the task list shows how it does.
     Background,
+    /// A task_done the engine sent back to the model, because what happened contradicts it
+    /// (a failed check, a rejected edit): the work goes on. Not a failure of anything.
+    SentBack,
+}
+
+/// What a tool call came to, as facts a front end puts in words for people. The text the
+/// model got (`output`) is written for the model; front ends fold it under "Details".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolSummary {
+    /// A command ended: its exit code (none when it was killed, at its timeout or by a
+    /// signal), how long it ran, and what it printed (its start and end when long: `cut`).
+    CommandRan {
+        exit_code: Option<i32>,
+        timed_out: bool,
+        #[ts(type = "number")]
+        duration_ms: u64,
+        output: String,
+        cut: bool,
+    },
+    /// A command goes on in the background as this task.
+    CommandInBackground { task: String },
+    /// Lines `from` to `to` of a text file of `total_lines`.
+    FileRead {
+        path: String,
+        from: u32,
+        to: u32,
+        total_lines: u32,
+    },
+    /// A file that is not text (an image, a binary) was looked at.
+    FileSeen { path: String },
+    /// A file was written or edited (`created`: it is new), with the lines it gained and lost.
+    FileChanged {
+        path: String,
+        created: bool,
+        added_lines: u32,
+        removed_lines: u32,
+    },
+    /// The user kept `kept` of an edit's `total` changes.
+    ChangesKept { path: String, kept: u32, total: u32 },
+    /// Files and folders listed (`more`: others matched and were left out).
+    FilesListed { count: u32, more: u32 },
+    /// Lines that matched a search of the project, in how many files.
+    SearchMatches { matches: u32, files: u32 },
+    /// A web page was fetched (its HTTP status).
+    PageFetched { url: String, status: u16 },
+    /// Results of a web search.
+    WebResults { count: u32 },
+    /// The plan now: how many steps, how many done.
+    PlanUpdated { steps: u32, done: u32 },
+    /// A helper (sub-agent) finished or stopped, with the files it changed.
+    HelperReported {
+        name: String,
+        finished: bool,
+        files_changed: u32,
+    },
+    /// The engine sent a task_done back: what contradicts it. The work goes on.
+    SentBack { warnings: Vec<DoneWarning> },
+    /// The user said no, with their words if any.
+    Denied { message: Option<String> },
+    /// The policy refused it before it ran, and why (in words for people).
+    Refused { reason: String },
+}
+
+/// Each of Tandem's own tools with its name in words for people ("Hand work to a helper" for
+/// `spawn_subagent`): the one table front ends take tool names from, shared with the UI
+/// through the bindings. A tool of a skill or a server is not here: its own name is shown.
+pub const TOOL_WORDS: &[(&str, &str)] = &[
+    ("read_file", "Read a file"),
+    ("list_files", "List files"),
+    ("search_codebase", "Search the code"),
+    ("write_file", "Write a file"),
+    ("edit_file", "Edit a file"),
+    ("git_status", "See what changed (git status)"),
+    ("git_diff", "See the changes (git diff)"),
+    ("git_log", "See the history (git log)"),
+    ("git_commit", "Commit"),
+    ("git_branch", "Branches"),
+    ("run_command", "Run a command"),
+    ("task_list", "List background tasks"),
+    ("task_poll", "Check a background task"),
+    ("task_stop", "Stop a background task"),
+    ("wakeup", "Wait"),
+    ("web_fetch", "Fetch a web page"),
+    ("web_search", "Search the web"),
+    ("update_plan", "Update the plan"),
+    ("task_done", "Finish"),
+    ("spawn_subagent", "Hand work to a helper"),
+    ("agent_spawn", "Start a named helper"),
+    ("agent_send", "Send a helper a message"),
+    ("skill_list", "List the skills"),
+    ("skill_activate", "Activate a skill"),
+    ("create_pull_request", "Open a pull request"),
+];
+
+/// A tool's name in words for people, when it is one of Tandem's own.
+pub fn tool_words(name: &str) -> Option<&'static str> {
+    TOOL_WORDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, words)| *words)
 }
 
 /// Where a task_done's claims do not match what happened, as far as the engine knows. Front
@@ -238,6 +339,11 @@ pub enum AgentEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         task: Option<String>,
+        /// What it came to, for people (older logs lack it; so do results with nothing to
+        /// add to the outcome).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        summary: Option<ToolSummary>,
     },
     Usage {
         usage: Usage,

@@ -99,6 +99,10 @@ pub struct RestoreFile {
     pub binary: bool,
     pub added_lines: u32,
     pub removed_lines: u32,
+    /// A program made it, not a person: git ignores it, or it is a cache or build output
+    /// (`__pycache__/`, `*.pyc`, `node_modules/`). The preview lists these after the person's
+    /// own files, folded.
+    pub generated: bool,
 }
 
 /// What a restore would do, shown before it happens.
@@ -109,7 +113,8 @@ pub struct RestorePreview {
     /// restore.
     pub turn: Option<u32>,
     pub scope: RestoreScope,
-    /// Files that will change (empty for a conversation-only restore).
+    /// Files that will change (empty for a conversation-only restore): the person's own
+    /// first, then generated ones, each group in path order.
     pub files: Vec<RestoreFile>,
     /// Files changed since that will stay as they are, each with why.
     pub not_restorable: Vec<NotRestorable>,

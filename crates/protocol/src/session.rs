@@ -363,8 +363,35 @@ pub struct BuiltinDownload {
     /// Bytes on disk (a stopped download continues from here).
     pub done: u64,
     pub total: Option<u64>,
-    /// Why the last attempt failed, in words.
-    pub error: Option<String>,
+    /// Why the last attempt failed.
+    pub error: Option<DownloadFailure>,
+}
+
+/// Why the built-in model's download stopped: a code the front end picks its next step by
+/// (Resume, or a model file of the person's own), words for people that say what to do, and
+/// the technical cause for a "Details" fold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct DownloadFailure {
+    pub code: DownloadFailureCode,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub detail: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum DownloadFailureCode {
+    /// The server could not be reached (offline, no name lookup, refused): Resume once online.
+    Unreachable,
+    /// The connection broke partway; the bytes so far are kept and Resume carries on.
+    Interrupted,
+    /// The server answered with an error (the file moved, too many requests).
+    Refused,
+    /// What arrived is not the expected file; it was deleted.
+    WrongFile,
+    /// The file could not be saved (a full disk, a folder it may not write).
+    CannotSave,
 }
 
 /// Use the built-in model for the default role: the downloaded file, or `model_path`.

@@ -34,6 +34,7 @@ pub fn typescript() -> String {
         DenialKind::decl(&cfg),
         ApprovalRequest::decl(&cfg),
         ToolOutcome::decl(&cfg),
+        ToolSummary::decl(&cfg),
         DoneWarning::decl(&cfg),
         WakeReason::decl(&cfg),
         EngineError::decl(&cfg),
@@ -79,6 +80,8 @@ pub fn typescript() -> String {
         LocalServer::decl(&cfg),
         BuiltinStatus::decl(&cfg),
         BuiltinDownload::decl(&cfg),
+        DownloadFailure::decl(&cfg),
+        DownloadFailureCode::decl(&cfg),
         UseBuiltinArgs::decl(&cfg),
         ConnectionTest::decl(&cfg),
         ModelInUse::decl(&cfg),
@@ -134,6 +137,11 @@ pub fn typescript() -> String {
         "/** The address a model server on this computer is offered at (Ollama's). */\nexport const DEFAULT_LOCAL_URL = {:?};\n\n",
         DEFAULT_LOCAL_URL
     ));
+    out.push_str("/** Each of Tandem's own tools with its name in words for people. */\nexport const TOOL_WORDS: Record<string, string> = {\n");
+    for (name, words) in TOOL_WORDS {
+        out.push_str(&format!("  {name}: {words:?},\n"));
+    }
+    out.push_str("};\n\n");
     // serde_json::Value, as ts-rs names it.
     out.push_str("export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;\n\n");
     out.push_str("export interface Commands {\n");

@@ -7,6 +7,7 @@ import type { BuiltinStatus, SettingsView } from "../bindings";
 import { call, toAppError } from "../api";
 import { pickModelFile } from "../pickFolder";
 import { builtinModelWords } from "../modelChoice";
+import { ErrorDetail } from "./ErrorNote";
 
 export function formatBytes(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)} GB`;
@@ -123,9 +124,16 @@ export function BuiltinCard({
               </button>
             </div>
           )}
-          {d?.error && (
-            <div className="banner error" role="alert" data-testid="builtin-error">
-              {d.error}
+          {d?.error && !running && (
+            <div className="banner error" role="alert" data-testid="builtin-error" data-code={d.error.code}>
+              <span className="error-words">{d.error.message}</span>
+              <ErrorDetail detail={d.error.detail} />
+              {/* The other way to the built-in model, right where the download failed. */}
+              <span className="error-actions">
+                <button className="small" data-testid="builtin-error-own-file" disabled={busy} onClick={() => void chooseFile()}>
+                  Use a model file I already have…
+                </button>
+              </span>
             </div>
           )}
           <div className="builtin-actions">

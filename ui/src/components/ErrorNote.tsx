@@ -4,6 +4,7 @@
 // The buttons follow the failure's code and the typed settings, never its message.
 import { useState } from "react";
 import type { EngineError } from "../bindings";
+import type { FailureState } from "../transcript";
 import { nextStep, sendAgainAfterSettings } from "../errors";
 import { useApp } from "../store";
 import { useSession } from "../session";
@@ -19,26 +20,42 @@ export function ErrorDetail({ detail }: { detail: string | null | undefined }) {
   );
 }
 
-export function ErrorNote({ error, testId }: { error: EngineError; testId?: string }) {
+/** `failure`: in a transcript, whether this is the failure Retry acts on (see `FailureState`);
+ * one a later turn moved past reads "Resolved" and offers nothing. */
+export function ErrorNote({ error, testId, failure = "live" }: { error: EngineError; testId?: string; failure?: FailureState }) {
   const open = useApp((s) => s.setSettingsOpen);
   const retry = useSession((s) => s.retry);
   const busy = useSession((s) => s.runningSession !== null);
-  const step = nextStep(error.code);
+  const step = failure === "resolved" ? null : nextStep(error.code);
+  const offersRetry = step?.retry === true && failure === "live";
   // Settings as they were when the failure showed: saved since, with a model in use, the
-  // message can go again without being typed again.
+  // message can go again without being typed again — only while it is the live failure.
   const settings = useApp((s) => s.settings);
   const [settingsThen] = useState(settings);
-  const sendAgain = sendAgainAfterSettings(error.code, {
-    settingsSaved: settings !== settingsThen,
-    modelInUse: (settings?.in_use ?? null) !== null,
-  });
+  const sendAgain =
+    failure === "live" &&
+    sendAgainAfterSettings(error.code, {
+      settingsSaved: settings !== settingsThen,
+      modelInUse: (settings?.in_use ?? null) !== null,
+    });
   return (
-    <div className="banner error transcript-error" role="alert" data-testid={testId} data-code={error.code}>
+    <div
+      className={failure === "resolved" ? "banner error transcript-error resolved" : "banner error transcript-error"}
+      role={failure === "resolved" ? undefined : "alert"}
+      data-testid={testId}
+      data-code={error.code}
+      data-failure={failure}
+    >
       <span className="error-words">{error.message}</span>
       <ErrorDetail detail={error.detail} />
-      {step && (step.retry || step.settings) && (
+      {failure === "resolved" && (
+        <span className="error-resolved muted" data-testid="error-resolved">
+          Resolved
+        </span>
+      )}
+      {step && (offersRetry || sendAgain || step.settings) && (
         <span className="error-actions">
-          {step.retry && (
+          {offersRetry && (
             <button className="small" data-testid="retry-button" disabled={busy} onClick={() => retry()}>
               Retry
             </button>

@@ -51,7 +51,10 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
 
   const shown = preview?.scope === scope ? preview.value : null;
   const files = shown?.files ?? [];
-  const chosen = files.find((f) => f.path === selected) ?? files[0];
+  // The person's own files first; caches and build output a program made fold away below them.
+  const own = files.filter((f) => !f.generated);
+  const generated = files.filter((f) => f.generated);
+  const chosen = files.find((f) => f.path === selected) ?? own[0] ?? generated[0];
   const nothing = shown !== null && scope !== "conversation_only" && files.length === 0;
   return (
     <section className="approval-card restore-card" data-testid="restore-card" aria-label="Restore">
@@ -92,28 +95,16 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
         {nothing && <p data-testid="restore-nothing">The files are already as they were then: nothing to change.</p>}
         {files.length > 0 && (
           <>
-            <ul className="change-list restore-files">
-              {files.map((f) => (
-                <li key={f.path}>
-                  <button
-                    className={f.path === chosen?.path ? "change-item active" : "change-item"}
-                    data-testid="restore-file"
-                    data-action={f.action}
-                    onClick={() => setSelected(f.path)}
-                    title={f.path}
-                  >
-                    <FilePath className="change-path" path={f.path} />
-                    <ActionPill file={f} />
-                    {!f.binary && (
-                      <>
-                        <span className="plus">+{f.added_lines}</span>
-                        <span className="minus">−{f.removed_lines}</span>
-                      </>
-                    )}
-                  </button>
-                </li>
-              ))}
-            </ul>
+            {own.length > 0 && <FileList files={own} chosen={chosen} choose={setSelected} />}
+            {generated.length > 0 && (
+              <details className="restore-generated" data-testid="restore-generated" open={own.length === 0 || undefined}>
+                <summary>
+                  {generated.length === 1 ? "1 generated file also goes back" : `${generated.length} generated files also go back`}
+                  <span className="muted"> (caches and build output)</span>
+                </summary>
+                <FileList files={generated} chosen={chosen} choose={setSelected} />
+              </details>
+            )}
             {chosen && <FileDiff file={chosen} layout={layout} setLayout={setLayout} />}
           </>
         )}
@@ -141,6 +132,42 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
         </footer>
       </div>
     </section>
+  );
+}
+
+function FileList({
+  files,
+  chosen,
+  choose,
+}: {
+  files: RestoreFile[];
+  chosen: RestoreFile | undefined;
+  choose: (path: string) => void;
+}) {
+  return (
+    <ul className="change-list restore-files">
+      {files.map((f) => (
+        <li key={f.path}>
+          <button
+            className={f.path === chosen?.path ? "change-item active" : "change-item"}
+            data-testid="restore-file"
+            data-action={f.action}
+            data-generated={f.generated}
+            onClick={() => choose(f.path)}
+            title={f.path}
+          >
+            <FilePath className="change-path" path={f.path} />
+            <ActionPill file={f} />
+            {!f.binary && (
+              <>
+                <span className="plus">+{f.added_lines}</span>
+                <span className="minus">−{f.removed_lines}</span>
+              </>
+            )}
+          </button>
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -1,12 +1,14 @@
 // One tool call in the transcript: what it does in plain words, its state, how long it took,
-// and its result (folded when long).
+// what it came to in words for people (from the typed summary), and the text the model got,
+// folded under "Details". A task_done the engine sent back is a quiet line, not a card.
 import { createContext, memo, useContext, useEffect, useState } from "react";
 import type { BackgroundTask, Confinement } from "../bindings";
 import { useSession } from "../session";
 import type { ToolItem, ToolStatus } from "../transcript";
 import { CallTitle } from "./CallTitle";
 import { formatDuration } from "../format";
-import { ToolOutput } from "./ToolOutput";
+import { summaryWords } from "../toolSummary";
+import { AnsiText, ToolOutput } from "./ToolOutput";
 
 /** Which cards the user opened or closed, kept while the virtual list unmounts them. */
 export const ExpandedMemo = createContext<Map<string, boolean>>(new Map());
@@ -19,6 +21,7 @@ const STATUS: Record<ToolStatus, string> = {
   denied: "Denied",
   unfinished: "Not finished",
   background: "Running in the background",
+  sent_back: "Sent back",
 };
 
 /** The state in words; a failed command says how it ended, from its exit code; a background
@@ -81,12 +84,44 @@ export function confinementLabel(c: Confinement): { kind: string; label: string;
 }
 
 export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
+  if (item.status === "sent_back") return <SentBack item={item} />;
+  return <Card item={item} />;
+});
+
+/** A task_done the engine sent back: the agent goes on, so it is a quiet line, with the words
+ * the agent got under Details. */
+function SentBack({ item }: { item: ToolItem }) {
+  return (
+    <div className="tool-quiet sent-back" data-testid="tool-sent-back" data-id={item.id}>
+      <span data-testid="tool-sent-back-words">{item.summary ? summaryWords(item.summary) : "Not finished yet: the agent goes on."}</span>
+      {item.output && <Details output={item.output} name={item.name} />}
+    </div>
+  );
+}
+
+/** The text the model got, folded: written for the model, kept for the curious. */
+function Details({ name, output }: { name: string; output: string }) {
+  return (
+    <details className="tool-details" data-testid="tool-details">
+      <summary>Details</summary>
+      <ToolOutput name={name} output={output} />
+    </details>
+  );
+}
+
+function Card({ item }: { item: ToolItem }) {
   const memo = useContext(ExpandedMemo);
+  const summary = item.summary;
+  // What a person reads first: a command's own output when there is a summary; else the text.
+  const shownOutput = summary?.kind === "command_ran" ? summary.output : null;
   const output = item.output ?? "";
   // Short results show; long ones, and file contents the agent read for itself, start folded.
   const task = useSession((s) => (item.task === null ? undefined : s.tasks.find((t) => t.id === item.task)));
   const quiet = QUIET_TOOLS.includes(item.name) && item.status === "done";
-  const defaultOpen = output !== "" && !quiet && (!isLong(output) || item.status === "failed");
+  const defaultOpen =
+    summary !== null
+      ? shownOutput !== null && shownOutput !== "" && (!isLong(shownOutput) || item.status === "failed")
+      : output !== "" && !quiet && (!isLong(output) || item.status === "failed");
   // Until the user folds or unfolds it, the card follows its output: short results show.
   const [chosen, setChosen] = useState<boolean | undefined>(() => memo.get(item.key));
   const open = chosen ?? defaultOpen;
@@ -95,7 +130,8 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
     setChosen(v);
   };
   const ticking = item.status === "running" && item.startedMs !== null;
-  const lines = output === "" ? 0 : output.split("\n").length;
+  const counted = shownOutput ?? (summary === null ? output : "");
+  const lines = counted === "" ? 0 : counted.split("\n").length;
   return (
     <div
       className={`tool-card status-${item.status}`}
@@ -120,6 +156,11 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
         <span className="tool-status" data-testid="tool-status" data-exit-code={item.exitCode ?? undefined}>
           {statusText(item, task)}
         </span>
+        {summary && (
+          <span className="tool-summary muted" data-testid="tool-summary" data-kind={summary.kind}>
+            {summaryWords(summary)}
+          </span>
+        )}
         {item.startedMs !== null && <Timer startedMs={item.startedMs} endedMs={item.endedMs} ticking={ticking} />}
         {output && (
           <span className="tool-more muted">
@@ -128,14 +169,21 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
           </span>
         )}
       </button>
-      {open && output && (
+      {open && output && summary === null && (
         <div className="tool-result" data-testid="tool-result">
           <ToolOutput name={item.name} output={output} />
         </div>
       )}
+      {open && output && summary !== null && (
+        <div className="tool-result" data-testid="tool-result">
+          {shownOutput !== null &&
+            (shownOutput === "" ? <p className="muted">It printed nothing.</p> : <AnsiText text={shownOutput} testId="tool-command-output" />)}
+          <Details name={item.name} output={output} />
+        </div>
+      )}
     </div>
   );
-});
+}
 
 function ConfinementBadge({ confinement }: { confinement: Confinement }) {
   const c = confinementLabel(confinement);

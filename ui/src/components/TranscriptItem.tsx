@@ -90,11 +90,12 @@ export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Ite
         </div>
       );
     case "error":
-      return <ErrorNote error={item.error} testId="transcript-error" />;
+      return <ErrorNote error={item.error} testId="transcript-error" failure={item.failure} />;
     case "done":
       return <DoneSummary summary={item.summary} warnings={item.warnings} />;
     case "outcome": {
-      if (item.outcome.kind === "failed") return <ErrorNote error={item.outcome.error} testId="transcript-error" />;
+      if (item.outcome.kind === "failed")
+        return <ErrorNote error={item.outcome.error} testId="transcript-error" failure={item.failure} />;
       const { text, tone } = outcomeText(item.outcome);
       return (
         <div className={`outcome ${tone}`} data-testid="turn-outcome" data-kind={item.outcome.kind}>

@@ -244,6 +244,93 @@ describe("a turn", () => {
     );
   });
 
+  it("says what each call came to in words, with the text the model got folded under Details", async () => {
+    const { push, user } = await startTurn();
+    const modelText = "3 passed\n[exit code 0; 0.2 s; full output: /s/outputs/task-1.log]\n";
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      { type: "tool_call_proposed", id: "t1", name: "run_command", input: { command: "python3 -m unittest" } },
+      {
+        type: "tool_finished",
+        id: "t1",
+        name: "run_command",
+        output: modelText,
+        is_error: false,
+        outcome: "ok",
+        exit_code: 0,
+        summary: { kind: "command_ran", exit_code: 0, timed_out: false, duration_ms: 200, output: "3 passed\n", cut: false },
+      },
+      { type: "tool_call_proposed", id: "t2", name: "edit_file", input: { path: "calc.py" } },
+      {
+        type: "tool_finished",
+        id: "t2",
+        name: "edit_file",
+        output: "The user applied hunks [0] of 2 to calc.py and rejected hunks [1] (numbered from 0, in file order).",
+        is_error: false,
+        outcome: "ok",
+        summary: { kind: "changes_kept", path: "calc.py", kept: 1, total: 2 },
+      },
+      { type: "tool_call_proposed", id: "t3", name: "spawn_subagent", input: { title: "Fix the parser", description: "…" } },
+      {
+        type: "tool_finished",
+        id: "t3",
+        name: "spawn_subagent",
+        output: "Sub-agent a1 (Fix the parser) finished: ok\nThe role `coder` has no model of its own in the settings, so it used the default one.\n",
+        is_error: false,
+        outcome: "ok",
+        summary: { kind: "helper_reported", name: "Fix the parser", finished: true, files_changed: 1 },
+      },
+    ]);
+    await waitFor(() => expect(screen.getAllByTestId("tool-card")).toHaveLength(3));
+    const [command, edit, helper] = screen.getAllByTestId("tool-card");
+    // The command: its exit code and time in words, and what it printed — not the model's notes.
+    expect(within(command!).getByTestId("tool-summary")).toHaveTextContent("Exit code 0 · 0.2 s");
+    expect(within(command!).getByTestId("tool-command-output")).toHaveTextContent("3 passed");
+    const details = within(command!).getByTestId("tool-details");
+    expect(details).not.toHaveAttribute("open");
+    expect(details).toHaveTextContent("full output: /s/outputs/task-1.log");
+    expect(within(command!).getByTestId("tool-command-output")).not.toHaveTextContent("exit code");
+    // The partly kept edit: no "hunks [0] … numbered from 0" in sight.
+    expect(within(edit!).getByTestId("tool-summary")).toHaveTextContent("You kept 1 of 2 changes");
+    expect(within(edit!).queryByTestId("tool-result")).toBeNull();
+    // A helper: named in words, and what it came to; the note for the model waits under Details.
+    expect(helper).toHaveTextContent("Hand work to a helper: Fix the parser");
+    expect(within(helper!).getByTestId("tool-summary")).toHaveTextContent("The helper finished; it changed 1 file");
+    expect(helper).not.toHaveTextContent("has no model of its own");
+    await user.click(helper!.querySelector("button.tool-header")!);
+    expect(within(helper!).getByTestId("tool-details")).toHaveTextContent("has no model of its own");
+  });
+
+  it("shows a task_done the engine sent back as a quiet line, and the end of a task as one block", async () => {
+    const { push } = await startTurn();
+    const warnings = [{ kind: "check_failed" as const, command: "python3 -m unittest", exit_code: 1 }];
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      { type: "tool_call_proposed", id: "d1", name: "task_done", input: { summary: "All tests pass." } },
+      {
+        type: "tool_finished",
+        id: "d1",
+        name: "task_done",
+        output: "Not finished yet, because of what happened in this task:\n- … Then call task_done again.",
+        is_error: true,
+        outcome: "sent_back",
+        summary: { kind: "sent_back", warnings },
+      },
+      { type: "tool_call_proposed", id: "d2", name: "task_done", input: { summary: "The test still fails." } },
+      { type: "tool_finished", id: "d2", name: "task_done", output: "Task complete: The test still fails.", is_error: false, outcome: "ok" },
+      { type: "done", summary: "The test still fails.", warnings },
+      { type: "turn_ended", outcome: { kind: "done", summary: "The test still fails." } },
+    ]);
+    const quiet = await screen.findByTestId("tool-sent-back");
+    expect(quiet).toHaveTextContent("Not finished yet: the last check (python3 -m unittest) failed with exit code 1. The agent goes on.");
+    expect(within(quiet).getByTestId("tool-sent-back-words")).not.toHaveTextContent("call task_done again");
+    expect(within(quiet).getByTestId("tool-details")).toHaveTextContent("call task_done again");
+    // Neither card is a red "Failed"; the accepted task_done and the end are one block.
+    expect(screen.queryAllByTestId("tool-card")).toHaveLength(0);
+    expect(screen.getAllByTestId("done-summary")).toHaveLength(1);
+    expect(screen.queryByTestId("turn-outcome")).toBeNull();
+  });
+
   it("marks a task_done the engine found contradicted, and keeps the green check otherwise", async () => {
     const { push } = await startTurn();
     push([
@@ -740,6 +827,29 @@ describe("sessions", () => {
     expect(screen.queryByTestId("message-user")).not.toBeInTheDocument();
   });
 
+  it("lists the session as waiting for you while a sub-agent's question waits", async () => {
+    let asked = false;
+    const { push } = await startTurn({
+      listed: (all) => all.map((s) => (asked ? { ...s, state: "waiting" as const } : s)),
+    });
+    const item = () => within(screen.getByTestId("session-list")).getAllByTestId("session-item")[0]!;
+    await waitFor(() => expect(item()).toHaveAttribute("data-state", "running"));
+    push([
+      { type: "subagent_started", agent: "a1", name: "writer", task: "Write hello", background: true, model: "m" },
+      { type: "subagent", agent: "a1", event: { type: "tool_call_proposed", id: "a1:w1", name: "write_file", input: { path: "greeting.txt" } } },
+    ]);
+    asked = true;
+    push([
+      {
+        type: "subagent",
+        agent: "a1",
+        event: { type: "approval_needed", request: request("a1:w1", { tool: "write_file", agent: "writer" }) },
+      },
+    ]);
+    await waitFor(() => expect(item()).toHaveAttribute("data-state", "waiting"));
+    expect(item()).toHaveTextContent("Waiting for you");
+  });
+
   it("opens a 5,000-entry session with a virtualised transcript", async () => {
     const many: AgentEvent[] = [];
     for (let i = 0; i < 2500; i++) {
@@ -848,6 +958,47 @@ describe("errors", () => {
     await waitFor(() => expect(calls.filter((c) => c.cmd === "retry_turn")).toHaveLength(1));
     expect(turns).toBe(1);
     expect(screen.queryByTestId("open-settings-button")).toBeNull();
+  });
+
+  it("offers Retry only on the session's last failure; one a later turn got past reads Resolved", async () => {
+    const error = { code: "server_error" as const, message: "The provider had a server error (HTTP 503)." };
+    const info = sessionInfo("s1", { title: "Fix the bug", state: "done" });
+    const recovered: AgentEvent[] = [
+      { type: "user_message", text: "Fix the bug" },
+      { type: "error", error },
+      { type: "turn_ended", outcome: { kind: "failed", error } },
+      { type: "wake", reason: { kind: "retry" } },
+      { type: "assistant_message", message: { role: "assistant", content: [{ type: "text", text: "Fixed it." }] } },
+      { type: "turn_ended", outcome: { kind: "ended" } },
+    ];
+    const again: AgentEvent[] = [
+      ...recovered,
+      { type: "user_message", text: "Now the docs" },
+      { type: "turn_ended", outcome: { kind: "failed", error } },
+    ];
+    installFakeBackend(project, {
+      sessions: [info, sessionInfo("s2", { title: "Now the docs", state: "failed" })],
+      transcripts: { s1: { info, events: recovered, warnings: [] }, s2: { info, events: again, warnings: [] } },
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    const list = await screen.findByTestId("session-list");
+    await waitFor(() => expect(within(list).getAllByTestId("session-item")).toHaveLength(2));
+    await user.click(within(list).getAllByTestId("session-item")[0]!);
+    await waitFor(() => expect(screen.getByTestId("message-assistant")).toHaveTextContent("Fixed it."));
+    // The turn recovered and finished: pressing Retry on its old error would run it again.
+    const old = screen.getByTestId("transcript-error");
+    expect(old).toHaveAttribute("data-failure", "resolved");
+    expect(within(old).getByTestId("error-resolved")).toHaveTextContent("Resolved");
+    expect(screen.queryByTestId("retry-button")).toBeNull();
+
+    await user.click(within(list).getAllByTestId("session-item")[1]!);
+    await waitFor(() => expect(screen.getAllByTestId("transcript-error")).toHaveLength(2));
+    const [first, last] = screen.getAllByTestId("transcript-error");
+    expect(first).toHaveAttribute("data-failure", "resolved");
+    expect(last).toHaveAttribute("data-failure", "live");
+    expect(screen.getAllByTestId("retry-button")).toHaveLength(1);
+    expect(within(last!).getByTestId("retry-button")).toBeInTheDocument();
   });
 
   it("says a session busy elsewhere is busy, from its code", async () => {

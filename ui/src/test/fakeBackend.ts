@@ -74,8 +74,12 @@ export type FakeAgent = {
   mcp?: McpView | McpView[];
   /** What builtin_status answers first (default: available, not downloaded). */
   builtin?: BuiltinStatus;
+  /** The file the native file picker answers with (default: the person cancels). */
+  pickedFile?: string;
   /** Called when a turn starts; the test drives it. */
   onTurn?: (turn: FakeTurn) => void;
+  /** What list_sessions answers, from the sessions the fake holds (default: them as they are). */
+  listed?: (sessions: SessionInfo[]) => SessionInfo[];
   /** What restore_preview answers. */
   restorePreview?: (args: RestoreArgs) => RestorePreview;
   /** What restore does: its record, and the session's transcript after it. */
@@ -405,8 +409,6 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         mcpViews.splice(0, mcpViews.length, updated);
         return updated;
       }
-      case "plugin:dialog|open":
-        return agent.pickedFolder ?? null;
       case "approve_mcp_server":
       case "restart_mcp_server": {
         // Starting now; running (with a tool) when the tab looks again, as Rust would say.
@@ -423,7 +425,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         return starting;
       }
       case "list_sessions":
-        return sessions;
+        return agent.listed ? agent.listed(sessions) : sessions;
       case "load_session": {
         const t = agent.transcripts?.[String(args.session)];
         if (!t) throw { code: "not_found", message: `No session ${String(args.session)}.` };
@@ -486,6 +488,9 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
       }
       case "plugin:opener|open_url":
         return null;
+      case "plugin:dialog|open":
+        // The native picker: a file or a folder, as the test scripted it (default: cancelled).
+        return agent.pickedFile ?? agent.pickedFolder ?? null;
       default:
         throw new Error(`unexpected command ${cmd}`);
     }

@@ -65,8 +65,18 @@ const preview = (args: RestoreArgs): RestorePreview => ({
             binary: false,
             added_lines: 1,
             removed_lines: 1,
+            generated: false,
           },
-          { path: "src/new.rs", action: "delete", current: "new\n", restored: null, binary: false, added_lines: 0, removed_lines: 1 },
+          {
+            path: "src/new.rs",
+            action: "delete",
+            current: "new\n",
+            restored: null,
+            binary: false,
+            added_lines: 0,
+            removed_lines: 1,
+            generated: false,
+          },
         ],
   not_restorable: args.scope === "conversation_only" ? [] : [{ path: "target/", reason: "git_ignored" }],
   git: true,
@@ -164,6 +174,43 @@ describe("undo and restore", () => {
     await waitFor(() => expect(restores(calls)).toHaveLength(1));
     expect(restores(calls)[0]?.scope).toBe("files_only");
     await waitFor(() => expect(screen.queryByTestId("restore-card")).toBeNull());
+  });
+
+  it("lists the person's own files first and folds the generated ones a program made", async () => {
+    const pyc = {
+      path: "__pycache__/calc.cpython-312.pyc",
+      action: "delete" as const,
+      current: null,
+      restored: null,
+      binary: true,
+      added_lines: 0,
+      removed_lines: 0,
+      generated: true,
+    };
+    const calc = {
+      path: "calc.py",
+      action: "modify" as const,
+      current: "x = 2\n",
+      restored: "x = 1\n",
+      binary: false,
+      added_lines: 1,
+      removed_lines: 1,
+      generated: false,
+    };
+    // In the order a name sort gives: the cache first.
+    const { user } = await twoTurns({ restorePreview: (a) => ({ ...preview(a), files: [pyc, calc] }) });
+    await user.click(within(screen.getAllByTestId("message-user")[0]!).getByTestId("restore-button"));
+    const card = await screen.findByTestId("restore-card");
+    await waitFor(() => expect(within(card).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
+    const listed = within(card).getAllByTestId("restore-file");
+    expect(listed.map((f) => f.textContent)).toEqual([expect.stringContaining("calc.py"), expect.stringContaining("calc.cpython-312.pyc")]);
+    // The person's file is the one shown; the cache is folded away, named as generated.
+    expect(listed[0]).toHaveClass("active");
+    await waitFor(() => expect(within(card).getByTestId("restore-diff").querySelector(".cm-editor")).toHaveTextContent("x = 1"));
+    const folded = within(card).getByTestId("restore-generated");
+    expect(folded).not.toHaveAttribute("open");
+    expect(folded.querySelector("summary")).toHaveTextContent("1 generated file also goes back");
+    expect(within(folded).getByTestId("restore-file")).toHaveAttribute("data-generated", "true");
   });
 
   it("reverts one file or all of them from the Changes panel, previewed as a restore to the session's start", async () => {

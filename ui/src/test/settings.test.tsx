@@ -575,6 +575,41 @@ describe("first run: the model built in", () => {
     expect(args<{ model_path: string | null }>(calls, "use_builtin")).toEqual({ model_path: null });
   });
 
+  it("says in words why a download failed, with the cause under Details, Resume, and a file of one's own", async () => {
+    const message =
+      "Tandem could not reach huggingface.co to download the model. Check that this computer is online, then Resume: it carries on where it stopped.";
+    const calls = installFakeBackend(project, {
+      settings: unconfigured,
+      pickedFile: "/home/me/models/mine.gguf",
+      builtin: builtinStatus({
+        download: {
+          running: false,
+          done: 300_000_000,
+          total: 1_117_320_768,
+          error: {
+            code: "unreachable",
+            message,
+            detail: "error sending request for url (https://huggingface.co/…): dns error: failed to lookup address information",
+          },
+        },
+      }),
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    const card = await screen.findByTestId("builtin-card");
+    const shown = await within(card).findByTestId("builtin-error");
+    expect(shown).toHaveAttribute("data-code", "unreachable");
+    expect(within(shown).getByText(message)).toBeInTheDocument();
+    // The raw cause is there for the curious, folded; never the words themselves.
+    const detail = within(shown).getByTestId("error-detail");
+    expect(detail).not.toHaveAttribute("open");
+    expect(detail).toHaveTextContent("dns error");
+    expect(shown.querySelector(".error-words")).not.toHaveTextContent("https://");
+    expect(within(card).getByTestId("builtin-download")).toHaveTextContent("Resume download (300 MB done)");
+    await user.click(within(shown).getByTestId("builtin-error-own-file"));
+    await waitFor(() => expect(args<{ model_path: string | null }>(calls, "use_builtin")).toEqual({ model_path: "/home/me/models/mine.gguf" }));
+  });
+
   it("on a computer that cannot run it, says why and offers no download", async () => {
     installFakeBackend(project, {
       settings: unconfigured,

@@ -127,7 +127,9 @@ describe("describeCall", () => {
     expect(describeCall("run_command", { command: "cargo test" })).toBe("Run `cargo test`");
     expect(describeCall("search_codebase", { pattern: "foo" })).toBe("Search for `foo`");
     expect(describeCall("list_files", { path: "src" })).toBe("List files in src");
-    expect(describeCall("git_status", {})).toBe("Git status");
+    expect(describeCall("git_status", {})).toBe("See what changed (git status)");
+    expect(describeCall("spawn_subagent", {})).toBe("Hand work to a helper");
+    expect(describeCall("agent_send", {})).toBe("Send a helper a message");
     expect(describeCall("web_fetch", { url: "https://example.com" })).toBe("Fetch https://example.com");
     expect(describeCall("update_plan", { items: [] })).toBe("Update the plan");
     expect(describeCall("task_done", { summary: "Fixed it\nmore" })).toBe("Finish: Fixed it");

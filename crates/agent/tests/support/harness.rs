@@ -73,6 +73,9 @@ pub struct Setup {
     pub extensions: agent::Extensions,
     /// Answer with this in-process model (as the built-in provider) instead of the server.
     pub local_model: Option<Arc<dyn llm::LocalModel>>,
+    /// Leave questions waiting for the test to answer (`session.answer`), as a user who has
+    /// not answered yet.
+    pub hold_questions: bool,
 }
 
 impl Setup {
@@ -89,6 +92,7 @@ impl Setup {
             images: None,
             extensions: agent::Extensions::none(),
             local_model: None,
+            hold_questions: false,
         }
     }
 }
@@ -205,12 +209,15 @@ impl Harness {
         let asked: Arc<Mutex<Vec<ApprovalRequest>>> = Arc::default();
         let (seen2, asked2, answerer) = (seen.clone(), asked.clone(), session.approvals());
         let answer: Answerer = Arc::new(answer);
+        let hold = setup.hold_questions;
         tokio::spawn(async move {
             while let Some(e) = events.recv().await {
                 if let Some(req) = question(&e) {
                     asked2.lock().expect("lock").push(req.clone());
-                    let a = answer(req);
-                    let _ = answerer.answer(&req.id, a);
+                    if !hold {
+                        let a = answer(req);
+                        let _ = answerer.answer(&req.id, a);
+                    }
                 }
                 seen2.lock().expect("lock").push(e);
             }

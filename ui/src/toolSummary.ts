@@ -1,0 +1,78 @@
+// What a tool call came to, in words for people, from the typed summary Rust sends with it
+// (the text the model got is written for the model, and folds under "Details").
+import type { DoneWarning, ToolSummary } from "./bindings";
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}
+
+/** A duration the way a card says it: "0.2 s", "12 s", "2 min 5 s". */
+export function seconds(ms: number): string {
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/** One contradiction of a task_done, as a short phrase. */
+export function warningPhrase(w: DoneWarning): string {
+  switch (w.kind) {
+    case "edit_rejected":
+      return `${w.path} is unchanged (you rejected its edit)`;
+    case "file_unchanged":
+      return `${w.path} is listed as changed, but nothing changed it`;
+    case "check_failed":
+      return w.exit_code === null
+        ? `the last check (${w.command}) was stopped before it finished`
+        : `the last check (${w.command}) failed with exit code ${w.exit_code}`;
+  }
+}
+
+/** The summary in a line of words. */
+export function summaryWords(s: ToolSummary): string {
+  switch (s.kind) {
+    case "command_ran": {
+      const how = s.timed_out
+        ? "Stopped at its time limit"
+        : s.exit_code === null
+          ? "Ended by a signal"
+          : `Exit code ${s.exit_code}`;
+      return `${how} · ${seconds(s.duration_ms)}${s.cut ? " · output shortened" : ""}`;
+    }
+    case "command_in_background":
+      return "Goes on in the background; the Tasks tab shows how it does";
+    case "file_read":
+      if (s.total_lines === 0) return "The file is empty";
+      if (s.from <= 1 && s.to >= s.total_lines) return `Read all ${plural(s.total_lines, "line")}`;
+      return `Read lines ${s.from.toLocaleString()}–${s.to.toLocaleString()} of ${s.total_lines.toLocaleString()}`;
+    case "file_seen":
+      return "Looked at a file that is not text";
+    case "file_changed":
+      return s.created
+        ? `Created, ${plural(s.added_lines, "line")}`
+        : `${plural(s.added_lines, "line")} added, ${s.removed_lines.toLocaleString()} removed`;
+    case "changes_kept":
+      return `You kept ${s.kept} of ${plural(s.total, "change")}`;
+    case "files_listed":
+      return `${plural(s.count, "file or folder", "files and folders")}${s.more > 0 ? `, ${s.more.toLocaleString()} more not listed` : ""}`;
+    case "search_matches":
+      return s.matches === 0 ? "No matches" : `${plural(s.matches, "match", "matches")} in ${plural(s.files, "file")}`;
+    case "page_fetched":
+      return s.status >= 400 ? `The site answered with an error (HTTP ${s.status})` : "Fetched the page";
+    case "web_results":
+      return s.count === 0 ? "No results" : plural(s.count, "result");
+    case "plan_updated":
+      return `${plural(s.steps, "step")}, ${s.done.toLocaleString()} done`;
+    case "helper_reported":
+      return s.finished
+        ? `The helper finished${s.files_changed > 0 ? `; it changed ${plural(s.files_changed, "file")}` : ""}`
+        : "The helper stopped before finishing";
+    case "sent_back":
+      return s.warnings.length === 0
+        ? "Not finished yet: the agent goes on"
+        : `Not finished yet: ${s.warnings.map(warningPhrase).join("; ")}. The agent goes on.`;
+    case "denied":
+      return s.message ? `You said no: “${s.message}”` : "You said no";
+    case "refused":
+      return `Not allowed: ${s.reason}`;
+  }
+}
