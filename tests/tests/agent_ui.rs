@@ -200,8 +200,9 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
         on_disk, expected,
         "the file holds exactly the accepted hunk"
     );
-    // What the model was told about the rejected hunk is in the transcript.
-    wait_content(&app, "[data-testid=transcript]", "rejected hunks [1]").await?;
+    // The edit's card says in words what was kept (what the model was told, "rejected hunks
+    // [1]", is checked by the scripted server and folded under the card's Details).
+    wait_content(&app, "[data-testid=transcript]", "You kept 1 of 2 changes").await?;
     app.wait_for("[data-testid=deny-message]")
         .await?
         .send_keys("Not now, deploy later")
