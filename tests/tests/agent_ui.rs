@@ -234,7 +234,7 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
     wait_content(
         &app,
         "[data-testid=transcript]",
-        "The user says: Not now, deploy later",
+        "You said no: “Not now, deploy later”",
     )
     .await?;
     app.wait_for("[data-testid=task-item][data-kind=task]")
