@@ -41,7 +41,8 @@ def text(t, error=False):
 
 def call(name, args):
     if name == "echo":
-        return text("echo: " + str(args.get("text", "")))
+        # "times" repeats the text: a result as large as a test needs.
+        return text("echo: " + str(args.get("text", "")) * int(args.get("times", 1)))
     if name == "add":
         return text(str(args["a"] + args["b"]))
     if name == "crash":

@@ -12,6 +12,7 @@
 //! results for the model (the agent does); no Tauri.
 
 mod approvals;
+mod capped_stdio;
 mod config;
 mod config_edit;
 mod error;

@@ -332,13 +332,21 @@ impl Slot {
                 wrapped
                     .wrap(process_wrap::tokio::ProcessGroup::leader())
                     .wrap(process_wrap::tokio::KillOnDrop);
-                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(wrapped)
-                    .stderr(std::process::Stdio::piped())
+                wrapped
+                    .command_mut()
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
+                let mut child = wrapped
                     .spawn()
                     .map_err(|e| format!("it could not be started: {e}"))?;
-                if let Some(stderr) = stderr {
+                if let Some(stderr) = child.stderr().take() {
                     self.read_stderr(stderr);
                 }
+                // Its answers capped, so one too large fails its call at once instead of
+                // being dropped by the library while the call waits.
+                let transport = crate::capped_stdio::CappedChild::new(child)
+                    .map_err(|e| format!("it could not be started: {e}"))?;
                 let served = tokio::time::timeout(ctx.timing.start, info.serve(transport)).await;
                 (served, launch.status)
             }

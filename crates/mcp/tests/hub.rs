@@ -319,3 +319,31 @@ async fn a_projects_server_starts_nothing_until_the_user_approves_it() {
     again.settle(Duration::from_secs(30)).await;
     assert_eq!(again.view().servers[0].state, McpState::Running);
 }
+
+/// Issue 26: a 17-20 MB result was dropped by the library's line limit without a word; the
+/// call waited its whole timeout and the healthy server was restarted. It fails at once, in
+/// words, and the server keeps running.
+#[tokio::test]
+async fn a_result_too_large_fails_its_call_in_words_and_the_server_stays() {
+    let f = fixture();
+    write_user(&f, json!({"tiny": entry(&[], json!({}))}));
+    let hub = hub(&f);
+    hub.start();
+    hub.settle(Duration::from_secs(30)).await;
+    let big = call(&hub, "tiny__echo", json!({"text": "x", "times": 17_000_000})).await;
+    let words = match big {
+        Ok(out) => {
+            assert!(out.is_error, "{}", out.text.len());
+            out.text
+        }
+        Err(e) => e.to_string(),
+    };
+    assert!(words.contains("over the 16 MB"), "{words}");
+    assert!(words.contains("ask for less"), "{words}");
+    let out = call(&hub, "tiny__echo", json!({"text": "still here"}))
+        .await
+        .expect("echo");
+    assert_eq!(out.text, "echo: still here");
+    assert_eq!(starts(&f), 1, "the server was started again");
+    assert_eq!(hub.view().servers[0].restarts, 0);
+}
