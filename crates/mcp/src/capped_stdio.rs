@@ -99,7 +99,10 @@ fn request_id(head: &[u8]) -> Option<serde_json::Value> {
 
 fn too_large_answer(head: &[u8], size: usize) -> Vec<u8> {
     let Some(id) = request_id(head) else {
-        tracing::warn!(size, "an MCP server sent a message over the size limit with no request id; dropped");
+        tracing::warn!(
+            size,
+            "an MCP server sent a message over the size limit with no request id; dropped"
+        );
         return Vec::new();
     };
     tracing::warn!(size, %id, "an MCP server's answer was over the size limit; answered with an error instead");

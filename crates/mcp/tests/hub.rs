@@ -330,7 +330,12 @@ async fn a_result_too_large_fails_its_call_in_words_and_the_server_stays() {
     let hub = hub(&f);
     hub.start();
     hub.settle(Duration::from_secs(30)).await;
-    let big = call(&hub, "tiny__echo", json!({"text": "x", "times": 17_000_000})).await;
+    let big = call(
+        &hub,
+        "tiny__echo",
+        json!({"text": "x", "times": 17_000_000}),
+    )
+    .await;
     let words = match big {
         Ok(out) => {
             assert!(out.is_error, "{}", out.text.len());
