@@ -282,9 +282,11 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
     scroll_transcript_to_top(&app, "then rename the two entries").await?;
     app.wait_for("[data-testid=message-assistant] strong")
         .await?;
+    // The answer with the bold in it: the list's first rendered answer may be another one,
+    // whichever rows the virtualised list keeps after measuring.
     let said = app
         .wait_text(
-            "[data-testid=message-assistant]",
+            "[data-testid=message-assistant]:has(strong)",
             "then rename the two entries",
         )
         .await?;
