@@ -72,12 +72,16 @@ fn shown(events: &[AgentEvent]) -> Vec<String> {
 
 #[tokio::test]
 async fn a_stopped_server_says_so_once_while_retrying_then_what_to_do() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("port")
-        .port();
+    // A port held bound but not listening: connecting is refused, and no other test (they run
+    // side by side) can be given it, as happened with a port bound and let go (a neighbour's
+    // 502 server answered there).
+    let held = tokio::net::TcpSocket::new_v4().expect("socket");
+    held.bind("127.0.0.1:0".parse().expect("addr"))
+        .expect("bind");
+    let port = held.local_addr().expect("port").port();
     let url = format!("http://127.0.0.1:{port}/v1");
     let (events, outcome) = turn(openai(&url)).await;
+    drop(held);
     let error = failed(&outcome);
     assert_eq!(error.code, FailureCode::Unreachable);
     assert!(

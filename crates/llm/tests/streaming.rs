@@ -354,13 +354,15 @@ async fn a_web_page_at_the_address_is_a_wrong_address_asked_once_not_an_error_pa
 
 #[tokio::test]
 async fn a_stopped_server_is_refused_typed_and_each_retry_is_an_event_not_text() {
-    // Bound and closed at once: nothing listens on this port now.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("port")
-        .port();
+    // Held bound but not listening: connecting is refused, and no test running beside this one
+    // can be given the port (one bound and let go could be, and answer).
+    let held = tokio::net::TcpSocket::new_v4().expect("socket");
+    held.bind("127.0.0.1:0".parse().expect("addr"))
+        .expect("bind");
+    let port = held.local_addr().expect("port").port();
     let base = format!("http://127.0.0.1:{port}/v1");
     let (r, events) = run(&provider(ProviderKind::OpenAi, &base)).await;
+    drop(held);
     assert!(
         matches!(
             r.expect_err("refused"),
