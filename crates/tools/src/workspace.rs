@@ -187,14 +187,31 @@ impl Workspace {
     /// edit the files it had read, as long as they are still as it saw them.
     pub fn keep_seen_in(&self, file: &Path) -> std::io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt as _;
-        if let Some(text) = crate::regular_file::read_config_text(file, SEEN_LOG_CAP)? {
+        // One too large or unreadable is started afresh: it costs re-reads, never a wrong edit.
+        let text = crate::regular_file::read_config_text(file, SEEN_LOG_CAP)
+            .ok()
+            .flatten();
+        {
             let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
             // A line cut short by a crash is skipped; later lines win.
-            for line in text.lines() {
+            for line in text.as_deref().unwrap_or("").lines() {
                 if let Ok(SeenLine { path, stamp }) = serde_json::from_str(line) {
                     seen.insert(path, stamp);
                 }
             }
+            // Written again with one line per file, so a long session's record stays the
+            // size of what it read, not of how often.
+            let mut compact = String::new();
+            for (path, stamp) in seen.iter() {
+                if let Ok(line) = serde_json::to_string(&SeenLine {
+                    path: path.clone(),
+                    stamp: stamp.clone(),
+                }) {
+                    compact.push_str(&line);
+                    compact.push('\n');
+                }
+            }
+            crate::atomic::write_atomic(file, compact.as_bytes())?;
         }
         let log = std::fs::OpenOptions::new()
             .create(true)

@@ -551,3 +551,26 @@ fn what_was_read_survives_a_restart_and_a_change_since_is_still_caught() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn the_record_of_what_was_read_keeps_one_line_per_file_across_restarts() {
+    let (dir, ws) = ws();
+    let kept = tempfile::tempdir().expect("tempdir");
+    let log = kept.path().join("seen.jsonl");
+    fs::write(dir.path().join("a.txt"), "one\n").expect("write");
+    ws.keep_seen_in(&log).expect("keep");
+    for _ in 0..5 {
+        read(&ws, "a.txt");
+    }
+    drop(ws);
+    assert_eq!(fs::read_to_string(&log).expect("log").lines().count(), 5);
+    let again = Workspace::new(ProjectRoot::open(dir.path()).expect("open"));
+    again.keep_seen_in(&log).expect("keep");
+    assert_eq!(fs::read_to_string(&log).expect("log").lines().count(), 1);
+    // A damaged record starts afresh rather than failing the session.
+    fs::write(&log, b"\xff\xfe not json\n").expect("damage");
+    let third = Workspace::new(ProjectRoot::open(dir.path()).expect("open"));
+    third
+        .keep_seen_in(&log)
+        .expect("a damaged record is started afresh");
+}
