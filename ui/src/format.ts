@@ -32,3 +32,11 @@ export function formatDuration(ms: number): string {
   if (m < 60) return `${m}m ${String(s % 60).padStart(2, "0")}s`;
   return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
 }
+
+/**
+ * A project path as people read it. The engine keeps each byte of a file name that is not
+ * UTF-8 as NUL and two hex digits (NUL cannot be in a name); it is shown as `\xE9`.
+ */
+export function shownPath(path: string): string {
+  return path.replace(/\0([0-9a-fA-F]{2})/g, (_, hex: string) => `\\x${hex.toUpperCase()}`);
+}

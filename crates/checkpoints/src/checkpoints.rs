@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
+use tools::path_text;
 use tools::tree_feed::{FeedOptions, Taken, TreeFeed};
 
 const JOURNAL: &str = "restore-journal.json";
@@ -247,7 +248,7 @@ impl Checkpoints {
         if inner.tool_pre.contains_key(path) {
             return Ok(());
         }
-        let full = self.root.join(path);
+        let full = self.root.join(path_text::to_path(path));
         let state = match read_now(&full).map_err(io(&full))? {
             OnDisk::Absent => FileState::Absent,
             OnDisk::File { bytes, mode } => {
@@ -355,7 +356,7 @@ impl Checkpoints {
             let tree = GitView::head_tree(&repo);
             let view = GitView::new(repo, prefix.clone(), tree);
             for path in view.changed_files(true)? {
-                let full = self.root.join(&path);
+                let full = self.root.join(path_text::to_path(&path));
                 let state = match read_now(&full).map_err(io(&full))? {
                     OnDisk::File { bytes, mode } => {
                         let oid = inner.blobs.put(&bytes)?;
@@ -442,7 +443,7 @@ impl Checkpoints {
         let scanned = self.scan(&mut inner, watched)?;
         inner.observed = observed;
         let current = Self::current(&inner, &scanned.changes);
-        let plan = crate::plan::plan(
+        let mut plan = crate::plan::plan(
             &self.root,
             &inner.checkpoints,
             &scanned.changes,
@@ -451,6 +452,7 @@ impl Checkpoints {
             paths,
             &current,
         );
+        set_aside_missing_copies(&mut plan, &inner.blobs);
         Ok(plan)
     }
 
@@ -509,18 +511,7 @@ impl Checkpoints {
         };
         // Every copy a write needs must be in the store, and durable, before anything is
         // touched: the content it brings back and the content it replaces (for the undo).
-        let (ok, missing): (Vec<Write>, Vec<Write>) = plan.writes.drain(..).partition(|w| {
-            [&w.to, &w.from]
-                .iter()
-                .all(|s| s.oid().is_none_or(|o| inner.blobs.has(o)))
-        });
-        for w in missing {
-            plan.not_restorable.push(NotRestorable {
-                path: w.path,
-                reason: NotRestorableReason::CopyMissing,
-            });
-        }
-        plan.writes = ok;
+        set_aside_missing_copies(&mut plan, &inner.blobs);
         let oids: Vec<git2::Oid> = plan
             .writes
             .iter()
@@ -632,7 +623,7 @@ impl Checkpoints {
 
     /// What a path holds now, kept in the store.
     fn state_now(&self, blobs: &Blobs, path: &str) -> Result<FileState> {
-        let full = self.root.join(path);
+        let full = self.root.join(path_text::to_path(path));
         Ok(match read_now(&full).map_err(io(&full))? {
             OnDisk::File { bytes, mode } => FileState::file(blobs.put(&bytes)?, mode),
             OnDisk::TooLarge => FileState::Unknown {
@@ -728,7 +719,7 @@ impl Checkpoints {
 
     /// What a path holds now, as a checkpoint would record it (nothing is kept).
     pub fn state_of(&self, path: &str) -> Result<FileState> {
-        let full = self.root.join(path);
+        let full = self.root.join(path_text::to_path(path));
         Ok(match read_now(&full).map_err(io(&full))? {
             OnDisk::File { bytes, mode } => FileState::file(blob_id(&bytes), mode),
             OnDisk::TooLarge => FileState::Unknown {
@@ -745,6 +736,24 @@ impl Checkpoints {
     pub fn covers(paths: Option<&[String]>, path: &str) -> bool {
         wanted(paths, path)
     }
+}
+
+/// Writes whose copies (what they bring back, or what they replace, for the undo) are not in
+/// the store are named instead of planned: the preview must promise only what the restore does.
+fn set_aside_missing_copies(plan: &mut Plan, blobs: &Blobs) {
+    let (ok, missing): (Vec<Write>, Vec<Write>) = plan.writes.drain(..).partition(|w| {
+        [&w.to, &w.from]
+            .iter()
+            .all(|s| s.oid().is_none_or(|o| blobs.has(o)))
+    });
+    for w in missing {
+        plan.not_restorable.push(NotRestorable {
+            path: w.path,
+            reason: NotRestorableReason::CopyMissing,
+        });
+    }
+    plan.not_restorable.sort();
+    plan.writes = ok;
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ use crate::error::{CheckpointError, Result};
 use crate::state::{FileMode, FileState};
 use protocol::NotRestorableReason;
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use tools::path_text;
 
 /// The index entry flags (`git_index_entry`) of files git does not look at in the worktree:
 /// "assume unchanged" and "skip worktree" (sparse checkouts). Status calls them clean whatever
@@ -71,8 +72,8 @@ impl GitView {
         }
     }
 
-    fn in_repo(&self, rel: &str) -> String {
-        format!("{}{rel}", self.prefix)
+    fn in_repo(&self, rel: &str) -> PathBuf {
+        path_text::to_path(&format!("{}{rel}", self.prefix)).into_owned()
     }
 
     fn in_project(&self, repo_path: &str) -> Option<String> {
@@ -103,7 +104,7 @@ impl GitView {
             .map_err(CheckpointError::Git)?;
         let mut out = BTreeSet::new();
         for s in statuses.iter() {
-            if let Some(p) = s.path().ok().and_then(|p| self.in_project(p)) {
+            if let Some(p) = self.in_project(&path_text::from_bytes(s.path_bytes())) {
                 out.insert(p);
             }
         }
@@ -112,7 +113,7 @@ impl GitView {
             for e in index.iter() {
                 let unlooked =
                     e.flags & ENTRY_VALID != 0 || e.flags_extended & ENTRY_SKIP_WORKTREE != 0;
-                if unlooked && let Some(p) = self.in_project(&String::from_utf8_lossy(&e.path)) {
+                if unlooked && let Some(p) = self.in_project(&path_text::from_bytes(&e.path)) {
                     out.insert(p);
                 }
             }
@@ -138,7 +139,10 @@ impl GitView {
         let mut out = BTreeSet::new();
         for d in diff.deltas() {
             for f in [d.old_file(), d.new_file()] {
-                if let Some(p) = f.path().and_then(|p| self.in_project(&p.to_string_lossy())) {
+                if let Some(p) = f
+                    .path()
+                    .and_then(|p| self.in_project(&path_text::from_path(p)))
+                {
                     out.insert(p);
                 }
             }
@@ -158,11 +162,7 @@ impl GitView {
         let path = self.in_repo(rel);
         let attr = |name: &str| {
             self.repo
-                .get_attr(
-                    Path::new(&path),
-                    name,
-                    git2::AttrCheckFlags::FILE_THEN_INDEX,
-                )
+                .get_attr(&path, name, git2::AttrCheckFlags::FILE_THEN_INDEX)
                 .ok()
                 .flatten()
                 .map(|v| v.to_string())
@@ -182,7 +182,7 @@ impl GitView {
         let Some(tree) = self.tree.and_then(|t| self.repo.find_tree(t).ok()) else {
             return Ok(FileState::Absent);
         };
-        let entry = match tree.get_path(Path::new(&self.in_repo(rel))) {
+        let entry = match tree.get_path(&self.in_repo(rel)) {
             Ok(e) => e,
             Err(_) => return Ok(FileState::Absent),
         };
@@ -206,7 +206,7 @@ impl GitView {
         let Some(tree) = self.tree.and_then(|t| self.repo.find_tree(t).ok()) else {
             return Vec::new();
         };
-        let Ok(entry) = tree.get_path(Path::new(&self.in_repo(rel_dir))) else {
+        let Ok(entry) = tree.get_path(&self.in_repo(rel_dir)) else {
             return Vec::new();
         };
         let Ok(sub) = self.repo.find_tree(entry.id()) else {
@@ -214,9 +214,8 @@ impl GitView {
         };
         let mut out = Vec::new();
         let _ = sub.walk(git2::TreeWalkMode::PreOrder, |dir, e| {
-            if e.kind() == Some(git2::ObjectType::Blob)
-                && let Ok(name) = e.name()
-            {
+            if e.kind() == Some(git2::ObjectType::Blob) {
+                let name = path_text::from_bytes(e.name_bytes());
                 out.push(format!("{rel_dir}/{dir}{name}"));
             }
             git2::TreeWalkResult::Ok

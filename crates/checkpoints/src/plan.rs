@@ -9,6 +9,7 @@ use protocol::{NotRestorable, NotRestorableReason};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use tools::path_text;
 
 /// One file a restore writes: from what it holds now to what it held then.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,10 +42,11 @@ pub(crate) fn wanted(paths: Option<&[String]>, path: &str) -> bool {
 /// Something on disk keeps a file from being written at `path`: a folder there, or a file
 /// where one of its folders must be.
 fn in_the_way(root: &Path, path: &str) -> bool {
-    if std::fs::symlink_metadata(root.join(path)).is_ok_and(|m| m.is_dir()) {
+    let path = path_text::to_path(path);
+    if std::fs::symlink_metadata(root.join(&path)).is_ok_and(|m| m.is_dir()) {
         return true;
     }
-    let mut dir = Path::new(path).parent();
+    let mut dir = path.parent();
     while let Some(d) = dir {
         if d.as_os_str().is_empty() {
             break;

@@ -10,6 +10,7 @@ use crate::store::{Blobs, Change};
 use protocol::NotRestorableReason;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use tools::path_text;
 
 /// What the scan needs to know.
 pub(crate) struct Known<'a> {
@@ -61,7 +62,7 @@ impl Known<'_> {
                 .cloned()
                 .chain(self.git.map(|g| g.files_under(c)).unwrap_or_default());
             files.extend(before_under);
-            let path = self.root.join(c);
+            let path = self.root.join(path_text::to_path(c));
             let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
             if !is_dir {
                 files.insert(c.to_string());
@@ -85,7 +86,7 @@ impl Known<'_> {
                 if e.file_type().is_some_and(|t| !t.is_dir())
                     && let Ok(rel) = e.path().strip_prefix(self.root)
                 {
-                    files.insert(rel.to_string_lossy().into_owned());
+                    files.insert(path_text::from_path(rel));
                 }
             }
         }
@@ -154,7 +155,7 @@ impl Known<'_> {
                     reason: NotRestorableReason::GitIgnored,
                 };
             }
-            let full = self.root.join(&path);
+            let full = self.root.join(path_text::to_path(&path));
             let after = match read_now(&full).map_err(io(&full))? {
                 OnDisk::Absent | OnDisk::Folder | OnDisk::Other => FileState::Absent,
                 OnDisk::TooLarge => FileState::Unknown {

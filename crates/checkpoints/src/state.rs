@@ -147,7 +147,7 @@ pub(crate) fn put(
     state: &FileState,
     bytes: Option<&[u8]>,
 ) -> Result<(), PutError> {
-    let path = root.join(rel);
+    let path = root.join(tools::path_text::to_path(rel));
     let existing = std::fs::symlink_metadata(&path);
     if existing.as_ref().is_ok_and(|m| m.is_dir()) {
         return Err(PutError::InTheWay);

@@ -481,3 +481,81 @@ fn an_unreadable_file_is_named_and_everything_else_still_restores() {
         "an unknown file is left alone"
     );
 }
+
+/// Issue 26: files a command made with names that are not UTF-8 were not seen ("no file
+/// changes"): restoring must remove the new one and bring back the one it changed, byte for
+/// byte, whether the watcher saw them or the whole project was looked at.
+fn names_that_are_not_utf8(watch: bool) {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt as _;
+    let p = Project::new(true);
+    let cps = p.open();
+    if watch {
+        cps.watch();
+    }
+    let made = p.root.join(OsStr::from_bytes(b"caf\xe9.txt"));
+    let changed = p.root.join(OsStr::from_bytes(b"notes/r\xe9sum\xe9.txt"));
+    std::fs::write(&changed, "before\n").expect("write");
+    assert_eq!(cps.checkpoint(1).expect("cp"), 0);
+    std::fs::write(&made, "made by a command\n").expect("write");
+    std::fs::write(&changed, "after\n").expect("write");
+    assert_eq!(cps.checkpoint(2).expect("cp"), 1);
+    let plan = cps.preview(0, None).expect("preview");
+    assert_eq!(
+        plan.writes.len(),
+        2,
+        "both files are seen (watching: {watch}): {:?} / {:?}",
+        plan.writes,
+        plan.not_restorable
+    );
+    let restored = cps
+        .restore(0, None, 3, serde_json::Value::Null)
+        .expect("restore");
+    cps.finish().expect("finish");
+    assert!(!made.exists(), "the file the command made is removed");
+    assert_eq!(std::fs::read(&changed).expect("read"), b"before\n");
+    cps.restore(restored.undo, None, 4, serde_json::Value::Null)
+        .expect("undo");
+    cps.finish().expect("finish");
+    assert_eq!(std::fs::read(&made).expect("read"), b"made by a command\n");
+    assert_eq!(std::fs::read(&changed).expect("read"), b"after\n");
+}
+
+#[test]
+fn names_that_are_not_utf8_are_restored_when_watched() {
+    names_that_are_not_utf8(true);
+}
+
+#[test]
+fn names_that_are_not_utf8_are_restored_without_the_watcher() {
+    names_that_are_not_utf8(false);
+}
+
+/// Issue 26: a saved copy gone from the store was previewed as "modify … (not text)" and then
+/// not restored. The preview names it as missing, as the restore does.
+#[test]
+fn a_missing_copy_is_named_in_the_preview() {
+    let p = Project::new(false);
+    let cps = p.open();
+    assert_eq!(cps.checkpoint(1).expect("cp"), 0);
+    tool_write(&cps, &p.root, "README.md", "# Changed\n");
+    assert_eq!(cps.checkpoint(2).expect("cp"), 1);
+    let oid = git2::Oid::hash_object(git2::ObjectType::Blob, b"# Project\n").expect("oid");
+    let hex = oid.to_string();
+    let blob = p
+        .store
+        .path()
+        .join("objects.git/objects")
+        .join(&hex[..2])
+        .join(&hex[2..]);
+    std::fs::remove_file(&blob).expect("the copy is in the store");
+    let plan = cps.preview(0, None).expect("preview");
+    assert!(plan.writes.is_empty(), "{:?}", plan.writes);
+    assert!(
+        plan.not_restorable
+            .iter()
+            .any(|r| r.path == "README.md" && r.reason == NotRestorableReason::CopyMissing),
+        "{:?}",
+        plan.not_restorable
+    );
+}

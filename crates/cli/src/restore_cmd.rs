@@ -9,6 +9,7 @@ use protocol::{
     NotRestorableReason, RestoreAction, RestorePreview, RestoreRecord, RestoreScope, RestoreTarget,
 };
 use std::process::ExitCode;
+use tools::path_text;
 
 #[derive(Args)]
 #[command(group(ArgGroup::new("when").required(true).args(["to", "undo"])))]
@@ -89,10 +90,14 @@ fn print_preview(p: &RestorePreview) {
             } else {
                 format!(" (+{} −{})", f.added_lines, f.removed_lines)
             };
-            println!("  {action:<7} {}{counts}", f.path);
+            println!("  {action:<7} {}{counts}", path_text::shown(&f.path));
         }
         for n in &p.not_restorable {
-            println!("  kept as is: {} — {}", n.path, reason_words(n.reason));
+            println!(
+                "  kept as is: {} — {}",
+                path_text::shown(&n.path),
+                reason_words(n.reason)
+            );
         }
         if p.git {
             println!("  (git-ignored files, such as build outputs, are never restored)");
@@ -114,10 +119,23 @@ fn print_preview(p: &RestorePreview) {
     }
 }
 
-fn print_done(id: &str, r: &RestoreRecord) {
+/// What was done; `failed` is how many files the preview promised that could not be written.
+fn print_done(id: &str, r: &RestoreRecord, failed: usize) {
     if r.scope.files() {
         let n = r.files.len();
-        println!("Restored {n} file{}.", if n == 1 { "" } else { "s" });
+        if failed == 0 {
+            println!("Restored {n} file{}.", if n == 1 { "" } else { "s" });
+        } else {
+            let (keeps, holds) = if failed == 1 {
+                ("keeps", "it holds")
+            } else {
+                ("keep", "they hold")
+            };
+            println!(
+                "Restored {n} of {} files: {failed} could not be written and {keeps} what {holds} now.",
+                n + failed,
+            );
+        }
     }
     if r.scope.conversation() {
         println!("The conversation is back to where it was.");
@@ -167,15 +185,27 @@ pub fn run(a: RestoreArgs) -> Result<ExitCode> {
         print_preview(&preview);
     }
     let record = session.restore(&request)?;
+    let failed: Vec<&protocol::NotRestorable> = record
+        .not_restorable
+        .iter()
+        .filter(|n| !preview.not_restorable.contains(n))
+        .collect();
     if a.json {
         println!("{}", serde_json::to_string(&record)?);
     } else {
-        for n in &record.not_restorable {
-            if !preview.not_restorable.contains(n) {
-                println!("  not restored: {} — {}", n.path, reason_words(n.reason));
-            }
+        for n in &failed {
+            println!(
+                "  not restored: {} — {}",
+                path_text::shown(&n.path),
+                reason_words(n.reason)
+            );
         }
-        print_done(&a.id, &record);
+        print_done(&a.id, &record, failed.len());
     }
-    Ok(ExitCode::SUCCESS)
+    // A restore that left files it promised to bring back is not a success for a script.
+    Ok(if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -159,3 +159,77 @@ async fn restore_brings_back_each_turn_and_undoes_itself() {
     .await;
     assert_eq!(code, 2);
 }
+
+/// Issue 26: a restore whose writes failed exited 0 with "Restored 0 files". It names each file
+/// it could not write, says how many came back of how many, and exits 1. The project is
+/// mounted read-only for the restore, in a user and mount namespace of the test's own.
+#[tokio::test]
+async fn a_restore_that_could_not_write_says_so_and_fails() {
+    let project = tempfile::tempdir().expect("tempdir");
+    let root = project.path();
+    std::fs::write(root.join("keep.txt"), "keep me\n").expect("write");
+    git(root, &["init", "-q"]);
+    git(root, &["add", "."]);
+    git(root, &["commit", "-qm", "start"]);
+    let data = tempfile::tempdir().expect("tempdir");
+    let server = ScriptedServer::start(scenario("cli_restore_two_turns.json"))
+        .await
+        .expect("server");
+    let project_arg = root.display().to_string();
+    let (code, _, err) = cli(
+        data.path(),
+        &[
+            "run",
+            "--project",
+            &project_arg,
+            "--provider",
+            "anthropic",
+            "--base-url",
+            server.base_url(),
+            "--model",
+            "scripted-model",
+            "--approve",
+            "all",
+            "Write the note",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(read(root, "note.txt").as_deref(), Some("one\n"));
+    let id = err
+        .lines()
+        .find_map(|l| l.strip_prefix("session: "))
+        .expect("the session's id")
+        .to_string();
+
+    let script = r#"
+        mount --bind "$P" "$P" && mount -o remount,bind,ro "$P" || exit 97
+        "$CLI" restore "$ID" --to 1 --files-only
+        echo "exit=$?"
+    "#;
+    let out = tokio::process::Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c", script])
+        .env("P", root)
+        .env("ID", &id)
+        .env("CLI", env!("CARGO_BIN_EXE_tandem-cli"))
+        .env("TANDEM_DATA_DIR", data.path())
+        .env("XDG_CONFIG_HOME", data.path().join("config"))
+        .output()
+        .await
+        .expect("unshare");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(97), "no read-only mount: {stderr}");
+    assert!(
+        stdout.contains("not restored: note.txt — it could not be written"),
+        "{stdout}{stderr}"
+    );
+    assert!(
+        stdout
+            .contains("Restored 0 of 1 files: 1 could not be written and keeps what it holds now."),
+        "{stdout}{stderr}"
+    );
+    assert!(!stdout.contains("Restored 0 files."), "{stdout}");
+    assert!(stdout.contains("exit=1"), "{stdout}{stderr}");
+    assert_eq!(read(root, "note.txt").as_deref(), Some("one\n"));
+}

@@ -22,6 +22,7 @@ mod git_tools;
 mod history_secrets;
 mod line_endings;
 mod list_files;
+pub mod path_text;
 mod paths;
 mod plan;
 mod project_guard;

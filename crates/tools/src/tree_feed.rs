@@ -254,7 +254,7 @@ fn watch_tree(
     let start = if rel.is_empty() {
         root.to_path_buf()
     } else {
-        root.join(rel)
+        root.join(crate::path_text::to_path(rel))
     };
     let options = shared.options;
     let walk = ignore::WalkBuilder::new(&start)
@@ -280,7 +280,7 @@ fn watch_tree(
         let Ok(inner) = entry.path().strip_prefix(root) else {
             continue;
         };
-        let inner = inner.to_string_lossy().into_owned();
+        let inner = crate::path_text::from_path(inner);
         if entry.file_name() == ".git" {
             if !inner.is_empty() {
                 found(&inner, kind.is_dir());
@@ -369,7 +369,7 @@ fn read_events(
         let wd = event.wd();
         let name = event
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
+            .map(|n| crate::path_text::from_bytes(n.to_bytes()))
             .filter(|n| !n.is_empty());
         if shared.state().stop {
             shared.flushed.notify_all();

@@ -1,3 +1,4 @@
+import { shownPath } from "../format";
 // A file's path on one line: when it is too long, its start gives way to an ellipsis, so the
 // file's name stays in sight. The line runs right to left for that (the ellipsis goes where the
 // line starts); the path itself is isolated left to right inside it, or the right-to-left line
@@ -6,7 +7,7 @@
 export function FilePath({ path, className }: { path: string; className?: string }) {
   return (
     <span className={className ? `file-path ${className}` : "file-path"}>
-      <bdi dir="ltr">{path}</bdi>
+      <bdi dir="ltr">{shownPath(path)}</bdi>
     </span>
   );
 }

@@ -10,6 +10,7 @@ import { useSession, type RestoreAsk } from "../session";
 import type { DiffLayout } from "./MergeDiff";
 import { MergeDiff } from "./lazy";
 import { FilePath } from "./FilePath";
+import { shownPath } from "../format";
 
 export function RestoreCard() {
   const ask = useSession((s) => s.restoreAsk);
@@ -204,7 +205,7 @@ function PreviewSummary({ preview }: { preview: RestorePreview }) {
           <ul>
             {preview.not_restorable.map((n) => (
               <li key={n.path} data-reason={n.reason}>
-                <code>{n.path}</code> <span className="muted">— {reasonWords(n.reason)}</span>
+                <code>{shownPath(n.path)}</code> <span className="muted">— {reasonWords(n.reason)}</span>
               </li>
             ))}
           </ul>
@@ -245,7 +246,7 @@ function FileDiff({
           </button>
         </div>
         <span className="muted diff-count" title={file.path}>
-          {file.path}: now → as it will be
+          {shownPath(file.path)}: now → as it will be
         </span>
       </div>
       <div className="diff-scroll">

@@ -1,6 +1,7 @@
 // One entry of the transcript, by kind.
 import { memo } from "react";
 import type { TurnOutcome, WakeReason } from "../bindings";
+import { shownPath } from "../format";
 import type { TranscriptItem as Item } from "../transcript";
 import { reasonWords, restoredText } from "../restore";
 import { useSession } from "../session";
@@ -201,7 +202,7 @@ function Restored({ item }: { item: Extract<Item, { kind: "restored" }> }) {
         <ul className="muted restored-kept">
           {r.not_restorable.map((n) => (
             <li key={n.path}>
-              <code>{n.path}</code> stays as it is: {reasonWords(n.reason)}
+              <code>{shownPath(n.path)}</code> stays as it is: {reasonWords(n.reason)}
             </li>
           ))}
         </ul>

@@ -84,6 +84,14 @@ describe("a path kept to its end", () => {
   });
 });
 
+describe("a name that is not UTF-8", () => {
+  // Issue 26: the engine keeps such a byte as NUL and two hex digits; people see `\xE9`.
+  it("shows its bytes in hex, not an invisible NUL", () => {
+    const { container } = render(<FilePath path={"notes/caf\u0000e9.txt"} />);
+    expect(shownPaths(container, ".file-path")).toEqual(["notes/caf\\xE9.txt"]);
+  });
+});
+
 describe("the right-to-left trick", () => {
   const sources = import.meta.glob("../**/*.{ts,tsx}", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 

@@ -1,0 +1,132 @@
+//! Project paths as text, without loss. A command may make a file whose name is not UTF-8;
+//! checkpoints, the watcher and restore keep paths as `String`s, so each byte of a name that is
+//! not UTF-8 is kept as NUL and two hex digits. NUL cannot be part of a file name, so the text
+//! is unambiguous and turns back into the very same bytes; people see `\xE9` instead.
+
+use std::borrow::Cow;
+use std::ffi::{OsStr, OsString};
+use std::fmt::Write as _;
+use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
+use std::path::{Path, PathBuf};
+
+/// The text standing for a name's bytes.
+pub fn from_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            let _ = write!(out, "\0{b:02x}");
+        }
+    }
+    out
+}
+
+/// The text standing for a path (relative or not).
+pub fn from_path(path: &Path) -> String {
+    from_os(path.as_os_str())
+}
+
+pub fn from_os(name: &OsStr) -> String {
+    match name.to_str() {
+        Some(s) => s.to_string(),
+        None => from_bytes(name.as_bytes()),
+    }
+}
+
+fn hex_byte(s: &str) -> Option<u8> {
+    let digits = s.get(..2)?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u8::from_str_radix(digits, 16).ok()
+}
+
+/// The bytes a text made by [`from_bytes`] stands for (any other text: its own bytes).
+pub fn to_bytes(text: &str) -> Cow<'_, [u8]> {
+    if !text.contains('\0') {
+        return Cow::Borrowed(text.as_bytes());
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\0') {
+        out.extend_from_slice(&rest.as_bytes()[..at]);
+        let after = &rest[at + 1..];
+        match hex_byte(after) {
+            Some(b) => {
+                out.push(b);
+                rest = &after[2..];
+            }
+            None => {
+                out.push(0);
+                rest = after;
+            }
+        }
+    }
+    out.extend_from_slice(rest.as_bytes());
+    Cow::Owned(out)
+}
+
+/// The path a text made by [`from_path`] stands for.
+pub fn to_path(text: &str) -> Cow<'_, Path> {
+    match to_bytes(text) {
+        Cow::Borrowed(b) => Cow::Borrowed(Path::new(OsStr::from_bytes(b))),
+        Cow::Owned(v) => Cow::Owned(PathBuf::from(OsString::from_vec(v))),
+    }
+}
+
+/// How people see the path: each byte that is not UTF-8 as `\xE9`.
+pub fn shown(text: &str) -> Cow<'_, str> {
+    if !text.contains('\0') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(at) = rest.find('\0') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        match hex_byte(after) {
+            Some(b) => {
+                let _ = write!(out, "\\x{b:02X}");
+                rest = &after[2..];
+            }
+            None => {
+                out.push_str("\\0");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_comes_back_as_the_same_bytes() {
+        for bytes in [
+            &b"plain.txt"[..],
+            b"caf\xe9.txt",
+            b"\xff\xfe",
+            "résumé/ünïcode".as_bytes(),
+            b"half \xc3 of a character",
+            b"dir/\x80/x",
+        ] {
+            let text = from_bytes(bytes);
+            assert_eq!(to_bytes(&text).as_ref(), bytes, "{text:?}");
+            assert_eq!(
+                to_path(&text).as_os_str().as_bytes(),
+                bytes,
+                "{text:?} as a path"
+            );
+        }
+        assert_eq!(from_bytes("résumé".as_bytes()), "résumé");
+    }
+
+    #[test]
+    fn people_see_the_bytes_in_hex() {
+        assert_eq!(shown(&from_bytes(b"caf\xe9.txt")), "caf\\xE9.txt");
+        assert_eq!(shown("plain"), "plain");
+    }
+}
