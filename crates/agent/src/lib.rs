@@ -29,6 +29,7 @@ pub mod locations;
 mod mcp_launch;
 mod policy_call;
 mod prompt;
+mod received_task;
 mod replay;
 mod restore;
 mod rewind;

@@ -22,7 +22,8 @@ fn kind(e: &Entry<Value>) -> Option<&str> {
 
 /// The entries the conversation is made of now, in order.
 pub fn effective(entries: &[Entry<Value>]) -> Vec<Entry<Value>> {
-    effective_before(entries, u64::MAX)
+    let entries = crate::received_task::settled(entries);
+    effective_before(&entries, u64::MAX)
         .into_iter()
         .cloned()
         .collect()
@@ -84,6 +85,8 @@ pub struct TurnStart {
 
 /// Every turn that began, numbered from 1.
 pub fn turn_starts(entries: &[Entry<Value>]) -> Vec<TurnStart> {
+    let entries = crate::received_task::settled(entries);
+    let entries = entries.as_ref();
     let kept: std::collections::BTreeSet<u64> = effective_before(entries, u64::MAX)
         .iter()
         .map(|e| e.seq)

@@ -518,7 +518,14 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
             op = ops.recv() => match op {
                 Some(Op::Turn { start, done }) => {
                     let _running = Running(&shared.running);
-                    agent.turn_checkpoint = checkpoint(&mut agent, &shared).await;
+                    // The checkpoint is placed before the person's words, so going back to it
+                    // takes them away; the words are kept first, as taking a checkpoint of a
+                    // big project is long, and a crash then must not lose what was asked.
+                    let at = agent.log.next_seq();
+                    if let Start::User(text) = &start {
+                        keep_received(&mut agent, text);
+                    }
+                    agent.turn_checkpoint = checkpoint(&mut agent, &shared, at).await;
                     shared.last_failed.store(false, Ordering::SeqCst);
                     let outcome = turn(&mut agent, &shared, start).await;
                     shared.last_failed.store(
@@ -552,7 +559,8 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                 shared.automatic.fetch_add(1, Ordering::SeqCst);
                 let (reason, message) = wake_words(&event, &shared.tasks);
                 // Before the model's message is logged: going back to this turn takes it away.
-                agent.turn_checkpoint = checkpoint(&mut agent, &shared).await;
+                let at = agent.log.next_seq();
+                agent.turn_checkpoint = checkpoint(&mut agent, &shared, at).await;
                 let _ = agent.log.append(&serde_json::json!({"type": "wake_message", "text": message}));
                 shared.last_failed.store(false, Ordering::SeqCst);
                 let outcome = turn(&mut agent, &shared, Start::Wake(reason, message)).await;
@@ -584,9 +592,17 @@ fn open_checkpoints(
 
 /// Takes the checkpoint a turn begins at. A turn without one still runs; the user is told it
 /// cannot be undone.
-async fn checkpoint(agent: &mut Agent, shared: &Shared) -> Option<u32> {
+/// Logs the person's message as it arrives, durably (see `received_task`).
+fn keep_received(agent: &mut Agent, text: &str) {
+    let entry = serde_json::json!({"type": crate::received_task::TASK_RECEIVED, "text": text});
+    if let Err(e) = agent.log.append(&entry).and_then(|_| agent.log.sync()) {
+        tracing::warn!(%e, "the message could not be logged before the checkpoint");
+    }
+}
+
+/// Takes the checkpoint a turn begins at; `seq` is where the turn begins in the log.
+async fn checkpoint(agent: &mut Agent, shared: &Shared, seq: u64) -> Option<u32> {
     let cps = shared.checkpoints.as_ref().ok()?.clone();
-    let seq = agent.log.next_seq();
     let taken = tokio::task::spawn_blocking(move || cps.checkpoint(seq))
         .await
         .map_err(|e| e.to_string())

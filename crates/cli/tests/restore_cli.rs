@@ -233,3 +233,117 @@ async fn a_restore_that_could_not_write_says_so_and_fails() {
     assert!(stdout.contains("exit=1"), "{stdout}{stderr}");
     assert_eq!(read(root, "note.txt").as_deref(), Some("one\n"));
 }
+
+/// Issue 26: a run killed while its first checkpoint was taken (a big project) left a log with
+/// only its header; continuing sent the new words without the task. The person's message is
+/// kept before the checkpoint, and the restore point is placed before it.
+#[tokio::test]
+async fn a_crash_during_the_first_checkpoint_keeps_the_task() {
+    let project = tempfile::tempdir().expect("tempdir");
+    let root = project.path();
+    std::fs::write(root.join("keep.txt"), "keep me\n").expect("write");
+    git(root, &["init", "-q"]);
+    git(root, &["add", "."]);
+    git(root, &["commit", "-qm", "start"]);
+    // Untracked files the first checkpoint copies into its store, one by one: the kill lands
+    // while it does.
+    let notes = root.join("notes");
+    std::fs::create_dir(&notes).expect("mkdir");
+    for i in 0..4_000 {
+        std::fs::write(notes.join(format!("n{i}.txt")), format!("note {i}\n")).expect("write");
+    }
+    let data = tempfile::tempdir().expect("tempdir");
+    let sessions = data.path().join("sessions");
+    let project_arg = root.display().to_string();
+    // Nothing answers here: the run must not get as far as the model.
+    let unused = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let nowhere = format!("http://{}", unused.local_addr().expect("addr"));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
+        .args([
+            "run",
+            "--project",
+            &project_arg,
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &nowhere,
+            "--model",
+            "scripted-model",
+            "--approve",
+            "all",
+            "Tidy the notes folder",
+        ])
+        .env("TANDEM_DATA_DIR", data.path())
+        .env("XDG_CONFIG_HOME", data.path().join("config"))
+        .env("ANTHROPIC_API_KEY", "scripted-key")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // The store has a copy in it: the first checkpoint is being taken.
+    let copying = |dir: &Path| -> bool {
+        std::fs::read_dir(dir.join("checkpoints/objects.git/objects"))
+            .map(|d| d.flatten().any(|e| e.file_name().len() == 2))
+            .unwrap_or(false)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let session_dir = loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first checkpoint never began"
+        );
+        let found = std::fs::read_dir(&sessions)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .find(|d| copying(d));
+        if let Some(d) = found {
+            break d;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    child.kill().expect("SIGKILL the CLI");
+    let _ = child.wait();
+    let records =
+        std::fs::read_to_string(session_dir.join("checkpoints/records.jsonl")).unwrap_or_default();
+    assert!(
+        records.trim().is_empty(),
+        "the first checkpoint finished before the kill; the test needs a bigger project: {records}"
+    );
+    let id = session_dir
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+
+    let server = ScriptedServer::start(scenario("cli_crash_in_first_checkpoint.json"))
+        .await
+        .expect("server");
+    let (code, _, err) = cli(
+        data.path(),
+        &[
+            "run",
+            "--project",
+            &project_arg,
+            "--provider",
+            "anthropic",
+            "--base-url",
+            server.base_url(),
+            "--model",
+            "scripted-model",
+            "--approve",
+            "all",
+            "--session",
+            &id,
+            "Go on where you stopped",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(server.failures(), Vec::<String>::new());
+    let (code, shown, _) = cli(data.path(), &["show", &id]).await;
+    assert_eq!(code, 0);
+    assert!(shown.contains("1. Tidy the notes folder"), "{shown}");
+}
