@@ -9,7 +9,7 @@ XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 # make run PROJECT=/path/to/folder opens that folder directly.
 PROJECT ?=
 
-.PHONY: run test setup setup-test ui app lint test-rust test-ui test-e2e bindings dev deb bench-startup clean model test-builtin bench-builtin
+.PHONY: run test setup setup-test ui app lint test-rust test-ui test-e2e bindings dev deb bench-startup clean model test-builtin bench-builtin soak
 
 run: setup app
 	"$(CARGO_TARGET_DIR)/debug/tandem" $(PROJECT)
@@ -48,6 +48,13 @@ test-rust: ui
 test-e2e: ui
 	cargo build --workspace --all-targets $(APP_FEATURES)
 	$(XVFB) cargo test --workspace $(APP_FEATURES) --test app --test agent_ui
+
+# The soak test at length (CI runs 14 rounds of it): sessions killed at random, edits at once,
+# restores and undos, full-disk episodes; writes its counts into docs/benchmarks.md.
+SOAK_ROUNDS ?= 300
+soak:
+	TANDEM_SOAK_ROUNDS=$(SOAK_ROUNDS) TANDEM_SOAK_REPORT=$(CURDIR)/docs/benchmarks.md \
+		cargo test -p cli --test soak -- --nocapture
 
 # Cold start to an interactive window and resident memory, against an empty Tauri 2 app built
 # the same way (release, embedded frontend); writes the table into docs/benchmarks.md.
