@@ -53,6 +53,16 @@ impl Agent {
         };
         let provider = self.provider.as_ref().ok_or(AgentError::NoProvider)?;
         let resp = provider.stream(&req, &mut |_| {}, cancel).await?;
+        // The summary is paid for like any reply: the meter and the spending limits count it.
+        let cost_usd = self.cost_of(&resp.usage);
+        self.spend.record(
+            u64::from(resp.usage.input_tokens) + u64::from(resp.usage.output_tokens),
+            cost_usd,
+        );
+        self.emit(AgentEvent::Usage {
+            usage: resp.usage,
+            cost_usd,
+        })?;
         let summary = resp.message.text();
         let before = self.messages.len();
         let mut compacted = vec![summary_message(&summary)];

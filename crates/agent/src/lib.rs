@@ -39,6 +39,7 @@ mod session;
 mod session_log;
 mod session_view;
 mod settings;
+pub mod spend;
 mod subagents;
 mod summary;
 mod tool_call;

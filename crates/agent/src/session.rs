@@ -57,6 +57,8 @@ pub struct SessionOptions {
     pub web_search: Option<tools::SearchProvider>,
     /// Skills and MCP servers beyond the catalog (started servers are the caller's to start).
     pub extensions: crate::extensions::Extensions,
+    /// What the session and the day may spend on models.
+    pub spend: crate::spend::SpendOptions,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -137,6 +139,8 @@ struct Shared {
     /// The last turn failed and nothing came after it: the only state Retry acts in. A Retry
     /// pressed on an old error (scrolled back to) ran the finished task again.
     last_failed: AtomicBool,
+    /// What the session has spent and may spend (its agents share it).
+    spend: Arc<crate::spend::SpendMeter>,
 }
 
 /// A handle on a session: cheap to clone; the session ends when the last handle is dropped.
@@ -199,6 +203,7 @@ impl Session {
             (Vec::new(), Vec::new()),
             header.started_ms,
             checkpoints,
+            (0.0, 0),
         ))
     }
 
@@ -240,6 +245,7 @@ impl Session {
         };
         let effective = crate::rewind::effective(&read.entries);
         let conversation = crate::replay::replay(&effective);
+        let spent = crate::session_view::spent(log.path(), &read.entries);
         let (session, events) = Self::start(
             opts,
             id.to_string(),
@@ -247,6 +253,7 @@ impl Session {
             conversation,
             read.header.started_ms,
             checkpoints,
+            spent,
         );
         session
             .shared
@@ -262,6 +269,7 @@ impl Session {
         (messages, notes): (Vec<protocol::Message>, Vec<String>),
         started_ms: u64,
         checkpoints: Result<Arc<Checkpoints>, String>,
+        (spent_usd, spent_tokens): (f64, u64),
     ) -> (Session, Events) {
         let files_dir = opts.sessions_dir.join(&id);
         let mut toolbox = Toolbox::new(opts.root, files_dir.clone());
@@ -319,6 +327,12 @@ impl Session {
         agent.notes = notes;
         agent.kit = Some(kit.clone());
         agent.extensions = opts.extensions;
+        let spend = Arc::new(crate::spend::SpendMeter::new(
+            opts.spend,
+            spent_usd,
+            spent_tokens,
+        ));
+        agent.spend = spend.clone();
         let shared = Arc::new(Shared {
             running: AtomicBool::new(false),
             cancel: Mutex::new(CancellationToken::new()),
@@ -330,6 +344,7 @@ impl Session {
             automatic: AtomicU32::new(0),
             checkpoints,
             last_failed: AtomicBool::new(false),
+            spend,
         });
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
         tokio::spawn(drive(agent, ops_rx, shared.clone()));
@@ -356,6 +371,18 @@ impl Session {
         }
         self.shared.automatic.store(0, Ordering::SeqCst);
         self.begin(Start::User(text.to_string()))
+    }
+
+    /// What the session has spent, today's spending, and the limits in force.
+    pub fn spend_status(&self) -> protocol::SpendStatus {
+        self.shared.spend.status()
+    }
+
+    /// The person's new limits for this session (raised where a limit stopped it); Retry then
+    /// goes on.
+    pub fn set_limits(&self, limits: protocol::SpendLimits) -> protocol::SpendStatus {
+        self.shared.spend.set_limits(limits);
+        self.shared.spend.status()
     }
 
     /// Tries the last turn again (it failed: the provider was down, the stream broke).
@@ -529,7 +556,7 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                     shared.last_failed.store(false, Ordering::SeqCst);
                     let outcome = turn(&mut agent, &shared, start).await;
                     shared.last_failed.store(
-                        matches!(outcome, TurnOutcome::Failed { .. }),
+                        outcome.goes_on_with_retry(),
                         Ordering::SeqCst,
                     );
                     drop(_running);
@@ -565,7 +592,7 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                 shared.last_failed.store(false, Ordering::SeqCst);
                 let outcome = turn(&mut agent, &shared, Start::Wake(reason, message)).await;
                 shared.last_failed.store(
-                    matches!(outcome, TurnOutcome::Failed { .. }),
+                    outcome.goes_on_with_retry(),
                     Ordering::SeqCst,
                 );
             }
@@ -768,7 +795,7 @@ fn ends_failed(entries: &[crate::session_log::Entry<Value>]) -> bool {
                     .get("outcome")
                     .and_then(|o| o.get("kind"))
                     .and_then(Value::as_str)
-                    == Some("failed"),
+                    .is_some_and(|k| k == "failed" || k == "limit_reached"),
             ),
             Some("user_message") | Some("wake") => Some(false),
             _ => None,

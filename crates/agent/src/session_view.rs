@@ -40,7 +40,8 @@ pub fn session_state(events: &[AgentEvent], live: Option<SessionState>) -> Sessi
                     TurnOutcome::Ended
                     | TurnOutcome::Paused { .. }
                     | TurnOutcome::StepLimit
-                    | TurnOutcome::BudgetSpent { .. } => SessionState::Ended,
+                    | TurnOutcome::BudgetSpent { .. }
+                    | TurnOutcome::LimitReached { .. } => SessionState::Ended,
                 }
             }
             _ => {}
@@ -101,6 +102,17 @@ impl Paid {
             }
         }
     }
+}
+
+/// What a session has spent so far, its agents' replies included: money, tokens.
+pub(crate) fn spent(
+    session_log: &std::path::Path,
+    entries: &[crate::session_log::Entry<Value>],
+) -> (f64, u64) {
+    let mut paid = Paid::NOTHING;
+    paid.add_log(entries);
+    paid.add_agents(session_log);
+    (paid.cost, paid.input + paid.output)
 }
 
 pub fn session_info(

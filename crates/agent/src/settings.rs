@@ -71,7 +71,7 @@ pub struct RoleSettings {
     pub model: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     #[serde(default)]
@@ -84,6 +84,9 @@ pub struct Settings {
     /// Skills the user turned off.
     #[serde(default, skip_serializing_if = "SkillsSettings::is_empty")]
     pub skills: SkillsSettings,
+    /// `[limits]`: what a session and a day may spend on models.
+    #[serde(default, skip_serializing_if = "protocol::SpendLimits::is_empty")]
+    pub limits: protocol::SpendLimits,
 }
 
 /// `[skills]` in settings.toml.

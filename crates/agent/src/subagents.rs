@@ -99,6 +99,12 @@ fn report_of(outcome: &TurnOutcome, last_text: &str) -> String {
         TurnOutcome::BudgetSpent { used } => {
             format!("it spent its token budget ({used} tokens) before finishing")
         }
+        TurnOutcome::LimitReached { reached } => {
+            format!(
+                "it stopped before finishing: {}",
+                crate::spend::limit_words(reached)
+            )
+        }
         TurnOutcome::Cancelled => "it was stopped before finishing".into(),
         TurnOutcome::Failed { error } => format!("it failed: {}", error.message),
     }
@@ -211,6 +217,7 @@ impl Agent {
         );
         child.identity = Some((id.clone(), name.to_string()));
         child.kit = Some(kit.clone());
+        child.spend = self.spend.clone();
         child.instructions = instructions;
         child.extensions = self.extensions.clone();
         let parent = self.identity.as_ref().map(|(p, _)| p.clone());

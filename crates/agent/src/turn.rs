@@ -86,7 +86,7 @@ impl AgentConfig {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     /// The model called task_done.
     Done {
@@ -105,6 +105,10 @@ pub enum Outcome {
     BudgetSpent {
         used: u64,
     },
+    /// A spending limit stopped it before the next model call.
+    LimitReached {
+        reached: protocol::LimitReached,
+    },
     Cancelled,
 }
 
@@ -120,6 +124,7 @@ impl Outcome {
             },
             Outcome::StepLimit => TurnOutcome::StepLimit,
             Outcome::BudgetSpent { used } => TurnOutcome::BudgetSpent { used: *used },
+            Outcome::LimitReached { reached } => TurnOutcome::LimitReached { reached: *reached },
             Outcome::Cancelled => TurnOutcome::Cancelled,
         }
     }
@@ -254,6 +259,8 @@ pub struct Agent {
     pub(crate) extensions: crate::extensions::Extensions,
     /// The skills active for the task at hand.
     pub(crate) active: crate::active_skills::ActiveSkills,
+    /// What the session may spend, shared by its agents.
+    pub(crate) spend: Arc<crate::spend::SpendMeter>,
 }
 
 impl Agent {
@@ -332,6 +339,7 @@ impl Agent {
             turn_checkpoint: None,
             extensions: crate::extensions::Extensions::none(),
             active: crate::active_skills::ActiveSkills::default(),
+            spend: Arc::default(),
         }
     }
 
@@ -443,6 +451,18 @@ impl Agent {
         self.end_turn(result)
     }
 
+    /// The turn's end when a spending limit is reached: said, and the log made durable.
+    fn spending_stop(&mut self) -> Result<Option<Outcome>, AgentError> {
+        let Err(reached) = self.spend.check() else {
+            return Ok(None);
+        };
+        self.emit(AgentEvent::Notice {
+            text: crate::spend::limit_words(&reached),
+        })?;
+        self.log.sync()?;
+        Ok(Some(Outcome::LimitReached { reached }))
+    }
+
     /// The server and model this agent talks to, for the words of a failure.
     fn failure_context(&self) -> FailureContext<'_> {
         FailureContext {
@@ -453,7 +473,7 @@ impl Agent {
 
     /// A reply's cost: the price table's, else nothing for a model on this computer (it is
     /// free, and saying "unknown" for it would show the same nothing two ways).
-    fn cost_of(&self, usage: &protocol::Usage) -> Option<f64> {
+    pub(crate) fn cost_of(&self, usage: &protocol::Usage) -> Option<f64> {
         self.prices.cost(&self.config.model, usage).or_else(|| {
             self.provider
                 .as_ref()
@@ -538,6 +558,9 @@ impl Agent {
                 self.log.sync()?;
                 return Ok(Outcome::BudgetSpent { used: used_tokens });
             }
+            if let Some(stop) = self.spending_stop()? {
+                return Ok(stop);
+            }
             self.emit(AgentEvent::StepStarted { step })?;
             // Skills activated and servers started since the last step change both.
             let system = format!("{base}{}", self.skills_prompt());
@@ -553,6 +576,10 @@ impl Agent {
                         return Ok(Outcome::Cancelled);
                     }
                     Err(e) => return Err(e),
+                }
+                // The summary was a call of its own: the limit may be reached now.
+                if let Some(stop) = self.spending_stop()? {
+                    return Ok(stop);
                 }
             }
             let req = ChatRequest {
@@ -632,6 +659,7 @@ impl Agent {
             })?;
             let tokens = u64::from(resp.usage.input_tokens) + u64::from(resp.usage.output_tokens);
             used_tokens += tokens;
+            self.spend.record(tokens, cost_usd);
             self.stats.tokens += tokens;
             match cost_usd {
                 Some(c) => self.stats.cost_usd += c,

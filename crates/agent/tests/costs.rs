@@ -33,3 +33,68 @@ async fn a_model_on_this_computer_costs_nothing_rather_than_an_unknown_price() {
         .collect();
     assert_eq!(costs, [Some(0.0)]);
 }
+
+/// Issue 27: a spending limit holds. Each reply of a priced model costs $0.30 here; with $0.50
+/// for the session, the turn stops before the third call (spent: $0.60, never more than the one
+/// call in flight past the limit), says what was spent, and goes on once the person raises it.
+#[tokio::test]
+async fn a_session_limit_stops_before_the_next_call_and_raising_it_goes_on() {
+    use protocol::{Amount, SpendLimits, SpendScope, TurnOutcome};
+    let project = tempfile::tempdir().expect("tempdir");
+    std::fs::write(project.path().join("a.txt"), "alpha\n").expect("write");
+    let ledger = tempfile::tempdir().expect("tempdir");
+    let read = |id: &str| {
+        serde_json::json!({"reply": {"input_tokens": 100_000, "output_tokens": 0,
+            "tool_calls": [{"id": id, "name": "read_file", "input": {"path": "a.txt"}}]}})
+    };
+    let s = Scenario::from_json(
+        &serde_json::json!({"name": "priced replies", "format": "anthropic", "turns": [
+            read("c1"), read("c2"),
+            {"reply": {"input_tokens": 100_000, "tool_calls": [
+                {"id": "d1", "name": "task_done", "input": {"summary": "read it"}}]}}
+        ]})
+        .to_string(),
+    )
+    .expect("scenario");
+    let mut setup = Setup::new(Mode::Ask);
+    setup.model = "claude-sonnet-4-5";
+    setup.spend = agent::spend::SpendOptions {
+        limits: SpendLimits {
+            session_usd: Some(0.50),
+            ..SpendLimits::default()
+        },
+        ledger_dir: Some(ledger.path().to_path_buf()),
+    };
+    let h = Harness::start(s, project.path(), setup, |_| ApprovalAnswer::Approve).await;
+    let outcome = h.run("Read a.txt").await;
+    let TurnOutcome::LimitReached { reached } = outcome else {
+        panic!("the limit did not stop the turn: {outcome:?}");
+    };
+    assert_eq!(reached.scope, SpendScope::Session);
+    assert_eq!(reached.limit, Amount::Usd { usd: 0.50 });
+    let Amount::Usd { usd: spent } = reached.spent else {
+        panic!("{reached:?}");
+    };
+    assert!((spent - 0.60).abs() < 1e-3, "{spent}");
+    assert_eq!(h.server.requests().len(), 2, "no call past the limit");
+    assert!(
+        h.events().iter().any(|e| matches!(e, AgentEvent::Notice { text }
+            if text.contains("the spending limit for this session ($0.50) is reached: $0.60 spent"))),
+        "said in words"
+    );
+    // Today's ledger counted both replies.
+    assert!((h.session.spend_status().day_usd - 0.60).abs() < 1e-3);
+
+    let status = h.session.set_limits(SpendLimits {
+        session_usd: Some(2.0),
+        ..SpendLimits::default()
+    });
+    assert_eq!(status.limits.session_usd, Some(2.0));
+    let done = h.session.retry().expect("Retry goes on after a limit");
+    let outcome = tokio::time::timeout(std::time::Duration::from_secs(60), done)
+        .await
+        .expect("no hang")
+        .expect("the turn's outcome");
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+}

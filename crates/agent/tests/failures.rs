@@ -28,6 +28,7 @@ async fn turn(preset: Option<Preset>) -> (Vec<AgentEvent>, TurnOutcome) {
         tmp_dir: None,
         web_search: None,
         extensions: agent::Extensions::none(),
+        spend: agent::spend::SpendOptions::default(),
     };
     let (session, mut events) = Session::create(opts, "fix it").expect("session");
     let outcome = tokio::time::timeout(Duration::from_secs(60), session.run("Fix the bug"))
@@ -201,6 +202,7 @@ async fn retry_is_offered_for_a_failed_last_turn_also_after_reopening() {
         tmp_dir: None,
         web_search: None,
         extensions: agent::Extensions::none(),
+        spend: agent::spend::SpendOptions::default(),
     };
     let (session, _events) = Session::create(opts(), "fix it").expect("session");
     let first = session.run("Fix the bug").await.expect("turn");

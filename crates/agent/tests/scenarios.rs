@@ -547,6 +547,7 @@ async fn a_front_end_that_goes_away_cancels_the_pending_call() {
         tmp_dir: None,
         web_search: None,
         extensions: agent::Extensions::none(),
+        spend: agent::spend::SpendOptions::default(),
     };
     let (session, mut events) = Session::create(opts, "deploy").expect("session");
     let id = session.id().to_string();

@@ -706,6 +706,7 @@ fn options(project: &Path, setup: Setup) -> agent::SessionOptions {
         tmp_dir: None,
         web_search: None,
         extensions: agent::Extensions::none(),
+        spend: agent::spend::SpendOptions::default(),
     }
 }
 

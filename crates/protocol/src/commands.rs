@@ -152,6 +152,13 @@ pub struct WebSearchTest {
     pub titles: Vec<String>,
 }
 
+/// New limits for one session (the person raised them where a limit stopped it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct RaiseLimitsArgs {
+    pub session: String,
+    pub limits: crate::SpendLimits,
+}
+
 /// Every command: its name, the type of its `args`, and the type it resolves to. The TypeScript
 /// `Commands` interface is generated from this list, so the UI cannot call a command with the
 /// wrong shape.
@@ -204,4 +211,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("restart_mcp_server", "McpServerArgs", "McpView"),
     ("add_mcp_server", "AddMcpServerArgs", "McpView"),
     ("remove_mcp_server", "McpServerArgs", "McpView"),
+    ("get_limits", "null", "SpendLimits"),
+    ("save_limits", "SpendLimits", "SpendLimits"),
+    ("spend_status", "SessionArgs", "SpendStatus"),
+    ("raise_limits", "RaiseLimitsArgs", "SpendStatus"),
 ];

@@ -13,6 +13,7 @@ mod project;
 mod restore;
 mod rules;
 mod session;
+mod spend;
 mod typescript;
 
 pub use agent::*;
@@ -24,4 +25,5 @@ pub use project::*;
 pub use restore::*;
 pub use rules::*;
 pub use session::*;
+pub use spend::*;
 pub use typescript::typescript;

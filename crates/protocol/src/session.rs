@@ -23,12 +23,28 @@ pub enum TurnOutcome {
     BudgetSpent {
         used: u64,
     },
+    /// A spending limit stopped the turn before its next model call; the person may raise it
+    /// for the session and go on.
+    LimitReached {
+        reached: crate::LimitReached,
+    },
     /// The user pressed Stop (or the window went away).
     Cancelled,
     /// The model or the log failed: a code the front end acts on, and words for people.
     Failed {
         error: EngineError,
     },
+}
+
+impl TurnOutcome {
+    /// Retry goes on from where this turn stopped: it failed, or a spending limit stopped it
+    /// (and the person may have raised it).
+    pub fn goes_on_with_retry(&self) -> bool {
+        matches!(
+            self,
+            TurnOutcome::Failed { .. } | TurnOutcome::LimitReached { .. }
+        )
+    }
 }
 
 /// A failure as it crosses to a front end: a stable code to decide on (offer Retry, open

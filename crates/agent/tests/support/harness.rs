@@ -71,6 +71,10 @@ pub struct Setup {
     pub images: Option<bool>,
     /// Skills and MCP servers.
     pub extensions: agent::Extensions,
+    /// Spending limits and where the day's ledger is.
+    pub spend: agent::spend::SpendOptions,
+    /// The default role's model name (a priced one makes the replies cost money).
+    pub model: &'static str,
     /// Answer with this in-process model (as the built-in provider) instead of the server.
     pub local_model: Option<Arc<dyn llm::LocalModel>>,
     /// Leave questions waiting for the test to answer (`session.answer`), as a user who has
@@ -91,6 +95,8 @@ impl Setup {
             roles: vec!["default"],
             images: None,
             extensions: agent::Extensions::none(),
+            spend: agent::spend::SpendOptions::default(),
+            model: "scripted-model",
             local_model: None,
             hold_questions: false,
         }
@@ -116,6 +122,7 @@ async fn open_when_free(opts: SessionOptions, id: &str) -> (Session, agent::Even
             tmp_dir: o.tmp_dir.clone(),
             web_search: None,
             extensions: o.extensions.clone(),
+            spend: o.spend.clone(),
         };
         match Session::open(o, id) {
             Ok(s) => return s,
@@ -143,6 +150,7 @@ impl Harness {
         let roles = setup.roles.clone();
         let images = setup.images;
         let local = setup.local_model.clone();
+        let default_model = setup.model;
         let resolver: agent::ProviderResolver = Arc::new(move |role: &str| {
             if let Some(model) = &local {
                 return Ok(ResolvedModel {
@@ -174,7 +182,7 @@ impl Harness {
             Ok(ResolvedModel {
                 provider,
                 model: if role == "default" {
-                    "scripted-model".into()
+                    default_model.into()
                 } else {
                     format!("scripted-{role}")
                 },
@@ -199,6 +207,7 @@ impl Harness {
             tmp_dir: setup.tmp_dir,
             web_search: None,
             extensions: setup.extensions,
+            spend: setup.spend,
         };
         let (session, mut events) = match &setup.resume {
             Some(id) => open_when_free(opts, id).await,

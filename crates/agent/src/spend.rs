@@ -1,0 +1,263 @@
+//! The spending meter a session's agents share (its sub-agents too): what the session and the
+//! day have spent, checked before every model call against the limits, so a limit is never
+//! passed by more than the one call in flight. The day's spending is a ledger of one line per
+//! reply in the data folder (`spend/YYYY-MM-DD.jsonl`, UTC), appended by every process, so the
+//! window and the CLI running at once count against the same day.
+
+use protocol::{Amount, LimitReached, SpendLimits, SpendScope, SpendStatus};
+use serde::{Deserialize, Serialize};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+/// How a session's spending is limited, from the front end.
+#[derive(Debug, Clone, Default)]
+pub struct SpendOptions {
+    pub limits: SpendLimits,
+    /// The day's ledger folder (`<data>/spend`); None: days are not counted (tests).
+    pub ledger_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct LedgerLine {
+    usd: f64,
+    tokens: u64,
+}
+
+#[derive(Debug, Default)]
+struct Spent {
+    usd: f64,
+    tokens: u64,
+}
+
+#[derive(Debug)]
+pub struct SpendMeter {
+    limits: Mutex<SpendLimits>,
+    session: Mutex<Spent>,
+    ledger_dir: Option<PathBuf>,
+}
+
+impl Default for SpendMeter {
+    fn default() -> Self {
+        SpendMeter::new(SpendOptions::default(), 0.0, 0)
+    }
+}
+
+/// Days since the epoch as a calendar date (Howard Hinnant's `civil_from_days`).
+fn date_of(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// Today's ledger file.
+fn ledger_file(dir: &Path) -> PathBuf {
+    let days = (crate::locations::now_ms() / 86_400_000) as i64;
+    let (y, m, d) = date_of(days);
+    dir.join(format!("{y:04}-{m:02}-{d:02}.jsonl"))
+}
+
+impl SpendMeter {
+    /// A meter for a session that has spent `usd` and `tokens` so far (a continued one).
+    pub fn new(options: SpendOptions, usd: f64, tokens: u64) -> SpendMeter {
+        SpendMeter {
+            limits: Mutex::new(options.limits),
+            session: Mutex::new(Spent { usd, tokens }),
+            ledger_dir: options.ledger_dir,
+        }
+    }
+
+    pub fn limits(&self) -> SpendLimits {
+        *self.limits.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The person's new limits for this session.
+    pub fn set_limits(&self, limits: SpendLimits) {
+        *self.limits.lock().unwrap_or_else(PoisonError::into_inner) = limits;
+    }
+
+    /// What today has spent, every session together. An unreadable line (one being written by
+    /// another process) counts nothing.
+    fn day(&self) -> Spent {
+        let Some(dir) = &self.ledger_dir else {
+            return Spent::default();
+        };
+        // A day's ledger is a line per reply: far below this.
+        let text = tools::read_config_text(&ledger_file(dir), 64 << 20)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let mut out = Spent::default();
+        for line in text.lines() {
+            if let Ok(l) = serde_json::from_str::<LedgerLine>(line) {
+                out.usd += l.usd;
+                out.tokens += l.tokens;
+            }
+        }
+        out
+    }
+
+    pub fn status(&self) -> SpendStatus {
+        let day = self.day();
+        let s = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        SpendStatus {
+            limits: self.limits(),
+            session_usd: s.usd,
+            session_tokens: s.tokens,
+            day_usd: day.usd,
+            day_tokens: day.tokens,
+        }
+    }
+
+    /// Whether another model call may be made: the first limit already reached, if any.
+    pub fn check(&self) -> Result<(), LimitReached> {
+        let limits = self.limits();
+        if limits.is_empty() {
+            return Ok(());
+        }
+        let status = self.status();
+        let usd = |scope, spent: f64, limit: Option<f64>| {
+            limit.filter(|l| spent >= *l).map(|l| LimitReached {
+                scope,
+                spent: Amount::Usd { usd: spent },
+                limit: Amount::Usd { usd: l },
+            })
+        };
+        let tokens = |scope, spent: u64, limit: Option<u64>| {
+            limit.filter(|l| spent >= *l).map(|l| LimitReached {
+                scope,
+                spent: Amount::Tokens { tokens: spent },
+                limit: Amount::Tokens { tokens: l },
+            })
+        };
+        let reached = usd(SpendScope::Session, status.session_usd, limits.session_usd)
+            .or_else(|| {
+                tokens(
+                    SpendScope::Session,
+                    status.session_tokens,
+                    limits.session_tokens,
+                )
+            })
+            .or_else(|| usd(SpendScope::Day, status.day_usd, limits.day_usd))
+            .or_else(|| tokens(SpendScope::Day, status.day_tokens, limits.day_tokens));
+        match reached {
+            Some(r) => Err(r),
+            None => Ok(()),
+        }
+    }
+
+    /// One reply's use: `usd` is None when its price is unknown (it counts in tokens only).
+    pub fn record(&self, tokens: u64, usd: Option<f64>) {
+        {
+            let mut s = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+            s.tokens += tokens;
+            s.usd += usd.unwrap_or(0.0);
+        }
+        let Some(dir) = &self.ledger_dir else {
+            return;
+        };
+        let line = LedgerLine {
+            usd: usd.unwrap_or(0.0),
+            tokens,
+        };
+        let appended = std::fs::create_dir_all(dir).and_then(|()| {
+            let text = serde_json::to_string(&line).map_err(std::io::Error::other)?;
+            // One short line in one write to a file opened to append: lines from processes
+            // writing at once do not interleave.
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(ledger_file(dir))?
+                .write_all(format!("{text}\n").as_bytes())
+        });
+        if let Err(e) = appended {
+            tracing::warn!(%e, "today's spending could not be recorded");
+        }
+    }
+}
+
+/// A limit reached, in words: for the CLI, the transcript and the model's log.
+pub fn limit_words(r: &LimitReached) -> String {
+    let amount = |a: &Amount| match a {
+        Amount::Usd { usd } => format!("${usd:.2}"),
+        Amount::Tokens { tokens } => format!("{tokens} tokens"),
+    };
+    let scope = match r.scope {
+        SpendScope::Session => "this session",
+        SpendScope::Day => "today",
+    };
+    format!(
+        "the spending limit for {scope} ({}) is reached: {} spent",
+        amount(&r.limit),
+        amount(&r.spent)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_the_calendar_s() {
+        assert_eq!(date_of(0), (1970, 1, 1));
+        assert_eq!(date_of(20_789), (2026, 12, 2));
+        assert_eq!(date_of(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn a_limit_stops_the_next_call_and_raising_it_lets_it_go() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let limits = SpendLimits {
+            session_usd: Some(0.10),
+            ..SpendLimits::default()
+        };
+        let meter = SpendMeter::new(
+            SpendOptions {
+                limits,
+                ledger_dir: Some(dir.path().to_path_buf()),
+            },
+            0.0,
+            0,
+        );
+        assert!(meter.check().is_ok());
+        meter.record(1000, Some(0.06));
+        assert!(meter.check().is_ok());
+        meter.record(1000, Some(0.06));
+        let reached = meter.check().expect_err("over the limit");
+        assert_eq!(reached.scope, SpendScope::Session);
+        assert_eq!(reached.limit, Amount::Usd { usd: 0.10 });
+        meter.set_limits(SpendLimits {
+            session_usd: Some(0.50),
+            ..limits
+        });
+        assert!(meter.check().is_ok());
+        assert_eq!(meter.status().day_tokens, 2000);
+    }
+
+    #[test]
+    fn the_day_counts_every_session() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let options = SpendOptions {
+            limits: SpendLimits {
+                day_tokens: Some(3000),
+                ..SpendLimits::default()
+            },
+            ledger_dir: Some(dir.path().to_path_buf()),
+        };
+        let one = SpendMeter::new(options.clone(), 0.0, 0);
+        let two = SpendMeter::new(options, 0.0, 0);
+        one.record(2000, None);
+        assert!(two.check().is_ok());
+        two.record(1000, None);
+        let reached = one.check().expect_err("the day is spent");
+        assert_eq!(reached.scope, SpendScope::Day);
+        assert_eq!(reached.spent, Amount::Tokens { tokens: 3000 });
+    }
+}
