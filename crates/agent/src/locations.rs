@@ -36,6 +36,11 @@ pub fn sessions_dir() -> PathBuf {
     data_dir().join("sessions")
 }
 
+/// Today's spending, every session together (`spend/YYYY-MM-DD.jsonl`).
+pub fn spend_dir() -> PathBuf {
+    data_dir().join("spend")
+}
+
 /// A session's own folder (command outputs, fetched pages, the files' content before).
 pub fn session_files_dir(id: &str) -> PathBuf {
     sessions_dir().join(id)

@@ -68,6 +68,11 @@ pub struct RunArgs {
     mode: Option<Mode>,
     #[arg(long, default_value_t = 50)]
     max_steps: u32,
+    /// Stop before the next model call once the session has spent this much (US dollars, for
+    /// models whose price is known; over settings.toml's `[limits] session_usd`). Continuing
+    /// with a higher one goes on.
+    #[arg(long, value_name = "USD", value_parser = parse_usd)]
+    max_cost: Option<f64>,
     /// When the turn ends with background tasks or agents still at work, wait this many seconds
     /// for them (the agent is woken as they finish), then stop what is left.
     #[arg(long, default_value_t = 600)]
@@ -428,6 +433,13 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         tmp_dir: None,
         web_search,
         extensions: agent::Extensions::none(),
+        spend: agent::spend::SpendOptions {
+            limits: protocol::SpendLimits {
+                session_usd: a.max_cost.or(settings.limits.session_usd),
+                ..settings.limits
+            },
+            ledger_dir: Some(agent::locations::spend_dir()),
+        },
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -536,6 +548,13 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             ));
             ExitCode::from(6)
         }
+        TurnOutcome::LimitReached { reached } => {
+            errln(format!(
+                "tandem-cli: {}. Raise it (--max-cost, or [limits] in settings.toml) and continue with --session {id}.",
+                agent::spend::limit_words(&reached)
+            ));
+            ExitCode::from(7)
+        }
         TurnOutcome::Cancelled => {
             errln("tandem-cli: stopped; nothing pending was run");
             ExitCode::from(130)
@@ -626,6 +645,7 @@ fn outcome_words(o: &TurnOutcome) -> String {
         TurnOutcome::Paused { .. } => "paused".into(),
         TurnOutcome::StepLimit => "step limit".into(),
         TurnOutcome::BudgetSpent { .. } => "budget spent".into(),
+        TurnOutcome::LimitReached { .. } => "spending limit reached".into(),
         TurnOutcome::Cancelled => "stopped".into(),
         TurnOutcome::Failed { error } => format!("failed: {}", error.message),
     }
@@ -807,4 +827,18 @@ pub fn show(a: ShowArgs) -> Result<ExitCode> {
         print_rows(&rows, None, 0);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--max-cost`: a positive amount of US dollars.
+fn parse_usd(text: &str) -> Result<f64, String> {
+    let v: f64 = text
+        .trim()
+        .trim_start_matches('$')
+        .parse()
+        .map_err(|_| format!("`{text}` is not an amount of dollars (such as 5 or 0.50)"))?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("the limit must be more than $0, not {text}"))
+    }
 }

@@ -446,3 +446,89 @@ async fn a_refusal_in_a_commands_output_does_not_suggest_leaving_the_sandbox() {
         "{answer}"
     );
 }
+
+/// Issue 27: `--max-cost` holds. Replies cost $0.30 each; with $0.50 the run stops before its
+/// third call, exits 7 and says what was spent and how to go on; continued with a higher
+/// limit, it finishes. A limit that is not an amount is refused before anything runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_cost_stops_the_run_and_a_higher_one_goes_on() {
+    let project = tempfile::tempdir().expect("tempdir");
+    std::fs::write(project.path().join("a.txt"), "alpha\n").expect("write");
+    let data = tempfile::tempdir().expect("tempdir");
+    let server = model_server::ScriptedServer::start(
+        model_server::Scenario::load(
+            &std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/scenarios/cli_spend_limit.json"),
+        )
+        .expect("scenario"),
+    )
+    .await
+    .expect("server");
+    let project_arg = project.path().display().to_string();
+    let run = |extra: Vec<String>| {
+        let mut args: Vec<String> = [
+            "run",
+            "--project",
+            &project_arg,
+            "--provider",
+            "anthropic",
+            "--base-url",
+            server.base_url(),
+            "--model",
+            "claude-sonnet-4-5",
+            "--approve",
+            "all",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
+            .args(&args)
+            .env("TANDEM_DATA_DIR", data.path())
+            .env("XDG_CONFIG_HOME", data.path().join("config"))
+            .env("ANTHROPIC_API_KEY", "scripted-key")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run tandem-cli");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = tokio::task::block_in_place(|| run(vec!["--max-cost=-1".into(), "x".into()]));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("the limit must be more than $0"), "{err}");
+
+    let (code, err) = tokio::task::block_in_place(|| {
+        run(vec![
+            "--max-cost".into(),
+            "0.50".into(),
+            "Read a.txt twice".into(),
+        ])
+    });
+    assert_eq!(code, Some(7), "{err}");
+    assert!(
+        err.contains("the spending limit for this session ($0.50) is reached: $0.60 spent"),
+        "{err}"
+    );
+    assert!(err.contains("continue with --session"), "{err}");
+    let id = err
+        .lines()
+        .find_map(|l| l.strip_prefix("session: "))
+        .expect("the session's id")
+        .to_string();
+    assert_eq!(server.requests().len(), 2, "no call past the limit");
+
+    let (code, err) = tokio::task::block_in_place(|| {
+        run(vec![
+            "--max-cost".into(),
+            "2".into(),
+            "--session".into(),
+            id.clone(),
+            "Go on".into(),
+        ])
+    });
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(server.failures(), Vec::<String>::new());
+}
