@@ -14,6 +14,7 @@ mod recent;
 mod rendering;
 mod session_host;
 mod settings_host;
+mod spend_host;
 mod state;
 mod ui_errors;
 
@@ -195,6 +196,10 @@ pub fn run() {
             extensions_host::remove_skill,
             extensions_host::add_mcp_server,
             extensions_host::remove_mcp_server,
+            spend_host::get_limits,
+            spend_host::save_limits,
+            spend_host::spend_status,
+            spend_host::raise_limits,
         ])
         .build(tauri::generate_context!());
     let app = match result {

@@ -59,6 +59,19 @@ impl Sessions {
         lock(&self.live).get(id).cloned()
     }
 
+    /// The engine of a session running in this window, if it is.
+    pub(crate) fn session(&self, id: &str) -> Option<Session> {
+        self.get(id).map(|l| l.session.clone())
+    }
+
+    /// Every session running in this window.
+    pub(crate) fn all(&self) -> Vec<Session> {
+        lock(&self.live)
+            .values()
+            .map(|l| l.session.clone())
+            .collect()
+    }
+
     fn state_of(&self, id: &str) -> Option<SessionState> {
         self.get(id).and_then(|l| l.session.state())
     }
@@ -115,7 +128,7 @@ fn first_upper(s: &str) -> String {
         .unwrap_or_default()
 }
 
-fn log_path(id: &str) -> CmdResult<PathBuf> {
+pub(crate) fn log_path(id: &str) -> CmdResult<PathBuf> {
     let path =
         agent::session_path(&locations::sessions_dir(), id).map_err(|e| invalid(e.to_string()))?;
     if !path.exists() {
@@ -183,6 +196,7 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
         tmp_dir: None,
         web_search: agent::web_search_from_settings(&locations::settings_file()),
         extensions: crate::extensions_host::session_extensions(app, &root),
+        spend: crate::spend_host::spend_options(),
     };
     let (session, events) = Session::open(opts, id).map_err(session_error)?;
     let live = Arc::new(Live {

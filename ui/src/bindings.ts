@@ -378,7 +378,27 @@ export type ReadFileArgs = { root: string, path: string,
  */
 offset: number | null, limit: number | null, };
 
-export type TurnOutcome = { "kind": "done", summary: string, } | { "kind": "ended" } | { "kind": "paused", reason: string, } | { "kind": "step_limit" } | { "kind": "budget_spent", used: number, } | { "kind": "cancelled" } | { "kind": "failed", error: EngineError, };
+export type TurnOutcome = { "kind": "done", summary: string, } | { "kind": "ended" } | { "kind": "paused", reason: string, } | { "kind": "step_limit" } | { "kind": "budget_spent", used: number, } | { "kind": "limit_reached", reached: LimitReached, } | { "kind": "cancelled" } | { "kind": "failed", error: EngineError, };
+
+export type SpendLimits = { session_usd?: number, day_usd?: number, 
+/**
+ * Input and output tokens, every reply counted (the built-in model's too).
+ */
+session_tokens?: number, day_tokens?: number, };
+
+export type SpendScope = "session" | "day";
+
+export type Amount = { "unit": "usd", usd: number, } | { "unit": "tokens", tokens: number, };
+
+export type LimitReached = { scope: SpendScope, spent: Amount, limit: Amount, };
+
+export type SpendStatus = { 
+/**
+ * The settings' limits, with what the person raised for this session.
+ */
+limits: SpendLimits, session_usd: number, session_tokens: number, day_usd: number, day_tokens: number, };
+
+export type RaiseLimitsArgs = { session: string, limits: SpendLimits, };
 
 export type SessionState = "running" | "waiting" | "done" | "done_with_warnings" | "ended" | "stopped" | "failed" | "interrupted";
 
@@ -885,4 +905,8 @@ export interface Commands {
   restart_mcp_server: { args: McpServerArgs; result: McpView };
   add_mcp_server: { args: AddMcpServerArgs; result: McpView };
   remove_mcp_server: { args: McpServerArgs; result: McpView };
+  get_limits: { args: null; result: SpendLimits };
+  save_limits: { args: SpendLimits; result: SpendLimits };
+  spend_status: { args: SessionArgs; result: SpendStatus };
+  raise_limits: { args: RaiseLimitsArgs; result: SpendStatus };
 }

@@ -10,6 +10,8 @@ import type {
   BackgroundTask,
   EngineError,
   RestoreRecord,
+  SpendLimits,
+  SpendStatus,
   RestoreScope,
   RestoreTarget,
   SandboxStatus,
@@ -60,6 +62,8 @@ type SessionState = {
    *  restore put it back, so the composer lets go of it), kept only if nothing is written
    *  there; or an example task the person clicked (`chosen`), which replaces what is. */
   draft: { text: string | null; at: number; chosen?: boolean } | null;
+  /** The open session's spending against its limits (for the meter), when known. */
+  spend: SpendStatus | null;
 
   setProject: (root: string) => void;
   refreshSessions: () => Promise<void>;
@@ -70,6 +74,11 @@ type SessionState = {
   stop: () => Promise<void>;
   /** Tries the failed turn of the open session again. */
   retry: () => void;
+  /** Reads the open session's spending and limits again. */
+  refreshSpend: () => Promise<void>;
+  /** New limits for the open session (where one stopped it), then goes on. False when they
+   *  could not be set (the error is shown). */
+  raiseLimits: (limits: SpendLimits) => Promise<boolean>;
   answer: (request: ApprovalRequest, answer: ApprovalAnswer) => Promise<boolean>;
   refreshTasks: () => Promise<void>;
   stopTask: (task: string) => Promise<void>;
@@ -96,6 +105,7 @@ function fresh() {
     restoreAsk: null,
     restoring: false,
     draft: null,
+    spend: null,
   };
 }
 
@@ -149,6 +159,7 @@ export const useSession = create<SessionState>((set, get) => ({
       set({ current: loaded.info, transcript: loaded.transcript, loading: false, warnings: loaded.warnings });
       set((s) => ({ changesVersion: s.changesVersion + 1 }));
       void get().refreshTasks();
+      void get().refreshSpend();
     } catch (err) {
       if (get().current?.id !== id) return;
       set({ loading: false, error: `This session could not be opened: ${toAppError(err).message}` });
@@ -173,6 +184,7 @@ export const useSession = create<SessionState>((set, get) => ({
         transcript: emptyTranscript(),
         sessions: [created, ...s.sessions.filter((x) => x.id !== created.id)],
       }));
+      void get().refreshSpend();
     }
     const id = session.id;
     set({ runningSession: id });
@@ -213,6 +225,31 @@ export const useSession = create<SessionState>((set, get) => ({
     if (!id || get().runningSession) return;
     set({ runningSession: id, error: null });
     void runTurn(id, { kind: "retry" });
+  },
+
+  async refreshSpend() {
+    const id = get().current?.id;
+    if (!id) return;
+    try {
+      const spend = await call("spend_status", { session: id });
+      if (get().current?.id === id) set({ spend });
+    } catch {
+      // The meter goes on without its limit; nothing the person must act on.
+    }
+  },
+
+  async raiseLimits(limits) {
+    const id = get().current?.id;
+    if (!id || get().runningSession) return false;
+    try {
+      const spend = await call("raise_limits", { session: id, limits });
+      if (get().current?.id === id) set({ spend });
+    } catch (err) {
+      set({ error: `The limit could not be raised: ${toAppError(err).message}` });
+      return false;
+    }
+    get().retry();
+    return true;
   },
 
   async stop() {
@@ -371,6 +408,7 @@ async function runTurn(id: string, start: Start) {
     setState((s) => ({ runningSession: s.runningSession === id ? null : s.runningSession, changesVersion: s.changesVersion + 1 }));
     void getState().refreshSessions();
     void getState().refreshTasks();
+    void getState().refreshSpend();
   }
 }
 

@@ -500,7 +500,9 @@ function endTurn(s: Transcript, outcome: TurnOutcome, opts: FoldOptions) {
   if (outcome.kind === "done") push(s, { kind: "done", summary: outcome.summary, warnings: [] });
   else {
     if (outcome.kind === "failed") settleFailures(s, "resolved");
-    push(s, { kind: "outcome", outcome, failure: outcome.kind === "failed" ? "live" : "resolved" });
+    // A failure and a spending limit offer what to do next while nothing came after them.
+    const actionable = outcome.kind === "failed" || outcome.kind === "limit_reached";
+    push(s, { kind: "outcome", outcome, failure: actionable ? "live" : "resolved" });
   }
 }
 

@@ -183,6 +183,37 @@ impl SpendMeter {
     }
 }
 
+/// What is wrong with limits a person typed, in words; None when they can be kept.
+pub fn limits_problem(l: &SpendLimits) -> Option<String> {
+    for (name, v) in [("session", l.session_usd), ("day", l.day_usd)] {
+        if let Some(v) = v
+            && !(v.is_finite() && v > 0.0)
+        {
+            return Some(format!(
+                "the {name}'s limit must be more than $0 (leave it empty for none)"
+            ));
+        }
+    }
+    for (name, v) in [("session", l.session_tokens), ("day", l.day_tokens)] {
+        if v == Some(0) {
+            return Some(format!(
+                "the {name}'s token limit must be more than 0 (leave it empty for none)"
+            ));
+        }
+    }
+    None
+}
+
+/// The spending of a session not running in this process (its log at `log_path`).
+pub fn status_of(
+    log_path: &Path,
+    options: SpendOptions,
+) -> Result<SpendStatus, crate::session_log::LogError> {
+    let read = crate::session_log::read_session::<serde_json::Value>(log_path)?;
+    let (usd, tokens) = crate::session_view::spent(log_path, &read.entries);
+    Ok(SpendMeter::new(options, usd, tokens).status())
+}
+
 /// A limit reached, in words: for the CLI, the transcript and the model's log.
 pub fn limit_words(r: &LimitReached) -> String {
     let amount = |a: &Amount| match a {

@@ -2,14 +2,27 @@
 import { useSession } from "../session";
 import { formatCost, formatTokens } from "../format";
 import type { Totals } from "../transcript";
+import type { SpendLimits } from "../bindings";
 
 function line(t: Totals): string {
   return `${formatTokens(t.input_tokens)} in · ${formatTokens(t.output_tokens)} out · ${formatCost(t.cost_usd)}`;
 }
 
+/** The limits in force, in words ("limit $5.00 · today $20.00"), or null when there are none. */
+export function limitLine(l: SpendLimits): string | null {
+  const parts: string[] = [];
+  if (l.session_usd !== undefined) parts.push(`limit $${l.session_usd.toFixed(2)}`);
+  if (l.session_tokens !== undefined) parts.push(`limit ${formatTokens(l.session_tokens)} tokens`);
+  if (l.day_usd !== undefined) parts.push(`today $${l.day_usd.toFixed(2)}`);
+  if (l.day_tokens !== undefined) parts.push(`today ${formatTokens(l.day_tokens)} tokens`);
+  return parts.length ? parts.join(" · ") : null;
+}
+
 export function CostMeter() {
   const turn = useSession((s) => s.transcript.turn);
   const session = useSession((s) => s.transcript.session);
+  const spend = useSession((s) => s.spend);
+  const limits = spend ? limitLine(spend.limits) : null;
   const cacheRead = turn.cache_read_tokens;
   return (
     <div
@@ -27,6 +40,14 @@ export function CostMeter() {
         <span className="muted">Session </span>
         <span data-testid="cost-session">{line(session)}</span>
       </span>
+      {limits && spend && (
+        <span
+          data-testid="cost-limit"
+          title={`Spent today, every session together: $${spend.day_usd.toFixed(2)}, ${spend.day_tokens.toLocaleString()} tokens. Change the limits in Settings → Limits.`}
+        >
+          <span className="muted">{limits}</span>
+        </span>
+      )}
     </div>
   );
 }

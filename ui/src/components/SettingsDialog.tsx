@@ -14,10 +14,11 @@ import { RulesTab } from "./RulesTab";
 import { WebSearchTab } from "./WebSearchTab";
 import { SkillsTab } from "./SkillsTab";
 import { McpTab } from "./McpTab";
+import { LimitsTab } from "./LimitsTab";
 import { BuiltinCard } from "./BuiltinCard";
 import { settingsCards } from "../modelChoice";
 
-type Tab = "models" | "rules" | "web" | "skills" | "mcp";
+type Tab = "models" | "rules" | "web" | "skills" | "mcp" | "limits";
 
 const TAB_LABELS: Record<Tab, string> = {
   models: "Models",
@@ -25,6 +26,7 @@ const TAB_LABELS: Record<Tab, string> = {
   web: "Web search",
   skills: "Skills",
   mcp: "Tool servers",
+  limits: "Limits",
 };
 
 export const ROLES: Array<{ role: string; label: string; help: string }> = [
@@ -557,6 +559,7 @@ export function SettingsDialog() {
           {tab === "web" && settings && <WebSearchTab settings={settings} allowFile={allowFile} />}
           {tab === "skills" && <SkillsTab root={root} />}
           {tab === "mcp" && <McpTab root={root} />}
+          {tab === "limits" && <LimitsTab />}
         </div>
         {asking && (
           <div className="unsaved-bar" role="alertdialog" aria-label="Unsaved changes" data-testid="unsaved-changes">

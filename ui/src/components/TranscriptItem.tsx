@@ -6,6 +6,7 @@ import type { TranscriptItem as Item } from "../transcript";
 import { reasonWords, restoredText } from "../restore";
 import { useSession } from "../session";
 import { DoneSummary } from "./DoneSummary";
+import { LimitCard, limitText } from "./LimitCard";
 import { ErrorNote } from "./ErrorNote";
 import { Markdown } from "./lazy";
 import { SubagentCard } from "./SubagentCard";
@@ -34,6 +35,8 @@ function outcomeText(o: TurnOutcome): { text: string; tone: "muted" | "warn" | "
       return { text: "Stopped at the step limit. Send a message to let it continue.", tone: "warn" };
     case "budget_spent":
       return { text: `Stopped: the token budget is spent (${o.used.toLocaleString()} tokens used).`, tone: "warn" };
+    case "limit_reached":
+      return { text: limitText(o.reached), tone: "warn" };
     case "cancelled":
       return { text: "Stopped by you.", tone: "muted" };
     case "failed":
@@ -97,6 +100,8 @@ export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Ite
     case "outcome": {
       if (item.outcome.kind === "failed")
         return <ErrorNote error={item.outcome.error} testId="transcript-error" failure={item.failure} />;
+      if (item.outcome.kind === "limit_reached")
+        return <LimitCard reached={item.outcome.reached} live={item.failure === "live"} />;
       const { text, tone } = outcomeText(item.outcome);
       return (
         <div className={`outcome ${tone}`} data-testid="turn-outcome" data-kind={item.outcome.kind}>

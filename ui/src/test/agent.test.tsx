@@ -938,6 +938,37 @@ describe("errors", () => {
     await waitFor(() => expect(calls.filter((c) => c.cmd === "retry_turn")).toHaveLength(1));
   });
 
+  // Issue 27: a spending limit stops the turn; the card says what was spent and raises the
+  // limit for this session, then goes on. The meter shows the limit.
+  it("shows where a spending limit stopped the turn, and raises it for the session to go on", async () => {
+    const { calls, user, turn, push } = await startTurn({ limits: { session_usd: 0.5, day_usd: 20 } });
+    const reached = {
+      scope: "session" as const,
+      spent: { unit: "usd" as const, usd: 0.6 },
+      limit: { unit: "usd" as const, usd: 0.5 },
+    };
+    push([{ type: "turn_ended", outcome: { kind: "limit_reached", reached } }]);
+    act(() => turn.end({ kind: "limit_reached", reached }));
+    const card = await screen.findByTestId("turn-outcome");
+    expect(card).toHaveAttribute("data-kind", "limit_reached");
+    expect(card).toHaveTextContent(
+      "Stopped before the next model call: this session's limit of $0.50 is reached ($0.60 spent).",
+    );
+    await waitFor(() => expect(screen.getByTestId("cost-limit")).toHaveTextContent("limit $0.50 · today $20.00"));
+    const amount = screen.getByTestId("raise-limit-amount");
+    expect(amount).toHaveValue("1.60");
+    await user.clear(amount);
+    await user.type(amount, "0.4");
+    expect(screen.getByTestId("raise-limit")).toBeDisabled();
+    await user.clear(amount);
+    await user.type(amount, "3");
+    await waitFor(() => expect(screen.getByTestId("raise-limit")).toBeEnabled());
+    await user.click(screen.getByTestId("raise-limit"));
+    await waitFor(() => expect(calls.filter((c) => c.cmd === "retry_turn")).toHaveLength(1));
+    const raised = calls.find((c) => c.cmd === "raise_limits")?.payload as { args: { limits: object } };
+    expect(raised.args.limits).toEqual({ session_usd: 3, day_usd: 20 });
+  });
+
   it("offers Retry where trying again can help, and retries the turn", async () => {
     let turns = 0;
     const calls = installFakeBackend(project, {

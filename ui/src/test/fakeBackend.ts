@@ -2,6 +2,9 @@
 // and agent. `send_message` streams events over its Channel the way Rust does: arrays of events.
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type {
+  RaiseLimitsArgs,
+  SpendLimits,
+  SpendStatus,
   BuiltinStatus,
   SearchProviderKind,
   AgentEvent,
@@ -76,6 +79,8 @@ export type FakeAgent = {
   builtin?: BuiltinStatus;
   /** The file the native file picker answers with (default: the person cancels). */
   pickedFile?: string;
+  /** The spending limits in Settings (default: none). */
+  limits?: SpendLimits;
   /** Called when a turn starts; the test drives it. */
   onTurn?: (turn: FakeTurn) => void;
   /** What list_sessions answers, from the sessions the fake holds (default: them as they are). */
@@ -235,6 +240,14 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
     return updated;
   };
   let created = 0;
+  let limits: SpendLimits = agent.limits ?? {};
+  const spendStatus = (l: SpendLimits): SpendStatus => ({
+    limits: l,
+    session_usd: 0.6,
+    session_tokens: 200000,
+    day_usd: 0.6,
+    day_tokens: 200000,
+  });
   mockWindows("main");
   mockIPC((cmd, payload) => {
     calls.push({ cmd, payload });
@@ -486,6 +499,15 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         agent.transcripts = { ...agent.transcripts, [a.session]: done.transcript };
         return done.record;
       }
+      case "get_limits":
+        return limits;
+      case "save_limits":
+        limits = args as SpendLimits;
+        return limits;
+      case "spend_status":
+        return spendStatus(limits);
+      case "raise_limits":
+        return spendStatus((args as unknown as RaiseLimitsArgs).limits);
       case "plugin:opener|open_url":
         return null;
       case "plugin:dialog|open":

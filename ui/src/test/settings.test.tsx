@@ -705,3 +705,27 @@ describe("the way in for people with no account", () => {
     expect(settingsOrder(none.view)).toEqual(["built-in"]);
   });
 });
+
+// Issue 27: spending limits are set in Settings → Limits, checked before they are kept.
+describe("settings: spending limits", () => {
+  it("keeps dollars and tokens, refuses what is not an amount, and clears a limit left empty", async () => {
+    const { calls, user } = await openSettings({ limits: { day_usd: 20 } });
+    await user.click(screen.getByTestId("settings-tab-limits"));
+    const day = await screen.findByTestId("limit-day-usd");
+    await waitFor(() => expect(day).toHaveValue("20"));
+    const session = screen.getByTestId("limit-session-usd");
+    await user.type(session, "-3");
+    expect(screen.getByTestId("limits-problem")).toHaveTextContent("Each session, in dollars: type an amount above 0");
+    expect(screen.getByTestId("save-limits")).toBeDisabled();
+    await user.clear(session);
+    await user.type(session, "$5");
+    await user.type(screen.getByTestId("limit-session-tokens"), "1.5");
+    expect(screen.getByTestId("limits-problem")).toHaveTextContent("tokens are whole numbers");
+    await user.clear(screen.getByTestId("limit-session-tokens"));
+    await user.type(screen.getByTestId("limit-session-tokens"), "200000");
+    await user.clear(day);
+    await user.click(screen.getByTestId("save-limits"));
+    await screen.findByTestId("limits-note");
+    expect(args(calls, "save_limits")).toEqual({ session_usd: 5, session_tokens: 200000 });
+  });
+});
