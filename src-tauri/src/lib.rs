@@ -196,6 +196,7 @@ pub fn run() {
             extensions_host::remove_skill,
             extensions_host::add_mcp_server,
             extensions_host::remove_mcp_server,
+            session_host::export_session,
             spend_host::get_limits,
             spend_host::save_limits,
             spend_host::spend_status,

@@ -565,3 +565,23 @@ pub async fn session_changes(
     let dir = locations::session_files_dir(&args.session);
     blocking(move || agent::session_changes(&dir, &root).map_err(|e| invalid(e.to_string()))).await
 }
+
+/// Writes the session to the file the person chose (Markdown or its JSON log), whole or not at
+/// all; answers with where it went.
+#[tauri::command]
+pub async fn export_session(args: protocol::ExportSessionArgs) -> CmdResult<String> {
+    let log = log_path(&args.session)?;
+    let format = match args.format {
+        protocol::ExportKind::Markdown => agent::ExportFormat::Markdown,
+        protocol::ExportKind::Jsonl => agent::ExportFormat::Jsonl,
+    };
+    blocking(move || {
+        let text = agent::export_session(&log, format)
+            .map_err(|e| invalid(format!("The session could not be exported: {e}")))?;
+        let path = PathBuf::from(&args.path);
+        tools::write_atomic(&path, text.as_bytes())
+            .map_err(|e| invalid(format!("{} could not be written: {e}", path.display())))?;
+        Ok(path.display().to_string())
+    })
+    .await
+}

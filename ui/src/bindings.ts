@@ -400,6 +400,10 @@ limits: SpendLimits, session_usd: number, session_tokens: number, day_usd: numbe
 
 export type RaiseLimitsArgs = { session: string, limits: SpendLimits, };
 
+export type ExportKind = "markdown" | "jsonl";
+
+export type ExportSessionArgs = { session: string, format: ExportKind, path: string, };
+
 export type SessionState = "running" | "waiting" | "done" | "done_with_warnings" | "ended" | "stopped" | "failed" | "interrupted";
 
 export type Mode = "read_only" | "ask" | "auto_edit" | "full_auto";
@@ -909,4 +913,5 @@ export interface Commands {
   save_limits: { args: SpendLimits; result: SpendLimits };
   spend_status: { args: SessionArgs; result: SpendStatus };
   raise_limits: { args: RaiseLimitsArgs; result: SpendStatus };
+  export_session: { args: ExportSessionArgs; result: string };
 }

@@ -18,6 +18,7 @@ mod checks;
 mod claims;
 mod compaction;
 mod event_sink;
+mod export;
 mod extension_edits;
 mod extensions;
 mod external_call;
@@ -47,6 +48,7 @@ mod turn;
 
 pub use approvals::{AnswerError, Approvals};
 pub use changes::{ChangesError, record_baseline, session_changes};
+pub use export::{ExportError, ExportFormat, export_session};
 pub use extension_edits::{
     ExtensionEditError, add_user_mcp_server, add_user_skill, remove_user_mcp_server,
     remove_user_skill,

@@ -44,7 +44,7 @@ impl Default for SpendMeter {
 }
 
 /// Days since the epoch as a calendar date (Howard Hinnant's `civil_from_days`).
-fn date_of(days: i64) -> (i64, u32, u32) {
+pub(crate) fn date_of(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

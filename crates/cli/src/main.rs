@@ -4,6 +4,7 @@
 //! engine logic: every decision comes from the `policy` crate, every path resolution from
 //! `tools`.
 
+mod export_cmd;
 mod extensions_cmd;
 mod policy_cmd;
 mod restore_cmd;
@@ -42,6 +43,8 @@ enum Command {
     Sessions(run_cmd::SessionsArgs),
     /// Print one session's log.
     Show(run_cmd::ShowArgs),
+    /// Write a session out as Markdown or as its JSON log.
+    Export(export_cmd::ExportArgs),
     /// Bring a session's project back to how it was when a turn began.
     Restore(restore_cmd::RestoreArgs),
     /// The project's skills, their triggers and tools; broken ones reported (exit 1).
@@ -76,6 +79,7 @@ fn main() -> ExitCode {
         Command::Sessions(args) => run_cmd::sessions(args),
         Command::Show(args) => run_cmd::show(args),
         Command::Restore(args) => restore_cmd::run(args),
+        Command::Export(args) => export_cmd::run(args),
         Command::Sandbox { command } => sandbox_cmd::run(command),
         Command::Skills(args) => extensions_cmd::skills(args),
         Command::Mcp { command } => extensions_cmd::mcp(command),

@@ -347,3 +347,91 @@ async fn a_crash_during_the_first_checkpoint_keeps_the_task() {
     assert_eq!(code, 0);
     assert!(shown.contains("1. Tidy the notes folder"), "{shown}");
 }
+
+/// Issue 27: `tandem-cli export ID` writes the session as Markdown (its messages, each tool call
+/// with its decision and result, the diffs applied, the cost) or as its JSON log.
+#[tokio::test]
+async fn export_writes_markdown_and_the_json_log() {
+    let project = tempfile::tempdir().expect("tempdir");
+    let root = project.path();
+    std::fs::write(root.join("keep.txt"), "keep me\n").expect("write");
+    git(root, &["init", "-q"]);
+    git(root, &["add", "."]);
+    git(root, &["commit", "-qm", "start"]);
+    let data = tempfile::tempdir().expect("tempdir");
+    let server = ScriptedServer::start(scenario("cli_restore_two_turns.json"))
+        .await
+        .expect("server");
+    let project_arg = root.display().to_string();
+    let (code, _, err) = cli(
+        data.path(),
+        &[
+            "run",
+            "--project",
+            &project_arg,
+            "--provider",
+            "anthropic",
+            "--base-url",
+            server.base_url(),
+            "--model",
+            "scripted-model",
+            "--approve",
+            "all",
+            "Write the note",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let id = err
+        .lines()
+        .find_map(|l| l.strip_prefix("session: "))
+        .expect("the session's id")
+        .to_string();
+
+    let (code, md, err) = cli(data.path(), &["export", &id]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(md.starts_with("# Write the note\n"), "{md}");
+    assert!(md.contains(&format!("- Session: `{id}`")), "{md}");
+    assert!(md.contains("- Cost: $0.0000 — "), "{md}");
+    assert!(
+        md.contains("## 1. Write the note\n\n> Write the note\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- **write_file** `note.txt` — you approved it — done: "),
+        "{md}"
+    );
+    assert!(md.contains("**Turn ended:** done — note written"), "{md}");
+    assert!(
+        md.contains("### `note.txt` (+1 −0)\n\n```diff\n--- /dev/null\n+++ note.txt\n@@ -0,0 +1 @@\n+one\n```"),
+        "{md}"
+    );
+
+    let out = data.path().join("session.jsonl");
+    let out_arg = out.display().to_string();
+    let (code, _, err) = cli(
+        data.path(),
+        &["export", &id, "--format", "jsonl", "--output", &out_arg],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&out).expect("written");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    assert_eq!(lines[0]["header"]["id"], id.as_str());
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["event"]["type"] == "tool_finished" && l["event"]["name"] == "write_file"),
+        "{text}"
+    );
+
+    let (code, _, err) = cli(data.path(), &["export", "s-no-such-session"]).await;
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("there is no session s-no-such-session"),
+        "{err}"
+    );
+}

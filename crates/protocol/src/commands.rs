@@ -159,6 +159,22 @@ pub struct RaiseLimitsArgs {
     pub limits: crate::SpendLimits,
 }
 
+/// The form a session is exported in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportKind {
+    Markdown,
+    Jsonl,
+}
+
+/// Writes a session out to a file the person chose.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ExportSessionArgs {
+    pub session: String,
+    pub format: ExportKind,
+    pub path: String,
+}
+
 /// Every command: its name, the type of its `args`, and the type it resolves to. The TypeScript
 /// `Commands` interface is generated from this list, so the UI cannot call a command with the
 /// wrong shape.
@@ -215,4 +231,5 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("save_limits", "SpendLimits", "SpendLimits"),
     ("spend_status", "SessionArgs", "SpendStatus"),
     ("raise_limits", "RaiseLimitsArgs", "SpendStatus"),
+    ("export_session", "ExportSessionArgs", "string"),
 ];

@@ -67,6 +67,8 @@ pub fn typescript() -> String {
         LimitReached::decl(&cfg),
         SpendStatus::decl(&cfg),
         RaiseLimitsArgs::decl(&cfg),
+        ExportKind::decl(&cfg),
+        ExportSessionArgs::decl(&cfg),
         SessionState::decl(&cfg),
         Mode::decl(&cfg),
         SessionInfo::decl(&cfg),

@@ -1163,3 +1163,27 @@ describe("the sandbox", () => {
     expect(screen.queryByTestId("tool-confinement")).toBeNull();
   });
 });
+
+// Issue 27: the open session is exported where the person chooses; a .jsonl name is its log.
+describe("export", () => {
+  it("writes the open session as Markdown, or as its JSON log when the name ends in .jsonl", async () => {
+    const s = sessionInfo("s1", { title: "Fix the bug: tests/parse.rs" });
+    const calls = installFakeBackend(project, {
+      sessions: [s],
+      transcripts: { s1: { info: s, events: [], warnings: [] } },
+      savedFile: "/home/me/fix.jsonl",
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    const button = await screen.findByTestId("export-session");
+    expect(button).toBeDisabled();
+    await user.click(await screen.findByTestId("session-item"));
+    await waitFor(() => expect(button).toBeEnabled());
+    await user.click(button);
+    expect(await screen.findByTestId("export-note")).toHaveTextContent("Exported to /home/me/fix.jsonl");
+    const dialog = calls.find((c) => c.cmd === "plugin:dialog|save")?.payload as { options: { defaultPath: string } };
+    expect(dialog.options.defaultPath).toBe("Fix-the-bug-tests-parse-rs.md");
+    const exported = calls.find((c) => c.cmd === "export_session")?.payload as { args: object };
+    expect(exported.args).toEqual({ session: "s1", format: "jsonl", path: "/home/me/fix.jsonl" });
+  });
+});

@@ -79,6 +79,8 @@ export type FakeAgent = {
   builtin?: BuiltinStatus;
   /** The file the native file picker answers with (default: the person cancels). */
   pickedFile?: string;
+  /** The file the native save dialog answers with (default: the person cancels). */
+  savedFile?: string;
   /** The spending limits in Settings (default: none). */
   limits?: SpendLimits;
   /** Called when a turn starts; the test drives it. */
@@ -510,6 +512,10 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         return spendStatus((args as unknown as RaiseLimitsArgs).limits);
       case "plugin:opener|open_url":
         return null;
+      case "plugin:dialog|save":
+        return agent.savedFile ?? null;
+      case "export_session":
+        return (args as { path: string }).path;
       case "plugin:dialog|open":
         // The native picker: a file or a folder, as the test scripted it (default: cancelled).
         return agent.pickedFile ?? agent.pickedFolder ?? null;
