@@ -197,6 +197,7 @@ pub fn run() {
             extensions_host::add_mcp_server,
             extensions_host::remove_mcp_server,
             session_host::export_session,
+            session_host::search_sessions,
             spend_host::get_limits,
             spend_host::save_limits,
             spend_host::spend_status,

@@ -585,3 +585,17 @@ pub async fn export_session(args: protocol::ExportSessionArgs) -> CmdResult<Stri
     })
     .await
 }
+
+/// The project's sessions that mention every word of the query, newest first.
+#[tauri::command]
+pub async fn search_sessions(
+    args: protocol::SearchSessionsArgs,
+) -> CmdResult<Vec<protocol::SearchHit>> {
+    let root = ProjectRoot::open(&args.root).map_err(crate::commands::for_people)?;
+    let root = root.path().display().to_string();
+    blocking(move || {
+        agent::search_sessions(&locations::sessions_dir(), &root, &args.query)
+            .map_err(|e| invalid(format!("The sessions cannot be searched: {e}")))
+    })
+    .await
+}

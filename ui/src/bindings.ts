@@ -418,6 +418,24 @@ title: string, model: string, started_ms: number, updated_ms: number, state: Ses
  */
 cost_usd: number | null, };
 
+export type SearchHitKind = "user" | "assistant" | "tool" | "file";
+
+export type SearchHit = { session: string, title: string, 
+/**
+ * The log entry of the first match (the transcript opens there).
+ */
+seq: number, kind: SearchHitKind, 
+/**
+ * The words around the first match.
+ */
+snippet: string, 
+/**
+ * How many messages match.
+ */
+matches: number, updated_ms: number, };
+
+export type SearchSessionsArgs = { root: string, query: string, };
+
 export type SessionTranscript = { info: SessionInfo, events: Array<AgentEvent>, 
 /**
  * Lines of the log that could not be read (a torn last line after a crash).
@@ -914,4 +932,5 @@ export interface Commands {
   spend_status: { args: SessionArgs; result: SpendStatus };
   raise_limits: { args: RaiseLimitsArgs; result: SpendStatus };
   export_session: { args: ExportSessionArgs; result: string };
+  search_sessions: { args: SearchSessionsArgs; result: Array<SearchHit> };
 }

@@ -64,11 +64,16 @@ type SessionState = {
   draft: { text: string | null; at: number; chosen?: boolean } | null;
   /** The open session's spending against its limits (for the meter), when known. */
   spend: SpendStatus | null;
+  /** Opened from a search: the transcript shows the first entry holding these words. */
+  searchFocus: { session: string; query: string } | null;
 
   setProject: (root: string) => void;
   refreshSessions: () => Promise<void>;
   newSession: () => void;
-  openSession: (id: string) => Promise<void>;
+  /** Opens a session; from a search, at the first entry holding `query`'s words. */
+  openSession: (id: string, query?: string) => Promise<void>;
+  /** The transcript has shown the search's match. */
+  clearSearchFocus: () => void;
   send: (text: string) => Promise<boolean>;
   receive: (session: string, events: AgentEvent[]) => void;
   stop: () => Promise<void>;
@@ -106,6 +111,7 @@ function fresh() {
     restoring: false,
     draft: null,
     spend: null,
+    searchFocus: null,
   };
 }
 
@@ -150,9 +156,9 @@ export const useSession = create<SessionState>((set, get) => ({
     set({ ...fresh(), changesVersion: get().changesVersion + 1 });
   },
 
-  async openSession(id) {
+  async openSession(id, query) {
     const known = get().sessions.find((s) => s.id === id) ?? null;
-    set({ ...fresh(), current: known, loading: true });
+    set({ ...fresh(), current: known, loading: true, searchFocus: query ? { session: id, query } : null });
     try {
       const loaded = await loadTranscript(id);
       if (get().current?.id !== id) return;
@@ -225,6 +231,10 @@ export const useSession = create<SessionState>((set, get) => ({
     if (!id || get().runningSession) return;
     set({ runningSession: id, error: null });
     void runTurn(id, { kind: "retry" });
+  },
+
+  clearSearchFocus() {
+    set({ searchFocus: null });
   },
 
   async refreshSpend() {

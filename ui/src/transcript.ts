@@ -511,3 +511,29 @@ export function closeTurn(state: Transcript, outcome: TurnOutcome, opts: FoldOpt
   if (!state.turnOpen) return state;
   return applyEvents(state, [{ type: "turn_ended", outcome }], opts);
 }
+
+/** The words of an entry a search looks through (what the session search indexed of it). */
+export function itemText(item: TranscriptItem): string {
+  switch (item.kind) {
+    case "user":
+    case "assistant":
+    case "notice":
+      return item.text;
+    case "tool":
+      return `${item.name} ${JSON.stringify(item.input)} ${item.output ?? ""}`;
+    case "done":
+      return item.summary;
+    default:
+      return "";
+  }
+}
+
+/** The first entry holding every word of `query` (case-insensitive), or -1. */
+export function findMatch(items: TranscriptItem[], query: string): number {
+  const terms = query.toLowerCase().split(/\s+/).filter((t) => t !== "");
+  if (terms.length === 0) return -1;
+  return items.findIndex((item) => {
+    const text = itemText(item).toLowerCase();
+    return terms.every((t) => text.includes(t));
+  });
+}

@@ -38,6 +38,7 @@ mod rule_files;
 pub mod sandboxing;
 mod session;
 mod session_log;
+mod session_search;
 mod session_view;
 mod settings;
 pub mod spend;
@@ -81,6 +82,7 @@ pub use session_log::{
     Entry, LogError, SessionHeader, SessionLog, SessionRead, SessionSummary, list_sessions,
     read_session, session_path,
 };
+pub use session_search::search_sessions;
 pub use session_view::{
     load_transcript, session_info, session_state, summary_info, transcript_events,
 };

@@ -194,7 +194,8 @@ impl Session {
             model: opts.config.model.clone(),
             started_ms: crate::locations::now_ms(),
         };
-        let log = SessionLog::create(&opts.sessions_dir, &header)?;
+        let mut log = SessionLog::create(&opts.sessions_dir, &header)?;
+        log.keep_search_text(&header.project, &header.task, &[]);
         let checkpoints = open_checkpoints(&opts, &id).map(|(c, _)| c);
         Ok(Self::start(
             opts,
@@ -243,6 +244,8 @@ impl Session {
             Ok((cps, None)) => Ok(cps),
             Err(e) => Err(e),
         };
+        // Written afresh from the log: a crash may have cut its last line off.
+        log.keep_search_text(&read.header.project, &read.header.task, &read.entries);
         let effective = crate::rewind::effective(&read.entries);
         let conversation = crate::replay::replay(&effective);
         let spent = crate::session_view::spent(log.path(), &read.entries);

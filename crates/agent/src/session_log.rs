@@ -164,6 +164,8 @@ pub struct SessionLog {
     path: PathBuf,
     file: File,
     next_seq: u64,
+    /// The searchable text kept beside the log, once asked for (a session's own log).
+    search: Option<crate::session_search::SearchText>,
 }
 
 fn check_id(id: &str) -> Result<(), LogError> {
@@ -219,6 +221,7 @@ impl SessionLog {
             path,
             file,
             next_seq: 1,
+            search: None,
         })
     }
 
@@ -249,6 +252,7 @@ impl SessionLog {
                 path,
                 file,
                 next_seq,
+                search: None,
             },
             read,
         ))
@@ -256,6 +260,20 @@ impl SessionLog {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Keeps the log's searchable text beside it from now on, written afresh from `entries`
+    /// (what the log holds already). Failing, the session goes on unsearchable until reopened.
+    pub(crate) fn keep_search_text(
+        &mut self,
+        project: &str,
+        title: &str,
+        entries: &[Entry<serde_json::Value>],
+    ) {
+        match crate::session_search::SearchText::write(&self.path, project, title, entries) {
+            Ok(text) => self.search = Some(text),
+            Err(e) => tracing::warn!(%e, "the session's searchable text could not be written"),
+        }
     }
 
     /// The sequence number the next event gets: a position in the conversation.
@@ -274,6 +292,12 @@ impl SessionLog {
         })
         .map_err(as_io)
         .map_err(io(&self.path))?;
+        // What of it is searchable, read before large values go beside the log.
+        let searchable = self
+            .search
+            .as_ref()
+            .and(value.get("event"))
+            .map(|event| crate::session_search::lines_of(seq, event));
         externalize(&mut value, &blob_dir(&self.path)).map_err(io(&self.path))?;
         let line = serde_json::to_string(&value)
             .map_err(as_io)
@@ -282,6 +306,9 @@ impl SessionLog {
             .write_all(format!("{line}\n").as_bytes())
             .map_err(io(&self.path))?;
         self.next_seq += 1;
+        if let (Some(search), Some(lines)) = (&mut self.search, searchable) {
+            search.add(&lines);
+        }
         Ok(seq)
     }
 

@@ -566,6 +566,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
 pub struct SessionsArgs {
     #[arg(long)]
     project: Option<PathBuf>,
+    /// Only the sessions whose messages, tool results or files touched hold every word of
+    /// TEXT (needs --project); each with its first matching message.
+    #[arg(long, value_name = "TEXT", requires = "project")]
+    search: Option<String>,
 }
 
 pub fn sessions(a: SessionsArgs) -> Result<ExitCode> {
@@ -573,6 +577,31 @@ pub fn sessions(a: SessionsArgs) -> Result<ExitCode> {
         .project
         .map(|p| std::fs::canonicalize(&p).map(|c| c.display().to_string()))
         .transpose()?;
+    if let (Some(query), Some(project)) = (&a.search, &project) {
+        let hits = agent::search_sessions(&sessions_dir(), project, query)?;
+        if hits.is_empty() {
+            errln(format!("no session of {project} mentions {query:?}"));
+            return Ok(ExitCode::from(1));
+        }
+        for h in hits {
+            let kind = match h.kind {
+                protocol::SearchHitKind::User => "you",
+                protocol::SearchHitKind::Assistant => "model",
+                protocol::SearchHitKind::Tool => "result",
+                protocol::SearchHitKind::File => "call",
+            };
+            outln(format!(
+                "{}\t{}\t{} match{}\t{kind} (entry {}): {}",
+                h.session,
+                h.title,
+                h.matches,
+                if h.matches == 1 { "" } else { "es" },
+                h.seq,
+                h.snippet
+            ));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     for s in list_sessions(&sessions_dir(), project.as_deref())? {
         outln(format!(
             "{}\t{}\t{}",

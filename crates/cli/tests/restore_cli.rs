@@ -349,9 +349,10 @@ async fn a_crash_during_the_first_checkpoint_keeps_the_task() {
 }
 
 /// Issue 27: `tandem-cli export ID` writes the session as Markdown (its messages, each tool call
-/// with its decision and result, the diffs applied, the cost) or as its JSON log.
+/// with its decision and result, the diffs applied, the cost) or as its JSON log; `sessions
+/// --project DIR --search TEXT` finds it by what was said, answered or touched.
 #[tokio::test]
-async fn export_writes_markdown_and_the_json_log() {
+async fn export_writes_markdown_and_the_json_log_and_search_finds_the_session() {
     let project = tempfile::tempdir().expect("tempdir");
     let root = project.path();
     std::fs::write(root.join("keep.txt"), "keep me\n").expect("write");
@@ -427,6 +428,37 @@ async fn export_writes_markdown_and_the_json_log() {
             .any(|l| l["event"]["type"] == "tool_finished" && l["event"]["name"] == "write_file"),
         "{text}"
     );
+
+    let (code, found, err) = cli(
+        data.path(),
+        &[
+            "sessions",
+            "--project",
+            &project_arg,
+            "--search",
+            "NOTE.txt",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        found.starts_with(&format!("{id}\tWrite the note\t")) && found.contains("call (entry "),
+        "{found}"
+    );
+    assert!(found.contains("write_file note.txt"), "{found}");
+    let (code, _, err) = cli(
+        data.path(),
+        &[
+            "sessions",
+            "--project",
+            &project_arg,
+            "--search",
+            "nowhere-to-be-found",
+        ],
+    )
+    .await;
+    assert_eq!(code, 1);
+    assert!(err.contains("mentions \"nowhere-to-be-found\""), "{err}");
 
     let (code, _, err) = cli(data.path(), &["export", "s-no-such-session"]).await;
     assert_eq!(code, 2);

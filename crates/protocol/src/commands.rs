@@ -232,4 +232,5 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("spend_status", "SessionArgs", "SpendStatus"),
     ("raise_limits", "RaiseLimitsArgs", "SpendStatus"),
     ("export_session", "ExportSessionArgs", "string"),
+    ("search_sessions", "SearchSessionsArgs", "Array<SearchHit>"),
 ];

@@ -218,6 +218,42 @@ pub struct SessionInfo {
     pub cost_usd: Option<f64>,
 }
 
+/// Where a search's words were found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchHitKind {
+    /// The person's message.
+    User,
+    /// The model's words.
+    Assistant,
+    /// A tool's result.
+    Tool,
+    /// A file or command a call named.
+    File,
+}
+
+/// A session whose text holds every word searched for, with its first such message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SearchHit {
+    pub session: String,
+    pub title: String,
+    /// The log entry of the first match (the transcript opens there).
+    pub seq: u64,
+    pub kind: SearchHitKind,
+    /// The words around the first match.
+    pub snippet: String,
+    /// How many messages match.
+    pub matches: u32,
+    pub updated_ms: u64,
+}
+
+/// Searches a project's sessions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SearchSessionsArgs {
+    pub root: String,
+    pub query: String,
+}
+
 /// A session read back from its log: the same events the live stream carried.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct SessionTranscript {

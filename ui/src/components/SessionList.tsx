@@ -4,7 +4,8 @@ import { useSession } from "../session";
 import { formatCost, relativeTime } from "../format";
 import { call, toAppError } from "../api";
 import { pickExportFile } from "../pickFolder";
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import type { SearchHit } from "../bindings";
 
 /** A file name for a session's export: its title, made safe, then the format's extension. */
 export function exportName(title: string): string {
@@ -36,6 +37,36 @@ export function SessionList() {
   const openSession = useSession((s) => s.openSession);
   const refresh = useSession((s) => s.refreshSessions);
   const [exported, setExported] = useState<{ text: string; error: boolean } | null>(null);
+  const root = useSession((s) => s.root);
+  const [query, setQuery] = useState("");
+  const [hits, setHits] = useState<SearchHit[] | null>(null);
+  const [searchError, setSearchError] = useState<string | null>(null);
+
+  // Searched as the person types, once they pause; an older answer never replaces a newer one.
+  useEffect(() => {
+    const q = query.trim();
+    if (!root || q === "") {
+      setHits(null);
+      setSearchError(null);
+      return;
+    }
+    let stale = false;
+    const timer = setTimeout(() => {
+      call("search_sessions", { root, query: q })
+        .then((found) => {
+          if (stale) return;
+          setHits(found);
+          setSearchError(null);
+        })
+        .catch((err) => {
+          if (!stale) setSearchError(toAppError(err).message);
+        });
+    }, 200);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [query, root]);
 
   const exportCurrent = async () => {
     if (!current) return;
@@ -80,10 +111,61 @@ export function SessionList() {
           The sessions could not be listed: {error}
         </div>
       )}
-      {loaded && sessions.length === 0 && !error && (
+      <div className="session-search">
+        <input
+          type="search"
+          data-testid="session-search"
+          placeholder="Search sessions"
+          aria-label="Search this project's sessions: messages, tool results, files"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") setQuery("");
+          }}
+        />
+      </div>
+      {searchError && (
+        <div className="banner error panel-banner" role="alert">
+          The search failed: {searchError}
+        </div>
+      )}
+      {hits !== null && (
+        <>
+          <p className="muted small panel-empty" role="status" data-testid="search-count">
+            {hits.length === 0
+              ? `No session mentions “${query.trim()}”.`
+              : hits.length === 1
+                ? `1 session mentions “${query.trim()}”`
+                : `${hits.length} sessions mention “${query.trim()}”`}
+          </p>
+          <ul className="session-list search-hits" aria-label="Sessions found">
+            {hits.map((h) => (
+              <li key={h.session}>
+                <button
+                  className={h.session === current?.id ? "session-item active" : "session-item"}
+                  data-testid="search-hit"
+                  data-id={h.session}
+                  onClick={() => void openSession(h.session, query.trim())}
+                  title={h.title}
+                >
+                  <span className="session-title">{h.title || "Untitled session"}</span>
+                  <span className="search-snippet">{h.snippet}</span>
+                  <span className="session-meta">
+                    <span className="muted">
+                      {h.matches} match{h.matches === 1 ? "" : "es"}
+                    </span>
+                    <span className="muted">{relativeTime(h.updated_ms)}</span>
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {hits === null && loaded && sessions.length === 0 && !error && (
         <p className="muted panel-empty">No sessions yet. Describe a task in the box on the right to start one.</p>
       )}
-      <ul className="session-list" data-testid="session-list" aria-label="Sessions">
+      <ul className="session-list" data-testid="session-list" aria-label="Sessions" hidden={hits !== null}>
         {sessions.map((s) => {
           // Rust knows whether the running turn waits for an answer; until the list catches up
           // with a turn this window just started, it is running.

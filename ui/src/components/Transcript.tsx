@@ -8,6 +8,7 @@ import { exampleTasks } from "../exampleTasks";
 import { ExpandedMemo } from "./ToolCard";
 import { describeCall } from "../describeCall";
 import { TranscriptItem } from "./TranscriptItem";
+import { findMatch } from "../transcript";
 
 const NEAR_BOTTOM_PX = 48;
 
@@ -50,7 +51,23 @@ export function Transcript() {
   useLayoutEffect(() => {
     stick.current = true;
     setAway(false);
+    setMatchKey(null);
   }, [sessionId]);
+
+  // Opened from a search: at the first entry holding its words, marked.
+  const searchFocus = useSession((s) => s.searchFocus);
+  const clearSearchFocus = useSession((s) => s.clearSearchFocus);
+  const [matchKey, setMatchKey] = useState<string | null>(null);
+  useLayoutEffect(() => {
+    if (!searchFocus || searchFocus.session !== sessionId || loading || items.length === 0) return;
+    const i = findMatch(items, searchFocus.query);
+    clearSearchFocus();
+    if (i < 0) return;
+    stick.current = false;
+    setAway(true);
+    setMatchKey(items[i]?.key ?? null);
+    list.current?.scrollToIndex(i, { align: "center" });
+  }, [searchFocus, sessionId, loading, items, clearSearchFocus]);
 
   useLayoutEffect(() => {
     if (stick.current) toBottom();
@@ -165,7 +182,11 @@ export function Transcript() {
           {(i) => {
             const item = items[i];
             return (
-              <div className="transcript-row" key={item?.key ?? "working"}>
+              <div
+                className={item && item.key === matchKey ? "transcript-row search-match" : "transcript-row"}
+                data-testid={item && item.key === matchKey ? "search-match" : undefined}
+                key={item?.key ?? "working"}
+              >
                 {item ? (
                   <TranscriptItem item={item} />
                 ) : (

@@ -1187,3 +1187,63 @@ describe("export", () => {
     expect(exported.args).toEqual({ session: "s1", format: "jsonl", path: "/home/me/fix.jsonl" });
   });
 });
+
+// Issue 27: the session list searches every session of the project; a hit opens the session at
+// the first entry holding the words, marked.
+describe("session search", () => {
+  it("finds sessions as you type and opens one at the matching message", async () => {
+    const s1 = sessionInfo("s1", { title: "Fix the parser" });
+    const s2 = sessionInfo("s2", { title: "Write the docs" });
+    const filler: AgentEvent[] = Array.from({ length: 3 }, (_, i) => ({
+      type: "notice",
+      text: `step ${i} of the work`,
+    }));
+    const calls = installFakeBackend(project, {
+      sessions: [s1, s2],
+      transcripts: {
+        s1: {
+          info: s1,
+          events: [
+            { type: "user_message", text: "Fix the parser" },
+            ...filler,
+            { type: "user_message", text: "Also the Zeppelin module crashes" },
+            ...filler,
+          ],
+          warnings: [],
+        },
+        s2: { info: s2, events: [], warnings: [] },
+      },
+      search: (q) =>
+        q.toLowerCase().includes("zeppelin")
+          ? [
+              {
+                session: "s1",
+                title: "Fix the parser",
+                seq: 62,
+                kind: "user",
+                snippet: "Also the Zeppelin module crashes",
+                matches: 1,
+                updated_ms: Date.now(),
+              },
+            ]
+          : [],
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    const box = await screen.findByTestId("session-search");
+    await user.type(box, "nothing here");
+    expect(await screen.findByTestId("search-count")).toHaveTextContent("No session mentions “nothing here”.");
+    expect(screen.getByTestId("session-list")).not.toBeVisible();
+    await user.clear(box);
+    await user.type(box, "zeppelin module");
+    const hit = await screen.findByTestId("search-hit");
+    expect(hit).toHaveTextContent("Also the Zeppelin module crashes");
+    expect(screen.getByTestId("search-count")).toHaveTextContent("1 session mentions “zeppelin module”");
+    const searched = calls.filter((c) => c.cmd === "search_sessions").map((c) => (c.payload as { args: object }).args);
+    expect(searched.at(-1)).toEqual({ root: "/work/demo", query: "zeppelin module" });
+    await user.click(hit);
+    const match = await screen.findByTestId("search-match");
+    expect(match).toHaveTextContent("Also the Zeppelin module crashes");
+    await user.keyboard("{Escape}");
+  });
+});

@@ -3,6 +3,7 @@
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type {
   RaiseLimitsArgs,
+  SearchHit,
   SpendLimits,
   SpendStatus,
   BuiltinStatus,
@@ -79,6 +80,8 @@ export type FakeAgent = {
   builtin?: BuiltinStatus;
   /** The file the native file picker answers with (default: the person cancels). */
   pickedFile?: string;
+  /** What search_sessions answers for a query (default: nothing found). */
+  search?: (query: string) => SearchHit[];
   /** The file the native save dialog answers with (default: the person cancels). */
   savedFile?: string;
   /** The spending limits in Settings (default: none). */
@@ -514,6 +517,8 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         return null;
       case "plugin:dialog|save":
         return agent.savedFile ?? null;
+      case "search_sessions":
+        return agent.search ? agent.search((args as { query: string }).query) : [];
       case "export_session":
         return (args as { path: string }).path;
       case "plugin:dialog|open":

@@ -1,0 +1,432 @@
+//! Full-text search over a project's sessions: what the person and the model said, what tools
+//! answered and the files calls named. Each session keeps its searchable text beside its log
+//! (`<id>.search`): a first line naming the project and the title, then one line per piece —
+//! `seq TAB kind TAB text` — appended as the log is written and written again from the log when
+//! a session is reopened or the file is missing (logs from before it existed). A search reads
+//! those files only, never the logs: a plain scan of text laid out for it, measured against
+//! the goal in `benches/session_search.rs`.
+
+use crate::session_log::{Entry, LogError, read_session};
+use protocol::{SearchHit, SearchHitKind};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::{Path, PathBuf};
+
+const EXTENSION: &str = "search";
+/// What of one tool result is searchable: its start says what it is about.
+const TOOL_TEXT_CAP: usize = 4096;
+const MESSAGE_TEXT_CAP: usize = 16 * 1024;
+/// Sessions a search answers with, newest first.
+pub const MAX_HITS: usize = 50;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Head {
+    v: u32,
+    project: String,
+    title: String,
+}
+
+fn extract_path(log: &Path) -> PathBuf {
+    log.with_extension(EXTENSION)
+}
+
+fn cap(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+fn line(seq: u64, kind: SearchHitKind, text: &str, max: usize) -> Option<String> {
+    let text = cap(text.trim(), max);
+    if text.is_empty() {
+        return None;
+    }
+    let kind = match kind {
+        SearchHitKind::User => "user",
+        SearchHitKind::Assistant => "assistant",
+        SearchHitKind::Tool => "tool",
+        SearchHitKind::File => "file",
+    };
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    Some(format!("{seq}\t{kind}\t{flat}\n"))
+}
+
+/// The searchable lines of one logged event.
+pub(crate) fn lines_of(seq: u64, event: &Value) -> String {
+    let mut out = String::new();
+    let text = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or("");
+    match event.get("type").and_then(Value::as_str) {
+        Some("user_message") => {
+            out.extend(line(
+                seq,
+                SearchHitKind::User,
+                text("text"),
+                MESSAGE_TEXT_CAP,
+            ));
+        }
+        Some("assistant_message") => {
+            let blocks = event
+                .pointer("/message/content")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            for b in blocks {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        let t = b.get("text").and_then(Value::as_str).unwrap_or("");
+                        out.extend(line(seq, SearchHitKind::Assistant, t, MESSAGE_TEXT_CAP));
+                    }
+                    Some("tool_use") => {
+                        let name = b.get("name").and_then(Value::as_str).unwrap_or("");
+                        let input = b.get("input");
+                        for key in ["path", "file_path", "command"] {
+                            if let Some(p) = input.and_then(|i| i.get(key)).and_then(Value::as_str)
+                            {
+                                let t = format!("{name} {p}");
+                                out.extend(line(seq, SearchHitKind::File, &t, MESSAGE_TEXT_CAP));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Some("tool_finished") => {
+            out.extend(line(
+                seq,
+                SearchHitKind::Tool,
+                text("output"),
+                TOOL_TEXT_CAP,
+            ));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The searchable text of a log being written.
+pub(crate) struct SearchText {
+    file: File,
+}
+
+impl SearchText {
+    /// Writes the searchable text of `entries` afresh, and keeps it open to add to.
+    pub(crate) fn write(
+        log: &Path,
+        project: &str,
+        title: &str,
+        entries: &[Entry<Value>],
+    ) -> std::io::Result<SearchText> {
+        let path = extract_path(log);
+        let mut text = serde_json::to_string(&Head {
+            v: 1,
+            project: project.to_string(),
+            title: title.to_string(),
+        })
+        .map_err(std::io::Error::other)?;
+        text.push('\n');
+        for e in entries {
+            text.push_str(&lines_of(e.seq, &e.event));
+        }
+        tools::write_atomic(&path, text.as_bytes())?;
+        let file = OpenOptions::new().append(true).mode(0o600).open(&path)?;
+        Ok(SearchText { file })
+    }
+
+    /// Adds the searchable lines of one event (most have none).
+    pub(crate) fn add(&mut self, lines: &str) {
+        if lines.is_empty() {
+            return;
+        }
+        if let Err(e) = self.file.write_all(lines.as_bytes()) {
+            // The log itself is written; the search finds this event once the session is
+            // reopened (the text is written again from the log then).
+            tracing::warn!(%e, "the session's searchable text could not be added to");
+        }
+    }
+}
+
+/// The searchable text of the log at `log`, written from the log when it is missing.
+fn extract_of(log: &Path) -> Option<Vec<u8>> {
+    let path = extract_path(log);
+    if let Ok(bytes) = std::fs::read(&path) {
+        return Some(bytes);
+    }
+    let read = read_session::<Value>(log).ok()?;
+    drop(SearchText::write(log, &read.header.project, &read.header.task, &read.entries).ok()?);
+    std::fs::read(&path).ok()
+}
+
+/// A snippet of `line` around `at`, on character boundaries.
+fn snippet(line: &str, at: usize) -> String {
+    let mut start = at.saturating_sub(60);
+    while !line.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (at + 100).min(line.len());
+    while !line.is_char_boundary(end) {
+        end += 1;
+    }
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.push_str(line[start..end].trim());
+    if end < line.len() {
+        out.push('…');
+    }
+    out
+}
+
+fn kind_of(name: &str) -> SearchHitKind {
+    match name {
+        "user" => SearchHitKind::User,
+        "assistant" => SearchHitKind::Assistant,
+        "file" => SearchHitKind::File,
+        _ => SearchHitKind::Tool,
+    }
+}
+
+/// What a search looks for: its first word found case-insensitively across the text (the
+/// longest word: the rarest, most likely), the others then within that line.
+struct Query {
+    first: regex::bytes::Regex,
+    rest: Vec<Vec<u8>>,
+}
+
+impl Query {
+    fn new(query: &str) -> Option<Query> {
+        let mut terms: Vec<Vec<u8>> = query
+            .split_whitespace()
+            .map(|t| t.to_ascii_lowercase().into_bytes())
+            .collect();
+        terms.sort_by_key(|t| std::cmp::Reverse(t.len()));
+        let (first, rest) = terms.split_first()?;
+        let first =
+            regex::bytes::RegexBuilder::new(&regex::escape(&String::from_utf8_lossy(first)))
+                .case_insensitive(true)
+                .unicode(false)
+                .build()
+                .ok()?;
+        Some(Query {
+            first,
+            rest: rest.to_vec(),
+        })
+    }
+
+    /// The first line of `text` (not its head line) holding every word, where the first word
+    /// is in it, and how many lines do.
+    fn first_match(&self, text: &[u8]) -> Option<(usize, usize, usize, u32)> {
+        let mut found: Option<(usize, usize, usize)> = None;
+        let mut count = 0u32;
+        let mut from = memchr::memchr(b'\n', text)? + 1;
+        let mut lowered = Vec::new();
+        while from < text.len() {
+            let Some(m) = self.first.find_at(text, from) else {
+                break;
+            };
+            let at = m.start();
+            let start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |p| p + 1);
+            let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |p| at + p);
+            lowered.clear();
+            lowered.extend(text[start..end].iter().map(u8::to_ascii_lowercase));
+            if self
+                .rest
+                .iter()
+                .all(|t| memchr::memmem::find(&lowered, t).is_some())
+            {
+                count += 1;
+                found.get_or_insert((start, end, at));
+            }
+            from = end + 1;
+        }
+        found.map(|(s, e, a)| (s, e, a, count))
+    }
+}
+
+/// The hit of one session's text, if it is `project`'s and holds the words.
+fn hit_in(log: &Path, project: &str, query: &Query) -> Option<SearchHit> {
+    let text = extract_of(log)?;
+    let head_end = memchr::memchr(b'\n', &text).unwrap_or(text.len());
+    let head = serde_json::from_slice::<Head>(&text[..head_end]).ok()?;
+    if head.project != project {
+        return None;
+    }
+    let (start, end, at, matches) = query.first_match(&text)?;
+    let line = String::from_utf8_lossy(&text[start..end]);
+    let mut parts = line.splitn(3, '\t');
+    let (seq, kind, body) = (parts.next()?, parts.next()?, parts.next()?);
+    let body_at = (at - start).saturating_sub(seq.len() + kind.len() + 2);
+    let updated_ms = std::fs::metadata(log)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    Some(SearchHit {
+        session: log
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        title: head.title,
+        seq: seq.parse().unwrap_or(0),
+        kind: kind_of(kind),
+        snippet: snippet(body, body_at.min(body.len())),
+        matches,
+        updated_ms,
+    })
+}
+
+/// The sessions of `project` whose text holds every word of `query` (case-insensitive for
+/// ASCII letters) in one message, newest first, each with its first such message. The files
+/// are read on every core.
+pub fn search_sessions(
+    sessions_dir: &Path,
+    project: &str,
+    query: &str,
+) -> Result<Vec<SearchHit>, LogError> {
+    let Some(query) = Query::new(query) else {
+        return Ok(Vec::new());
+    };
+    let Ok(dir) = std::fs::read_dir(sessions_dir) else {
+        return Ok(Vec::new());
+    };
+    let logs: Vec<PathBuf> = dir
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let chunk = logs.len().div_ceil(threads).max(1);
+    let mut hits: Vec<SearchHit> = std::thread::scope(|scope| {
+        let workers: Vec<_> = logs
+            .chunks(chunk)
+            .map(|part| {
+                let query = &query;
+                scope.spawn(move || {
+                    part.iter()
+                        .filter_map(|log| hit_in(log, project, query))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    hits.sort_by_key(|h| std::cmp::Reverse(h.updated_ms));
+    hits.truncate(MAX_HITS);
+    Ok(hits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn entry(seq: u64, event: Value) -> Entry<Value> {
+        Entry {
+            seq,
+            at_ms: 0,
+            event,
+        }
+    }
+
+    fn session(dir: &Path, id: &str, project: &str, entries: &[Entry<Value>]) {
+        let log = dir.join(format!("{id}.jsonl"));
+        let header = json!({"header": {"id": id, "project": project, "task": format!("task of {id}"), "model": "m", "started_ms": 0}});
+        let mut text = format!("{header}\n");
+        for e in entries {
+            text.push_str(&serde_json::to_string(e).expect("json"));
+            text.push('\n');
+        }
+        std::fs::write(&log, text).expect("write");
+    }
+
+    #[test]
+    fn every_word_is_found_in_one_message_of_the_project_s_sessions() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        session(
+            dir.path(),
+            "s1",
+            "/p",
+            &[
+                entry(
+                    1,
+                    json!({"type": "user_message", "text": "Fix the Parser crash"}),
+                ),
+                entry(
+                    2,
+                    json!({"type": "assistant_message", "message": {"role": "assistant", "content": [
+                    {"type": "text", "text": "Looking at it."},
+                    {"type": "tool_use", "id": "c1", "name": "edit_file", "input": {"path": "src/lexer.rs"}}]}}),
+                ),
+                entry(
+                    3,
+                    json!({"type": "tool_finished", "id": "c1", "name": "edit_file", "output": "Edited src/lexer.rs: tokens fixed", "is_error": false}),
+                ),
+            ],
+        );
+        session(
+            dir.path(),
+            "s2",
+            "/other",
+            &[entry(
+                1,
+                json!({"type": "user_message", "text": "parser crash elsewhere"}),
+            )],
+        );
+        // Written from the logs: neither session had searchable text yet.
+        let hits = search_sessions(dir.path(), "/p", "parser CRASH").expect("search");
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert_eq!(hits[0].session, "s1");
+        assert_eq!(hits[0].seq, 1);
+        assert_eq!(hits[0].kind, SearchHitKind::User);
+        assert_eq!(hits[0].snippet, "Fix the Parser crash");
+        let hits = search_sessions(dir.path(), "/p", "lexer.rs").expect("search");
+        assert_eq!(hits[0].kind, SearchHitKind::File);
+        assert_eq!(hits[0].matches, 2, "the call and its result");
+        assert!(
+            search_sessions(dir.path(), "/p", "parser lexer")
+                .expect("search")
+                .is_empty()
+        );
+        assert!(
+            search_sessions(dir.path(), "/p", "task of")
+                .expect("search")
+                .is_empty(),
+            "the title line is not a message"
+        );
+    }
+
+    #[test]
+    fn what_is_appended_is_found_and_a_snippet_keeps_characters_whole() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        session(dir.path(), "s1", "/p", &[]);
+        let log = dir.path().join("s1.jsonl");
+        let mut text = SearchText::write(&log, "/p", "t", &[]).expect("write");
+        let long = format!("{}é needle {}", "à".repeat(100), "ü".repeat(100));
+        text.add(&lines_of(7, &json!({"type": "user_message", "text": long})));
+        let hits = search_sessions(dir.path(), "/p", "needle").expect("search");
+        assert_eq!(hits[0].seq, 7);
+        assert!(
+            hits[0].snippet.starts_with('…') && hits[0].snippet.contains("é needle"),
+            "{}",
+            hits[0].snippet
+        );
+    }
+}
