@@ -4,7 +4,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import type { ApprovalAnswer, ApprovalRequest, Confinement } from "../bindings";
 import { useSession } from "../session";
 import { answerForHunks, approveLabel } from "../approval";
-import { plainToolName } from "../describeCall";
+import { describeCall, plainToolName } from "../describeCall";
 import {
   APPROVAL_KEY_DELAY_MS,
   FOCUS_RETRY_MS,
@@ -201,6 +201,11 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
         if (!e.currentTarget.contains(e.relatedTarget)) setHasFocus(false);
       }}
     >
+      {/* Said by screen readers as each question arrives (this element is new per question). */}
+      <p className="visually-hidden" role="alert" data-testid="approval-announce" key={request.id}>
+        Tandem needs your approval: {describeCall(request.tool, request.input).replace(/`/g, "")}
+        {total > 1 ? `. ${total} questions wait.` : "."}
+      </p>
       <header className="approval-header">
         <span className="approval-badge" aria-hidden>
           ?
