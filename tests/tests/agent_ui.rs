@@ -1910,3 +1910,67 @@ async fn approval_keys_answer_only_a_card_the_person_chose() -> TestResult {
 async fn a_follow_up_typed_after_reading_answers_no_card_in_dark() -> TestResult {
     approval_keys_only_by_intent(true, false, "keys-dark").await
 }
+
+/// Issue 27: the session list's search box finds, in the real window, the session that
+/// mentioned a word, and opens it at that message — with the keyboard only, from the search box
+/// on: typing, Tab to the hit, Enter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_search_box_finds_an_old_session_and_opens_it_at_the_match() -> TestResult {
+    let Some(s) = Scripted::start("app_search_sessions.json").await? else {
+        return Ok(());
+    };
+    let app = s.launch(&[]).await?;
+    send(&app, "Write down the zeppelin idea").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "The zeppelin module is described",
+    )
+    .await?;
+    app.wait_for("[data-testid=sessions-tab]")
+        .await?
+        .click()
+        .await?;
+    app.wait_for("[data-testid=new-session]")
+        .await?
+        .click()
+        .await?;
+    send(&app, "Tidy the readme").await?;
+    wait_content(&app, "[data-testid=transcript]", "The readme is tidy.").await?;
+    assert_eq!(app.all("[data-testid=session-item]").await?.len(), 2);
+
+    let search = app.wait_for("[data-testid=session-search]").await?;
+    search.click().await?;
+    for c in "ZEPPELIN".chars() {
+        app.driver
+            .active_element()
+            .await?
+            .send_keys(c.to_string())
+            .await?;
+    }
+    let hits = wait_content(&app, ".search-hits", "Write down the zeppelin idea").await?;
+    assert!(!hits.contains("Tidy the readme"), "{hits:?}");
+    wait_content(&app, "[data-testid=search-count]", "1 session mentions").await?;
+    app.screenshot("agent-27-search").await?;
+    app.driver
+        .active_element()
+        .await?
+        .send_keys(Key::Tab)
+        .await?;
+    assert_eq!(focused_testid(&app).await?, "search-hit");
+    app.driver
+        .active_element()
+        .await?
+        .send_keys(Key::Enter)
+        .await?;
+    let found = wait_content(&app, "[data-testid=search-match]", "zeppelin").await?;
+    assert!(found.contains("Write down the zeppelin idea"), "{found:?}");
+    app.screenshot("agent-27-search-opened").await?;
+    assert!(
+        app.all("[data-testid=export-session]").await?.len() == 1,
+        "Export is offered for the open session"
+    );
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}

@@ -6,6 +6,7 @@ import { pickFolder } from "../pickFolder";
 import { FileTree } from "./FileTree";
 import { FileViewer } from "./FileViewer";
 import { SessionList } from "./SessionList";
+import { ExportSession } from "./ExportSession";
 import { Transcript } from "./Transcript";
 import { ApprovalCard } from "./ApprovalCard";
 import { RestoreCard } from "./RestoreCard";
@@ -186,8 +187,11 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
         </aside>
         <main className="center">
           {title && (
-            <div className="session-heading" title={title}>
-              {title}
+            <div className="session-heading">
+              <span className="session-heading-title" title={title}>
+                {title}
+              </span>
+              <ExportSession />
             </div>
           )}
           <Transcript />

@@ -3,18 +3,8 @@ import type { SessionState } from "../bindings";
 import { useSession } from "../session";
 import { formatCost, relativeTime } from "../format";
 import { call, toAppError } from "../api";
-import { pickExportFile } from "../pickFolder";
 import { useEffect, useState } from "react";
 import type { SearchHit } from "../bindings";
-
-/** A file name for a session's export: its title, made safe, then the format's extension. */
-export function exportName(title: string): string {
-  const base = title
-    .replace(/[^\p{L}\p{N}]+/gu, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 60);
-  return `${base || "session"}.md`;
-}
 
 const STATE_LABEL: Record<SessionState, string> = {
   running: "Running",
@@ -36,7 +26,6 @@ export function SessionList() {
   const newSession = useSession((s) => s.newSession);
   const openSession = useSession((s) => s.openSession);
   const refresh = useSession((s) => s.refreshSessions);
-  const [exported, setExported] = useState<{ text: string; error: boolean } | null>(null);
   const root = useSession((s) => s.root);
   const [query, setQuery] = useState("");
   const [hits, setHits] = useState<SearchHit[] | null>(null);
@@ -68,19 +57,6 @@ export function SessionList() {
     };
   }, [query, root]);
 
-  const exportCurrent = async () => {
-    if (!current) return;
-    setExported(null);
-    try {
-      const path = await pickExportFile(exportName(current.title));
-      if (!path) return;
-      const format = path.toLowerCase().endsWith(".jsonl") ? "jsonl" : "markdown";
-      const written = await call("export_session", { session: current.id, format, path });
-      setExported({ text: `Exported to ${written}`, error: false });
-    } catch (err) {
-      setExported({ text: `Not exported: ${toAppError(err).message}`, error: true });
-    }
-  };
 
   return (
     <div className="session-panel">
@@ -88,24 +64,10 @@ export function SessionList() {
         <button className="new-session" data-testid="new-session" onClick={newSession} disabled={current === null}>
           + New session
         </button>
-        <button
-          className="link-button"
-          data-testid="export-session"
-          onClick={() => void exportCurrent()}
-          disabled={current === null}
-          title="Save the open session as Markdown (messages, tool calls, diffs, cost) or as its JSON log (.jsonl)"
-        >
-          Export…
-        </button>
         <button className="link-button" onClick={() => void refresh()} title="Reload the list">
           Refresh
         </button>
       </div>
-      {exported && (
-        <p className={exported.error ? "error small panel-banner" : "muted small panel-banner"} role="status" data-testid="export-note">
-          {exported.text}
-        </p>
-      )}
       {error && (
         <div className="banner error panel-banner" role="alert">
           The sessions could not be listed: {error}

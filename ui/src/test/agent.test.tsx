@@ -1175,10 +1175,10 @@ describe("export", () => {
     });
     const user = userEvent.setup();
     render(<App />);
-    const button = await screen.findByTestId("export-session");
-    expect(button).toBeDisabled();
     await user.click(await screen.findByTestId("session-item"));
-    await waitFor(() => expect(button).toBeEnabled());
+    // Offered beside the open session's title.
+    const button = await screen.findByTestId("export-session");
+    expect(button.closest(".session-heading")).not.toBeNull();
     await user.click(button);
     expect(await screen.findByTestId("export-note")).toHaveTextContent("Exported to /home/me/fix.jsonl");
     const dialog = calls.find((c) => c.cmd === "plugin:dialog|save")?.payload as { options: { defaultPath: string } };
