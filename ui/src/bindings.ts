@@ -287,7 +287,7 @@ summary?: ToolSummary, } | { "type": "usage", usage: Usage,
 /**
  * This call's cost, when the model's price is known.
  */
-cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "error", error: EngineError, } | { "type": "done", summary: string, 
+cost_usd: number | null, } | { "type": "notice", text: string, } | { "type": "context_filling", used_percent: number, compact_at: number, } | { "type": "compacted", summary: string, dropped: Array<string>, messages_before: number, messages_after: number, } | { "type": "error", error: EngineError, } | { "type": "done", summary: string, 
 /**
  * What contradicts the summary (older logs lack it; empty when nothing does).
  */

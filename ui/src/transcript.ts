@@ -77,6 +77,11 @@ export type TranscriptItem =
   | SubagentItem
   | { kind: "wake"; key: string; reason: WakeReason }
   | { kind: "notice"; key: string; text: string }
+  /** The conversation fills this much of the model's context (compaction comes at `compactAt`). */
+  | { kind: "context"; key: string; usedPercent: number; compactAt: number }
+  /** Older turns were summarised: the summary, what it replaced, and the turn's checkpoint
+   *  (going back there undoes it; null: none was taken). */
+  | { kind: "compacted"; key: string; summary: string; dropped: string[]; before: number; after: number; checkpoint: number | null; turnText: string | null }
   /** The project (files, conversation or both) was brought back to a checkpoint. */
   | { kind: "restored"; key: string; record: RestoreRecord }
   /** A skill became active for the task: its tools joined the agent's. */
@@ -427,6 +432,27 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
     case "notice":
       push(s, { kind: "notice", text: e.text });
       break;
+    case "context_filling":
+      push(s, { kind: "context", usedPercent: e.used_percent, compactAt: e.compact_at });
+      break;
+    case "compacted": {
+      // The turn it happened in: going back to its start undoes the summary.
+      let user: Extract<TranscriptItem, { kind: "user" }> | null = null;
+      for (let i = s.items.length - 1; i >= 0 && user === null; i--) {
+        const it = s.items[i];
+        if (it?.kind === "user") user = it;
+      }
+      push(s, {
+        kind: "compacted",
+        summary: e.summary,
+        dropped: e.dropped,
+        before: e.messages_before,
+        after: e.messages_after,
+        checkpoint: user?.checkpoint ?? null,
+        turnText: user?.text ?? null,
+      });
+      break;
+    }
     case "restored":
       push(s, { kind: "restored", record: e.record });
       break;
@@ -519,6 +545,8 @@ export function itemText(item: TranscriptItem): string {
     case "assistant":
     case "notice":
       return item.text;
+    case "compacted":
+      return item.summary;
     case "tool":
       return `${item.name} ${JSON.stringify(item.input)} ${item.output ?? ""}`;
     case "done":

@@ -13,6 +13,55 @@ pub(crate) fn summary_message(summary: &str) -> Message {
     ))
 }
 
+/// The conversation's share of the model's context at which the person is told it fills up.
+pub(crate) const WARN_AT_PERCENT: u32 = 70;
+/// Past this share, the older turns are summarised.
+pub(crate) const COMPACT_AT_PERCENT: u32 = 80;
+/// Lines of what a compaction dropped that the transcript lists.
+const MAX_DROPPED_LINES: usize = 60;
+
+fn one_line(text: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if line.chars().count() > 120 {
+        format!("{}…", line.chars().take(120).collect::<String>())
+    } else {
+        line.to_string()
+    }
+}
+
+/// A line per message a compaction drops: who said what, which tool was called, a result.
+pub(crate) fn dropped_lines(messages: &[Message]) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in messages {
+        for b in &m.content {
+            let line = match b {
+                ContentBlock::Text { text } if m.role == protocol::Role::User => {
+                    format!("You: {}", one_line(text))
+                }
+                ContentBlock::Text { text } if !text.trim().is_empty() => {
+                    format!("Tandem: {}", one_line(text))
+                }
+                ContentBlock::ToolUse { name, .. } => format!("Called {name}"),
+                ContentBlock::ToolResult { content, .. } => {
+                    format!("Result: {}", one_line(content))
+                }
+                _ => continue,
+            };
+            out.push(line);
+        }
+    }
+    if out.len() > MAX_DROPPED_LINES {
+        let more = out.len() - MAX_DROPPED_LINES;
+        out.truncate(MAX_DROPPED_LINES);
+        out.push(format!("… and {more} more"));
+    }
+    out
+}
+
 impl Agent {
     /// Replaces the older part of the conversation with a summary the model writes, keeping
     /// the task and the most recent turns. Cuts only where no tool call waits for its result.
@@ -65,15 +114,17 @@ impl Agent {
         })?;
         let summary = resp.message.text();
         let before = self.messages.len();
+        let dropped = dropped_lines(&self.messages[..cut]);
         let mut compacted = vec![summary_message(&summary)];
         compacted.extend(self.messages[cut..].iter().cloned());
         self.messages = compacted;
         self.log.append(&serde_json::json!({"type": "compaction", "summary": summary, "messages_before": before, "messages_after": self.messages.len()}))?;
-        self.emit(AgentEvent::Notice {
-            text: format!(
-                "older turns were compacted into a summary ({before} messages → {})",
-                self.messages.len()
-            ),
+        self.context_warned = false;
+        self.emit(AgentEvent::Compacted {
+            summary,
+            dropped,
+            messages_before: u32::try_from(before).unwrap_or(u32::MAX),
+            messages_after: u32::try_from(self.messages.len()).unwrap_or(u32::MAX),
         })?;
         Ok(())
     }

@@ -260,6 +260,21 @@ fn markdown(log_path: &Path) -> Result<String, ExportError> {
                     record.files.len()
                 );
             }
+            AgentEvent::Compacted {
+                summary,
+                messages_before,
+                messages_after,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "\n_Earlier messages summarised for the model ({messages_before} → {messages_after} messages); the summary:_\n"
+                );
+                for line in summary.lines() {
+                    let _ = writeln!(out, "> {line}");
+                }
+                out.push('\n');
+            }
             AgentEvent::TurnEnded { outcome } => {
                 let _ = writeln!(out, "\n**Turn ended:** {}\n", turn_end_words(outcome));
             }

@@ -261,6 +261,8 @@ pub struct Agent {
     pub(crate) active: crate::active_skills::ActiveSkills,
     /// What the session may spend, shared by its agents.
     pub(crate) spend: Arc<crate::spend::SpendMeter>,
+    /// The person was told the conversation nears the context's limit (until it is compacted).
+    pub(crate) context_warned: bool,
 }
 
 impl Agent {
@@ -340,6 +342,7 @@ impl Agent {
             extensions: crate::extensions::Extensions::none(),
             active: crate::active_skills::ActiveSkills::default(),
             spend: Arc::default(),
+            context_warned: false,
         }
     }
 
@@ -566,9 +569,18 @@ impl Agent {
             let system = format!("{base}{}", self.skills_prompt());
             let tools = self.catalog(may_spawn);
             self.stats.steps += 1;
-            if crate::prompt::estimate_tokens(&self.messages)
-                > u64::from(self.config.context_window) * 4 / 5
-            {
+            let used = crate::prompt::estimate_tokens(&self.messages);
+            let window = u64::from(self.config.context_window).max(1);
+            let percent = u32::try_from(used * 100 / window).unwrap_or(u32::MAX);
+            // Said before a compaction, also when one step jumps past both marks.
+            if percent >= crate::compaction::WARN_AT_PERCENT && !self.context_warned {
+                self.context_warned = true;
+                self.emit(AgentEvent::ContextFilling {
+                    used_percent: percent,
+                    compact_at: crate::compaction::COMPACT_AT_PERCENT,
+                })?;
+            }
+            if percent > crate::compaction::COMPACT_AT_PERCENT {
                 match self.compact(&system, cancel).await {
                     Ok(()) => {}
                     Err(AgentError::Model(LlmError::Cancelled)) => {

@@ -633,6 +633,31 @@ async fn nearing_the_context_window_compacts_older_turns_with_the_model() {
         read.entries.iter().any(|e| e.event["type"] == "compaction"),
         "the compaction is marked in the log"
     );
+    // Issue 27: the person is told before it happens, and shown what the summary replaced.
+    let events = h.events();
+    let warned = events
+        .iter()
+        .position(|e| matches!(e, AgentEvent::ContextFilling { compact_at: 80, .. }))
+        .expect("a warning as the context fills");
+    let (at, dropped) = events
+        .iter()
+        .enumerate()
+        .find_map(|(i, e)| match e {
+            AgentEvent::Compacted {
+                summary, dropped, ..
+            } => {
+                assert!(summary.contains("greeting.txt (hello, world)"), "{summary}");
+                Some((i, dropped.clone()))
+            }
+            _ => None,
+        })
+        .expect("the compaction is shown");
+    assert!(warned < at, "warned before compacting");
+    assert!(
+        dropped.iter().any(|l| l == "You: Look around")
+            && dropped.iter().any(|l| l == "Called read_file"),
+        "{dropped:?}"
+    );
 }
 
 #[tokio::test]

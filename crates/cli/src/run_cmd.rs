@@ -314,6 +314,21 @@ fn print_plain(e: &AgentEvent, agent: &str) {
             outln(format!("{tag}{}{shown}", if *is_error { "✗ " } else { "" }));
         }
         AgentEvent::Notice { text } => errln(format!("{tag}note: {text}")),
+        AgentEvent::ContextFilling {
+            used_percent,
+            compact_at,
+        } => errln(format!(
+            "{tag}note: the conversation fills {used_percent}% of the model's context; past {compact_at}% older turns are summarised"
+        )),
+        AgentEvent::Compacted {
+            messages_before,
+            messages_after,
+            dropped,
+            ..
+        } => errln(format!(
+            "{tag}note: earlier messages summarised ({messages_before} → {messages_after} messages; {} lines of it dropped; `tandem-cli export` keeps them)",
+            dropped.len()
+        )),
         AgentEvent::Restored { record } => {
             outln(format!("\n{tag}↺ restored {} file(s)", record.files.len()))
         }

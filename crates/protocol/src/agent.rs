@@ -353,6 +353,20 @@ pub enum AgentEvent {
     Notice {
         text: String,
     },
+    /// The conversation fills this much of the model's context: at `compact_at` percent the
+    /// older turns are summarised.
+    ContextFilling {
+        used_percent: u32,
+        compact_at: u32,
+    },
+    /// Older turns were summarised to fit the model's context: the summary the model now has
+    /// instead of them, and what was dropped (a line per message).
+    Compacted {
+        summary: String,
+        dropped: Vec<String>,
+        messages_before: u32,
+        messages_after: u32,
+    },
     Error {
         error: EngineError,
     },

@@ -79,6 +79,15 @@ export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Ite
           {item.text.charAt(0).toUpperCase() + item.text.slice(1)}
         </div>
       );
+    case "context":
+      return (
+        <div className="notice context-warning" data-testid="context-warning" role="status">
+          This conversation fills {item.usedPercent}% of the model's context. Past {item.compactAt}%, Tandem
+          summarises the older turns so the work can go on; you will see what the summary replaced.
+        </div>
+      );
+    case "compacted":
+      return <Compacted item={item} />;
     case "skill":
       return (
         <div className="skill-activated" data-testid="skill-activated" data-skill={item.name} data-activation={item.activation.kind}>
@@ -213,5 +222,55 @@ function Restored({ item }: { item: Extract<Item, { kind: "restored" }> }) {
         </ul>
       )}
     </div>
+  );
+}
+
+type CompactedItem = Extract<Item, { kind: "compacted" }>;
+
+/** Where older turns were summarised: the summary, what it replaced, and the way back. */
+function Compacted({ item }: { item: CompactedItem }) {
+  const idle = useSession((s) => s.runningSession === null && !s.restoring && s.current !== null);
+  const askRestore = useSession((s) => s.askRestore);
+  const checkpoint = item.checkpoint;
+  return (
+    <details className="compaction-marker" data-testid="compaction-marker">
+      <summary>
+        Earlier messages summarised{" "}
+        <span className="muted">
+          ({item.before} messages → {item.after}, to fit the model's context)
+        </span>
+      </summary>
+      <div className="compaction-body">
+        <h4>The summary the model has now</h4>
+        <div className="compaction-summary" data-testid="compaction-summary">
+          {item.summary}
+        </div>
+        <h4>What it replaced</h4>
+        <ul className="compaction-dropped" data-testid="compaction-dropped">
+          {item.dropped.map((line, i) => (
+            <li key={i}>{line}</li>
+          ))}
+        </ul>
+        {checkpoint !== null && (
+          <button
+            className="small"
+            data-testid="compaction-undo"
+            disabled={!idle}
+            onClick={() =>
+              askRestore({
+                target: { kind: "checkpoint", id: checkpoint },
+                scopes: ["conversation_only", "both"],
+                paths: null,
+                title: item.turnText ? `before “${quoted(item.turnText)}”, when nothing was summarised` : "before this turn",
+                text: item.turnText,
+              })
+            }
+            title="Take the conversation back to before this turn, when nothing was summarised (the files stay as they are unless you choose otherwise)"
+          >
+            Undo the summary…
+          </button>
+        )}
+      </div>
+    </details>
   );
 }

@@ -1247,3 +1247,53 @@ describe("session search", () => {
     await user.keyboard("{Escape}");
   });
 });
+
+// Issue 27: compaction shows itself — a warning as the context fills, then a marker with the
+// summary and what it replaced, and a way back to before it.
+describe("compaction", () => {
+  it("warns, marks where older turns were summarised, and offers to undo it", async () => {
+    const s = sessionInfo("s1", { title: "Long work" });
+    installFakeBackend(project, {
+      sessions: [s],
+      transcripts: {
+        s1: {
+          info: s,
+          events: [
+            { type: "user_message", text: "Keep going", checkpoint: 3 },
+            { type: "context_filling", used_percent: 74, compact_at: 80 },
+            {
+              type: "compacted",
+              summary: "Read list.txt and greeting.txt; listed the files.",
+              dropped: ["You: Look around", "Called read_file", "Result: hello, world"],
+              messages_before: 9,
+              messages_after: 5,
+            },
+          ],
+          warnings: [],
+        },
+      },
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(await screen.findByTestId("session-item"));
+    expect(await screen.findByTestId("context-warning")).toHaveTextContent(
+      "This conversation fills 74% of the model's context. Past 80%, Tandem summarises the older turns",
+    );
+    const marker = screen.getByTestId("compaction-marker");
+    expect(marker).toHaveTextContent("Earlier messages summarised (9 messages → 5");
+    // Folded: the summary opens it (jsdom does not toggle <details>, so its content is read
+    // as it is, folded or not).
+    expect(screen.getByTestId("compaction-summary")).toHaveTextContent("Read list.txt and greeting.txt");
+    expect(within(screen.getByTestId("compaction-dropped")).getAllByRole("listitem", { hidden: true }).map((li) => li.textContent)).toEqual([
+      "You: Look around",
+      "Called read_file",
+      "Result: hello, world",
+    ]);
+    const undo = screen.getByTestId("compaction-undo");
+    await waitFor(() => expect(undo).toBeEnabled());
+    act(() => undo.click());
+    const ask = useSession.getState().restoreAsk;
+    expect(ask?.target).toEqual({ kind: "checkpoint", id: 3 });
+    expect(ask?.scopes[0]).toBe("conversation_only");
+  });
+});
