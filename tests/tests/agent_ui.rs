@@ -1974,3 +1974,133 @@ async fn the_search_box_finds_an_old_session_and_opens_it_at_the_match() -> Test
     app.quit().await?;
     Ok(())
 }
+
+/// Presses Tab (Shift+Tab when `back`) until `testid` has the cursor; the testids met on the way.
+async fn tab_to(app: &App, back: bool, testid: &str) -> TestResult<Vec<String>> {
+    let mut met = Vec::new();
+    for _ in 0..60 {
+        let now = focused_testid(app).await?;
+        if now == testid {
+            return Ok(met);
+        }
+        met.push(now);
+        let el = app.driver.active_element().await?;
+        if back {
+            el.send_keys(Key::Shift + Key::Tab).await?;
+        } else {
+            el.send_keys(Key::Tab).await?;
+        }
+    }
+    Err(format!("{testid} is never reached with the keyboard; met {met:?}").into())
+}
+
+/// Issue 27: the window driven with the keyboard only: Tab reaches the controls in reading
+/// order (the toolbar before the message box), a task is sent, its edit approved from the card,
+/// and Settings opened and closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_works_with_the_keyboard_only() -> TestResult {
+    let Some(s) = Scripted::start("app_keyboard_only.json").await? else {
+        return Ok(());
+    };
+    let app = s.launch(&[]).await?;
+    let list = s.project.path().join("list.txt");
+    app.wait_for("[data-testid=composer-input]").await?;
+    let met = tab_to(&app, false, "composer-input").await?;
+    let at = |id: &str| met.iter().position(|m| m == id);
+    let settings = at("settings-button").ok_or("Settings is not on the way to the message box")?;
+    let search = at("session-search").ok_or("the session search is not on the way")?;
+    assert!(
+        settings < search,
+        "the toolbar comes before the sidebar: {met:?}"
+    );
+
+    for c in "Rename line 2".chars() {
+        app.driver
+            .active_element()
+            .await?
+            .send_keys(c.to_string())
+            .await?;
+    }
+    app.driver
+        .active_element()
+        .await?
+        .send_keys(Key::Enter)
+        .await?;
+    app.wait_for("[data-testid=approval-card]").await?;
+    tab_to(&app, true, "approval-card").await?;
+    // Keys answer a card that has had the cursor a moment.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    app.driver.active_element().await?.send_keys("a").await?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !std::fs::read_to_string(&list)?.contains("line two") {
+        if std::time::Instant::now() > deadline {
+            app.screenshot("keyboard-only-not-approved").await?;
+            return Err("the edit was not approved with the keyboard".into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    wait_content(&app, "[data-testid=transcript]", "Renamed line 2.").await?;
+
+    tab_to(&app, true, "settings-button").await?;
+    app.driver
+        .active_element()
+        .await?
+        .send_keys(Key::Enter)
+        .await?;
+    app.wait_for("[data-testid=settings-view]").await?;
+    app.screenshot("agent-27-keyboard-settings").await?;
+    tab_to(&app, false, "settings-tab-limits").await?;
+    app.driver
+        .active_element()
+        .await?
+        .send_keys(Key::Enter)
+        .await?;
+    app.wait_for("[data-testid=limit-session-usd]").await?;
+    app.screenshot("agent-27-limits").await?;
+    app.driver
+        .active_element()
+        .await?
+        .send_keys(Key::Escape)
+        .await?;
+    app.wait_gone("[data-testid=settings-view]").await?;
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
+
+/// Issue 27: a spending limit in settings.toml stops the turn in the real window; the
+/// transcript says what was spent, the meter shows the limit, and raising it goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spending_limit_stops_the_turn_and_raising_it_goes_on() -> TestResult {
+    let Some(s) = Scripted::start("app_spend_limit.json").await? else {
+        return Ok(());
+    };
+    std::fs::write(
+        s.config.path().join("settings.toml"),
+        "[limits]\nsession_usd = 0.002\n",
+    )?;
+    let app = s.launch(&[]).await?;
+    send(&app, "Read the list").await?;
+    let card = wait_content(
+        &app,
+        "[data-testid=turn-outcome][data-kind=limit_reached]",
+        "this session's limit of $0.002 is reached ($0.003",
+    )
+    .await?;
+    assert!(
+        card.contains("Stopped before the next model call"),
+        "{card:?}"
+    );
+    wait_content(&app, "[data-testid=cost-limit]", "limit $0.002").await?;
+    assert_eq!(s.server.requests().len(), 1, "no call past the limit");
+    app.screenshot("agent-27-limit-reached").await?;
+    app.wait_for("[data-testid=raise-limit]")
+        .await?
+        .click()
+        .await?;
+    wait_content(&app, "[data-testid=transcript]", "Read the list: 20 lines.").await?;
+    wait_content(&app, "[data-testid=cost-limit]", "limit $1.00").await?;
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}

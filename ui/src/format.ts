@@ -40,3 +40,12 @@ export function formatDuration(ms: number): string {
 export function shownPath(path: string): string {
   return path.replace(/\0([0-9a-fA-F]{2})/g, (_, hex: string) => `\\x${hex.toUpperCase()}`);
 }
+
+/** Dollars as people read them: cents from a dollar up, and below it as many digits as it takes
+ *  to show anything ($0.003, not "$0.00"). The engine words them the same way. */
+export function formatUsd(v: number): string {
+  if (v >= 1 || v === 0) return `$${v.toFixed(2)}`;
+  const trimmed = v.toFixed(4).replace(/0+$/, "");
+  const decimals = trimmed.split(".")[1]?.length ?? 0;
+  return decimals < 2 ? `$${v.toFixed(2)}` : `$${trimmed}`;
+}

@@ -214,10 +214,26 @@ pub fn status_of(
     Ok(SpendMeter::new(options, usd, tokens).status())
 }
 
-/// A limit reached, in words: for the CLI, the transcript and the model's log.
+/// Dollars as people read them: cents from a dollar up, and below it as many digits as it
+/// takes to show anything (a cheap call costs $0.003, not "$0.00").
+pub fn usd_words(v: f64) -> String {
+    if v >= 1.0 || v == 0.0 {
+        return format!("${v:.2}");
+    }
+    let text = format!("{v:.4}");
+    let trimmed = text.trim_end_matches('0');
+    let decimals = trimmed.split('.').nth(1).map_or(0, str::len);
+    if decimals < 2 {
+        format!("${v:.2}")
+    } else {
+        format!("${trimmed}")
+    }
+}
+
+/// A limit reached, in words: for the CLI and sub-agents' reports.
 pub fn limit_words(r: &LimitReached) -> String {
     let amount = |a: &Amount| match a {
-        Amount::Usd { usd } => format!("${usd:.2}"),
+        Amount::Usd { usd } => usd_words(*usd),
         Amount::Tokens { tokens } => format!("{tokens} tokens"),
     };
     let scope = match r.scope {
@@ -234,6 +250,16 @@ pub fn limit_words(r: &LimitReached) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dollars_show_what_was_spent() {
+        assert_eq!(usd_words(0.5), "$0.50");
+        assert_eq!(usd_words(0.6000001), "$0.60");
+        assert_eq!(usd_words(0.003), "$0.003");
+        assert_eq!(usd_words(0.00315), "$0.0032");
+        assert_eq!(usd_words(12.345), "$12.35");
+        assert_eq!(usd_words(0.0), "$0.00");
+    }
 
     #[test]
     fn dates_are_the_calendar_s() {

@@ -454,14 +454,12 @@ impl Agent {
         self.end_turn(result)
     }
 
-    /// The turn's end when a spending limit is reached: said, and the log made durable.
+    /// The turn's end when a spending limit is reached, the log made durable.
     fn spending_stop(&mut self) -> Result<Option<Outcome>, AgentError> {
         let Err(reached) = self.spend.check() else {
             return Ok(None);
         };
-        self.emit(AgentEvent::Notice {
-            text: crate::spend::limit_words(&reached),
-        })?;
+        // The outcome carries it, typed: the window shows it as a card, the CLI in words.
         self.log.sync()?;
         Ok(Some(Outcome::LimitReached { reached }))
     }

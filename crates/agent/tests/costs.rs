@@ -77,10 +77,9 @@ async fn a_session_limit_stops_before_the_next_call_and_raising_it_goes_on() {
     };
     assert!((spent - 0.60).abs() < 1e-3, "{spent}");
     assert_eq!(h.server.requests().len(), 2, "no call past the limit");
-    assert!(
-        h.events().iter().any(|e| matches!(e, AgentEvent::Notice { text }
-            if text.contains("the spending limit for this session ($0.50) is reached: $0.60 spent"))),
-        "said in words"
+    assert_eq!(
+        agent::spend::limit_words(&reached),
+        "the spending limit for this session ($0.50) is reached: $0.60 spent"
     );
     // Today's ledger counted both replies.
     assert!((h.session.spend_status().day_usd - 0.60).abs() < 1e-3);

@@ -1,6 +1,6 @@
 // Tokens and cost, this turn and this session, as the usage events report them.
 import { useSession } from "../session";
-import { formatCost, formatTokens } from "../format";
+import { formatCost, formatTokens, formatUsd } from "../format";
 import type { Totals } from "../transcript";
 import type { SpendLimits } from "../bindings";
 
@@ -11,9 +11,9 @@ function line(t: Totals): string {
 /** The limits in force, in words ("limit $5.00 · today $20.00"), or null when there are none. */
 export function limitLine(l: SpendLimits): string | null {
   const parts: string[] = [];
-  if (l.session_usd !== undefined) parts.push(`limit $${l.session_usd.toFixed(2)}`);
+  if (l.session_usd !== undefined) parts.push(`limit ${formatUsd(l.session_usd)}`);
   if (l.session_tokens !== undefined) parts.push(`limit ${formatTokens(l.session_tokens)} tokens`);
-  if (l.day_usd !== undefined) parts.push(`today $${l.day_usd.toFixed(2)}`);
+  if (l.day_usd !== undefined) parts.push(`today ${formatUsd(l.day_usd)}`);
   if (l.day_tokens !== undefined) parts.push(`today ${formatTokens(l.day_tokens)} tokens`);
   return parts.length ? parts.join(" · ") : null;
 }
@@ -43,7 +43,7 @@ export function CostMeter() {
       {limits && spend && (
         <span
           data-testid="cost-limit"
-          title={`Spent today, every session together: $${spend.day_usd.toFixed(2)}, ${spend.day_tokens.toLocaleString()} tokens. Change the limits in Settings → Limits.`}
+          title={`Spent today, every session together: ${formatUsd(spend.day_usd)}, ${spend.day_tokens.toLocaleString()} tokens. Change the limits in Settings → Limits.`}
         >
           <span className="muted">{limits}</span>
         </span>

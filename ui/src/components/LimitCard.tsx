@@ -2,11 +2,11 @@
 // nothing came after it — a way to raise that limit for this session and go on.
 import { useState } from "react";
 import type { Amount, LimitReached, SpendLimits } from "../bindings";
-import { formatTokens } from "../format";
+import { formatTokens, formatUsd } from "../format";
 import { useSession } from "../session";
 
 function amountText(a: Amount): string {
-  return a.unit === "usd" ? `$${a.usd.toFixed(2)}` : `${formatTokens(a.tokens)} tokens`;
+  return a.unit === "usd" ? formatUsd(a.usd) : `${formatTokens(a.tokens)} tokens`;
 }
 
 export function limitText(r: LimitReached): string {
