@@ -10,6 +10,7 @@ mod commands;
 mod event_pump;
 mod extensions_host;
 mod logging;
+mod notify_host;
 mod recent;
 mod rendering;
 mod session_host;
@@ -135,6 +136,7 @@ pub fn run() {
             }
             app.manage(state);
             app.manage(session_host::Sessions::default());
+            app.manage(notify_host::Notifier::default());
             app.manage(extensions_host::McpHubs::default());
             app.manage(builtin_host::BuiltinDownloads::default());
             // TANDEM_PROVIDER & co. choose the model until the user picks one in the window.
@@ -198,6 +200,8 @@ pub fn run() {
             extensions_host::remove_mcp_server,
             session_host::export_session,
             session_host::search_sessions,
+            notify_host::get_notifications,
+            notify_host::save_notifications,
             spend_host::get_limits,
             spend_host::save_limits,
             spend_host::spend_status,

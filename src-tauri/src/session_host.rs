@@ -171,6 +171,43 @@ fn show_pending(app: &tauri::AppHandle, sessions: &Sessions, arrived: bool) {
     }
 }
 
+/// A question, in a notification's words: what would run or change.
+fn question_words(q: &protocol::ApprovalRequest) -> String {
+    let what = q
+        .command
+        .clone()
+        .or_else(|| q.path.clone())
+        .unwrap_or_else(|| q.tool.clone());
+    format!("{}: {what}", q.tool)
+}
+
+/// Tells the desktop a long turn ended, when the window is not in front.
+fn notify_turn_end(app: &tauri::AppHandle, session: &str, outcome: &TurnOutcome, took: Duration) {
+    if took < crate::notify_host::LONG_TURN {
+        return;
+    }
+    let (summary, body) = match outcome {
+        TurnOutcome::Done { summary } => ("Tandem finished the task", summary.clone()),
+        TurnOutcome::Failed { error } => ("Tandem's task failed", error.message.clone()),
+        TurnOutcome::LimitReached { reached } => (
+            "Tandem stopped at a spending limit",
+            agent::spend::limit_words(reached),
+        ),
+        TurnOutcome::Cancelled => return,
+        _ => ("Tandem's turn ended", "It is waiting for you.".to_string()),
+    };
+    let (app, session) = (app.clone(), session.to_string());
+    tauri::async_runtime::spawn_blocking(move || {
+        app.state::<crate::notify_host::Notifier>().notify(
+            &app,
+            crate::notify_host::Kind::TurnEnded,
+            &session,
+            summary,
+            &body,
+        );
+    });
+}
+
 /// Opens the engine on a session read back from its log (resumable after a crash: the
 /// conversation continues as the model last saw it).
 fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<Arc<Live>> {
@@ -221,10 +258,27 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
             let changed = live.session.clone();
             drop(live);
             changed.questions_changed().await;
-            let now = changed.questions().len();
+            let questions = changed.questions();
+            let now = questions.len();
+            let session_id = changed.id().to_string();
             drop(changed);
             let sessions = app2.state::<Sessions>();
             show_pending(&app2, &sessions, now > before);
+            if now > before
+                && let Some(q) = questions.last()
+            {
+                let body = question_words(q);
+                let app3 = app2.clone();
+                tauri::async_runtime::spawn_blocking(move || {
+                    app3.state::<crate::notify_host::Notifier>().notify(
+                        &app3,
+                        crate::notify_host::Kind::Question,
+                        &session_id,
+                        "Tandem needs your approval",
+                        &body,
+                    );
+                });
+            }
             before = now;
         }
     });
@@ -405,6 +459,7 @@ pub async fn send_message(
     }
     let sessions = app.state::<Sessions>();
     let live = live_session(&app, &state, &args.session).await?;
+    let started = std::time::Instant::now();
     live.session.set_mode(args.mode);
     *lock(&live.sink) = Some(on_event);
     let turn = match live.session.submit(&args.text) {
@@ -432,6 +487,7 @@ pub async fn send_message(
         tracing::warn!("the last events of the turn were not confirmed sent");
     }
     show_pending(&app, &sessions, false);
+    notify_turn_end(&app, &args.session, &outcome, started.elapsed());
     Ok(outcome)
 }
 
@@ -447,8 +503,10 @@ pub async fn retry_turn(
         .get(&args.session)
         .ok_or_else(|| invalid("This session has nothing to try again; send a message instead."))?;
     *lock(&live.sink) = Some(on_event);
+    let started = std::time::Instant::now();
     let turn = live.session.retry().map_err(session_error)?;
     let outcome = turn.await.map_err(internal)?;
+    notify_turn_end(&app, &args.session, &outcome, started.elapsed());
     if tokio::time::timeout(Duration::from_secs(2), live.turn_flushed.notified())
         .await
         .is_err()

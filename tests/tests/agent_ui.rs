@@ -2104,3 +2104,24 @@ async fn a_spending_limit_stops_the_turn_and_raising_it_goes_on() -> TestResult 
     app.quit().await?;
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zz_focus_probe() -> TestResult {
+    let Some(s) = Scripted::start("app_search_sessions.json").await? else {
+        return Ok(());
+    };
+    let app = s.launch(&[]).await?;
+    app.wait_for("[data-testid=composer-input]").await?;
+    let v = app.driver.execute_async(
+        "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke('plugin:window|is_focused', {label: 'main'}).then(f => done(String(f))).catch(e => done('err ' + e));",
+        Vec::new()).await?;
+    println!("FOCUSED: {:?} hasFocus={:?}", v.json(), app.driver.execute("return document.hasFocus()", Vec::new()).await?.json());
+    let _ = app.driver.minimize_window().await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let v = app.driver.execute_async(
+        "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke('plugin:window|is_focused', {label: 'main'}).then(f => done(String(f))).catch(e => done('err ' + e));",
+        Vec::new()).await?;
+    println!("AFTER MINIMIZE: {:?}", v.json());
+    app.quit().await?;
+    Ok(())
+}

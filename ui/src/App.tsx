@@ -3,7 +3,8 @@ import { useApp } from "./store";
 import { call } from "./api";
 import { watchDragDrop } from "./dragDrop";
 import { onWindowFocus } from "./windowFocus";
-import { onProjectChanged } from "./projectChanges";
+import { onOpenSession, onProjectChanged } from "./projectChanges";
+import { useSession } from "./session";
 import { WelcomeScreen } from "./components/WelcomeScreen";
 import { ProjectView } from "./components/ProjectView";
 import { FirstRunScreen, SettingsDialog, preloadHeavyParts } from "./components/lazy";
@@ -47,6 +48,16 @@ export function App() {
       onProjectChanged((change) => {
         const screen = useApp.getState().screen;
         if (screen.kind === "project" && screen.project.root === change.root) void useApp.getState().refresh();
+      }),
+    [],
+  );
+
+  // A notification was clicked: its session comes forward (and the Sessions tab with it).
+  useEffect(
+    () =>
+      onOpenSession((session) => {
+        if (useApp.getState().screen.kind !== "project") return;
+        if (useSession.getState().current?.id !== session) void useSession.getState().openSession(session);
       }),
     [],
   );

@@ -398,6 +398,16 @@ export type SpendStatus = {
  */
 limits: SpendLimits, session_usd: number, session_tokens: number, day_usd: number, day_tokens: number, };
 
+export type NotificationPrefs = { 
+/**
+ * A question waits while the window is not in front.
+ */
+questions: boolean, 
+/**
+ * A turn that took over a minute ended.
+ */
+turns: boolean, };
+
 export type RaiseLimitsArgs = { session: string, limits: SpendLimits, };
 
 export type ExportKind = "markdown" | "jsonl";
@@ -933,4 +943,6 @@ export interface Commands {
   raise_limits: { args: RaiseLimitsArgs; result: SpendStatus };
   export_session: { args: ExportSessionArgs; result: string };
   search_sessions: { args: SearchSessionsArgs; result: Array<SearchHit> };
+  get_notifications: { args: null; result: NotificationPrefs };
+  save_notifications: { args: NotificationPrefs; result: NotificationPrefs };
 }

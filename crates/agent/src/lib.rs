@@ -87,7 +87,7 @@ pub use session_view::{
     load_transcript, session_info, session_state, summary_info, transcript_events,
 };
 pub use settings::{
-    MemorySecrets, NoSecrets, ProviderSettings, ROLES, RoleSettings, SecretStore, Settings,
+    MemorySecrets, NoSecrets, NotificationSettings, ProviderSettings, ROLES, RoleSettings, SecretStore, Settings,
     SettingsError, SkillsSettings, WEB_SEARCH_KEY, WebSearchSettings, default_key_env, default_url,
     is_loopback,
 };

@@ -87,6 +87,35 @@ pub struct Settings {
     /// `[limits]`: what a session and a day may spend on models.
     #[serde(default, skip_serializing_if = "protocol::SpendLimits::is_empty")]
     pub limits: protocol::SpendLimits,
+    /// `[notifications]`: which desktop notifications the window shows.
+    #[serde(default, skip_serializing_if = "NotificationSettings::is_default")]
+    pub notifications: NotificationSettings,
+}
+
+/// `[notifications]` in settings.toml; each on unless turned off.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotificationSettings {
+    /// A question waits while the window is not in front.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub questions: Option<bool>,
+    /// A turn that took over a minute ended (done, failed, stopped at a limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turns: Option<bool>,
+}
+
+impl NotificationSettings {
+    fn is_default(&self) -> bool {
+        *self == NotificationSettings::default()
+    }
+
+    pub fn questions(&self) -> bool {
+        self.questions.unwrap_or(true)
+    }
+
+    pub fn turns(&self) -> bool {
+        self.turns.unwrap_or(true)
+    }
 }
 
 /// `[skills]` in settings.toml.

@@ -233,4 +233,6 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("raise_limits", "RaiseLimitsArgs", "SpendStatus"),
     ("export_session", "ExportSessionArgs", "string"),
     ("search_sessions", "SearchSessionsArgs", "Array<SearchHit>"),
+    ("get_notifications", "null", "NotificationPrefs"),
+    ("save_notifications", "NotificationPrefs", "NotificationPrefs"),
 ];

@@ -65,3 +65,12 @@ pub struct SpendStatus {
     pub day_usd: f64,
     pub day_tokens: u64,
 }
+
+/// Which desktop notifications the window shows (Settings → Notifications).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct NotificationPrefs {
+    /// A question waits while the window is not in front.
+    pub questions: bool,
+    /// A turn that took over a minute ended.
+    pub turns: bool,
+}

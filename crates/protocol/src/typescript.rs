@@ -66,6 +66,7 @@ pub fn typescript() -> String {
         Amount::decl(&cfg),
         LimitReached::decl(&cfg),
         SpendStatus::decl(&cfg),
+        NotificationPrefs::decl(&cfg),
         RaiseLimitsArgs::decl(&cfg),
         ExportKind::decl(&cfg),
         ExportSessionArgs::decl(&cfg),

@@ -15,10 +15,11 @@ import { WebSearchTab } from "./WebSearchTab";
 import { SkillsTab } from "./SkillsTab";
 import { McpTab } from "./McpTab";
 import { LimitsTab } from "./LimitsTab";
+import { NotificationsTab } from "./NotificationsTab";
 import { BuiltinCard } from "./BuiltinCard";
 import { settingsCards } from "../modelChoice";
 
-type Tab = "models" | "rules" | "web" | "skills" | "mcp" | "limits";
+type Tab = "models" | "rules" | "web" | "skills" | "mcp" | "limits" | "notifications";
 
 const TAB_LABELS: Record<Tab, string> = {
   models: "Models",
@@ -27,6 +28,7 @@ const TAB_LABELS: Record<Tab, string> = {
   skills: "Skills",
   mcp: "Tool servers",
   limits: "Limits",
+  notifications: "Notifications",
 };
 
 export const ROLES: Array<{ role: string; label: string; help: string }> = [
@@ -560,6 +562,7 @@ export function SettingsDialog() {
           {tab === "skills" && <SkillsTab root={root} />}
           {tab === "mcp" && <McpTab root={root} />}
           {tab === "limits" && <LimitsTab />}
+          {tab === "notifications" && <NotificationsTab />}
         </div>
         {asking && (
           <div className="unsaved-bar" role="alertdialog" aria-label="Unsaved changes" data-testid="unsaved-changes">

@@ -119,7 +119,7 @@ describe("accessibility (axe-core)", () => {
     render(<App />);
     await user.click(await screen.findByTestId("settings-button"));
     await screen.findByTestId("settings-view");
-    for (const tab of ["models", "rules", "web", "skills", "mcp", "limits"]) {
+    for (const tab of ["models", "rules", "web", "skills", "mcp", "limits", "notifications"]) {
       await user.click(screen.getByTestId(`settings-tab-${tab}`));
       await new Promise((r) => setTimeout(r, 50));
       expect(await violations(), `Settings → ${tab}`).toEqual([]);

@@ -3,6 +3,7 @@
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type {
   RaiseLimitsArgs,
+  NotificationPrefs,
   SearchHit,
   SpendLimits,
   SpendStatus,
@@ -246,6 +247,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
   };
   let created = 0;
   let limits: SpendLimits = agent.limits ?? {};
+  let notifications: NotificationPrefs = { questions: true, turns: true };
   const spendStatus = (l: SpendLimits): SpendStatus => ({
     limits: l,
     session_usd: 0.6,
@@ -504,6 +506,11 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         agent.transcripts = { ...agent.transcripts, [a.session]: done.transcript };
         return done.record;
       }
+      case "get_notifications":
+        return notifications;
+      case "save_notifications":
+        notifications = args as unknown as NotificationPrefs;
+        return notifications;
       case "get_limits":
         return limits;
       case "save_limits":

@@ -729,3 +729,17 @@ describe("settings: spending limits", () => {
     expect(args(calls, "save_limits")).toEqual({ session_usd: 5, session_tokens: 200000 });
   });
 });
+
+// Issue 27: which desktop notifications are shown is chosen in Settings, saved at once.
+describe("settings: notifications", () => {
+  it("turns a kind off and keeps the choice", async () => {
+    const { calls, user } = await openSettings();
+    await user.click(screen.getByTestId("settings-tab-notifications"));
+    const questions = await screen.findByTestId("notify-questions");
+    expect(questions).toBeChecked();
+    expect(screen.getByTestId("notify-turns")).toBeChecked();
+    await user.click(screen.getByTestId("notify-turns"));
+    await waitFor(() => expect(screen.getByTestId("notify-turns")).not.toBeChecked());
+    expect(args(calls, "save_notifications")).toEqual({ questions: true, turns: false });
+  });
+});
