@@ -2,7 +2,7 @@
 //!
 //! Owns launching the built `tandem` binary through `tauri-driver` (which fronts
 //! WebKitWebDriver), fixture projects made of real git repositories, and screenshots under
-//! `target/e2e/`. Must not reach into the app's internals: the tests see only what a user sees.
+//! `target/e2e/`, and a scripted desktop notification service. Must not reach into the app's internals: the tests see only what a user sees.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -10,6 +10,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use thirtyfour::prelude::*;
 
+mod notifications;
+
+pub use notifications::{FakeNotifications, Sent};
 pub use thirtyfour;
 
 /// One app at a time: two WebKit instances on two cores make every test flaky and slow.

@@ -2105,23 +2105,61 @@ async fn a_spending_limit_stops_the_turn_and_raising_it_goes_on() -> TestResult 
     Ok(())
 }
 
+/// Issue 27: a question that arrives while the window is not in front (minimised) is sent to
+/// the desktop's notification service; clicking the notification brings the window forward on
+/// the session, with its question. The service is scripted on a private session bus.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn zz_focus_probe() -> TestResult {
-    let Some(s) = Scripted::start("app_search_sessions.json").await? else {
+async fn a_question_while_the_window_is_away_is_notified_and_the_click_brings_it_back() -> TestResult
+{
+    let Some(s) = Scripted::start("app_notify_question.json").await? else {
         return Ok(());
     };
-    let app = s.launch(&[]).await?;
-    app.wait_for("[data-testid=composer-input]").await?;
-    let v = app.driver.execute_async(
-        "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke('plugin:window|is_focused', {label: 'main'}).then(f => done(String(f))).catch(e => done('err ' + e));",
-        Vec::new()).await?;
-    println!("FOCUSED: {:?} hasFocus={:?}", v.json(), app.driver.execute("return document.hasFocus()", Vec::new()).await?.json());
-    let _ = app.driver.minimize_window().await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let v = app.driver.execute_async(
-        "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke('plugin:window|is_focused', {label: 'main'}).then(f => done(String(f))).catch(e => done('err ' + e));",
-        Vec::new()).await?;
-    println!("AFTER MINIMIZE: {:?}", v.json());
+    let notes = e2e::FakeNotifications::start()?;
+    let app = s
+        .launch(&[("DBUS_SESSION_BUS_ADDRESS", notes.address.as_str())])
+        .await?;
+    send(&app, "Write the notes").await?;
+    app.wait_text("[data-testid=message-user]", "Write the notes")
+        .await?;
+    // The person goes to another window while the model thinks.
+    app.driver.minimize_window().await?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let sent = loop {
+        let sent = notes.sent();
+        if !sent.is_empty() {
+            break sent;
+        }
+        if std::time::Instant::now() > deadline {
+            return Err("no notification came for the question".into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0].app, "Tandem");
+    assert_eq!(sent[0].summary, "Tandem needs your approval");
+    assert_eq!(sent[0].body, "write_file: notes.txt");
+    assert!(sent[0].actions.contains(&"default".to_string()), "{sent:?}");
+
+    notes.click(sent[0].id)?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let focused = app
+            .driver
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke('plugin:window|is_focused', {label: 'main'}).then(f => done(f)).catch(() => done(false));",
+                Vec::new(),
+            )
+            .await?;
+        if focused.json().as_bool() == Some(true) {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            return Err("the click did not bring the window forward".into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    app.wait_for("[data-testid=approval-card]").await?;
+    app.screenshot("agent-27-notification-click").await?;
     app.quit().await?;
     Ok(())
 }

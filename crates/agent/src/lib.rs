@@ -87,9 +87,9 @@ pub use session_view::{
     load_transcript, session_info, session_state, summary_info, transcript_events,
 };
 pub use settings::{
-    MemorySecrets, NoSecrets, NotificationSettings, ProviderSettings, ROLES, RoleSettings, SecretStore, Settings,
-    SettingsError, SkillsSettings, WEB_SEARCH_KEY, WebSearchSettings, default_key_env, default_url,
-    is_loopback,
+    MemorySecrets, NoSecrets, NotificationSettings, ProviderSettings, ROLES, RoleSettings,
+    SecretStore, Settings, SettingsError, SkillsSettings, WEB_SEARCH_KEY, WebSearchSettings,
+    default_key_env, default_url, is_loopback,
 };
 pub use subagents::{ProviderResolver, ResolvedModel};
 pub use turn::{Agent, AgentConfig, AgentError, AgentStats, LOOP_LIMIT, ModeSwitch, Outcome};

@@ -234,5 +234,9 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("export_session", "ExportSessionArgs", "string"),
     ("search_sessions", "SearchSessionsArgs", "Array<SearchHit>"),
     ("get_notifications", "null", "NotificationPrefs"),
-    ("save_notifications", "NotificationPrefs", "NotificationPrefs"),
+    (
+        "save_notifications",
+        "NotificationPrefs",
+        "NotificationPrefs",
+    ),
 ];
