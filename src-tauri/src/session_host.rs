@@ -181,20 +181,27 @@ fn question_words(q: &protocol::ApprovalRequest) -> String {
     format!("{}: {what}", q.tool)
 }
 
-/// Tells the desktop a long turn ended, when the window is not in front.
-fn notify_turn_end(app: &tauri::AppHandle, session: &str, outcome: &TurnOutcome, took: Duration) {
+/// What the desktop is told when a turn ends: only for a long one the person did not stop.
+fn turn_end_notice(outcome: &TurnOutcome, took: Duration) -> Option<(&'static str, String)> {
     if took < crate::notify_host::LONG_TURN {
-        return;
+        return None;
     }
-    let (summary, body) = match outcome {
+    Some(match outcome {
         TurnOutcome::Done { summary } => ("Tandem finished the task", summary.clone()),
         TurnOutcome::Failed { error } => ("Tandem's task failed", error.message.clone()),
         TurnOutcome::LimitReached { reached } => (
             "Tandem stopped at a spending limit",
             agent::spend::limit_words(reached),
         ),
-        TurnOutcome::Cancelled => return,
+        TurnOutcome::Cancelled => return None,
         _ => ("Tandem's turn ended", "It is waiting for you.".to_string()),
+    })
+}
+
+/// Tells the desktop a long turn ended, when the window is not in front.
+fn notify_turn_end(app: &tauri::AppHandle, session: &str, outcome: &TurnOutcome, took: Duration) {
+    let Some((summary, body)) = turn_end_notice(outcome, took) else {
+        return;
     };
     let (app, session) = (app.clone(), session.to_string());
     tauri::async_runtime::spawn_blocking(move || {
@@ -656,4 +663,36 @@ pub async fn search_sessions(
             .map_err(|e| invalid(format!("The sessions cannot be searched: {e}")))
     })
     .await
+}
+
+#[cfg(test)]
+mod notice_tests {
+    use super::*;
+
+    #[test]
+    fn only_a_long_turn_the_person_did_not_stop_is_told() {
+        let done = TurnOutcome::Done {
+            summary: "Fixed the parser.".into(),
+        };
+        assert_eq!(turn_end_notice(&done, Duration::from_secs(59)), None);
+        assert_eq!(
+            turn_end_notice(&done, Duration::from_secs(61)),
+            Some(("Tandem finished the task", "Fixed the parser.".to_string()))
+        );
+        assert_eq!(
+            turn_end_notice(&TurnOutcome::Cancelled, Duration::from_secs(600)),
+            None
+        );
+        let failed = TurnOutcome::Failed {
+            error: protocol::EngineError {
+                code: protocol::FailureCode::ServerError,
+                message: "the provider had a server error".into(),
+                detail: None,
+            },
+        };
+        assert_eq!(
+            turn_end_notice(&failed, Duration::from_secs(90)).map(|n| n.0),
+            Some("Tandem's task failed")
+        );
+    }
 }
