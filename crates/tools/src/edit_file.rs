@@ -174,7 +174,18 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
         } else {
             "\n"
         });
+    } else if !final_newline && adds_final_newline(&text, &spans, &edits) {
+        // Asked for at the end of the file: the newline it lacked, in the file's own ending.
+        let crlf = original
+            .rfind('\n')
+            .is_some_and(|i| original[..i].ends_with('\r'));
+        if crlf && result.ends_with('\n') && !result.ends_with("\r\n") {
+            result.pop();
+            result.push_str("\r\n");
+        }
     } else if !final_newline {
+        // A model's replacement text ends with a newline out of habit: a file without a final
+        // newline keeps it that way, unless an edit at its end asks for one (above).
         while result.ends_with('\n') {
             result.pop();
             if result.ends_with('\r') {
@@ -190,6 +201,17 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
         on_disk,
         content,
         regions,
+    })
+}
+
+/// Whether an edit reaching the end of the file (`text`, in `\n` form) puts a newline there
+/// that its old text did not have: the person asked for the final newline the file lacks.
+fn adds_final_newline(text: &str, spans: &[(usize, usize, usize)], edits: &[Edit]) -> bool {
+    spans.iter().any(|(_, end, i)| {
+        *end == text.len()
+            && edits.get(*i).is_some_and(|e| {
+                !to_lf(&e.old_string).ends_with('\n') && to_lf(&e.new_string).ends_with('\n')
+            })
     })
 }
 

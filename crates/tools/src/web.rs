@@ -422,9 +422,14 @@ pub enum SearchProvider {
     Searxng { base_url: String },
 }
 
+/// A search query's bounds (seed 001): what search services take, and what a query is.
+const MAX_QUERY_CHARS: usize = 400;
+const MAX_QUERY_WORDS: usize = 50;
+
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebSearchArgs {
+    /// 1–400 characters, at most 50 words.
     pub query: String,
     /// Results wanted (1-20). Default 10.
     #[serde(default)]
@@ -458,6 +463,18 @@ pub async fn web_search(config: &WebConfig, args: &WebSearchArgs) -> ToolResult<
         return Err(ToolError::InvalidArgument(
             "the search query is empty".into(),
         ));
+    }
+    let chars = args.query.chars().count();
+    if chars > MAX_QUERY_CHARS {
+        return Err(ToolError::InvalidArgument(format!(
+            "the search query is {chars} characters long; keep it to {MAX_QUERY_CHARS} — the few words a person would type into a search box"
+        )));
+    }
+    let words = args.query.split_whitespace().count();
+    if words > MAX_QUERY_WORDS {
+        return Err(ToolError::InvalidArgument(format!(
+            "the search query has {words} words; keep it to {MAX_QUERY_WORDS} — the few words a person would type into a search box"
+        )));
     }
     let count = args.count.unwrap_or(10).clamp(1, 20);
     if let Some(f) = &args.freshness

@@ -574,3 +574,33 @@ fn the_record_of_what_was_read_keeps_one_line_per_file_across_restarts() {
         .keep_seen_in(&log)
         .expect("a damaged record is started afresh");
 }
+
+/// Issue 25: an edit that adds the final newline a file lacks was reported "Edited" and undone
+/// (the file's missing newline was kept). Asked for at the end of the file, it is written; an
+/// edit elsewhere still leaves the end as it was.
+#[test]
+fn an_edit_that_adds_the_missing_final_newline_is_written() {
+    let (d, ws) = ws();
+    fs::write(d.path().join("f.txt"), "a\nb").expect("seed");
+    read(&ws, "f.txt");
+    edit(&ws, "f.txt", &[("b", "b\n")]).expect("edit");
+    assert_eq!(
+        fs::read_to_string(d.path().join("f.txt")).expect("read"),
+        "a\nb\n"
+    );
+    fs::write(d.path().join("g.txt"), "a\nb").expect("seed");
+    read(&ws, "g.txt");
+    edit(&ws, "g.txt", &[("a\n", "A\n\n")]).expect("edit");
+    assert_eq!(
+        fs::read_to_string(d.path().join("g.txt")).expect("read"),
+        "A\n\nb"
+    );
+    // CRLF files get theirs in CRLF.
+    fs::write(d.path().join("h.txt"), "a\r\nb").expect("seed");
+    read(&ws, "h.txt");
+    edit(&ws, "h.txt", &[("b", "b\n")]).expect("edit");
+    assert_eq!(
+        fs::read(d.path().join("h.txt")).expect("read"),
+        b"a\r\nb\r\n"
+    );
+}

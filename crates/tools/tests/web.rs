@@ -472,3 +472,36 @@ async fn the_fence_cannot_be_forged() {
     // Two renderings use different tags: the page cannot know the next one.
     assert!(!tools::render_fetch(&r).contains(&tag), "{text}");
 }
+
+/// Issue 25: a query is 1–400 characters and at most 50 words (seed 001); longer ones are
+/// refused in words before any service is asked.
+#[tokio::test]
+async fn a_search_query_too_long_is_refused_in_words() {
+    let (_d, mut c) = config();
+    // Nothing listens here: a request would fail differently.
+    c.search = Some(SearchProvider::Searxng {
+        base_url: "http://127.0.0.1:9".into(),
+    });
+    let q = |query: String| WebSearchArgs {
+        query,
+        count: None,
+        freshness: None,
+        country: None,
+    };
+    let err = web_search(&c, &q("x".repeat(401)))
+        .await
+        .expect_err("too long");
+    assert!(
+        err.to_string()
+            .contains("the search query is 401 characters long; keep it to 400"),
+        "{err}"
+    );
+    let err = web_search(&c, &q("word ".repeat(51)))
+        .await
+        .expect_err("too many words");
+    assert!(
+        err.to_string()
+            .contains("the search query has 51 words; keep it to 50"),
+        "{err}"
+    );
+}
