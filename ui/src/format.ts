@@ -38,7 +38,7 @@ export function formatDuration(ms: number): string {
  * UTF-8 as NUL and two hex digits (NUL cannot be in a name); it is shown as `\xE9`.
  */
 export function shownPath(path: string): string {
-  return path.replace(/\0([0-9a-fA-F]{2})/g, (_, hex: string) => `\\x${hex.toUpperCase()}`);
+  return path.replace(/\0([89a-fA-F][0-9a-fA-F])/g, (_, hex: string) => `\\x${hex.toUpperCase()}`);
 }
 
 /** Dollars as people read them: cents from a dollar up, and below it as many digits as it takes

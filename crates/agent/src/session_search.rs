@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
-use std::os::unix::fs::OpenOptionsExt as _;
+use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
 const EXTENSION: &str = "search";
@@ -140,6 +140,8 @@ impl SearchText {
             text.push_str(&lines_of(e.seq, &e.event));
         }
         tools::write_atomic(&path, text.as_bytes())?;
+        // What the tools answered, as private as the log it comes from.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
         let file = OpenOptions::new().append(true).mode(0o600).open(&path)?;
         Ok(SearchText { file })
     }
@@ -423,6 +425,15 @@ mod tests {
         text.add(&lines_of(7, &json!({"type": "user_message", "text": long})));
         let hits = search_sessions(dir.path(), "/p", "needle").expect("search");
         assert_eq!(hits[0].seq, 7);
+        let mode = std::fs::metadata(dir.path().join("s1.search"))
+            .expect("written")
+            .permissions()
+            .mode();
+        assert_eq!(
+            mode & 0o777,
+            0o600,
+            "only its owner reads what tools answered"
+        );
         assert!(
             hits[0].snippet.starts_with('…') && hits[0].snippet.contains("é needle"),
             "{}",

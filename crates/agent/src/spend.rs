@@ -122,7 +122,22 @@ impl SpendMeter {
         if limits.is_empty() {
             return Ok(());
         }
-        let status = self.status();
+        // Before every model call: today's ledger is read only when a day's limit needs it.
+        let day = if limits.day_usd.is_some() || limits.day_tokens.is_some() {
+            self.day()
+        } else {
+            Spent::default()
+        };
+        let status = {
+            let s = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+            SpendStatus {
+                limits,
+                session_usd: s.usd,
+                session_tokens: s.tokens,
+                day_usd: day.usd,
+                day_tokens: day.tokens,
+            }
+        };
         let usd = |scope, spent: f64, limit: Option<f64>| {
             limit.filter(|l| spent >= *l).map(|l| LimitReached {
                 scope,

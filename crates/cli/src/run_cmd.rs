@@ -434,7 +434,23 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     config.home = std::env::var_os("HOME").map(PathBuf::from);
     config.user_policy_file = loaded.user_file.clone();
     let web_search = agent::web_search_from_settings(&settings_file);
-    let settings = agent::read_settings(&settings_file).unwrap_or_default();
+    let settings = match agent::read_settings(&settings_file) {
+        Ok(s) => s,
+        Err(e) => {
+            // --provider and --model still run (they come first), but what else the file holds
+            // is lost for this run: said, since a spending limit that silently stops holding is
+            // worse than none.
+            errln(format!(
+                "tandem-cli: warning: {e}; this run goes on without the file's settings (its [limits] too){}",
+                if a.max_cost.is_some() {
+                    " but with --max-cost"
+                } else {
+                    ""
+                }
+            ));
+            agent::Settings::default()
+        }
+    };
     let mut opts = SessionOptions {
         root,
         sessions_dir: sessions_dir(),

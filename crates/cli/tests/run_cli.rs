@@ -532,3 +532,60 @@ async fn max_cost_stops_the_run_and_a_higher_one_goes_on() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(server.failures(), Vec::<String>::new());
 }
+
+/// A settings.toml that cannot be read does not stop a run given --provider and --model, but its
+/// spending limits stop holding with it: the run says so rather than going on silently.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_settings_file_is_said_to_take_its_limits_with_it() {
+    let project = tempfile::tempdir().expect("tempdir");
+    let data = tempfile::tempdir().expect("tempdir");
+    let config = data.path().join("config");
+    std::fs::create_dir_all(config.join("tandem")).expect("mkdir");
+    std::fs::write(
+        config.join("tandem/settings.toml"),
+        "[limits]\nsession_usd = \"five dollars\"\n",
+    )
+    .expect("write");
+    let server = model_server::ScriptedServer::start(
+        model_server::Scenario::from_json(
+            r#"{"name": "one answer", "format": "anthropic", "turns": [
+                {"reply": {"tool_calls": [{"id": "d1", "name": "task_done", "input": {"summary": "ok"}}]}}]}"#,
+        )
+        .expect("scenario"),
+    )
+    .await
+    .expect("server");
+    let project_arg = project.path().display().to_string();
+    let base_url = server.base_url().to_string();
+    let out = tokio::task::block_in_place(|| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
+            .args([
+                "run",
+                "--project",
+                &project_arg,
+                "--provider",
+                "anthropic",
+                "--base-url",
+                &base_url,
+                "--model",
+                "claude-sonnet-4-5",
+                "--approve",
+                "all",
+                "Say ok",
+            ])
+            .env("TANDEM_DATA_DIR", data.path())
+            .env("XDG_CONFIG_HOME", &config)
+            .env("ANTHROPIC_API_KEY", "scripted-key")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run tandem-cli")
+    });
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning:")
+            && err.contains("settings.toml")
+            && err.contains("without the file's settings (its [limits] too)"),
+        "{err}"
+    );
+}

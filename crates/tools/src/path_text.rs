@@ -33,12 +33,15 @@ pub fn from_os(name: &OsStr) -> String {
     }
 }
 
+/// The byte a NUL and two hex digits stand for. Only bytes that cannot stand alone in UTF-8
+/// (0x80 and up) are ever written so: anything else is left as it is, so no text can spell a
+/// `/` or a `.` into a path this way (a NUL then stays in it, and the file system refuses it).
 fn hex_byte(s: &str) -> Option<u8> {
     let digits = s.get(..2)?;
     if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
-    u8::from_str_radix(digits, 16).ok()
+    u8::from_str_radix(digits, 16).ok().filter(|b| *b >= 0x80)
 }
 
 /// The bytes a text made by [`from_bytes`] stands for (any other text: its own bytes).
@@ -122,6 +125,17 @@ mod tests {
             );
         }
         assert_eq!(from_bytes("résumé".as_bytes()), "résumé");
+    }
+
+    /// A text that tries to spell a separator or a parent folder does not become one: a key a
+    /// checkpoint is given cannot be turned into a path outside the project.
+    #[test]
+    fn only_bytes_that_are_not_utf8_are_spelled_back() {
+        let sneaky = "x\u{0}2f..\u{0}2f..\u{0}2fetc\u{0}2fpasswd";
+        let back = to_path(sneaky);
+        assert!(back.components().count() == 1, "{back:?} has folders in it");
+        assert!(back.as_os_str().as_bytes().contains(&0), "the NUL stays");
+        assert_eq!(to_bytes("a\u{0}41").as_ref(), b"a\x0041");
     }
 
     #[test]

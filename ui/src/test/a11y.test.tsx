@@ -8,12 +8,9 @@ import userEvent from "@testing-library/user-event";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import axe from "axe-core";
 import { App } from "../App";
-import { useApp } from "../store";
-import { useSession } from "../session";
-import { useModels } from "../models";
-import { emptyTranscript } from "../transcript";
 import { entry, installFakeBackend, settingsView, text, type FakeProject, type FakeTurn } from "./fakeBackend";
 import { editRequest, request } from "./fixtures";
+import { resetStores } from "./resetStores";
 
 const project: FakeProject = {
   startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
@@ -21,39 +18,7 @@ const project: FakeProject = {
   files: { "README.md": text("README.md", ["# Demo"]) },
 };
 
-beforeEach(() => {
-  useApp.setState({
-    screen: { kind: "loading" },
-    folders: {},
-    expanded: {},
-    selected: null,
-    openFile: null,
-    recent: [],
-    showHidden: false,
-    panel: "tasks",
-    settings: null,
-    settingsError: null,
-    settingsOpen: false,
-    firstRunSkipped: false,
-  });
-  useSession.setState({
-    root: null,
-    sessions: [],
-    sessionsLoaded: false,
-    sessionsError: null,
-    current: null,
-    transcript: emptyTranscript(),
-    runningSession: null,
-    mode: "ask",
-    answered: {},
-    tasks: [],
-    error: null,
-    loading: false,
-    warnings: [],
-    sandbox: null,
-  });
-  useModels.setState({ lists: null, loading: false, error: null, useError: null });
-});
+beforeEach(resetStores);
 afterEach(() => {
   cleanup();
   clearMocks();

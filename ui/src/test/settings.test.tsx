@@ -6,12 +6,10 @@ import userEvent from "@testing-library/user-event";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { App } from "../App";
 import { useApp } from "../store";
-import { useSession } from "../session";
-import { useModels } from "../models";
-import { emptyTranscript } from "../transcript";
 import { DEFAULT_LOCAL_URL } from "../bindings";
 import type { EngineError, RulesView } from "../bindings";
 import { builtinStatus, entry, installFakeBackend, rulesView, settingsView, text, type Call, type FakeAgent, type FakeProject, type FakeTurn } from "./fakeBackend";
+import { resetStores } from "./resetStores";
 
 const project: FakeProject = {
   startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
@@ -21,39 +19,7 @@ const project: FakeProject = {
 
 const unconfigured = settingsView({ providers: [], roles: [], configured: false, in_use: null });
 
-beforeEach(() => {
-  useApp.setState({
-    screen: { kind: "loading" },
-    folders: {},
-    expanded: {},
-    selected: null,
-    openFile: null,
-    recent: [],
-    showHidden: false,
-    panel: "tasks",
-    settings: null,
-    settingsError: null,
-    settingsOpen: false,
-    firstRunSkipped: false,
-  });
-  useSession.setState({
-    root: null,
-    sessions: [],
-    sessionsLoaded: false,
-    sessionsError: null,
-    current: null,
-    transcript: emptyTranscript(),
-    runningSession: null,
-    mode: "ask",
-    answered: {},
-    tasks: [],
-    error: null,
-    loading: false,
-    warnings: [],
-    sandbox: null,
-  });
-  useModels.setState({ lists: null, loading: false, error: null, useError: null });
-});
+beforeEach(resetStores);
 afterEach(() => {
   cleanup();
   clearMocks();
