@@ -2057,6 +2057,14 @@ async fn the_window_works_with_the_keyboard_only() -> TestResult {
         .await?;
     app.wait_for("[data-testid=limit-session-usd]").await?;
     app.screenshot("agent-27-limits").await?;
+    tab_to(&app, false, "settings-tab-notifications").await?;
+    app.driver
+        .active_element()
+        .await?
+        .send_keys(Key::Enter)
+        .await?;
+    app.wait_for("[data-testid=notify-questions]").await?;
+    app.screenshot("agent-27-notifications").await?;
     app.driver
         .active_element()
         .await?
