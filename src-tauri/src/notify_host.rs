@@ -32,6 +32,15 @@ struct Bus {
     sessions: Arc<Mutex<HashMap<u32, String>>>,
 }
 
+/// Text as a notification body shows it literally: servers may read a little HTML there
+/// (`body-markup`), and the body quotes a model's command or path — a `<a href=…>` in it must
+/// not become a link.
+fn literal(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 /// The connection to the notification service, made at the first notification.
 #[derive(Default)]
 pub struct Notifier {
@@ -124,6 +133,7 @@ impl Notifier {
         let Some(bus) = self.bus(app) else {
             return;
         };
+        let body = literal(body);
         let sent = Proxy::new(&bus.conn, SERVICE, PATH, SERVICE).and_then(|p| {
             p.call::<_, _, u32>(
                 "Notify",
@@ -132,7 +142,7 @@ impl Notifier {
                     0u32,
                     "",
                     summary,
-                    body,
+                    body.as_str(),
                     vec!["default", "Open"],
                     HashMap::<&str, zbus::zvariant::Value<'_>>::new(),
                     -1i32,
@@ -187,4 +197,15 @@ pub async fn save_notifications(
         Ok(prefs_of(&settings.notifications))
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_body_is_shown_as_written_never_as_markup() {
+        assert_eq!(
+            super::literal("run_command: echo <a href='x'>hi</a> && ls"),
+            "run_command: echo &lt;a href='x'&gt;hi&lt;/a&gt; &amp;&amp; ls"
+        );
+    }
 }
