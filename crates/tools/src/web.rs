@@ -13,7 +13,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub const DEFAULT_MAX_LENGTH: usize = 50_000;
+mod paging;
+
+/// Characters of a page's text in one result, by default and at most (see [`paging`]).
+pub const DEFAULT_MAX_LENGTH: usize = paging::MAX_LENGTH;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -45,9 +48,18 @@ pub struct WebFetchArgs {
     /// RFC 9535 JSONPath selecting part of a JSON response, e.g. `$.items[*].name`.
     #[serde(default)]
     pub jsonpath: Option<String>,
-    /// Characters returned at most. Default 50,000.
+    /// Characters of text returned at most: 30,000, also the default (text in wide
+    /// characters such as Chinese gets fewer, to fit the same space). A longer text shows its
+    /// start and end, with a marker saying what was left out between them and where the whole
+    /// text is saved for read_file and search_codebase.
     #[serde(default)]
     pub max_length: Option<usize>,
+    /// Where to start in the page's text (after conversion to Markdown or pretty JSON), in
+    /// characters from 0: returns `max_length` characters from there and says which part of
+    /// the whole they are and where the next part starts. Leave it out to get the start and
+    /// the end of a long text.
+    #[serde(default)]
+    pub offset: Option<usize>,
 }
 
 /// Limits and where full bodies go.
@@ -81,8 +93,11 @@ pub struct FetchResult {
     pub content_type: String,
     pub text: String,
     pub total_chars: usize,
+    /// Whether `text` is less than the whole (which is then in `saved_to`).
     pub cut: bool,
     pub saved_to: Option<PathBuf>,
+    /// Characters start..end of the whole in `text`, when `offset` asked for a range.
+    pub range: Option<(usize, usize)>,
 }
 
 /// One request of a fetch (the first, or a redirect), as the gate judges it.
@@ -268,34 +283,17 @@ pub async fn web_fetch(
             .unwrap_or(text);
     }
 
-    let max = args.max_length.unwrap_or(DEFAULT_MAX_LENGTH).max(1);
     let total_chars = text.chars().count();
-    let mut saved_to = None;
-    let cut = total_chars > max;
-    if cut {
-        std::fs::create_dir_all(&config.output_dir)
-            .map_err(|e| ToolError::io(&config.output_dir, e))?;
-        let n = std::fs::read_dir(&config.output_dir)
-            .map(|d| d.count())
-            .unwrap_or(0);
-        let path = config.output_dir.join(format!("fetch-{}.txt", n + 1));
-        std::fs::write(&path, &text).map_err(|e| ToolError::io(&path, e))?;
-        text = text.chars().take(max).collect();
-        let _ = write!(
-            text,
-            "\n… [cut at {max} of {total_chars} characters; the full text is in {}]",
-            path.display()
-        );
-        saved_to = Some(path);
-    }
+    let page = paging::page(&text, args.max_length, args.offset, &config.output_dir)?;
     Ok(FetchResult {
         url: final_url,
         status: status.as_u16(),
         content_type,
-        text,
+        text: page.text,
         total_chars,
-        cut,
-        saved_to,
+        cut: page.cut,
+        saved_to: page.saved_to,
+        range: page.range,
     })
 }
 

@@ -1,8 +1,11 @@
 //! web_fetch and web_search against a real HTTP server on 127.0.0.1.
 
+#[path = "support/http.rs"]
+mod http;
+
+use http::respond;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tools::{
     FetchContext, FetchFormat, SearchProvider, WebConfig, WebFetchArgs, WebSearchArgs, web_fetch,
     web_search,
@@ -14,13 +17,6 @@ fn follow_all() -> FetchContext {
         addrs: Vec::new(),
         gate: Some(Arc::new(|_| Ok(()))),
     }
-}
-
-fn respond(status: &str, content_type: &str, body: &str, extra: &str) -> String {
-    format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n{body}",
-        body.len()
-    )
 }
 
 fn route(request: &str) -> String {
@@ -121,47 +117,8 @@ fn route(request: &str) -> String {
     }
 }
 
-/// A small HTTP/1.1 server: one request per connection, answers from `route`.
 async fn server() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                loop {
-                    let Ok(n) = sock.read(&mut chunk).await else {
-                        return;
-                    };
-                    if n == 0 {
-                        break;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    let text = String::from_utf8_lossy(&buf);
-                    if let Some(end) = text.find("\r\n\r\n") {
-                        let len = text[..end]
-                            .lines()
-                            .find_map(|l| {
-                                l.to_ascii_lowercase()
-                                    .strip_prefix("content-length:")
-                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                            })
-                            .unwrap_or(0);
-                        if buf.len() >= end + 4 + len {
-                            break;
-                        }
-                    }
-                }
-                let reply = route(&String::from_utf8_lossy(&buf));
-                let _ = sock.write_all(reply.as_bytes()).await;
-                let _ = sock.shutdown().await;
-            });
-        }
-    });
-    format!("http://{addr}")
+    http::serve(route).await
 }
 
 fn fetch_args(url: String) -> WebFetchArgs {
@@ -174,6 +131,7 @@ fn fetch_args(url: String) -> WebFetchArgs {
         format: FetchFormat::Auto,
         jsonpath: None,
         max_length: None,
+        offset: None,
     }
 }
 
@@ -262,7 +220,16 @@ async fn long_bodies_are_cut_and_saved_limits_hold() {
     a.max_length = Some(50);
     let r = web_fetch(&c, &a, &follow_all()).await.expect("fetch");
     assert!(r.cut && r.total_chars == 200);
-    assert!(r.text.contains("cut at 50 of 200 characters"), "{}", r.text);
+    assert!(
+        r.text.starts_with(&"x".repeat(33)) && r.text.ends_with(&"x".repeat(17)),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.text.contains("150 characters (line 1) left out here"),
+        "{}",
+        r.text
+    );
     assert_eq!(
         std::fs::read_to_string(r.saved_to.expect("saved"))
             .expect("read")
