@@ -51,6 +51,7 @@ impl FetchJudge {
                 exists: Some(&exists),
                 // Not looked up yet: the careful answer.
                 history_holds_secrets: &policy::history_may_hold_secrets,
+                saved_outputs: &[],
             };
             let call = ToolCall::Fetch {
                 url: hop.url,

@@ -122,6 +122,7 @@ fn untouchable(policy: &Policy, ctx: &Context<'_>, abs: &Path) -> Option<Decisio
         resolver: ctx.resolver,
         exists: ctx.exists,
         history_holds_secrets: ctx.history_holds_secrets,
+        saved_outputs: ctx.saved_outputs,
     };
     let path = abs.to_string_lossy();
     let d = policy::evaluate(

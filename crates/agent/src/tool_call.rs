@@ -54,7 +54,7 @@ impl Agent {
         // A read outside the project can never run: the model hears why, nobody is asked.
         if matches!(name, "read_file" | "list_files" | "search_codebase")
             && let Some(p) = input.get("path").and_then(Value::as_str)
-            && let Err(e) = self.toolbox.ws.root().resolve(p)
+            && let Err(e) = self.toolbox.readable(p)
         {
             return Ok(Some(ToolReply::err(e.to_string())));
         }
@@ -314,6 +314,7 @@ impl Agent {
             resolver: &resolver,
             exists: Some(&exists),
             history_holds_secrets: &history,
+            saved_outputs: self.toolbox.saved.dirs(),
         };
         let policy = self.policy.read().unwrap_or_else(PoisonError::into_inner);
         judge(&policy, &ctx)

@@ -288,11 +288,9 @@ impl Agent {
             std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&file, text.as_bytes()));
         match saved {
             Ok(()) => capped.push_str(&format!(
-                "[This result was cut to fit ({} characters in all). The whole of it is in {}: read parts with a command such as `sed -n '1,200p' {}` or `grep -n PATTERN {}`.]\n",
+                "[This result was cut to fit ({} characters in all). The whole of it is in {}: read parts of it with read_file (path, offset, limit) or search it with search_codebase (path); commands cannot see it.]\n",
                 text.chars().count(),
                 file.display(),
-                file.display(),
-                file.display()
             )),
             Err(e) => {
                 tracing::warn!(%e, file = %file.display(), "could not save a cut tool result");

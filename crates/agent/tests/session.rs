@@ -690,6 +690,65 @@ async fn a_resumed_session_may_edit_what_it_read_before() {
     );
 }
 
+/// Issue 25: the model was told a command's whole output is saved and to read it, but the file
+/// is in the session's folder: reading it asked, and then failed as outside the project. The
+/// agent now reads its own saved output back in Ask mode without a question.
+#[tokio::test]
+async fn the_agent_reads_a_saved_output_back_without_a_question() {
+    let p = project();
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let setup = || {
+        let mut s = Setup::new(Mode::Ask);
+        s.sessions_dir = Some(sessions.path().to_path_buf());
+        s
+    };
+    let long = Scenario::from_json(
+        r#"{"name": "long", "format": "openai", "turns": [
+            {"reply": {"tool_calls": [{"id": "c1", "name": "run_command", "input": {"command": "seq 1 5000"}}]}},
+            {"expect": {"tool_result_contains": "lines cut"}, "reply": {"text": "Long."}}
+        ]}"#,
+    )
+    .expect("json");
+    let h = Harness::start(long, p.path(), setup(), |_| ApprovalAnswer::Approve).await;
+    h.run("Count to 5000").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    let said = h
+        .events()
+        .into_iter()
+        .find_map(|e| match e {
+            AgentEvent::ToolFinished { output, .. } => Some(output),
+            _ => None,
+        })
+        .expect("the command's result");
+    let saved = said
+        .split("full output: ")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .expect("where the output is")
+        .to_string();
+    let id = h.session.id().to_string();
+    drop(h);
+
+    let read_back = Scenario::from_json(
+        &serde_json::json!({"name": "read back", "format": "openai", "turns": [
+            {"reply": {"tool_calls": [{"id": "r1", "name": "read_file", "input": {"path": saved, "offset": 2500, "limit": 1}}]}},
+            {"expect": {"tool_result_contains": "2500 | 2500"}, "reply": {"tool_calls": [{"id": "s1", "name": "search_codebase", "input": {"pattern": "^4321$", "path": saved}}]}},
+            {"expect": {"tool_result_contains": ":4321: 4321"}, "reply": {"text": "Found it."}}
+        ]})
+        .to_string(),
+    )
+    .expect("json");
+    let mut again = setup();
+    again.resume = Some(id);
+    let h = Harness::start(read_back, p.path(), again, |_| ApprovalAnswer::Deny {
+        message: None,
+    })
+    .await;
+    h.run("What is line 2500?").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert_eq!(h.questions().len(), 0, "{:?}", h.questions());
+}
+
 fn options(project: &Path, setup: Setup) -> agent::SessionOptions {
     agent::SessionOptions {
         root: tools::ProjectRoot::open(project).expect("open"),

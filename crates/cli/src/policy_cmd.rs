@@ -120,6 +120,7 @@ impl Loaded {
             resolver: &resolver,
             exists: Some(&exists),
             history_holds_secrets: &history,
+            saved_outputs: &[],
         };
         judge(&self.policy, &ctx)
     }

@@ -66,6 +66,10 @@ pub struct Context<'a> {
     /// that print file contents out of history (`git log -p`, `git show REV`, `git diff REV`)
     /// ask then. Asked only for such a command (finding out reads the history).
     pub history_holds_secrets: &'a dyn Fn() -> bool,
+    /// The folders where the session saves its own output (cut results, command output,
+    /// fetched pages, sub-agents' transcripts): reading there is reading the agent's own
+    /// words back, and needs no question though it is outside the project.
+    pub saved_outputs: &'a [PathBuf],
 }
 
 /// The careful answer when nobody looked: the history may hold a secret.
@@ -160,7 +164,15 @@ impl<'a> Context<'a> {
             resolver: &lexical,
             exists: None,
             history_holds_secrets: &history_may_hold_secrets,
+            saved_outputs: &[],
         }
+    }
+
+    /// Whether a resolved path is one of the session's saved outputs (or their folder).
+    pub fn is_saved_output(&self, abs: &Path) -> bool {
+        self.saved_outputs
+            .iter()
+            .any(|dir| abs.starts_with(dir) || abs.starts_with((self.resolver)(dir)))
     }
 
     /// An absolute, normalized, symlink-resolved path for a path as the model wrote it.

@@ -305,6 +305,11 @@ pub fn judge_path(policy: &Policy, ctx: &Context, abs: &Path, access: Access) ->
             format!("“{name}” is outside the project folder; the agent may only change files inside it (built-in rule)"),
             "outside the project",
         )),
+        (None, Access::Read) if ctx.is_saved_output(abs) => out.push(Finding::floor(
+            Verdict::Allow,
+            format!("“{name}” is a file this session saved (a cut result, a command's output, a fetched page): the agent reads its own output back"),
+            "session's saved output",
+        )),
         (None, Access::Read) => out.push(read_outside(policy, abs, &name)),
         _ => {}
     }
@@ -507,5 +512,33 @@ mod tests {
         for home_only in HOME_ONLY_SECRETS {
             assert!(HOME_SECRETS.contains(home_only), "{home_only}");
         }
+    }
+
+    /// The model was told to read a cut result back from the session's folder, and reading
+    /// it asked (and the tool refused it as outside the project). It is the agent's own
+    /// output: allowed; anything beside it, or a secret's name inside it, is not.
+    #[test]
+    fn the_sessions_saved_outputs_are_read_without_a_question() {
+        use crate::{ToolCall, Verdict, evaluate};
+        let policy = Policy::builtin();
+        let saved = [PathBuf::from("/data/sessions/s1/outputs")];
+        let mut ctx = Context::new(Path::new("/p"));
+        ctx.saved_outputs = &saved;
+        let read = |path: &str| evaluate(&policy, &ToolCall::Read { path }, &ctx).decision;
+        assert_eq!(
+            read("/data/sessions/s1/outputs/result-call_1.txt"),
+            Verdict::Allow
+        );
+        assert_eq!(read("/data/sessions/s1/outputs"), Verdict::Allow);
+        assert_eq!(read("/data/sessions/s1/seen.jsonl"), Verdict::Ask);
+        assert_eq!(
+            read("/data/sessions/s1/outputs/../seen.jsonl"),
+            Verdict::Ask
+        );
+        assert_eq!(read("/data/sessions/s1/outputs/.env"), Verdict::Deny);
+        assert_eq!(
+            read("/data/sessions/s2/outputs/result-call_1.txt"),
+            Verdict::Ask
+        );
     }
 }

@@ -125,6 +125,7 @@ fn run(policy: &Policy, fx: &Fixture, case: &Case) -> Decision {
         resolver: &resolver,
         exists: Some(&exists),
         history_holds_secrets: &policy::history_may_hold_secrets,
+        saved_outputs: &[],
     };
     let call = match &case.call {
         Call::Cmd(c) => ToolCall::Command { command: c },
@@ -683,6 +684,7 @@ fn user_rules_add_and_project_rules_only_tighten() {
         resolver: &resolver,
         exists: Some(&exists),
         history_holds_secrets: &policy::history_may_hold_secrets,
+        saved_outputs: &[],
     };
     let eval = |c: &str| evaluate(&policy, &ToolCall::Command { command: c }, &ctx);
     assert_eq!(eval("make check").decision, Verdict::Allow);

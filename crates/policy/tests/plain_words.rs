@@ -18,6 +18,7 @@ fn decide(mode: Mode, sandboxed: bool, diff: u32, call: ToolCall<'_>) -> policy:
         resolver: &policy::lexical,
         exists: None,
         history_holds_secrets: &policy::history_may_hold_secrets,
+        saved_outputs: &[],
     };
     evaluate(&Policy::builtin(), &call, &ctx)
 }

@@ -338,6 +338,7 @@ fn judge(
         resolver: &resolver,
         exists: Some(&exists),
         history_holds_secrets: &policy::history_may_hold_secrets,
+        saved_outputs: &[],
     };
     let call = match kind {
         Kind::Command => ToolCall::Command { command: input },

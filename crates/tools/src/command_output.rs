@@ -143,10 +143,13 @@ pub fn head_tail(path: &Path, head: usize, tail: usize) -> std::io::Result<(Stri
     }
     let between = total - first.len() - last.len();
     if between > 0 {
+        // The saved file is the session's own: read_file reaches it without a question, and
+        // commands cannot see it (it is outside their sandbox).
         let _ = writeln!(
             out,
-            "… [{between} lines cut; the full output is in {}] …",
-            path.display()
+            "… [{between} lines cut; the full output is in {}: read them with read_file (offset {}, limit {between})] …",
+            path.display(),
+            first.len() + 1
         );
     }
     for l in &last {

@@ -31,6 +31,7 @@ mod regular_file;
 mod result_cap;
 mod run_command;
 mod sandboxing;
+mod saved_outputs;
 mod search;
 mod skills;
 mod tasks;
@@ -78,6 +79,7 @@ pub use run_command::{
     run_command, run_program,
 };
 pub use sandboxing::{SandboxSetup, sandbox_denial};
+pub use saved_outputs::{SavedOutputs, SavedPath};
 pub use search::{
     CaseMode, DEFAULT_MAX_RESULTS, Include, SearchArgs, SearchLine, SearchResult, render_search,
     search_codebase, search_with_limit,

@@ -370,7 +370,7 @@ fn climbed_link(base: &Path, asked: &Path, real: &Path) -> Option<String> {
 }
 
 /// Removes `.` and resolves `..` without touching the disk (`..` at the top stays at the top).
-fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for comp in path.components() {
         match comp {

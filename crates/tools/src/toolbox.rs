@@ -6,7 +6,10 @@ use crate::cache::{self, CACHED_TOOLS, Cache};
 use crate::catalog::{ToolOutput, parse, run_tool, to_value};
 use crate::error::{ToolError, ToolResult};
 use crate::paths::ProjectRoot;
+use crate::read_file::{ReadFileArgs, read_file, render_content};
 use crate::run_command::{CommandConfig, RunCommandArgs, RunContext, render_outcome, run_command};
+use crate::saved_outputs::SavedOutputs;
+use crate::search::{SearchArgs, render_search, search_codebase};
 use crate::tasks::TaskRegistry;
 use crate::web::{
     FetchContext, WebConfig, WebFetchArgs, WebSearchArgs, render_fetch, render_search_hits,
@@ -42,6 +45,15 @@ pub struct WakeupArgs {
     pub hint: Option<String>,
 }
 
+/// A saved file's content, named by the path the model used for it (its tools read it from
+/// the folder it is in, and would name it relative to that).
+fn named_as(content: &mut protocol::FileContent, asked: String) {
+    use protocol::FileContent::*;
+    match content {
+        Text { path, .. } | Image { path, .. } | Binary { path, .. } => *path = asked,
+    }
+}
+
 /// What the engine decided about one call, beyond its arguments.
 #[derive(Clone, Default)]
 pub struct CallContext {
@@ -68,9 +80,64 @@ pub struct Toolbox {
     /// A scratch folder made for this session alone (its private temporary folder), removed
     /// when the session ends; `None` for one the caller gave, which is theirs to keep.
     pub scratch: Option<PathBuf>,
+    /// The session's own saved files, which read_file and search_codebase read back.
+    pub saved: SavedOutputs,
 }
 
 impl Toolbox {
+    /// read_file or search_codebase of a file the session saved (named by its absolute path),
+    /// read where it is; `None` for any other call. Never cached: a running command's output
+    /// file grows, and the project's watch does not see it.
+    fn run_on_saved(&self, name: &str, args: &Value) -> ToolResult<Option<ToolOutput>> {
+        let asked = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
+        match name {
+            "read_file" => {
+                let Some(path) = asked("path") else {
+                    return Ok(None);
+                };
+                let Some(saved) = self.saved.find(&path)? else {
+                    return Ok(None);
+                };
+                let mut a: ReadFileArgs = parse(name, args.clone())?;
+                a.path = saved.inside;
+                let mut content = read_file(&saved.root, &a)?;
+                named_as(&mut content, path);
+                Ok(Some(ToolOutput {
+                    text: render_content(&content),
+                    structured: to_value(&content),
+                }))
+            }
+            "search_codebase" => {
+                let Some(path) = asked("path") else {
+                    return Ok(None);
+                };
+                let Some(saved) = self.saved.find(&path)? else {
+                    return Ok(None);
+                };
+                let mut a: SearchArgs = parse(name, args.clone())?;
+                a.path = Some(saved.inside);
+                let mut found = search_codebase(&saved.root, &a)?;
+                for line in &mut found.lines {
+                    line.path = saved.root.path().join(&line.path).display().to_string();
+                }
+                Ok(Some(ToolOutput {
+                    text: render_search(&found),
+                    structured: to_value(&found),
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Whether a path can be read at all: one inside the project, or one of the session's
+    /// saved outputs. The error says why not.
+    pub fn readable(&self, path: &str) -> ToolResult<()> {
+        if self.saved.find(path)?.is_some() {
+            return Ok(());
+        }
+        self.ws.root().resolve(path).map(|_| ())
+    }
+
     /// Whether git's history may hold a secret file: the policy asks before commands that
     /// print history then. Not known counts as yes.
     pub fn history_holds_secrets(&self) -> bool {
@@ -87,6 +154,12 @@ impl Toolbox {
             cache: Cache::default(),
             history: None,
             scratch: None,
+            saved: SavedOutputs::new(
+                ["outputs", "fetched", "agents"]
+                    .iter()
+                    .map(|d| session_dir.join(d))
+                    .collect(),
+            ),
         }
     }
 
@@ -111,6 +184,9 @@ impl Toolbox {
         } else {
             args
         };
+        if let Some(out) = self.run_on_saved(name, &args)? {
+            return Ok(out);
+        }
         if CACHED_TOOLS.contains(&name) {
             let key = cache::key(name, &args);
             let file = (name == "read_file")

@@ -250,3 +250,59 @@ async fn only_the_user_committing_starts_the_count_of_changed_lines_afresh() {
         .expect("write");
     assert_eq!(tb.ws.uncommitted_totals().changed(), 2);
 }
+
+/// The model was told the whole of a cut result, a command's output or a fetched page is in
+/// the session's folder, and to read it; read_file refused it as outside the project. Now
+/// read_file and search_codebase read those files back (and only those), by the path given,
+/// page by page, and see a running command's output grow (nothing of it is cached).
+#[tokio::test]
+async fn the_sessions_saved_outputs_are_read_back_by_the_path_the_model_was_given() {
+    let (_d, s, tb) = toolbox();
+    let outputs = s.path().join("outputs");
+    std::fs::create_dir_all(&outputs).expect("mkdir");
+    let saved = outputs.join("result-c1.txt");
+    let lines: String = (1..=500).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(&saved, &lines).expect("write");
+    let path = saved.display().to_string();
+
+    let page = tb
+        .run(
+            "read_file",
+            json!({"path": path, "offset": 250, "limit": 2}),
+        )
+        .await
+        .expect("a saved output is read");
+    assert!(page.text.contains("250 | line 250"), "{}", page.text);
+    assert!(page.text.contains("251 | line 251"), "{}", page.text);
+    assert!(page.text.contains(&path), "named as asked: {}", page.text);
+
+    let found = tb
+        .run(
+            "search_codebase",
+            json!({"pattern": "^line 49[0-9]$", "path": path}),
+        )
+        .await
+        .expect("a saved output is searched");
+    assert!(
+        found.text.contains(&format!("{path}:497: line 497")),
+        "{}",
+        found.text
+    );
+
+    // It grows (a command still running): the next read sees the new lines.
+    std::fs::write(&saved, format!("{lines}line 501\n")).expect("write");
+    let tail = tb
+        .run("read_file", json!({"path": path, "offset": -1}))
+        .await
+        .expect("read");
+    assert!(tail.text.contains("501 | line 501"), "{}", tail.text);
+
+    // Beside the saved folders is still outside the project.
+    std::fs::write(s.path().join("seen.jsonl"), "{}\n").expect("write");
+    let beside = s.path().join("seen.jsonl").display().to_string();
+    let err = tb
+        .run("read_file", json!({"path": beside}))
+        .await
+        .expect_err("not a saved output");
+    assert!(err.to_string().contains("outside the project"), "{err}");
+}
