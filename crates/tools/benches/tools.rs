@@ -29,6 +29,7 @@ fn search_args(q: &str) -> SearchArgs {
     SearchArgs {
         pattern: q.into(),
         path: None,
+        paths: None,
         include: None,
         fixed_strings: false,
         case: CaseMode::Sensitive,

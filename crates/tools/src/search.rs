@@ -64,6 +64,11 @@ pub struct SearchArgs {
     /// Folder or file to search, relative to the project root. Default: the whole project.
     #[serde(default)]
     pub path: Option<String>,
+    /// Several folders and files to search together, instead of `path`, e.g.
+    /// `["src", "tests/data.rs"]`, as `rg PATTERN src tests/data.rs` does: a file named here is
+    /// searched even when .gitignore hides it. Results are merged in one order.
+    #[serde(default)]
+    pub paths: Option<Vec<String>>,
     /// Only files matching this glob (or any of these globs), e.g. `*.rs` or `["src/**/*.ts", "*.md"]`.
     #[serde(default)]
     pub include: Option<Include>,
@@ -196,14 +201,18 @@ pub fn search_with_limit(
     let matcher = mb
         .build(&args.pattern)
         .map_err(|e| ToolError::InvalidArgument(bad_pattern(&args.pattern, &e.to_string())))?;
-    let start = root.resolve(args.path.as_deref().unwrap_or(""))?;
-    std::fs::metadata(&start.real).map_err(|e| root.io_error(&start, e))?;
-
-    let mut walker = WalkBuilder::new(&start.real);
+    let starts = start_paths(root, args)?;
+    let Some((first, rest)) = starts.split_first() else {
+        return Err(ToolError::InvalidArgument("nothing to search".into()));
+    };
+    let mut walker = WalkBuilder::new(first);
+    for start in rest {
+        walker.add(start);
+    }
     walker.require_git(false).hidden(true).follow_links(false);
     if let Some(include) = &args.include {
         // Globs count from the project root, as rg's `-g` counts from where it runs, whatever
-        // `path` narrows the search to.
+        // `path` or `paths` narrow the search to.
         let mut ob = OverrideBuilder::new(root.path());
         for glob in include.globs() {
             ob.add(glob).map_err(|e| {
@@ -304,7 +313,7 @@ pub fn search_with_limit(
     }
     let partial = if timed_out.load(Ordering::Relaxed) {
         Some(format!(
-            "the search stopped after {} s; results are partial. Narrow it with `path` or `include`.",
+            "the search stopped after {} s; results are partial. Narrow it with `paths` or `include`.",
             limit.as_secs()
         ))
     } else if stop.load(Ordering::Relaxed) {
@@ -320,6 +329,30 @@ pub fn search_with_limit(
         truncated,
         partial,
     })
+}
+
+/// Where the search starts: `paths`, `path` or the whole project, each resolved inside the
+/// project and checked to exist, so a wrong one is named rather than found empty.
+fn start_paths(root: &ProjectRoot, args: &SearchArgs) -> ToolResult<Vec<PathBuf>> {
+    let asked: Vec<&str> = match (&args.path, &args.paths) {
+        (Some(_), Some(_)) => {
+            return Err(ToolError::InvalidArgument(
+                "give `path` or `paths`, not both; put every folder and file to search in `paths`"
+                    .into(),
+            ));
+        }
+        (Some(path), None) => vec![path.as_str()],
+        (None, Some(paths)) if !paths.is_empty() => paths.iter().map(String::as_str).collect(),
+        _ => vec![""],
+    };
+    asked
+        .into_iter()
+        .map(|p| {
+            let start = root.resolve(p)?;
+            std::fs::metadata(&start.real).map_err(|e| root.io_error(&start, e))?;
+            Ok(start.real)
+        })
+        .collect()
 }
 
 /// Why a pattern does not compile, about the pattern the model wrote (the matcher's own error

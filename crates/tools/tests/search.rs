@@ -9,6 +9,7 @@ fn args(pattern: &str) -> SearchArgs {
     SearchArgs {
         pattern: pattern.into(),
         path: None,
+        paths: None,
         include: None,
         fixed_strings: false,
         case: CaseMode::Smart,
@@ -366,4 +367,80 @@ fn include_globs_do_not_unhide_secrets() {
     let mut a = args("needle");
     a.include = Some(tools::Include::One(".env".into()));
     assert_eq!(hits(&open, &a), [".env:1"]);
+}
+
+/// `paths` searches several folders and files at once, as `rg PATTERN a b` does: a file named
+/// outright is searched even when .gitignore hides it, a file under two of the paths is
+/// searched once, and `max_results` counts over all of them.
+#[test]
+fn several_paths_find_what_rg_finds_in_them() {
+    let (dir, root) = fixture();
+    let asked = |paths: &[&str], max: u32| -> SearchArgs {
+        serde_json::from_value(serde_json::json!({
+            "pattern": "needle",
+            "paths": paths,
+            "case": "insensitive",
+            "max_results": max,
+        }))
+        .expect("arguments")
+    };
+    let lines = |a: &SearchArgs| -> Vec<(String, u64, String)> {
+        search_codebase(&root, a)
+            .expect("search")
+            .lines
+            .into_iter()
+            .map(|l| (l.path, l.line, l.text))
+            .collect()
+    };
+    let ours = lines(&asked(&["src/b.ts", "notes.md", "ignored.log"], 100));
+    assert_eq!(
+        ours.iter()
+            .map(|(p, n, _)| format!("{p}:{n}"))
+            .collect::<Vec<_>>(),
+        ["ignored.log:1", "notes.md:3", "src/b.ts:1"]
+    );
+    if Command::new("rg").arg("--version").output().is_ok() {
+        let out = Command::new("rg")
+            .current_dir(dir.path())
+            .args(["-i", "-n", "--no-heading", "--no-require-git", "needle"])
+            .args(["src/b.ts", "notes.md", "ignored.log"])
+            .output()
+            .expect("rg");
+        let mut rg: Vec<(String, u64, String)> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let mut p = l.splitn(3, ':');
+                Some((p.next()?.into(), p.next()?.parse().ok()?, p.next()?.into()))
+            })
+            .collect();
+        rg.sort();
+        assert_eq!(ours, rg);
+    }
+
+    // Overlapping paths give each line once, in the same order as one search.
+    let overlapping = lines(&asked(&["src", "src/a.rs", "notes.md"], 100));
+    assert_eq!(overlapping, lines(&asked(&["notes.md", "src"], 100)));
+    assert_eq!(overlapping.len(), 4);
+    let few = search_codebase(&root, &asked(&["src", "notes.md"], 2)).expect("search");
+    assert!(few.truncated && few.total_matches == 4);
+    assert_eq!(
+        few.lines
+            .iter()
+            .map(|l| format!("{}:{}", l.path, l.line))
+            .collect::<Vec<_>>(),
+        ["notes.md:3", "src/a.rs:2"]
+    );
+
+    // Each path is checked as `path` is; both at once is refused in words.
+    let outside = search_codebase(&root, &asked(&["src", "../"], 10)).expect_err("outside");
+    assert!(
+        matches!(outside, tools::ToolError::OutsideProject { .. }),
+        "{outside}"
+    );
+    let missing = search_codebase(&root, &asked(&["src", "nope"], 10)).expect_err("missing");
+    assert!(missing.to_string().contains("nope"), "{missing}");
+    let mut both = asked(&["src"], 10);
+    both.path = Some("notes.md".into());
+    let err = search_codebase(&root, &both).expect_err("both");
+    assert!(err.to_string().contains("`path` or `paths`"), "{err}");
 }
