@@ -67,6 +67,9 @@ impl Agent {
             Some(Err(e)) => return Ok(Some(ToolReply::err(e.to_string()))),
             None => None,
         };
+        if let Err(e) = tools::check_before_asking(ws, name, input) {
+            return Ok(Some(ToolReply::err(e.to_string())));
+        }
         let diff_lines = planned.as_ref().map_or(0, tools::Planned::changed_lines);
         // A fetch is judged on the addresses its host looks up to, and goes to those.
         let resolved = if name == "web_fetch" {

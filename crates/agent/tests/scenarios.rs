@@ -10,7 +10,7 @@ use harness::{Harness, Setup, scenario};
 use model_server::Scenario;
 use policy::{Mode, Policy};
 use protocol::{AgentEvent, ApprovalAnswer, DoneWarning, ToolOutcome, ToolSummary, TurnOutcome};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -725,6 +725,103 @@ async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
         &ctx,
     );
     assert_eq!(d.decision, policy::Verdict::Allow, "{}", d.reason);
+}
+
+/// Issue 25: an invalid git_commit, git_branch, run_command or web_fetch call raised an
+/// approval card and failed only after the person said yes. Each is now sent back to the model
+/// in words, and nobody is asked.
+#[tokio::test]
+async fn invalid_calls_of_every_kind_are_sent_back_before_anyone_is_asked() {
+    let project = repo();
+    let calls = [
+        (
+            json!({"name": "git_commit", "input": {"message": "  "}}),
+            "commit message is empty",
+        ),
+        (
+            json!({"name": "git_commit", "input": {"message": "m", "files": ["nope.txt"]}}),
+            "nope.txt does not exist",
+        ),
+        (
+            json!({"name": "git_commit", "input": {"message": "m", "fils": ["a"]}}),
+            "unknown field `fils`",
+        ),
+        (
+            json!({"name": "git_branch", "input": {"action": "create"}}),
+            "`name` is required",
+        ),
+        (
+            json!({"name": "git_branch", "input": {"action": "create", "name": "bad..name"}}),
+            "not a valid branch name",
+        ),
+        (
+            json!({"name": "git_branch", "input": {"action": "switch", "name": "nowhere"}}),
+            "there is no branch `nowhere`",
+        ),
+        (
+            json!({"name": "git_branch", "input": {"action": "rename", "name": "x"}}),
+            "unknown variant `rename`",
+        ),
+        (
+            json!({"name": "run_command", "input": {"command": "   "}}),
+            "the command is empty",
+        ),
+        (
+            json!({"name": "run_command", "input": {"command": "make", "timeout": 0}}),
+            "timeout must be at least 1 second",
+        ),
+        (
+            json!({"name": "run_command", "input": {"cmd": "make"}}),
+            "unknown field `cmd`",
+        ),
+        (
+            json!({"name": "web_fetch", "input": {"url": "not a url"}}),
+            "is not a valid URL",
+        ),
+        (
+            json!({"name": "web_fetch", "input": {"url": "ftp://example.com/x"}}),
+            "only http and https",
+        ),
+        (
+            json!({"name": "web_fetch", "input": {"url": "https://example.com", "method": "BREW"}}),
+            "method `BREW` is not supported",
+        ),
+        (
+            json!({"name": "web_fetch", "input": {"url": "https://example.com", "jsonpath": "$[?"}}),
+            "not a valid JSONPath",
+        ),
+    ];
+    let mut turns = Vec::new();
+    for (i, (call, _)) in calls.iter().enumerate() {
+        let mut call = call.clone();
+        call["id"] = json!(format!("c{i}"));
+        let mut turn = json!({"reply": {"tool_calls": [call]}});
+        if i > 0 {
+            turn["expect"] = json!({"tool_result_contains": calls[i - 1].1});
+        }
+        turns.push(turn);
+    }
+    turns.push(json!({
+        "expect": {"tool_result_contains": calls[calls.len() - 1].1},
+        "reply": {"tool_calls": [{"id": "d", "name": "task_done", "input": {"summary": "gave up"}}]}
+    }));
+    let s = Scenario::from_json(
+        &json!({"name": "invalid calls", "format": "anthropic", "turns": turns}).to_string(),
+    )
+    .expect("json");
+    let h = Harness::start(s, project.path(), Setup::new(Mode::Ask), |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    let outcome = h.run("try things").await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    let asked: Vec<String> = h.questions().iter().map(|q| q.tool.clone()).collect();
+    assert_eq!(
+        asked,
+        Vec::<String>::new(),
+        "an invalid call is never put to the user"
+    );
 }
 
 #[tokio::test]

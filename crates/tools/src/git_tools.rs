@@ -157,7 +157,34 @@ pub struct CommitResult {
     pub deletions: usize,
 }
 
-pub fn git_commit(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<CommitResult> {
+/// What makes a commit impossible whatever happens before it runs: an empty message, no
+/// repository or no committer, a named file it would refuse, nothing changed at all. Checked
+/// before anyone is asked to approve it, and again by the commit.
+pub fn check_commit(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<()> {
+    let (repo, _, workdir) = open_for_commit(root, args)?;
+    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
+    let base_tree = parent.as_ref().map(|p| p.tree()).transpose()?;
+    match &args.files {
+        Some(files) => {
+            for f in files {
+                commit_path(root, &repo, &workdir, f, args.force, base_tree.as_ref())?;
+            }
+        }
+        None if commit_files(root, args)?.is_empty() => {
+            return Err(ToolError::InvalidArgument(
+                "nothing to commit: no file changed since the last commit (git_status shows what changed)".into(),
+            ));
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+/// The repository a commit goes to, who commits, and its work tree.
+fn open_for_commit(
+    root: &ProjectRoot,
+    args: &GitCommitArgs,
+) -> ToolResult<(Repository, git2::Signature<'static>, PathBuf)> {
     if args.message.trim().is_empty() {
         return Err(ToolError::InvalidArgument(
             "the commit message is empty; describe the change".into(),
@@ -173,6 +200,11 @@ pub fn git_commit(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<Commit
     let workdir = repo.workdir().map(Path::to_path_buf).ok_or_else(|| {
         ToolError::InvalidArgument("the repository is bare; there is nothing to commit from".into())
     })?;
+    Ok((repo, sig, workdir))
+}
+
+pub fn git_commit(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<CommitResult> {
+    let (repo, sig, workdir) = open_for_commit(root, args)?;
     let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
     let base_tree = parent.as_ref().map(|p| p.tree()).transpose()?;
     let mut index = repo.index()?;
@@ -376,16 +408,55 @@ fn branch_names(repo: &Repository) -> ToolResult<Vec<String>> {
     Ok(names)
 }
 
-pub fn git_branch(root: &ProjectRoot, args: &GitBranchArgs) -> ToolResult<String> {
+/// What makes a branch call impossible whatever happens before it runs: no name to create or
+/// switch to, a name git refuses or already has, nothing to branch from, a branch that is not
+/// there. Checked before anyone is asked, and again by the call.
+pub fn check_branch(root: &ProjectRoot, args: &GitBranchArgs) -> ToolResult<()> {
     let repo = open_repo(root)?;
-    let need_name = || {
-        args.name
+    let name = match args.action {
+        BranchAction::List => return Ok(()),
+        BranchAction::Create | BranchAction::Switch => args
+            .name
             .clone()
             .filter(|n| !n.trim().is_empty())
             .ok_or_else(|| {
                 ToolError::InvalidArgument("`name` is required to create or switch a branch".into())
-            })
+            })?,
     };
+    let exists = repo.find_branch(&name, BranchType::Local).is_ok();
+    match args.action {
+        BranchAction::Create => {
+            if repo.head().and_then(|h| h.peel_to_commit()).is_err() {
+                return Err(ToolError::InvalidArgument(
+                    "there are no commits yet to branch from; commit first".into(),
+                ));
+            }
+            if exists {
+                return Err(ToolError::InvalidArgument(format!(
+                    "a branch named `{name}` already exists; switch to it instead"
+                )));
+            }
+            if !git2::Branch::name_is_valid(&name).unwrap_or(false) {
+                return Err(ToolError::InvalidArgument(format!(
+                    "`{name}` is not a valid branch name (git refuses names with `..`, spaces, `~`, `^`, `:`, or ending in `.lock` or `/`); choose another"
+                )));
+            }
+        }
+        BranchAction::Switch if !exists => {
+            let names = branch_names(&repo).unwrap_or_default().join(", ");
+            return Err(ToolError::InvalidArgument(format!(
+                "there is no branch `{name}`; the branches are: {names}"
+            )));
+        }
+        BranchAction::Switch | BranchAction::List => {}
+    }
+    Ok(())
+}
+
+pub fn git_branch(root: &ProjectRoot, args: &GitBranchArgs) -> ToolResult<String> {
+    check_branch(root, args)?;
+    let repo = open_repo(root)?;
+    let need_name = || args.name.clone().unwrap_or_default();
     match args.action {
         BranchAction::List => {
             let current = current_branch(&repo);
@@ -405,17 +476,8 @@ pub fn git_branch(root: &ProjectRoot, args: &GitBranchArgs) -> ToolResult<String
                 .collect())
         }
         BranchAction::Create => {
-            let name = need_name()?;
-            let head = repo.head().and_then(|h| h.peel_to_commit()).map_err(|_| {
-                ToolError::InvalidArgument(
-                    "there are no commits yet to branch from; commit first".into(),
-                )
-            })?;
-            if repo.find_branch(&name, BranchType::Local).is_ok() {
-                return Err(ToolError::InvalidArgument(format!(
-                    "a branch named `{name}` already exists; switch to it instead"
-                )));
-            }
+            let name = need_name();
+            let head = repo.head().and_then(|h| h.peel_to_commit())?;
             repo.branch(&name, &head, false).map_err(|e| {
                 ToolError::InvalidArgument(format!(
                     "`{name}` is not a valid branch name ({})",
@@ -428,13 +490,8 @@ pub fn git_branch(root: &ProjectRoot, args: &GitBranchArgs) -> ToolResult<String
             ))
         }
         BranchAction::Switch => {
-            let name = need_name()?;
-            let branch = repo.find_branch(&name, BranchType::Local).map_err(|_| {
-                let names = branch_names(&repo).unwrap_or_default().join(", ");
-                ToolError::InvalidArgument(format!(
-                    "there is no branch `{name}`; the branches are: {names}"
-                ))
-            })?;
+            let name = need_name();
+            let branch = repo.find_branch(&name, BranchType::Local)?;
             let mut opts = StatusOptions::new();
             opts.include_untracked(false);
             let dirty: Vec<String> = repo

@@ -25,6 +25,7 @@ mod list_files;
 pub mod path_text;
 mod paths;
 mod plan;
+mod precheck;
 mod project_guard;
 mod read_file;
 mod regular_file;
@@ -65,6 +66,7 @@ pub use history_secrets::HistorySecrets;
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
 pub use paths::{ProjectRoot, real_path};
 pub use plan::{TaskDoneArgs, UpdatePlanArgs, render_plan, task_done, update_plan};
+pub use precheck::check_before_asking;
 pub use project_guard::{Known, ProjectGuard};
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,

@@ -379,10 +379,24 @@ pub async fn run_command(
     args: &RunCommandArgs,
     run: &RunContext,
 ) -> ToolResult<CommandOutcome> {
-    if args.command.trim().is_empty() {
-        return Err(ToolError::InvalidArgument("the command is empty".into()));
-    }
+    check_command(args)?;
     run_process(ws, tasks, config, Program::Shell(&args.command), args, run).await
+}
+
+/// What makes a command call impossible before it runs: checked before anyone is asked to
+/// approve it, and again when it runs.
+pub fn check_command(args: &RunCommandArgs) -> ToolResult<()> {
+    if args.command.trim().is_empty() {
+        return Err(ToolError::InvalidArgument(
+            "the command is empty; give the shell command to run".into(),
+        ));
+    }
+    if args.timeout == Some(0) {
+        return Err(ToolError::InvalidArgument(
+            "timeout must be at least 1 second (leave it out for the default of 120)".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Runs a program with its arguments, no shell in between (a skill's tool), as `run_command`
@@ -414,12 +428,7 @@ async fn run_process(
 ) -> ToolResult<CommandOutcome> {
     let confinement = run.confinement;
     let timeout = match args.timeout {
-        Some(0) => {
-            return Err(ToolError::InvalidArgument(
-                "timeout must be at least 1 second".into(),
-            ));
-        }
-        Some(s) => Some(Duration::from_secs(s)),
+        Some(s) => Some(Duration::from_secs(s.max(1))),
         None if args.background => Some(config.background_timeout),
         None => Some(config.default_timeout),
     };

@@ -199,11 +199,32 @@ fn http_error(url: &str, e: reqwest::Error) -> ToolError {
     ToolError::InvalidArgument(format!("fetching {url} failed: {why}"))
 }
 
-pub async fn web_fetch(
-    config: &WebConfig,
-    args: &WebFetchArgs,
-    ctx: &FetchContext,
-) -> ToolResult<FetchResult> {
+/// What makes a fetch impossible before it is sent: checked before anyone is asked to approve
+/// it, and again when it runs.
+pub fn check_fetch(args: &WebFetchArgs) -> ToolResult<()> {
+    request_line(args)?;
+    if let Some(path) = &args.jsonpath {
+        json_path(path)?;
+    }
+    for name in args.headers.iter().flat_map(BTreeMap::keys) {
+        if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err(ToolError::InvalidArgument(format!(
+                "`{name}` is not a valid header name; use letters, digits and `-`"
+            )));
+        }
+    }
+    for (name, value) in args.headers.iter().flatten() {
+        if reqwest::header::HeaderValue::from_str(value).is_err() {
+            return Err(ToolError::InvalidArgument(format!(
+                "the value of the header `{name}` cannot be sent (it holds a line break or a control character); remove them"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The URL (with the query added) and the method a fetch sends.
+fn request_line(args: &WebFetchArgs) -> ToolResult<(reqwest::Url, reqwest::Method)> {
     let mut url = reqwest::Url::parse(&args.url).map_err(|e| {
         ToolError::InvalidArgument(format!("`{}` is not a valid URL ({e})", args.url))
     })?;
@@ -225,6 +246,23 @@ pub async fn web_fetch(
                 "method `{method}` is not supported; use GET, POST, PUT, PATCH, DELETE or HEAD"
             ))
         })?;
+    Ok((url, method))
+}
+
+fn json_path(path: &str) -> ToolResult<serde_json_path::JsonPath> {
+    serde_json_path::JsonPath::parse(path).map_err(|e| {
+        ToolError::InvalidArgument(format!(
+            "`{path}` is not a valid JSONPath ({e}); e.g. `$.items[*].name`"
+        ))
+    })
+}
+
+pub async fn web_fetch(
+    config: &WebConfig,
+    args: &WebFetchArgs,
+    ctx: &FetchContext,
+) -> ToolResult<FetchResult> {
+    let (url, method) = request_line(args)?;
     let resp = follow(config, ctx, url, method, args).await?;
     let status = resp.status();
     let final_url = resp.url().to_string();
@@ -264,11 +302,7 @@ pub async fn web_fetch(
                 "jsonpath needs a JSON response, but this one does not parse ({e})"
             ))
         })?;
-        let jp = serde_json_path::JsonPath::parse(path).map_err(|e| {
-            ToolError::InvalidArgument(format!(
-                "`{path}` is not a valid JSONPath ({e}); e.g. `$.items[*].name`"
-            ))
-        })?;
+        let jp = json_path(path)?;
         let found: Vec<&Value> = jp.query(&v).all();
         text = serde_json::to_string_pretty(&found).unwrap_or_default();
     } else if args.format != FetchFormat::Raw && is_json {
