@@ -553,6 +553,10 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                     // big project is long, and a crash then must not lose what was asked.
                     let at = agent.log.next_seq();
                     if let Start::User(text) = &start {
+                        if let Some(note) = cancelled_wakeup(&shared.tasks, "the user's message") {
+                            let _ = agent.log.append(&serde_json::json!({"type": crate::rewind::MODEL_NOTE, "text": note}));
+                            agent.notes.push(note);
+                        }
                         keep_received(&mut agent, text);
                     }
                     agent.turn_checkpoint = checkpoint(&mut agent, &shared, at).await;
@@ -587,7 +591,15 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                 }
                 let _running = Running(&shared.running);
                 shared.automatic.fetch_add(1, Ordering::SeqCst);
-                let (reason, message) = wake_words(&event, &shared.tasks);
+                let (reason, mut message) = wake_words(&event, &shared.tasks);
+                let cause = match &event {
+                    Event::TaskFinished { .. } => Some("a background task ending"),
+                    Event::AgentReport { .. } => Some("an agent's report"),
+                    Event::Wakeup { .. } => None,
+                };
+                if let Some(note) = cause.and_then(|c| cancelled_wakeup(&shared.tasks, c)) {
+                    message = format!("{message}\n\n{note}");
+                }
                 // Before the model's message is logged: going back to this turn takes it away.
                 let at = agent.log.next_seq();
                 agent.turn_checkpoint = checkpoint(&mut agent, &shared, at).await;
@@ -804,6 +816,17 @@ fn ends_failed(entries: &[crate::session_log::Entry<Value>]) -> bool {
             _ => None,
         })
         .unwrap_or(false)
+}
+
+/// The model's words for a wake-up it asked for that something else (`cause`) beat: the seed's
+/// `status="cancelled"`, with its note, so the reminder does not evaporate. `None` when no
+/// wake-up was waiting.
+fn cancelled_wakeup(tasks: &TaskRegistry, cause: &str) -> Option<String> {
+    let hint = tasks.cancel_wakeup()?;
+    Some(format!(
+        "[Tandem] The wake-up you asked for was cancelled (status=\"cancelled\"): {cause} woke you first.{}",
+        hint.map(|h| format!(" Your note: {h}")).unwrap_or_default()
+    ))
 }
 
 /// What the model and the transcript are told when the agent wakes.

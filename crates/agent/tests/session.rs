@@ -749,6 +749,44 @@ async fn the_agent_reads_a_saved_output_back_without_a_question() {
     assert_eq!(h.questions().len(), 0, "{:?}", h.questions());
 }
 
+/// Issue 25: a wake-up fired even after something else woke the agent. The seed: it is
+/// cancelled then, its hint delivered with status="cancelled" — whether a finished task or the
+/// person's message came first.
+#[tokio::test]
+async fn a_wakeup_beaten_by_another_event_is_cancelled_and_its_note_delivered() {
+    let p = project();
+    let s = Scenario::from_json(
+        r#"{"name": "cancelled wake-ups", "format": "openai", "turns": [
+            {"reply": {"tool_calls": [
+                {"id": "w1", "name": "wakeup", "input": {"delay_ms": 600000, "hint": "check the deploy"}},
+                {"id": "b1", "name": "run_command", "input": {"command": "sleep 0.3; echo built", "background": true}}
+            ]}},
+            {"reply": {"text": "Waiting."}},
+            {"expect": {"contains": ["Background task task-1", "status=\\\"cancelled\\\"", "a background task ending woke you first", "Your note: check the deploy"]},
+             "reply": {"tool_calls": [{"id": "w2", "name": "wakeup", "input": {"delay_ms": 600000, "hint": "look again"}}]}},
+            {"reply": {"text": "Waiting again."}},
+            {"expect": {"contains": ["the user's message woke you first", "Your note: look again", "Any news?"]},
+             "reply": {"text": "Nothing yet."}}
+        ]}"#,
+    )
+    .expect("json");
+    let h = Harness::start(s, p.path(), Setup::new(Mode::FullAuto), |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    h.run("Deploy it").await;
+    h.until("the woken agent waits again", |events| {
+        events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::TurnEnded { .. }))
+            .count()
+            >= 2
+    })
+    .await;
+    h.run("Any news?").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+}
+
 fn options(project: &Path, setup: Setup) -> agent::SessionOptions {
     agent::SessionOptions {
         root: tools::ProjectRoot::open(project).expect("open"),

@@ -336,8 +336,15 @@ impl TaskRegistry {
         self.notify.notify_waiters();
     }
 
+    /// Cancels a wake-up not yet due, as something else woke the agent first: the hint it
+    /// carried (if any) is returned so the model still gets its reminder. `None` when no
+    /// wake-up was waiting.
+    pub fn cancel_wakeup(&self) -> Option<Option<String>> {
+        self.lock().wake_at.take().map(|(_, hint)| hint)
+    }
+
     /// Waits for the next event: a background task finishing, or the requested wake-up. A
-    /// finished task comes first; a pending hint is delivered with it. `None` after `limit`.
+    /// finished task comes first (the caller cancels a wake-up then, see [`Self::cancel_wakeup`]). `None` after `limit`.
     pub async fn next_event(&self, limit: Duration) -> Option<Event> {
         let deadline = Instant::now() + limit;
         loop {
@@ -391,5 +398,20 @@ impl TaskRegistry {
 
     pub fn describe_state(state: &TaskState) -> String {
         state.describe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cancelled_wakeup_hands_back_its_hint_and_wakes_nobody() {
+        let tasks = TaskRegistry::new();
+        tasks.wakeup(Duration::from_secs(600), Some("check the deploy".into()));
+        assert!(tasks.has_pending());
+        assert_eq!(tasks.cancel_wakeup(), Some(Some("check the deploy".into())));
+        assert!(!tasks.has_pending());
+        assert_eq!(tasks.cancel_wakeup(), None);
     }
 }
