@@ -66,11 +66,38 @@ pub fn judge_tool_call(
         policy::evaluate(policy, &policy_call(name, args, diff_lines, resolved), ctx),
         ctx,
     );
+    if name == "search_codebase" {
+        return strictest_of_paths(decision, policy, ctx, args);
+    }
     if name == "git_commit" {
         guard_commit(decision, policy, ctx, root, args)
     } else {
         decision
     }
+}
+
+/// A search of several `paths` is judged as a read of each: the strictest answer stands (one
+/// path the person must approve makes the whole search a question).
+fn strictest_of_paths(
+    decision: Decision,
+    policy: &Policy,
+    ctx: &Context<'_>,
+    args: &Value,
+) -> Decision {
+    let paths = args.get("paths").and_then(Value::as_array);
+    paths
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|path| policy::evaluate(policy, &ToolCall::Read { path }, ctx))
+        .fold(decision, |worst, d| {
+            // Allow < Ask < Deny.
+            if d.decision > worst.decision {
+                d
+            } else {
+                worst
+            }
+        })
 }
 
 /// The engine judges a commit by its size alone (`ToolCall::GitCommit` names no files), so a
@@ -172,6 +199,43 @@ mod tests {
                 path: "",
                 diff_lines: 3
             }
+        );
+    }
+
+    /// A search of several paths was judged by `path` alone (absent: the whole project), so a
+    /// secret's folder among `paths` went unjudged. Each path is a read now; the strictest
+    /// answer stands.
+    #[test]
+    fn a_search_of_several_paths_is_judged_on_each() {
+        let root = Path::new("/project");
+        let resolver = |p: &Path| policy::lexical(p);
+        let mut ctx = Context::new(root);
+        ctx.mode = Some(Mode::Ask);
+        ctx.resolver = &resolver;
+        let project = tools::ProjectRoot::open(std::env::temp_dir()).expect("open");
+        let judge = |args: serde_json::Value| {
+            judge_tool_call(
+                &Policy::builtin(),
+                &ctx,
+                &project,
+                "search_codebase",
+                &args,
+                0,
+                &[],
+            )
+            .decision
+        };
+        assert_eq!(
+            judge(serde_json::json!({"pattern": "x", "paths": ["src", "docs"]})),
+            Verdict::Allow
+        );
+        assert_eq!(
+            judge(serde_json::json!({"pattern": "x", "paths": ["src", "/etc"]})),
+            Verdict::Ask
+        );
+        assert_eq!(
+            judge(serde_json::json!({"pattern": "x", "paths": ["src", ".env", "/etc"]})),
+            Verdict::Deny
         );
     }
 }
