@@ -68,9 +68,9 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "list_files",
-        description: "List a folder (recursively if asked), honouring .gitignore, never inside .git/ or node_modules/.",
+        description: "List a folder (recursively if asked), honouring .gitignore (`include_ignored` lists ignored files too, marked so), never inside .git/ or node_modules/.",
         read_only: true,
-        schema: schema_of::<crate::ListFilesArgs>,
+        schema: schema_of::<crate::list_files::ListFilesToolArgs>,
     },
     ToolSpec {
         name: "search_codebase",
@@ -245,10 +245,10 @@ pub fn run_tool(ws: &Workspace, name: &str, args: Value) -> ToolResult<ToolOutpu
             })
         }
         "list_files" => {
-            let a: crate::ListFilesArgs = parse(name, args)?;
-            let l = crate::list_files(ws.root(), &a)?;
+            let a: crate::list_files::ListFilesToolArgs = parse(name, args)?;
+            let l = crate::list_files::list_for_model(ws.root(), &a)?;
             Ok(ToolOutput {
-                text: crate::render_listing(&l),
+                text: l.render(),
                 structured: to_value(&l),
             })
         }

@@ -1,5 +1,7 @@
 //! `list_files`: a folder's entries, .gitignore-aware, never inside `.git/` or `node_modules/`.
 
+mod ignored;
+
 use crate::error::{ToolError, ToolResult};
 use crate::paths::{ProjectRoot, to_slash};
 use crate::tree_order::sort_entries;
@@ -7,11 +9,18 @@ use globset::{GlobBuilder, GlobMatcher};
 use protocol::{EntryKind, FileEntry, FileListing};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
+use std::path::Path;
+
+pub(crate) use ignored::{ListFilesToolArgs, list_for_model};
 
 /// Folders no listing ever enters: version-control internals and dependency trees that dwarf
 /// the project and are never what the user or the model is looking for.
 const NEVER_LISTED: &[&str] = &[".git", "node_modules"];
+/// Of those, the one a listing of ignored files shows (not what is inside it): that the
+/// project's dependencies are installed is worth knowing; git's own folder is not.
+const SHOWN_WITH_IGNORED: &str = "node_modules";
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -72,6 +81,16 @@ impl Pattern {
 
 /// Lists a folder. Entries are sorted folder by folder, sub-folders first.
 pub fn list_files(root: &ProjectRoot, args: &ListFilesArgs) -> ToolResult<FileListing> {
+    list(root, args, false).map(|(listing, _)| listing)
+}
+
+/// A listing, and which of its entries .gitignore/.ignore would hide: with `include_ignored`
+/// those are listed too (the set is empty without it).
+fn list(
+    root: &ProjectRoot,
+    args: &ListFilesArgs,
+    include_ignored: bool,
+) -> ToolResult<(FileListing, BTreeSet<String>)> {
     let limit = args.limit.unwrap_or(DEFAULT_LIST_LIMIT);
     if limit == 0 {
         return Err(ToolError::InvalidArgument(
@@ -84,69 +103,81 @@ pub fn list_files(root: &ProjectRoot, args: &ListFilesArgs) -> ToolResult<FileLi
     if !meta.is_dir() {
         return Err(ToolError::NotADirectory(dir.shown().into()));
     }
-
-    let mut walker = ignore::WalkBuilder::new(&dir.real);
-    walker
-        .hidden(!args.hidden)
-        .require_git(false)
-        .follow_links(false)
-        .max_depth(if args.recursive { None } else { Some(1) })
-        .filter_entry(|e| {
-            let never = e.depth() > 0
-                && e.file_type().is_some_and(|t| t.is_dir())
-                && NEVER_LISTED.contains(&e.file_name().to_string_lossy().as_ref());
-            !never
-        });
-
-    let dir_real = dir.real.clone();
-    let dir_display = dir.display.clone();
-    let to_entry = move |entry: ignore::DirEntry| -> Option<FileEntry> {
-        if entry.depth() == 0 {
-            return None;
-        }
-        let rel_to_dir = to_slash(entry.path().strip_prefix(&dir_real).ok()?);
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if pattern
-            .as_ref()
-            .is_some_and(|p| !p.matches(&name, &rel_to_dir))
-        {
-            return None;
-        }
-        let symlink = entry.path_is_symlink();
-        // A symlink is shown as what it points to; a dangling one as a file.
-        let target = if symlink {
-            std::fs::metadata(entry.path()).ok()
-        } else {
-            entry.metadata().ok()
-        };
-        let is_dir = target.as_ref().is_some_and(|m| m.is_dir());
-        let path = if dir_display.is_empty() {
-            rel_to_dir
-        } else {
-            format!("{dir_display}/{rel_to_dir}")
-        };
-        Some(FileEntry {
-            hidden: name.starts_with('.'),
-            path,
-            name,
-            kind: if is_dir {
-                EntryKind::Dir
-            } else {
-                EntryKind::File
-            },
-            symlink,
-            size: if is_dir {
-                None
-            } else {
-                target.map(|m| m.len())
-            },
-            git: None,
-        })
+    let walk = Walk {
+        dir: &dir.real,
+        display: &dir.display,
+        args,
+        pattern: pattern.as_ref(),
+        include_ignored,
     };
+    let (mut entries, mut skipped) = walk.entries(true);
+    // What the ignore files hide is what a walk without them finds beyond a walk with them.
+    let mut kept = None;
+    if include_ignored {
+        kept = Some(entries.into_iter().map(|e| e.path).collect::<BTreeSet<_>>());
+        (entries, skipped) = walk.entries(false);
+    }
+    sort_entries(&mut entries);
+    let total = entries.len();
+    entries.truncate(limit as usize);
+    let ignored = match kept {
+        Some(kept) => entries
+            .iter()
+            .filter(|e| !kept.contains(&e.path))
+            .map(|e| e.path.clone())
+            .collect(),
+        None => BTreeSet::new(),
+    };
+    let listing = FileListing {
+        path: dir.display,
+        omitted: u32::try_from(total - entries.len()).unwrap_or(u32::MAX),
+        entries,
+        skipped,
+    };
+    Ok((listing, ignored))
+}
 
-    let mut entries = Vec::new();
-    let mut skipped = Vec::new();
-    if args.recursive {
+/// One walk of a listing's folder.
+struct Walk<'a> {
+    dir: &'a Path,
+    /// The folder as shown, relative to the project root.
+    display: &'a str,
+    args: &'a ListFilesArgs,
+    pattern: Option<&'a Pattern>,
+    include_ignored: bool,
+}
+
+impl Walk<'_> {
+    /// The folder's entries (unsorted) and the folders that could not be read, honouring the
+    /// ignore files or not.
+    fn entries(&self, honour_ignores: bool) -> (Vec<FileEntry>, Vec<String>) {
+        let mut walker = ignore::WalkBuilder::new(self.dir);
+        let show_node_modules = self.include_ignored;
+        walker
+            .standard_filters(honour_ignores)
+            .hidden(!self.args.hidden)
+            .require_git(false)
+            .follow_links(false)
+            .max_depth(if self.args.recursive { None } else { Some(1) })
+            .filter_entry(move |e| {
+                let name = e.file_name().to_string_lossy();
+                let never = e.depth() > 0
+                    && e.file_type().is_some_and(|t| t.is_dir())
+                    && NEVER_LISTED.contains(&name.as_ref())
+                    && !(show_node_modules && name == SHOWN_WITH_IGNORED);
+                !never
+            });
+        let mut entries = Vec::new();
+        let mut skipped = Vec::new();
+        if !self.args.recursive {
+            for item in walker.build() {
+                match item {
+                    Ok(e) => entries.extend(self.to_entry(e)),
+                    Err(err) => skipped.push(err.to_string()),
+                }
+            }
+            return (entries, skipped);
+        }
         // A whole tree: walk it on every core, as ripgrep does, then sort. Each thread fills
         // its own list and hands it over once, when the walk drops it.
         struct Local<'a> {
@@ -166,7 +197,6 @@ pub fn list_files(root: &ProjectRoot, args: &ListFilesArgs) -> ToolResult<FileLi
         }
         let found = std::sync::Mutex::new((Vec::new(), Vec::new()));
         walker.build_parallel().run(|| {
-            let to_entry = &to_entry;
             let mut local = Local {
                 found: &found,
                 entries: Vec::new(),
@@ -174,36 +204,75 @@ pub fn list_files(root: &ProjectRoot, args: &ListFilesArgs) -> ToolResult<FileLi
             };
             Box::new(move |item| {
                 match item {
-                    Ok(e) => local.entries.extend(to_entry(e)),
+                    Ok(e) => {
+                        // node_modules is shown as one entry, never listed inside.
+                        let stop_here = e.depth() > 0
+                            && e.file_name() == SHOWN_WITH_IGNORED
+                            && e.file_type().is_some_and(|t| t.is_dir());
+                        local.entries.extend(self.to_entry(e));
+                        if stop_here {
+                            return ignore::WalkState::Skip;
+                        }
+                    }
                     Err(err) => local.skipped.push(err.to_string()),
                 }
                 ignore::WalkState::Continue
             })
         });
-        (entries, skipped) = found
+        found
             .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-    } else {
-        for item in walker.build() {
-            match item {
-                Ok(e) => entries.extend(to_entry(e)),
-                Err(err) => skipped.push(err.to_string()),
-            }
-        }
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
-    sort_entries(&mut entries);
-    let total = entries.len();
-    entries.truncate(limit as usize);
-    Ok(FileListing {
-        path: dir.display,
-        omitted: u32::try_from(total - entries.len()).unwrap_or(u32::MAX),
-        entries,
-        skipped,
-    })
+
+    fn to_entry(&self, entry: ignore::DirEntry) -> Option<FileEntry> {
+        if entry.depth() == 0 {
+            return None;
+        }
+        let rel_to_dir = to_slash(entry.path().strip_prefix(self.dir).ok()?);
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if self.pattern.is_some_and(|p| !p.matches(&name, &rel_to_dir)) {
+            return None;
+        }
+        let symlink = entry.path_is_symlink();
+        // A symlink is shown as what it points to; a dangling one as a file.
+        let target = if symlink {
+            std::fs::metadata(entry.path()).ok()
+        } else {
+            entry.metadata().ok()
+        };
+        let is_dir = target.as_ref().is_some_and(|m| m.is_dir());
+        let path = if self.display.is_empty() {
+            rel_to_dir
+        } else {
+            format!("{}/{rel_to_dir}", self.display)
+        };
+        Some(FileEntry {
+            hidden: name.starts_with('.'),
+            path,
+            name,
+            kind: if is_dir {
+                EntryKind::Dir
+            } else {
+                EntryKind::File
+            },
+            symlink,
+            size: if is_dir {
+                None
+            } else {
+                target.map(|m| m.len())
+            },
+            git: None,
+        })
+    }
 }
 
 /// The listing as the model reads it: one path per line, folders with a trailing `/`.
 pub fn render_listing(listing: &FileListing) -> String {
+    render(listing, &BTreeSet::new())
+}
+
+/// [`render_listing`], with the entries in `ignored` marked so.
+fn render(listing: &FileListing, ignored: &BTreeSet<String>) -> String {
     let mut out = String::new();
     let shown = if listing.path.is_empty() {
         "the project root"
@@ -213,25 +282,33 @@ pub fn render_listing(listing: &FileListing) -> String {
     if listing.entries.is_empty() {
         let _ = writeln!(
             out,
-            "No entries in {shown} (ignored and hidden files are not listed unless hidden=true)."
+            "No entries in {shown} (hidden files are listed with hidden=true, ignored ones with include_ignored=true)."
         );
     }
     for e in &listing.entries {
-        match (e.kind, e.symlink) {
-            (EntryKind::Dir, false) => {
-                let _ = writeln!(out, "{}/", e.path);
+        let mut notes: Vec<String> = Vec::new();
+        let name = match e.kind {
+            EntryKind::Dir => format!("{}/", e.path),
+            EntryKind::File => {
+                notes.push(
+                    e.size
+                        .map(human_size)
+                        .unwrap_or_else(|| "broken link".into()),
+                );
+                e.path.clone()
             }
-            (EntryKind::Dir, true) => {
-                let _ = writeln!(out, "{}/ (symlink)", e.path);
-            }
-            (EntryKind::File, symlink) => {
-                let size = e
-                    .size
-                    .map(human_size)
-                    .unwrap_or_else(|| "broken link".into());
-                let link = if symlink { ", symlink" } else { "" };
-                let _ = writeln!(out, "{} ({size}{link})", e.path);
-            }
+        };
+        if e.symlink {
+            notes.push("symlink".into());
+        }
+        // Build output, dependencies, local files: not part of the project's source.
+        if ignored.contains(&e.path) {
+            notes.push("ignored".into());
+        }
+        if notes.is_empty() {
+            let _ = writeln!(out, "{name}");
+        } else {
+            let _ = writeln!(out, "{name} ({})", notes.join(", "));
         }
     }
     if listing.omitted > 0 {
