@@ -167,23 +167,40 @@ impl Agent {
         }
     }
 
+    /// The model a child works with: the settings' model for `role`, or with no role named,
+    /// this agent's own (the seed: a spawned agent inherits its parent's model).
+    async fn model_for(&self, kit: &Kit, role: Option<&str>) -> Result<ResolvedModel, String> {
+        if role.is_none()
+            && let Some(provider) = &self.provider
+        {
+            return Ok(ResolvedModel {
+                provider: provider.clone(),
+                model: self.config.model.clone(),
+                fell_back: false,
+            });
+        }
+        let resolver = kit.resolver.clone();
+        let wanted = role.unwrap_or("default").to_string();
+        // Finding a provider may ask the keychain: off the async threads.
+        tokio::task::spawn_blocking(move || resolver(&wanted))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.message))
+    }
+
     /// A child of this agent: its own conversation and log, everything else shared.
     async fn child(
         &mut self,
         kit: &Arc<Kit>,
         name: &str,
         task: &str,
-        role: &str,
+        role: Option<&str>,
         background: bool,
         instructions: Option<String>,
     ) -> Result<(Agent, bool), ToolReply> {
-        let resolver = kit.resolver.clone();
-        let wanted = role.to_string();
-        // Finding a provider may ask the keychain: off the async threads.
-        let resolved = tokio::task::spawn_blocking(move || resolver(&wanted))
+        let resolved = self
+            .model_for(kit, role)
             .await
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.map_err(|e| e.message))
             .map_err(|why| ToolReply::err(format!("the sub-agent could not start: {why}")))?;
         let n = kit.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("a{n}");
@@ -243,7 +260,7 @@ impl Agent {
         args: SpawnSubagentArgs,
         cancel: &CancellationToken,
     ) -> Result<Option<ToolReply>, AgentError> {
-        let role = args.model_role.map_or("default", |r| r.name());
+        let role = args.model_role.map(|r| r.name());
         let (mut child, fell_back) = match self
             .child(kit, &args.title, &args.description, role, false, None)
             .await
@@ -313,11 +330,15 @@ impl Agent {
             stats.steps,
             child.config.model,
         );
-        if fell_back {
+        if let (true, Some(role)) = (fell_back, role) {
             text.push_str(&format!(
                 "The role `{role}` has no model of its own in the settings, so it used the default one.\n"
             ));
         }
+        text.push_str(&format!(
+            "Its whole transcript is {}: read it with read_file if you need more than this report.\n",
+            child.log.path().display()
+        ));
         let files_count = files.len();
         self.changed_files.extend(files);
         let failed = !matches!(outcome, TurnOutcome::Done { .. } | TurnOutcome::Ended);
@@ -352,7 +373,7 @@ impl Agent {
                 kit,
                 &name,
                 first.as_deref().unwrap_or(&args.desc),
-                "default",
+                None,
                 true,
                 Some(instructions),
             )
@@ -367,6 +388,7 @@ impl Agent {
             .map(|(i, _)| i.clone())
             .unwrap_or_default();
         let output = kit.agents_dir.join(format!("{id}.txt"));
+        let transcript = child.log.path().display().to_string();
         let (stop_tx, stop_rx) = oneshot::channel();
         let owner = self.identity.as_ref().map(|(p, _)| p.clone());
         let tasks = self.toolbox.tasks.clone();
@@ -416,7 +438,7 @@ impl Agent {
             "It waits for a message (agent_send)"
         };
         Ok(Some(ToolReply::ok(format!(
-            "Started the agent `{name}` as background task {task}. {waiting}; its report arrives when it stops. Message it with agent_send; stop it with task_stop.\n"
+            "Started the agent `{name}` as background task {task}. {waiting}; its report arrives when it stops. Message it with agent_send; stop it with task_stop. Its whole transcript is {transcript} (read_file reads it).\n"
         ))))
     }
 }

@@ -787,6 +787,78 @@ async fn a_wakeup_beaten_by_another_event_is_cancelled_and_its_note_delivered() 
     assert_eq!(h.server.failures(), Vec::<String>::new());
 }
 
+/// Issue 25: a named agent always used the settings' default model, where the seed says it
+/// inherits its parent's; spawn_subagent's `model_role` picks the role's model; and the parent
+/// is told where a sub-agent's whole transcript is.
+#[tokio::test]
+async fn a_spawned_agent_inherits_its_parents_model_and_a_role_picks_its_own() {
+    let p = project();
+    let s = Scenario::from_json(
+        r#"{"name": "models of agents", "format": "openai", "turns": [
+            {"when": "Plan it", "reply": {"tool_calls": [{"id": "s1", "name": "spawn_subagent", "input": {"title": "coder work", "description": "CODER TASK: start a helper", "model_role": "coder"}}]}},
+            {"when": "CODER TASK", "expect": {"model": "scripted-coder"}, "reply": {"tool_calls": [{"id": "c1", "name": "agent_spawn", "input": {"name": "helper", "desc": "helps", "prompt": "HELPER PROMPT"}}]}},
+            {"when": "CODER TASK", "expect": {"tool_result_contains": "Its whole transcript is"}, "reply": {"tool_calls": [{"id": "c2", "name": "task_done", "input": {"summary": "Started the helper."}}]}},
+            {"when": "Plan it", "expect": {"tool_result_contains": "Its whole transcript is"}, "reply": {"text": "Done."}}
+        ]}"#,
+    )
+    .expect("json");
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.roles = vec!["default", "coder"];
+    let h = Harness::start(s, p.path(), setup, |_| ApprovalAnswer::Approve).await;
+    h.run("Plan it").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    // The helper is the coder's child: its start arrives wrapped in the coder's events.
+    fn started(e: AgentEvent) -> Option<(String, String)> {
+        match e {
+            AgentEvent::SubagentStarted { name, model, .. } => Some((name, model)),
+            AgentEvent::Subagent { event, .. } => started(*event),
+            _ => None,
+        }
+    }
+    let started: Vec<(String, String)> = h.events().into_iter().filter_map(started).collect();
+    assert_eq!(
+        started,
+        vec![
+            ("coder work".to_string(), "scripted-coder".to_string()),
+            ("helper".to_string(), "scripted-coder".to_string()),
+        ]
+    );
+    // The transcript named to the parent is there, and read_file reads it without a question.
+    let said = h
+        .events()
+        .into_iter()
+        .find_map(|e| match e {
+            AgentEvent::ToolFinished { name, output, .. } if name == "spawn_subagent" => {
+                Some(output)
+            }
+            _ => None,
+        })
+        .expect("the sub-agent's result");
+    let transcript = said
+        .split("Its whole transcript is ")
+        .nth(1)
+        .and_then(|rest| rest.split(": read it").next())
+        .expect("a path");
+    let log = std::fs::read_to_string(transcript).expect("the transcript");
+    assert!(log.contains("CODER TASK"), "{log}");
+    let toolbox = tools::Toolbox::new(
+        tools::ProjectRoot::open(p.path()).expect("open"),
+        h.sessions_dir.join(h.session.id()),
+    );
+    let read = toolbox
+        .run(
+            "read_file",
+            serde_json::json!({"path": transcript, "limit": 1}),
+        )
+        .await
+        .expect("read_file reads the transcript");
+    assert!(
+        read.text.contains("session_started") || read.text.contains("1 |"),
+        "{}",
+        read.text
+    );
+}
+
 fn options(project: &Path, setup: Setup) -> agent::SessionOptions {
     agent::SessionOptions {
         root: tools::ProjectRoot::open(project).expect("open"),

@@ -108,6 +108,7 @@ fn bundled_roots() -> Vec<reqwest::Certificate> {
         .collect()
 }
 
+#[derive(Clone)]
 pub struct Provider {
     config: ProviderConfig,
     http: reqwest::Client,
