@@ -243,6 +243,7 @@ pub async fn list_dir(args: ListDirArgs, app: tauri::AppHandle) -> CmdResult<Fil
                 pattern: None,
                 hidden: args.hidden,
                 limit: Some(TREE_FOLDER_LIMIT),
+                include_ignored: false,
             },
         )
         .map_err(for_people)?;

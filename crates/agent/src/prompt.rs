@@ -128,6 +128,7 @@ fn top_level(root: &tools::ProjectRoot) -> Option<String> {
             pattern: None,
             hidden: false,
             limit: Some(TOP_LEVEL_ENTRIES as u32 + 1),
+            include_ignored: false,
         },
     )
     .ok()?;

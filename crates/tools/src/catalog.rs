@@ -70,7 +70,7 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "list_files",
         description: "List a folder (recursively if asked), honouring .gitignore (`include_ignored` lists ignored files too, marked so), never inside .git/ or node_modules/.",
         read_only: true,
-        schema: schema_of::<crate::list_files::ListFilesToolArgs>,
+        schema: schema_of::<crate::ListFilesArgs>,
     },
     ToolSpec {
         name: "search_codebase",
@@ -245,7 +245,7 @@ pub fn run_tool(ws: &Workspace, name: &str, args: Value) -> ToolResult<ToolOutpu
             })
         }
         "list_files" => {
-            let a: crate::list_files::ListFilesToolArgs = parse(name, args)?;
+            let a: crate::ListFilesArgs = parse(name, args)?;
             let l = crate::list_files::list_for_model(ws.root(), &a)?;
             Ok(ToolOutput {
                 text: l.render(),

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
-pub(crate) use ignored::{ListFilesToolArgs, list_for_model};
+pub(crate) use ignored::list_for_model;
 
 /// Folders no listing ever enters: version-control internals and dependency trees that dwarf
 /// the project and are never what the user or the model is looking for.
@@ -41,6 +41,12 @@ pub struct ListFilesArgs {
     /// Maximum entries returned. Default 1000.
     #[serde(default)]
     pub limit: Option<u32>,
+    /// Also list what .gitignore, .ignore and .git/info/exclude hide (build output, logs,
+    /// generated files), each marked `(ignored)`: they are not part of the source. Default
+    /// false. `.git/` is never listed; `node_modules/` is then shown as one entry, not listed
+    /// inside unless it is the folder asked for.
+    #[serde(default)]
+    pub include_ignored: bool,
 }
 
 pub const DEFAULT_LIST_LIMIT: u32 = 1000;
