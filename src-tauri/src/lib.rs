@@ -188,6 +188,8 @@ pub fn run() {
             settings_host::use_model,
             settings_host::policy_rules,
             settings_host::remove_rule,
+            settings_host::add_rule,
+            settings_host::trust_project,
             commands::sandbox_status,
             extensions_host::skills_view,
             extensions_host::set_skill_enabled,

@@ -11,10 +11,11 @@ use agent::{
 };
 use llm::{Provider, ProviderConfig, ProviderKind};
 use protocol::{
-    ConnectionTest, KeychainStatus, LOCAL_SERVERS, LocalServer, ModelInUse, ProjectArgs,
-    ProviderModels, ProviderView, RemoveRuleArgs, RoleView, RulesView, SaveSettingsArgs,
-    SaveWebSearchArgs, SearchProviderKind, SetApiKeyArgs, SettingsView, TestConnectionArgs,
-    TestWebSearchArgs, UseModelArgs, WebSearchTest, WebSearchView,
+    AddRuleArgs, ConnectionTest, KeychainStatus, LOCAL_SERVERS, LocalServer, ModelInUse,
+    ProjectArgs, ProviderModels, ProviderView, RemoveRuleArgs, RoleView, RulesView,
+    SaveSettingsArgs, SaveWebSearchArgs, SearchProviderKind, SetApiKeyArgs, SettingsView,
+    TestConnectionArgs, TestWebSearchArgs, TrustProjectArgs, UseModelArgs, WebSearchTest,
+    WebSearchView,
 };
 use std::time::Duration;
 use tauri::State;
@@ -445,6 +446,39 @@ pub async fn remove_rule(args: RemoveRuleArgs, state: State<'_, AppState>) -> Cm
         let user_file = locations::user_policy_file();
         agent::remove_rule_from_file(root.path(), &user_file, &args.rule)
             .map_err(|e| invalid(format!("The rule was not removed: {e}")))?;
+        agent::rules_view(root.path(), &user_file)
+            .map_err(|e| invalid(format!("The rules cannot be read: {e}")))
+    })
+    .await
+}
+
+/// Adds one of the user's rules (or changes one: `replacing` goes in the same write), then
+/// lists the rules again. Sessions read the rules when they start.
+#[tauri::command]
+pub async fn add_rule(args: AddRuleArgs, state: State<'_, AppState>) -> CmdResult<RulesView> {
+    let root = opened_root(&state, &args.root)?;
+    blocking(move || {
+        let user_file = locations::user_policy_file();
+        agent::add_rule_to_file(root.path(), &user_file, &args.rule, args.replacing.as_ref())
+            .map_err(|e| invalid(format!("The rule was not saved: {e}")))?;
+        agent::rules_view(root.path(), &user_file)
+            .map_err(|e| invalid(format!("The rules cannot be read: {e}")))
+    })
+    .await
+}
+
+/// Trusts the open project's own rules file, or stops trusting it (your file's
+/// `trusted_projects`), then lists the rules again.
+#[tauri::command]
+pub async fn trust_project(
+    args: TrustProjectArgs,
+    state: State<'_, AppState>,
+) -> CmdResult<RulesView> {
+    let root = opened_root(&state, &args.root)?;
+    blocking(move || {
+        let user_file = locations::user_policy_file();
+        agent::set_project_trusted(root.path(), &user_file, args.trusted)
+            .map_err(|e| invalid(format!("The project's trust was not changed: {e}")))?;
         agent::rules_view(root.path(), &user_file)
             .map_err(|e| invalid(format!("The rules cannot be read: {e}")))
     })

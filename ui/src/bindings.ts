@@ -633,7 +633,15 @@ limits: Array<string>,
 /**
  * Rules left out of a file and why (a project file that tried to loosen them).
  */
-notes: Array<string>, };
+notes: Array<string>, 
+/**
+ * Whether you trust this project's own rules file (`trusted_projects` in your file).
+ */
+trusted: boolean, 
+/**
+ * The tools a rule may turn off, by name.
+ */
+tools: Array<string>, };
 
 export type RuleGroup = { kind: RuleGroupKind, 
 /**
@@ -674,13 +682,21 @@ value: string, };
 
 export type RuleFileKind = "user" | "project";
 
-export type RuleList = "commands_allow" | "commands_ask" | "commands_deny" | "paths_protected" | "paths_protected_exceptions" | "paths_allow_write" | "network_allowed_domains" | "network_denied_domains" | "tools_allow";
+export type RuleList = "commands_allow" | "commands_ask" | "commands_deny" | "paths_protected" | "paths_protected_exceptions" | "paths_allow_write" | "network_allowed_domains" | "network_denied_domains" | "tools_allow" | "tools_off";
 
 export type RemoveRuleArgs = { 
 /**
  * The open project (its rules are shown again after the removal).
  */
 root: string, rule: RuleKey, };
+
+export type AddRuleArgs = { 
+/**
+ * The open project (its rules are shown again after the change).
+ */
+root: string, rule: RuleKey, replacing?: RuleKey, };
+
+export type TrustProjectArgs = { root: string, trusted: boolean, };
 
 export type ProjectArgs = { root: string, };
 
@@ -927,6 +943,8 @@ export interface Commands {
   use_model: { args: UseModelArgs; result: SettingsView };
   policy_rules: { args: ProjectArgs; result: RulesView };
   remove_rule: { args: RemoveRuleArgs; result: RulesView };
+  add_rule: { args: AddRuleArgs; result: RulesView };
+  trust_project: { args: TrustProjectArgs; result: RulesView };
   sandbox_status: { args: null; result: SandboxStatus };
   skills_view: { args: ProjectArgs; result: SkillsView };
   set_skill_enabled: { args: SetSkillEnabledArgs; result: SkillsView };

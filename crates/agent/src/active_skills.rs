@@ -115,8 +115,12 @@ impl Agent {
                 });
             }
         }
+        defs.retain(|d| self.unavailable(&d.name).is_none());
         if let Some(hub) = &self.extensions.mcp {
             for t in hub.tools() {
+                if self.unavailable(&t.exposed).is_some() {
+                    continue;
+                }
                 let server = t.exposed.split("__").next().unwrap_or("").to_string();
                 defs.push(ToolDefinition {
                     name: t.exposed,

@@ -44,6 +44,7 @@ mod settings;
 pub mod spend;
 mod subagents;
 mod summary;
+mod tool_availability;
 mod tool_call;
 mod turn;
 
@@ -76,7 +77,9 @@ pub use restore::{
     OfflineSession, RestoreError, RestoreRequest, checkpoints_dir, last_restore, turn_checkpoint,
 };
 pub use rewind::{TurnStart, effective, turn_starts};
-pub use rule_files::{RuleFileError, remove_rule_from_file, rules_view};
+pub use rule_files::{
+    RuleFileError, add_rule_to_file, remove_rule_from_file, rules_view, set_project_trusted,
+};
 pub use session::{Events, Sandboxing, Session, SessionError, SessionOptions};
 pub use session_log::{
     Entry, LogError, SessionHeader, SessionLog, SessionRead, SessionSummary, list_sessions,
@@ -92,4 +95,5 @@ pub use settings::{
     default_key_env, default_url, is_loopback,
 };
 pub use subagents::{ProviderResolver, ResolvedModel};
+pub use tool_availability::{Situation, Unavailable, on_path};
 pub use turn::{Agent, AgentConfig, AgentError, AgentStats, LOOP_LIMIT, ModeSwitch, Outcome};

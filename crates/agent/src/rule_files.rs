@@ -52,11 +52,17 @@ pub fn rules_view(root: &Path, user_file: &Path) -> Result<RulesView, LaunchErro
             (false, false) => 2,
         }
     });
+    let here = root.to_string_lossy();
     Ok(RulesView {
         yours,
         groups: policy.groups(),
         limits: policy::hard_limits(),
         notes: policy.notes.clone(),
+        trusted: policy
+            .trusted_projects
+            .iter()
+            .any(|t| Path::new(t) == root || *t == here),
+        tools: tools::TOOLS.iter().map(|t| t.name.to_string()).collect(),
     })
 }
 
@@ -66,32 +72,83 @@ fn read(path: &Path) -> std::io::Result<Option<String>> {
     tools::read_config_text(path, 4 * 1024 * 1024)
 }
 
-/// Removes the rule `key` names from its file (the user's, or the project's at `root`). The
-/// new text must still load before it replaces the old, whole or not at all.
+/// Removes the rule `key` names from its file (the user's, or the project's at `root`).
 pub fn remove_rule_from_file(
     root: &Path,
     user_file: &Path,
     key: &RuleKey,
 ) -> Result<(), RuleFileError> {
-    let path = match key.file {
+    edit_file(root, user_file, key.file, false, |text, name| {
+        policy::remove_rule(text, name, key)
+    })
+}
+
+/// Adds the rule `key` names to its file; with `replacing`, that rule (in the same file) goes
+/// in the same write: a rule changed in Settings is never lost halfway, nor there twice.
+pub fn add_rule_to_file(
+    root: &Path,
+    user_file: &Path,
+    key: &RuleKey,
+    replacing: Option<&RuleKey>,
+) -> Result<(), RuleFileError> {
+    if let Some(old) = replacing.filter(|old| old.file != key.file) {
+        // Moved between files: added first, so a failure leaves the old rule in force.
+        add_rule_to_file(root, user_file, key, None)?;
+        return remove_rule_from_file(root, user_file, old);
+    }
+    edit_file(root, user_file, key.file, true, |text, name| {
+        let text = match replacing {
+            Some(old) if old != key => policy::remove_rule(text, name, old)?,
+            _ => text.to_string(),
+        };
+        policy::add_rule(&text, name, key)
+    })
+}
+
+/// Trusts the project at `root` (its own rules file may loosen the user's rules), or stops.
+pub fn set_project_trusted(
+    root: &Path,
+    user_file: &Path,
+    trusted: bool,
+) -> Result<(), RuleFileError> {
+    edit_file(root, user_file, RuleFileKind::User, true, |text, name| {
+        policy::set_trusted(text, name, root, trusted)
+    })
+}
+
+/// Changes one rule file by `change`. The new text must still load before it replaces the
+/// old, whole or not at all. `may_create`: a missing file is taken as empty.
+fn edit_file(
+    root: &Path,
+    user_file: &Path,
+    kind: RuleFileKind,
+    may_create: bool,
+    change: impl FnOnce(&str, &str) -> Result<String, policy::PolicyError>,
+) -> Result<(), RuleFileError> {
+    let path = match kind {
         RuleFileKind::User => user_file.to_path_buf(),
         RuleFileKind::Project => policy::project_policy_path(root),
     };
     let name = path.display().to_string();
     let text = read(&path)
-        .and_then(|t| {
-            t.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "it is gone"))
+        .and_then(|t| match t {
+            Some(t) => Ok(t),
+            None if may_create => Ok(String::new()),
+            None => Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "it is gone",
+            )),
         })
         .map_err(|source| RuleFileError::Read {
             path: path.clone(),
             source,
         })?;
-    let updated = policy::remove_rule(&text, &name, key)?;
+    let updated = change(&text, &name)?;
     let as_file = policy::RuleText {
         path: &path,
         text: &updated,
     };
-    match key.file {
+    match kind {
         RuleFileKind::User => policy::Policy::load(Some(as_file), None, root)?,
         RuleFileKind::Project => policy::Policy::load(None, Some(as_file), root)?,
     };
@@ -177,5 +234,56 @@ mod tests {
             ..key
         };
         assert!(remove_rule_from_file(root, &user_file, &wrong).is_err());
+    }
+
+    /// Issue 25: rules could only be removed in Settings, not added or changed, and a project
+    /// could not be trusted there. Each is a whole-or-nothing write the next session reads.
+    #[test]
+    fn rules_are_added_changed_and_the_project_trusted() {
+        let config = tempfile::tempdir().expect("tempdir");
+        let project = tempfile::tempdir().expect("tempdir");
+        let root = project.path();
+        let user_file = config.path().join("policy.toml");
+        let here = Some(root.display().to_string());
+        let key = |project: Option<String>, list, value: &str| RuleKey {
+            file: RuleFileKind::User,
+            project,
+            list,
+            value: value.into(),
+        };
+        // No file yet: the first rule makes it.
+        let allow = key(here.clone(), RuleList::CommandsAllow, "make check");
+        add_rule_to_file(root, &user_file, &allow, None).expect("add");
+        let off = key(None, RuleList::ToolsOff, "web_search");
+        add_rule_to_file(root, &user_file, &off, None).expect("add");
+        let view = rules_view(root, &user_file).expect("view");
+        let words: Vec<&str> = view.yours.iter().map(|r| r.words.as_str()).collect();
+        assert_eq!(
+            words,
+            [
+                "Run “make check” without asking",
+                "Turn off the tool “web_search” (never offered to the agent)"
+            ]
+        );
+        assert!(view.tools.iter().any(|t| t == "web_fetch"));
+
+        // Changed: the old rule goes as the new one comes.
+        let changed = key(here.clone(), RuleList::CommandsAllow, "make test");
+        add_rule_to_file(root, &user_file, &changed, Some(&allow)).expect("change");
+        let text = std::fs::read_to_string(&user_file).expect("read");
+        assert!(
+            text.contains("make test") && !text.contains("make check"),
+            "{text}"
+        );
+        // A rule that does not load is refused and the file is left as it was.
+        let bad = key(None, RuleList::PathsProtected, "[unclosed");
+        assert!(add_rule_to_file(root, &user_file, &bad, None).is_err());
+        assert_eq!(std::fs::read_to_string(&user_file).expect("read"), text);
+
+        assert!(!view.trusted);
+        set_project_trusted(root, &user_file, true).expect("trust");
+        assert!(rules_view(root, &user_file).expect("view").trusted);
+        set_project_trusted(root, &user_file, false).expect("untrust");
+        assert!(!rules_view(root, &user_file).expect("view").trusted);
     }
 }

@@ -25,6 +25,15 @@ impl Agent {
         input: &Value,
         cancel: &CancellationToken,
     ) -> Result<Option<ToolReply>, AgentError> {
+        if let Some(why) = self.unavailable(name) {
+            return Ok(Some(
+                ToolReply::err(why.refusal(name))
+                    .with(ToolOutcome::Refused)
+                    .summed(Some(ToolSummary::Refused {
+                        reason: why.words(),
+                    })),
+            ));
+        }
         // Tools from outside the catalog: an active skill's, a server's.
         if let Some((skill, tool)) = self.active.resolve(name) {
             return self
@@ -234,6 +243,8 @@ impl Agent {
         }
         let call = tools::CallContext {
             confinement: None,
+            // Stop ends what the tool runs (create_pull_request's push and `gh`).
+            cancel: Some(cancel.clone()),
             fetch: tools::FetchContext {
                 addrs: resolved,
                 gate: Some(

@@ -824,6 +824,40 @@ async fn invalid_calls_of_every_kind_are_sent_back_before_anyone_is_asked() {
     );
 }
 
+/// Issue 25: every tool was offered whatever the settings: web_search with no search service
+/// (it then said so), create_pull_request without gh, and nothing could turn a tool off. Now a
+/// tool turned off in the project's rules, or one that cannot work here, is not offered, and a
+/// call to it anyway is refused in words, with nobody asked.
+#[tokio::test]
+async fn tools_turned_off_or_unable_to_work_are_not_offered() {
+    let project = repo();
+    let root = std::fs::canonicalize(project.path()).expect("canonical");
+    let rules = root.join(".tandem/policy.toml");
+    std::fs::create_dir_all(rules.parent().expect("parent")).expect("mkdir");
+    let text = "[tools]\noff = [\"run_command\"]\n";
+    std::fs::write(&rules, text).expect("write");
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.policy =
+        Policy::load(None, Some(policy::RuleText { path: &rules, text }), &root).expect("load");
+    let s = Scenario::from_json(
+        r#"{"name": "tools off", "format": "anthropic", "turns": [
+            {"expect": {"tools_include": ["read_file", "web_fetch"], "tools_exclude": ["run_command", "web_search"]},
+             "reply": {"tool_calls": [{"id": "c1", "name": "run_command", "input": {"command": "touch made.txt"}}]}},
+            {"expect": {"tool_result_contains": "run_command is not available here: turned off for this project"},
+             "reply": {"tool_calls": [{"id": "s1", "name": "web_search", "input": {"query": "tandem"}}]}},
+            {"expect": {"tool_result_contains": "web_search is not available here: no search service is set up"},
+             "reply": {"tool_calls": [{"id": "d", "name": "task_done", "input": {"summary": "could not"}}]}}
+        ]}"#,
+    )
+    .expect("json");
+    let h = Harness::start(s, project.path(), setup, |_| ApprovalAnswer::Approve).await;
+    let outcome = h.run("make a file").await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(h.questions().is_empty());
+    assert!(!project.path().join("made.txt").exists());
+}
+
 #[tokio::test]
 async fn a_write_with_wrong_arguments_is_sent_back_without_asking_anyone() {
     let project = repo();

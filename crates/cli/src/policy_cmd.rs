@@ -69,6 +69,15 @@ struct CheckOutput<'a> {
     sandboxed: bool,
 }
 
+impl ProjectArg {
+    pub fn new(project: PathBuf, user_rules: Option<PathBuf>) -> Self {
+        ProjectArg {
+            project,
+            user_rules,
+        }
+    }
+}
+
 fn user_rules_path(explicit: Option<&Path>) -> Option<PathBuf> {
     Some(
         explicit

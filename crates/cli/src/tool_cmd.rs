@@ -14,8 +14,9 @@ use tools::{ProjectRoot, Toolbox};
 
 #[derive(Args)]
 pub struct ToolArgs {
-    /// List every tool, one line each, and exit.
-    #[arg(long, exclusive = true)]
+    /// List every tool, one line each, and exit; tools that cannot work here (turned off in
+    /// the rules, no search service, no `gh`) say why.
+    #[arg(long, conflicts_with_all = ["name", "json", "mode", "approve", "outside"])]
     list: bool,
     /// The tool's name (`--list` shows them all).
     #[arg(required_unless_present = "list")]
@@ -23,8 +24,12 @@ pub struct ToolArgs {
     /// Its arguments as a JSON object.
     #[arg(default_value = "{}")]
     args: String,
-    #[command(flatten)]
-    project: Option<ProjectArg>,
+    /// The project folder (with --list: whose rules say which tools are off).
+    #[arg(long)]
+    project: Option<std::path::PathBuf>,
+    /// The user's rule file (default: $XDG_CONFIG_HOME/tandem/policy.toml).
+    #[arg(long)]
+    user_rules: Option<std::path::PathBuf>,
     /// Print the structured result as JSON instead of the model's text.
     #[arg(long)]
     json: bool,
@@ -42,13 +47,22 @@ pub struct ToolArgs {
 /// Runs the tool. A tool error or a refusal is exit code 1 with the message on stderr.
 pub fn run(a: ToolArgs) -> Result<ExitCode> {
     if a.list {
-        print!("{}", tool_list());
+        let policy = match &a.project {
+            Some(p) => load(&ProjectArg::new(p.clone(), a.user_rules.clone()))?.policy,
+            // Here: the current folder, as a project of its own.
+            None => {
+                let here = std::env::current_dir().context("finding the current folder")?;
+                agent::load_project_policy(&here, Some(&agent::locations::user_policy_file()))?
+            }
+        };
+        print!("{}", tool_list(&situation_words(&policy)));
         return Ok(ExitCode::SUCCESS);
     }
     let name = a.name.clone().unwrap_or_default();
     let project = a
         .project
-        .as_ref()
+        .clone()
+        .map(|p| ProjectArg::new(p, a.user_rules.clone()))
         .ok_or_else(|| anyhow!("--project is required: the folder the tool works in"))?;
     let spec = tools::find_tool(&name).ok_or_else(|| {
         anyhow!(
@@ -70,7 +84,11 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let loaded = load(project)?;
+    let loaded = load(&project)?;
+    if let Some(why) = situation_words(&loaded.policy)(&name) {
+        eprintln!("tandem-cli: {name} is not available here: {why}");
+        return Ok(ExitCode::from(1));
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -215,8 +233,24 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     }
 }
 
-/// One line per tool: its name and what it does; the ones only a session can run say so.
-fn tool_list() -> String {
+/// Why each tool that cannot work here is not offered, as the session would judge it.
+fn situation_words(policy: &policy::Policy) -> impl Fn(&str) -> Option<String> + '_ {
+    let search = agent::web_search_from_settings(&agent::locations::settings_file()).is_some();
+    move |tool: &str| {
+        let path = std::env::var_os("PATH");
+        agent::Situation {
+            policy,
+            search_service: search,
+            path_env: path.as_deref(),
+        }
+        .unavailable(tool)
+        .map(|why| why.words())
+    }
+}
+
+/// One line per tool: its name and what it does; the ones only a session can run say so, and
+/// the ones that cannot work here say why.
+fn tool_list(unavailable: &dyn Fn(&str) -> Option<String>) -> String {
     let width = tools::TOOLS.iter().map(|t| t.name.len()).max().unwrap_or(0);
     tools::TOOLS
         .iter()
@@ -226,7 +260,10 @@ fn tool_list() -> String {
             } else {
                 ""
             };
-            format!("{:width$}  {}{only}\n", t.name, t.summary())
+            let off = unavailable(t.name)
+                .map(|why| format!(" [not available here: {why}]"))
+                .unwrap_or_default();
+            format!("{:width$}  {}{only}{off}\n", t.name, t.summary())
         })
         .collect()
 }

@@ -282,6 +282,71 @@ fn tool_list_names_every_tool_with_its_summary() {
     assert!(!text.contains("(e.g. ("), "{text}");
 }
 
+/// Issue 25: a tool turned off in the project's rules is listed as not available here, with
+/// why, and refused when run; web_search without a search service says so too.
+#[test]
+fn tool_list_says_which_tools_cannot_work_here() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = tempfile::tempdir().expect("tempdir");
+    let p = dir.path();
+    std::fs::create_dir_all(p.join(".tandem")).expect("mkdir");
+    std::fs::write(
+        p.join(".tandem/policy.toml"),
+        "[tools]\noff = [\"run_command\"]\n",
+    )
+    .expect("write");
+    let cli = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_tandem-cli"));
+        c.env("XDG_CONFIG_HOME", config.path());
+        c
+    };
+    let out = cli()
+        .args(["tool", "--list", "--project"])
+        .arg(p)
+        .output()
+        .expect("run tandem-cli");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = |tool: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{tool} ")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        line("run_command").contains("[not available here: turned off for this project"),
+        "{text}"
+    );
+    assert!(
+        line("web_search").contains("[not available here: no search service is set up"),
+        "{text}"
+    );
+    assert!(!line("read_file").contains("not available"), "{text}");
+
+    let out = cli()
+        .args([
+            "tool",
+            "run_command",
+            r#"{"command": "touch made.txt"}"#,
+            "--project",
+        ])
+        .arg(p)
+        .output()
+        .expect("run tandem-cli");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("run_command is not available here"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!p.join("made.txt").exists());
+}
+
 /// A write from the terminal is judged on its size, as in a session: over
 /// `require_approval_above` it asks even in auto edit, over `max_diff_lines` it is refused.
 #[test]

@@ -208,6 +208,7 @@ fn own_words(list: RuleList, value: &str) -> String {
         RuleList::NetworkAllowedDomains => format!("Fetch from {value} without asking"),
         RuleList::NetworkDeniedDomains => format!("Never fetch from {value}"),
         RuleList::ToolsAllow => format!("Use the tool “{value}” without asking"),
+        RuleList::ToolsOff => format!("Turn off the tool “{value}” (never offered to the agent)"),
     }
 }
 

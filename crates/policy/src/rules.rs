@@ -76,6 +76,9 @@ struct ProjectGrants {
 struct AllowTools {
     #[serde(default)]
     allow: Vec<String>,
+    /// Tools turned off: never offered to the model, and refused if it calls one anyway.
+    #[serde(default)]
+    off: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -206,6 +209,8 @@ pub struct Policy {
     pub allow_search: Option<Source>,
     /// Tools of MCP servers that run without asking.
     pub allowed_tools: Vec<ToolRule>,
+    /// Tools turned off (`[tools] off`), for every project or for this one.
+    pub tools_off: Vec<ToolRule>,
     pub trusted_projects: Vec<String>,
     /// The project being loaded for, so the user's per-project grants apply to it alone.
     current_project: Option<String>,
@@ -227,7 +232,7 @@ fn path_glob(text: &str) -> Result<GlobMatcher, String> {
         .map_err(|e| format!("“{text}” is not a valid glob: {e}"))
 }
 
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
     let column = before
@@ -303,6 +308,7 @@ impl Policy {
             denied_domains: Vec::new(),
             allow_search: None,
             allowed_tools: Vec::new(),
+            tools_off: Vec::new(),
             trusted_projects: Vec::new(),
             current_project: None,
             notes: Vec::new(),
@@ -540,6 +546,13 @@ impl Policy {
                 notes.push(note(format!("tools.allow “{t}” would loosen the rules")));
             }
         }
+        // Turning a tool off only tightens: any file may.
+        for t in &parsed.tools.off {
+            self.tools_off.push(ToolRule {
+                name: t.clone(),
+                source: source.clone(),
+            });
+        }
         for (project, grants) in &parsed.projects {
             if !matches!(source, Source::User(_)) {
                 notes.push(note(
@@ -587,11 +600,22 @@ impl Policy {
                     source: source.clone(),
                 });
             }
+            for t in &grants.tools.off {
+                self.tools_off.push(ToolRule {
+                    name: t.clone(),
+                    source: source.clone(),
+                });
+            }
         }
         self.notes.extend(notes);
         self.protected_set = compile_set(&self.protected, file)?;
         self.exceptions_set = compile_set(&self.protected_exceptions, file)?;
         Ok(())
+    }
+
+    /// The rule that turned a tool off, if one did.
+    pub fn turned_off(&self, tool: &str) -> Option<&ToolRule> {
+        self.tools_off.iter().find(|t| t.name == tool)
     }
 
     /// Adds a rule granted in the approval dialog for the rest of the session.
@@ -687,6 +711,9 @@ impl Policy {
         }
         for t in &self.allowed_tools {
             out.push((format!("tools.allow \"{}\"", t.name), t.source.to_string()));
+        }
+        for t in &self.tools_off {
+            out.push((format!("tools.off \"{}\"", t.name), t.source.to_string()));
         }
         out.push((
             "hard floors (no rule lifts them): sudo/doas/su; recursive deletes outside the project; writes outside the project (commands ask, they leave the sandbox) and to shell start-up files; writes into .git/; secrets (.env, keys, ~/.ssh, cloud credentials); the policy files; code run through the environment, inline code, pipes into shells; destructive git".into(),
@@ -785,33 +812,21 @@ fn check_examples(
     Ok(())
 }
 
-/// Your rule file's text with `grant` added for `project_root` ("always allow in this
-/// project"), formatting and comments kept. Session-only grants (reads outside the project,
-/// web searches) cannot be kept and are refused with a reason.
+/// Adds an "always allow in this project" grant to the user's rules text: under
+/// `[projects."<root>"]`, kept in the user's own file so that a repository can never grant
+/// itself anything. Comments and layout are kept.
 pub fn add_project_grant(
     user_text: &str,
     file: &str,
     project_root: &Path,
     grant: &Grant,
 ) -> Result<String, PolicyError> {
-    let mut doc: toml_edit::DocumentMut =
-        user_text.parse().map_err(|e: toml_edit::TomlError| {
-            let (line, column) = e
-                .span()
-                .map(|s| line_col(user_text, s.start))
-                .unwrap_or((1, 1));
-            PolicyError::Parse {
-                file: file.to_string(),
-                line,
-                column,
-                message: e.message().trim().to_string(),
-            }
-        })?;
-    let (section, key, value) = match grant {
-        Grant::AllowCommand(p) => ("commands", "allow", p.clone()),
-        Grant::AllowWrite(g) => ("paths", "allow_write", g.clone()),
-        Grant::AllowDomain(d) => ("network", "allowed_domains", d.clone()),
-        Grant::AllowTool(t) => ("tools", "allow", t.clone()),
+    use protocol::RuleList;
+    let (list, value) = match grant {
+        Grant::AllowCommand(p) => (RuleList::CommandsAllow, p.clone()),
+        Grant::AllowWrite(g) => (RuleList::PathsAllowWrite, g.clone()),
+        Grant::AllowDomain(d) => (RuleList::NetworkAllowedDomains, d.clone()),
+        Grant::AllowTool(t) => (RuleList::ToolsAllow, t.clone()),
         Grant::AllowRead(_) | Grant::AllowSearch => {
             return Err(PolicyError::Invalid {
                 file: file.to_string(),
@@ -819,43 +834,16 @@ pub fn add_project_grant(
             });
         }
     };
-    let invalid = |m: &str| PolicyError::Invalid {
-        file: file.to_string(),
-        message: m.to_string(),
-    };
-    let projects = doc
-        .entry("projects")
-        .or_insert_with(|| {
-            let mut t = toml_edit::Table::new();
-            t.set_implicit(true);
-            toml_edit::Item::Table(t)
-        })
-        .as_table_mut()
-        .ok_or_else(|| invalid("“projects” is not a table"))?;
-    let root = project_root.to_string_lossy().into_owned();
-    let project = projects
-        .entry(&root)
-        .or_insert_with(|| {
-            let mut t = toml_edit::Table::new();
-            t.set_implicit(true);
-            toml_edit::Item::Table(t)
-        })
-        .as_table_mut()
-        .ok_or_else(|| invalid("the project entry is not a table"))?;
-    let table = project
-        .entry(section)
-        .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
-        .as_table_mut()
-        .ok_or_else(|| invalid("a grant section is not a table"))?;
-    let array = table
-        .entry(key)
-        .or_insert_with(|| toml_edit::value(toml_edit::Array::new()))
-        .as_array_mut()
-        .ok_or_else(|| invalid("a grant list is not an array"))?;
-    if !array.iter().any(|v| v.as_str() == Some(value.as_str())) {
-        array.push(value);
-    }
-    Ok(doc.to_string())
+    crate::rule_edit::add_rule(
+        user_text,
+        file,
+        &protocol::RuleKey {
+            file: protocol::RuleFileKind::User,
+            project: Some(project_root.to_string_lossy().into_owned()),
+            list,
+            value,
+        },
+    )
 }
 
 /// The user's policy file location on this platform (`$XDG_CONFIG_HOME/tandem/policy.toml`).
@@ -977,6 +965,39 @@ mod tests {
         .expect("load");
         assert_eq!(p.mode.value, Mode::FullAuto);
         assert!(p.commands.iter().any(|c| c.pattern.text() == "rm"));
+    }
+
+    /// Issue 25: the seed's tools setting. A tool can be turned off everywhere (your file), in
+    /// one project (your file's `[projects."/p".tools]`, or the project's own file, trusted or
+    /// not: turning off only tightens).
+    #[test]
+    fn tools_are_turned_off_everywhere_or_per_project() {
+        let user = "[tools]\noff = [\"web_search\"]\n[projects.\"/p\".tools]\noff = [\"create_pull_request\"]\n[projects.\"/q\".tools]\noff = [\"run_command\"]\n";
+        let project = "[tools]\noff = [\"web_fetch\"]\n";
+        let p = Policy::load(
+            Some(RuleText {
+                path: Path::new("/u.toml"),
+                text: user,
+            }),
+            Some(RuleText {
+                path: Path::new("/p/.tandem/policy.toml"),
+                text: project,
+            }),
+            Path::new("/p"),
+        )
+        .expect("load");
+        for off in ["web_search", "create_pull_request", "web_fetch"] {
+            assert!(p.turned_off(off).is_some(), "{off}");
+        }
+        assert!(
+            p.turned_off("run_command").is_none(),
+            "another project's setting"
+        );
+        assert!(p.notes.is_empty(), "{:?}", p.notes);
+        assert_eq!(
+            p.turned_off("web_fetch").map(|r| r.source.to_string()),
+            Some(Source::Project(PathBuf::from("/p/.tandem/policy.toml")).to_string())
+        );
     }
 
     #[test]

@@ -217,6 +217,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("use_model", "UseModelArgs", "SettingsView"),
     ("policy_rules", "ProjectArgs", "RulesView"),
     ("remove_rule", "RemoveRuleArgs", "RulesView"),
+    ("add_rule", "AddRuleArgs", "RulesView"),
+    ("trust_project", "TrustProjectArgs", "RulesView"),
     ("sandbox_status", "null", "SandboxStatus"),
     ("skills_view", "ProjectArgs", "SkillsView"),
     ("set_skill_enabled", "SetSkillEnabledArgs", "SkillsView"),

@@ -16,6 +16,10 @@ pub struct RulesView {
     pub limits: Vec<String>,
     /// Rules left out of a file and why (a project file that tried to loosen them).
     pub notes: Vec<String>,
+    /// Whether you trust this project's own rules file (`trusted_projects` in your file).
+    pub trusted: bool,
+    /// The tools a rule may turn off, by name.
+    pub tools: Vec<String>,
 }
 
 /// Built-in rules of one kind, in words: "Files Tandem never reads or changes: .env files, SSH
@@ -94,10 +98,12 @@ pub enum RuleList {
     NetworkDeniedDomains,
     /// Tools of MCP servers used without asking.
     ToolsAllow,
+    /// Tools turned off: never offered to the agent.
+    ToolsOff,
 }
 
 impl RuleList {
-    pub const ALL: [RuleList; 9] = [
+    pub const ALL: [RuleList; 10] = [
         RuleList::CommandsAllow,
         RuleList::CommandsAsk,
         RuleList::CommandsDeny,
@@ -107,6 +113,7 @@ impl RuleList {
         RuleList::NetworkAllowedDomains,
         RuleList::NetworkDeniedDomains,
         RuleList::ToolsAllow,
+        RuleList::ToolsOff,
     ];
 
     /// Its table and key in a rule file: `[commands] allow = […]`.
@@ -121,8 +128,28 @@ impl RuleList {
             RuleList::NetworkAllowedDomains => ("network", "allowed_domains"),
             RuleList::NetworkDeniedDomains => ("network", "denied_domains"),
             RuleList::ToolsAllow => ("tools", "allow"),
+            RuleList::ToolsOff => ("tools", "off"),
         }
     }
+}
+
+/// Adds one of the user's rules to its file (or, with `replacing`, changes one: the old rule
+/// goes and the new one comes in one write).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct AddRuleArgs {
+    /// The open project (its rules are shown again after the change).
+    pub root: String,
+    pub rule: RuleKey,
+    #[ts(optional)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replacing: Option<RuleKey>,
+}
+
+/// Trusts the open project's own rules file (its rules may loosen yours), or stops trusting it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TrustProjectArgs {
+    pub root: String,
+    pub trusted: bool,
 }
 
 /// Removes one of the user's rules from its file.

@@ -107,6 +107,8 @@ pub fn typescript() -> String {
         RuleFileKind::decl(&cfg),
         RuleList::decl(&cfg),
         RemoveRuleArgs::decl(&cfg),
+        AddRuleArgs::decl(&cfg),
+        TrustProjectArgs::decl(&cfg),
         ProjectArgs::decl(&cfg),
         SessionArgs::decl(&cfg),
         CreateSessionArgs::decl(&cfg),

@@ -73,6 +73,9 @@ pub struct Expect {
     /// The offered tools include these names.
     #[serde(default)]
     pub tools_include: Vec<String>,
+    /// The offered tools include none of these names.
+    #[serde(default)]
+    pub tools_exclude: Vec<String>,
     /// A tool result in the request contains this text.
     #[serde(default)]
     pub tool_result_contains: Option<String>,

@@ -229,6 +229,13 @@ fn check(i: usize, expect: &Expect, req: &Recorded) -> Vec<String> {
             ));
         }
     }
+    for t in &expect.tools_exclude {
+        if tool_names.contains(t) {
+            f.push(format!(
+                "turn {i}: the tools offered include {t}, which must not be offered"
+            ));
+        }
+    }
     if let Some(want) = &expect.tool_result_contains {
         let results: Vec<String> = req
             .body

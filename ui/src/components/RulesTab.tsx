@@ -1,9 +1,11 @@
-// Settings → Rules: the rules in force for the open project, as Rust words them. The user's own
-// rules first, each with the project it applies to and a Remove button; then the built-in
-// rules in groups; then what holds in every mode.
+// Settings → Rules: the rules in force for the open project, as Rust words them. Whether the
+// project's own rules file is trusted; the user's own rules, each with the project it applies
+// to, to change or remove, and a form to add one; then the built-in rules in groups; then what
+// holds in every mode.
 import { useEffect, useState } from "react";
 import type { OwnRule, RuleKey, RulesView } from "../bindings";
 import { call, toAppError } from "../api";
+import { RuleForm } from "./RuleForm";
 
 /** Where one of the user's rules applies, from where it is kept. */
 function appliesTo(key: RuleKey, root: string): string {
@@ -13,10 +15,17 @@ function appliesTo(key: RuleKey, root: string): string {
   return key.project;
 }
 
+function sameRule(a: RuleKey, b: RuleKey): boolean {
+  return a.file === b.file && a.project === b.project && a.list === b.list && a.value === b.value;
+}
+
 export function RulesTab({ root }: { root: string | null }) {
   const [rules, setRules] = useState<RulesView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
+  // The form: closed, adding a rule ("new"), or changing the rule named.
+  const [form, setForm] = useState<RuleKey | "new" | null>(null);
+  const [saving, setSaving] = useState(false);
   useEffect(() => {
     if (!root) return;
     let live = true;
@@ -43,38 +52,117 @@ export function RulesTab({ root }: { root: string | null }) {
     }
   };
 
+  const save = async (rule: RuleKey) => {
+    setSaving(true);
+    setError(null);
+    try {
+      const replacing = form !== "new" && form !== null ? form : undefined;
+      setRules(await call("add_rule", { root, rule, replacing }));
+      setForm(null);
+    } catch (err) {
+      setError(`The rule was not saved: ${toAppError(err).message}`);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const trust = async (trusted: boolean) => {
+    setSaving(true);
+    setError(null);
+    try {
+      setRules(await call("trust_project", { root, trusted }));
+    } catch (err) {
+      setError(`The project's trust was not changed: ${toAppError(err).message}`);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const formFor = (key: RuleKey | "new") => (
+    <RuleForm
+      key={key === "new" ? "new" : `${key.file} ${key.project ?? ""} ${key.list} ${key.value}`}
+      root={root}
+      tools={rules.tools}
+      editing={key === "new" ? null : key}
+      saving={saving}
+      onSave={(rule) => void save(rule)}
+      onCancel={() => setForm(null)}
+    />
+  );
+
   return (
     <section className="settings-section rules" data-testid="rules">
       <p className="muted">
         What the agent may do without asking, what it asks about first and what it never does. Answering “Always
-        allow … in this project” on a question adds one of your rules here.
+        allow … in this project” on a question adds one of your rules here. Your rules are kept in your own rules
+        file, never in the project's folder, so a project you download cannot give itself permissions.
       </p>
       {error && (
         <div className="banner error" role="alert">
           {error}
         </div>
       )}
+      <div className="rule-group trust">
+        <label className="trust-project">
+          <input
+            type="checkbox"
+            data-testid="trust-project"
+            checked={rules.trusted}
+            disabled={saving}
+            onChange={(e) => void trust(e.target.checked)}
+          />
+          <span>
+            <strong>Trust this project</strong>
+            <span className="muted">
+              {" "}
+              Its own rules file (.tandem/policy.toml) may then loosen your rules — run commands or fetch sites without
+              asking. Untrusted, it may only make them stricter. Trust only projects you or your team control.
+            </span>
+          </span>
+        </label>
+      </div>
       <div className="rule-group yours" data-testid="own-rules">
-        <h2>Your rules</h2>
+        <div className="rule-group-head">
+          <h2>Your rules</h2>
+          {form === null && (
+            <button className="link-button" data-testid="rule-add" onClick={() => setForm("new")}>
+              Add a rule
+            </button>
+          )}
+        </div>
+        {form === "new" && formFor("new")}
         {rules.yours.length === 0 ? (
           <p className="muted">None yet.</p>
         ) : (
           <ul>
-            {rules.yours.map((r) => (
-              <li key={`${r.key.file} ${r.key.project ?? ""} ${r.key.list} ${r.key.value}`} data-testid="own-rule" title={r.rule}>
-                <span className="rule-words">{r.words}</span>
-                <span className="muted rule-where">{appliesTo(r.key, root)}</span>
-                <button
-                  className="link-button"
-                  data-testid="rule-remove"
-                  disabled={removing !== null}
-                  onClick={() => void remove(r)}
-                  aria-label={`Remove: ${r.words}`}
-                >
-                  {removing === r.rule ? "Removing…" : "Remove"}
-                </button>
-              </li>
-            ))}
+            {rules.yours.map((r) =>
+              form !== null && form !== "new" && sameRule(form, r.key) ? (
+                <li key="editing">{formFor(r.key)}</li>
+              ) : (
+                <li key={`${r.key.file} ${r.key.project ?? ""} ${r.key.list} ${r.key.value}`} data-testid="own-rule" title={r.rule}>
+                  <span className="rule-words">{r.words}</span>
+                  <span className="muted rule-where">{appliesTo(r.key, root)}</span>
+                  <button
+                    className="link-button"
+                    data-testid="rule-edit"
+                    disabled={removing !== null || form !== null}
+                    onClick={() => setForm(r.key)}
+                    aria-label={`Change: ${r.words}`}
+                  >
+                    Change
+                  </button>
+                  <button
+                    className="link-button"
+                    data-testid="rule-remove"
+                    disabled={removing !== null || form !== null}
+                    onClick={() => void remove(r)}
+                    aria-label={`Remove: ${r.words}`}
+                  >
+                    {removing === r.rule ? "Removing…" : "Remove"}
+                  </button>
+                </li>
+              ),
+            )}
           </ul>
         )}
       </div>

@@ -197,6 +197,8 @@ export function rulesView(overrides: Partial<RulesView> = {}): RulesView {
     ],
     limits: ["It never runs commands as the administrator (sudo, su, doas).", "It never reads or changes secrets: .env files, keys, SSH and cloud credentials."],
     notes: [],
+    trusted: false,
+    tools: ["read_file", "run_command", "web_fetch", "web_search"],
     ...overrides,
   };
 }
@@ -372,6 +374,17 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         rules = { ...rules, yours: rules.yours.filter((r) => !sameKey(r.key, key)) };
         return rules;
       }
+      case "add_rule": {
+        const key = args.rule as unknown as RuleKey;
+        const replacing = args.replacing as unknown as RuleKey | undefined;
+        const kept = rules.yours.filter((r) => !replacing || !sameKey(r.key, replacing));
+        const added = { words: `${key.list} ${key.value}`, rule: `${key.list} "${key.value}"`, key };
+        rules = { ...rules, yours: [...kept, added] };
+        return rules;
+      }
+      case "trust_project":
+        rules = { ...rules, trusted: Boolean(args.trusted) };
+        return rules;
       case "skills_view":
         return skills;
       case "set_skill_enabled":

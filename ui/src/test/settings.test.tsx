@@ -433,8 +433,8 @@ describe("rules in words", () => {
     await user.click(within(view).getByTestId("settings-tab-rules"));
     const own = await within(view).findAllByTestId("own-rule");
     expect(own.map((r) => r.textContent)).toEqual([
-      "Run “cargo run” without askingThis projectRemove",
-      "Never fetch from example.comAll projectsRemove",
+      "Run “cargo run” without askingThis projectChangeRemove",
+      "Never fetch from example.comAll projectsChangeRemove",
     ]);
     expect(own[0]).toHaveAttribute("title", 'projects."/work/demo".commands.allow "cargo run"');
     const groups = within(view).getAllByTestId("rule-group");
@@ -443,6 +443,74 @@ describe("rules in words", () => {
     await user.click(within(own[0]!).getByTestId("rule-remove"));
     await waitFor(() => expect(within(view).getAllByTestId("own-rule")).toHaveLength(1));
     expect(args(calls, "remove_rule")).toEqual({ root: "/work/demo", rule: rules.yours[0]!.key });
+  });
+});
+
+describe("rules added, changed and the project trusted", () => {
+  const rules: RulesView = rulesView({
+    yours: [
+      {
+        words: "Run “cargo run” without asking",
+        rule: 'projects."/work/demo".commands.allow "cargo run"',
+        key: { file: "user", project: "/work/demo", list: "commands_allow", value: "cargo run" },
+      },
+    ],
+  });
+
+  it("adds a rule for this project or every project, turns a tool off, changes one in one write", async () => {
+    const { calls, user, view } = await openSettings({ rules });
+    await user.click(within(view).getByTestId("settings-tab-rules"));
+    await within(view).findAllByTestId("own-rule");
+
+    await user.click(within(view).getByTestId("rule-add"));
+    const form = within(view).getByTestId("rule-form");
+    await user.selectOptions(within(form).getByTestId("rule-kind"), "commands_deny");
+    await user.type(within(form).getByTestId("rule-value"), "make deploy");
+    await user.selectOptions(within(form).getByTestId("rule-where"), "everywhere");
+    await user.click(within(form).getByTestId("rule-save"));
+    await waitFor(() => expect(within(view).getAllByTestId("own-rule")).toHaveLength(2));
+    expect(args(calls, "add_rule")).toEqual({
+      root: "/work/demo",
+      rule: { file: "user", project: null, list: "commands_deny", value: "make deploy" },
+    });
+
+    await user.click(within(view).getByTestId("rule-add"));
+    const tools = within(view).getByTestId("rule-form");
+    await user.selectOptions(within(tools).getByTestId("rule-kind"), "tools_off");
+    await user.selectOptions(within(tools).getByTestId("rule-tool"), "web_search");
+    await user.click(within(tools).getByTestId("rule-save"));
+    await waitFor(() => expect(within(view).getAllByTestId("own-rule")).toHaveLength(3));
+    expect(args(calls, "add_rule", 1)).toEqual({
+      root: "/work/demo",
+      rule: { file: "user", project: "/work/demo", list: "tools_off", value: "web_search" },
+    });
+
+    // Changing a rule sends the old one with the new: Rust swaps them in one write.
+    await user.click(within(within(view).getAllByTestId("own-rule")[0]!).getByTestId("rule-edit"));
+    const edit = within(view).getByTestId("rule-form");
+    expect(within(edit).getByTestId("rule-value")).toHaveValue("cargo run");
+    await user.clear(within(edit).getByTestId("rule-value"));
+    await user.type(within(edit).getByTestId("rule-value"), "cargo test");
+    await user.click(within(edit).getByTestId("rule-save"));
+    await waitFor(() => expect(within(view).queryByTestId("rule-form")).toBeNull());
+    expect(args(calls, "add_rule", 2)).toEqual({
+      root: "/work/demo",
+      rule: { file: "user", project: "/work/demo", list: "commands_allow", value: "cargo test" },
+      replacing: rules.yours[0]!.key,
+    });
+  });
+
+  it("trusts the project's own rules file and stops trusting it", async () => {
+    const { calls, user, view } = await openSettings({ rules });
+    await user.click(within(view).getByTestId("settings-tab-rules"));
+    const box = await within(view).findByTestId("trust-project");
+    expect(box).not.toBeChecked();
+    await user.click(box);
+    await waitFor(() => expect(within(view).getByTestId("trust-project")).toBeChecked());
+    expect(args(calls, "trust_project")).toEqual({ root: "/work/demo", trusted: true });
+    await user.click(within(view).getByTestId("trust-project"));
+    await waitFor(() => expect(within(view).getByTestId("trust-project")).not.toBeChecked());
+    expect(args(calls, "trust_project", 1)).toEqual({ root: "/work/demo", trusted: false });
   });
 });
 
