@@ -1384,6 +1384,36 @@ async fn settings_sets_up_a_local_server_in_one_place_and_the_window_switches_it
             && left.starts_with("# my rules"),
         "{left}"
     );
+    // A rule is added in the window (issue 25: rules could only be removed there), and the
+    // project is trusted; both land in the user's own file.
+    app.click("[data-testid=rule-add]").await?;
+    pick(&app, "rule-kind", "Never run a command").await?;
+    app.wait_for("[data-testid=rule-value]")
+        .await?
+        .send_keys("make deploy")
+        .await?;
+    pick(&app, "rule-where", "All projects").await?;
+    app.click("[data-testid=rules]").await?;
+    screenshots(&app, "settings-03b-rule-form").await?;
+    app.click("[data-testid=rule-save]").await?;
+    app.wait_count("[data-testid=own-rule]", 2).await?;
+    wait_content(&app, "[data-testid=own-rules]", "Never run “make deploy”").await?;
+    app.click("[data-testid=trust-project]").await?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let saved = loop {
+        let text = std::fs::read_to_string(config.path().join("policy.toml"))?;
+        if text.contains("trusted_projects") {
+            break text;
+        }
+        assert!(std::time::Instant::now() < deadline, "not trusted: {text}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        saved.contains("make deploy") && saved.contains("# my rules"),
+        "{saved}"
+    );
+    app.wait_for("[data-testid=trust-project]:checked").await?;
+    screenshots(&app, "settings-03c-rules-trusted").await?;
     app.click("[data-testid=settings-close]").await?;
     app.wait_gone("[data-testid=settings-view]").await?;
 
