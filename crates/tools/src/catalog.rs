@@ -206,7 +206,7 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "create_pull_request",
-        description: "Open a pull request for the current branch with the GitHub CLI (`gh`). Refused on the base branch.",
+        description: "Push the current branch (`git push --set-upstream`, to its upstream's remote or `origin`) and open a pull request for it with the GitHub CLI (`gh`, which must be logged in). Returns the pull request's URL and number. Refused on the base branch or a detached HEAD.",
         read_only: false,
         schema: schema_of::<crate::PullRequestArgs>,
     },
@@ -330,15 +330,10 @@ pub fn run_tool(ws: &Workspace, name: &str, args: Value) -> ToolResult<ToolOutpu
                 text: t,
             })
         }
-        "create_pull_request" => {
-            let a: crate::PullRequestArgs = parse(name, args)?;
-            let path = std::env::var_os("PATH");
-            let t = crate::create_pull_request(ws.root(), &a, path.as_deref())?;
-            Ok(ToolOutput {
-                structured: Value::String(t.clone()),
-                text: t,
-            })
-        }
+        // It waits on the network and ends on Stop, which only the toolbox's async run can do.
+        "create_pull_request" => Err(ToolError::InvalidArgument(
+            "create_pull_request runs through the toolbox (Toolbox::run), not run_tool".into(),
+        )),
         other => Err(ToolError::InvalidArgument(format!(
             "there is no tool named `{other}`; the tools are: {}",
             TOOLS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")

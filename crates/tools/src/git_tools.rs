@@ -1,5 +1,5 @@
-//! git_diff, git_log, git_commit and git_branch through git2 (no git CLI), and
-//! create_pull_request through the GitHub CLI.
+//! git_diff, git_log, git_commit and git_branch through git2 (no git CLI). create_pull_request,
+//! which runs git and the GitHub CLI, is in `pull_request`.
 
 use crate::error::{ToolError, ToolResult};
 use crate::paths::ProjectRoot;
@@ -612,77 +612,4 @@ mod tests {
         );
         assert_eq!(git_date(1_709_164_800, 0), "Thu Feb 29 00:00:00 2024 +0000");
     }
-}
-
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PullRequestArgs {
-    pub title: String,
-    #[serde(default)]
-    pub body: Option<String>,
-    /// The branch to merge into. Default `main`.
-    #[serde(default)]
-    pub base: Option<String>,
-    #[serde(default)]
-    pub draft: bool,
-}
-
-/// Opens a pull request with `gh`. `gh` is looked up on `PATH` (passed in, so tests can control it).
-pub fn create_pull_request(
-    root: &ProjectRoot,
-    args: &PullRequestArgs,
-    path_env: Option<&std::ffi::OsStr>,
-) -> ToolResult<String> {
-    if args.title.trim().is_empty() {
-        return Err(ToolError::InvalidArgument(
-            "the pull request needs a title".into(),
-        ));
-    }
-    let repo = open_repo(root)?;
-    let base = args.base.clone().unwrap_or_else(|| "main".into());
-    let current = current_branch(&repo).unwrap_or_default();
-    if current == base {
-        return Err(ToolError::InvalidArgument(format!(
-            "you are on `{base}`, the base branch; create a branch with git_branch, commit there, then open the pull request"
-        )));
-    }
-    let gh = path_env
-        .and_then(|p| std::env::split_paths(p).map(|d| d.join("gh")).find(|p| p.is_file()))
-        .ok_or_else(|| {
-            ToolError::InvalidArgument(
-                "the GitHub CLI `gh` is not installed, so a pull request cannot be opened from here; install gh, or push the branch and open it in the browser".into(),
-            )
-        })?;
-    let auth = std::process::Command::new(&gh)
-        .args(["auth", "status"])
-        .current_dir(root.path())
-        .output()
-        .map_err(|e| ToolError::io(&gh, e))?;
-    if !auth.status.success() {
-        return Err(ToolError::InvalidArgument(
-            "gh is not logged in to GitHub; run `gh auth login` first".into(),
-        ));
-    }
-    let mut cmd = std::process::Command::new(&gh);
-    cmd.current_dir(root.path()).args([
-        "pr",
-        "create",
-        "--title",
-        &args.title,
-        "--body",
-        args.body.as_deref().unwrap_or(""),
-        "--base",
-        &base,
-    ]);
-    if args.draft {
-        cmd.arg("--draft");
-    }
-    let out = cmd.output().map_err(|e| ToolError::io(&gh, e))?;
-    if !out.status.success() {
-        return Err(ToolError::InvalidArgument(format!(
-            "gh could not open the pull request: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }

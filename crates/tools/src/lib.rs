@@ -27,6 +27,7 @@ mod paths;
 mod plan;
 mod precheck;
 mod project_guard;
+mod pull_request;
 mod read_file;
 mod regular_file;
 mod result_cap;
@@ -35,6 +36,7 @@ mod sandboxing;
 mod saved_outputs;
 mod search;
 mod skills;
+mod stoppable_process;
 mod tasks;
 mod toolbox;
 pub mod tree_feed;
@@ -59,8 +61,7 @@ pub use git_places::{GitPlaces, git_places, neutral_git_env, repository_configs}
 pub use git_status::{GitStatus, StatusEntry, git_status};
 pub use git_tools::{
     BranchAction, CommitResult, GitBranchArgs, GitCommitArgs, GitDiffArgs, GitLogArgs,
-    PullRequestArgs, commit_files, create_pull_request, git_branch, git_commit, git_diff, git_log,
-    render_commit,
+    commit_files, git_branch, git_commit, git_diff, git_log, render_commit,
 };
 pub use history_secrets::HistorySecrets;
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
@@ -68,6 +69,10 @@ pub use paths::{ProjectRoot, real_path};
 pub use plan::{TaskDoneArgs, UpdatePlanArgs, render_plan, task_done, update_plan};
 pub use precheck::check_before_asking;
 pub use project_guard::{Known, ProjectGuard};
+pub use pull_request::{
+    PULL_REQUEST_STEP_LIMIT, PullRequest, PullRequestArgs, PullRequestRun, check_pull_request,
+    create_pull_request, render_pull_request,
+};
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
 };

@@ -5,6 +5,7 @@
 use crate::catalog::parse;
 use crate::error::ToolResult;
 use crate::git_tools::{GitBranchArgs, GitCommitArgs, check_branch, check_commit};
+use crate::pull_request::{PullRequestArgs, check_pull_request};
 use crate::run_command::{RunCommandArgs, check_command};
 use crate::web::{WebFetchArgs, check_fetch};
 use crate::workspace::Workspace;
@@ -18,6 +19,11 @@ pub fn check_before_asking(ws: &Workspace, name: &str, args: &Value) -> ToolResu
         "git_commit" => check_commit(ws.root(), &parse::<GitCommitArgs>(name, args.clone())?),
         "git_branch" => check_branch(ws.root(), &parse::<GitBranchArgs>(name, args.clone())?),
         "web_fetch" => check_fetch(&parse::<WebFetchArgs>(name, args.clone())?),
+        "create_pull_request" => check_pull_request(
+            ws.root(),
+            &parse::<PullRequestArgs>(name, args.clone())?,
+            std::env::var_os("PATH").as_deref(),
+        ),
         _ => Ok(()),
     }
 }

@@ -64,7 +64,8 @@ pub struct CallContext {
     /// The agent on whose behalf it runs (a sub-agent's id): background tasks it starts are
     /// its own, and end with it.
     pub owner: Option<String>,
-    /// Stop: a command still running in the foreground is ended.
+    /// Stop: a command still running in the foreground (or a pull request's push or `gh`) is
+    /// ended.
     pub cancel: Option<tokio_util::sync::CancellationToken>,
 }
 
@@ -318,6 +319,24 @@ impl Toolbox {
                 Ok(ToolOutput {
                     text: format!("Task complete: {}\n", d.summary),
                     structured: to_value(&d),
+                })
+            }
+            "create_pull_request" => {
+                let a: crate::PullRequestArgs = parse(name, args)?;
+                let path = std::env::var_os("PATH");
+                let pr = crate::create_pull_request(
+                    self.ws.root(),
+                    &a,
+                    &crate::PullRequestRun {
+                        path_env: path.as_deref(),
+                        cancel: ctx.cancel.clone(),
+                        limit: crate::PULL_REQUEST_STEP_LIMIT,
+                    },
+                )
+                .await?;
+                Ok(ToolOutput {
+                    text: crate::render_pull_request(&pr),
+                    structured: to_value(&pr),
                 })
             }
             name if crate::ENGINE_TOOLS.contains(&name) => Err(ToolError::InvalidArgument(

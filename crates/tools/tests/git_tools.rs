@@ -1,10 +1,7 @@
 //! The git tools on real repositories.
 
 use std::fs;
-use tools::{
-    BranchAction, GitBranchArgs, GitCommitArgs, GitDiffArgs, GitLogArgs, ProjectRoot,
-    PullRequestArgs,
-};
+use tools::{BranchAction, GitBranchArgs, GitCommitArgs, GitDiffArgs, GitLogArgs, ProjectRoot};
 
 fn repo() -> (tempfile::TempDir, ProjectRoot) {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -260,56 +257,6 @@ fn outside_a_repository_the_error_says_so() {
         err.to_string().contains("not inside a git repository"),
         "{err}"
     );
-}
-
-#[test]
-fn pull_requests_need_a_branch_and_gh() {
-    let (_d, root) = repo();
-    commit(&root, "init").expect("commit");
-    let current = branch(&root, BranchAction::List, None)
-        .expect("list")
-        .trim_start_matches("* ")
-        .trim()
-        .to_string();
-    let args = |base: &str| PullRequestArgs {
-        title: "Add x".into(),
-        body: None,
-        base: Some(base.into()),
-        draft: false,
-    };
-    let err = tools::create_pull_request(
-        &root,
-        &args(&current),
-        Some(std::ffi::OsStr::new("/nonexistent")),
-    )
-    .expect_err("on base");
-    assert!(err.to_string().contains("the base branch"), "{err}");
-    branch(&root, BranchAction::Create, Some("feature")).expect("create");
-    branch(&root, BranchAction::Switch, Some("feature")).expect("switch");
-    let err = tools::create_pull_request(
-        &root,
-        &args(&current),
-        Some(std::ffi::OsStr::new("/nonexistent")),
-    )
-    .expect_err("no gh");
-    assert!(err.to_string().contains("`gh` is not installed"), "{err}");
-
-    // A gh that is installed but not logged in.
-    let bin = tempfile::tempdir().expect("tempdir");
-    let gh = bin.path().join("gh");
-    fs::write(
-        &gh,
-        "#!/bin/sh\necho 'You are not logged into any GitHub hosts' >&2\nexit 1\n",
-    )
-    .expect("write");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        fs::set_permissions(&gh, fs::Permissions::from_mode(0o755)).expect("chmod");
-        let err = tools::create_pull_request(&root, &args(&current), Some(bin.path().as_os_str()))
-            .expect_err("not logged in");
-        assert!(err.to_string().contains("gh auth login"), "{err}");
-    }
 }
 
 /// The change thresholds count lines since the user last committed: a commit made outside the
