@@ -7,7 +7,7 @@ use crate::error::ToolResult;
 use crate::git_tools::{GitBranchArgs, GitCommitArgs, check_branch, check_commit};
 use crate::pull_request::{PullRequestArgs, check_pull_request};
 use crate::run_command::{RunCommandArgs, check_command};
-use crate::web::{WebFetchArgs, check_fetch};
+use crate::web::{WebFetchArgs, WebSearchArgs, check_fetch, check_search};
 use crate::workspace::Workspace;
 use serde_json::Value;
 
@@ -19,6 +19,7 @@ pub fn check_before_asking(ws: &Workspace, name: &str, args: &Value) -> ToolResu
         "git_commit" => check_commit(ws.root(), &parse::<GitCommitArgs>(name, args.clone())?),
         "git_branch" => check_branch(ws.root(), &parse::<GitBranchArgs>(name, args.clone())?),
         "web_fetch" => check_fetch(&parse::<WebFetchArgs>(name, args.clone())?),
+        "web_search" => check_search(&parse::<WebSearchArgs>(name, args.clone())?),
         "create_pull_request" => check_pull_request(
             ws.root(),
             &parse::<PullRequestArgs>(name, args.clone())?,

@@ -463,7 +463,7 @@ const MAX_QUERY_WORDS: usize = 50;
 pub struct WebSearchArgs {
     /// 1–400 characters, at most 50 words.
     pub query: String,
-    /// Results wanted (1-20). Default 10.
+    /// Results wanted (1-50). Default 10.
     #[serde(default)]
     pub count: Option<u8>,
     /// `pd` (day), `pw` (week), `pm` (month), `py` (year).
@@ -485,12 +485,15 @@ fn str_at(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or("").to_string()
 }
 
-pub async fn web_search(config: &WebConfig, args: &WebSearchArgs) -> ToolResult<Vec<SearchHit>> {
-    let provider = config.search.as_ref().ok_or_else(|| {
-        ToolError::InvalidArgument(
-            "no web search service is set up; ask the user to choose one in Settings → Web search (Brave Search, Tavily or their own SearXNG), or use web_fetch on a page you know".into(),
-        )
-    })?;
+/// Results a search returns at most (the seed's limit); more than a provider gives in one
+/// answer are asked for page by page.
+pub const MAX_SEARCH_RESULTS: u8 = 50;
+/// Results one answer of a provider holds at most.
+const PAGE_SIZE: u8 = 20;
+
+/// What makes a search impossible before it is sent: checked before anyone is asked to approve
+/// it, and again when it runs.
+pub fn check_search(args: &WebSearchArgs) -> ToolResult<()> {
     if args.query.trim().is_empty() {
         return Err(ToolError::InvalidArgument(
             "the search query is empty".into(),
@@ -508,7 +511,13 @@ pub async fn web_search(config: &WebConfig, args: &WebSearchArgs) -> ToolResult<
             "the search query has {words} words; keep it to {MAX_QUERY_WORDS} — the few words a person would type into a search box"
         )));
     }
-    let count = args.count.unwrap_or(10).clamp(1, 20);
+    if let Some(c) = args.count
+        && !(1..=MAX_SEARCH_RESULTS).contains(&c)
+    {
+        return Err(ToolError::InvalidArgument(format!(
+            "count must be 1 to {MAX_SEARCH_RESULTS} (it was {c})"
+        )));
+    }
     if let Some(f) = &args.freshness
         && !["pd", "pw", "pm", "py"].contains(&f.as_str())
     {
@@ -516,10 +525,55 @@ pub async fn web_search(config: &WebConfig, args: &WebSearchArgs) -> ToolResult<
             "freshness `{f}` is not one of pd, pw, pm, py"
         )));
     }
+    Ok(())
+}
+
+pub async fn web_search(config: &WebConfig, args: &WebSearchArgs) -> ToolResult<Vec<SearchHit>> {
+    let provider = config.search.as_ref().ok_or_else(|| {
+        ToolError::InvalidArgument(
+            "no web search service is set up; ask the user to choose one in Settings → Web search (Brave Search, Tavily or their own SearXNG), or use web_fetch on a page you know".into(),
+        )
+    })?;
+    check_search(args)?;
+    let count = usize::from(args.count.unwrap_or(10));
     // The provider is one the user configured: its address is not the model's to choose.
     let http = client(config, "", &[], 0)?;
+    let mut hits: Vec<SearchHit> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let pages = count.div_ceil(usize::from(PAGE_SIZE));
+    for page in 0..pages {
+        let answer = match search_page(&http, provider, args, count, page).await {
+            Ok(a) => a,
+            // A later page that fails leaves the results found so far, not nothing.
+            Err(_) if !hits.is_empty() => break,
+            Err(e) => return Err(e),
+        };
+        let before = hits.len();
+        for hit in answer {
+            if hits.len() < count && seen.insert(hit.url.clone()) {
+                hits.push(hit);
+            }
+        }
+        // Tavily has no pages; an empty or repeated page means the provider has no more.
+        if hits.len() == before || matches!(provider, SearchProvider::Tavily { .. }) {
+            break;
+        }
+    }
+    Ok(hits)
+}
+
+/// One answer of the provider: page `page` (from 0) of the results for `count` wanted.
+async fn search_page(
+    http: &reqwest::Client,
+    provider: &SearchProvider,
+    args: &WebSearchArgs,
+    count: usize,
+    page: usize,
+) -> ToolResult<Vec<SearchHit>> {
+    let per_page = count.min(usize::from(PAGE_SIZE));
     let (url, results_key, snippet_key, value) = match provider {
         SearchProvider::Brave { api_key, base_url } => {
+            // Brave's offset counts pages of `count` results.
             let mut req = http
                 .get(format!(
                     "{}/res/v1/web/search",
@@ -527,7 +581,11 @@ pub async fn web_search(config: &WebConfig, args: &WebSearchArgs) -> ToolResult<
                 ))
                 .header("X-Subscription-Token", api_key)
                 .header("Accept", "application/json")
-                .query(&[("q", args.query.as_str()), ("count", &count.to_string())]);
+                .query(&[
+                    ("q", args.query.as_str()),
+                    ("count", &per_page.to_string()),
+                    ("offset", &page.to_string()),
+                ]);
             if let Some(f) = &args.freshness {
                 req = req.query(&[("freshness", f)]);
             }
@@ -548,7 +606,7 @@ pub async fn web_search(config: &WebConfig, args: &WebSearchArgs) -> ToolResult<
                 "pm" => "month",
                 _ => "year",
             });
-            let mut body = serde_json::json!({"query": args.query, "max_results": count});
+            let mut body = serde_json::json!({"query": args.query, "max_results": per_page});
             if let Some(r) = range {
                 body["time_range"] = Value::String(r.into());
             }
@@ -569,7 +627,11 @@ pub async fn web_search(config: &WebConfig, args: &WebSearchArgs) -> ToolResult<
         SearchProvider::Searxng { base_url } => {
             let mut req = http
                 .get(format!("{}/search", base_url.trim_end_matches('/')))
-                .query(&[("q", args.query.as_str()), ("format", "json")]);
+                .query(&[
+                    ("q", args.query.as_str()),
+                    ("format", "json"),
+                    ("pageno", &(page + 1).to_string()),
+                ]);
             if let Some(f) = &args.freshness {
                 let range = match f.as_str() {
                     "pd" => "day",
@@ -597,7 +659,6 @@ pub async fn web_search(config: &WebConfig, args: &WebSearchArgs) -> ToolResult<
         })?;
     Ok(results
         .iter()
-        .take(usize::from(count))
         .map(|r| SearchHit {
             title: str_at(r, "title"),
             url: str_at(r, "url"),
