@@ -61,16 +61,8 @@ impl Agent {
             return self.run_skill_meta(name, input).map(Some);
         }
         // A read outside the project can never run: the model hears why, nobody is asked.
-        if matches!(name, "read_file" | "list_files" | "search_codebase") {
-            let paths = input.get("paths").and_then(Value::as_array);
-            let asked = input
-                .get("path")
-                .into_iter()
-                .chain(paths.into_iter().flatten())
-                .filter_map(Value::as_str);
-            if let Some(e) = asked.filter_map(|p| self.toolbox.readable(p).err()).next() {
-                return Ok(Some(ToolReply::err(e.to_string())));
-            }
+        if let Err(e) = self.toolbox.readable(name, input) {
+            return Ok(Some(ToolReply::err(e.to_string())));
         }
         let ws = &self.toolbox.ws;
         // Writes and edits are worked out first, so the approval shows what will be written.

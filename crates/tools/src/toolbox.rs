@@ -130,13 +130,24 @@ impl Toolbox {
         }
     }
 
-    /// Whether a path can be read at all: one inside the project, or one of the session's
-    /// saved outputs. The error says why not.
-    pub fn readable(&self, path: &str) -> ToolResult<()> {
-        if self.saved.find(path)?.is_some() {
+    /// Whether the paths a read_file, list_files or search_codebase call names can be read at
+    /// all: inside the project, or (read_file's and search_codebase's `path`) one of the
+    /// session's saved outputs. The error says why not; other tools are not its business.
+    pub fn readable(&self, name: &str, args: &Value) -> ToolResult<()> {
+        if !matches!(name, "read_file" | "list_files" | "search_codebase") {
             return Ok(());
         }
-        self.ws.root().resolve(path).map(|_| ())
+        if let Some(path) = args.get("path").and_then(Value::as_str) {
+            let saved = name != "list_files" && self.saved.find(path)?.is_some();
+            if !saved {
+                self.ws.root().resolve(path)?;
+            }
+        }
+        let paths = args.get("paths").and_then(Value::as_array);
+        for path in paths.into_iter().flatten().filter_map(Value::as_str) {
+            self.ws.root().resolve(path)?;
+        }
+        Ok(())
     }
 
     /// Whether git's history may hold a secret file: the policy asks before commands that
