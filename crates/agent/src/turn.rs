@@ -847,6 +847,9 @@ impl Agent {
                 }
             }
             results.append(&mut pictures);
+            if let Some(note) = heartbeat(&self.toolbox.tasks) {
+                results.push(ContentBlock::Text { text: note });
+            }
             self.messages.push(Message {
                 role: Role::User,
                 content: results,
@@ -962,4 +965,21 @@ pub(crate) fn done_pushback(warnings: &[protocol::DoneWarning]) -> String {
         "Then call task_done again. If it cannot be done, call task_done again with a summary that says so and why.",
     );
     text
+}
+
+/// The seed's heartbeat, at the model's next stop: background tasks that printed something new
+/// since it last saw their output, each flagged once per burst. `None` when there are none.
+fn heartbeat(tasks: &tools::TaskRegistry) -> Option<String> {
+    let fresh = tasks.new_output();
+    if fresh.is_empty() {
+        return None;
+    }
+    let listed: Vec<String> = fresh
+        .iter()
+        .map(|(t, bytes)| format!("{} ({}, {bytes} new bytes)", t.id, t.title))
+        .collect();
+    Some(format!(
+        "[Tandem] Background tasks printed new output: {}. task_poll reads it; there is no need to wait for them, their results arrive by themselves when they end.",
+        listed.join(", ")
+    ))
 }

@@ -174,6 +174,10 @@ pub enum CommandOutcome {
         output_path: PathBuf,
         reason: String,
         confinement: Confinement,
+        /// What it printed before it went to the background (its first and last lines):
+        /// task_poll then returns only what comes after.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        so_far: String,
     },
 }
 
@@ -593,6 +597,7 @@ async fn run_process(
         output_path: output_path.clone(),
         reason: reason.to_string(),
         confinement,
+        so_far: String::new(),
     };
     if args.background {
         return Ok(background("started in the background as asked"));
@@ -656,12 +661,25 @@ async fn run_process(
         Ok(Err(_)) => Err(ToolError::InvalidArgument(
             "the command's supervisor ended unexpectedly".into(),
         )),
-        Err(_) => Ok(background(&format!(
-            "still running after {} s, so it continues in the background",
-            config.grace.as_secs_f32()
-        ))),
+        Err(_) => {
+            // The seed's partial snapshot: what it printed so far, so a build's progress is
+            // seen without a poll; the next task_poll starts after it.
+            let so_far = tasks.snapshot(&id, SNAPSHOT_HEAD_LINES, SNAPSHOT_TAIL_LINES);
+            let mut out = background(&format!(
+                "still running after {} s, so it continues in the background",
+                config.grace.as_secs_f32()
+            ));
+            if let CommandOutcome::Background { so_far: slot, .. } = &mut out {
+                *slot = so_far;
+            }
+            Ok(out)
+        }
     }
 }
+
+/// Lines of a still-running command's output shown when it goes to the background.
+const SNAPSHOT_HEAD_LINES: usize = 10;
+const SNAPSHOT_TAIL_LINES: usize = 30;
 
 /// A byte count in words: exact, and in megabytes when large.
 fn size_words(bytes: u64) -> String {
@@ -773,9 +791,15 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
             task_id,
             output_path,
             reason,
+            so_far,
             ..
         } => format!(
-            "The command is now background task {task_id} ({reason}). Check it with task_poll, stop it with task_stop. Output goes to {}.\n",
+            "{}The command is now background task {task_id} ({reason}). Its result arrives by itself when it ends; task_poll shows what it prints meanwhile, task_stop stops it. Output goes to {}.\n",
+            if so_far.is_empty() {
+                String::new()
+            } else {
+                format!("Its output so far:\n{so_far}")
+            },
             output_path.display()
         ),
     }

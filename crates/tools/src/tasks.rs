@@ -68,6 +68,8 @@ struct Entry {
     state: TaskState,
     output_path: PathBuf,
     polled: u64,
+    /// Output up to here was flagged to the model as new (see [`TaskRegistry::new_output`]).
+    flagged: u64,
     /// The model already got this task's result directly (it finished within its grace window).
     reported: bool,
     stop: Option<oneshot::Sender<()>>,
@@ -137,6 +139,7 @@ impl TaskRegistry {
                 state: TaskState::Running,
                 output_path,
                 polled: 0,
+                flagged: 0,
                 reported: false,
                 stop: Some(stop),
                 owner,
@@ -266,6 +269,48 @@ impl TaskRegistry {
             .collect();
         v.sort_by_key(|t| t.id.trim_start_matches("task-").parse::<u64>().unwrap_or(0));
         v
+    }
+
+    /// The first `head` and last `tail` lines a task has printed so far, as the model is shown
+    /// them; task_poll then starts after them (the seed: "since the task's running
+    /// placeholder was first surfaced"). Empty when it printed nothing.
+    pub fn snapshot(&self, id: &str, head: usize, tail: usize) -> String {
+        let Some(path) = self.lock().tasks.get(id).map(|e| e.output_path.clone()) else {
+            return String::new();
+        };
+        // The size first: lines written while the snapshot is read are the next poll's.
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let shown = crate::command_output::head_tail(&path, head, tail)
+            .map(|(text, _)| text)
+            .unwrap_or_default();
+        if let Some(e) = self.lock().tasks.get_mut(id) {
+            e.polled = e.polled.max(size);
+            e.flagged = e.flagged.max(size);
+        }
+        shown
+    }
+
+    /// Running tasks that printed something since the model last saw their output (a poll,
+    /// the snapshot, or the last time they were flagged), each with how many new bytes; each
+    /// is flagged once per burst of output. The seed's heartbeat.
+    pub fn new_output(&self) -> Vec<(TaskInfo, u64)> {
+        let mut inner = self.lock();
+        let mut out = Vec::new();
+        for (id, e) in inner.tasks.iter_mut() {
+            if !e.state.is_running() {
+                continue;
+            }
+            let size = std::fs::metadata(&e.output_path)
+                .map(|m| m.len())
+                .unwrap_or(0);
+            let seen = e.polled.max(e.flagged);
+            if size > seen {
+                e.flagged = size;
+                out.push((Self::info(id, e), size - seen));
+            }
+        }
+        out.sort_by_key(|(t, _)| t.id.trim_start_matches("task-").parse::<u64>().unwrap_or(0));
+        out
     }
 
     /// New output since the last poll (up to [`POLL_CHUNK_BYTES`]) and the state.

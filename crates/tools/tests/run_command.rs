@@ -259,12 +259,18 @@ async fn background_tasks_poll_stop_and_wake_the_agent() {
     )
     .await
     .expect("run");
-    let CommandOutcome::Background { task_id, .. } = out else {
+    let CommandOutcome::Background {
+        task_id, so_far, ..
+    } = out
+    else {
         panic!("{out:?}")
     };
+    // The seed's partial snapshot: what it printed before the grace window ended comes with
+    // the result, and task_poll does not repeat it.
+    assert_eq!(so_far, "started\n");
     assert_eq!(e.tasks.list(false).len(), 1);
     let (_, text, _) = e.tasks.poll(&task_id).expect("poll");
-    assert!(text.contains("started"), "{text}");
+    assert!(!text.contains("started"), "{text}");
     match e.tasks.next_event(Duration::from_secs(10)).await {
         Some(Event::TaskFinished { id, state }) => {
             assert_eq!(id, task_id);
@@ -405,4 +411,61 @@ async fn a_missing_program_is_named_with_what_to_run_instead() {
         "{text}"
     );
     assert!(text.contains("command -v"), "{text}");
+}
+
+/// Issue 25: a command outliving the grace window returned only "now background task N"; it
+/// now returns what it printed so far, and the seed's heartbeat flags a running task's new
+/// output once per burst (task_poll, or having seen it, clears the flag).
+#[tokio::test]
+async fn a_long_command_shows_its_output_so_far_and_new_output_is_flagged_once() {
+    let mut e = env();
+    e.config.grace = Duration::from_millis(300);
+    let marker = e.ws.root().path().join("go-on");
+    let command = format!(
+        "echo compiling 1; echo compiling 2; while [ ! -e {} ]; do sleep 0.05; done; echo linking; sleep 300",
+        marker.display()
+    );
+    let out = run_command(
+        &e.ws,
+        &e.tasks,
+        &e.config,
+        &args(&command),
+        &RunContext::new(OUTSIDE),
+    )
+    .await
+    .expect("run");
+    let CommandOutcome::Background {
+        task_id, so_far, ..
+    } = &out
+    else {
+        panic!("{out:?}")
+    };
+    assert_eq!(so_far, "compiling 1\ncompiling 2\n");
+    let text = tools::render_outcome(&out);
+    assert!(
+        text.starts_with("Its output so far:\ncompiling 1\ncompiling 2\n"),
+        "{text}"
+    );
+    assert!(
+        e.tasks.new_output().is_empty(),
+        "nothing new since the snapshot"
+    );
+
+    std::fs::write(&marker, "").expect("write");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let flagged = loop {
+        let fresh = e.tasks.new_output();
+        if !fresh.is_empty() {
+            break fresh;
+        }
+        assert!(std::time::Instant::now() < deadline, "never flagged");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(flagged.len(), 1);
+    assert_eq!(flagged[0].0.id, *task_id);
+    assert_eq!(flagged[0].1, "linking\n".len() as u64);
+    assert!(e.tasks.new_output().is_empty(), "flagged once");
+    let (_, polled, _) = e.tasks.poll(task_id).expect("poll");
+    assert_eq!(polled, "linking\n");
+    e.tasks.stop(task_id).expect("stop");
 }
