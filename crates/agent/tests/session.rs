@@ -859,6 +859,29 @@ async fn a_spawned_agent_inherits_its_parents_model_and_a_role_picks_its_own() {
     );
 }
 
+/// Issue 25: the seed's heartbeat. A background task that prints while the agent works is
+/// flagged in the model's next request, so it knows to poll instead of waiting blind.
+#[tokio::test]
+async fn a_background_tasks_new_output_is_flagged_at_the_models_next_stop() {
+    let p = project();
+    let s = Scenario::from_json(
+        r#"{"name": "heartbeat", "format": "openai", "turns": [
+            {"reply": {"tool_calls": [{"id": "b1", "name": "run_command", "input": {"command": "echo building; sleep 300", "background": true}}]}},
+            {"reply": {"tool_calls": [{"id": "c1", "name": "run_command", "input": {"command": "sleep 0.5"}}]}},
+            {"expect": {"contains": ["Background tasks printed new output: task-1 (echo building; sleep 300, 9 new bytes)"]},
+             "reply": {"text": "The build runs."}}
+        ]}"#,
+    )
+    .expect("json");
+    let h = Harness::start(s, p.path(), Setup::new(Mode::FullAuto), |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    h.run("Build it").await;
+    h.session.stop_task("task-1").expect("stop");
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+}
+
 fn options(project: &Path, setup: Setup) -> agent::SessionOptions {
     agent::SessionOptions {
         root: tools::ProjectRoot::open(project).expect("open"),
