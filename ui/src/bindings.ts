@@ -261,7 +261,7 @@ export type AgentEvent = { "type": "user_message", text: string,
  * The checkpoint taken as the turn began: "Restore to here" goes back to it. None in
  * logs from before checkpoints, or when it could not be taken.
  */
-checkpoint?: number, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "prompt_progress", evaluated: number, total: number, } | { "type": "tool_call_writing", name: string, chars: number, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, 
+checkpoint?: number, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "prompt_progress", evaluated: number, total: number, } | { "type": "tool_call_writing", name: string, chars: number, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "command_started", id: string, task: string, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, 
 /**
  * How it ended (for the front ends; older logs lack it).
  */

@@ -411,6 +411,10 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
         endedMs: e.answer.answer === "deny" && opts.live ? opts.now : t.endedMs,
       }));
       break;
+    case "command_started":
+      // Its output is this task's until it ends: the card shows it live.
+      updateTool(s, e.id, (t) => ({ ...t, task: e.task }));
+      break;
     case "tool_finished":
       dropPending(s, e.id);
       ensureTool(s, e.id, e.name, null, opts);

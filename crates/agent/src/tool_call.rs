@@ -397,6 +397,19 @@ impl Agent {
         }
     }
 
+    /// Tells the front end which task holds a command's output as soon as it runs, so the
+    /// card shows it live.
+    pub(crate) fn announce_started(&self, id: &str) -> tools::OnStarted {
+        let events = self.events.clone();
+        let id = self.event_id(id);
+        tools::OnStarted(std::sync::Arc::new(move |task: &str| {
+            events.send(AgentEvent::CommandStarted {
+                id: id.clone(),
+                task: task.to_string(),
+            });
+        }))
+    }
+
     /// What every tool call of this agent carries: who owns the tasks it starts, and the stop.
     pub(crate) fn call_context(&self) -> tools::CallContext {
         tools::CallContext {
@@ -433,6 +446,7 @@ impl Agent {
         let ctx = tools::CallContext {
             confinement: Some(confinement),
             cancel: Some(cancel.clone()),
+            on_started: Some(self.announce_started(id)),
             ..self.call_context()
         };
         let first = self

@@ -880,6 +880,26 @@ async fn a_background_tasks_new_output_is_flagged_at_the_models_next_stop() {
     h.run("Build it").await;
     h.session.stop_task("task-1").expect("stop");
     assert_eq!(h.server.failures(), Vec::<String>::new());
+    // Each command says which task holds its output as soon as it runs, before it ends: the
+    // window shows a running command's output live from it.
+    let order: Vec<String> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::CommandStarted { id, task } => Some(format!("{id} started as {task}")),
+            AgentEvent::ToolFinished { id, .. } => Some(format!("{id} finished")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "b1 started as task-1",
+            "b1 finished",
+            "c1 started as task-2",
+            "c1 finished"
+        ]
+    );
 }
 
 fn options(project: &Path, setup: Setup) -> agent::SessionOptions {

@@ -317,6 +317,13 @@ pub enum AgentEvent {
     ApprovalNeeded {
         request: Box<ApprovalRequest>,
     },
+    /// A command started: until it ends, its output is background task `task`'s, which a
+    /// front end shows live (`session_tasks`). Not kept in the log: it only matters while the
+    /// command runs.
+    CommandStarted {
+        id: String,
+        task: String,
+    },
     ToolFinished {
         id: String,
         name: String,

@@ -52,6 +52,18 @@ pub struct RunContext {
     pub cancel: Option<tokio_util::sync::CancellationToken>,
     /// Folders shown read-only under `/run/tandem` in the sandbox (a user's skill).
     pub binds: Vec<sandbox::Bind>,
+    /// Told the task id as soon as the command runs, so its output can be shown live.
+    pub on_started: Option<OnStarted>,
+}
+
+/// Told a command's task id as soon as it runs.
+#[derive(Clone)]
+pub struct OnStarted(pub std::sync::Arc<dyn Fn(&str) + Send + Sync>);
+
+impl std::fmt::Debug for OnStarted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnStarted")
+    }
 }
 
 impl RunContext {
@@ -61,6 +73,7 @@ impl RunContext {
             owner: None,
             cancel: None,
             binds: Vec::new(),
+            on_started: None,
         }
     }
 }
@@ -478,6 +491,9 @@ async fn run_process(
     // The id names the output file, so it is taken before the file exists.
     let placeholder = config.output_dir.join("pending.log");
     let id = tasks.register("command", &title, placeholder, stop_tx, run.owner.clone());
+    if let Some(started) = &run.on_started {
+        (started.0)(&id);
+    }
     let output_path = config.output_dir.join(format!("{id}.log"));
     tasks.set_output_path(&id, output_path.clone());
     let file = tokio::fs::File::create(&output_path)

@@ -67,6 +67,8 @@ pub struct CallContext {
     /// Stop: a command still running in the foreground (or a pull request's push or `gh`) is
     /// ended.
     pub cancel: Option<tokio_util::sync::CancellationToken>,
+    /// For run_command and a skill's tool: told the task id as soon as the command runs.
+    pub on_started: Option<crate::run_command::OnStarted>,
 }
 
 pub struct Toolbox {
@@ -236,6 +238,7 @@ impl Toolbox {
                         owner: ctx.owner.clone(),
                         cancel: ctx.cancel.clone(),
                         binds: Vec::new(),
+                        on_started: ctx.on_started.clone(),
                     },
                 )
                 .await;
@@ -402,6 +405,7 @@ impl Toolbox {
                 owner: ctx.owner.clone(),
                 cancel: ctx.cancel.clone(),
                 binds,
+                on_started: ctx.on_started.clone(),
             },
         )
         .await;

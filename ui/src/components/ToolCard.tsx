@@ -169,6 +169,11 @@ function Card({ item }: { item: ToolItem }) {
           </span>
         )}
       </button>
+      {item.status === "running" && task?.output_tail ? (
+        <div className="tool-result live" data-testid="tool-live-output" aria-live="off">
+          <AnsiText text={task.output_tail} />
+        </div>
+      ) : null}
       {open && output && summary === null && (
         <div className="tool-result" data-testid="tool-result">
           <ToolOutput name={item.name} output={output} />

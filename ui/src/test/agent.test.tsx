@@ -244,6 +244,24 @@ describe("a turn", () => {
     );
   });
 
+  it("shows a running command's output live on its card, until it ends", async () => {
+    const bg: BackgroundTask[] = [
+      { id: "task-5", kind: "command", title: "cargo build", running: true, state: "running", runtime_ms: 0, output_tail: "compiling 1\n" },
+    ];
+    const { push } = await startTurn({ tasks: bg });
+    push([
+      { type: "user_message", text: "Build it" },
+      { type: "tool_call_proposed", id: "t1", name: "run_command", input: { command: "cargo build" } },
+      { type: "command_started", id: "t1", task: "task-5" },
+    ]);
+    const live = await screen.findByTestId("tool-live-output");
+    expect(live).toHaveTextContent("compiling 1");
+    bg.splice(0, 1, { ...bg[0]!, output_tail: "compiling 1\ncompiling 2\n" });
+    await waitFor(() => expect(screen.getByTestId("tool-live-output")).toHaveTextContent("compiling 2"), { timeout: 3000 });
+    push([{ type: "tool_finished", id: "t1", name: "run_command", output: "compiling 1\ncompiling 2\n[exit code 0; 2.0 s]", is_error: false, outcome: "ok", exit_code: 0 }]);
+    await waitFor(() => expect(screen.queryByTestId("tool-live-output")).toBeNull());
+  });
+
   it("says what each call came to in words, with the text the model got folded under Details", async () => {
     const { push, user } = await startTurn();
     const modelText = "3 passed\n[exit code 0; 0.2 s; full output: /s/outputs/task-1.log]\n";
