@@ -63,7 +63,7 @@ pub use failure::{
     FailureContext, engine_error, failure, failure_at, launch_failure, model_failure, no_provider,
     retry_notice,
 };
-pub use fetch_gate::{FetchJudge, resolve_fetch};
+pub use fetch_gate::{FetchJudge, origin as fetch_origin, resolve_fetch};
 pub use keychain::{Keychain, KeychainError};
 pub use launch::{
     KeyFile, LaunchError, Preset, PresetSlot, StoredKeys, builtin_provider, choose_provider,

@@ -238,7 +238,7 @@ impl Agent {
             // Stop ends what the tool runs (create_pull_request's push and `gh`).
             cancel: Some(cancel.clone()),
             fetch: tools::FetchContext {
-                addrs: resolved,
+                addrs: resolved.clone(),
                 gate: Some(
                     crate::fetch_gate::FetchJudge {
                         policy: self
@@ -251,6 +251,12 @@ impl Agent {
                         home: self.config.home.clone(),
                         user_policy_file: self.config.user_policy_file.clone(),
                         sandboxed,
+                        // It runs: the policy allowed it or the person approved it.
+                        cleared: input
+                            .get("url")
+                            .and_then(Value::as_str)
+                            .and_then(crate::fetch_gate::origin)
+                            .map(|o| (o, resolved)),
                     }
                     .gate(),
                 ),

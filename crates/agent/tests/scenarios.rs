@@ -858,6 +858,61 @@ async fn tools_turned_off_or_unable_to_work_are_not_offered() {
     assert!(!project.path().join("made.txt").exists());
 }
 
+/// A local web server on 127.0.0.1 whose /login redirects to /home.
+async fn redirecting_server() -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                let n = sock.read(&mut buf).await.unwrap_or(0);
+                let request = String::from_utf8_lossy(&buf[..n]).to_string();
+                let reply = if request.starts_with("GET /login") {
+                    "HTTP/1.1 302 Found\r\nLocation: /home\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+                } else {
+                    let body = "the home page";
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                };
+                let _ = sock.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
+/// Issue 25: a fetch of the person's own local server, approved, that redirected within that
+/// server (/login → /home) was refused: the redirect needed an approval nobody could give in
+/// the middle of a request. It is followed now; the person was asked once.
+#[tokio::test]
+async fn an_approved_local_fetch_follows_its_own_servers_redirect() {
+    let project = repo();
+    let base = redirecting_server().await;
+    let s = Scenario::from_json(
+        &json!({"name": "local redirect", "format": "anthropic", "turns": [
+            {"reply": {"tool_calls": [{"id": "f1", "name": "web_fetch", "input": {"url": format!("{base}/login")}}]}},
+            {"expect": {"tool_result_contains": "the home page"},
+             "reply": {"tool_calls": [{"id": "d", "name": "task_done", "input": {"summary": "read it"}}]}}
+        ]})
+        .to_string(),
+    )
+    .expect("json");
+    let h = Harness::start(s, project.path(), Setup::new(Mode::Ask), |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    let outcome = h.run("read my local page").await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert_eq!(h.questions().len(), 1);
+}
+
 #[tokio::test]
 async fn a_write_with_wrong_arguments_is_sent_back_without_asking_anyone() {
     let project = repo();

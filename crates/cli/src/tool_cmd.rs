@@ -182,7 +182,7 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
     let call = tools::CallContext {
         confinement: Some(confinement),
         fetch: tools::FetchContext {
-            addrs: resolved,
+            addrs: resolved.clone(),
             gate: Some(
                 agent::FetchJudge {
                     policy: loaded.policy.clone(),
@@ -191,6 +191,12 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
                     home: std::env::var_os("HOME").map(std::path::PathBuf::from),
                     user_policy_file: loaded.user_file.clone(),
                     sandboxed: loaded.sandboxed,
+                    // It runs: the policy allowed it, or you did (--approve).
+                    cleared: args
+                        .get("url")
+                        .and_then(Value::as_str)
+                        .and_then(agent::fetch_origin)
+                        .map(|o| (o, resolved)),
                 }
                 .gate(),
             ),
