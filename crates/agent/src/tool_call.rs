@@ -284,10 +284,22 @@ impl Agent {
                             mime,
                             data_base64,
                             ..
-                        }) = serde_json::from_value::<protocol::FileContent>(out.structured)
+                        }) =
+                            serde_json::from_value::<protocol::FileContent>(out.structured.clone())
                         && !data_base64.is_empty()
                     {
                         image = Some((path, mime, data_base64));
+                    }
+                    if name == "web_fetch"
+                        && let Some(picture) = out.structured.get("image")
+                    {
+                        let text = |k: &str| picture.get(k).and_then(Value::as_str);
+                        let url = out.structured.get("url").and_then(Value::as_str);
+                        if let (Some(url), Some(mime), Some(data)) =
+                            (url, text("mime"), text("data_base64"))
+                        {
+                            image = Some((url.to_string(), mime.to_string(), data.to_string()));
+                        }
                     }
                     let mut reply = ToolReply::ok(out.text).summed(summary);
                     reply.image = image;

@@ -841,7 +841,7 @@ impl Agent {
                     // After the results, as the user's own attachment: both providers take an
                     // image there (OpenAI's tool messages hold text only).
                     pictures.push(ContentBlock::Text {
-                        text: format!("The image {path} that read_file attached:"),
+                        text: format!("The image {path} that {name} attached:"),
                     });
                     pictures.push(ContentBlock::Image { media_type, data });
                 }

@@ -858,8 +858,9 @@ async fn tools_turned_off_or_unable_to_work_are_not_offered() {
     assert!(!project.path().join("made.txt").exists());
 }
 
-/// A local web server on 127.0.0.1 whose /login redirects to /home.
-async fn redirecting_server() -> String {
+/// A local web server on 127.0.0.1 answering each request with `respond(request)`, whole
+/// responses as bytes.
+async fn local_server(respond: fn(&str) -> Vec<u8>) -> String {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -870,21 +871,35 @@ async fn redirecting_server() -> String {
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 4096];
                 let n = sock.read(&mut buf).await.unwrap_or(0);
-                let request = String::from_utf8_lossy(&buf[..n]).to_string();
-                let reply = if request.starts_with("GET /login") {
-                    "HTTP/1.1 302 Found\r\nLocation: /home\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
-                } else {
-                    let body = "the home page";
-                    format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                        body.len()
-                    )
-                };
-                let _ = sock.write_all(reply.as_bytes()).await;
+                let reply = respond(&String::from_utf8_lossy(&buf[..n]));
+                let _ = sock.write_all(&reply).await;
             });
         }
     });
     format!("http://127.0.0.1:{port}")
+}
+
+fn ok(content_type: &str, body: &[u8]) -> Vec<u8> {
+    let mut out = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+/// /login redirects to /home.
+async fn redirecting_server() -> String {
+    local_server(|request| {
+        if request.starts_with("GET /login") {
+            b"HTTP/1.1 302 Found\r\nLocation: /home\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                .to_vec()
+        } else {
+            ok("text/plain", b"the home page")
+        }
+    })
+    .await
 }
 
 /// Issue 25: a fetch of the person's own local server, approved, that redirected within that
@@ -1045,6 +1060,43 @@ async fn an_image_read_reaches_a_model_that_takes_images_and_is_explained_to_one
                 "an image went to a model that takes none"
             );
         }
+    }
+}
+
+/// Issue 25: a fetched image was "(binary response: image/png, 70 bytes)". It reaches a model
+/// that takes images as the picture, and one that does not hears so in words.
+#[tokio::test]
+async fn a_fetched_image_is_attached_for_a_model_that_takes_images() {
+    use base64::Engine as _;
+    let data = base64::engine::general_purpose::STANDARD.encode(PNG);
+    let base = local_server(|_| ok("image/png", PNG)).await;
+    for (format, in_request, said) in [
+        (
+            "anthropic",
+            format!("\"data\":\"{data}\""),
+            "It is attached below.",
+        ),
+        ("openai", String::new(), "does not take images"),
+    ] {
+        let project = repo();
+        let mut expect = serde_json::json!({"tool_result_contains": said});
+        if !in_request.is_empty() {
+            expect["contains"] = serde_json::json!([in_request, "that web_fetch attached"]);
+        }
+        let s = Scenario::from_json(
+            &serde_json::json!({"name": "fetched image", "format": format, "turns": [
+                {"reply": {"tool_calls": [{"id": "f", "name": "web_fetch", "input": {"url": format!("{base}/logo.png")}}]}},
+                {"expect": expect, "reply": {"text": "A small logo."}}
+            ]})
+            .to_string(),
+        )
+        .expect("json");
+        let h = Harness::start(s, project.path(), Setup::new(Mode::FullAuto), |_| {
+            ApprovalAnswer::Approve
+        })
+        .await;
+        h.run("What is the logo?").await;
+        assert_eq!(h.server.failures(), Vec::<String>::new(), "{format}");
     }
 }
 

@@ -73,6 +73,13 @@ pub struct FileListing {
     pub skipped: Vec<String>,
 }
 
+/// A kind of file whose text is extracted for reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractedFrom {
+    Pdf,
+}
+
 /// The structured result of `read_file`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -88,6 +95,11 @@ pub enum FileContent {
         size: u64,
         /// Whether the file uses CRLF line endings (the lines themselves never carry `\r`).
         crlf: bool,
+        /// Where the text comes from when the file is not text itself (a PDF's extracted
+        /// text); absent for a text file.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        extracted_from: Option<ExtractedFrom>,
     },
     Binary {
         path: String,

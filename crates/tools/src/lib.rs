@@ -24,6 +24,7 @@ mod line_endings;
 mod list_files;
 pub mod path_text;
 mod paths;
+pub mod pdf_text;
 mod plan;
 mod precheck;
 mod project_guard;
@@ -99,9 +100,9 @@ pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
 pub use toolbox::{CallContext, TaskIdArgs, TaskListArgs, Toolbox, WakeupArgs};
 pub use watch::{ProjectWatcher, WatchError};
 pub use web::{
-    BRAVE_URL, DEFAULT_MAX_LENGTH, FetchContext, FetchFormat, FetchResult, Hop, HopGate, SearchHit,
-    SearchProvider, TAVILY_URL, WebConfig, WebFetchArgs, WebSearchArgs, fetch_host, render_fetch,
-    render_search_hits, resolve_host, web_fetch, web_search,
+    BRAVE_URL, DEFAULT_MAX_LENGTH, FetchContext, FetchFormat, FetchResult, FetchedImage, Hop,
+    HopGate, SearchHit, SearchProvider, TAVILY_URL, WebConfig, WebFetchArgs, WebSearchArgs,
+    fetch_host, render_fetch, render_search_hits, resolve_host, web_fetch, web_search,
 };
 pub use workspace::{AgentAction, BeforeWrite, DiffTotals, Workspace};
 pub use write_file::{

@@ -79,6 +79,16 @@ pub fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> ToolResult<FileCont
     let mut file = File::open(real).map_err(io)?;
     let mut head = vec![0u8; SNIFF_BYTES];
     let n = read_up_to(&mut file, &mut head).map_err(io)?;
+    if crate::pdf_text::is_pdf(&head[..n]) {
+        drop(file);
+        return pdf_page(real, &path, size, args.offset, limit).map_err(|e| match e {
+            PdfError::Io(e) => io(e),
+            PdfError::NoText(why) => ToolError::InvalidArgument(format!(
+                "{path} is a PDF, but {why}; ask the user what it says if you need it"
+            )),
+            PdfError::Page(e) => e,
+        });
+    }
     if head[..n].contains(&0) {
         return Ok(FileContent::Binary { path, size });
     }
@@ -96,6 +106,50 @@ pub fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> ToolResult<FileCont
         total_lines,
         size,
         crlf,
+        extracted_from: None,
+    })
+}
+
+enum PdfError {
+    Io(std::io::Error),
+    NoText(String),
+    Page(ToolError),
+}
+
+/// A page of a PDF's extracted text, numbered and paged as a text file's lines are.
+fn pdf_page(
+    real: &Path,
+    path: &str,
+    size: u64,
+    offset: Option<i64>,
+    limit: u32,
+) -> Result<FileContent, PdfError> {
+    let bytes = std::fs::read(real).map_err(PdfError::Io)?;
+    let text = crate::pdf_text::pdf_text(&bytes).map_err(PdfError::NoText)?;
+    let all: Vec<&str> = text.lines().collect();
+    let total_lines = u32::try_from(all.len()).unwrap_or(u32::MAX);
+    let start = start_line(offset, total_lines, path).map_err(PdfError::Page)?;
+    let lines = all
+        .iter()
+        .skip(start as usize - 1)
+        .take(limit as usize)
+        .map(|l| {
+            if l.chars().count() > MAX_LINE_CHARS {
+                let kept: String = l.chars().take(MAX_LINE_CHARS).collect();
+                format!("{kept} … [line cut]")
+            } else {
+                (*l).to_string()
+            }
+        })
+        .collect();
+    Ok(FileContent::Text {
+        path: path.to_string(),
+        start_line: start,
+        lines,
+        total_lines,
+        size,
+        crlf: false,
+        extracted_from: Some(protocol::ExtractedFrom::Pdf),
     })
 }
 
@@ -127,6 +181,7 @@ pub fn render_content(content: &FileContent) -> String {
             start_line,
             lines,
             total_lines,
+            extracted_from,
             ..
         } => {
             if *total_lines == 0 {
@@ -134,7 +189,11 @@ pub fn render_content(content: &FileContent) -> String {
             }
             let end = start_line + lines.len() as u32 - 1;
             let width = end.to_string().len().max(4);
-            let mut out = format!("{path}: lines {start_line}-{end} of {total_lines}\n");
+            let what = match extracted_from {
+                Some(protocol::ExtractedFrom::Pdf) => " (a PDF: its text, extracted)",
+                None => "",
+            };
+            let mut out = format!("{path}{what}: lines {start_line}-{end} of {total_lines}\n");
             for (i, line) in lines.iter().enumerate() {
                 let _ = writeln!(out, "{:>width$} | {line}", *start_line as usize + i);
             }

@@ -98,6 +98,16 @@ pub struct FetchResult {
     pub saved_to: Option<PathBuf>,
     /// Characters start..end of the whole in `text`, when `offset` asked for a range.
     pub range: Option<(usize, usize)>,
+    /// An image the page is, for the engine to attach when the model takes images.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<FetchedImage>,
+}
+
+/// An image a fetch returned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FetchedImage {
+    pub mime: String,
+    pub data_base64: String,
 }
 
 /// One request of a fetch (the first, or a redirect), as the gate judges it.
@@ -291,7 +301,31 @@ pub async fn web_fetch(
     let is_json = content_type.contains("json");
     let is_html = content_type.contains("html");
     let looks_binary = body.iter().take(8000).any(|&b| b == 0);
-    let mut text = if looks_binary && !is_json && !is_html && !content_type.starts_with("text/") {
+    let mut image = None;
+    let mut text = if crate::pdf_text::is_pdf(&body) || content_type.contains("application/pdf") {
+        // The seed: a PDF's text for the model, as read_file gives it.
+        match crate::pdf_text::pdf_text(&body) {
+            Ok(t) => t,
+            Err(why) => format!(
+                "(a PDF of {} bytes whose text cannot be read: {why})",
+                body.len()
+            ),
+        }
+    } else if let Some(mime) = image_type(&content_type) {
+        let size = crate::list_files::human_size(body.len() as u64);
+        if body.len() as u64 <= crate::read_file::IMAGE_INLINE_BYTES {
+            image = Some(FetchedImage {
+                mime: mime.to_string(),
+                data_base64: base64::Engine::encode(
+                    &base64::engine::general_purpose::STANDARD,
+                    &body,
+                ),
+            });
+            format!("(an image: {mime}, {size})")
+        } else {
+            format!("(an image: {mime}, {size}, too large to attach)")
+        }
+    } else if looks_binary && !is_json && !is_html && !content_type.starts_with("text/") {
         format!("(binary response: {content_type}, {} bytes)", body.len())
     } else {
         String::from_utf8_lossy(&body).into_owned()
@@ -328,6 +362,19 @@ pub async fn web_fetch(
         cut: page.cut,
         saved_to: page.saved_to,
         range: page.range,
+        image,
+    })
+}
+
+/// The picture types models take, by content type.
+fn image_type(content_type: &str) -> Option<&'static str> {
+    let base = content_type.split(';').next().unwrap_or("").trim();
+    Some(match base {
+        "image/png" => "image/png",
+        "image/jpeg" | "image/jpg" => "image/jpeg",
+        "image/gif" => "image/gif",
+        "image/webp" => "image/webp",
+        _ => return None,
     })
 }
 

@@ -1,0 +1,109 @@
+//! Issue 25: PDFs and images are what the seed calls attachments. A PDF was "a binary file;
+//! it cannot be shown as text" to read_file and "(binary response …)" to web_fetch; an image
+//! fetched was "(binary response: image/png, 70 bytes)". A PDF's text is read now, paged like
+//! a text file's lines, and a fetched image comes with its bytes for the engine to attach.
+
+#[path = "support/http.rs"]
+mod http;
+#[path = "support/pdf.rs"]
+mod pdf;
+
+use serde_json::json;
+use tools::{FetchContext, ProjectRoot, ReadFileArgs, WebConfig, read_file, render_content};
+
+fn args(path: &str, offset: Option<i64>) -> ReadFileArgs {
+    ReadFileArgs {
+        path: path.into(),
+        offset,
+        limit: None,
+    }
+}
+
+#[test]
+fn read_file_gives_a_pdfs_text_paged_and_says_when_there_is_none() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("report.pdf"),
+        pdf::one_page_pdf("Quarterly totals: 42 units"),
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("broken.pdf"), b"%PDF-1.4\nnot really a pdf").expect("write");
+    let root = ProjectRoot::open(dir.path()).expect("open");
+    let c = read_file(&root, &args("report.pdf", None)).expect("read");
+    assert_eq!(
+        render_content(&c),
+        "report.pdf (a PDF: its text, extracted): lines 1-1 of 1\n   1 | Quarterly totals: 42 units\n"
+    );
+    let err = read_file(&root, &args("broken.pdf", None)).expect_err("no text");
+    assert!(
+        err.to_string()
+            .contains("broken.pdf is a PDF, but it could not be parsed"),
+        "{err}"
+    );
+    let past = read_file(&root, &args("report.pdf", Some(5))).expect_err("past the end");
+    assert!(past.to_string().contains("past the end"), "{past}");
+}
+
+/// A 1×1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00,
+    0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
+];
+
+/// Binary bodies cannot travel through the text-only test server: served from raw bytes.
+async fn serve_bytes(content_type: &'static str, body: Vec<u8>) -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let body = body.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                let _ = sock.read(&mut buf).await;
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = sock.write_all(head.as_bytes()).await;
+                let _ = sock.write_all(&body).await;
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}/file")
+}
+
+async fn fetch(url: String) -> tools::FetchResult {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let c = WebConfig::new(dir.path().to_path_buf());
+    let a: tools::WebFetchArgs = serde_json::from_value(json!({"url": url})).expect("args");
+    tools::web_fetch(&c, &a, &FetchContext::default())
+        .await
+        .expect("fetch")
+}
+
+#[tokio::test]
+async fn web_fetch_reads_a_pdf_and_brings_an_image_to_attach() {
+    let pdf =
+        fetch(serve_bytes("application/pdf", pdf::one_page_pdf("Invoice 17: paid")).await).await;
+    assert_eq!(pdf.text, "Invoice 17: paid\n");
+    assert!(pdf.image.is_none());
+
+    let png = fetch(serve_bytes("image/png", PNG.to_vec()).await).await;
+    assert_eq!(png.text, "(an image: image/png, 67 B)");
+    let image = png.image.expect("the image");
+    assert_eq!(image.mime, "image/png");
+    assert_eq!(
+        base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            &image.data_base64
+        )
+        .expect("base64"),
+        PNG
+    );
+}
