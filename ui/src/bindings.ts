@@ -32,11 +32,18 @@ total_lines: number, size: number,
 /**
  * Whether the file uses CRLF line endings (the lines themselves never carry `\r`).
  */
-crlf: boolean, } | { "kind": "binary", path: string, size: number, } | { "kind": "image", path: string, mime: string, size: number, 
+crlf: boolean, 
+/**
+ * Where the text comes from when the file is not text itself (a PDF's extracted
+ * text); absent for a text file.
+ */
+extracted_from?: ExtractedFrom, } | { "kind": "binary", path: string, size: number, } | { "kind": "image", path: string, mime: string, size: number, 
 /**
  * Base64 of the image bytes; empty when the image is over the inline limit.
  */
 data_base64: string, };
+
+export type ExtractedFrom = "pdf";
 
 export type FileChange = { path: string, 
 /**

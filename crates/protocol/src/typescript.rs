@@ -14,6 +14,7 @@ pub fn typescript() -> String {
         FileEntry::decl(&cfg),
         FileListing::decl(&cfg),
         FileContent::decl(&cfg),
+        ExtractedFrom::decl(&cfg),
         FileChange::decl(&cfg),
         Hunk::decl(&cfg),
         LineRange::decl(&cfg),
