@@ -3,8 +3,6 @@
 //! fetched was "(binary response: image/png, 70 bytes)". A PDF's text is read now, paged like
 //! a text file's lines, and a fetched image comes with its bytes for the engine to attach.
 
-#[path = "support/http.rs"]
-mod http;
 #[path = "support/pdf.rs"]
 mod pdf;
 
