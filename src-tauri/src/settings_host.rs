@@ -202,6 +202,7 @@ pub async fn save_settings(
                     num_ctx: p.num_ctx,
                     lenient_tool_calls: p.lenient_tool_calls,
                     images: kept.and_then(|k| k.images),
+                    documents: kept.and_then(|k| k.documents),
                     model_path: kept.and_then(|k| k.model_path.clone()),
                     download_url: kept.and_then(|k| k.download_url.clone()),
                     sha256: kept.and_then(|k| k.sha256.clone()),

@@ -89,6 +89,14 @@ export type ContentBlock = { "type": "text", text: string, } | { "type": "image"
 /**
  * Base64 of the image.
  */
+data: string, } | { "type": "document", media_type: string, 
+/**
+ * Its name, as the model was told it.
+ */
+name: string, 
+/**
+ * Base64 of the file.
+ */
 data: string, } | { "type": "tool_use", id: string, name: string, input: JsonValue, } | { "type": "tool_result", tool_use_id: string, content: string, is_error: boolean, } | { "type": "thinking", thinking: string, 
 /**
  * Anthropic's signature, sent back unchanged in the next request.

@@ -147,7 +147,7 @@ impl Agent {
             outcome,
             confinement: Some(confinement),
             exit_code,
-            image: None,
+            attachment: None,
             task,
             summary: crate::summary::of_command(&out.structured),
         }))

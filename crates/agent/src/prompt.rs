@@ -199,7 +199,9 @@ pub(crate) fn estimate_tokens(messages: &[Message]) -> u64 {
             ContentBlock::Thinking { thinking, .. } => thinking.len(),
             ContentBlock::ToolUse { input, .. } => input.to_string().len(),
             ContentBlock::ToolResult { content, .. } => content.len(),
-            ContentBlock::Image { data, .. } => data.len() / 10,
+            ContentBlock::Image { data, .. } | ContentBlock::Document { data, .. } => {
+                data.len() / 10
+            }
         })
         .sum();
     (chars / 4) as u64

@@ -52,6 +52,9 @@ pub struct ProviderSettings {
     /// Whether its models take images; unset, Anthropic's and OpenAI's own do, others not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<bool>,
+    /// Whether its models read PDFs given as files; unset, Anthropic's and OpenAI's own do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub documents: Option<bool>,
     /// The built-in model's GGUF file (a file the user already has); unset, the file
     /// downloaded into the data folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -333,6 +336,9 @@ impl Settings {
         }
         if let Some(images) = p.images {
             config.images = images;
+        }
+        if let Some(documents) = p.documents {
+            config.documents = documents;
         }
         Ok((config, r.model.clone()))
     }

@@ -3,7 +3,7 @@
 //! a fetch to the addresses judged), and told back to the model.
 
 use crate::policy_call::judge_tool_call;
-use crate::turn::{Agent, AgentError, ToolReply};
+use crate::turn::{Agent, AgentError, Attachment, ToolReply};
 use policy::{Context, Mode, Verdict};
 use protocol::{
     AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason, PlanItem,
@@ -270,7 +270,7 @@ impl Agent {
                         self.changed_files.insert(p.path.clone());
                         self.record.written(&p.path);
                     }
-                    let mut image = None;
+                    let mut attachment = None;
                     if name == "update_plan"
                         && let Ok(items) =
                             serde_json::from_value::<Vec<PlanItem>>(out.structured.clone())
@@ -288,21 +288,36 @@ impl Agent {
                             serde_json::from_value::<protocol::FileContent>(out.structured.clone())
                         && !data_base64.is_empty()
                     {
-                        image = Some((path, mime, data_base64));
+                        attachment = Some(Attachment {
+                            path,
+                            media_type: mime,
+                            data: data_base64,
+                        });
                     }
-                    if name == "web_fetch"
-                        && let Some(picture) = out.structured.get("image")
+                    if name == "read_file"
+                        && out.structured.get("extracted_from").and_then(Value::as_str)
+                            == Some("pdf")
                     {
-                        let text = |k: &str| picture.get(k).and_then(Value::as_str);
+                        attachment = self.pdf_attachment(&out.structured);
+                    }
+                    if name == "web_fetch" {
                         let url = out.structured.get("url").and_then(Value::as_str);
+                        let file = ["image", "document"]
+                            .iter()
+                            .find_map(|k| out.structured.get(*k));
+                        let text = |k: &str| file.and_then(|f| f.get(k)).and_then(Value::as_str);
                         if let (Some(url), Some(mime), Some(data)) =
                             (url, text("mime"), text("data_base64"))
                         {
-                            image = Some((url.to_string(), mime.to_string(), data.to_string()));
+                            attachment = Some(Attachment {
+                                path: url.to_string(),
+                                media_type: mime.to_string(),
+                                data: data.to_string(),
+                            });
                         }
                     }
                     let mut reply = ToolReply::ok(out.text).summed(summary);
-                    reply.image = image;
+                    reply.attachment = attachment;
                     reply
                 }
                 Err(e) => ToolReply::err(e.to_string()),
@@ -415,6 +430,17 @@ impl Agent {
         }
     }
 
+    /// The PDF read_file read, to attach for a model that takes files: none when it is larger
+    /// than an attachment may be (its text is in the result either way).
+    fn pdf_attachment(&self, structured: &Value) -> Option<Attachment> {
+        let path = structured.get("path").and_then(Value::as_str)?;
+        Some(Attachment {
+            path: path.to_string(),
+            media_type: "application/pdf".into(),
+            data: self.toolbox.attachable(path)?,
+        })
+    }
+
     /// Tells the front end which task holds a command's output as soon as it runs, so the
     /// card shows it live.
     pub(crate) fn announce_started(&self, id: &str) -> tools::OnStarted {
@@ -498,7 +524,7 @@ impl Agent {
             outcome,
             confinement: Some(confinement),
             exit_code,
-            image: None,
+            attachment: None,
             task,
             summary: crate::summary::of_command(&out.structured),
         };
@@ -549,7 +575,7 @@ impl Agent {
                             outcome,
                             confinement: Some(outside),
                             exit_code,
-                            image: None,
+                            attachment: None,
                             task,
                             summary: crate::summary::of_command(&out.structured),
                         }

@@ -159,6 +159,22 @@ impl ModeSwitch {
 /// holds for all of them.
 pub type SharedPolicy = Arc<RwLock<Policy>>;
 
+/// A file a tool brings for the model itself: a picture, or a PDF (its text is in the result
+/// too, for models that cannot take the file).
+pub(crate) struct Attachment {
+    /// As the model named it: a path or a URL.
+    pub path: String,
+    pub media_type: String,
+    /// Base64 of the file.
+    pub data: String,
+}
+
+impl Attachment {
+    fn is_pdf(&self) -> bool {
+        self.media_type == "application/pdf"
+    }
+}
+
 /// What one tool call came to.
 pub(crate) struct ToolReply {
     pub text: String,
@@ -167,8 +183,8 @@ pub(crate) struct ToolReply {
     /// For commands that ran: where, and their exit code.
     pub confinement: Option<Confinement>,
     pub exit_code: Option<i32>,
-    /// A picture the tool read (read_file of an image): its path, media type and base64.
-    pub image: Option<(String, String, String)>,
+    /// A file for the model itself (an image, a PDF) the tool read or fetched.
+    pub attachment: Option<Attachment>,
     /// For a command that went on in the background: its task's id.
     pub task: Option<String>,
     /// What it came to, for people.
@@ -183,7 +199,7 @@ impl ToolReply {
             outcome: ToolOutcome::Ok,
             confinement: None,
             exit_code: None,
-            image: None,
+            attachment: None,
             task: None,
             summary: None,
         }
@@ -196,7 +212,7 @@ impl ToolReply {
             outcome: ToolOutcome::Failed,
             confinement: None,
             exit_code: None,
-            image: None,
+            attachment: None,
             task: None,
             summary: None,
         }
@@ -787,15 +803,21 @@ impl Agent {
                     reply.text.push_str(note);
                 }
                 reply.text = self.fit_for_model(&id, reply.text);
-                if reply.image.is_some() {
-                    if self.provider.as_ref().is_some_and(|p| p.config().images) {
-                        reply.text.push_str(" It is attached below.");
-                    } else {
-                        reply.image = None;
-                        reply.text.push_str(&format!(
-                            " It was not sent: the model in use ({}) does not take images. If it does, set `images = true` for its provider in settings.toml; otherwise ask the user to describe it.",
-                            self.config.model
-                        ));
+                if let Some(pdf) = reply.attachment.as_ref().map(Attachment::is_pdf) {
+                    let config = self.provider.as_ref().map(|p| p.config());
+                    let takes = config.is_some_and(|c| if pdf { c.documents } else { c.images });
+                    match (takes, pdf) {
+                        (true, true) => reply.text.push_str("\nThe PDF itself is attached below."),
+                        (true, false) => reply.text.push_str(" It is attached below."),
+                        // A PDF's text is in the result already: nothing is missing.
+                        (false, true) => reply.attachment = None,
+                        (false, false) => {
+                            reply.attachment = None;
+                            reply.text.push_str(&format!(
+                                " It was not sent: the model in use ({}) does not take images. If it does, set `images = true` for its provider in settings.toml; otherwise ask the user to describe it.",
+                                self.config.model
+                            ));
+                        }
                     }
                 }
                 if name == "task_done" && !reply.is_error {
@@ -837,13 +859,25 @@ impl Agent {
                     content: reply.text,
                     is_error: reply.is_error,
                 });
-                if let Some((path, media_type, data)) = reply.image {
-                    // After the results, as the user's own attachment: both providers take an
-                    // image there (OpenAI's tool messages hold text only).
+                if let Some(a) = reply.attachment {
+                    // After the results, as the user's own attachment: both providers take a
+                    // file there (OpenAI's tool messages hold text only).
+                    let what = if a.is_pdf() { "PDF" } else { "image" };
                     pictures.push(ContentBlock::Text {
-                        text: format!("The image {path} that {name} attached:"),
+                        text: format!("The {what} {} that {name} attached:", a.path),
                     });
-                    pictures.push(ContentBlock::Image { media_type, data });
+                    pictures.push(if a.is_pdf() {
+                        ContentBlock::Document {
+                            media_type: a.media_type,
+                            name: a.path,
+                            data: a.data,
+                        }
+                    } else {
+                        ContentBlock::Image {
+                            media_type: a.media_type,
+                            data: a.data,
+                        }
+                    });
                 }
             }
             results.append(&mut pictures);

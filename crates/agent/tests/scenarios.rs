@@ -1100,6 +1100,58 @@ async fn a_fetched_image_is_attached_for_a_model_that_takes_images() {
     }
 }
 
+/// A one-page PDF saying "Quarterly totals: 42 units".
+const PDF: &[u8] = include_bytes!("../../../tests/fixtures/quarterly.pdf");
+
+/// Issue 25: a PDF was "a binary file" to read_file and "(binary response …)" to web_fetch.
+/// Every model gets its text; a model that takes files (Anthropic's) gets the file itself too,
+/// as a document, and a local model is never sent one.
+#[tokio::test]
+async fn a_pdf_is_read_as_text_and_attached_for_a_model_that_takes_files() {
+    use base64::Engine as _;
+    let data = base64::engine::general_purpose::STANDARD.encode(PDF);
+    let base = local_server(|_| ok("application/pdf", PDF)).await;
+    for (format, attached) in [("anthropic", true), ("openai", false)] {
+        let project = repo();
+        std::fs::write(project.path().join("report.pdf"), PDF).expect("write");
+        let mut read = serde_json::json!({"tool_result_contains": "Quarterly totals: 42 units"});
+        let mut fetched = read.clone();
+        if attached {
+            read["contains"] = serde_json::json!([
+                "\"type\":\"document\"",
+                data,
+                "The PDF report.pdf that read_file attached",
+                "The PDF itself is attached below."
+            ]);
+            fetched["contains"] = serde_json::json!(["that web_fetch attached"]);
+        }
+        let s = Scenario::from_json(
+            &serde_json::json!({"name": "pdf", "format": format, "turns": [
+                {"reply": {"tool_calls": [{"id": "r", "name": "read_file", "input": {"path": "report.pdf"}}]}},
+                {"expect": read, "reply": {"tool_calls": [{"id": "f", "name": "web_fetch", "input": {"url": format!("{base}/report.pdf")}}]}},
+                {"expect": fetched, "reply": {"text": "42 units."}}
+            ]})
+            .to_string(),
+        )
+        .expect("json");
+        let h = Harness::start(s, project.path(), Setup::new(Mode::FullAuto), |_| {
+            ApprovalAnswer::Approve
+        })
+        .await;
+        h.run("What does the report say?").await;
+        assert_eq!(h.server.failures(), Vec::<String>::new(), "{format}");
+        if !attached {
+            assert!(
+                !h.server
+                    .requests()
+                    .iter()
+                    .any(|r| r.body.to_string().contains("file_data")),
+                "a file went to a model that takes none"
+            );
+        }
+    }
+}
+
 /// A secret in the working tree: git_diff names `.env` but never shows its lines (the model read
 /// them before, in every mode), and a commit that would include it is put to the user even in
 /// full auto, naming it (it was committed unasked before); committing only the greeting runs.

@@ -34,6 +34,9 @@ pub fn messages(req: &ChatRequest) -> Vec<TemplateMessage> {
                 ContentBlock::Image { .. } => {
                     parts.push("[an image, which this model cannot see]".into())
                 }
+                ContentBlock::Document { .. } => {
+                    parts.push("[a file, which this model cannot read]".into())
+                }
                 ContentBlock::ToolUse { name, input, .. } => parts.push(call_block(name, input)),
                 ContentBlock::ToolResult {
                     content, is_error, ..

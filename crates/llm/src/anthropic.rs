@@ -21,6 +21,13 @@ fn block_json(b: &ContentBlock) -> Value {
         ContentBlock::Image { media_type, data } => {
             json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
         }
+        ContentBlock::Document {
+            media_type,
+            name,
+            data,
+        } => {
+            json!({"type": "document", "title": name, "source": {"type": "base64", "media_type": media_type, "data": data}})
+        }
         ContentBlock::ToolUse { id, name, input } => {
             json!({"type": "tool_use", "id": id, "name": name, "input": input})
         }

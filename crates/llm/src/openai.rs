@@ -57,6 +57,14 @@ fn messages_json(req: &ChatRequest) -> Vec<Value> {
                             "type": "image_url",
                             "image_url": {"url": format!("data:{media_type};base64,{data}")}
                         })),
+                        ContentBlock::Document {
+                            media_type,
+                            name,
+                            data,
+                        } => parts.push(json!({
+                            "type": "file",
+                            "file": {"filename": name, "file_data": format!("data:{media_type};base64,{data}")}
+                        })),
                         _ => {}
                     }
                 }
@@ -374,5 +382,41 @@ impl Assembler {
             lenient: lenient_calls,
             attempts: 1,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use protocol::{ContentBlock, Message};
+
+    /// A PDF for the model goes as OpenAI's `file` part, beside the text, in the user's turn.
+    #[test]
+    fn a_document_is_a_file_part_of_the_users_turn() {
+        let req = ChatRequest {
+            model: "m".into(),
+            system: None,
+            messages: vec![Message {
+                role: Role::User,
+                content: vec![
+                    ContentBlock::Text {
+                        text: "The PDF report.pdf that read_file attached:".into(),
+                    },
+                    ContentBlock::Document {
+                        media_type: "application/pdf".into(),
+                        name: "report.pdf".into(),
+                        data: "JVBERi0=".into(),
+                    },
+                ],
+            }],
+            tools: Vec::new(),
+            max_tokens: 100,
+            temperature: None,
+        };
+        let messages = messages_json(&req);
+        assert_eq!(
+            messages[0]["content"][1],
+            json!({"type": "file", "file": {"filename": "report.pdf", "file_data": "data:application/pdf;base64,JVBERi0="}})
+        );
     }
 }

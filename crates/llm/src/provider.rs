@@ -27,6 +27,9 @@ pub struct ProviderConfig {
     /// OpenAI-compatible servers only OpenAI's own is assumed to, a local one when the user
     /// says so (`images = true` in its settings).
     pub images: bool,
+    /// The model reads PDFs given as files (read_file or web_fetch of one attaches it beside
+    /// its extracted text). Anthropic's and OpenAI's own do; others get the text alone.
+    pub documents: bool,
     pub retry: RetryPolicy,
     /// No byte for this long mid-stream: the connection is taken as dead.
     pub idle_timeout: Duration,
@@ -62,6 +65,11 @@ impl ProviderConfig {
             lenient_tool_calls: kind == ProviderKind::Builtin
                 || (kind == ProviderKind::OpenAi && is_loopback(base_url)),
             images: match kind {
+                ProviderKind::Anthropic => true,
+                ProviderKind::OpenAi => base_url.contains("://api.openai.com"),
+                ProviderKind::Builtin => false,
+            },
+            documents: match kind {
                 ProviderKind::Anthropic => true,
                 ProviderKind::OpenAi => base_url.contains("://api.openai.com"),
                 ProviderKind::Builtin => false,

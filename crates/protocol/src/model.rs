@@ -23,6 +23,14 @@ pub enum ContentBlock {
         /// Base64 of the image.
         data: String,
     },
+    /// A file the model reads itself (a PDF), for models that take files.
+    Document {
+        media_type: String,
+        /// Its name, as the model was told it.
+        name: String,
+        /// Base64 of the file.
+        data: String,
+    },
     ToolUse {
         id: String,
         name: String,

@@ -100,7 +100,7 @@ pub use tasks::{Event, POLL_CHUNK_BYTES, TaskInfo, TaskRegistry, TaskState};
 pub use toolbox::{CallContext, TaskIdArgs, TaskListArgs, Toolbox, WakeupArgs};
 pub use watch::{ProjectWatcher, WatchError};
 pub use web::{
-    BRAVE_URL, DEFAULT_MAX_LENGTH, FetchContext, FetchFormat, FetchResult, FetchedImage, Hop,
+    BRAVE_URL, DEFAULT_MAX_LENGTH, FetchContext, FetchFormat, FetchResult, FetchedFile, Hop,
     HopGate, SearchHit, SearchProvider, TAVILY_URL, WebConfig, WebFetchArgs, WebSearchArgs,
     fetch_host, render_fetch, render_search_hits, resolve_host, web_fetch, web_search,
 };

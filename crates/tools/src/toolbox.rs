@@ -132,6 +132,23 @@ impl Toolbox {
         }
     }
 
+    /// The file a read_file result names (in the project, or a saved output) as base64, to
+    /// attach for the model itself; `None` when it is gone or larger than an attachment may be.
+    pub fn attachable(&self, path: &str) -> Option<String> {
+        use base64::Engine as _;
+        let real = match self.saved.find(path).ok()? {
+            Some(saved) => saved.root.resolve(&saved.inside).ok()?.real,
+            None => self.ws.root().resolve(path).ok()?.real,
+        };
+        let (mut file, size) = crate::open_regular(&real).ok()?;
+        if size > crate::read_file::IMAGE_INLINE_BYTES {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).ok()?;
+        Some(base64::engine::general_purpose::STANDARD.encode(bytes))
+    }
+
     /// Whether the paths a read_file, list_files or search_codebase call names can be read at
     /// all: inside the project, or (read_file's and search_codebase's `path`) one of the
     /// session's saved outputs. The error says why not; other tools are not its business.

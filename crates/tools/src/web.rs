@@ -100,12 +100,16 @@ pub struct FetchResult {
     pub range: Option<(usize, usize)>,
     /// An image the page is, for the engine to attach when the model takes images.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub image: Option<FetchedImage>,
+    pub image: Option<FetchedFile>,
+    /// A PDF the page is (its text is `text`), for the engine to attach when the model takes
+    /// files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<FetchedFile>,
 }
 
-/// An image a fetch returned.
+/// A file a fetch returned (an image, a PDF), for the model itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FetchedImage {
+pub struct FetchedFile {
     pub mime: String,
     pub data_base64: String,
 }
@@ -302,8 +306,19 @@ pub async fn web_fetch(
     let is_html = content_type.contains("html");
     let looks_binary = body.iter().take(8000).any(|&b| b == 0);
     let mut image = None;
+    let mut document = None;
     let mut text = if crate::pdf_text::is_pdf(&body) || content_type.contains("application/pdf") {
-        // The seed: a PDF's text for the model, as read_file gives it.
+        // The seed: a PDF's text for the model, as read_file gives it, and the file itself
+        // for a model that takes files.
+        if body.len() as u64 <= crate::read_file::IMAGE_INLINE_BYTES {
+            document = Some(FetchedFile {
+                mime: "application/pdf".into(),
+                data_base64: base64::Engine::encode(
+                    &base64::engine::general_purpose::STANDARD,
+                    &body,
+                ),
+            });
+        }
         match crate::pdf_text::pdf_text(&body) {
             Ok(t) => t,
             Err(why) => format!(
@@ -314,7 +329,7 @@ pub async fn web_fetch(
     } else if let Some(mime) = image_type(&content_type) {
         let size = crate::list_files::human_size(body.len() as u64);
         if body.len() as u64 <= crate::read_file::IMAGE_INLINE_BYTES {
-            image = Some(FetchedImage {
+            image = Some(FetchedFile {
                 mime: mime.to_string(),
                 data_base64: base64::Engine::encode(
                     &base64::engine::general_purpose::STANDARD,
@@ -363,6 +378,7 @@ pub async fn web_fetch(
         saved_to: page.saved_to,
         range: page.range,
         image,
+        document,
     })
 }
 

@@ -3,8 +3,8 @@
 //! fetched was "(binary response: image/png, 70 bytes)". A PDF's text is read now, paged like
 //! a text file's lines, and a fetched image comes with its bytes for the engine to attach.
 
-#[path = "support/pdf.rs"]
-mod pdf;
+/// A one-page PDF saying "Quarterly totals: 42 units", as a PDF writer makes one.
+const PDF: &[u8] = include_bytes!("../../../tests/fixtures/quarterly.pdf");
 
 use serde_json::json;
 use tools::{FetchContext, ProjectRoot, ReadFileArgs, WebConfig, read_file, render_content};
@@ -20,11 +20,7 @@ fn args(path: &str, offset: Option<i64>) -> ReadFileArgs {
 #[test]
 fn read_file_gives_a_pdfs_text_paged_and_says_when_there_is_none() {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(
-        dir.path().join("report.pdf"),
-        pdf::one_page_pdf("Quarterly totals: 42 units"),
-    )
-    .expect("write");
+    std::fs::write(dir.path().join("report.pdf"), PDF).expect("write");
     std::fs::write(dir.path().join("broken.pdf"), b"%PDF-1.4\nnot really a pdf").expect("write");
     let root = ProjectRoot::open(dir.path()).expect("open");
     let c = read_file(&root, &args("report.pdf", None)).expect("read");
@@ -87,10 +83,20 @@ async fn fetch(url: String) -> tools::FetchResult {
 
 #[tokio::test]
 async fn web_fetch_reads_a_pdf_and_brings_an_image_to_attach() {
-    let pdf =
-        fetch(serve_bytes("application/pdf", pdf::one_page_pdf("Invoice 17: paid")).await).await;
-    assert_eq!(pdf.text, "Invoice 17: paid\n");
+    let pdf = fetch(serve_bytes("application/pdf", PDF.to_vec()).await).await;
+    assert_eq!(pdf.text, "Quarterly totals: 42 units\n");
     assert!(pdf.image.is_none());
+    // The file itself too, for a model that takes files.
+    let file = pdf.document.expect("the PDF");
+    assert_eq!(file.mime, "application/pdf");
+    assert_eq!(
+        base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            &file.data_base64
+        )
+        .expect("base64"),
+        PDF
+    );
 
     let png = fetch(serve_bytes("image/png", PNG.to_vec()).await).await;
     assert_eq!(png.text, "(an image: image/png, 67 B)");
