@@ -31,6 +31,9 @@ async fn reads_are_cached_until_something_changes() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
+    // Whether the first read's result counts depends on when the watch started (before or
+    // after it was stored): one more read, with the watch set, is cached either way.
+    tb.run("read_file", read.clone()).await.expect("read");
     let hits = tb.cache.hits();
     tb.run("read_file", read.clone()).await.expect("read");
     tb.run("read_file", json!({"limit": null, "path": "a.txt"}))
@@ -39,7 +42,7 @@ async fn reads_are_cached_until_something_changes() {
     tb.run("read_file", read.clone()).await.expect("read");
     assert_eq!(
         tb.cache.hits() - hits,
-        1,
+        2,
         "an extra argument makes another call; the same arguments hit"
     );
     // A write invalidates.
