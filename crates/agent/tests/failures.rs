@@ -7,7 +7,6 @@ use agent::{AgentConfig, Preset, PresetSlot, Sandboxing, Session, SessionOptions
 use llm::ProviderKind;
 use protocol::{AgentEvent, FailureCode, TurnOutcome};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 /// Runs one turn against whatever `preset` points at (None: the empty settings file) and
 /// returns every event and the outcome.
@@ -112,26 +111,14 @@ async fn a_stopped_server_says_so_once_while_retrying_then_what_to_do() {
 
 #[tokio::test]
 async fn a_web_page_at_the_address_is_named_a_wrong_address_once() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = requests.clone();
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let mut buf = [0u8; 65536];
-            let _ = sock.read(&mut buf).await;
-            let page = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>";
-            let reply = format!(
-                "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
-                page.len()
-            );
-            let _ = sock.write_all(reply.as_bytes()).await;
-            let _ = sock.shutdown().await;
-        }
-    });
+    // Counted here: a route is a plain function, and this one test serves it.
+    static REQUESTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let url = test_support::http::serve(|_| {
+        REQUESTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let page = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>";
+        test_support::http::respond("502 Bad Gateway", "text/html", page, "")
+    })
+    .await;
     let (events, outcome) = turn(openai(&url)).await;
     let error = failed(&outcome);
     assert_eq!(error.code, FailureCode::NotAModelServer);
@@ -152,7 +139,7 @@ async fn a_web_page_at_the_address_is_named_a_wrong_address_once() {
         "retrying cannot fix a wrong address: {texts:#?}"
     );
     assert_eq!(
-        requests.load(std::sync::atomic::Ordering::SeqCst),
+        REQUESTS.load(std::sync::atomic::Ordering::SeqCst),
         1,
         "asked once, not four times"
     );

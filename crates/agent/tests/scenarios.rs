@@ -858,43 +858,15 @@ async fn tools_turned_off_or_unable_to_work_are_not_offered() {
     assert!(!project.path().join("made.txt").exists());
 }
 
-/// A local web server on 127.0.0.1 answering each request with `respond(request)`, whole
-/// responses as bytes.
-async fn local_server(respond: fn(&str) -> Vec<u8>) -> String {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 4096];
-                let n = sock.read(&mut buf).await.unwrap_or(0);
-                let reply = respond(&String::from_utf8_lossy(&buf[..n]));
-                let _ = sock.write_all(&reply).await;
-            });
-        }
-    });
-    format!("http://127.0.0.1:{port}")
-}
-
 fn ok(content_type: &str, body: &[u8]) -> Vec<u8> {
-    let mut out = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    out.extend_from_slice(body);
-    out
+    test_support::http::respond_bytes("200 OK", content_type, body, "")
 }
 
 /// /login redirects to /home.
 async fn redirecting_server() -> String {
-    local_server(|request| {
+    test_support::http::serve(|request| {
         if request.starts_with("GET /login") {
-            b"HTTP/1.1 302 Found\r\nLocation: /home\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                .to_vec()
+            test_support::http::respond_bytes("302 Found", "text/plain", b"", "Location: /home\r\n")
         } else {
             ok("text/plain", b"the home page")
         }
@@ -1069,7 +1041,7 @@ async fn an_image_read_reaches_a_model_that_takes_images_and_is_explained_to_one
 async fn a_fetched_image_is_attached_for_a_model_that_takes_images() {
     use base64::Engine as _;
     let data = base64::engine::general_purpose::STANDARD.encode(PNG);
-    let base = local_server(|_| ok("image/png", PNG)).await;
+    let base = test_support::http::serve(|_| ok("image/png", PNG)).await;
     for (format, in_request, said) in [
         (
             "anthropic",
@@ -1110,7 +1082,7 @@ const PDF: &[u8] = include_bytes!("../../../tests/fixtures/quarterly.pdf");
 async fn a_pdf_is_read_as_text_and_attached_for_a_model_that_takes_files() {
     use base64::Engine as _;
     let data = base64::engine::general_purpose::STANDARD.encode(PDF);
-    let base = local_server(|_| ok("application/pdf", PDF)).await;
+    let base = test_support::http::serve(|_| ok("application/pdf", PDF)).await;
     for (format, attached) in [("anthropic", true), ("openai", false)] {
         let project = repo();
         std::fs::write(project.path().join("report.pdf"), PDF).expect("write");

@@ -7,6 +7,7 @@
 const PDF: &[u8] = include_bytes!("../../../tests/fixtures/quarterly.pdf");
 
 use serde_json::json;
+use test_support::http;
 use tools::{FetchContext, ProjectRoot, ReadFileArgs, WebConfig, read_file, render_content};
 
 fn args(path: &str, offset: Option<i64>) -> ReadFileArgs {
@@ -47,32 +48,8 @@ const PNG: &[u8] = &[
     0x42, 0x60, 0x82,
 ];
 
-/// Binary bodies cannot travel through the text-only test server: served from raw bytes.
-async fn serve_bytes(content_type: &'static str, body: Vec<u8>) -> String {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            let body = body.clone();
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 4096];
-                let _ = sock.read(&mut buf).await;
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = sock.write_all(head.as_bytes()).await;
-                let _ = sock.write_all(&body).await;
-            });
-        }
-    });
-    format!("http://127.0.0.1:{port}/file")
-}
-
-async fn fetch(url: String) -> tools::FetchResult {
+async fn fetch(base: String) -> tools::FetchResult {
+    let url = format!("{base}/file");
     let dir = tempfile::tempdir().expect("tempdir");
     let c = WebConfig::new(dir.path().to_path_buf());
     let a: tools::WebFetchArgs = serde_json::from_value(json!({"url": url})).expect("args");
@@ -83,7 +60,9 @@ async fn fetch(url: String) -> tools::FetchResult {
 
 #[tokio::test]
 async fn web_fetch_reads_a_pdf_and_brings_an_image_to_attach() {
-    let pdf = fetch(serve_bytes("application/pdf", PDF.to_vec()).await).await;
+    let pdf =
+        fetch(http::serve(|_| http::respond_bytes("200 OK", "application/pdf", PDF, "")).await)
+            .await;
     assert_eq!(pdf.text, "Quarterly totals: 42 units\n");
     assert!(pdf.image.is_none());
     // The file itself too, for a model that takes files.
@@ -98,7 +77,8 @@ async fn web_fetch_reads_a_pdf_and_brings_an_image_to_attach() {
         PDF
     );
 
-    let png = fetch(serve_bytes("image/png", PNG.to_vec()).await).await;
+    let png =
+        fetch(http::serve(|_| http::respond_bytes("200 OK", "image/png", PNG, "")).await).await;
     assert_eq!(png.text, "(an image: image/png, 67 B)");
     let image = png.image.expect("the image");
     assert_eq!(image.mime, "image/png");

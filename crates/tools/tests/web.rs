@@ -1,7 +1,6 @@
 //! web_fetch and web_search against a real HTTP server on 127.0.0.1.
 
-#[path = "support/http.rs"]
-mod http;
+use test_support::http;
 
 use http::respond;
 use std::sync::{Arc, Mutex};

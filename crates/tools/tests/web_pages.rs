@@ -1,8 +1,7 @@
 //! A long fetched page, as the model gets it: its head and tail within the engine's cap, the
 //! whole saved where read_file and search_codebase reach it, and any range on request.
 
-#[path = "support/http.rs"]
-mod http;
+use test_support::http;
 
 use serde_json::json;
 use std::time::Duration;

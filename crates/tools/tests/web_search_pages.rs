@@ -1,8 +1,7 @@
 //! web_search with more results than a provider gives in one answer: the seed's `count` goes
 //! up to 50, asked for page by page (Brave's `offset`, SearXNG's `pageno`), each result once.
 
-#[path = "support/http.rs"]
-mod http;
+use test_support::http;
 
 use std::time::Duration;
 use tools::{SearchProvider, WebConfig, WebSearchArgs, web_search};
