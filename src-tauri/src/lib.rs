@@ -1,8 +1,10 @@
 //! The Tandem desktop app: the Tauri shell.
 //!
 //! Owns the window, the command line, the commands the UI invokes, app-level state (recent
-//! projects, logs) and plugins. Thin by design: what a command *does* lives in the engine
-//! crates (`tools`, `policy`, `agent`, `llm`), which never depend on Tauri.
+//! projects, logs, the keychain, desktop notifications) and plugins. What a command *does*
+//! lives in the engine crates (`tools`, `policy`, `agent`, `llm`), which never depend on Tauri;
+//! some hosts still hold logic of their own that belongs there (the settings screen's
+//! validation and merging in `settings_host`, the built-in model's setup in `builtin_host`).
 
 mod builtin_host;
 mod cli_args;

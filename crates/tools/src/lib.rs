@@ -1,10 +1,14 @@
 //! The tools the agent and the UI share.
 //!
-//! Owns what a tool does to the project: resolving paths inside the project root, listing and
-//! reading files, reading git state. Each tool has typed arguments with a JSON schema (what the
-//! model sees), a structured result from `protocol` (what the UI renders) and a text rendering
-//! (what the model reads). Must not touch Tauri, the policy engine or the model: callers decide
-//! whether a call may run; this crate only runs it, and refuses paths outside the project.
+//! Owns what every tool does: paths kept inside the project root (and the session's own saved
+//! outputs, read-only); reading, listing, searching and writing files (whole or not at all);
+//! git status, diff, log, commits, branches and pull requests; commands in the OS sandbox with
+//! their background tasks and wake-ups; web fetches and searches; skills; the catalog of tools
+//! with their JSON schemas (what the model sees); arguments checked before anyone is asked; the
+//! cache of read-only results. Each tool has typed arguments, a structured result (what the UI
+//! renders, often from `protocol`) and a text rendering (what the model reads). Must not touch
+//! Tauri, the policy engine or the model: callers decide whether a call may run (the policy is
+//! the engine's, in `agent`); this crate only runs it.
 
 mod agents;
 mod atomic;
