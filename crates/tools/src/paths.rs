@@ -65,6 +65,12 @@ impl ProjectRoot {
         self
     }
 
+    /// This folder, keeping out of its searches what `other`'s keep out.
+    pub(crate) fn hiding_secrets_as(mut self, other: &ProjectRoot) -> Self {
+        self.secret = other.secret;
+        self
+    }
+
     /// Whether a file is one of the secrets searches never open.
     pub fn is_secret(&self, path: &Path) -> bool {
         self.secret.is_some_and(|f| f(path))

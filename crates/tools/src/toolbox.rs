@@ -119,9 +119,11 @@ impl Toolbox {
                 };
                 let mut a: SearchArgs = parse(name, args.clone())?;
                 a.path = Some(saved.inside);
-                let mut found = search_codebase(&saved.root, &a)?;
+                // What the project's searches never open, a saved folder's do not either.
+                let root = saved.root.hiding_secrets_as(self.ws.root());
+                let mut found = search_codebase(&root, &a)?;
                 for line in &mut found.lines {
-                    line.path = saved.root.path().join(&line.path).display().to_string();
+                    line.path = root.path().join(&line.path).display().to_string();
                 }
                 Ok(Some(ToolOutput {
                     text: render_search(&found),

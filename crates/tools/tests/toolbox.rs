@@ -300,6 +300,25 @@ async fn the_sessions_saved_outputs_are_read_back_by_the_path_the_model_was_give
         .expect("read");
     assert!(tail.text.contains("501 | line 501"), "{}", tail.text);
 
+    // A secret's name in a saved folder (written there by a command run without the sandbox)
+    // is never searched, as in the project.
+    std::fs::write(outputs.join("credentials.json"), "line 497\n").expect("write");
+    let hiding = Toolbox::new(
+        ProjectRoot::open(_d.path())
+            .expect("open")
+            .hiding_secrets(|p| p.ends_with("credentials.json")),
+        s.path().to_path_buf(),
+    );
+    let found = hiding
+        .run(
+            "search_codebase",
+            json!({"pattern": "^line 497$", "path": outputs.display().to_string()}),
+        )
+        .await
+        .expect("search");
+    assert!(!found.text.contains("credentials"), "{}", found.text);
+    assert!(found.text.contains("result-c1.txt:497"), "{}", found.text);
+
     // Beside the saved folders is still outside the project.
     std::fs::write(s.path().join("seen.jsonl"), "{}\n").expect("write");
     let beside = s.path().join("seen.jsonl").display().to_string();
