@@ -176,6 +176,7 @@ fn auth_status_blocking(plan: &Plan, path_env: Option<&OsStr>) -> ToolResult<std
     let mut cmd = std::process::Command::new(&plan.gh);
     cmd.args(["auth", "status"])
         .current_dir(&plan.workdir)
+        .envs(push_env(&plan.gh))
         .envs(gh_env(path_env))
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -297,10 +298,19 @@ pub async fn create_pull_request(
 /// `git push --set-upstream REMOTE HEAD`, without prompts and without the repository's programs.
 async fn push(plan: &Plan, run: &PullRequestRun<'_>) -> ToolResult<()> {
     let mut cmd = tokio::process::Command::new(&plan.git);
-    cmd.args(["push", "--set-upstream", &plan.remote, "HEAD"])
-        .current_dir(&plan.workdir)
-        .envs(push_env(&plan.gh))
-        .env("GIT_TERMINAL_PROMPT", "0");
+    // `--receive-pack` on the command line wins over the repository's
+    // `remote.<name>.receivepack`, a program git runs here for a remote on this machine (the
+    // configuration's first value wins over GIT_CONFIG_*, so only the flag can override it).
+    cmd.args([
+        "push",
+        "--receive-pack=git-receive-pack",
+        "--set-upstream",
+        &plan.remote,
+        "HEAD",
+    ])
+    .current_dir(&plan.workdir)
+    .envs(push_env(&plan.gh))
+    .env("GIT_TERMINAL_PROMPT", "0");
     if let Some(p) = run.path_env {
         cmd.env("PATH", p);
     }
@@ -341,7 +351,29 @@ fn push_env(gh: &Path) -> Vec<(String, String)> {
         Some(i) => env[i].1 = (count + 1).to_string(),
         None => env.push(("GIT_CONFIG_COUNT".into(), "1".into())),
     }
+    // The repository's `core.sshCommand` is a program of its choosing; the person's own (their
+    // environment's, or their global configuration's) stands, else plain ssh.
+    if std::env::var_os("GIT_SSH_COMMAND").is_none() {
+        env.push(("GIT_SSH_COMMAND".into(), own_ssh_command()));
+    }
     env
+}
+
+/// `core.sshCommand` as the person's own configuration sets it (global or system, read from
+/// outside any repository), or `ssh`.
+fn own_ssh_command() -> String {
+    std::process::Command::new("git")
+        .args(["config", "--get", "core.sshCommand"])
+        .current_dir("/")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_CONFIG")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "ssh".into())
 }
 
 /// What `gh` runs with beyond the app's environment: never a prompt, a pager or colours.
@@ -369,8 +401,10 @@ fn gh_command<'a>(
     args: impl IntoIterator<Item = &'a str>,
 ) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(&plan.gh);
+    // gh runs git in the repository: without the repository's programs, as the push.
     cmd.args(args)
         .current_dir(&plan.workdir)
+        .envs(push_env(&plan.gh))
         .envs(gh_env(path_env));
     cmd
 }

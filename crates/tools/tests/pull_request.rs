@@ -467,3 +467,76 @@ async fn a_gh_that_never_answers_is_ended_at_the_limit() {
     );
     assert!(ends(&written(&pid).await).await, "gh is still running");
 }
+
+/// Attack: a cloned repository's own configuration names programs git runs when pushing
+/// (`remote.origin.receivepack`, run here for a remote on this machine; `core.fsmonitor` and
+/// `core.pager` when gh runs git). The push and gh run outside the sandbox: none of those
+/// programs may run, and the pull request still opens.
+#[tokio::test]
+async fn a_repositorys_own_programs_never_run_when_the_pull_request_is_opened() {
+    let f = fixture();
+    let payload = |name: &str| format!("sh -c 'touch {}; exit 1'", f.file(name).display());
+    git(
+        &f.work,
+        &[
+            "config",
+            "remote.origin.receivepack",
+            &payload("receivepack-ran"),
+        ],
+    );
+    git(
+        &f.work,
+        &["config", "core.fsmonitor", &payload("fsmonitor-ran")],
+    );
+    git(&f.work, &["config", "core.pager", &payload("pager-ran")]);
+    // gh runs git in the repository, as the real one does to find the branch and the remote.
+    f.gh(
+        "git status >/dev/null 2>&1; git log -1 >/dev/null 2>&1; exit 0",
+        &format!("git status >/dev/null 2>&1; git diff HEAD~1 >/dev/null 2>&1; {PRINTS_PR_7}"),
+    );
+    let path = f.path();
+    let pr = tools::create_pull_request(&f.root, &args("Add x"), &f.run(&path, None))
+        .await
+        .expect("opened");
+    assert_eq!(serde_json::to_value(&pr).expect("json")["number"], 7);
+    for ran in ["receivepack-ran", "fsmonitor-ran", "pager-ran"] {
+        assert!(!f.file(ran).exists(), "the repository's {ran} program ran");
+    }
+    assert!(
+        f.commit_in(&f.origin, "feature").is_some(),
+        "pushed all the same"
+    );
+}
+
+/// Attack: `core.sshCommand` in a cloned repository is a program git runs to reach an ssh
+/// remote. The push uses the person's own ssh, never the repository's (the push then fails
+/// here, as nothing listens: what matters is that the payload never ran).
+#[tokio::test]
+async fn a_repositorys_ssh_command_never_runs_on_the_push() {
+    let f = fixture();
+    let ran = f.file("ssh-ran");
+    git(
+        &f.work,
+        &[
+            "config",
+            "core.sshCommand",
+            &format!("sh -c 'touch {}; exit 1'", ran.display()),
+        ],
+    );
+    git(
+        &f.work,
+        &[
+            "remote",
+            "set-url",
+            "origin",
+            "ssh://git@127.0.0.1:9/o/r.git",
+        ],
+    );
+    f.gh("exit 0", PRINTS_PR_7);
+    let path = f.path();
+    let err = tools::create_pull_request(&f.root, &args("Add x"), &f.run(&path, None))
+        .await
+        .expect_err("nothing listens");
+    assert!(err.to_string().contains("could not push"), "{err}");
+    assert!(!ran.exists(), "the repository's ssh command ran");
+}
