@@ -1941,6 +1941,25 @@ async fn a_follow_up_typed_after_reading_answers_no_card_in_dark() -> TestResult
     approval_keys_only_by_intent(true, false, "keys-dark").await
 }
 
+/// Issue 25: a running command's card shows its output live (it showed nothing until the
+/// command ended), and the result replaces it when it does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_commands_output_shows_live_on_its_card() -> TestResult {
+    let Some(s) = Scripted::start("app_live_output.json").await? else {
+        return Ok(());
+    };
+    let app = s.launch(&[]).await?;
+    send(&app, "Count to eight").await?;
+    // A command in the sandbox runs without a question here.
+    app.wait_text("[data-testid=tool-live-output]", "step 2")
+        .await?;
+    app.screenshot("live-output-01-running").await?;
+    wait_content(&app, "[data-testid=transcript]", "Counted to eight.").await?;
+    assert!(app.all("[data-testid=tool-live-output]").await?.is_empty());
+    app.quit().await?;
+    Ok(())
+}
+
 /// Issue 27: the session list's search box finds, in the real window, the session that
 /// mentioned a word, and opens it at that message — with the keyboard only, from the search box
 /// on: typing, Tab to the hit, Enter.
