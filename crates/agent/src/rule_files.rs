@@ -91,6 +91,25 @@ pub fn add_rule_to_file(
     key: &RuleKey,
     replacing: Option<&RuleKey>,
 ) -> Result<(), RuleFileError> {
+    // A tool name that names nothing turns nothing off: said, not kept. A server's tools
+    // (`server__tool`) are known only once it runs, so they are taken as written.
+    if key.list == protocol::RuleList::ToolsOff
+        && !key.value.contains("__")
+        && tools::find_tool(key.value.trim()).is_none()
+    {
+        return Err(RuleFileError::Policy(policy::PolicyError::Invalid {
+            file: "the rule".into(),
+            message: format!(
+                "no tool is named “{}”; the tools are: {}",
+                key.value,
+                tools::TOOLS
+                    .iter()
+                    .map(|t| t.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }));
+    }
     if let Some(old) = replacing.filter(|old| old.file != key.file) {
         // Moved between files: added first, so a failure leaves the old rule in force.
         add_rule_to_file(root, user_file, key, None)?;
@@ -274,6 +293,13 @@ mod tests {
         assert!(
             text.contains("make test") && !text.contains("make check"),
             "{text}"
+        );
+        // A tool that does not exist is refused in words.
+        let typo = key(None, RuleList::ToolsOff, "web_serch");
+        let err = add_rule_to_file(root, &user_file, &typo, None).expect_err("no such tool");
+        assert!(
+            err.to_string().contains("no tool is named “web_serch”"),
+            "{err}"
         );
         // A rule that does not load is refused and the file is left as it was.
         let bad = key(None, RuleList::PathsProtected, "[unclosed");
