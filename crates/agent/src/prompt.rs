@@ -110,8 +110,7 @@ fn test_command(root: &tools::ProjectRoot, installed: &dyn Fn(&str) -> bool) -> 
 
 /// Whether a program is on the PATH commands get.
 fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+    crate::tool_availability::on_path(program, std::env::var_os("PATH").as_deref())
 }
 
 /// The most entries of the project's top level the prompt lists.

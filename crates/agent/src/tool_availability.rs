@@ -5,7 +5,6 @@
 //! `tandem-cli tool --list` says why.
 
 use std::ffi::OsStr;
-use std::path::Path;
 
 /// Why a tool is not offered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,14 +93,7 @@ impl crate::turn::Agent {
 
 /// Whether an executable named `program` is in one of `path_env`'s folders.
 pub fn on_path(program: &str, path_env: Option<&OsStr>) -> bool {
-    use std::os::unix::fs::PermissionsExt as _;
-    path_env.is_some_and(|p| {
-        std::env::split_paths(p).any(|dir| {
-            let candidate = Path::new(&dir).join(program);
-            std::fs::metadata(candidate)
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
-    })
+    tools::find_program(program, path_env).is_some()
 }
 
 #[cfg(test)]

@@ -76,7 +76,7 @@ pub use precheck::check_before_asking;
 pub use project_guard::{Known, ProjectGuard};
 pub use pull_request::{
     PULL_REQUEST_STEP_LIMIT, PullRequest, PullRequestArgs, PullRequestRun, check_pull_request,
-    create_pull_request, render_pull_request,
+    create_pull_request, find_program, render_pull_request,
 };
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,

@@ -144,8 +144,8 @@ fn push_remote(repo: &git2::Repository, branch: &str) -> ToolResult<String> {
     }
 }
 
-/// A program's file on `path_env`, as a shell would find it.
-fn find_program(name: &str, path_env: Option<&OsStr>) -> Option<PathBuf> {
+/// A program's file on `path_env`, as a shell would find it (an executable file).
+pub fn find_program(name: &str, path_env: Option<&OsStr>) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt as _;
     std::env::split_paths(path_env?)
         .map(|d| d.join(name))
