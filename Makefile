@@ -59,7 +59,7 @@ soak:
 # Cold start to an interactive window and resident memory, against an empty Tauri 2 app built
 # the same way (release, embedded frontend); writes the table into docs/benchmarks.md.
 bench-startup: setup ui
-	cargo build --release -p tandem -p empty-tauri-app --features tandem/custom-protocol,empty-tauri-app/custom-protocol
+	cargo build --release -p tandem -p sandbox -p empty-tauri-app --features tandem/custom-protocol,empty-tauri-app/custom-protocol
 	$(XVFB) python3 scripts/bench-startup.py --write
 
 # The built-in model's default file (Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 1.1 GB) into the app's

@@ -18,6 +18,7 @@ mod rendering;
 mod session_host;
 mod settings_host;
 mod spend_host;
+mod startup_marks;
 mod state;
 mod ui_errors;
 
@@ -62,21 +63,10 @@ fn startup_for(project: Option<PathBuf>, state: &state::AppState) -> Startup {
     }
 }
 
-/// When the process started, for the "interactive after N ms" line.
-static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-
-/// The window calls this once its first screen has painted: logged, and printed as
-/// `READY <ms>` for the startup benchmark (`make bench-startup`).
+/// The window calls this once its first screen has painted, with what it did until then.
 #[tauri::command]
-fn ui_ready() {
-    let ms = STARTED
-        .get()
-        .map(|s| s.elapsed().as_secs_f64() * 1000.0)
-        .unwrap_or(0.0);
-    tracing::info!(ms, "the window is interactive");
-    if std::env::var_os("TANDEM_BENCH_READY").is_some() {
-        println!("READY {ms:.1}");
-    }
+fn ui_ready(args: protocol::UiReadyArgs) {
+    startup_marks::ready(&args);
 }
 
 /// The window's own failures (a part that could not draw or load) go to the log with the
@@ -87,7 +77,7 @@ fn ui_error(args: protocol::UiErrorArgs) {
 }
 
 pub fn run() {
-    STARTED.get_or_init(std::time::Instant::now);
+    startup_marks::start();
     rendering::choose_before_any_thread();
     let project = match cli_args::parse(std::env::args().skip(1)) {
         CliAction::Launch { project } => project,
@@ -120,14 +110,17 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
+            startup_marks::mark("setup: begins");
             let guard = logging::init(&log_dir(app));
             app.manage(guard);
+            startup_marks::mark("setup: log open");
             let config = config_dir();
             tracing::info!(version = env!("CARGO_PKG_VERSION"), config = %config.display(), "Tandem starting");
             let mut state = state::AppState::new(Startup::Welcome, recent::RecentStore::new(&config));
             // Without a folder on the command line, the project open at the last quit returns.
             let project = project.clone().or_else(|| state.recent.last_open());
             state.startup = startup_for(project, &state);
+            startup_marks::mark("setup: project read");
             if let Startup::Project { project } = &state.startup {
                 if let Err(err) = state.recent.touch(&project.root, commands::now_ms()) {
                     tracing::warn!(%err, "could not save the recent projects list");
@@ -149,6 +142,7 @@ pub fn run() {
                 let caps = agent::sandboxing::capabilities();
                 tracing::info!(sandboxed = caps.sandboxed, summary = %caps.summary(), "sandbox");
             });
+            startup_marks::mark("setup: ends");
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -212,6 +206,7 @@ pub fn run() {
             spend_host::raise_limits,
         ])
         .build(tauri::generate_context!());
+    startup_marks::mark("tauri: built");
     let app = match result {
         Ok(app) => app,
         Err(err) => {

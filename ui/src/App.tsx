@@ -1,6 +1,7 @@
 import { Suspense, useEffect, useState } from "react";
 import { useApp } from "./store";
 import { call } from "./api";
+import { finishStartupTrace, markStartup } from "./startupTrace";
 import { watchDragDrop } from "./dragDrop";
 import { onWindowFocus } from "./windowFocus";
 import { onOpenSession, onProjectChanged } from "./projectChanges";
@@ -66,9 +67,11 @@ export function App() {
   const loaded = screen.kind !== "loading";
   useEffect(() => {
     if (!loaded) return;
+    markStartup("first screen committed");
     const id = requestAnimationFrame(() =>
       requestAnimationFrame(() => {
-        call("ui_ready").catch(() => undefined);
+        markStartup("first frame");
+        call("ui_ready", finishStartupTrace()).catch(() => undefined);
         preloadHeavyParts();
       }),
     );

@@ -10,6 +10,7 @@ import type {
   SessionArgs,
   TurnOutcome,
 } from "./bindings";
+import { markStartup, tracingStartup } from "./startupTrace";
 
 type ArgsOf<K extends keyof Commands> = Commands[K]["args"] extends null ? [] : [Commands[K]["args"]];
 
@@ -41,14 +42,33 @@ export function toAppError(err: unknown): AppError {
   return new AppError("internal", String(err));
 }
 
+declare global {
+  interface Window {
+    /** Commands asked before the app's scripts ran (public/early.js), each taken once. */
+    __tandemEarly?: Partial<Record<keyof Commands, Promise<unknown>>>;
+  }
+}
+
+function takeEarly<K extends keyof Commands>(cmd: K): Promise<Commands[K]["result"]> | undefined {
+  const early = typeof window === "undefined" ? undefined : window.__tandemEarly;
+  const pending = early?.[cmd];
+  if (pending) delete early[cmd];
+  return pending as Promise<Commands[K]["result"]> | undefined;
+}
+
 export async function call<K extends keyof Commands>(
   cmd: K,
   ...args: ArgsOf<K>
 ): Promise<Commands[K]["result"]> {
+  const traced = tracingStartup();
+  if (traced) markStartup(`${cmd} asked`);
   try {
-    return await invoke<Commands[K]["result"]>(cmd, args.length ? { args: args[0] } : {});
+    const early = args.length ? undefined : takeEarly(cmd);
+    return await (early ?? invoke<Commands[K]["result"]>(cmd, args.length ? { args: args[0] } : {}));
   } catch (err) {
     throw toAppError(err);
+  } finally {
+    if (traced) markStartup(`${cmd} answered`);
   }
 }
 

@@ -885,6 +885,14 @@ export type UiErrorArgs = {
  */
 part: string, message: string, stack: string | null, };
 
+export type UiReadyArgs = { 
+/**
+ * The page's `performance.timeOrigin`: milliseconds since the Unix epoch.
+ */
+time_origin_ms: number, marks: Array<StartupMark>, };
+
+export type StartupMark = { name: string, at_ms: number, };
+
 /** The address a model server on this computer is offered at (Ollama's). */
 export const DEFAULT_LOCAL_URL = "http://127.0.0.1:11434/v1";
 
@@ -921,7 +929,7 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 
 export interface Commands {
   startup: { args: null; result: Startup };
-  ui_ready: { args: null; result: null };
+  ui_ready: { args: UiReadyArgs; result: null };
   ui_error: { args: UiErrorArgs; result: null };
   open_project: { args: OpenProjectArgs; result: ProjectInfo };
   recent_projects: { args: null; result: Array<RecentProject> };

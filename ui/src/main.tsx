@@ -5,6 +5,9 @@ import { ErrorBoundary, WindowError } from "./components/ErrorBoundary";
 import "./styles.css";
 import { installTooltips } from "./tooltips";
 import { installErrorReporting } from "./uiErrors";
+import { beginStartupTrace } from "./startupTrace";
+
+beginStartupTrace();
 
 installTooltips();
 installErrorReporting();

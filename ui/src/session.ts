@@ -2,6 +2,7 @@
 // turn, its approvals and background tasks. Rust runs the agent; this store shows and asks.
 import { create } from "zustand";
 import { call, retryTurn, sendMessage, toAppError } from "./api";
+import { afterFirstFrame } from "./startupTrace";
 import type {
   AgentEvent,
   Mode,
@@ -131,10 +132,12 @@ export const useSession = create<SessionState>((set, get) => ({
     set({ root, sessions: [], sessionsLoaded: false, sessionsError: null, runningSession: null, ...fresh() });
     void get().refreshSessions();
     if (get().sandbox === null) {
-      call("sandbox_status").then(
-        (sandbox) => set({ sandbox }),
-        () => undefined,
-      );
+      afterFirstFrame()
+        .then(() => call("sandbox_status"))
+        .then(
+          (sandbox) => set({ sandbox }),
+          () => undefined,
+        );
     }
   },
 

@@ -2,6 +2,7 @@
 // Components read it and call its actions; every decision about files is made in Rust.
 import { create } from "zustand";
 import { call, toAppError } from "./api";
+import { afterFirstFrame } from "./startupTrace";
 import type { FileContent, FileEntry, ProjectInfo, RecentProject, SettingsView } from "./bindings";
 
 export type Screen =
@@ -92,6 +93,8 @@ export const useApp = create<State>((set, get) => ({
       await settings;
       if (startup.kind === "project") {
         showProject(set, startup.project);
+        // The Files tab is not the one shown first: its listing comes after the first frame.
+        await afterFirstFrame();
         await get().loadFolder("");
       } else if (startup.kind === "error") {
         set({ screen: { kind: "welcome", error: { path: startup.path, message: startup.message } } });
@@ -252,7 +255,9 @@ export const useApp = create<State>((set, get) => ({
 
 function showProject(set: (partial: Partial<State>) => void, project: ProjectInfo) {
   // Rust watches the folder from now on and says when files change (see projectChanges.ts).
-  void call("watch_project", { root: project.root }).catch(() => undefined);
+  void afterFirstFrame()
+    .then(() => call("watch_project", { root: project.root }))
+    .catch(() => undefined);
   set({
     screen: { kind: "project", project },
     folders: {},

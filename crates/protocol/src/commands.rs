@@ -20,6 +20,22 @@ pub struct UiErrorArgs {
     pub stack: Option<String>,
 }
 
+/// What the window did between its page starting and its first interactive frame, sent with
+/// `ui_ready`: the log and the startup benchmark show where the time went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct UiReadyArgs {
+    /// The page's `performance.timeOrigin`: milliseconds since the Unix epoch.
+    pub time_origin_ms: f64,
+    pub marks: Vec<StartupMark>,
+}
+
+/// One moment of the window's start, in milliseconds after the page's time origin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct StartupMark {
+    pub name: String,
+    pub at_ms: f64,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct RemoveRecentArgs {
     pub path: String,
@@ -180,7 +196,7 @@ pub struct ExportSessionArgs {
 /// wrong shape.
 pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("startup", "null", "Startup"),
-    ("ui_ready", "null", "null"),
+    ("ui_ready", "UiReadyArgs", "null"),
     ("ui_error", "UiErrorArgs", "null"),
     ("open_project", "OpenProjectArgs", "ProjectInfo"),
     ("recent_projects", "null", "Array<RecentProject>"),

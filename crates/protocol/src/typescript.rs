@@ -139,6 +139,8 @@ pub fn typescript() -> String {
         NewMcpServerInput::decl(&cfg),
         AddMcpServerArgs::decl(&cfg),
         UiErrorArgs::decl(&cfg),
+        UiReadyArgs::decl(&cfg),
+        StartupMark::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p protocol`. Do not edit.\n\n",

@@ -5,6 +5,7 @@ import { useEffect } from "react";
 import { useApp } from "../store";
 import { useModels } from "../models";
 import { onWindowFocus } from "../windowFocus";
+import { afterFirstFrame } from "../startupTrace";
 
 const SEP = "\u001f";
 const SETTINGS = "__settings__";
@@ -20,7 +21,8 @@ export function ModelPicker() {
   // Asked again whenever the providers change (Settings saved).
   const providers = settings ? settings.providers.map((p) => `${p.name} ${p.base_url ?? ""}`).join(",") : null;
   useEffect(() => {
-    if (providers !== null) void load();
+    // The list fills the select's options; the first frame shows the model in use without it.
+    if (providers !== null) void afterFirstFrame().then(load);
   }, [providers, load]);
   // Back from elsewhere (a model pulled, a server started): asked again. Not on the select's
   // own focus, which would change its options while its list is open.
