@@ -10,7 +10,8 @@ import { WelcomeScreen } from "./components/WelcomeScreen";
 import { ProjectView } from "./components/ProjectView";
 import { FirstRunScreen, SettingsDialog, preloadHeavyParts } from "./components/lazy";
 
-export function App() {
+/** `initStarted`: the page's entry already asked for the first screen (main.tsx). */
+export function App({ initStarted = false }: { initStarted?: boolean }) {
   const screen = useApp((s) => s.screen);
   const init = useApp((s) => s.init);
   const openProject = useApp((s) => s.openProject);
@@ -20,8 +21,8 @@ export function App() {
   const settingsOpen = useApp((s) => s.settingsOpen);
 
   useEffect(() => {
-    void init();
-  }, [init]);
+    if (!initStarted) void init();
+  }, [init, initStarted]);
 
   useEffect(
     () =>

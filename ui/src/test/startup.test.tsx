@@ -1,0 +1,54 @@
+// The window's start: the first frame waits only for what the first screen shows.
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanup, render, screen, waitFor } from "@testing-library/react";
+import { clearMocks } from "@tauri-apps/api/mocks";
+import { App } from "../App";
+import { call } from "../api";
+import { beginStartupTrace } from "../startupTrace";
+import { entry, installFakeBackend, type FakeProject } from "./fakeBackend";
+
+const project: FakeProject = {
+  startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
+  folders: { "": [entry("README.md", "file")] },
+  files: {},
+};
+
+afterEach(() => {
+  cleanup();
+  clearMocks();
+  delete window.__tandemEarly;
+});
+
+describe("the window's start", () => {
+  it("asks only for what the first screen shows before its first frame, and the rest right after", async () => {
+    const calls = installFakeBackend(project);
+    beginStartupTrace();
+    render(<App />);
+    await waitFor(() => expect(calls.some((c) => c.cmd === "ui_ready")).toBe(true));
+    const ready = calls.findIndex((c) => c.cmd === "ui_ready");
+    const before = calls.slice(0, ready).map((c) => c.cmd);
+    expect(before).toEqual(expect.arrayContaining(["startup", "get_settings", "list_sessions"]));
+    for (const later of ["list_dir", "watch_project", "provider_models", "sandbox_status"]) {
+      expect(before).not.toContain(later);
+    }
+    // The trace travels with ui_ready: the page's moments and the commands asked on the way.
+    const traced = calls[ready]?.payload as { args: { marks: { name: string }[] } };
+    const names = traced.args.marks.map((m) => m.name);
+    expect(names).toEqual(expect.arrayContaining(["scripts evaluated", "startup asked", "first frame"]));
+    await waitFor(() => {
+      const after = calls.slice(ready).map((c) => c.cmd);
+      expect(after).toEqual(expect.arrayContaining(["list_dir", "watch_project", "provider_models", "sandbox_status"]));
+    });
+    expect(screen.getByTestId("project-view")).toBeInTheDocument();
+  });
+
+  it("takes an answer early.js asked for once, and asks Rust itself after that", async () => {
+    const calls = installFakeBackend(project);
+    const early = { kind: "welcome" as const };
+    window.__tandemEarly = { startup: Promise.resolve(early) };
+    expect(await call("startup")).toBe(early);
+    expect(calls.map((c) => c.cmd)).not.toContain("startup");
+    expect(await call("startup")).toEqual(project.startup);
+    expect(calls.map((c) => c.cmd)).toContain("startup");
+  });
+});
