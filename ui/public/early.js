@@ -1,3 +1,4 @@
+/* global window, performance */
 // Asks Rust for what the first screen needs (the settings and what to show) before the app's
 // scripts are parsed, so the answers travel while they are. The app takes these promises once
 // (`call` in src/api.ts); anywhere without Tauri this does nothing.
