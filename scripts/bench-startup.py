@@ -167,8 +167,8 @@ def main():
         tandem_app.median("ms") / base.median("ms"), tandem_app.median("pss") / base.median("pss"),
         tandem_app.median("rss") / base.median("rss")))
     lines.append("")
-    lines.append("Where Tandem's start went (median ms after exec over the runs; the empty app's page started at %.0f ms, "
-                 "its first interactive frame at %.0f ms):" % (dict((n, t) for t, n in base.mark_medians()).get("page: time origin", 0),
+    lines.append("Where Tandem's start went (median ms after its `main` began, over the runs; exec to `main` is not in it. The empty "
+                 "app's page started %.0f ms after its `main`; its interactive median from exec is %.0f ms):" % (dict((n, t) for t, n in base.mark_medians()).get("page: time origin", 0),
                                                               base.median("ms")))
     lines.append("")
     lines.append("| ms | moment |")
