@@ -9,12 +9,12 @@ XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 # make run PROJECT=/path/to/folder opens that folder directly.
 PROJECT ?=
 
-.PHONY: run test setup setup-test ui app lint test-rust test-ui test-e2e bindings dev deb bench-startup clean model test-builtin bench-builtin soak
+.PHONY: run test setup setup-test ui app lint lint-checks test-rust test-ui test-e2e bindings dev deb bench-startup clean model test-builtin bench-builtin soak
 
 run: setup app
 	"$(CARGO_TARGET_DIR)/debug/tandem" $(PROJECT)
 
-test: setup-test ui lint test-ui test-rust
+test: setup-test ui lint-checks test-ui test-rust
 
 setup:
 	scripts/setup.sh run
@@ -29,10 +29,22 @@ ui:
 app: ui
 	cargo build -p tandem $(APP_FEATURES)
 
-lint: ui
-	cargo fmt --all -- --check
+lint: lint-checks
 	cargo clippy --workspace --all-targets $(APP_FEATURES) -- -D warnings
+
+# What `make test` runs of `lint` before the tests: formatting and the UI's checks. Clippy runs
+# in test-rust's build instead (below).
+lint-checks: ui
+	cargo fmt --all -- --check
 	cd ui && npm run typecheck && npm run lint
+
+# The workspace's own crates are compiled by clippy-driver with warnings denied, in the one debug
+# build the tests use: `cargo clippy` checks the same crates and targets, but compiles every
+# dependency a second time in check mode (minutes of a fresh run on 2 cores). Every cargo
+# command of a recipe needs the same two variables, or the crates are built again without them.
+CLIPPY_DRIVER := $(shell rustup which clippy-driver 2>/dev/null || command -v clippy-driver)
+test-rust test-e2e: export RUSTC_WORKSPACE_WRAPPER := $(CLIPPY_DRIVER)
+test-rust test-e2e: export CLIPPY_ARGS := -Dwarnings
 
 test-ui:
 	cd ui && npm test
@@ -40,12 +52,14 @@ test-ui:
 # Unit, integration and end-to-end tests. The e2e crate needs the app binary, which
 # `cargo test` does not build for another package's tests: build the workspace first.
 test-rust: ui
+	@test -x "$(CLIPPY_DRIVER)" || { echo "clippy-driver is missing: rustup component add clippy"; exit 1; }
 	cargo build --workspace --all-targets $(APP_FEATURES)
 	$(XVFB) cargo test --workspace $(APP_FEATURES)
 	# The OS keychain for real: a private D-Bus session with an unlocked gnome-keyring.
 	TANDEM_REQUIRE_KEYCHAIN=1 scripts/with-keyring.sh cargo test --workspace $(APP_FEATURES) --test keychain
 
 test-e2e: ui
+	@test -x "$(CLIPPY_DRIVER)" || { echo "clippy-driver is missing: rustup component add clippy"; exit 1; }
 	cargo build --workspace --all-targets $(APP_FEATURES)
 	$(XVFB) cargo test --workspace $(APP_FEATURES) --test app --test agent_ui
 
