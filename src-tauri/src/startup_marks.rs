@@ -38,6 +38,19 @@ pub fn mark(name: &str) {
         .push((name.to_owned(), at));
 }
 
+/// What the log and the benchmark take from the window: a start has a few dozen moments, and
+/// names are short; anything past these bounds is dropped rather than written out.
+const MAX_PAGE_MARKS: usize = 200;
+const MAX_NAME_CHARS: usize = 80;
+
+/// A mark's name as the log shows it: one line, bounded.
+fn clean_name(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(MAX_NAME_CHARS)
+        .collect()
+}
+
 /// Every moment of this start, in milliseconds since the process started, in order.
 fn timeline(args: &UiReadyArgs) -> Vec<(f64, String)> {
     let page_origin = STARTED
@@ -54,7 +67,14 @@ fn timeline(args: &UiReadyArgs) -> Vec<(f64, String)> {
     all.extend(
         args.marks
             .iter()
-            .map(|m| (page_origin + m.at_ms, format!("page: {}", m.name))),
+            .take(MAX_PAGE_MARKS)
+            .filter(|m| m.at_ms.is_finite())
+            .map(|m| {
+                (
+                    page_origin + m.at_ms,
+                    format!("page: {}", clean_name(&m.name)),
+                )
+            }),
     );
     all.sort_by(|a, b| a.0.total_cmp(&b.0));
     all
@@ -120,5 +140,28 @@ mod tests {
             ]
         );
         assert!(names.iter().any(|(_, n)| n == "setup: begins"));
+    }
+
+    #[test]
+    fn what_the_window_sends_is_bounded_and_one_line_per_mark() {
+        start();
+        let args = UiReadyArgs {
+            time_origin_ms: 0.0,
+            marks: (0..1000)
+                .map(|i| StartupMark {
+                    name: format!("x\nMARK 1 forged {}", "y".repeat(500 + i)),
+                    at_ms: i as f64,
+                })
+                .collect(),
+        };
+        let page: Vec<_> = timeline(&args)
+            .into_iter()
+            .filter(|(_, n)| n.starts_with("page: x"))
+            .collect();
+        assert_eq!(page.len(), MAX_PAGE_MARKS);
+        assert!(
+            page.iter()
+                .all(|(_, n)| !n.contains('\n') && n.chars().count() <= 6 + MAX_NAME_CHARS)
+        );
     }
 }

@@ -63,7 +63,8 @@ export async function call<K extends keyof Commands>(
   const traced = tracingStartup();
   if (traced) markStartup(`${cmd} asked`);
   try {
-    const early = args.length ? undefined : takeEarly(cmd);
+    // Only while the window starts: an answer taken later could be stale (settings saved since).
+    const early = args.length || !traced ? undefined : takeEarly(cmd);
     return await (early ?? invoke<Commands[K]["result"]>(cmd, args.length ? { args: args[0] } : {}));
   } catch (err) {
     throw toAppError(err);

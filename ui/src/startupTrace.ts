@@ -15,10 +15,15 @@ const FIRST_FRAME_AT_MOST_MS = 3000;
 
 /** Called once as the window's scripts start: later work waits for the first frame. */
 export function beginStartupTrace(): void {
+  marks = [];
   markStartup("scripts evaluated");
   firstFrame = new Promise((resolve) => {
     releaseFirstFrame = resolve;
-    window.setTimeout(resolve, FIRST_FRAME_AT_MOST_MS);
+    window.setTimeout(() => {
+      // No first frame reported: stop collecting (the trace would grow with every command).
+      marks = null;
+      resolve();
+    }, FIRST_FRAME_AT_MOST_MS);
   });
 }
 
@@ -41,6 +46,8 @@ export function finishStartupTrace(): UiReadyArgs {
   const collected = marks ?? [];
   marks = null;
   releaseFirstFrame();
+  // Answers early.js asked for belong to the start only: later asks go to Rust.
+  delete (window as { __tandemEarly?: unknown }).__tandemEarly;
   const page: StartupMark[] = [];
   const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
   if (nav) {

@@ -4,7 +4,7 @@ import { cleanup, render, screen, waitFor } from "@testing-library/react";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { App } from "../App";
 import { call } from "../api";
-import { beginStartupTrace } from "../startupTrace";
+import { beginStartupTrace, finishStartupTrace } from "../startupTrace";
 import { entry, installFakeBackend, type FakeProject } from "./fakeBackend";
 
 const project: FakeProject = {
@@ -44,10 +44,20 @@ describe("the window's start", () => {
 
   it("takes an answer early.js asked for once, and asks Rust itself after that", async () => {
     const calls = installFakeBackend(project);
+    beginStartupTrace();
     const early = { kind: "welcome" as const };
     window.__tandemEarly = { startup: Promise.resolve(early) };
     expect(await call("startup")).toBe(early);
     expect(calls.map((c) => c.cmd)).not.toContain("startup");
+    expect(await call("startup")).toEqual(project.startup);
+    expect(calls.map((c) => c.cmd)).toContain("startup");
+  });
+
+  it("never takes an early answer once the start is over: it could be stale", async () => {
+    const calls = installFakeBackend(project);
+    beginStartupTrace();
+    finishStartupTrace();
+    window.__tandemEarly = { startup: Promise.resolve({ kind: "welcome" as const }) };
     expect(await call("startup")).toEqual(project.startup);
     expect(calls.map((c) => c.cmd)).toContain("startup");
   });
