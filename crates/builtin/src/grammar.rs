@@ -1,7 +1,9 @@
 //! The grammar a tool call is forced into once the model starts one: a JSON object naming one
 //! of the declared tools, with arguments that fit that tool's schema, inside the fence or tag
-//! that started it. llama.cpp's own converter turns the schemas into GBNF; the grammar is lazy
-//! (see [`TRIGGERS`]), so prose before a call is free and the call itself cannot be malformed.
+//! that started it. Our port of llama.cpp's JSON-schema converter turns the schemas into GBNF
+//! (byte for byte what llama.cpp writes, held to it by the fixtures of `tests/schema_grammar.rs`);
+//! the grammar is lazy (see [`TRIGGERS`]), so prose before a call is free and the call itself
+//! cannot be malformed.
 
 use protocol::ToolDefinition;
 use serde_json::{Value, json};
@@ -102,9 +104,8 @@ fn inline_refs(value: &Value, root: &Value, depth: usize) -> Value {
 
 /// The GBNF for calls to `tools`, start rule [`ROOT`].
 pub fn grammar(tools: &[ToolDefinition]) -> Result<String, GrammarError> {
-    let schema = calls_schema(tools).to_string();
-    let body =
-        llama_cpp_2::json_schema_to_grammar(&schema).map_err(|e| GrammarError(e.to_string()))?;
+    let body = crate::schema_grammar::json_schema_to_grammar(&calls_schema(tools))
+        .map_err(|e| GrammarError(e.to_string()))?;
     Ok(format!(
         "{body}\n{ROOT} ::= \"```json\" \"\\n\"? root \"\\n\"? \"```\" | \"<tool_call>\" \"\\n\"? root \"\\n\"? \"</tool_call>\" | root\n"
     ))

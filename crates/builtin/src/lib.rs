@@ -17,6 +17,7 @@ mod error;
 mod grammar;
 mod machine;
 mod prompt;
+mod schema_grammar;
 mod shared;
 mod worker;
 
@@ -28,5 +29,6 @@ pub use engine::{Engine, Generation, LoadInfo, LoadOptions, Produced};
 pub use error::BuiltinError;
 pub use grammar::{calls_schema, grammar};
 pub use machine::{Unavailable, check as check_machine, cpu as check_cpu, memory as check_memory};
+pub use schema_grammar::{SchemaGrammarError, json_schema_to_grammar};
 pub use shared::{loaded, provider};
 pub use worker::{Outcome, PROMPT_BATCH, Stats};
