@@ -74,7 +74,7 @@ pub struct Engine {
 /// llama.cpp's backend starts once per process.
 static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
 
-fn backend() -> Result<&'static LlamaBackend, BuiltinError> {
+pub(crate) fn backend() -> Result<&'static LlamaBackend, BuiltinError> {
     BACKEND
         .get_or_init(|| {
             // Its logs go to tracing (debug level), not to stderr.

@@ -7,14 +7,17 @@
 //! It answers through [`llm::LocalModel`], so the agent streams it like any provider. Must not
 //! know about tools' effects, policy, sessions or the window (no Tauri): it writes replies.
 
-// The one module with unsafe code in the workspace: llama.cpp's abort callback is a C function
-// pointer the pinned llama-cpp-2 does not wrap (see the module's comment for why it is sound).
+// One of the two modules with unsafe code in the workspace: llama.cpp's abort callback is a C
+// function pointer the pinned llama-cpp-2 does not wrap (see the module's comment for why it is sound).
 #[allow(unsafe_code)]
 mod abort;
 mod download;
 mod engine;
 mod error;
 mod grammar;
+// Feeds llama.cpp's grammar sampler through a C++ guard (see the module for why it is sound).
+#[allow(unsafe_code)]
+mod grammar_sampler;
 mod machine;
 mod prompt;
 mod schema_grammar;

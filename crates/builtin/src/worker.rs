@@ -9,6 +9,7 @@
 use crate::abort::{AbortSlot, StopFlag, StopReport};
 use crate::error::BuiltinError;
 use crate::grammar;
+use crate::grammar_sampler;
 use crate::prompt::TemplateMessage;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
@@ -298,18 +299,8 @@ impl Worker<'_> {
             None
         } else {
             match grammar::grammar(tools).and_then(|g| {
-                let s = if forced {
-                    LlamaSampler::grammar(self.model, &g, grammar::ROOT)
-                } else {
-                    LlamaSampler::grammar_lazy(
-                        self.model,
-                        &g,
-                        grammar::ROOT,
-                        grammar::TRIGGERS,
-                        &[],
-                    )
-                };
-                s.map_err(|e| grammar::GrammarError::new(e.to_string()))
+                grammar_sampler::make(self.model, &g, grammar::ROOT, &grammar::TRIGGERS, forced)
+                    .map_err(|e| grammar::GrammarError::new(e.to_string()))
             }) {
                 Ok(s) => Some(s),
                 // The calls are still read leniently from the text, only not forced.
@@ -358,7 +349,12 @@ impl Sampling {
             allowed.apply_sampler(&mut self.pick);
             allowed.selected_token().ok_or(BuiltinError::NoToken)?
         };
-        grammar.accept(token);
+        if grammar_sampler::accept(grammar, token).is_err() {
+            // Only a trigger's replay can run past what a call may start with. The rest of the
+            // reply goes unconstrained; the call is still read leniently from its text.
+            tracing::warn!("built-in model: the call grammar refused the text that started a call");
+            self.grammar = None;
+        }
         self.pick.accept(token);
         Ok(token)
     }
