@@ -1,9 +1,10 @@
 // What a tool call came to, in words for people, from the typed summary Rust sends with it
 // (the text the model got is written for the model, and folds under "Details").
 import type { DoneWarning, ToolSummary } from "./bindings";
+import { formatCount } from "./format";
 
 function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
 }
 
 /** A duration the way a card says it: "0.2 s", "12 s", "2 min 5 s". */
@@ -43,17 +44,17 @@ export function summaryWords(s: ToolSummary): string {
     case "file_read":
       if (s.total_lines === 0) return "The file is empty";
       if (s.from <= 1 && s.to >= s.total_lines) return `Read all ${plural(s.total_lines, "line")}`;
-      return `Read lines ${s.from.toLocaleString()}–${s.to.toLocaleString()} of ${s.total_lines.toLocaleString()}`;
+      return `Read lines ${formatCount(s.from)}–${formatCount(s.to)} of ${formatCount(s.total_lines)}`;
     case "file_seen":
       return "Looked at a file that is not text";
     case "file_changed":
       return s.created
         ? `Created, ${plural(s.added_lines, "line")}`
-        : `${plural(s.added_lines, "line")} added, ${s.removed_lines.toLocaleString()} removed`;
+        : `${plural(s.added_lines, "line")} added, ${formatCount(s.removed_lines)} removed`;
     case "changes_kept":
       return `You kept ${s.kept} of ${plural(s.total, "change")}`;
     case "files_listed":
-      return `${plural(s.count, "file or folder", "files and folders")}${s.more > 0 ? `, ${s.more.toLocaleString()} more not listed` : ""}`;
+      return `${plural(s.count, "file or folder", "files and folders")}${s.more > 0 ? `, ${formatCount(s.more)} more not listed` : ""}`;
     case "search_matches":
       return s.matches === 0 ? "No matches" : `${plural(s.matches, "match", "matches")} in ${plural(s.files, "file")}`;
     case "page_fetched":
@@ -61,7 +62,7 @@ export function summaryWords(s: ToolSummary): string {
     case "web_results":
       return s.count === 0 ? "No results" : plural(s.count, "result");
     case "plan_updated":
-      return `${plural(s.steps, "step")}, ${s.done.toLocaleString()} done`;
+      return `${plural(s.steps, "step")}, ${formatCount(s.done)} done`;
     case "helper_reported":
       return s.finished
         ? `The helper finished${s.files_changed > 0 ? `; it changed ${plural(s.files_changed, "file")}` : ""}`

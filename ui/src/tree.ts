@@ -1,6 +1,7 @@
 // Flattens the lazily loaded folders into the rows the tree shows, in order.
 import type { FileEntry } from "./bindings";
 import type { FolderState } from "./store";
+import { formatCount } from "./format";
 
 export type Row =
   | { kind: "entry"; entry: FileEntry; depth: number; expanded: boolean; parent: string }
@@ -39,7 +40,7 @@ export function visibleRows(
         kind: "status",
         path: `${path}#omitted`,
         depth,
-        text: `${folder.omitted.toLocaleString()} more not shown`,
+        text: `${formatCount(folder.omitted)} more not shown`,
         tone: "muted",
       });
     }

@@ -1,6 +1,6 @@
 // Tokens and cost, this turn and this session, as the usage events report them.
 import { useSession } from "../session";
-import { formatCost, formatTokens, formatUsd } from "../format";
+import { formatCost, formatTokens, formatUsd, formatCount } from "../format";
 import type { Totals } from "../transcript";
 import type { SpendLimits } from "../bindings";
 
@@ -28,9 +28,9 @@ export function CostMeter() {
     <div
       className="cost-meter"
       data-testid="cost-meter"
-      title={`This turn: ${turn.input_tokens.toLocaleString()} input, ${turn.output_tokens.toLocaleString()} output${
-        cacheRead ? `, ${cacheRead.toLocaleString()} read from cache` : ""
-      } tokens.\nThis session: ${session.input_tokens.toLocaleString()} input, ${session.output_tokens.toLocaleString()} output tokens.\nModels on this computer cost nothing; “cost unknown” means Tandem has no price for the model.`}
+      title={`This turn: ${formatCount(turn.input_tokens)} input, ${formatCount(turn.output_tokens)} output${
+        cacheRead ? `, ${formatCount(cacheRead)} read from cache` : ""
+      } tokens.\nThis session: ${formatCount(session.input_tokens)} input, ${formatCount(session.output_tokens)} output tokens.\nModels on this computer cost nothing; “cost unknown” means Tandem has no price for the model.`}
     >
       <span>
         <span className="muted">Turn </span>
@@ -43,7 +43,7 @@ export function CostMeter() {
       {limits && spend && (
         <span
           data-testid="cost-limit"
-          title={`Spent today, every session together: ${formatUsd(spend.day_usd)}, ${spend.day_tokens.toLocaleString()} tokens. Change the limits in Settings → Limits.`}
+          title={`Spent today, every session together: ${formatUsd(spend.day_usd)}, ${formatCount(spend.day_tokens)} tokens. Change the limits in Settings → Limits.`}
         >
           <span className="muted">{limits}</span>
         </span>

@@ -3,9 +3,10 @@ import type { ThemedToken } from "shiki/core";
 import { PAGE_LINES, useApp } from "../store";
 import { highlightLines } from "../highlight";
 import type { FileContent } from "../bindings";
+import { formatCount } from "../format";
 
 function formatBytes(n: number): string {
-  if (n < 1024) return `${n.toLocaleString()} bytes`;
+  if (n < 1024) return `${formatCount(n)} bytes`;
   const units = ["KB", "MB", "GB"];
   let v = n / 1024;
   let u = 0;
@@ -52,8 +53,8 @@ function TextView({ content, focusLine }: { content: TextContent; focusLine?: nu
       {paged && (
         <div className="viewer-pager" data-testid="viewer-pager">
           <span>
-            Lines {content.start_line.toLocaleString()}–{end.toLocaleString()} of{" "}
-            {content.total_lines.toLocaleString()}
+            Lines {formatCount(content.start_line)}–{formatCount(end)} of{" "}
+            {formatCount(content.total_lines)}
           </span>
           <button
             disabled={content.start_line <= 1}
@@ -119,7 +120,7 @@ export function FileViewer() {
         )}
         {content?.kind === "binary" && (
           <p className="viewer-note" data-testid="binary-notice">
-            Binary file, {content.size.toLocaleString()} bytes — not shown as text.
+            Binary file, {formatCount(content.size)} bytes — not shown as text.
           </p>
         )}
         {content?.kind === "image" &&

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import type { SubagentItem } from "../transcript";
 import { TranscriptItem } from "./TranscriptItem";
+import { formatCount } from "../format";
 
 const STATUS: Record<SubagentItem["status"], string> = {
   running: "Working",
@@ -30,7 +31,7 @@ export function SubagentCard({ item }: { item: SubagentItem }) {
         <span className="tool-status">{STATUS[item.status]}</span>
         {item.status !== "running" && (
           <span className="muted subagent-usage">
-            {item.steps} steps · {item.tokens.toLocaleString()} tokens
+            {item.steps} steps · {formatCount(item.tokens)} tokens
           </span>
         )}
         <span className={open ? "chev open" : "chev"} aria-hidden />

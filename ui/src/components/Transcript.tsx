@@ -9,6 +9,7 @@ import { ExpandedMemo } from "./ToolCard";
 import { describeCall } from "../describeCall";
 import { TranscriptItem } from "./TranscriptItem";
 import { findMatch } from "../transcript";
+import { formatCount } from "../format";
 
 const NEAR_BOTTOM_PX = 48;
 
@@ -235,7 +236,7 @@ function WritingCall({ name, chars }: { name: string; chars: number }) {
   return (
     <span data-testid="writing-call">
       Preparing: {describeCall(name, {})}
-      {chars > 0 && <span className="muted"> · {chars.toLocaleString("en")} characters written</span>}
+      {chars > 0 && <span className="muted"> · {formatCount(chars)} characters written</span>}
     </span>
   );
 }
@@ -248,7 +249,7 @@ function ReadingPrompt({ evaluated, total }: { evaluated: number; total: number 
       Reading the conversation
       <progress max={total} value={evaluated} aria-label="Read so far" />
       <span className="muted">
-        {evaluated.toLocaleString("en")} of {total.toLocaleString("en")} tokens
+        {formatCount(evaluated)} of {formatCount(total)} tokens
       </span>
     </span>
   );

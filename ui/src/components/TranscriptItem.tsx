@@ -1,7 +1,7 @@
 // One entry of the transcript, by kind.
 import { memo } from "react";
 import type { TurnOutcome, WakeReason } from "../bindings";
-import { shownPath } from "../format";
+import { shownPath, formatCount } from "../format";
 import type { TranscriptItem as Item } from "../transcript";
 import { reasonWords, restoredText } from "../restore";
 import { useSession } from "../session";
@@ -34,7 +34,7 @@ function outcomeText(o: TurnOutcome): { text: string; tone: "muted" | "warn" | "
     case "step_limit":
       return { text: "Stopped at the step limit. Send a message to let it continue.", tone: "warn" };
     case "budget_spent":
-      return { text: `Stopped: the token budget is spent (${o.used.toLocaleString()} tokens used).`, tone: "warn" };
+      return { text: `Stopped: the token budget is spent (${formatCount(o.used)} tokens used).`, tone: "warn" };
     case "limit_reached":
       return { text: limitText(o.reached), tone: "warn" };
     case "cancelled":
