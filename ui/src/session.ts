@@ -68,7 +68,8 @@ type SessionState = {
   /** Opened from a search: the transcript shows the first entry holding these words. */
   searchFocus: { session: string; query: string } | null;
 
-  setProject: (root: string) => void;
+  /** Resolves once the project's session list is loaded (or failed to). */
+  setProject: (root: string) => Promise<void>;
   refreshSessions: () => Promise<void>;
   newSession: () => void;
   /** Opens a session; from a search, at the first entry holding `query`'s words. */
@@ -128,9 +129,9 @@ export const useSession = create<SessionState>((set, get) => ({
   ...fresh(),
 
   setProject(root) {
-    if (get().root === root) return;
+    if (get().root === root) return Promise.resolve();
     set({ root, sessions: [], sessionsLoaded: false, sessionsError: null, runningSession: null, ...fresh() });
-    void get().refreshSessions();
+    const listed = get().refreshSessions();
     if (get().sandbox === null) {
       afterFirstFrame()
         .then(() => call("sandbox_status"))
@@ -139,6 +140,7 @@ export const useSession = create<SessionState>((set, get) => ({
           () => undefined,
         );
     }
+    return listed;
   },
 
   async refreshSessions() {

@@ -3,6 +3,7 @@
 import { create } from "zustand";
 import { call, toAppError } from "./api";
 import { afterFirstFrame } from "./startupTrace";
+import { useSession } from "./session";
 import type { FileContent, FileEntry, ProjectInfo, RecentProject, SettingsView } from "./bindings";
 
 export type Screen =
@@ -92,6 +93,9 @@ export const useApp = create<State>((set, get) => ({
       const startup = await call("startup");
       await settings;
       if (startup.kind === "project") {
+        // The session list is part of the first screen: loaded before it is drawn, so the
+        // window does not appear with an empty list that fills a frame later.
+        await useSession.getState().setProject(startup.project.root);
         showProject(set, startup.project);
         // The Files tab is not the one shown first: its listing comes after the first frame.
         await afterFirstFrame();

@@ -80,7 +80,7 @@ export function ProjectView({ project, dropHover }: { project: ProjectInfo; drop
       : layout.toggleDetails;
 
   useEffect(() => {
-    setProject(project.root);
+    void setProject(project.root);
   }, [project.root, setProject]);
 
   return (

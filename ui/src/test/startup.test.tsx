@@ -1,17 +1,23 @@
 // The window's start: the first frame waits only for what the first screen shows.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanup, render, screen, waitFor } from "@testing-library/react";
+import { useLayoutEffect } from "react";
+import { useApp } from "../store";
+import { useSession } from "../session";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { App } from "../App";
 import { call } from "../api";
 import { beginStartupTrace, finishStartupTrace } from "../startupTrace";
-import { entry, installFakeBackend, type FakeProject } from "./fakeBackend";
+import { entry, installFakeBackend, sessionInfo, type FakeProject } from "./fakeBackend";
+import { resetStores } from "./resetStores";
 
 const project: FakeProject = {
   startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
   folders: { "": [entry("README.md", "file")] },
   files: {},
 };
+
+beforeEach(resetStores);
 
 afterEach(() => {
   cleanup();
@@ -40,6 +46,31 @@ describe("the window's start", () => {
       expect(after).toEqual(expect.arrayContaining(["list_dir", "watch_project", "provider_models", "sandbox_status"]));
     });
     expect(screen.getByTestId("project-view")).toBeInTheDocument();
+  });
+
+  it("draws its first screen with the project's sessions already listed, not filled in a frame later", async () => {
+    const calls = installFakeBackend(project, { sessions: [sessionInfo("s1", { title: "Yesterday's task" })] });
+    beginStartupTrace();
+    // What the first commit of the project screen holds, seen from inside that commit.
+    const seen: string[][] = [];
+    function Witness() {
+      const kind = useApp((s) => s.screen.kind);
+      useLayoutEffect(() => {
+        if (kind === "project") seen.push(useSession.getState().sessions.map((x) => x.title ?? ""));
+      }, [kind]);
+      return null;
+    }
+    render(
+      <>
+        <App />
+        <Witness />
+      </>,
+    );
+    await waitFor(() => expect(calls.some((c) => c.cmd === "ui_ready")).toBe(true));
+    expect(seen[0]).toEqual(["Yesterday's task"]);
+    const traced = calls.find((c) => c.cmd === "ui_ready")?.payload as { args: { marks: { name: string }[] } };
+    const names = traced.args.marks.map((m) => m.name);
+    expect(names.indexOf("list_sessions answered")).toBeLessThan(names.indexOf("first screen committed"));
   });
 
   it("takes an answer early.js asked for once, and asks Rust itself after that", async () => {
