@@ -188,8 +188,9 @@ def one_turn(server):
             raise SystemExit("Tandem's window was not found (xdotool)")
         geometry = dict(line.split("=") for line in xdotool("getwindowgeometry", "--shell", window).split())
         width, height = int(geometry["WIDTH"]), int(geometry["HEIGHT"])
-        # The composer spans the bottom of the middle column.
-        xdotool("mousemove", "--window", window, str(width // 2), str(height - 70), "click", "1")
+        # The composer's text box: the middle column, above the mode and Send rows (the window
+        # opens at 1200×780; its bottom 180 px hold the box's lower part and those rows).
+        xdotool("mousemove", "--window", window, str(width // 2), str(height - 180), "click", "1")
         xdotool("type", "--delay", "5", "Summarise this project in a few paragraphs")
         xdotool("key", "Return")
         if not server.answered.wait(30):

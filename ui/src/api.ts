@@ -44,15 +44,19 @@ export function toAppError(err: unknown): AppError {
 
 declare global {
   interface Window {
-    /** Commands asked before the app's scripts ran (public/early.js), each taken once. */
-    __tandemEarly?: Partial<Record<keyof Commands, Promise<unknown>>>;
+    /**
+     * Commands asked before the app's scripts ran (public/early.js), each taken once: by name,
+     * or by name, a space and its args as JSON when it has args (`list_sessions {"root":…}`).
+     */
+    __tandemEarly?: Record<string, Promise<unknown> | undefined>;
   }
 }
 
-function takeEarly<K extends keyof Commands>(cmd: K): Promise<Commands[K]["result"]> | undefined {
+function takeEarly<K extends keyof Commands>(cmd: K, args: unknown): Promise<Commands[K]["result"]> | undefined {
   const early = typeof window === "undefined" ? undefined : window.__tandemEarly;
-  const pending = early?.[cmd];
-  if (pending) delete early[cmd];
+  const key = args === undefined ? cmd : `${cmd} ${JSON.stringify(args)}`;
+  const pending = early?.[key];
+  if (early && pending) delete early[key];
   return pending as Promise<Commands[K]["result"]> | undefined;
 }
 
@@ -64,7 +68,7 @@ export async function call<K extends keyof Commands>(
   if (traced) markStartup(`${cmd} asked`);
   try {
     // Only while the window starts: an answer taken later could be stale (settings saved since).
-    const early = args.length || !traced ? undefined : takeEarly(cmd);
+    const early = traced ? takeEarly(cmd, args[0]) : undefined;
     return await (early ?? invoke<Commands[K]["result"]>(cmd, args.length ? { args: args[0] } : {}));
   } catch (err) {
     throw toAppError(err);

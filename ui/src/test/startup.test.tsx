@@ -84,6 +84,17 @@ describe("the window's start", () => {
     expect(calls.map((c) => c.cmd)).toContain("startup");
   });
 
+  it("takes the session list early.js asked for only for the same project", async () => {
+    const calls = installFakeBackend(project);
+    beginStartupTrace();
+    const listed = [sessionInfo("s1")];
+    window.__tandemEarly = { 'list_sessions {"root":"/work/demo"}': Promise.resolve(listed) };
+    expect(await call("list_sessions", { root: "/elsewhere" })).toEqual([]);
+    expect(calls.filter((c) => c.cmd === "list_sessions")).toHaveLength(1);
+    expect(await call("list_sessions", { root: "/work/demo" })).toBe(listed);
+    expect(calls.filter((c) => c.cmd === "list_sessions")).toHaveLength(1);
+  });
+
   it("never takes an early answer once the start is over: it could be stale", async () => {
     const calls = installFakeBackend(project);
     beginStartupTrace();
