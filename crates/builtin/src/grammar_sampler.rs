@@ -74,30 +74,13 @@ fn regex_escape(word: &str) -> String {
 mod tests {
     use super::*;
     use llama_cpp_2::model::params::LlamaModelParams;
-    use std::path::PathBuf;
 
-    /// The tiny model's vocabulary (what the grammar reads tokens with), as `tests/tiny_model.rs`
-    /// finds it: `scripts/fetch-model.sh tiny`, which `make test` runs.
+    /// The tiny model's vocabulary: what the grammar reads tokens with.
     fn vocabulary() -> LlamaModel {
-        let path = std::env::var_os("TANDEM_TINY_MODEL")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                let home = std::env::var_os("HOME")
-                    .map(PathBuf::from)
-                    .unwrap_or_default();
-                std::env::var_os("TANDEM_TEST_MODEL_DIR")
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| home.join(".cache/tandem-test-models"))
-                    .join("SmolLM2-135M-Instruct.Q4_1.gguf")
-            });
-        assert!(
-            path.exists(),
-            "{} is missing: run scripts/fetch-model.sh tiny",
-            path.display()
-        );
         let backend = crate::engine::backend().expect("llama.cpp's backend");
         let params = LlamaModelParams::default().with_vocab_only(true);
-        LlamaModel::load_from_file(backend, &path, &params).expect("the vocabulary loads")
+        LlamaModel::load_from_file(backend, crate::tiny_model_path(), &params)
+            .expect("the vocabulary loads")
     }
 
     fn tokens(model: &LlamaModel, text: &str) -> Vec<LlamaToken> {
@@ -136,5 +119,33 @@ mod tests {
         assert_eq!(regex_escape("<tool_call>"), "<tool_call>");
         assert_eq!(regex_escape("{\"name\""), "\\{\"name\"");
         assert_eq!(regex_escape("a.b*c"), "a\\.b\\*c");
+    }
+
+    #[test]
+    fn a_tool_schema_written_to_exhaust_the_grammar_neither_grows_it_nor_aborts() {
+        // An MCP server's schema is not ours: huge repetitions and lengths must stay a short
+        // grammar, and a grammar llama.cpp refuses must be an error, not a crash.
+        let hostile = protocol::ToolDefinition {
+            name: "hostile".into(),
+            description: String::new(),
+            input_schema: serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string", "pattern": "^(a{100000000}){100000000}$"},
+                    "b": {"type": "array", "minItems": 100000000, "maxItems": 200000000},
+                    "c": {"type": "string", "minLength": 100000000}
+                },
+                "required": ["a", "b", "c"]
+            }),
+        };
+        let grammar = crate::grammar::grammar(&[hostile]).expect("it converts");
+        assert!(grammar.len() < 10_000, "{} bytes", grammar.len());
+        let model = vocabulary();
+        // Either way the process is still here to assert.
+        let made = make(&model, &grammar, crate::grammar::ROOT, &[], true);
+        assert!(
+            made.is_err(),
+            "llama.cpp's parser refuses repetitions past its sane limits"
+        );
     }
 }

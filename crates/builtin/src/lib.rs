@@ -22,6 +22,7 @@ mod machine;
 mod prompt;
 mod schema_grammar;
 mod shared;
+mod test_model;
 mod worker;
 
 pub use abort::StopReport;
@@ -34,4 +35,6 @@ pub use grammar::{calls_schema, grammar};
 pub use machine::{Unavailable, check as check_machine, cpu as check_cpu, memory as check_memory};
 pub use schema_grammar::{SchemaGrammarError, json_schema_to_grammar};
 pub use shared::{loaded, provider};
+#[doc(hidden)]
+pub use test_model::tiny_model_path;
 pub use worker::{Outcome, PROMPT_BATCH, Stats};

@@ -13,23 +13,7 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 fn model_path() -> PathBuf {
-    let p = std::env::var_os("TANDEM_TINY_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let home = std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .unwrap_or_default();
-            let dir = std::env::var_os("TANDEM_TEST_MODEL_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| home.join(".cache/tandem-test-models"));
-            dir.join("SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    assert!(
-        p.exists(),
-        "{} is missing: run scripts/fetch-model.sh tiny (make test does)",
-        p.display()
-    );
-    p
+    builtin::tiny_model_path()
 }
 
 fn engine() -> Engine {
