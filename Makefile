@@ -72,7 +72,7 @@ soak:
 
 # Cold start to an interactive window and resident memory, against an empty Tauri 2 app built
 # the same way (release, embedded frontend); writes the table into docs/benchmarks.md.
-bench-startup: setup ui
+bench-startup: setup-test ui
 	cargo build --release -p tandem -p sandbox -p empty-tauri-app --features tandem/custom-protocol,empty-tauri-app/custom-protocol
 	$(XVFB) python3 scripts/bench-startup.py --write
 
