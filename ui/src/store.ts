@@ -94,8 +94,12 @@ export const useApp = create<State>((set, get) => ({
       await settings;
       if (startup.kind === "project") {
         // The session list is part of the first screen: loaded before it is drawn, so the
-        // window does not appear with an empty list that fills a frame later.
-        await useSession.getState().setProject(startup.project.root);
+        // window does not appear with an empty list that fills a frame later — but a slow list
+        // (a huge sessions folder, a busy disk) never holds the window back: it fills in later.
+        await Promise.race([
+          useSession.getState().setProject(startup.project.root),
+          new Promise((resolve) => window.setTimeout(resolve, SESSIONS_WAIT_AT_MOST_MS)),
+        ]);
         showProject(set, startup.project);
         // The Files tab is not the one shown first: its listing comes after the first frame.
         await afterFirstFrame();
@@ -256,6 +260,9 @@ export const useApp = create<State>((set, get) => ({
     set({ firstRunSkipped: true });
   },
 }));
+
+/** How long the first screen waits for its session list (it answers in ~10 ms here). */
+const SESSIONS_WAIT_AT_MOST_MS = 200;
 
 function showProject(set: (partial: Partial<State>) => void, project: ProjectInfo) {
   // Rust watches the folder from now on and says when files change (see projectChanges.ts).

@@ -84,6 +84,22 @@ describe("the window's start", () => {
     expect(calls.map((c) => c.cmd)).toContain("startup");
   });
 
+  it("shows the project without its session list when the list is slow, and fills it in after", async () => {
+    installFakeBackend(project, { sessions: [sessionInfo("s1", { title: "Yesterday's task" })] });
+    beginStartupTrace();
+    let answer: (v: unknown) => void = () => {};
+    window.__tandemEarly = {
+      'list_sessions {"root":"/work/demo"}': new Promise((resolve) => {
+        answer = resolve;
+      }),
+    };
+    render(<App />);
+    expect(await screen.findByTestId("project-view", {}, { timeout: 2000 })).toBeInTheDocument();
+    expect(screen.queryByText("Yesterday's task")).toBeNull();
+    answer([sessionInfo("s1", { title: "Yesterday's task" })]);
+    expect(await screen.findByText("Yesterday's task")).toBeInTheDocument();
+  });
+
   it("takes the session list early.js asked for only for the same project", async () => {
     const calls = installFakeBackend(project);
     beginStartupTrace();
