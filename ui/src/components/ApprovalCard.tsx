@@ -28,9 +28,10 @@ export function ApprovalCard() {
   const request = queue[0];
   const shown = request !== undefined && live;
   // The last question answered (or its turn ended) with the cursor on it: the cursor goes back
-  // to the message box rather than nowhere.
+  // to the message box rather than nowhere, as the card goes (a layout effect: no frame where
+  // typed keys land nowhere).
   const wasShown = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (wasShown.current && !shown) {
       const active = document.activeElement;
       if (active === null || active === document.body) focusComposer();
@@ -109,8 +110,8 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
 
   // The cursor comes to the card only from nowhere (the card before it was just answered), never
   // from the message box and never behind a dialog. Behind a dialog the card looks again now and
-  // then, until the dialog closes. It takes the cursor once.
-  useEffect(() => {
+  // then, until the dialog closes. It takes the cursor once, as the card appears.
+  useLayoutEffect(() => {
     let timer: number | undefined;
     const attempt = () => {
       const card = cardRef.current;

@@ -1,5 +1,5 @@
 // Where the user writes to the agent: Enter sends, Shift+Enter starts a new line.
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { pendingApprovals, useSession } from "../session";
 import { setComposerInput } from "../composerInput";
 import { CostMeter } from "./CostMeter";
@@ -16,7 +16,8 @@ export function Composer() {
   const [sending, setSending] = useState(false);
   const input = useRef<HTMLTextAreaElement>(null);
   // Others ask whether the person is writing here (a question never takes the cursor then).
-  useEffect(() => {
+  // Registered as the box appears, before anything that may hand the cursor to it runs.
+  useLayoutEffect(() => {
     setComposerInput(input.current);
     return () => setComposerInput(null);
   }, []);

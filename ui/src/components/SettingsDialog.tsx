@@ -3,7 +3,7 @@
 // Rules: the rules in force, in words, the user's own removable. Skills and Tool servers: the
 // outside tools the agent may use (see SkillsTab, McpTab). Esc closes (asking first when
 // something is not saved).
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EngineError, ProviderKind, ProviderView, RoleView, SettingsView } from "../bindings";
 import { DEFAULT_LOCAL_URL } from "../bindings";
 import { call, toAppError } from "../api";
@@ -218,9 +218,10 @@ export function SettingsDialog() {
   closeRef.current = close;
 
   // The dialog takes the cursor (keys typed now are for it, never for what it covers) and gives
-  // it back on closing.
+  // it back on closing. A layout effect: the cursor moves as the dialog appears, with no frame
+  // in between where a key would reach the window behind it (an approval card).
   const overlay = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const before = document.activeElement;
     overlay.current?.focus({ preventScroll: true });
     return () => {
