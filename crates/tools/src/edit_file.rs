@@ -36,7 +36,22 @@ pub struct EditFileArgs {
 
 impl EditFileArgs {
     fn edits(&self) -> ToolResult<Vec<Edit>> {
-        match (&self.old_string, &self.new_string, &self.edits) {
+        // Small models fill the form they do not use with empty defaults: `"edits": []` beside
+        // old_string and new_string, or `""`s beside `edits`. An empty value is read as absent
+        // when the other form is given; refusing it as a mix sent them round in circles.
+        let single_given = self.old_string.is_some() || self.new_string.is_some();
+        let edits = match &self.edits {
+            Some(e) if e.is_empty() && single_given => None,
+            other => other.as_ref(),
+        };
+        let single_blank = self.old_string.as_deref().is_none_or(str::is_empty)
+            && self.new_string.as_deref().is_none_or(str::is_empty);
+        let (old, new) = if single_blank && edits.is_some_and(|e| !e.is_empty()) {
+            (None, None)
+        } else {
+            (self.old_string.as_ref(), self.new_string.as_ref())
+        };
+        match (old, new, edits) {
             (Some(o), Some(n), None) => Ok(vec![Edit {
                 old_string: o.clone(),
                 new_string: n.clone(),

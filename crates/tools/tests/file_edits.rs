@@ -200,6 +200,50 @@ fn multi_edit_applies_all_or_nothing() {
     }
 }
 
+/// Small models fill the form they do not use with empty defaults (issue 23: an edit came as
+/// `{old_string, new_string, "edits": []}` and was refused as a mix three times over).
+#[test]
+fn the_unused_form_left_empty_is_read_as_absent() {
+    let (d, ws) = ws();
+    fs::write(d.path().join("s.txt"), "hello world\n").expect("seed");
+    read(&ws, "s.txt");
+    let beside_empty_edits = EditFileArgs {
+        path: "s.txt".into(),
+        old_string: Some("world".into()),
+        new_string: Some("there".into()),
+        edits: Some(vec![]),
+    };
+    edit_file(&ws, &beside_empty_edits).expect("old_string + new_string beside `edits: []`");
+    read(&ws, "s.txt");
+    let beside_empty_strings = EditFileArgs {
+        path: "s.txt".into(),
+        old_string: Some(String::new()),
+        new_string: Some(String::new()),
+        edits: Some(vec![Edit {
+            old_string: "hello".into(),
+            new_string: "goodbye".into(),
+        }]),
+    };
+    edit_file(&ws, &beside_empty_strings).expect("`edits` beside two empty strings");
+    assert_eq!(
+        fs::read_to_string(d.path().join("s.txt")).expect("read"),
+        "goodbye there\n"
+    );
+    // Both forms really given is still a mix, and says so.
+    read(&ws, "s.txt");
+    let mix = EditFileArgs {
+        path: "s.txt".into(),
+        old_string: Some("there".into()),
+        new_string: Some("world".into()),
+        edits: Some(vec![Edit {
+            old_string: "goodbye".into(),
+            new_string: "hello".into(),
+        }]),
+    };
+    let err = edit_file(&ws, &mix).expect_err("a mix");
+    assert!(err.to_string().contains("not a mix"), "{err}");
+}
+
 #[test]
 fn single_edit_form_and_argument_errors() {
     let (d, ws) = ws();
