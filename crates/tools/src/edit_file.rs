@@ -1,5 +1,6 @@
 //! `edit_file`: exact string replacements, one or many, applied all together or not at all.
 
+use crate::closest_text::closest_lines;
 use crate::diff::edit_regions;
 use crate::error::{ToolError, ToolResult};
 use crate::line_endings::to_lf;
@@ -126,9 +127,13 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
         let mut found = text.match_indices(&old);
         let Some((at, _)) = found.next() else {
             let hint = if text.contains(old.trim()) {
-                " (it appears with different leading or trailing whitespace; copy it exactly from read_file's output, without the line numbers)"
+                " (it appears with different leading or trailing whitespace; copy it exactly from read_file's output, without the line numbers)".to_string()
+            } else if let Some((from, to, lines)) = closest_lines(&text, &old) {
+                format!(
+                    ". The closest text in {path} is lines {from}-{to}; copy old_string from it exactly, without the line numbers and bars:\n{lines}"
+                )
             } else {
-                "; read the file again and copy the text exactly"
+                "; read the file again and copy the text exactly".to_string()
             };
             return Err(err(format!("old_string was not found{hint}")));
         };

@@ -14,6 +14,7 @@ mod agents;
 mod atomic;
 mod cache;
 mod catalog;
+mod closest_text;
 pub mod command_env;
 mod command_output;
 mod diff;

@@ -244,6 +244,34 @@ fn the_unused_form_left_empty_is_read_as_absent() {
     assert!(err.to_string().contains("not a mix"), "{err}");
 }
 
+/// Issue 23: "old_string was not found" eight times over, the model guessing again each time.
+/// The error now carries the lines it most likely meant, numbered as read_file numbers them.
+#[test]
+fn an_old_string_not_in_the_file_is_answered_with_the_closest_lines() {
+    let (d, ws) = ws();
+    let body = "import math\n\ndef find_zero(xs):\n    begin, end = -1.0, 1.0\n    return begin\n";
+    fs::write(d.path().join("solution.py"), body).expect("seed");
+    read(&ws, "solution.py");
+    let guess = EditFileArgs {
+        path: "solution.py".into(),
+        old_string: Some("def find_zero(self, arr):\n    return arr[0]".into()),
+        new_string: Some("def find_zero(xs):\n    return 0.0".into()),
+        edits: None,
+    };
+    let err = edit_file(&ws, &guess)
+        .expect_err("not in the file")
+        .to_string();
+    assert!(
+        err.contains("The closest text in solution.py is lines 2-5"),
+        "{err}"
+    );
+    assert!(err.contains("   3 | def find_zero(xs):"), "{err}");
+    assert_eq!(
+        fs::read_to_string(d.path().join("solution.py")).expect("read"),
+        body
+    );
+}
+
 #[test]
 fn single_edit_form_and_argument_errors() {
     let (d, ws) = ws();
