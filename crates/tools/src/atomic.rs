@@ -3,13 +3,21 @@
 //! (`O_TMPFILE`), which gets a name only once it is complete and synced, and that name is
 //! renamed over the target at once; then the folder itself is synced, so the rename survives
 //! a power cut. The target's permissions are kept. Where the file system has no unnamed
-//! files, a named temporary file is used instead.
+//! files, a named temporary file is used instead. A writer killed between naming and renaming
+//! leaves its temporary name behind: the first write into a folder sweeps those of writers no
+//! longer alive.
 
 use rustix::fs::{AtFlags, CWD, Mode, OFlags};
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::Write as _;
 use std::os::fd::{AsRawFd as _, OwnedFd};
+use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+
+/// Folders (device, inode) this process has swept of temporary names left by killed writers.
+static SWEPT: Mutex<Option<HashSet<(u64, u64)>>> = Mutex::new(None);
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_with(path, |file| file.write_all(bytes))
@@ -31,6 +39,7 @@ fn write_atomic_with(
         .ok_or_else(|| std::io::Error::other("the path names no file"))?;
     let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
     let dir_fd = File::open(dir)?;
+    sweep_once(dir, &dir_fd);
     let unnamed = rustix::fs::openat(
         &dir_fd,
         ".",
@@ -106,6 +115,49 @@ fn temp_name(name: &std::ffi::OsStr, attempt: u32) -> String {
     )
 }
 
+/// Removes, once per folder and process, the temporary names (`temp_name`) of writers that are
+/// no longer running: a kill between naming the complete file and renaming it over the target
+/// left one in the project (found by the soak test). Reading the folder once per process keeps
+/// a write's cost flat; a name whose writer is alive (or whose number was reused) is left.
+fn sweep_once(dir: &Path, dir_fd: &File) {
+    let Ok(meta) = dir_fd.metadata() else {
+        return;
+    };
+    {
+        let mut swept = SWEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        if !swept
+            .get_or_insert_with(HashSet::new)
+            .insert((meta.dev(), meta.ino()))
+        {
+            return;
+        }
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let me = std::process::id();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(temp_name_writer) else {
+            continue;
+        };
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if pid != me && is_file && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The process id in a name `temp_name` made (`.NAME.tandem-PID-N.tmp`), or None for any
+/// other name.
+fn temp_name_writer(name: &str) -> Option<u32> {
+    let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (_, tail) = inner.rsplit_once(".tandem-")?;
+    let (pid, attempt) = tail.split_once('-')?;
+    attempt.parse::<u32>().ok()?;
+    pid.parse().ok()
+}
+
 fn write_named(
     dir: &Path,
     path: &Path,
@@ -174,6 +226,41 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    /// A writer killed between naming its file and the rename left `.a.txt.tandem-PID-0.tmp`
+    /// in the project for good (the soak test found one). The next write into the folder
+    /// removes those of writers that are gone, and leaves a live writer's alone.
+    #[test]
+    fn temporary_names_of_killed_writers_are_swept_and_a_live_writers_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut child = std::process::Command::new("true").spawn().expect("spawn");
+        let gone = child.id();
+        child.wait().expect("wait");
+        let alive = std::os::unix::process::parent_id();
+        for n in [
+            format!(".a.txt.tandem-{gone}-0.tmp"),
+            format!(".b.md.tandem-{gone}-3.tmp"),
+            format!(".a.txt.tandem-{alive}-0.tmp"),
+            ".a.txt.tandem-x-0.tmp".to_string(),
+            "notes.tandem-1-0.tmp".to_string(),
+        ] {
+            std::fs::write(dir.path().join(n), "left").expect("seed");
+        }
+        write_atomic(&dir.path().join("a.txt"), b"new").expect("write");
+        assert_eq!(
+            names(dir.path()),
+            [
+                format!(".a.txt.tandem-{alive}-0.tmp"),
+                ".a.txt.tandem-x-0.tmp".to_string(),
+                "a.txt".to_string(),
+                "notes.tandem-1-0.tmp".to_string(),
+            ]
+        );
+        assert_eq!(
+            temp_name_writer(&temp_name("a.txt".as_ref(), 2)),
+            Some(std::process::id())
+        );
     }
 
     /// While the bytes are being written, nothing new has a name in the folder, so a kill at
