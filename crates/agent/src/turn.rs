@@ -25,6 +25,8 @@ use tools::Toolbox;
 
 /// Identical calls in a row before the loop pauses for the user.
 pub const LOOP_LIMIT: usize = 3;
+/// The longest cycle of calls looked for (`read → edit → run`, and one more).
+const MAX_CYCLE: usize = 4;
 
 /// How long a turn waits for MCP servers that are still starting before its first request.
 const MCP_START_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
@@ -249,7 +251,8 @@ pub struct Agent {
     pub(crate) events: EventSink,
     pub(crate) approvals: Approvals,
     pub messages: Vec<Message>,
-    pub(crate) recent_calls: VecDeque<String>,
+    /// The latest calls (name, arguments as JSON), for [`Agent::is_loop`].
+    pub(crate) recent_calls: VecDeque<(String, String)>,
     pub(crate) prices: llm::PriceTable,
     pub(crate) mode_now: ModeSwitch,
     /// This agent's id and name when it is a sub-agent (its events and questions carry them).
@@ -750,15 +753,31 @@ impl Agent {
                         "Your arguments for {name} were not valid JSON ({}): {}. Send them again as one JSON object.",
                         bad.error, bad.raw
                     )))
-                } else if self.is_loop(&name, &input) {
-                    outcome = Some(Outcome::Paused {
-                        reason: format!(
-                            "the model called {name} with the same arguments {LOOP_LIMIT} times in a row"
-                        ),
-                    });
-                    Some(ToolReply::err(format!(
-                        "You have called {name} with the same arguments {LOOP_LIMIT} times in a row. The task is paused for the user; try a different approach."
-                    )))
+                } else if let Some(cycle) = self.is_loop(&name, &input) {
+                    let (reason, reply) = if cycle.len() == 1 {
+                        (
+                            format!(
+                                "the model called {name} with the same arguments {LOOP_LIMIT} times in a row"
+                            ),
+                            format!(
+                                "You have called {name} with the same arguments {LOOP_LIMIT} times in a row. The task is paused for the user; try a different approach."
+                            ),
+                        )
+                    } else {
+                        let calls = cycle.join(" → ");
+                        (
+                            format!(
+                                "the model went round the same {} calls ({calls}) {LOOP_LIMIT} times, with the same arguments",
+                                cycle.len()
+                            ),
+                            format!(
+                                "You have made the same {} calls ({calls}) {LOOP_LIMIT} times over, with the same arguments each time. The task is paused for the user; try a different approach.",
+                                cycle.len()
+                            ),
+                        )
+                    };
+                    outcome = Some(Outcome::Paused { reason });
+                    Some(ToolReply::err(reply))
                 } else {
                     self.judge_and_run(&id, &name, &input, cancel).await?
                 };
@@ -953,16 +972,26 @@ impl Agent {
         )
     }
 
-    fn is_loop(&mut self, name: &str, input: &Value) -> bool {
+    /// Whether this call closes a loop: one call, or a cycle of up to [`MAX_CYCLE`] calls, made
+    /// [`LOOP_LIMIT`] times in a row with the same arguments. The names of the calls of the
+    /// cycle, in order, when it does. A small model went round `write → run → edit → read` to
+    /// the step limit, which one call repeated never caught.
+    fn is_loop(&mut self, name: &str, input: &Value) -> Option<Vec<String>> {
         if POLLING_TOOLS.contains(&name) {
-            return false;
+            return None;
         }
-        let key = format!("{name}:{input}");
-        self.recent_calls.push_back(key.clone());
-        while self.recent_calls.len() > LOOP_LIMIT {
+        self.recent_calls
+            .push_back((name.to_string(), input.to_string()));
+        while self.recent_calls.len() > MAX_CYCLE * LOOP_LIMIT {
             self.recent_calls.pop_front();
         }
-        self.recent_calls.len() == LOOP_LIMIT && self.recent_calls.iter().all(|k| *k == key)
+        let recent = self.recent_calls.make_contiguous();
+        (1..=MAX_CYCLE).find_map(|period| {
+            let seen = recent.len().checked_sub(period * LOOP_LIMIT)?;
+            let tail = &recent[seen..];
+            let repeats = (period..tail.len()).all(|i| tail[i] == tail[i - period]);
+            repeats.then(|| tail[..period].iter().map(|(n, _)| n.clone()).collect())
+        })
     }
 }
 

@@ -475,6 +475,45 @@ async fn malformed_arguments_are_explained() {
     assert!(matches!(outcome, TurnOutcome::Done { .. }));
 }
 
+/// Issue 23: a small model went round `write → run → edit → read` to the step limit; only one
+/// call repeated was caught. Two calls gone round three times pause the task like one repeated.
+#[tokio::test]
+async fn the_same_cycle_of_calls_three_times_pauses_for_the_user() {
+    let project = repo();
+    let (h, outcome) = run(
+        "agent_cycle_detection.json",
+        project.path(),
+        Mode::Ask,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert!(
+        matches!(&outcome, TurnOutcome::Paused { reason }
+            if reason.contains("same 2 calls (read_file → list_files) 3 times")),
+        "{outcome:?}"
+    );
+    let finished: Vec<(String, bool)> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished {
+                output, is_error, ..
+            } => Some((output, is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        finished.len(),
+        6,
+        "five calls ran, the sixth closed the cycle"
+    );
+    assert!(finished[..5].iter().all(|(_, err)| !err));
+    assert!(
+        finished[5].1 && finished[5].0.contains("same 2 calls"),
+        "{finished:?}"
+    );
+}
+
 #[tokio::test]
 async fn the_same_call_three_times_pauses_for_the_user() {
     let project = repo();
