@@ -105,6 +105,13 @@ impl Agent {
             crate::prompt::tool_definitions(may_spawn, !self.extensions.skills.skills.is_empty());
         if self.small_model() {
             defs.retain(|d| crate::prompt::COMPACT_TOOLS.contains(&d.name.as_str()));
+            // One form per tool: the call grammar is made from these schemas.
+            for d in &mut defs {
+                if let Some((description, schema)) = tools::small_model_form(&d.name) {
+                    d.description = description.to_string();
+                    d.input_schema = schema;
+                }
+            }
         }
         for (exposed, (skill, tool)) in &self.active.tools {
             if let Some(t) = self.extensions.skills.get(skill).and_then(|s| s.tool(tool)) {

@@ -75,6 +75,22 @@ async fn the_built_in_model_gets_the_compact_tools_and_the_step_by_step_prompt()
             "task_done"
         ]
     );
+    // Issue 23: one form per tool. edit_file's two forms let the grammar write a mix
+    // (`old_string` beside `"edits": []`); a small model is offered the single form, all of it
+    // required.
+    let edit = req
+        .tools
+        .iter()
+        .find(|t| t.name == "edit_file")
+        .expect("edit_file");
+    assert_eq!(
+        edit.input_schema["required"],
+        serde_json::json!(["path", "old_string", "new_string"]),
+        "{}",
+        edit.input_schema
+    );
+    assert!(edit.input_schema["properties"].get("edits").is_none());
+    assert!(!edit.description.contains("edits"), "{}", edit.description);
     let system = req.system.as_deref().unwrap_or("");
     assert!(system.contains("Do every step, in order"), "{system}");
     assert!(

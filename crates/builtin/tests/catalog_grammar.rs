@@ -24,6 +24,20 @@ fn each_tool_schema_converts() {
     assert!(failed.is_empty(), "{failed:#?}");
 }
 
+/// The single forms a small model is offered (`tools::small_model_form`) convert too, and the
+/// grammar then has no way to write the other form.
+#[test]
+fn the_small_model_forms_convert() {
+    let (description, input_schema) = tools::small_model_form("edit_file").expect("edit_file");
+    let edit = ToolDefinition {
+        name: "edit_file".into(),
+        description: description.into(),
+        input_schema,
+    };
+    let g = builtin::grammar(std::slice::from_ref(&edit)).expect("grammar");
+    assert!(g.contains("old_string") && !g.contains("edits"), "{g}");
+}
+
 #[test]
 fn the_whole_catalog_converts_at_once() {
     let g = builtin::grammar(&catalog()).expect("grammar");

@@ -35,6 +35,22 @@ fn no_args_schema() -> Value {
     serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false})
 }
 
+/// What a small model is told of `edit_file`: the single form only.
+const EDIT_ONE_DESCRIPTION: &str = "Replace exact text in an existing file. `old_string` must occur exactly once: copy whole lines from read_file's output without the line numbers, with the line above when the line to change appears more than once (e.g. a function's first line). Read the file first.";
+
+/// The one form a small model is offered of a tool that takes two, as its description and
+/// schema; None for a tool offered as it is. The built-in model filled the form it did not use
+/// with empty values and was refused; a grammar made from this schema cannot write a mix.
+pub fn small_model_form(name: &str) -> Option<(&'static str, Value)> {
+    match name {
+        "edit_file" => Some((
+            EDIT_ONE_DESCRIPTION,
+            schema_of::<crate::edit_file::EditOneArgs>(),
+        )),
+        _ => None,
+    }
+}
+
 /// Tools the agent engine runs itself (they start or message agents): in the catalog for the
 /// model, but no toolbox can run them alone.
 pub const ENGINE_TOOLS: &[&str] = &[

@@ -35,6 +35,20 @@ pub struct EditFileArgs {
     pub edits: Option<Vec<Edit>>,
 }
 
+/// `edit_file`'s single form with every field required: what a small model is offered (see the
+/// catalog's `small_model_form`). A call in it parses as [`EditFileArgs`].
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditOneArgs {
+    /// File to edit, relative to the project root. It must exist.
+    pub path: String,
+    /// Text to find, exactly once in the file: whole lines copied from read_file's output
+    /// without the line numbers, with the line above when needed.
+    pub old_string: String,
+    /// Text to put in its place.
+    pub new_string: String,
+}
+
 impl EditFileArgs {
     fn edits(&self) -> ToolResult<Vec<Edit>> {
         // Small models fill the form they do not use with empty defaults: `"edits": []` beside

@@ -56,12 +56,14 @@ mod write_lock;
 pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use atomic::write_atomic;
 pub use cache::{CACHE_TTL, CACHED_TOOLS, Cache};
-pub use catalog::{ENGINE_TOOLS, SKILL_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool};
+pub use catalog::{
+    ENGINE_TOOLS, SKILL_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool, small_model_form,
+};
 pub use command_output::{KEPT_HEAD_BYTES, KEPT_TAIL_BYTES, OutputSize, head_tail};
 pub use diff::{
     HUNK_CONTEXT, Region, edit_regions, hunks, hunks_in, line_counts, merge_hunks, merge_hunks_in,
 };
-pub use edit_file::{Edit, EditFileArgs, edit_file, plan_edit};
+pub use edit_file::{Edit, EditFileArgs, EditOneArgs, edit_file, plan_edit};
 pub use error::{ToolError, ToolResult};
 pub use git_places::{GitPlaces, git_places, neutral_git_env, repository_configs};
 pub use git_status::{GitStatus, StatusEntry, git_status};
