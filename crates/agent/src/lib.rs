@@ -28,6 +28,7 @@ mod keychain;
 mod launch;
 pub mod locations;
 mod mcp_launch;
+mod named_files;
 mod policy_call;
 mod prompt;
 mod received_task;

@@ -532,6 +532,9 @@ impl Agent {
             checkpoint,
         })?;
         self.activate_for_task(task)?;
+        if self.small_model() && !self.read_named_files(task, cancel).await? {
+            return Ok(Outcome::Cancelled);
+        }
         self.run_loop(cancel).await
     }
 
@@ -862,22 +865,7 @@ impl Agent {
                         outcome = Some(Outcome::Done { summary });
                     }
                 }
-                self.emit(AgentEvent::ToolFinished {
-                    id: shown_id,
-                    name: name.clone(),
-                    output: reply.text.clone(),
-                    is_error: reply.is_error,
-                    outcome: Some(reply.outcome),
-                    confinement: reply.confinement,
-                    exit_code: reply.exit_code,
-                    task: reply.task.clone(),
-                    summary: reply.summary.clone(),
-                })?;
-                results.push(ContentBlock::ToolResult {
-                    tool_use_id: id,
-                    content: reply.text,
-                    is_error: reply.is_error,
-                });
+                results.push(self.report_finished(id, shown_id, &name, &reply)?);
                 if let Some(a) = reply.attachment {
                     // After the results, as the user's own attachment: both providers take a
                     // file there (OpenAI's tool messages hold text only).
@@ -976,6 +964,32 @@ impl Agent {
     /// [`LOOP_LIMIT`] times in a row with the same arguments. The names of the calls of the
     /// cycle, in order, when it does. A small model went round `write → run → edit → read` to
     /// the step limit, which one call repeated never caught.
+    /// Tells people a call has ended (the event, logged) and gives its result for the model.
+    pub(crate) fn report_finished(
+        &mut self,
+        id: String,
+        shown_id: String,
+        name: &str,
+        reply: &ToolReply,
+    ) -> Result<ContentBlock, AgentError> {
+        self.emit(AgentEvent::ToolFinished {
+            id: shown_id,
+            name: name.to_string(),
+            output: reply.text.clone(),
+            is_error: reply.is_error,
+            outcome: Some(reply.outcome),
+            confinement: reply.confinement,
+            exit_code: reply.exit_code,
+            task: reply.task.clone(),
+            summary: reply.summary.clone(),
+        })?;
+        Ok(ContentBlock::ToolResult {
+            tool_use_id: id,
+            content: reply.text.clone(),
+            is_error: reply.is_error,
+        })
+    }
+
     fn is_loop(&mut self, name: &str, input: &Value) -> Option<Vec<String>> {
         if POLLING_TOOLS.contains(&name) {
             return None;

@@ -91,6 +91,12 @@ async fn the_built_in_model_gets_the_compact_tools_and_the_step_by_step_prompt()
     );
     assert!(edit.input_schema["properties"].get("edits").is_none());
     assert!(!edit.description.contains("edits"), "{}", edit.description);
+    // The file the task names is read before the model's first step, as its own call would.
+    let read = serde_json::to_string(&req.messages).expect("json");
+    assert!(
+        read.contains(r#""name":"read_file","input":{"path":"calc.py"}"#) && read.contains("x = 1"),
+        "{read}"
+    );
     let system = req.system.as_deref().unwrap_or("");
     assert!(system.contains("Do every step, in order"), "{system}");
     assert!(
@@ -116,4 +122,88 @@ async fn the_built_in_model_gets_the_compact_tools_and_the_step_by_step_prompt()
     );
     let log = std::fs::read_to_string(h.log_path()).expect("log");
     assert!(!log.contains("prompt_progress"), "{log}");
+}
+
+/// Answers with the next of its replies (calls written as text, as the built-in model does).
+struct Replies {
+    texts: Mutex<Vec<&'static str>>,
+}
+
+impl LocalModel for Replies {
+    fn stream<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+        on_event: &'a mut (dyn FnMut(StreamEvent) + Send),
+        _cancel: &'a CancellationToken,
+    ) -> LocalReply<'a> {
+        let text = {
+            let mut texts = self.texts.lock().expect("lock");
+            if texts.is_empty() {
+                r#"{"name": "task_done", "arguments": {"summary": "Done."}}"#
+            } else {
+                texts.remove(0)
+            }
+        };
+        Box::pin(async move {
+            Ok(llm::reply_from_text(
+                text,
+                TextStop::EndTurn,
+                Usage::default(),
+                req,
+                on_event,
+            ))
+        })
+    }
+}
+
+/// Issue 23: the built-in model's first call was an edit composed from the task alone, refused
+/// because the file had not been read. The file the task names is read for it first: the same
+/// first edit now lands.
+#[tokio::test]
+async fn a_file_the_task_names_is_read_before_the_first_step_and_counts_as_read() {
+    let project = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        project.path().join("calc.py"),
+        "def add(a, b):\n    return a - b\n",
+    )
+    .expect("write");
+    let model = Arc::new(Replies {
+        texts: Mutex::new(vec![
+            r#"{"name": "edit_file", "arguments": {"path": "calc.py", "old_string": "    return a - b", "new_string": "    return a + b"}}"#,
+        ]),
+    });
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.local_model = Some(model);
+    let empty = Scenario {
+        name: "unused: the built-in model answers".into(),
+        format: Format::Openai,
+        turns: Vec::new(),
+        models: Vec::new(),
+    };
+    let h = Harness::start(empty, project.path(), setup, |_| ApprovalAnswer::Approve).await;
+    let outcome = h.run("Fix add in calc.py so the tests pass.").await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("calc.py")).expect("read"),
+        "def add(a, b):\n    return a + b\n"
+    );
+    let finished: Vec<(String, bool)> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished { name, is_error, .. } => Some((name, is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        finished,
+        [
+            ("read_file".to_string(), false),
+            ("edit_file".to_string(), false),
+            ("task_done".to_string(), false)
+        ]
+    );
+    // The read is in the log, so a resumed session has it in its conversation too.
+    let log = std::fs::read_to_string(h.log_path()).expect("log");
+    assert!(log.contains(r#""name":"read_file""#), "{log}");
 }
