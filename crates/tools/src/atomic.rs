@@ -234,9 +234,14 @@ mod tests {
     #[test]
     fn temporary_names_of_killed_writers_are_swept_and_a_live_writers_kept() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut child = std::process::Command::new("true").spawn().expect("spawn");
-        let gone = child.id();
-        child.wait().expect("wait");
+        // A process id above the kernel's largest is never alive (a reaped child's id is not
+        // enough: ids are reused, by threads too, and tests run beside each other).
+        let pid_max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+            .expect("pid_max")
+            .trim()
+            .parse()
+            .expect("a number");
+        let gone = pid_max + 1;
         let alive = std::os::unix::process::parent_id();
         for n in [
             format!(".a.txt.tandem-{gone}-0.tmp"),
