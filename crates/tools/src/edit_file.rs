@@ -135,7 +135,7 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
         }
         if old == new {
             return Err(err(
-                "old_string and new_string are the same; nothing would change".into(),
+                "old_string and new_string are the same; nothing would change. Put the text as it should read after the change in new_string".into(),
             ));
         }
         let mut found = text.match_indices(&old);

@@ -174,7 +174,7 @@ fn multi_edit_applies_all_or_nothing() {
         ),
         (
             &[("b = 2", "b = 2")],
-            "edit 1 of m.rs: old_string and new_string are the same",
+            "edit 1 of m.rs: old_string and new_string are the same; nothing would change. Put the text as it should read after the change in new_string",
         ),
         (&[("", "x")], "edit 1 of m.rs: old_string is empty"),
         (
