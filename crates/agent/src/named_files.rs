@@ -6,7 +6,7 @@
 //! they count as read.
 
 use crate::turn::{Agent, AgentError, ToolReply};
-use protocol::{AgentEvent, ContentBlock, Message, Role, ToolOutcome};
+use protocol::{AgentEvent, ContentBlock, Message, Role};
 use serde_json::{Value, json};
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
@@ -103,12 +103,7 @@ impl Agent {
             };
             let reply = reply.unwrap_or_else(|| {
                 stopped = true;
-                let mut r = ToolReply::err(
-                    "The user stopped the task before this call finished; it may not have run."
-                        .into(),
-                );
-                r.outcome = ToolOutcome::Stopped;
-                r
+                ToolReply::stopped()
             });
             results.push(self.report_finished(id, shown_id, "read_file", &reply)?);
         }

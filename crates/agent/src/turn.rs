@@ -220,6 +220,14 @@ impl ToolReply {
         }
     }
 
+    /// For a call the person's stop cut short.
+    pub fn stopped() -> Self {
+        Self::err(
+            "The user stopped the task before this call finished; it may not have run.".into(),
+        )
+        .with(ToolOutcome::Stopped)
+    }
+
     pub fn with(mut self, outcome: ToolOutcome) -> Self {
         self.outcome = outcome;
         self
@@ -790,23 +798,8 @@ impl Agent {
                     let mut stopped = vec![(id, name)];
                     stopped.extend(calls.by_ref().map(|(i, n, _)| (i, n)));
                     for (i, n) in stopped {
-                        let text = "The user stopped the task before this call finished; it may not have run.".to_string();
-                        self.emit(AgentEvent::ToolFinished {
-                            id: self.event_id(&i),
-                            name: n,
-                            output: text.clone(),
-                            is_error: true,
-                            outcome: Some(ToolOutcome::Stopped),
-                            confinement: None,
-                            exit_code: None,
-                            task: None,
-                            summary: None,
-                        })?;
-                        results.push(ContentBlock::ToolResult {
-                            tool_use_id: i,
-                            content: text,
-                            is_error: true,
-                        });
+                        let shown = self.event_id(&i);
+                        results.push(self.report_finished(i, shown, &n, &ToolReply::stopped())?);
                     }
                     self.messages.push(Message {
                         role: Role::User,
@@ -928,17 +921,7 @@ impl Agent {
         let Some(reply) = self.judge_and_run(id, name, input, cancel).await? else {
             return Ok(None);
         };
-        self.emit(AgentEvent::ToolFinished {
-            id: self.event_id(id),
-            name: name.to_string(),
-            output: reply.text.clone(),
-            is_error: reply.is_error,
-            outcome: Some(reply.outcome),
-            confinement: reply.confinement,
-            exit_code: reply.exit_code,
-            task: reply.task.clone(),
-            summary: reply.summary.clone(),
-        })?;
+        self.report_finished(id.to_string(), self.event_id(id), name, &reply)?;
         Ok(Some((reply.text, reply.is_error)))
     }
 
@@ -960,10 +943,6 @@ impl Agent {
         )
     }
 
-    /// Whether this call closes a loop: one call, or a cycle of up to [`MAX_CYCLE`] calls, made
-    /// [`LOOP_LIMIT`] times in a row with the same arguments. The names of the calls of the
-    /// cycle, in order, when it does. A small model went round `write → run → edit → read` to
-    /// the step limit, which one call repeated never caught.
     /// Tells people a call has ended (the event, logged) and gives its result for the model.
     pub(crate) fn report_finished(
         &mut self,
@@ -990,6 +969,10 @@ impl Agent {
         })
     }
 
+    /// Whether this call closes a loop: one call, or a cycle of up to [`MAX_CYCLE`] calls, made
+    /// [`LOOP_LIMIT`] times in a row with the same arguments. The names of the calls of the
+    /// cycle, in order, when it does. A small model went round `write → run → edit → read` to
+    /// the step limit, which one call repeated never caught.
     fn is_loop(&mut self, name: &str, input: &Value) -> Option<Vec<String>> {
         if POLLING_TOOLS.contains(&name) {
             return None;
