@@ -27,6 +27,7 @@ mod fetch_gate;
 mod keychain;
 mod launch;
 pub mod locations;
+mod loop_breaker;
 mod mcp_launch;
 mod named_files;
 mod policy_call;
@@ -71,6 +72,7 @@ pub use launch::{
     default_model_path, load_project_policy, provider_resolver, read_settings,
     web_search_from_settings,
 };
+pub use loop_breaker::LOOP_LIMIT;
 pub use mcp_launch::{SandboxLauncher, machine_sandbox, mcp_hub};
 pub use policy_call::{judge_tool_call, policy_call};
 pub use replay::replay_messages;
@@ -97,4 +99,4 @@ pub use settings::{
 };
 pub use subagents::{ProviderResolver, ResolvedModel};
 pub use tool_availability::{Situation, Unavailable, on_path};
-pub use turn::{Agent, AgentConfig, AgentError, AgentStats, LOOP_LIMIT, ModeSwitch, Outcome};
+pub use turn::{Agent, AgentConfig, AgentError, AgentStats, ModeSwitch, Outcome};

@@ -737,7 +737,7 @@ async fn restore(
         let (messages, notes) = crate::replay::replay(&crate::rewind::effective(&entries));
         agent.messages = messages;
         agent.notes = notes;
-        agent.recent_calls.clear();
+        agent.breaker.forget_calls();
     } else if let Some(note) = done.note {
         agent.notes.push(note);
     }

@@ -9,6 +9,7 @@
 use crate::approvals::Approvals;
 use crate::event_sink::EventSink;
 use crate::failure::{FailureContext, failure_at, retry_notice};
+use crate::loop_breaker::{LoopBreaker, Verdict};
 use crate::session_log::{LogError, SessionLog};
 use crate::subagents::Kit;
 use llm::{ChatRequest, LlmError, Provider, StreamEvent};
@@ -17,16 +18,11 @@ use protocol::{
     AgentEvent, Confinement, ContentBlock, Message, Role, ToolOutcome, TurnOutcome, WakeReason,
 };
 use serde_json::Value;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
 use tokio_util::sync::CancellationToken;
 use tools::Toolbox;
-
-/// Identical calls in a row before the loop pauses for the user.
-pub const LOOP_LIMIT: usize = 3;
-/// The longest cycle of calls looked for (`read → edit → run`, and one more).
-const MAX_CYCLE: usize = 4;
 
 /// How long a turn waits for MCP servers that are still starting before its first request.
 const MCP_START_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
@@ -38,10 +34,6 @@ const MAX_EMPTY_NUDGES: u32 = 2;
 /// What a model that replied with nothing hears. Models do this after a tool's result (a small
 /// local one after an error; Anthropic documents it too), and "continue" is the known remedy.
 const EMPTY_REPLY_NUDGE: &str = "Your reply was empty. Go on with the task: call the next tool, or task_done if the task is complete.";
-
-/// Tools that may be called again and again with the same arguments: looking at a running
-/// task is waiting, not looping.
-const POLLING_TOOLS: &[&str] = &["task_poll", "task_list", "wakeup"];
 
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
@@ -259,8 +251,8 @@ pub struct Agent {
     pub(crate) events: EventSink,
     pub(crate) approvals: Approvals,
     pub messages: Vec<Message>,
-    /// The latest calls (name, arguments as JSON), for [`Agent::is_loop`].
-    pub(crate) recent_calls: VecDeque<(String, String)>,
+    /// Circles of calls and of failing checks (see `loop_breaker`).
+    pub(crate) breaker: LoopBreaker,
     pub(crate) prices: llm::PriceTable,
     pub(crate) mode_now: ModeSwitch,
     /// This agent's id and name when it is a sub-agent (its events and questions carry them).
@@ -349,7 +341,7 @@ impl Agent {
             events,
             approvals,
             messages: Vec::new(),
-            recent_calls: VecDeque::new(),
+            breaker: LoopBreaker::default(),
             prices: llm::PriceTable::default(),
             mode_now,
             identity: None,
@@ -534,6 +526,7 @@ impl Agent {
         let text = crate::replay::with_notes(&mut self.notes, task);
         self.messages.push(Message::user_text(text));
         self.record.new_task();
+        self.breaker.new_task();
         let checkpoint = self.turn_checkpoint.take();
         self.emit(AgentEvent::UserMessage {
             text: task.to_string(),
@@ -764,31 +757,18 @@ impl Agent {
                         "Your arguments for {name} were not valid JSON ({}): {}. Send them again as one JSON object.",
                         bad.error, bad.raw
                     )))
-                } else if let Some(cycle) = self.is_loop(&name, &input) {
-                    let (reason, reply) = if cycle.len() == 1 {
-                        (
-                            format!(
-                                "the model called {name} with the same arguments {LOOP_LIMIT} times in a row"
-                            ),
-                            format!(
-                                "You have called {name} with the same arguments {LOOP_LIMIT} times in a row. The task is paused for the user; try a different approach."
-                            ),
-                        )
-                    } else {
-                        let calls = cycle.join(" → ");
-                        (
-                            format!(
-                                "the model went round the same {} calls ({calls}) {LOOP_LIMIT} times, with the same arguments",
-                                cycle.len()
-                            ),
-                            format!(
-                                "You have made the same {} calls ({calls}) {LOOP_LIMIT} times over, with the same arguments each time. The task is paused for the user; try a different approach.",
-                                cycle.len()
-                            ),
-                        )
-                    };
-                    outcome = Some(Outcome::Paused { reason });
-                    Some(ToolReply::err(reply))
+                } else if let Some(verdict) = {
+                    let root = self.toolbox.ws.root();
+                    let read = |p: &str| read_for_breaker(root, p);
+                    self.breaker.before_call(&name, &input.to_string(), &read)
+                } {
+                    Some(ToolReply::err(match verdict {
+                        Verdict::StepBack { text } => text,
+                        Verdict::Pause { reason, text } => {
+                            outcome = Some(Outcome::Paused { reason });
+                            text
+                        }
+                    }))
                 } else {
                     self.judge_and_run(&id, &name, &input, cancel).await?
                 };
@@ -818,6 +798,16 @@ impl Agent {
                     reply.text.push_str(note);
                 }
                 reply.text = self.fit_for_model(&id, reply.text);
+                if let Some(verdict) = self.watch_for_circles(&name, &input, &reply) {
+                    match verdict {
+                        Verdict::StepBack { text } => reply.text.push_str(&text),
+                        Verdict::Pause { reason, text } => {
+                            reply.text.push_str("\n\n");
+                            reply.text.push_str(&text);
+                            outcome = Some(Outcome::Paused { reason });
+                        }
+                    }
+                }
                 if let Some(pdf) = reply.attachment.as_ref().map(Attachment::is_pdf) {
                     let config = self.provider.as_ref().map(|p| p.config());
                     let takes = config.is_some_and(|c| if pdf { c.documents } else { c.images });
@@ -969,27 +959,55 @@ impl Agent {
         })
     }
 
-    /// Whether this call closes a loop: one call, or a cycle of up to [`MAX_CYCLE`] calls, made
-    /// [`LOOP_LIMIT`] times in a row with the same arguments. The names of the calls of the
-    /// cycle, in order, when it does. A small model went round `write → run → edit → read` to
-    /// the step limit, which one call repeated never caught.
-    fn is_loop(&mut self, name: &str, input: &Value) -> Option<Vec<String>> {
-        if POLLING_TOOLS.contains(&name) {
+    /// After a call: an edit is remembered, and a check that failed again may close a circle.
+    fn watch_for_circles(
+        &mut self,
+        name: &str,
+        input: &Value,
+        reply: &ToolReply,
+    ) -> Option<Verdict> {
+        if reply.is_error {
             return None;
         }
-        self.recent_calls
-            .push_back((name.to_string(), input.to_string()));
-        while self.recent_calls.len() > MAX_CYCLE * LOOP_LIMIT {
-            self.recent_calls.pop_front();
+        let text = |k: &str| input.get(k).and_then(Value::as_str);
+        match name {
+            "edit_file" | "write_file" => {
+                let new_text = text("new_string").or_else(|| {
+                    input
+                        .get("edits")
+                        .and_then(Value::as_array)
+                        .and_then(|e| e.last())
+                        .and_then(|e| e.get("new_string"))
+                        .and_then(Value::as_str)
+                });
+                self.breaker.edited(text("path")?, new_text);
+                None
+            }
+            "run_command" => {
+                let command = text("command")?;
+                let code = reply.exit_code?;
+                if !crate::checks::is_check(command) {
+                    return None;
+                }
+                let root = self.toolbox.ws.root();
+                let read = |p: &str| read_for_breaker(root, p);
+                self.breaker
+                    .after_check(command, code == 0, &reply.text, &read)
+            }
+            _ => None,
         }
-        let recent = self.recent_calls.make_contiguous();
-        (1..=MAX_CYCLE).find_map(|period| {
-            let seen = recent.len().checked_sub(period * LOOP_LIMIT)?;
-            let tail = &recent[seen..];
-            let repeats = (period..tail.len()).all(|i| tail[i] == tail[i - period]);
-            repeats.then(|| tail[..period].iter().map(|(n, _)| n.clone()).collect())
-        })
     }
+}
+
+/// A project file's text for a step back (the file the model last edited); nothing for a
+/// path outside the project or a file too big to show a function of.
+fn read_for_breaker(root: &tools::ProjectRoot, path: &str) -> Option<String> {
+    const LARGEST: u64 = 1 << 20;
+    let real = root.resolve(path).ok()?.real;
+    if std::fs::metadata(&real).ok()?.len() > LARGEST {
+        return None;
+    }
+    std::fs::read_to_string(real).ok()
 }
 
 /// What a task_done is told when what happened contradicts it: each point in words, and the

@@ -475,10 +475,24 @@ async fn malformed_arguments_are_explained() {
     assert!(matches!(outcome, TurnOutcome::Done { .. }));
 }
 
+/// The results of the calls that finished, in order: (output, is_error).
+fn finished(h: &Harness) -> Vec<(String, bool)> {
+    h.events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished {
+                output, is_error, ..
+            } => Some((output, is_error)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Issue 23: a small model went round `write → run → edit → read` to the step limit; only one
-/// call repeated was caught. Two calls gone round three times pause the task like one repeated.
+/// call repeated was caught. Two calls gone round three times are a circle like one repeated:
+/// the first time the model is told to step back, the second time the task pauses.
 #[tokio::test]
-async fn the_same_cycle_of_calls_three_times_pauses_for_the_user() {
+async fn the_same_cycle_of_calls_steps_back_once_then_pauses_for_the_user() {
     let project = repo();
     let (h, outcome) = run(
         "agent_cycle_detection.json",
@@ -487,35 +501,31 @@ async fn the_same_cycle_of_calls_three_times_pauses_for_the_user() {
         |_| ApprovalAnswer::Approve,
     )
     .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(
         matches!(&outcome, TurnOutcome::Paused { reason }
-            if reason.contains("same 2 calls (read_file → list_files) 3 times")),
+            if reason.contains("same 2 calls (read_file → list_files) 3 times")
+                && reason.contains("after one step back")),
         "{outcome:?}"
     );
-    let finished: Vec<(String, bool)> = h
-        .events()
-        .into_iter()
-        .filter_map(|e| match e {
-            AgentEvent::ToolFinished {
-                output, is_error, ..
-            } => Some((output, is_error)),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(
-        finished.len(),
-        6,
-        "five calls ran, the sixth closed the cycle"
-    );
+    let finished = finished(&h);
+    assert_eq!(finished.len(), 12, "{finished:?}");
     assert!(finished[..5].iter().all(|(_, err)| !err));
     assert!(
-        finished[5].1 && finished[5].0.contains("same 2 calls"),
+        finished[5].1
+            && finished[5].0.contains("Step back")
+            && finished[5].0.contains("did not run"),
+        "{finished:?}"
+    );
+    assert!(finished[6..11].iter().all(|(_, err)| !err));
+    assert!(
+        finished[11].1 && finished[11].0.contains("paused for the user"),
         "{finished:?}"
     );
 }
 
 #[tokio::test]
-async fn the_same_call_three_times_pauses_for_the_user() {
+async fn the_same_call_three_times_steps_back_once_then_pauses_for_the_user() {
     let project = repo();
     let (h, outcome) = run(
         "agent_loop_detection.json",
@@ -524,19 +534,57 @@ async fn the_same_call_three_times_pauses_for_the_user() {
         |_| ApprovalAnswer::Approve,
     )
     .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(
         matches!(&outcome, TurnOutcome::Paused { reason } if reason.contains("3 times")),
         "{outcome:?}"
     );
-    let last = h.events().into_iter().rev().find_map(|e| match e {
-        AgentEvent::ToolFinished {
-            output,
-            is_error: true,
-            ..
-        } => Some(output),
-        _ => None,
-    });
-    assert!(last.is_some_and(|o| o.contains("same arguments 3 times")));
+    let finished = finished(&h);
+    assert_eq!(finished.len(), 6, "{finished:?}");
+    assert!(finished[2].1 && finished[2].0.contains("Step back"));
+    assert!(finished[5].1 && finished[5].0.contains("same arguments 3 times"));
+}
+
+/// Issue 23: `write → run tests (fail) → write …` with a different write each time is no
+/// circle of identical calls, and went on to the step limit. The same check failing three
+/// times in a row steps back once, showing the failing assertion and the function last
+/// written; three more failures pause the task. (`-B`: three writes of calc.py in one second,
+/// all the same size, would otherwise run a stale compiled calc.)
+#[tokio::test]
+async fn the_same_tests_failing_three_times_step_back_with_the_assertion_then_pause() {
+    let project = repo();
+    std::fs::write(
+        project.path().join("test_calc.py"),
+        "import unittest\nfrom calc import add\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    )
+    .expect("write");
+    let (h, outcome) = run(
+        "agent_failing_checks_step_back.json",
+        project.path(),
+        Mode::FullAuto,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(
+        matches!(&outcome, TurnOutcome::Paused { reason }
+            if reason.contains("still failed after one step back")
+                && reason.contains("`python3 -B -m unittest -q test_calc` failed 3 times in a row")),
+        "{outcome:?}"
+    );
+    let finished = finished(&h);
+    assert_eq!(finished.len(), 12, "{finished:?}");
+    let runs: Vec<&String> = finished.iter().skip(1).step_by(2).map(|(o, _)| o).collect();
+    assert!(!runs[0].contains("Step back") && !runs[1].contains("Step back"));
+    let step_back = runs[2];
+    assert!(step_back.contains("Step back"), "{step_back}");
+    assert!(step_back.contains("AssertionError: 1 != 5"), "{step_back}");
+    assert!(
+        step_back.contains("calc.py as it is now (lines 1–2)")
+            && step_back.contains("   2      return a - b + 2"),
+        "{step_back}"
+    );
+    assert!(runs[5].contains("paused for the user"), "{}", runs[5]);
 }
 
 #[tokio::test]
