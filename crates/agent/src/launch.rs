@@ -376,6 +376,7 @@ pub fn default_model_path() -> PathBuf {
 pub fn builtin_provider(config: ProviderConfig) -> Result<llm::Provider, builtin::BuiltinError> {
     let path = config.model_path.clone().unwrap_or_else(default_model_path);
     let mut opts = builtin::LoadOptions::new(path);
+    opts.prefix_cache = Some(locations::data_dir().join("models").join("kv-cache"));
     if let Some(n) = config.num_ctx {
         opts.n_ctx = n;
     }

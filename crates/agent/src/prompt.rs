@@ -28,14 +28,13 @@ fn today() -> String {
 const INSTRUCTIONS_CAP: usize = 32 * 1024;
 
 pub(crate) fn system_prompt(root: &tools::ProjectRoot, sandboxed: bool) -> String {
-    let mut s = format!(
-        "You are Tandem, a coding agent working in the project folder {} on {}. Today is {}.\n\
+    // What is the same in every project comes first, the project's folder and the date after:
+    // a model on this machine keeps the shared beginning's KV cache between sessions.
+    let mut s = String::from(
+        "You are Tandem, a coding agent working in the user's project folder.\n\
          Work with the tools: read before you edit, keep changes small, run the project's tests when you change code. \
          Paths are relative to the project folder. Some calls need the user's approval; if one is refused, read why and adapt. \
          When the task is complete, call task_done with a short summary for the user.\n",
-        root.path().display(),
-        std::env::consts::OS,
-        today()
     );
     if sandboxed {
         s.push_str(
@@ -43,6 +42,12 @@ pub(crate) fn system_prompt(root: &tools::ProjectRoot, sandboxed: bool) -> Strin
              cannot read secrets such as .env files and keys, and have no network unless the user granted it.\n",
         );
     }
+    s.push_str(&format!(
+        "The project folder is {} on {}. Today is {}.\n",
+        root.path().display(),
+        std::env::consts::OS,
+        today()
+    ));
     if let Some(listing) = top_level(root) {
         s.push_str(&listing);
     }

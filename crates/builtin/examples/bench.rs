@@ -7,7 +7,7 @@
 //! turn's token counts and speeds, time to its tool call, resident memory. Each turn's rendered
 //! prompt is written to OUT_DIR/turnN.txt.
 
-use builtin::{Engine, Generation, LoadOptions, Produced};
+use builtin::{Engine, Generation, KvCache, LoadOptions, Produced};
 use llm::{ChatRequest, TextStop};
 use protocol::{ContentBlock, Message, Role, ToolDefinition};
 use serde_json::json;
@@ -56,7 +56,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = args.next().ok_or("usage: bench MODEL.gguf OUT_DIR")?;
     let out = std::path::PathBuf::from(args.next().ok_or("usage: bench MODEL.gguf OUT_DIR")?);
     std::fs::create_dir_all(&out)?;
-    let engine = Engine::load(LoadOptions::new(model))?;
+    // The memory settings to measure, from the environment (the defaults otherwise):
+    // BENCH_KV=q8|f16, BENCH_MMAP=0|1, BENCH_CTX=tokens.
+    let mut opts = LoadOptions::new(model);
+    match std::env::var("BENCH_KV").as_deref() {
+        Ok("q8") => opts.kv_cache = KvCache::Q8,
+        Ok("f16") => opts.kv_cache = KvCache::F16,
+        _ => {}
+    }
+    match std::env::var("BENCH_MMAP").as_deref() {
+        Ok("0") => opts.use_mmap = false,
+        Ok("1") => opts.use_mmap = true,
+        _ => {}
+    }
+    if let Some(n) = std::env::var("BENCH_CTX").ok().and_then(|v| v.parse().ok()) {
+        opts.n_ctx = n;
+    }
+    eprintln!("bench: {opts:?}");
+    let engine = Engine::load(opts)?;
     let rss_loaded = rss_mb("VmRSS:");
 
     let task = Message::user_text(

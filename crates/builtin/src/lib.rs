@@ -19,6 +19,7 @@ mod grammar;
 #[allow(unsafe_code)]
 mod grammar_sampler;
 mod machine;
+mod prefix_store;
 mod prompt;
 mod schema_grammar;
 mod shared;
@@ -29,7 +30,7 @@ pub use abort::StopReport;
 pub use download::{
     DEFAULT_MODEL, DownloadError, ModelSpec, Progress, download, file_sha256, partial_path,
 };
-pub use engine::{Engine, Generation, LoadInfo, LoadOptions, Produced};
+pub use engine::{Engine, Generation, KvCache, LoadInfo, LoadOptions, Produced};
 pub use error::BuiltinError;
 pub use grammar::{calls_schema, grammar};
 pub use machine::{Unavailable, check as check_machine, cpu as check_cpu, memory as check_memory};
@@ -37,4 +38,8 @@ pub use schema_grammar::{SchemaGrammarError, json_schema_to_grammar};
 pub use shared::{loaded, provider};
 #[doc(hidden)]
 pub use test_model::tiny_model_path;
+
+/// The llama.cpp binding the crate is pinned to (Cargo.toml): a saved KV cache is only loaded
+/// by the version that wrote it.
+const LLAMA_CPP_VERSION: &str = "llama-cpp-2 =0.1.160";
 pub use worker::{Outcome, PROMPT_BATCH, Stats};

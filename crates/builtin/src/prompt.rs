@@ -81,15 +81,17 @@ pub fn call_block(name: &str, input: &serde_json::Value) -> String {
     )
 }
 
+/// The tools first, then the agent's own words. The tools and the rules are the same from one
+/// session to the next, the project's folder, listing and date are not: a saved KV cache of
+/// the beginning serves every project only when what differs comes last.
 fn system_text(req: &ChatRequest) -> String {
-    let mut s = req.system.clone().unwrap_or_default();
+    let system = req.system.clone().unwrap_or_default();
     if req.tools.is_empty() {
-        return s;
+        return system;
     }
-    if !s.is_empty() {
-        s.push_str("\n\n");
-    }
-    s.push_str("# Tools\n\nYou may call one of these functions to carry out the task. You are provided with function signatures within <tools></tools> XML tags:\n<tools>");
+    let mut s = String::from(
+        "# Tools\n\nYou may call one of these functions to carry out the task. You are provided with function signatures within <tools></tools> XML tags:\n<tools>",
+    );
     for t in &req.tools {
         s.push('\n');
         s.push_str(
@@ -98,6 +100,10 @@ fn system_text(req: &ChatRequest) -> String {
         );
     }
     s.push_str("\n</tools>\n\nTo call a function, write one JSON object with the function name and arguments in a ```json code block, one call per reply:\n```json\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n```\nThe result comes back in <tool_response></tool_response> tags. When the task is done, answer in plain words without a code block.");
+    if !system.is_empty() {
+        s.push_str("\n\n");
+        s.push_str(&system);
+    }
     s
 }
 
@@ -149,8 +155,11 @@ mod tests {
         ]));
         assert_eq!(m.len(), 4);
         assert_eq!(m[0].role, "system");
-        assert!(m[0].content.starts_with("You are Tandem."));
+        // The tools first, the same in every session; the agent's words (with the project's
+        // folder) after them.
+        assert!(m[0].content.starts_with("# Tools"));
         assert!(m[0].content.contains("\"name\":\"read_file\""));
+        assert!(m[0].content.ends_with("\n\nYou are Tandem."));
         assert_eq!(m[2].role, "assistant");
         assert!(m[2].content.starts_with("```json\n{\"name\":\"read_file\""));
         assert_eq!(

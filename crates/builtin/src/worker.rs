@@ -10,6 +10,7 @@ use crate::abort::{AbortSlot, StopFlag, StopReport};
 use crate::error::BuiltinError;
 use crate::grammar;
 use crate::grammar_sampler;
+use crate::prefix_store::{self, PrefixStore};
 use crate::prompt::TemplateMessage;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
@@ -72,8 +73,11 @@ pub struct Outcome {
 pub struct Stats {
     /// Prompt tokens in all.
     pub prompt_tokens: usize,
-    /// Of those, kept in the KV cache from the previous reply (not evaluated again).
+    /// Of those, kept in the KV cache from the previous reply or loaded from a saved
+    /// beginning (not evaluated again).
     pub reused_tokens: usize,
+    /// Of the reused, loaded from a saved beginning on disk.
+    pub restored_tokens: usize,
     pub generated_tokens: usize,
     pub prompt_time: Duration,
     pub generation_time: Duration,
@@ -109,6 +113,8 @@ pub struct Worker<'m> {
     pub seed: u32,
     /// What llama.cpp's abort callback reads (declared after `ctx`, so it outlives it).
     pub abort: Arc<AbortSlot>,
+    /// Saved beginnings of conversations, on disk (none when not set up).
+    pub prefixes: Option<PrefixStore>,
 }
 
 impl Worker<'_> {
@@ -155,47 +161,53 @@ impl Worker<'_> {
 
         // Keep the shared beginning; the last prompt token is always evaluated again, since
         // its logits are where the reply starts.
-        let mut keep = self
-            .cached
-            .iter()
-            .zip(&tokens)
-            .take_while(|(a, b)| a == b)
-            .count();
+        let mut keep = prefix_store::common_prefix(&self.cached, &tokens);
         keep = keep.min(tokens.len().saturating_sub(1));
+        let fixed = self.fixed_beginning(&job.messages, &tokens);
+        let restored = self.restore_beginning(&tokens, keep);
+        keep = keep.max(restored);
         self.ctx
             .clear_kv_cache_seq(Some(0), Some(keep as u32), None)
             .map_err(|e| BuiltinError::Decode(e.to_string()))?;
         self.cached.truncate(keep);
+        // The fixed beginning is saved once the cache holds exactly it.
+        let save_at = (fixed >= prefix_store::MIN_TOKENS
+            && fixed > keep
+            && fixed < tokens.len()
+            && self
+                .prefixes
+                .as_ref()
+                .is_some_and(|p| !p.has(&tokens[..fixed])))
+        .then_some(fixed);
 
         let mut stats = Stats {
             prompt_tokens: tokens.len(),
             reused_tokens: keep,
+            restored_tokens: restored,
             ..Stats::default()
         };
         let abort = self.abort.clone();
         let watch = abort.watch(&job.cancel);
         let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
-        let rest = &tokens[keep..];
-        let chunks = rest.len().div_ceil(PROMPT_BATCH);
+        let chunks = chunk_bounds(keep, save_at, tokens.len());
         let progress = |evaluated: usize| {
-            if chunks > 1 {
+            if chunks.len() > 1 {
                 let _ = job.events.send(WorkerEvent::PromptRead {
                     evaluated,
                     total: tokens.len(),
                 });
             }
         };
-        for (i, chunk) in rest.chunks(PROMPT_BATCH).enumerate() {
+        for (i, &(from, to)) in chunks.iter().enumerate() {
             if job.cancel.is_stopped() {
                 return Ok(self.cancelled(job, stats, false));
             }
             progress(self.cached.len());
             batch.clear();
-            let last_chunk = i + 1 == chunks;
-            for (j, &t) in chunk.iter().enumerate() {
-                let pos = (self.cached.len() + j) as i32;
+            let last_chunk = i + 1 == chunks.len();
+            for (pos, &t) in tokens.iter().enumerate().take(to).skip(from) {
                 batch
-                    .add(t, pos, &[0], last_chunk && j + 1 == chunk.len())
+                    .add(t, pos as i32, &[0], last_chunk && pos + 1 == to)
                     .map_err(|e| BuiltinError::Decode(e.to_string()))?;
             }
             if let Err(e) = self.ctx.decode(&mut batch) {
@@ -207,7 +219,10 @@ impl Worker<'_> {
                 }
                 return Err(BuiltinError::Decode(e.to_string()));
             }
-            self.cached.extend_from_slice(chunk);
+            self.cached.extend_from_slice(&tokens[from..to]);
+            if Some(to) == save_at {
+                self.save_beginning();
+            }
         }
         progress(self.cached.len());
         stats.prompt_time = started.elapsed();
@@ -263,6 +278,97 @@ impl Worker<'_> {
             stop,
             stats,
         })
+    }
+
+    /// How many of `tokens` are the system message: the part of a conversation that is the
+    /// same from one session to the next (tools and rules first, the project's own words
+    /// after). Zero without a system message.
+    fn fixed_beginning(&self, messages: &[TemplateMessage], tokens: &[LlamaToken]) -> usize {
+        let Some(system) = messages.first().filter(|m| m.role == "system") else {
+            return 0;
+        };
+        let Ok(chat) = LlamaChatMessage::new(system.role.to_string(), system.content.clone())
+        else {
+            return 0;
+        };
+        let Ok(text) = self
+            .model
+            .apply_chat_template(&self.template, &[chat], false)
+        else {
+            return 0;
+        };
+        let own = self.model.vocab().tokenize(text.as_bytes(), true, true);
+        prefix_store::common_prefix(&own, tokens)
+    }
+
+    /// Loads the saved beginning that shares the most with `tokens`, when it gives more than
+    /// the `keep` tokens the cache already holds. How many tokens it gave (0: none).
+    fn restore_beginning(&mut self, tokens: &[LlamaToken], keep: usize) -> usize {
+        let Some(store) = &mut self.prefixes else {
+            return 0;
+        };
+        let Some(found) = store.best(tokens) else {
+            return 0;
+        };
+        let common = found.common.min(tokens.len().saturating_sub(1));
+        // Loading replaces the whole cache; a few tokens more are cheaper to evaluate.
+        if common < keep + prefix_store::MIN_TOKENS {
+            return 0;
+        }
+        if !found.whole(store) {
+            tracing::warn!(
+                file = %found.path.display(),
+                "built-in model: a saved beginning was cut short; it is removed"
+            );
+            store.forget(&found.name);
+            return 0;
+        }
+        let started = Instant::now();
+        self.ctx.clear_kv_cache();
+        self.cached.clear();
+        match self.ctx.state_seq_load_file(&found.path, 0, found.saved) {
+            Ok((loaded, _)) if loaded.len() >= common && loaded[..common] == tokens[..common] => {
+                self.cached = loaded;
+                store.used(&found.name);
+                tracing::info!(
+                    tokens = common,
+                    of = found.saved,
+                    ms = started.elapsed().as_millis() as u64,
+                    "built-in model: a saved beginning loaded"
+                );
+                common
+            }
+            outcome => {
+                tracing::warn!(
+                    error = ?outcome.err(),
+                    file = %found.path.display(),
+                    "built-in model: a saved beginning would not load; it is removed"
+                );
+                self.ctx.clear_kv_cache();
+                store.forget(&found.name);
+                0
+            }
+        }
+    }
+
+    /// Saves the cache, which holds exactly the fixed beginning now. A failure costs only the
+    /// next session's time: logged, not reported.
+    fn save_beginning(&mut self) {
+        let Some(store) = &mut self.prefixes else {
+            return;
+        };
+        let started = Instant::now();
+        match store.save(&self.ctx, &self.cached) {
+            Ok(bytes) => tracing::info!(
+                tokens = self.cached.len(),
+                bytes,
+                ms = started.elapsed().as_millis() as u64,
+                "built-in model: the conversation's beginning saved"
+            ),
+            Err(e) => {
+                tracing::warn!(%e, "built-in model: the conversation's beginning was not saved")
+            }
+        }
     }
 
     fn cancelled(&self, job: &Job, stats: Stats, inside_call: bool) -> Outcome {
@@ -364,12 +470,28 @@ fn log(stats: &Stats) {
     tracing::info!(
         prompt_tokens = stats.prompt_tokens,
         reused_tokens = stats.reused_tokens,
+        restored_tokens = stats.restored_tokens,
         prompt_tok_per_s = format!("{:.1}", stats.prompt_per_second()),
         generated_tokens = stats.generated_tokens,
         generation_tok_per_s = format!("{:.1}", stats.generation_per_second()),
         first_token_ms = stats.first_token.as_millis() as u64,
         "built-in model: reply"
     );
+}
+
+/// The prompt's batches from `from` to `to`, at most [`PROMPT_BATCH`] tokens each; one ends at
+/// `cut` (where the fixed beginning is saved).
+fn chunk_bounds(from: usize, cut: Option<usize>, to: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = from;
+    for end in cut.into_iter().chain([to]) {
+        while start < end {
+            let stop = (start + PROMPT_BATCH).min(end);
+            out.push((start, stop));
+            start = stop;
+        }
+    }
+    out
 }
 
 /// The complete UTF-8 characters at the front of `bytes`, removed from it; an incomplete
@@ -401,6 +523,18 @@ mod tests {
         b.extend(b"x");
         assert_eq!(take_utf8(&mut b), "éx");
         assert!(b.is_empty());
+    }
+
+    #[test]
+    fn a_batch_ends_where_the_beginning_is_saved() {
+        let b = PROMPT_BATCH;
+        assert_eq!(chunk_bounds(0, None, 10), vec![(0, 10)]);
+        assert_eq!(chunk_bounds(0, Some(4), 10), vec![(0, 4), (4, 10)]);
+        assert_eq!(
+            chunk_bounds(3, Some(b + 10), b + 20),
+            vec![(3, b + 3), (b + 3, b + 10), (b + 10, b + 20)]
+        );
+        assert_eq!(chunk_bounds(5, None, 5), vec![]);
     }
 
     #[test]

@@ -345,3 +345,104 @@ async fn the_next_turn_evaluates_only_its_new_tokens() {
         two.stats
     );
 }
+
+/// One reply of `engine`, which is dropped after it like a process that ends.
+async fn reply_to(engine: &Engine, req: &ChatRequest) -> builtin::Outcome {
+    engine
+        .generate(
+            req,
+            Generation::default(),
+            &mut |_| {},
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("a reply")
+}
+
+/// Issue 23: every new session read its ~2,000-token system message again (30–50 s on two
+/// cores). The KV cache of the system message is saved to disk by the first process and
+/// loaded by the next, which then writes the same reply.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_process_loads_the_saved_beginning_and_replies_the_same() {
+    let dir = tempfile::tempdir().expect("dir");
+    let load = || {
+        let mut opts = LoadOptions::new(model_path());
+        opts.n_ctx = 2048;
+        opts.prefix_cache = Some(dir.path().to_path_buf());
+        Engine::load(opts).expect("the tiny model loads")
+    };
+    // A system message long enough to be worth saving (the tools make most of it).
+    let ask = |project: &str| {
+        let mut req = request(vec![Message::user_text("What is 2 + 2?")], 12);
+        req.system = Some(format!(
+            "You are a coding assistant. Work step by step with the tools.\nThe project folder is {project}."
+        ));
+        req
+    };
+    let cold = reply_to(&load(), &ask("/home/a/calc")).await;
+    assert_eq!(cold.stats.restored_tokens, 0, "{:?}", cold.stats);
+    let saved: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("the cache folder")
+        .flatten()
+        .flat_map(|model| {
+            std::fs::read_dir(model.path())
+                .expect("model folder")
+                .flatten()
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(saved.len(), 2, "one state and its tokens: {saved:?}");
+
+    // The same system message in a new process: all of it is loaded, and the reply is the
+    // one the model wrote after reading it.
+    let warm = reply_to(&load(), &ask("/home/a/calc")).await;
+    assert!(
+        warm.stats.restored_tokens >= 128 && warm.stats.restored_tokens < warm.stats.prompt_tokens,
+        "{:?}",
+        warm.stats
+    );
+    assert_eq!(warm.text, cold.text);
+
+    // Another project: the tools and rules before the folder's name are loaded, the rest read.
+    let other = reply_to(&load(), &ask("/srv/other/project")).await;
+    assert!(
+        other.stats.restored_tokens >= 128
+            && other.stats.restored_tokens < warm.stats.restored_tokens,
+        "{:?} after {:?}",
+        other.stats,
+        warm.stats
+    );
+}
+
+/// A saved state llama.cpp will not load (cut short, another version) is removed, and the
+/// prompt is read as if there were none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_saved_beginning_is_removed_and_the_prompt_read() {
+    let dir = tempfile::tempdir().expect("dir");
+    let load = || {
+        let mut opts = LoadOptions::new(model_path());
+        opts.n_ctx = 2048;
+        opts.prefix_cache = Some(dir.path().to_path_buf());
+        Engine::load(opts).expect("the tiny model loads")
+    };
+    let req = request(vec![Message::user_text("What is 2 + 2?")], 8);
+    let first = reply_to(&load(), &req).await;
+    let state = std::fs::read_dir(dir.path())
+        .expect("cache")
+        .flatten()
+        .flat_map(|m| std::fs::read_dir(m.path()).expect("model folder").flatten())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "kv"))
+        .expect("a saved state");
+    let bytes = std::fs::read(&state).expect("read");
+    std::fs::write(&state, &bytes[..bytes.len() / 3]).expect("cut it short");
+
+    let again = reply_to(&load(), &req).await;
+    assert_eq!(again.stats.restored_tokens, 0, "{:?}", again.stats);
+    assert_eq!(again.text, first.text);
+    // Read again, it is saved again, whole.
+    assert_eq!(
+        std::fs::read(&state).expect("saved again").len(),
+        bytes.len()
+    );
+}
