@@ -218,6 +218,7 @@ pub async fn use_builtin(
                 num_ctx: kept.as_ref().and_then(|k| k.num_ctx),
                 lenient_tool_calls: None,
                 images: None,
+                small_model: kept.as_ref().and_then(|k| k.small_model),
                 documents: None,
                 model_path: own,
                 download_url: kept.as_ref().and_then(|k| k.download_url.clone()),

@@ -80,6 +80,7 @@ pub(crate) fn view(slot: &PresetSlot) -> SettingsView {
                 base_url: p.base_url.clone(),
                 num_ctx: p.num_ctx,
                 lenient_tool_calls: p.lenient_tool_calls,
+                small_model: p.small_model,
                 key_source: keys.source(name, &env),
             }
         })
@@ -201,6 +202,7 @@ pub async fn save_settings(
                     api_key_env: kept.and_then(|k| k.api_key_env.clone()),
                     num_ctx: p.num_ctx,
                     lenient_tool_calls: p.lenient_tool_calls,
+                    small_model: p.small_model,
                     images: kept.and_then(|k| k.images),
                     documents: kept.and_then(|k| k.documents),
                     model_path: kept.and_then(|k| k.model_path.clone()),

@@ -500,6 +500,11 @@ export type ProviderView = { name: string, kind: ProviderKind, base_url: string 
  */
 lenient_tool_calls: boolean | null, 
 /**
+ * Whether its models get the help small models need; None: automatic (yes for the
+ * built-in model and models of at most 4B parameters on a server on this computer).
+ */
+small_model: boolean | null, 
+/**
  * Where its key comes from: "keychain", "file", "environment (ANTHROPIC_API_KEY)", or
  * None when there is none (fine for local servers).
  */
@@ -740,7 +745,12 @@ export type ProviderInput = { name: string, kind: ProviderKind, base_url: string
  * Whether calls a model writes as text (a ```json block, bare JSON, `<tool_call>` tags)
  * are run; None: automatic (yes for a server on this computer).
  */
-lenient_tool_calls: boolean | null, };
+lenient_tool_calls: boolean | null, 
+/**
+ * Whether its models get the help small models need; None: automatic (yes for the
+ * built-in model and models of at most 4B parameters on a server on this computer).
+ */
+small_model: boolean | null, };
 
 export type SaveSettingsArgs = { providers: Array<ProviderInput>, roles: Array<RoleView>, };
 

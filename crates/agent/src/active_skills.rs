@@ -142,12 +142,13 @@ impl Agent {
         defs
     }
 
-    /// The model runs inside Tandem on a CPU (the built-in model): a small model, for which
-    /// every token of the prompt costs time and every extra tool is a chance to go astray.
+    /// A small model (the built-in one, a small one on a local server, or as the provider's
+    /// setting says): every token of the prompt costs time and every extra tool is a chance
+    /// to go astray.
     pub(crate) fn small_model(&self) -> bool {
         self.provider
             .as_ref()
-            .is_some_and(|p| p.config().kind == llm::ProviderKind::Builtin)
+            .is_some_and(|p| p.config().is_small(&self.config.model))
     }
 
     /// The system prompt's part about skills: that there are some, and each active one's

@@ -52,6 +52,10 @@ pub struct ProviderSettings {
     /// Whether its models take images; unset, Anthropic's and OpenAI's own do, others not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<bool>,
+    /// Whether its models get the small-model help; unset, the built-in model and models of at
+    /// most 4B parameters on a server on this machine do (`llm::small_by_default`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub small_model: Option<bool>,
     /// Whether its models read PDFs given as files; unset, Anthropic's and OpenAI's own do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub documents: Option<bool>,
@@ -306,6 +310,7 @@ impl Settings {
             let mut config = ProviderConfig::new(kind, "", None);
             config.num_ctx = p.num_ctx;
             config.model_path = p.model_path.as_ref().map(std::path::PathBuf::from);
+            config.small_model = p.small_model;
             return Ok((config, r.model.clone()));
         }
         let (default_url, default_env) = (default_url(kind), default_key_env(kind));
@@ -340,6 +345,7 @@ impl Settings {
         if let Some(documents) = p.documents {
             config.documents = documents;
         }
+        config.small_model = p.small_model;
         Ok((config, r.model.clone()))
     }
 }
@@ -382,6 +388,7 @@ kind = "openai"
 base_url = "http://127.0.0.1:11434/v1"
 num_ctx = 16384
 lenient_tool_calls = true
+small_model = false
 
 [roles]
 default = { provider = "anthropic", model = "claude-sonnet-4-5" }
@@ -410,15 +417,19 @@ fast = { provider = "local", model = "llama3.2:3b" }
                 c.base_url.as_str(),
                 model.as_str(),
                 c.num_ctx,
-                c.lenient_tool_calls
+                c.lenient_tool_calls,
+                c.small_model
             ),
             (
                 "http://127.0.0.1:11434/v1",
                 "llama3.2:3b",
                 Some(16384),
-                true
+                true,
+                Some(false)
             )
         );
+        // Set off, a 3B model on this machine does without the small-model help.
+        assert!(!c.is_small(&model));
         let stored = MemorySecrets(BTreeMap::from([(
             "anthropic".to_string(),
             "sk-keychain".to_string(),

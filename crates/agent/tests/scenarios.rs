@@ -1260,3 +1260,37 @@ async fn a_secret_is_neither_shown_by_git_diff_nor_committed_unasked() {
         "the new secret was committed"
     );
 }
+
+/// Issue 23: the help the built-in model gets is per model size, not per provider. A 1.5B
+/// model behind a local server (Ollama, llama-server) gets it unasked; a 32B one does not.
+#[tokio::test]
+async fn a_small_model_on_a_local_server_gets_the_small_model_help() {
+    for (file, model, helped) in [
+        (
+            "agent_small_model_on_local_server.json",
+            "qwen2.5-coder:1.5b",
+            true,
+        ),
+        (
+            "agent_large_model_on_local_server.json",
+            "qwen2.5-coder:32b",
+            false,
+        ),
+    ] {
+        let project = repo();
+        let mut setup = Setup::new(Mode::Ask);
+        setup.model = model;
+        let h = Harness::start(scenario(file), project.path(), setup, |_| {
+            ApprovalAnswer::Approve
+        })
+        .await;
+        let outcome = h.run("Make greeting.txt say hello, tandem").await;
+        assert_eq!(h.server.failures(), Vec::<String>::new(), "{model}");
+        assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+        let read_first = h.events().iter().any(|e| {
+            matches!(e, AgentEvent::ToolFinished { name, output, .. }
+                if name == "read_file" && output.contains("hello, world"))
+        });
+        assert_eq!(read_first, helped, "{model}: the named file read for it");
+    }
+}

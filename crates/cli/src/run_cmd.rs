@@ -81,6 +81,11 @@ pub struct RunArgs {
     /// on or off; by default on for a server on this machine, off for hosted ones.
     #[arg(long, value_enum)]
     lenient_tool_calls: Option<OnOff>,
+    /// The help small models need (one form per tool, the files the task names read first, the
+    /// compact tool set): on or off; by default on for the built-in model and for models of at
+    /// most 4B parameters (by their name) on a server on this machine.
+    #[arg(long, value_enum)]
+    small_model: Option<OnOff>,
     /// The task, in words.
     task: String,
 }
@@ -136,16 +141,28 @@ fn preset(a: &RunArgs) -> Result<Option<Preset>> {
     }
 }
 
-/// The resolver, with `--lenient-tool-calls` applied to every model it resolves.
-fn with_lenient(inner: agent::ProviderResolver, choice: Option<OnOff>) -> agent::ProviderResolver {
-    let Some(choice) = choice else {
+/// The resolver, with `--lenient-tool-calls` and `--small-model` applied to every model it
+/// resolves.
+fn with_overrides(
+    inner: agent::ProviderResolver,
+    lenient: Option<OnOff>,
+    small: Option<OnOff>,
+) -> agent::ProviderResolver {
+    if lenient.is_none() && small.is_none() {
         return inner;
-    };
+    }
     std::sync::Arc::new(move |role: &str| {
         let mut resolved = inner(role)?;
-        resolved
-            .provider
-            .set_lenient_tool_calls(matches!(choice, OnOff::On));
+        if let Some(choice) = lenient {
+            resolved
+                .provider
+                .set_lenient_tool_calls(matches!(choice, OnOff::On));
+        }
+        if let Some(choice) = small {
+            resolved
+                .provider
+                .set_small_model(matches!(choice, OnOff::On));
+        }
         Ok(resolved)
     })
 }
@@ -456,9 +473,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         sessions_dir: sessions_dir(),
         policy: loaded.policy,
         config,
-        resolver: with_lenient(
+        resolver: with_overrides(
             agent::provider_resolver(agent::PresetSlot::new(preset), settings_file),
             a.lenient_tool_calls,
+            a.small_model,
         ),
         sandboxing: Sandboxing::Machine,
         tmp_dir: None,

@@ -35,6 +35,10 @@ pub struct ProviderConfig {
     pub idle_timeout: Duration,
     /// The GGUF file of the built-in model ([`ProviderKind::Builtin`]); unused by the others.
     pub model_path: Option<std::path::PathBuf>,
+    /// Whether its models get the help small models need (one form per tool, the named files
+    /// read first, the compact tool set). `None`: decided by the model (see
+    /// [`small_by_default`]).
+    pub small_model: Option<bool>,
 }
 
 impl ProviderConfig {
@@ -83,8 +87,49 @@ impl ProviderConfig {
                 Duration::from_secs(120)
             },
             model_path: None,
+            small_model: None,
         }
     }
+
+    /// Whether `model` on this provider gets the small-model help: the setting when there is
+    /// one, otherwise [`small_by_default`].
+    pub fn is_small(&self, model: &str) -> bool {
+        self.small_model
+            .unwrap_or_else(|| small_by_default(self.kind, &self.base_url, model))
+    }
+}
+
+/// The largest model, in billions of parameters, that gets the small-model help unasked.
+const SMALL_MODEL_BILLIONS: f64 = 4.0;
+
+/// The built-in model always; a model on a server on this machine when its name says it has at
+/// most [`SMALL_MODEL_BILLIONS`] parameters (`qwen2.5-coder:1.5b`,
+/// `Qwen2.5-Coder-1.5B-Instruct-GGUF`, `smollm2:135m`). The mechanism is per model size: a
+/// 1.5B model behind Ollama goes astray as the built-in one does, a 32B one does not. A name
+/// that says no size is not taken as small.
+pub fn small_by_default(kind: ProviderKind, base_url: &str, model: &str) -> bool {
+    kind == ProviderKind::Builtin
+        || (is_loopback(base_url)
+            && parameters_in_name(model).is_some_and(|b| b <= SMALL_MODEL_BILLIONS))
+}
+
+/// The parameter count a model's name gives, in billions: a part like `1.5b`, `3B`, `135m`
+/// between separators.
+pub fn parameters_in_name(model: &str) -> Option<f64> {
+    model.split(['-', ':', '_', '/', ' ']).find_map(|part| {
+        let lower = part.to_ascii_lowercase();
+        let (number, scale) = if let Some(n) = lower.strip_suffix('b') {
+            (n, 1.0)
+        } else if let Some(n) = lower.strip_suffix('m') {
+            (n, 0.001)
+        } else {
+            return None;
+        };
+        if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            return None;
+        }
+        number.parse::<f64>().ok().map(|n| n * scale)
+    })
 }
 
 /// Whether a server address is this machine (`localhost`, `127.0.0.0/8`, `[::1]`, also as an
@@ -170,6 +215,12 @@ impl Provider {
     /// line's `--lenient-tool-calls`).
     pub fn set_lenient_tool_calls(&mut self, on: bool) {
         self.config.lenient_tool_calls = on;
+    }
+
+    /// Gives its models the small-model help, or not, whatever the settings said (a command
+    /// line's `--small-model`).
+    pub fn set_small_model(&mut self, on: bool) {
+        self.config.small_model = Some(on);
     }
 
     pub(crate) fn http(&self) -> &reqwest::Client {
@@ -265,5 +316,57 @@ impl Provider {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_size_is_read_from_the_usual_names() {
+        assert_eq!(parameters_in_name("qwen2.5-coder:1.5b"), Some(1.5));
+        assert_eq!(
+            parameters_in_name("Qwen2.5-Coder-1.5B-Instruct-GGUF"),
+            Some(1.5)
+        );
+        assert_eq!(
+            parameters_in_name("qwen2.5-coder:1.5b-instruct-q4_K_M"),
+            Some(1.5)
+        );
+        assert_eq!(parameters_in_name("smollm2:135m"), Some(0.135));
+        assert_eq!(parameters_in_name("llama3.2:3b"), Some(3.0));
+        assert_eq!(parameters_in_name("qwen2.5-coder:32b"), Some(32.0));
+        assert_eq!(parameters_in_name("qwen2.5-coder"), None);
+        assert_eq!(parameters_in_name("claude-sonnet-4-5"), None);
+        assert_eq!(parameters_in_name("gpt-4o-mini"), None);
+    }
+
+    #[test]
+    fn small_models_on_this_machine_get_the_help_unless_the_setting_says_no() {
+        let local = ProviderConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:11434/v1", None);
+        assert!(local.is_small("qwen2.5-coder:1.5b"));
+        assert!(!local.is_small("qwen2.5-coder:32b"));
+        assert!(
+            !local.is_small("qwen2.5-coder"),
+            "no size in the name: not assumed small"
+        );
+        let hosted = ProviderConfig::new(
+            ProviderKind::OpenAi,
+            "https://api.example.com/v1",
+            Some("k".into()),
+        );
+        assert!(!hosted.is_small("qwen2.5-coder:1.5b"));
+        assert!(ProviderConfig::new(ProviderKind::Builtin, "", None).is_small("anything"));
+        let off = ProviderConfig {
+            small_model: Some(false),
+            ..local.clone()
+        };
+        assert!(!off.is_small("qwen2.5-coder:1.5b"));
+        let on = ProviderConfig {
+            small_model: Some(true),
+            ..hosted
+        };
+        assert!(on.is_small("big-model"));
     }
 }

@@ -117,6 +117,10 @@ pub struct ProviderInput {
     /// are run; None: automatic (yes for a server on this computer).
     #[serde(default)]
     pub lenient_tool_calls: Option<bool>,
+    /// Whether its models get the help small models need; None: automatic (yes for the
+    /// built-in model and models of at most 4B parameters on a server on this computer).
+    #[serde(default)]
+    pub small_model: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -325,6 +325,9 @@ pub struct ProviderView {
     /// Whether calls written as text are run; None: automatic (yes for a server on this
     /// computer).
     pub lenient_tool_calls: Option<bool>,
+    /// Whether its models get the help small models need; None: automatic (yes for the
+    /// built-in model and models of at most 4B parameters on a server on this computer).
+    pub small_model: Option<bool>,
     /// Where its key comes from: "keychain", "file", "environment (ANTHROPIC_API_KEY)", or
     /// None when there is none (fine for local servers).
     pub key_source: Option<String>,

@@ -31,8 +31,8 @@ class NotKept extends Error {}
 async function saveChoice(settings: SettingsView | null, c: Choice, allowFile: boolean): Promise<SettingsView> {
   const providers: ProviderInput[] = (settings?.providers ?? [])
     .filter((p) => p.name !== c.name)
-    .map((p) => ({ name: p.name, kind: p.kind, base_url: p.base_url, num_ctx: p.num_ctx, lenient_tool_calls: p.lenient_tool_calls }));
-  providers.push({ name: c.name, kind: c.kind, base_url: c.base_url, num_ctx: null, lenient_tool_calls: null });
+    .map((p) => ({ name: p.name, kind: p.kind, base_url: p.base_url, num_ctx: p.num_ctx, lenient_tool_calls: p.lenient_tool_calls, small_model: p.small_model }));
+  providers.push({ name: c.name, kind: c.kind, base_url: c.base_url, num_ctx: null, lenient_tool_calls: null, small_model: null });
   const roles: RoleView[] = (settings?.roles ?? []).filter((r) => r.role !== "default");
   roles.unshift({ role: "default", provider: c.name, model: c.model });
   if (c.key.trim() !== "") {

@@ -53,6 +53,8 @@ type ProviderDraft = {
   num_ctx: string;
   /** Calls a model writes as text: automatic (run for a server on this computer), on or off. */
   lenient: "auto" | "on" | "off";
+  /** The help small models need: automatic (the built-in model, and models of at most 4B on this computer), on or off. */
+  small: "auto" | "on" | "off";
   /** A key typed here, saved with Save; never the stored one. */
   key: string;
   key_source: string | null;
@@ -81,6 +83,7 @@ function draftOf(p: ProviderView, test: TestState = { status: "idle" }, pick = "
     base_url: p.base_url ?? "",
     num_ctx: p.num_ctx === null ? "" : String(p.num_ctx),
     lenient: lenientOf(p.lenient_tool_calls),
+    small: lenientOf(p.small_model),
     key: "",
     key_source: p.key_source,
     saved: true,
@@ -116,7 +119,7 @@ function uniqueName(base: string, taken: string[]): string {
 /** What Save would write, to tell whether anything is unsaved. */
 function snapshot(providers: ProviderDraft[], roles: RoleView[], allowFile: boolean): string {
   return JSON.stringify({
-    providers: providers.map((p) => [p.name.trim(), p.kind, p.base_url.trim(), p.num_ctx.trim(), p.lenient, p.key.trim()]),
+    providers: providers.map((p) => [p.name.trim(), p.kind, p.base_url.trim(), p.num_ctx.trim(), p.lenient, p.small, p.key.trim()]),
     roles: roles.filter((r) => r.provider !== "" && r.model.trim() !== "").map((r) => [r.role, r.provider, r.model.trim()]),
     allowFile,
   });
@@ -279,6 +282,7 @@ export function SettingsDialog() {
         base_url: template.base_url,
         num_ctx: "",
         lenient: "auto",
+        small: "auto",
         key: "",
         key_source: null,
         saved: false,
@@ -337,6 +341,7 @@ export function SettingsDialog() {
           base_url: p.base_url.trim() || null,
           num_ctx: p.num_ctx.trim() === "" ? null : Number(p.num_ctx),
           lenient_tool_calls: lenientValue(p.lenient),
+          small_model: lenientValue(p.small),
         })),
         roles: rolesToSave,
       });
@@ -797,6 +802,23 @@ function ProviderCard(props: {
               </select>
             </label>
           </div>
+          <div className="provider-row">
+            <label className="grow">
+              <span>
+                Help for a small model{" "}
+                <span className="muted">(one form per tool, the files the task names read first, fewer tools)</span>
+              </span>
+              <select
+                value={p.small}
+                onChange={(e) => props.onUpdate({ small: e.target.value as ProviderDraft["small"] })}
+                data-testid="provider-small-model"
+              >
+                <option value="auto">Automatic: for models of 4B or less on this computer</option>
+                <option value="on">Always</option>
+                <option value="off">Never</option>
+              </select>
+            </label>
+          </div>
         </details>
       )}
     </div>
@@ -808,5 +830,6 @@ function advancedChanges(p: ProviderDraft): string[] {
   return [
     p.num_ctx.trim() !== "" ? `context size ${p.num_ctx.trim()}` : null,
     p.lenient === "on" ? "calls written as text run" : p.lenient === "off" ? "calls written as text left as text" : null,
+    p.small === "on" ? "small-model help always" : p.small === "off" ? "no small-model help" : null,
   ].filter((x): x is string => x !== null);
 }

@@ -123,7 +123,7 @@ export function text(path: string, lines: string[], start_line = 1, total_lines 
 export function settingsView(overrides: Partial<SettingsView> = {}): SettingsView {
   return {
     file: "/home/me/.config/tandem/settings.toml",
-    providers: [{ name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: "keychain" }],
+    providers: [{ name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: "keychain" }],
     roles: [{ role: "default", provider: "anthropic", model: "claude-sonnet-4-5" }],
     keychain: { available: true, message: null, file_fallback: false },
     configured: true,
@@ -357,7 +357,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         const path = (args.model_path as string | null | undefined) ?? null;
         settings = {
           ...settings,
-          providers: [...settings.providers.filter((p) => p.name !== "builtin"), { name: "builtin", kind: "builtin", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: null }],
+          providers: [...settings.providers.filter((p) => p.name !== "builtin"), { name: "builtin", kind: "builtin", base_url: null, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: null }],
           roles: [{ role: "default", provider: "builtin", model: "builtin" }, ...settings.roles.filter((r) => r.role !== "default")],
           configured: true,
           in_use: { provider: "builtin", model: "builtin", preset: false },

@@ -55,7 +55,7 @@ describe("settings: connect, pick a model, use it — in one place", () => {
     await user.click(within(view).getByTestId("settings-save"));
     await waitFor(() => expect(screen.getByTestId("saved-note")).toHaveTextContent("Saved."));
     expect(args(calls, "save_settings")).toEqual({
-      providers: [{ name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null }],
+      providers: [{ name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, small_model: null }],
       roles: [{ role: "default", provider: "local", model: "mock-model" }],
     });
     expect(within(view).getByTestId("settings-in-use")).toHaveTextContent("New tasks use mock-model (local).");
@@ -65,8 +65,8 @@ describe("settings: connect, pick a model, use it — in one place", () => {
   it("uses another model of a server at once with “Use this model”", async () => {
     const settings = settingsView({
       providers: [
-        { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: "keychain" },
-        { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, key_source: null },
+        { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: "keychain" },
+        { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: null },
       ],
     });
     const { calls, user, view } = await openSettings({
@@ -99,8 +99,8 @@ describe("settings: connect, pick a model, use it — in one place", () => {
   it("shows and saves whether a server's calls written as text are run", async () => {
     const settings = settingsView({
       providers: [
-        { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: true, key_source: null },
-        { name: "llama", kind: "openai", base_url: "http://127.0.0.1:8080/v1", num_ctx: null, lenient_tool_calls: null, key_source: null },
+        { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: true, small_model: null, key_source: null },
+        { name: "llama", kind: "openai", base_url: "http://127.0.0.1:8080/v1", num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: null },
       ],
       roles: [{ role: "default", provider: "local", model: "qwen2.5-coder:7b" }],
     });
@@ -126,6 +126,32 @@ describe("settings: connect, pick a model, use it — in one place", () => {
     expect(args<{ providers: Array<{ name: string; lenient_tool_calls: boolean | null }> }>(calls, "save_settings").providers.map((p) => [p.name, p.lenient_tool_calls])).toEqual([
       ["local", false],
       ["llama", null],
+    ]);
+  });
+
+  it("shows and saves whether a server's models get the small-model help", async () => {
+    const settings = settingsView({
+      providers: [
+        { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, small_model: false, key_source: null },
+        { name: "llama", kind: "openai", base_url: "http://127.0.0.1:8080/v1", num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: null },
+      ],
+      roles: [{ role: "default", provider: "local", model: "qwen2.5-coder:1.5b" }],
+    });
+    const { calls, user, view } = await openSettings({ settings });
+    const cards = within(view).getAllByTestId("provider-card");
+    const local = cards.find((c) => c.getAttribute("data-name") === "local")!;
+    const llama = cards.find((c) => c.getAttribute("data-name") === "llama")!;
+    // Folded, it still says the help is off for this server.
+    expect(within(local).getByTestId("provider-advanced").querySelector("summary")).toHaveTextContent("Advanced · no small-model help");
+    expect(within(local).getByTestId("provider-small-model")).toHaveValue("off");
+    expect(within(llama).getByTestId("provider-small-model")).toHaveValue("auto");
+    await user.click(within(llama).getByText("Advanced"));
+    await user.selectOptions(within(llama).getByTestId("provider-small-model"), "on");
+    await user.click(within(view).getByTestId("settings-save"));
+    await waitFor(() => expect(args(calls, "save_settings")).toBeDefined());
+    expect(args<{ providers: Array<{ name: string; small_model: boolean | null }> }>(calls, "save_settings").providers.map((p) => [p.name, p.small_model])).toEqual([
+      ["local", false],
+      ["llama", true],
     ]);
   });
 
@@ -200,7 +226,7 @@ describe("settings: connect, pick a model, use it — in one place", () => {
   it("words the key field by kind and the key storage by what the user chose", async () => {
     const { user, view } = await openSettings({
       settings: settingsView({
-        providers: [{ name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: null }],
+        providers: [{ name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: null }],
         keychain: { available: false, message: "No keychain service is running on this computer.", file_fallback: false },
       }),
     });
@@ -220,8 +246,8 @@ describe("the model picker in the project window", () => {
     const calls = installFakeBackend(project, {
       settings: settingsView({
         providers: [
-          { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: "keychain" },
-          { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, key_source: null },
+          { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: "keychain" },
+          { name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: null },
         ],
       }),
       providerModels: [
@@ -251,8 +277,8 @@ describe("the model picker in the project window", () => {
     installFakeBackend(project, {
       settings: settingsView({
         providers: [
-          { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: "keychain" },
-          { name: "builtin", kind: "builtin", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: null },
+          { name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: "keychain" },
+          { name: "builtin", kind: "builtin", base_url: null, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: null },
         ],
         roles: [{ role: "default", provider: "builtin", model: "builtin" }],
         in_use: { provider: "builtin", model: "builtin", preset: false },
@@ -294,7 +320,7 @@ describe("first run", () => {
     await user.click(within(server).getByTestId("use-local"));
     await screen.findByTestId("project-view");
     expect(args(calls, "save_settings")).toEqual({
-      providers: [{ name: "ollama", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null }],
+      providers: [{ name: "ollama", kind: "openai", base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, small_model: null }],
       roles: [{ role: "default", provider: "ollama", model: "qwen2.5-coder:7b" }],
     });
     expect(calls.some((c) => c.cmd === "set_api_key")).toBe(false);
@@ -701,8 +727,8 @@ describe("the way in for people with no account", () => {
       c.getAttribute("data-testid") === "builtin-card" ? "built-in" : c.getAttribute("data-name"),
     );
   const twoProviders = [
-    { name: "anthropic", kind: "anthropic" as const, base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: "keychain" },
-    { name: "local", kind: "openai" as const, base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, key_source: null },
+    { name: "anthropic", kind: "anthropic" as const, base_url: null, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: "keychain" },
+    { name: "local", kind: "openai" as const, base_url: DEFAULT_LOCAL_URL, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: null },
   ];
 
   it("in Settings, shows the provider in use first and the built-in model's Download after the providers", async () => {
@@ -728,7 +754,7 @@ describe("the way in for people with no account", () => {
   it("in Settings, shows the built-in card first when it is the model in use, or when nothing is", async () => {
     const { view } = await openSettings({
       settings: settingsView({
-        providers: [...twoProviders, { name: "builtin", kind: "builtin", base_url: null, num_ctx: null, lenient_tool_calls: null, key_source: null }],
+        providers: [...twoProviders, { name: "builtin", kind: "builtin", base_url: null, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: null }],
         roles: [{ role: "default", provider: "builtin", model: "builtin" }],
         in_use: { provider: "builtin", model: "builtin", preset: false },
       }),
