@@ -49,6 +49,7 @@ mod summary;
 mod tool_availability;
 mod tool_call;
 mod turn;
+mod write_guard;
 
 pub use approvals::{AnswerError, Approvals};
 pub use changes::{ChangesError, record_baseline, session_changes};

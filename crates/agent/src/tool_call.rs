@@ -76,6 +76,15 @@ impl Agent {
         if let Err(e) = tools::check_before_asking(ws, name, input) {
             return Ok(Some(ToolReply::err(e.to_string())));
         }
+        // A small model's rewrite of a whole file must keep what the file had.
+        if name == "write_file"
+            && self.small_model()
+            && let Some(p) = &planned
+            && let Some(old) = &p.original
+            && let Some(why) = crate::write_guard::refusal(&p.path, old, &p.content)
+        {
+            return Ok(Some(ToolReply::err(why)));
+        }
         let diff_lines = planned.as_ref().map_or(0, tools::Planned::changed_lines);
         // A fetch is judged on the addresses its host looks up to, and goes to those.
         let resolved = if name == "web_fetch" {

@@ -1294,3 +1294,29 @@ async fn a_small_model_on_a_local_server_gets_the_small_model_help() {
         assert_eq!(read_first, helped, "{model}: the named file read for it");
     }
 }
+
+/// Issue 23: a small model rewrote a whole file with two lines and lost what it needed. Its
+/// write that would drop a function is refused with the edit to make; the edit goes through.
+#[tokio::test]
+async fn a_small_models_write_that_drops_a_function_is_refused() {
+    let project = repo();
+    let calc = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+    std::fs::write(project.path().join("calc.py"), calc).expect("write");
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.model = "qwen2.5-coder:1.5b";
+    let h = Harness::start(
+        scenario("agent_small_model_write_guard.json"),
+        project.path(),
+        setup,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Make add in calc.py return a + b").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("calc.py")).expect("read"),
+        calc.replace("a - b", "a + b"),
+        "mul is still there"
+    );
+}
