@@ -1,9 +1,9 @@
-//! The files a task names, read for a small model before its first step. The built-in model
-//! acted before it read in 9 of 10 tasks: its first call was a write composed from the task's
-//! words alone, refused as not read, then written again. Read by the agent as the model would
-//! read them (a `read_file` call per file, judged by the policy, shown in the window and kept in
-//! the log, so a resumed session has them too), they are in front of it when it decides, and
-//! they count as read.
+//! The files a task attaches with `@path` (any model) or, for a small model, simply names: read
+//! before the model's first step. The built-in model acted before it read in 9 of 10 tasks: its
+//! first call was a write composed from the task's words alone, refused as not read, then
+//! written again. Read by the agent as the model would read them (a `read_file` call per file,
+//! judged by the policy, shown in the window and kept in the log, so a resumed session has them
+//! too), they are in front of it when it decides, and they count as read.
 
 use crate::turn::{Agent, AgentError, ToolReply};
 use protocol::{AgentEvent, ContentBlock, Message, Role};
@@ -11,28 +11,57 @@ use serde_json::{Value, json};
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
-/// Files read at most: more would crowd a small model's context.
-const MAX_FILES: usize = 3;
-/// A larger file is left for the model to read in parts.
-const MAX_BYTES: u64 = 8 * 1024;
-/// The files' bytes together at most: ~2,500 tokens of the built-in model's 8,192, beside a
-/// prompt of ~2,050.
-const MAX_TOTAL_BYTES: u64 = 10 * 1024;
+/// How much is read before the first step.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// Files read at most.
+    files: usize,
+    /// A larger file is left for the model to read in parts.
+    bytes: u64,
+    /// The files' bytes together at most.
+    total: u64,
+}
 
-/// Paths relative to `root` that the task names and that are files in the project, in the
-/// order named, each once: words with a `.` or a `/`, stripped of the quotes and punctuation
-/// around them.
-pub(crate) fn named_files(task: &str, root: &Path) -> Vec<String> {
+/// For a small model: more would crowd its context. 10 KB is ~2,500 tokens of the built-in
+/// model's 8,192, beside a prompt of ~2,100.
+pub(crate) const SMALL_MODEL: Limits = Limits {
+    files: 3,
+    bytes: 8 * 1024,
+    total: 10 * 1024,
+};
+
+/// For files the person attached with `@`: what they chose, within what a model's context
+/// takes in one go (a larger file is still there for read_file's pages).
+pub(crate) const ATTACHED: Limits = Limits {
+    files: 10,
+    bytes: 256 * 1024,
+    total: 512 * 1024,
+};
+
+/// Paths relative to `root` that the task attaches (`@path`) or, with `names_count`, names,
+/// and that are files in the project, in the order given, each once: words with a `.` or a
+/// `/`, stripped of the quotes and punctuation around them.
+pub(crate) fn named_files(
+    task: &str,
+    root: &Path,
+    names_count: bool,
+    limits: Limits,
+) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     let mut total = 0;
     for word in task.split_whitespace() {
         let around = |c: char| "`'\"()[]{}<>,;:!?*".contains(c);
+        let word = word.trim_start_matches(around);
+        let (attached, word) = match word.strip_prefix('@') {
+            Some(w) => (true, w),
+            None => (false, word),
+        };
         let word = word
-            .trim_start_matches(around)
             .trim_end_matches(|c: char| around(c) || c == '.')
             .trim_start_matches("./");
-        if word.is_empty()
-            || !(word.contains('.') || word.contains('/'))
+        if !(attached || names_count)
+            || word.is_empty()
+            || !(attached || word.contains('.') || word.contains('/'))
             || word.starts_with('/')
             || word.split('/').any(|part| part == ".." || part.is_empty())
             || found.iter().any(|f| f == word)
@@ -41,12 +70,12 @@ pub(crate) fn named_files(task: &str, root: &Path) -> Vec<String> {
         }
         let size = std::fs::symlink_metadata(root.join(word))
             .ok()
-            .filter(|m| m.is_file() && m.len() <= MAX_BYTES)
+            .filter(|m| m.is_file() && m.len() <= limits.bytes)
             .map(|m| m.len());
-        if let Some(size) = size.filter(|s| total + s <= MAX_TOTAL_BYTES) {
+        if let Some(size) = size.filter(|s| total + s <= limits.total) {
             total += size;
             found.push(word.to_string());
-            if found.len() == MAX_FILES {
+            if found.len() == limits.files {
                 break;
             }
         }
@@ -55,14 +84,16 @@ pub(crate) fn named_files(task: &str, root: &Path) -> Vec<String> {
 }
 
 impl Agent {
-    /// Reads the files `task` names through `read_file` calls made for the model. False when
-    /// the person stopped the task meanwhile.
+    /// Reads the files `task` attaches (and, for a small model, names) through `read_file`
+    /// calls made for the model. False when the person stopped the task meanwhile.
     pub(crate) async fn read_named_files(
         &mut self,
         task: &str,
         cancel: &CancellationToken,
     ) -> Result<bool, AgentError> {
-        let paths = named_files(task, self.toolbox.ws.root().path());
+        let small = self.small_model();
+        let limits = if small { SMALL_MODEL } else { ATTACHED };
+        let paths = named_files(task, self.toolbox.ws.root().path(), small, limits);
         if paths.is_empty() {
             return Ok(true);
         }
@@ -118,7 +149,7 @@ impl Agent {
 
 #[cfg(test)]
 mod tests {
-    use super::named_files;
+    use super::{ATTACHED, SMALL_MODEL, named_files};
 
     #[test]
     fn files_the_task_names_that_exist_in_order_each_once() {
@@ -133,14 +164,39 @@ mod tests {
                     Then run solution.py's tests; ignore big.txt, missing.py, ../etc/passwd, \
                     /etc/hostname and e.g. this.";
         assert_eq!(
-            named_files(task, root),
+            named_files(task, root, true, SMALL_MODEL),
             ["solution.py", "src/calc.rs", "README.md"]
         );
-        assert!(named_files("fix the bug", root).is_empty());
+        assert!(named_files("fix the bug", root, true, SMALL_MODEL).is_empty());
         // Together they stay small: the third 4 KB file no longer fits beside two.
         for f in ["a.py", "b.py", "c.py"] {
             std::fs::write(root.join(f), "y".repeat(4_000)).expect("write");
         }
-        assert_eq!(named_files("a.py b.py c.py", root), ["a.py", "b.py"]);
+        assert_eq!(
+            named_files("a.py b.py c.py", root, true, SMALL_MODEL),
+            ["a.py", "b.py"]
+        );
+    }
+
+    #[test]
+    fn files_attached_with_an_at_are_read_for_any_model_and_only_they() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        std::fs::create_dir(root.join("src")).expect("mkdir");
+        for f in ["Makefile", "src/calc.rs", "notes.md"] {
+            std::fs::write(root.join(f), "x\n").expect("write");
+        }
+        let task =
+            "Use @Makefile and (@src/calc.rs), not notes.md; mail me@example.com, @missing.rs";
+        assert_eq!(
+            named_files(task, root, false, ATTACHED),
+            ["Makefile", "src/calc.rs"],
+            "a name without a dot counts when attached; a plain name does not for a large model"
+        );
+        assert_eq!(
+            named_files(task, root, true, SMALL_MODEL),
+            ["Makefile", "src/calc.rs", "notes.md"]
+        );
+        assert!(named_files("@../etc/passwd @/etc/hostname", root, false, ATTACHED).is_empty());
     }
 }

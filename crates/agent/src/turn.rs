@@ -533,7 +533,7 @@ impl Agent {
             checkpoint,
         })?;
         self.activate_for_task(task)?;
-        if self.small_model() && !self.read_named_files(task, cancel).await? {
+        if !self.read_named_files(task, cancel).await? {
             return Ok(Outcome::Cancelled);
         }
         self.run_loop(cancel).await

@@ -1320,3 +1320,34 @@ async fn a_small_models_write_that_drops_a_function_is_refused() {
         "mul is still there"
     );
 }
+
+/// Issue 23: a person attaches a file with `@` in the composer; whatever the model, its
+/// contents are in the first request (read through a judged read_file call), and it counts as
+/// read, so the model's first edit goes through.
+#[tokio::test]
+async fn a_file_attached_with_an_at_is_read_before_the_first_step() {
+    let project = repo();
+    let h = Harness::start(
+        scenario("agent_at_attached_file.json"),
+        project.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Make @greeting.txt say hello, tandem").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("greeting.txt")).expect("read"),
+        "hello, tandem\n"
+    );
+    let names: Vec<String> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished { name, .. } => Some(name),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(names, ["read_file", "edit_file", "task_done"]);
+}
