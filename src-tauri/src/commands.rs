@@ -17,6 +17,9 @@ pub(crate) type CmdResult<T> = Result<T, CommandError>;
 /// A directory of 100,000 entries must still paint at once: the tree shows this many per folder
 /// and says how many more there are.
 const TREE_FOLDER_LIMIT: u32 = 5000;
+/// Files the composer's `@` offers at most: a project's own files, not its dependencies
+/// (ignored files are left out).
+const MENTION_FILES_LIMIT: u32 = 20_000;
 
 /// A request the app cannot carry out as asked; the message says why and what to do.
 pub(crate) fn invalid(message: impl Into<String>) -> CommandError {
@@ -226,6 +229,34 @@ pub async fn remove_recent(
                 message: format!("Could not update the recent projects list: {err}"),
                 failure: None,
             })
+    })
+    .await
+}
+
+/// The project's files (not ignored, not hidden), for attaching one with `@` in the composer.
+#[tauri::command]
+pub async fn project_files(args: ProjectArgs, app: tauri::AppHandle) -> CmdResult<Vec<String>> {
+    blocking(move || {
+        let state = app.state::<AppState>();
+        let root = opened_root(&state, &args.root)?;
+        let listing = tools::list_files(
+            &root,
+            &tools::ListFilesArgs {
+                path: String::new(),
+                recursive: true,
+                pattern: None,
+                hidden: false,
+                limit: Some(MENTION_FILES_LIMIT),
+                include_ignored: false,
+            },
+        )
+        .map_err(for_people)?;
+        Ok(listing
+            .entries
+            .into_iter()
+            .filter(|e| e.kind == protocol::EntryKind::File)
+            .map(|e| e.path)
+            .collect())
     })
     .await
 }

@@ -155,6 +155,7 @@ pub fn run() {
             commands::close_project,
             commands::watch_project,
             commands::list_dir,
+            commands::project_files,
             commands::read_file,
             session_host::list_sessions,
             session_host::load_session,

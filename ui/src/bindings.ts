@@ -947,6 +947,7 @@ export interface Commands {
   close_project: { args: null; result: null };
   watch_project: { args: ProjectArgs; result: null };
   list_dir: { args: ListDirArgs; result: FileListing };
+  project_files: { args: ProjectArgs; result: Array<string> };
   read_file: { args: ReadFileArgs; result: FileContent };
   list_sessions: { args: ProjectArgs; result: Array<SessionInfo> };
   load_session: { args: SessionArgs; result: SessionTranscript };

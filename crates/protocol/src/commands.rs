@@ -208,6 +208,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("close_project", "null", "null"),
     ("watch_project", "ProjectArgs", "null"),
     ("list_dir", "ListDirArgs", "FileListing"),
+    ("project_files", "ProjectArgs", "Array<string>"),
     ("read_file", "ReadFileArgs", "FileContent"),
     ("list_sessions", "ProjectArgs", "Array<SessionInfo>"),
     ("load_session", "SessionArgs", "SessionTranscript"),

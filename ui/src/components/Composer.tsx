@@ -1,7 +1,11 @@
-// Where the user writes to the agent: Enter sends, Shift+Enter starts a new line.
+// Where the user writes to the agent: Enter sends, Shift+Enter starts a new line, `@` attaches
+// a project file (the engine reads it before the model's first step).
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { pendingApprovals, useSession } from "../session";
 import { setComposerInput } from "../composerInput";
+import { useApp } from "../store";
+import { call } from "../api";
+import { insertMention, matchFiles, mentionAt, type Mention } from "../mentions";
 import { CostMeter } from "./CostMeter";
 import { ModeSelect } from "./ModeSelect";
 
@@ -15,6 +19,37 @@ export function Composer() {
   const clearError = useSession((s) => s.clearError);
   const [sending, setSending] = useState(false);
   const input = useRef<HTMLTextAreaElement>(null);
+  const root = useApp((s) => (s.screen.kind === "project" ? s.screen.project.root : null));
+  // The project's files, read when an `@` starts (the agent may have made new ones since).
+  const [files, setFiles] = useState<string[] | null>(null);
+  const [mention, setMention] = useState<Mention | null>(null);
+  const [picked, setPicked] = useState(0);
+  const matches = mention && files ? matchFiles(files, mention.query) : [];
+  useEffect(() => {
+    setFiles(null);
+    setMention(null);
+  }, [root]);
+  const track = (value: string, caret: number) => {
+    const m = mentionAt(value, caret);
+    if (m && !mention && root) {
+      call("project_files", { root })
+        .then((list) => setFiles(list))
+        .catch(() => setFiles([]));
+    }
+    setMention(m);
+    setPicked(0);
+  };
+  const choose = (path: string) => {
+    const el = input.current;
+    if (!mention || !el) return;
+    const next = insertMention(text, el.selectionStart, mention, path);
+    setText(next.text);
+    setMention(null);
+    requestAnimationFrame(() => {
+      el.focus();
+      el.setSelectionRange(next.caret, next.caret);
+    });
+  };
   // Others ask whether the person is writing here (a question never takes the cursor then).
   // Registered as the box appears, before anything that may hand the cursor to it runs.
   useLayoutEffect(() => {
@@ -65,21 +100,75 @@ export function Composer() {
           </button>
         </div>
       )}
+      {mention && files !== null && (
+        <ul className="mention-list" role="listbox" id="mention-list" data-testid="mention-list" aria-label="Project files to attach">
+          {matches.length === 0 ? (
+            <li className="mention-empty muted">{files.length === 0 ? "Reading the project's files…" : `No file matches "${mention.query}"`}</li>
+          ) : (
+            matches.map((path, i) => (
+              <li
+                key={path}
+                id={`mention-${i}`}
+                role="option"
+                aria-selected={i === picked}
+                className={i === picked ? "mention-option picked" : "mention-option"}
+                data-testid="mention-option"
+                onMouseDown={(e) => {
+                  e.preventDefault();
+                  choose(path);
+                }}
+              >
+                {path}
+              </li>
+            ))
+          )}
+        </ul>
+      )}
       <textarea
         ref={input}
         className="composer-input"
         data-testid="composer-input"
+        aria-autocomplete="list"
+        aria-controls={mention ? "mention-list" : undefined}
+        aria-activedescendant={mention && matches.length > 0 ? `mention-${picked}` : undefined}
         rows={waiting ? 1 : 3}
         placeholder={
           waiting
             ? "Answer the question above first (click it: then a approves, d denies)…"
             : current
-            ? "Reply, or give the next task…  (Enter sends, Shift+Enter for a new line)"
-            : "Describe a task to start a new session…  (Enter sends, Shift+Enter for a new line)"
+            ? "Reply, or give the next task…  (Enter sends, Shift+Enter for a new line, @ attaches a file)"
+            : "Describe a task to start a new session…  (Enter sends, Shift+Enter for a new line, @ attaches a file)"
         }
         value={text}
-        onChange={(e) => setText(e.target.value)}
+        onChange={(e) => {
+          setText(e.target.value);
+          track(e.target.value, e.target.selectionStart);
+        }}
+        onSelect={(e) => {
+          const el = e.currentTarget;
+          if (mention && mentionAt(el.value, el.selectionStart)?.start !== mention.start) setMention(null);
+        }}
+        onBlur={() => setMention(null)}
         onKeyDown={(e) => {
+          if (mention && matches.length > 0 && !e.nativeEvent.isComposing) {
+            if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+              e.preventDefault();
+              const step = e.key === "ArrowDown" ? 1 : matches.length - 1;
+              setPicked((p) => (p + step) % matches.length);
+              return;
+            }
+            if (e.key === "Enter" || e.key === "Tab") {
+              e.preventDefault();
+              choose(matches[Math.min(picked, matches.length - 1)] ?? matches[0] ?? "");
+              return;
+            }
+          }
+          if (mention && e.key === "Escape") {
+            e.preventDefault();
+            e.stopPropagation();
+            setMention(null);
+            return;
+          }
           if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
             void submit();

@@ -281,6 +281,8 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         if (!entries) throw { code: "not_found", message: `${String(args.path)} does not exist.` };
         return { path: args.path, entries, omitted: 0, skipped: [] };
       }
+      case "project_files":
+        return Object.keys(project.files).sort();
       case "read_file": {
         const file = project.files[String(args.path)];
         if (!file) throw { code: "not_found", message: `${String(args.path)} does not exist.` };
