@@ -548,6 +548,46 @@ async fn auto_edit_changes_show_in_the_changes_panel_and_the_plan_in_the_task_li
     Ok(())
 }
 
+/// Issue 23: `@` in the composer lists the project's files; the one picked goes in the message
+/// and the model has its contents before its first step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_picked_after_an_at_reaches_the_model_with_the_message() -> TestResult {
+    let Some(s) = Scripted::start("app_at_attachment.json").await? else {
+        return Ok(());
+    };
+    let app = s.launch(&[]).await?;
+    let input = app.wait_for("[data-testid=composer-input]").await?;
+    input.send_keys("How many lines has @li").await?;
+    app.wait_for("[data-testid=mention-list] [data-testid=mention-option]")
+        .await?;
+    app.screenshot("agent-19-attach-with-at").await?;
+    assert_eq!(
+        text_content(&app, "[data-testid=mention-list]").await?,
+        "list.txt"
+    );
+    input.send_keys("\u{E007}").await?; // Enter: picks the file, does not send
+    assert_eq!(
+        input.prop("value").await?.as_deref(),
+        Some("How many lines has @list.txt ")
+    );
+    assert!(app.all("[data-testid=mention-list]").await?.is_empty());
+    app.wait_for("[data-testid=send-button]")
+        .await?
+        .click()
+        .await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "list.txt has twenty lines",
+    )
+    .await?;
+    // The read shows in the transcript as the model's own would.
+    wait_content(&app, "[data-testid=transcript]", "list.txt").await?;
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
+
 /// Undo: a turn edits a file and adds one; Undo on the last message (one click) brings both
 /// back, the Changes panel empties and the transcript says what was restored; the restore is
 /// undone in turn, and "Restore to here" previews the same restore with its diff.
