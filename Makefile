@@ -9,7 +9,7 @@ XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 # make run PROJECT=/path/to/folder opens that folder directly.
 PROJECT ?=
 
-.PHONY: run test setup setup-test ui app lint lint-checks test-rust test-ui test-e2e bindings dev deb bench-startup clean model test-builtin bench-builtin soak
+.PHONY: run test setup setup-test ui app lint lint-checks test-rust test-ui test-e2e bindings dev deb bench-startup clean model test-builtin bench-builtin bench-agent soak
 
 run: setup app
 	"$(CARGO_TARGET_DIR)/debug/tandem" $(PROJECT)
@@ -99,6 +99,13 @@ test-builtin: setup-test model ui
 bench-builtin: model
 	cargo build -p builtin --example bench
 	python3 scripts/bench-builtin.py --write
+
+# The agent with the built-in model on 22 small tasks (bench/agent/tasks), each judged by its own
+# tests; aider against llama-server on the same tasks and GGUF when `aider` is on PATH and
+# LLAMA_SERVER names the server. Writes docs/benchmarks.md's table. An hour or more on 2 cores.
+bench-agent: model
+	cargo build -p cli
+	python3 scripts/bench-agent.py --tandem-cli "$(CARGO_TARGET_DIR)/debug/tandem-cli" --write
 
 # Rewrites ui/src/bindings.ts from the Rust types in crates/protocol.
 bindings:

@@ -1,0 +1,5 @@
+function max(numbers) {
+  return Math.max(...numbers);
+}
+
+module.exports = { max };

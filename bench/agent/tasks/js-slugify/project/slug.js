@@ -1,0 +1,5 @@
+function slugify(title) {
+  return title;
+}
+
+module.exports = { slugify };

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""The agent benchmark (`make bench-agent`): small bug fixes and features in tiny Python,
+JavaScript, Rust and shell projects (bench/agent/tasks), each judged by its own tests, run
+through Tandem with the built-in model and, in the same run, through aider against llama-server
+with the same GGUF file.
+
+For each task and system: solved?, steps (model calls), tokens (prompt + generated), wall time.
+The judge restores the task's test files before running them, so a system that edits a test to
+pass gets no credit.
+
+  scripts/bench-agent.py --tandem-cli target/debug/tandem-cli [--only py-add,js-sum] [--write]
+
+aider runs when `aider` is on PATH (or AIDER=path) and LLAMA_SERVER names a llama-server
+binary; otherwise its column says it was not run. --write puts the table into
+docs/benchmarks.md between the bench-agent markers.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TASKS = REPO / "bench" / "agent" / "tasks"
+DOC = REPO / "docs" / "benchmarks.md"
+MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+
+
+def default_model() -> Path:
+    data = os.environ.get("TANDEM_DATA_DIR") or os.path.join(
+        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "tandem"
+    )
+    return Path(data) / "models" / MODEL_NAME
+
+
+def load_tasks(only):
+    tasks = []
+    for d in sorted(TASKS.iterdir()):
+        if only and d.name not in only:
+            continue
+        spec = json.loads((d / "task.json").read_text())
+        spec["id"] = d.name
+        spec["dir"] = d
+        tasks.append(spec)
+    return tasks
+
+
+def fresh_project(task) -> Path:
+    work = Path(tempfile.mkdtemp(prefix=f"bench-{task['id']}-"))
+    proj = work / "project"
+    shutil.copytree(task["dir"] / "project", proj)
+    # A real repository, as people's projects are (aider wants one too).
+    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
+    subprocess.run(["git", "init", "-q"], cwd=proj, check=True, env=env)
+    subprocess.run(["git", "add", "-A"], cwd=proj, check=True, env=env)
+    subprocess.run(["git", "commit", "-qm", "task"], cwd=proj, check=True, env=env)
+    return proj
+
+
+def judge(task, proj: Path) -> bool:
+    """The task's tests, as they were written, pass on the project as the system left it."""
+    for t in task["tests"]:
+        shutil.copy2(task["dir"] / "project" / t, proj / t)
+    try:
+        r = subprocess.run(["bash", "-c", task["check"]], cwd=proj, capture_output=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        return False
+    return r.returncode == 0
+
+
+def run_tandem(cli, model, task, proj: Path, max_steps: int, timeout: int):
+    data = proj.parent / "data"
+    env = {
+        **os.environ,
+        "TANDEM_DATA_DIR": str(data),
+        "TANDEM_CONFIG_DIR": str(proj.parent / "config"),
+        "TANDEM_NO_KEYCHAIN": "1",
+        "TANDEM_LOG": "builtin=info",
+    }
+    # The saved beginnings of conversations are shared between tasks, as between sessions.
+    shared = REPO / "target" / "bench-agent" / "kv-cache"
+    (data / "models").mkdir(parents=True, exist_ok=True)
+    shared.mkdir(parents=True, exist_ok=True)
+    os.symlink(shared, data / "models" / "kv-cache")
+    cmd = [str(cli), "run", "--project", str(proj), "--provider", "builtin", "--model-path", str(model),
+           "--mode", "full_auto", "--approve", "all", "--max-steps", str(max_steps), "--json", task["prompt"]]
+    started = time.monotonic()
+    try:
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        out, code = r.stdout, r.returncode
+    except subprocess.TimeoutExpired as e:
+        out, code = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
+    wall = time.monotonic() - started
+    steps = tokens = 0
+    calls = []
+    for line in out.splitlines():
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        kind = ev.get("type")
+        if kind == "step_started":
+            steps += 1
+        elif kind == "usage":
+            u = ev.get("usage", {})
+            tokens += u.get("input_tokens", 0) + u.get("output_tokens", 0) + u.get("cache_read_tokens", 0)
+        elif kind == "tool_call_proposed":
+            calls.append(ev.get("name"))
+    (proj.parent / "tandem.jsonl").write_text(out)
+    return {"steps": steps, "tokens": tokens, "wall_s": round(wall, 1), "exit": code, "calls": calls}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LlamaServer:
+    def __init__(self, binary, model):
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [binary, "-m", str(model), "--port", str(self.port), "-t", "2", "-c", "8192", "-np", "1", "--jinja"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        import urllib.request
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=2)
+                return
+            except Exception:
+                time.sleep(0.5)
+        raise RuntimeError("llama-server did not start")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=30)
+
+
+def run_aider(aider, server: LlamaServer, task, proj: Path, timeout: int):
+    # aider edits the files it is given; it is given the project's files that are not tests.
+    files = [str(p.relative_to(proj)) for p in proj.rglob("*")
+             if p.is_file() and ".git" not in p.parts and str(p.relative_to(proj)) not in task["tests"]]
+    cmd = [aider, "--model", "openai/local", "--openai-api-base", f"http://127.0.0.1:{server.port}/v1",
+           "--openai-api-key", "none", "--yes-always", "--no-auto-commits", "--no-check-update",
+           "--no-show-model-warnings", "--no-pretty", "--no-stream", "--analytics-disable",
+           "--test-cmd", task["check"], "--auto-test", "--message", task["prompt"], *files]
+    started = time.monotonic()
+    try:
+        r = subprocess.run(cmd, cwd=proj, capture_output=True, text=True, timeout=timeout)
+        out = r.stdout + r.stderr
+    except subprocess.TimeoutExpired as e:
+        out = str(e.stdout or "")
+    wall = time.monotonic() - started
+    (proj.parent / "aider.log").write_text(out)
+    steps = tokens = 0
+    for m in re.finditer(r"Tokens: ([\d.,]+)(k?) sent, ([\d.,]+)(k?) received", out):
+        steps += 1
+        for num, k in ((m.group(1), m.group(2)), (m.group(3), m.group(4))):
+            tokens += int(float(num.replace(",", "")) * (1000 if k else 1))
+    return {"steps": steps, "tokens": tokens, "wall_s": round(wall, 1)}
+
+
+def table(rows, aider_ran: bool) -> str:
+    def cell(r):
+        if r is None:
+            return "not run"
+        return f"{'**yes**' if r['solved'] else 'no'} · {r['steps']} steps · {r['tokens']:,} tok · {r['wall_s']:.0f} s"
+    out = ["| task | kind | Tandem (built-in model) | aider + llama-server |", "|---|---|---|---|"]
+    for t, tandem, aider in rows:
+        out.append(f"| {t['id']} | {t['language']} {t['kind']} | {cell(tandem)} | {cell(aider)} |")
+    solved = sum(1 for _, r, _ in rows if r and r["solved"])
+    a_solved = sum(1 for _, _, r in rows if r and r["solved"])
+    out.append(f"| **solved** | | **{solved} of {len(rows)}** | "
+               + (f"**{a_solved} of {len(rows)}**" if aider_ran else "not run") + " |")
+    return "\n".join(out)
+
+
+def write_doc(text: str):
+    doc = DOC.read_text()
+    start, end = "<!-- bench-agent:start -->", "<!-- bench-agent:end -->"
+    if start not in doc:
+        raise SystemExit(f"{DOC} has no {start} marker")
+    before, rest = doc.split(start, 1)
+    _, after = rest.split(end, 1)
+    DOC.write_text(f"{before}{start}\n{text}\n{end}{after}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tandem-cli", required=True)
+    ap.add_argument("--model", default=str(default_model()))
+    ap.add_argument("--only", default="")
+    ap.add_argument("--max-steps", type=int, default=20)
+    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--out", default=str(REPO / "target" / "bench-agent" / "results.json"))
+    a = ap.parse_args()
+    model = Path(a.model)
+    if not model.is_file():
+        raise SystemExit(f"bench-agent: no model at {model} (make model)")
+    only = set(filter(None, a.only.split(",")))
+    tasks = load_tasks(only)
+    aider = os.environ.get("AIDER") or shutil.which("aider")
+    llama = os.environ.get("LLAMA_SERVER")
+    server = LlamaServer(llama, model) if aider and llama else None
+    if not server:
+        print("bench-agent: aider is not run (needs aider on PATH and LLAMA_SERVER)", file=sys.stderr)
+    rows = []
+    try:
+        for t in tasks:
+            proj = fresh_project(t)
+            r = run_tandem(a.tandem_cli, model, t, proj, a.max_steps, a.timeout)
+            r["solved"] = judge(t, proj)
+            r["dir"] = str(proj.parent)
+            ar = None
+            if server:
+                aproj = fresh_project(t)
+                ar = run_aider(aider, server, t, aproj, a.timeout)
+                ar["solved"] = judge(t, aproj)
+            rows.append((t, r, ar))
+            print(f"{t['id']}: tandem {'solved' if r['solved'] else 'not solved'} "
+                  f"({r['steps']} steps, {r['tokens']} tok, {r['wall_s']} s, {' → '.join(map(str, r['calls']))})"
+                  + (f"; aider {'solved' if ar['solved'] else 'not solved'}" if ar else ""), flush=True)
+    finally:
+        if server:
+            server.stop()
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.out).write_text(json.dumps([{"task": t["id"], "tandem": r, "aider": ar} for t, r, ar in rows], indent=1))
+    text = table(rows, server is not None)
+    print(text)
+    if a.write:
+        write_doc(text)
+
+
+if __name__ == "__main__":
+    main()
