@@ -346,6 +346,14 @@ async fn the_next_turn_evaluates_only_its_new_tokens() {
     );
 }
 
+/// The tiny model, keeping the beginnings of conversations in `dir`.
+fn engine_saving_into(dir: &std::path::Path) -> Engine {
+    let mut opts = LoadOptions::new(model_path());
+    opts.n_ctx = 2048;
+    opts.prefix_cache = Some(dir.to_path_buf());
+    Engine::load(opts).expect("the tiny model loads")
+}
+
 /// One reply of `engine`, which is dropped after it like a process that ends.
 async fn reply_to(engine: &Engine, req: &ChatRequest) -> builtin::Outcome {
     engine
@@ -365,12 +373,7 @@ async fn reply_to(engine: &Engine, req: &ChatRequest) -> builtin::Outcome {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_process_loads_the_saved_beginning_and_replies_the_same() {
     let dir = tempfile::tempdir().expect("dir");
-    let load = || {
-        let mut opts = LoadOptions::new(model_path());
-        opts.n_ctx = 2048;
-        opts.prefix_cache = Some(dir.path().to_path_buf());
-        Engine::load(opts).expect("the tiny model loads")
-    };
+    let load = || engine_saving_into(dir.path());
     // A system message long enough to be worth saving (the tools make most of it).
     let ask = |project: &str| {
         let mut req = request(vec![Message::user_text("What is 2 + 2?")], 12);
@@ -419,12 +422,7 @@ async fn a_new_process_loads_the_saved_beginning_and_replies_the_same() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_damaged_saved_beginning_is_removed_and_the_prompt_read() {
     let dir = tempfile::tempdir().expect("dir");
-    let load = || {
-        let mut opts = LoadOptions::new(model_path());
-        opts.n_ctx = 2048;
-        opts.prefix_cache = Some(dir.path().to_path_buf());
-        Engine::load(opts).expect("the tiny model loads")
-    };
+    let load = || engine_saving_into(dir.path());
     let req = request(vec![Message::user_text("What is 2 + 2?")], 8);
     let first = reply_to(&load(), &req).await;
     let state = std::fs::read_dir(dir.path())
