@@ -168,6 +168,24 @@ fn runs_check(words: &[&str]) -> bool {
             }),
         };
     }
+    // Node's own test runner, or a script named as a test (`node --test`, `node test.js`).
+    if name == "node" || (name == "deno" && rest.first() == Some(&"run")) {
+        return rest.contains(&"--test")
+            || rest
+                .iter()
+                .find(|w| !w.starts_with('-') && **w != "run")
+                .is_some_and(|s| named_as_test(s, &[".js", ".mjs", ".cjs", ".ts"]));
+    }
+    // A shell script named as a test: `bash test.sh`, `sh tests/run_tests.sh`, `./test.sh`.
+    if matches!(name, "bash" | "sh" | "zsh" | "dash") {
+        return rest
+            .iter()
+            .find(|w| !w.starts_with('-'))
+            .is_some_and(|s| named_as_test(s, &[".sh", ".bash", ""]));
+    }
+    if program.contains('/') && named_as_test(program, &[".sh", ".bash", ""]) {
+        return true;
+    }
     let Some(runner) = RUNNERS
         .iter()
         .find(|r| r.program == program || r.program == name)
@@ -196,6 +214,25 @@ fn runs_check(words: &[&str]) -> bool {
         Some(sub) => runner.subcommands.contains(sub),
         None => false,
     }
+}
+
+/// Whether a script's file name says it runs tests: `test.sh`, `test_calc.js`, `run_tests.sh`,
+/// `calc.test.js`, `calc_test.sh`, with one of `extensions` (`""`: none).
+fn named_as_test(path: &str, extensions: &[&str]) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    extensions.iter().any(|ext| {
+        let Some(stem) = file.strip_suffix(ext) else {
+            return false;
+        };
+        if ext.is_empty() && stem.contains('.') {
+            return false;
+        }
+        stem.starts_with("test")
+            || stem.ends_with("_test")
+            || stem.ends_with(".test")
+            || stem.ends_with("_tests")
+            || stem == "run_tests"
+    })
 }
 
 /// The outcome of the last check a run of the agent made.
@@ -233,6 +270,16 @@ mod tests {
             "CI=1 npm test",
             "pytest | tail -5",
             "./gradlew test",
+            // Found by make bench-agent: a failing `node --test` before task_done went
+            // unremarked.
+            "node --test",
+            "node --test tests/",
+            "node test.js",
+            "node calc.test.js",
+            "bash test.sh",
+            "sh tests/run_tests.sh",
+            "./test.sh",
+            "./scripts/test",
         ] {
             assert!(is_check(c), "{c} is a check");
         }
@@ -252,6 +299,10 @@ mod tests {
             "echo cargo test",
             "go run .",
             "npx prettier --write .",
+            "node server.js",
+            "bash greet.sh Ada",
+            "./build.sh",
+            "sh -c 'echo hi'",
         ] {
             assert!(!is_check(c), "{c} is not a check");
         }
