@@ -102,10 +102,16 @@ bench-builtin: model
 
 # The agent with the built-in model on 22 small tasks (bench/agent/tasks), each judged by its own
 # tests; aider against llama-server on the same tasks and GGUF when `aider` is on PATH and
-# LLAMA_SERVER names the server. Writes docs/benchmarks.md's table. An hour or more on 2 cores.
+# LLAMA_SERVER names the server. Then the call layer on the Berkeley function-calling suite's
+# simple and multiple categories (BFCL_EVERY=N takes every Nth question), against
+# llama-server's own tool calling. Writes docs/benchmarks.md's tables. Hours on 2 cores.
 bench-agent: model
 	cargo build -p cli
 	python3 scripts/bench-agent.py --tandem-cli "$(CARGO_TARGET_DIR)/debug/tandem-cli" --write
+	cargo build -p builtin --example bfcl
+	python3 scripts/bench-bfcl.py --bfcl-bin "$(CARGO_TARGET_DIR)/debug/examples/bfcl" \
+	  --model "$${TANDEM_DATA_DIR:-$${XDG_DATA_HOME:-$$HOME/.local/share}/tandem}/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" \
+	  --every $${BFCL_EVERY:-1} --write
 
 # Rewrites ui/src/bindings.ts from the Rust types in crates/protocol.
 bindings:

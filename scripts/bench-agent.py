@@ -174,7 +174,8 @@ def table(rows, aider_ran: bool) -> str:
     def cell(r):
         if r is None:
             return "not run"
-        return f"{'**yes**' if r['solved'] else 'no'} · {r['steps']} steps · {r['tokens']:,} tok · {r['wall_s']:.0f} s"
+        steps = f"{r['steps']} step" + ("" if r["steps"] == 1 else "s")
+        return f"{'**yes**' if r['solved'] else 'no'} · {steps} · {r['tokens']:,} tok · {r['wall_s']:.0f} s"
     out = ["| task | kind | Tandem (built-in model) | aider + llama-server |", "|---|---|---|---|"]
     for t, tandem, aider in rows:
         out.append(f"| {t['id']} | {t['language']} {t['kind']} | {cell(tandem)} | {cell(aider)} |")

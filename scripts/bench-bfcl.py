@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""The call layer on the Berkeley function-calling suite (`bfcl-eval` on PyPI, pinned below):
+the simple (Python) and multiple categories. The built-in model answers through
+crates/builtin/examples/bfcl.rs (the agent's reply path: lazy call grammar, calls read from the
+text); llama-server with the same GGUF answers the same questions through its own tool calling
+(`--jinja`, /v1/chat/completions with `tools`), in the same run.
+
+Each answer is checked as BFCL's AST checker does for these categories: one call, the expected
+function, every required argument present, no unknown argument, each value among the allowed
+ones (strings compared without case, spaces and punctuation; an integer accepted for a float;
+lists and dicts element by element).
+
+  scripts/bench-bfcl.py --bfcl-bin target/debug/examples/bfcl [--every 5] [--write]
+
+LLAMA_SERVER=path runs the second column.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DOC = REPO / "docs" / "benchmarks.md"
+WORK = REPO / "target" / "bench-bfcl"
+WHEEL = ("https://files.pythonhosted.org/packages/ba/41/ed458527c770c50225b60bae3b0c3444b26804ee455fa2d8f187018d2cb2/"
+         "bfcl_eval-2026.3.23-py3-none-any.whl")
+WHEEL_SHA = "3bb6dfa5f0c68ad403c9ec50b00db2bb3b4cc9b38ab1ff33f48fe30d853d3a0a"
+CATEGORIES = {"simple": "BFCL_v4_simple_python.json", "multiple": "BFCL_v4_multiple.json"}
+SYSTEM = "You are a helpful assistant. Answer the user's request by calling one of the functions."
+
+
+def fetch_data() -> Path:
+    WORK.mkdir(parents=True, exist_ok=True)
+    whl = WORK / "bfcl_eval.whl"
+    if not whl.is_file() or hashlib.sha256(whl.read_bytes()).hexdigest() != WHEEL_SHA:
+        data = urllib.request.urlopen(WHEEL, timeout=120).read()
+        if hashlib.sha256(data).hexdigest() != WHEEL_SHA:
+            raise SystemExit("bench-bfcl: the bfcl-eval wheel has the wrong checksum")
+        whl.write_bytes(data)
+    out = WORK / "data"
+    with zipfile.ZipFile(whl) as z:
+        for cat, name in CATEGORIES.items():
+            for sub in ("", "possible_answer/"):
+                member = f"bfcl_eval/data/{sub}{name}"
+                (out / sub).mkdir(parents=True, exist_ok=True)
+                (out / sub / name).write_bytes(z.read(member))
+    return out
+
+
+def json_schema(p):
+    """BFCL's parameter types (Python-flavoured) as JSON schema."""
+    if isinstance(p, list):
+        return [json_schema(x) for x in p]
+    if not isinstance(p, dict):
+        return p
+    out = {}
+    for k, v in p.items():
+        if k == "type":
+            t = {"dict": "object", "float": "number", "tuple": "array", "any": None}.get(v, v)
+            if t is not None:
+                out["type"] = t
+        elif k == "optional":
+            continue
+        else:
+            out[k] = json_schema(v)
+    return out
+
+
+def load(data: Path, every: int):
+    entries = []
+    for cat, name in CATEGORIES.items():
+        answers = {}
+        for line in (data / "possible_answer" / name).read_text().splitlines():
+            a = json.loads(line)
+            answers[a["id"]] = a["ground_truth"]
+        for i, line in enumerate((data / name).read_text().splitlines()):
+            if i % every:
+                continue
+            q = json.loads(line)
+            entries.append({
+                "id": q["id"], "category": cat,
+                "question": q["question"][0][-1]["content"],
+                "functions": [{"name": f["name"], "description": f.get("description", ""),
+                               "parameters": json_schema(f["parameters"])} for f in q["function"]],
+                "truth": answers[q["id"]],
+            })
+    return entries
+
+
+def norm_str(s: str) -> str:
+    return re.sub(r"[ ,./\-_*^]", "", s).lower()
+
+
+def same(value, allowed) -> bool:
+    if isinstance(allowed, str):
+        return isinstance(value, str) and norm_str(value) == norm_str(allowed)
+    if isinstance(allowed, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(allowed, bool) and value == allowed
+    if isinstance(allowed, (int, float)):
+        return isinstance(value, (int, float)) and float(value) == float(allowed)
+    if isinstance(allowed, list):
+        return isinstance(value, list) and len(value) == len(allowed) and all(same(v, a) for v, a in zip(value, allowed))
+    if isinstance(allowed, dict):
+        if not isinstance(value, dict):
+            return False
+        for k, options in allowed.items():
+            opts = options if isinstance(options, list) else [options]
+            if k not in value:
+                if "" not in opts:
+                    return False
+                continue
+            if not any(same(value[k], o) for o in opts if o != ""):
+                return False
+        return all(k in allowed for k in value)
+    return value == allowed
+
+
+def correct(calls, truth) -> bool:
+    if len(calls) != 1 or len(truth) != 1:
+        return False
+    (fname, params), = truth[0].items()
+    call = calls[0]
+    if call.get("name") != fname:
+        return False
+    args = call.get("arguments") or {}
+    if not isinstance(args, dict):
+        return False
+    for k in args:
+        if k not in params:
+            return False
+    for k, allowed in params.items():
+        if k not in args:
+            if "" not in allowed:
+                return False
+            continue
+        if args[k] == "" and "" in allowed:
+            continue
+        if not any(same(args[k], a) for a in allowed if a != ""):
+            return False
+    return True
+
+
+def run_builtin(binary: str, model: Path, entries):
+    feed = "".join(json.dumps({"id": e["id"], "system": SYSTEM, "question": e["question"],
+                               "functions": e["functions"]}) + "\n" for e in entries)
+    started = time.monotonic()
+    r = subprocess.run([binary, str(model)], input=feed, capture_output=True, text=True, check=True)
+    wall = time.monotonic() - started
+    return {json.loads(l)["id"]: json.loads(l) for l in r.stdout.splitlines() if l.strip()}, wall
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_server(binary: str, model: Path, entries):
+    port = free_port()
+    proc = subprocess.Popen([binary, "-m", str(model), "--port", str(port), "-t", "2", "-c", "8192", "-np", "1",
+                             "--jinja"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2)
+                break
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        out = {}
+        started = time.monotonic()
+        for e in entries:
+            body = {"model": "local", "temperature": 0, "max_tokens": 512,
+                    "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": e["question"]}],
+                    "tools": [{"type": "function", "function": f} for f in e["functions"]]}
+            req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions",
+                                         data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+            try:
+                resp = json.loads(urllib.request.urlopen(req, timeout=600).read())
+                msg = resp["choices"][0]["message"]
+                calls = []
+                for c in msg.get("tool_calls") or []:
+                    try:
+                        args = json.loads(c["function"]["arguments"])
+                    except ValueError:
+                        args = None
+                    calls.append({"name": c["function"]["name"], "arguments": args})
+                out[e["id"]] = {"calls": calls, "text": msg.get("content")}
+            except Exception as ex:  # a failed request is a wrong answer, said in the results
+                out[e["id"]] = {"calls": [], "error": str(ex)}
+        return out, time.monotonic() - started
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+def score(entries, answers):
+    per = {}
+    for e in entries:
+        a = answers.get(e["id"], {"calls": []})
+        ok = correct(a.get("calls", []), e["truth"])
+        c = per.setdefault(e["category"], [0, 0])
+        c[0] += ok
+        c[1] += 1
+    return per
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bfcl-bin", required=True)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--every", type=int, default=1, help="take every Nth entry of each category")
+    ap.add_argument("--write", action="store_true")
+    a = ap.parse_args()
+    data = fetch_data()
+    entries = load(data, a.every)
+    model = Path(a.model)
+    builtin, b_wall = run_builtin(a.bfcl_bin, model, entries)
+    server = os.environ.get("LLAMA_SERVER")
+    served, s_wall = run_server(server, model, entries) if server else ({}, 0)
+    (WORK / "results.json").write_text(json.dumps({"builtin": builtin, "llama_server": served}, indent=1))
+    b, s = score(entries, builtin), score(entries, served) if server else {}
+    rows = ["| category (entries) | built-in model, Tandem's call layer | llama-server `--jinja`, same GGUF |", "|---|---|---|"]
+    for cat in CATEGORIES:
+        n = b[cat][1]
+        srv = f"{s[cat][0]} ({100 * s[cat][0] / n:.0f} %)" if server else "not run"
+        rows.append(f"| {cat} ({n}) | {b[cat][0]} ({100 * b[cat][0] / n:.0f} %) | {srv} |")
+    rows.append(f"| wall time | {b_wall:.0f} s | " + (f"{s_wall:.0f} s" if server else "—") + " |")
+    text = "\n".join(rows)
+    print(text)
+    if a.write:
+        doc = DOC.read_text()
+        start, end = "<!-- bench-bfcl:start -->", "<!-- bench-bfcl:end -->"
+        before, rest = doc.split(start, 1)
+        _, after = rest.split(end, 1)
+        DOC.write_text(f"{before}{start}\n{text}\n{end}{after}")
+
+
+if __name__ == "__main__":
+    main()
