@@ -24,6 +24,7 @@ mod extensions;
 mod external_call;
 mod failure;
 mod fetch_gate;
+mod function_edit;
 mod keychain;
 mod launch;
 pub mod locations;

@@ -759,7 +759,7 @@ impl Agent {
                     )))
                 } else if let Some(verdict) = {
                     let root = self.toolbox.ws.root();
-                    let read = |p: &str| read_for_breaker(root, p);
+                    let read = |p: &str| read_project_text(root, p);
                     self.breaker.before_call(&name, &input.to_string(), &read)
                 } {
                     Some(ToolReply::err(match verdict {
@@ -769,6 +769,15 @@ impl Agent {
                             text
                         }
                     }))
+                } else if let Some(wide) = self.widened_edit(&name, &input) {
+                    self.judge_and_run(&id, &name, &wide, cancel)
+                        .await?
+                        .map(|mut r| {
+                            if !r.is_error {
+                                r.text.push_str("\n(Your old_string was the first line of a function and new_string a whole function: the whole function was replaced.)");
+                            }
+                            r
+                        })
                 } else {
                     self.judge_and_run(&id, &name, &input, cancel).await?
                 };
@@ -959,6 +968,20 @@ impl Agent {
         })
     }
 
+    /// A small model's edit_file whose old_string is a function's first line and new_string a
+    /// whole function, as an edit of the whole function (see `function_edit`).
+    fn widened_edit(&self, name: &str, input: &Value) -> Option<Value> {
+        if name != "edit_file" || !self.small_model() {
+            return None;
+        }
+        let text = |k: &str| input.get(k).and_then(Value::as_str);
+        let file = read_project_text(self.toolbox.ws.root(), text("path")?)?;
+        let old = crate::function_edit::widened(&file, text("old_string")?, text("new_string")?)?;
+        let mut wide = input.clone();
+        wide["old_string"] = Value::String(old);
+        Some(wide)
+    }
+
     /// After a call: an edit is remembered, and a check that failed again may close a circle.
     fn watch_for_circles(
         &mut self,
@@ -990,7 +1013,7 @@ impl Agent {
                     return None;
                 }
                 let root = self.toolbox.ws.root();
-                let read = |p: &str| read_for_breaker(root, p);
+                let read = |p: &str| read_project_text(root, p);
                 self.breaker
                     .after_check(command, code == 0, &reply.text, &read)
             }
@@ -999,9 +1022,9 @@ impl Agent {
     }
 }
 
-/// A project file's text for a step back (the file the model last edited); nothing for a
-/// path outside the project or a file too big to show a function of.
-fn read_for_breaker(root: &tools::ProjectRoot, path: &str) -> Option<String> {
+/// A project file's text, for a step back or a widened edit; nothing for a path outside the
+/// project or a file too big to show a function of.
+fn read_project_text(root: &tools::ProjectRoot, path: &str) -> Option<String> {
     const LARGEST: u64 = 1 << 20;
     let real = root.resolve(path).ok()?.real;
     if std::fs::metadata(&real).ok()?.len() > LARGEST {

@@ -1351,3 +1351,31 @@ async fn a_file_attached_with_an_at_is_read_before_the_first_step() {
         .collect();
     assert_eq!(names, ["read_file", "edit_file", "task_done"]);
 }
+
+/// Found by make bench-agent: the built-in model fixed `range` by writing a whole new function
+/// as new_string for the function's first line; the old body stayed and the file no longer
+/// parsed. For a small model that edit replaces the whole function.
+#[tokio::test]
+async fn a_small_models_whole_function_for_its_first_line_replaces_the_function() {
+    let project = repo();
+    let range = "// The integers from start up to, but not including, end.\nfunction range(start, end) {\n  const out = [];\n  for (let i = start; i <= end; i++) out.push(i);\n  return out;\n}\n\nmodule.exports = { range };\n";
+    std::fs::write(project.path().join("range.js"), range).expect("write");
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.model = "qwen2.5-coder:1.5b";
+    let h = Harness::start(
+        scenario("agent_small_model_function_edit.json"),
+        project.path(),
+        setup,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h
+        .run("range(start, end) in range.js should not include end. Fix it.")
+        .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("range.js")).expect("read"),
+        "// The integers from start up to, but not including, end.\nfunction range(start, end) { const out = []; for (let i = start; i < end; i++) out.push(i); return out; }\n\nmodule.exports = { range };\n"
+    );
+}
