@@ -187,7 +187,7 @@ impl LoopBreaker {
 
     /// The failing assertion and the function last edited, for a model that has to change
     /// course; then the one next step.
-    fn what_to_look_at(&self, read: &dyn Fn(&str) -> Option<String>) -> String {
+    pub fn what_to_look_at(&self, read: &dyn Fn(&str) -> Option<String>) -> String {
         let mut out = String::new();
         if let Some(f) = &self.failing {
             let lines = failing_lines(&f.output);

@@ -570,7 +570,7 @@ impl Agent {
         let mut used_tokens: u64 = 0;
         let mut lenient_retries = 0;
         // A task_done that what happened contradicts is sent back once (see `done_pushback`).
-        let mut done_pushed_back = false;
+        let mut done_pushbacks = 0;
         let mut empty_nudges = 0;
         for step in 1..=self.config.max_steps {
             if let Some(budget) = self.config.token_budget.filter(|b| used_tokens >= *b) {
@@ -836,12 +836,21 @@ impl Agent {
                 }
                 if name == "task_done" && !reply.is_error {
                     let warnings = self.done_warnings(&input);
-                    if !warnings.is_empty() && !done_pushed_back {
-                        // Once: the model hears what contradicts it and goes on. A model that
-                        // calls task_done again has said its last word; the user sees the
-                        // warnings with it.
-                        done_pushed_back = true;
-                        reply.text = done_pushback(&warnings);
+                    // Once: the model hears what contradicts it and goes on. A model that
+                    // calls task_done again has said its last word; the user sees the
+                    // warnings with it. A small model gave up at once when offered to
+                    // (make bench-agent): it hears twice, the first time with the failing
+                    // assertion and its function, and only the second time that it may stop.
+                    let allowed = if self.small_model() { 2 } else { 1 };
+                    if !warnings.is_empty() && done_pushbacks < allowed {
+                        done_pushbacks += 1;
+                        let last = done_pushbacks == allowed;
+                        reply.text = done_pushback(&warnings, last);
+                        if !last {
+                            let root = self.toolbox.ws.root();
+                            let read = |p: &str| read_project_text(root, p);
+                            reply.text.push_str(&self.breaker.what_to_look_at(&read));
+                        }
                         // An error for the model (its call did not end the task); for
                         // people, the work going on.
                         reply.is_error = true;
@@ -1035,7 +1044,7 @@ fn read_project_text(root: &tools::ProjectRoot, path: &str) -> Option<String> {
 
 /// What a task_done is told when what happened contradicts it: each point in words, and the
 /// two ways on (fix it, or finish anyway saying why).
-pub(crate) fn done_pushback(warnings: &[protocol::DoneWarning]) -> String {
+pub(crate) fn done_pushback(warnings: &[protocol::DoneWarning], may_stop: bool) -> String {
     use protocol::DoneWarning;
     let mut text = String::from("Not finished yet, because of what happened in this task:\n");
     for w in warnings {
@@ -1062,9 +1071,11 @@ pub(crate) fn done_pushback(warnings: &[protocol::DoneWarning]) -> String {
         text.push_str(&line);
         text.push('\n');
     }
-    text.push_str(
-        "Then call task_done again. If it cannot be done, call task_done again with a summary that says so and why.",
-    );
+    text.push_str(if may_stop {
+        "Then call task_done again. If it cannot be done, call task_done again with a summary that says so and why."
+    } else {
+        "Then call task_done again."
+    });
     text
 }
 

@@ -1379,3 +1379,51 @@ async fn a_small_models_whole_function_for_its_first_line_replaces_the_function(
         "// The integers from start up to, but not including, end.\nfunction range(start, end) { const out = []; for (let i = start; i < end; i++) out.push(i); return out; }\n\nmodule.exports = { range };\n"
     );
 }
+
+/// Found by make bench-agent: told its tests failed and that it may stop, a small model called
+/// task_done again at once. It is sent back twice: first with the failing assertion and the
+/// function it changed and no way out, then with the way out.
+#[tokio::test]
+async fn a_small_models_task_done_after_failing_tests_is_sent_back_twice() {
+    let project = repo();
+    std::fs::write(
+        project.path().join("calc.py"),
+        "def add(a, b):\n    return a - b\n",
+    )
+    .expect("write");
+    std::fs::write(
+        project.path().join("test_calc.py"),
+        "import unittest\nfrom calc import add\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    )
+    .expect("write");
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.model = "qwen2.5-coder:1.5b";
+    let h = Harness::start(
+        scenario("agent_small_model_done_pushback.json"),
+        project.path(),
+        setup,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Fix add in calc.py, then run the tests.").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let sent_back: Vec<String> = finished(&h)
+        .into_iter()
+        .filter(|(o, err)| *err && o.starts_with("Not finished yet"))
+        .map(|(o, _)| o)
+        .collect();
+    assert_eq!(sent_back.len(), 2, "{sent_back:?}");
+    assert!(
+        sent_back[0].contains("AssertionError: 6 != 5")
+            && sent_back[0].contains("calc.py as it is now")
+            && !sent_back[0].contains("If it cannot be done"),
+        "{}",
+        sent_back[0]
+    );
+    assert!(
+        sent_back[1].contains("If it cannot be done"),
+        "{}",
+        sent_back[1]
+    );
+}
