@@ -170,7 +170,7 @@ def run_aider(aider, server: LlamaServer, task, proj: Path, timeout: int):
     return {"steps": steps, "tokens": tokens, "wall_s": round(wall, 1)}
 
 
-def table(rows, aider_ran: bool) -> str:
+def table(rows, aider_ran: bool, planned: int) -> str:
     def cell(r):
         if r is None:
             return "not run"
@@ -183,6 +183,8 @@ def table(rows, aider_ran: bool) -> str:
     a_solved = sum(1 for _, _, r in rows if r and r["solved"])
     out.append(f"| **solved** | | **{solved} of {len(rows)}** | "
                + (f"**{a_solved} of {len(rows)}**" if aider_ran else "not run") + " |")
+    if len(rows) < planned:
+        out.append(f"\n{len(rows)} of the {planned} tasks were run.")
     return "\n".join(out)
 
 
@@ -204,6 +206,7 @@ def main():
     ap.add_argument("--max-steps", type=int, default=20)
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--no-aider", action="store_true", help="Tandem's column only (a quick comparison)")
     ap.add_argument("--out", default=str(REPO / "target" / "bench-agent" / "results.json"))
     a = ap.parse_args()
     model = Path(a.model)
@@ -211,7 +214,7 @@ def main():
         raise SystemExit(f"bench-agent: no model at {model} (make model)")
     only = set(filter(None, a.only.split(",")))
     tasks = load_tasks(only)
-    aider = os.environ.get("AIDER") or shutil.which("aider")
+    aider = None if a.no_aider else os.environ.get("AIDER") or shutil.which("aider")
     llama = os.environ.get("LLAMA_SERVER")
     server = LlamaServer(llama, model) if aider and llama else None
     if not server:
@@ -229,6 +232,9 @@ def main():
                 ar = run_aider(aider, server, t, aproj, a.timeout)
                 ar["solved"] = judge(t, aproj)
             rows.append((t, r, ar))
+            if a.write:
+                # After every task: a run cut short still leaves what it measured.
+                write_doc(table(rows, server is not None, len(tasks)))
             print(f"{t['id']}: tandem {'solved' if r['solved'] else 'not solved'} "
                   f"({r['steps']} steps, {r['tokens']} tok, {r['wall_s']} s, {' → '.join(map(str, r['calls']))})"
                   + (f"; aider {'solved' if ar['solved'] else 'not solved'}" if ar else ""), flush=True)
@@ -237,7 +243,7 @@ def main():
             server.stop()
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps([{"task": t["id"], "tandem": r, "aider": ar} for t, r, ar in rows], indent=1))
-    text = table(rows, server is not None)
+    text = table(rows, server is not None, len(tasks))
     print(text)
     if a.write:
         write_doc(text)
