@@ -10,6 +10,8 @@
 //! the body's own indentation (code after it could never run). An insertion at the top of the
 //! body (a guard, a docstring) is neither, and is left as written.
 
+use crate::code_shape::{block_end, indent, starts_function};
+
 /// The text to replace instead of `old`: the whole function whose first line `old` is, when
 /// `new` is a whole function in its place. `None` leaves the edit as written.
 pub fn widened(file: &str, old: &str, new: &str) -> Option<String> {
@@ -19,7 +21,7 @@ pub fn widened(file: &str, old: &str, new: &str) -> Option<String> {
     }
     let lines: Vec<&str> = file.lines().collect();
     let at = lines.iter().position(|l| l.contains(header))?;
-    if !lines[at].trim().starts_with(header.trim()) || !is_definition(lines[at]) {
+    if !lines[at].trim().starts_with(header.trim()) || !starts_function(lines[at]) {
         return None;
     }
     let new_lines: Vec<&str> = new.trim_end().lines().collect();
@@ -53,18 +55,7 @@ pub fn widened(file: &str, old: &str, new: &str) -> Option<String> {
         if !(ends && indent(last) == body_indent) {
             return None;
         }
-        let own = indent(lines[at]);
-        let mut end = at;
-        for (i, l) in lines.iter().enumerate().skip(at + 1) {
-            if l.trim().is_empty() {
-                continue;
-            }
-            if indent(l) <= own {
-                break;
-            }
-            end = i;
-        }
-        end
+        block_end(&lines, at)
     } else {
         return None;
     };
@@ -72,17 +63,6 @@ pub fn widened(file: &str, old: &str, new: &str) -> Option<String> {
         return None;
     }
     Some(lines[at..=end].join("\n"))
-}
-
-fn is_definition(line: &str) -> bool {
-    let t = line.trim_start();
-    let t = t.strip_prefix("export ").unwrap_or(t);
-    let t = t.strip_prefix("pub ").unwrap_or(t);
-    let t = t.strip_prefix("async ").unwrap_or(t);
-    ["def ", "function ", "fn "]
-        .iter()
-        .any(|k| t.starts_with(k))
-        || (t.contains("() {") && !t.starts_with("if ") && !t.starts_with("while "))
 }
 
 /// Opening minus closing braces (strings and comments are not told apart: the lines that
@@ -93,10 +73,6 @@ fn braces(text: &str) -> i32 {
         '}' => n - 1,
         _ => n,
     })
-}
-
-fn indent(line: &str) -> usize {
-    line.len() - line.trim_start().len()
 }
 
 #[cfg(test)]

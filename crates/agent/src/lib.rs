@@ -16,6 +16,7 @@ mod approvals;
 mod changes;
 mod checks;
 mod claims;
+mod code_shape;
 mod compaction;
 mod event_sink;
 mod export;

@@ -7,6 +7,7 @@
 //! model needs to change course (the failing assertion, the function it last edited). The
 //! second pauses the task for the person, in words.
 
+use crate::code_shape::{block_end, indent, starts_definition};
 use std::collections::VecDeque;
 
 /// Identical calls in a row before the breaker steps in.
@@ -255,22 +256,6 @@ fn failing_lines(output: &str) -> Vec<&str> {
     out
 }
 
-/// Whether a line starts a function or a class in the languages small tasks are written in.
-fn starts_definition(line: &str) -> bool {
-    let t = line.trim_start();
-    let t = t.strip_prefix("pub ").unwrap_or(t);
-    let t = t.strip_prefix("async ").unwrap_or(t);
-    let t = t.strip_prefix("export ").unwrap_or(t);
-    ["def ", "fn ", "function ", "class ", "impl "]
-        .iter()
-        .any(|k| t.starts_with(k))
-        || (t.contains("() {") && !t.starts_with("if ") && !t.starts_with("while "))
-}
-
-fn indent(line: &str) -> usize {
-    line.len() - line.trim_start().len()
-}
-
 /// The first and last line (0-based, inclusive) of the function around line `at`: back to the
 /// nearest definition at or left of its indentation, on to the line before the next thing at
 /// the definition's own indentation (a closing brace at that indentation belongs to it). At most
@@ -284,21 +269,10 @@ fn enclosing_function(lines: &[&str], at: usize) -> (usize, usize) {
         .rev()
         .find(|&i| starts_definition(lines[i]) && indent(lines[i]) <= indent(lines[at]).max(1))
         .unwrap_or_else(|| at.saturating_sub(FUNCTION_LINES / 2));
-    let own = indent(lines[start]);
-    let mut end = start;
-    for (i, l) in lines.iter().enumerate().skip(start + 1) {
-        if l.trim().is_empty() {
-            continue;
-        }
-        if indent(l) <= own {
-            if l.trim_start().starts_with(['}', ')', ']']) {
-                end = i;
-            }
-            break;
-        }
-        end = i;
-    }
-    (start, end.min(start + FUNCTION_LINES - 1))
+    (
+        start,
+        block_end(lines, start).min(start + FUNCTION_LINES - 1),
+    )
 }
 
 #[cfg(test)]
