@@ -1427,3 +1427,61 @@ async fn a_small_models_task_done_after_failing_tests_is_sent_back_twice() {
         sent_back[1]
     );
 }
+
+/// Attack: edit_file's "not found" error shows the closest lines of the file. Aimed at a secret
+/// file, it must show none of it: the policy judges the call before the file is planned.
+#[tokio::test]
+async fn a_failed_edit_of_a_secret_file_shows_none_of_it() {
+    let project = repo();
+    std::fs::write(project.path().join(".env"), "SECRET=harmless-marker-71\n").expect("write");
+    let (h, _) = run(
+        "agent_edit_secret_file.json",
+        project.path(),
+        Mode::FullAuto,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outputs: Vec<String> = finished(&h).into_iter().map(|(o, _)| o).collect();
+    assert!(
+        outputs.iter().all(|o| !o.contains("harmless-marker-71")),
+        "{outputs:?}"
+    );
+    let sent: String = h
+        .server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(
+        !sent.contains("harmless-marker-71"),
+        "the marker reached the model"
+    );
+}
+
+/// Attack: a task (pasted from a web page, say) that attaches `@.env` and `@../outside.txt`.
+/// The attached read is judged as the model's own: the secret is refused, the path outside is
+/// never read, and no marker reaches the model.
+#[tokio::test]
+async fn attaching_a_secret_or_a_file_outside_with_an_at_reads_none_of_it() {
+    let outer = tempfile::tempdir().expect("outer");
+    let project = outer.path().join("p");
+    std::fs::create_dir(&project).expect("mkdir");
+    std::fs::write(project.join(".env"), "SECRET=harmless-marker-72\n").expect("write");
+    std::fs::write(outer.path().join("outside.txt"), "harmless-marker-73\n").expect("write");
+    let h = Harness::start(
+        scenario("agent_at_secret_file.json"),
+        &project,
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    h.run("Summarise @.env and @../outside.txt").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    let sent: String = h
+        .server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(!sent.contains("harmless-marker-72") && !sent.contains("harmless-marker-73"));
+}
