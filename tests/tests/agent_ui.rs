@@ -1350,6 +1350,13 @@ async fn settings_sets_up_a_local_server_in_one_place_and_the_window_switches_it
     app.wait_text("[data-testid=settings-in-use]", "once you save")
         .await?;
     screenshots(&app, "settings-01-connected").await?;
+    // Advanced, unfolded: the context size, calls written as text and the small-model help.
+    app.click("[data-testid=provider-advanced] summary").await?;
+    app.wait_for("[data-testid=provider-small-model]")
+        .await?
+        .scroll_into_view()
+        .await?;
+    app.screenshot("settings-01b-advanced").await?;
     app.click("[data-testid=settings-save]").await?;
     app.wait_text("[data-testid=saved-note]", "Saved.").await?;
     let saved = std::fs::read_to_string(config.path().join("settings.toml"))?;
