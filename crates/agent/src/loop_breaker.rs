@@ -265,14 +265,21 @@ fn enclosing_function(lines: &[&str], at: usize) -> (usize, usize) {
         return (0, 0);
     }
     let at = at.min(lines.len() - 1);
-    let start = (0..=at)
+    let definition = (0..=at)
         .rev()
-        .find(|&i| starts_definition(lines[i]) && indent(lines[i]) <= indent(lines[at]).max(1))
-        .unwrap_or_else(|| at.saturating_sub(FUNCTION_LINES / 2));
-    (
-        start,
-        block_end(lines, start).min(start + FUNCTION_LINES - 1),
-    )
+        .find(|&i| starts_definition(lines[i]) && indent(lines[i]) <= indent(lines[at]).max(1));
+    match definition {
+        Some(start) => (
+            start,
+            block_end(lines, start).min(start + FUNCTION_LINES - 1),
+        ),
+        // A script with no function around the edit: the lines around it, as many as a
+        // function would get (a block end from a top-level line would be that line alone).
+        None => {
+            let start = at.saturating_sub(FUNCTION_LINES / 2);
+            (start, (start + FUNCTION_LINES - 1).min(lines.len() - 1))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -423,5 +430,18 @@ mod tests {
         let out = "test a ... FAIL\n".repeat(20) + "AssertionError: 3 != 4\n";
         let lines = failing_lines(&out);
         assert_eq!(lines, vec!["test a ... FAIL", "AssertionError: 3 != 4"]);
+    }
+
+    #[test]
+    fn a_script_without_functions_is_shown_around_the_edit() {
+        // make bench-agent, sh-greet: the step back showed only the shebang line.
+        let script = |p: &str| {
+            (p == "greet.sh").then(|| "#!/usr/bin/env bash\necho \"Hello $1!\"\n".to_string())
+        };
+        let mut b = LoopBreaker::default();
+        b.edited("greet.sh", Some("echo \"Hello $1!\""));
+        let text = b.what_to_look_at(&script);
+        assert!(text.contains("greet.sh as it is now (lines 1–2)"), "{text}");
+        assert!(text.contains("   2  echo \"Hello $1!\""), "{text}");
     }
 }
