@@ -18,6 +18,7 @@ mod checks;
 mod claims;
 mod code_shape;
 mod compaction;
+mod echoed_numbers;
 mod event_sink;
 mod export;
 mod extension_edits;

@@ -769,12 +769,12 @@ impl Agent {
                             text
                         }
                     }))
-                } else if let Some(wide) = self.widened_edit(&name, &input) {
-                    self.judge_and_run(&id, &name, &wide, cancel)
+                } else if let Some((repaired, note)) = self.repaired_call(&name, &input) {
+                    self.judge_and_run(&id, &name, &repaired, cancel)
                         .await?
                         .map(|mut r| {
                             if !r.is_error {
-                                r.text.push_str("\n(Your old_string was the first line of a function and new_string a whole function: the whole function was replaced.)");
+                                r.text.push_str(&note);
                             }
                             r
                         })
@@ -975,6 +975,71 @@ impl Agent {
             content: reply.text.clone(),
             is_error: reply.is_error,
         })
+    }
+
+    /// A call put right before it is judged, with what the model is told about it:
+    /// `read_file`'s line numbers taken out of the text it writes (any model; see
+    /// `echoed_numbers`), then a small model's edit of a function's first line widened to the
+    /// whole function (see `function_edit`).
+    fn repaired_call(&self, name: &str, input: &Value) -> Option<(Value, String)> {
+        let mut call = input.clone();
+        let mut note = String::new();
+        if self.without_echoed_numbers(name, &mut call) {
+            note.push_str("\n(The line numbers read_file shows were taken out of your text: they are not part of the file. Write the file's text only.)");
+        }
+        if let Some(wide) = self.widened_edit(name, &call) {
+            call = wide;
+            note.push_str("\n(Your old_string was the first line of a function and new_string a whole function: the whole function was replaced.)");
+        }
+        (!note.is_empty()).then_some((call, note))
+    }
+
+    /// Takes read_file's display out of a write's content or an edit's strings; whether it did.
+    fn without_echoed_numbers(&self, name: &str, call: &mut Value) -> bool {
+        use crate::echoed_numbers::without_numbers;
+        let strip = |v: &mut Value, key: &str| {
+            let plain = v.get(key).and_then(Value::as_str).and_then(without_numbers);
+            plain.map(|p| v[key] = Value::String(p)).is_some()
+        };
+        match name {
+            "write_file" => strip(call, "content"),
+            "edit_file" => {
+                let Some(file) = call
+                    .get("path")
+                    .and_then(Value::as_str)
+                    .and_then(|p| read_project_text(self.toolbox.ws.root(), p))
+                else {
+                    return false;
+                };
+                let file = file.replace("\r\n", "\n");
+                // Only an old_string that matches nothing as written and matches once the
+                // numbers are out: the file's own text is never second-guessed.
+                let fix = |edit: &mut Value| {
+                    let Some(old) = edit.get("old_string").and_then(Value::as_str) else {
+                        return false;
+                    };
+                    if file.contains(old) {
+                        return false;
+                    }
+                    match without_numbers(old) {
+                        Some(plain) if file.contains(&plain) => {
+                            edit["old_string"] = Value::String(plain);
+                            strip(edit, "new_string");
+                            true
+                        }
+                        _ => false,
+                    }
+                };
+                let mut changed = fix(call);
+                if let Some(edits) = call.get_mut("edits").and_then(Value::as_array_mut) {
+                    for edit in edits {
+                        changed |= fix(edit);
+                    }
+                }
+                changed
+            }
+            _ => false,
+        }
     }
 
     /// A small model's edit_file whose old_string is a function's first line and new_string a

@@ -1380,6 +1380,34 @@ async fn a_small_models_whole_function_for_its_first_line_replaces_the_function(
     );
 }
 
+/// Found by make bench-agent: the built-in model wrote read_file's display, header and line
+/// numbers included, as a file's content, and looked for an old_string with `   2 | ` before
+/// each line, until the loop breaker paused the task. The numbers are taken out again, for any
+/// model.
+#[tokio::test]
+async fn line_numbers_copied_from_read_file_are_not_written_into_the_file() {
+    let project = repo();
+    std::fs::write(
+        project.path().join("dedupe.py"),
+        "def unique(items):\n    \"\"\"The items without repeats.\"\"\"\n    pass\n",
+    )
+    .expect("write");
+    let h = Harness::start(
+        scenario("agent_echoed_line_numbers.json"),
+        project.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Implement unique in dedupe.py.").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("dedupe.py")).expect("read"),
+        "def unique(items):\n    \"\"\"The items without repeats.\"\"\"\n    return list(dict.fromkeys(items))\n"
+    );
+}
+
 /// Found by make bench-agent: told its tests failed and that it may stop, a small model called
 /// task_done again at once. It is sent back twice: first with the failing assertion and the
 /// function it changed and no way out, then with the way out.
