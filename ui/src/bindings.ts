@@ -180,7 +180,7 @@ export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped" | "
 
 export type ToolSummary = { "kind": "command_ran", exit_code: number | null, timed_out: boolean, duration_ms: number, output: string, cut: boolean, } | { "kind": "command_in_background", task: string, } | { "kind": "file_read", path: string, from: number, to: number, total_lines: number, } | { "kind": "file_seen", path: string, } | { "kind": "file_changed", path: string, created: boolean, added_lines: number, removed_lines: number, } | { "kind": "changes_kept", path: string, kept: number, total: number, } | { "kind": "files_listed", count: number, more: number, } | { "kind": "search_matches", matches: number, files: number, } | { "kind": "page_fetched", url: string, status: number, } | { "kind": "web_results", count: number, } | { "kind": "plan_updated", steps: number, done: number, } | { "kind": "helper_reported", name: string, finished: boolean, files_changed: number, } | { "kind": "sent_back", warnings: Array<DoneWarning>, } | { "kind": "denied", message: string | null, } | { "kind": "refused", reason: string, };
 
-export type DoneWarning = { "kind": "edit_rejected", path: string, } | { "kind": "file_unchanged", path: string, } | { "kind": "check_failed", command: string, exit_code: number | null, };
+export type DoneWarning = { "kind": "edit_rejected", path: string, } | { "kind": "file_unchanged", path: string, } | { "kind": "check_failed", command: string, exit_code: number | null, } | { "kind": "check_not_run", command: string, };
 
 export type WakeReason = { "kind": "task_finished", task: string, title: string, state: string, } | { "kind": "timer", hint: string | null, } | { "kind": "retry" };
 

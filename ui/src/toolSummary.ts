@@ -25,6 +25,8 @@ export function warningPhrase(w: DoneWarning): string {
       return w.exit_code === null
         ? `the last check (${w.command}) was stopped before it finished`
         : `the last check (${w.command}) failed with exit code ${w.exit_code}`;
+    case "check_not_run":
+      return `the check the task asked for (${w.command}) did not run after the last change`;
   }
 }
 

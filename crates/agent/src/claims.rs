@@ -16,6 +16,10 @@ pub struct WorkRecord {
     /// the file did not exist). A later write through the tools takes a file off the list.
     rejected: BTreeMap<String, Option<String>>,
     last_check: Option<CheckRun>,
+    /// The checks the task names in backticks ("Run `bash test.sh` to check").
+    asked_checks: Vec<String>,
+    /// A write went through after the last check of this task, or before any.
+    written_since_check: bool,
 }
 
 /// What the model said it did.
@@ -42,18 +46,22 @@ impl WorkRecord {
     /// A write or edit of `path` went through (in part, at least).
     pub fn written(&mut self, path: &str) {
         self.rejected.remove(path);
+        self.written_since_check = true;
     }
 
     /// A new task from the user begins. A check that failed in an earlier task says nothing
     /// about this one: kept, it was blamed on every later task_done of the session. Rejected
     /// edits stay, as they are checked against the file as it is now.
-    pub fn new_task(&mut self) {
+    pub fn new_task(&mut self, task: &str) {
         self.last_check = None;
+        self.written_since_check = false;
+        self.asked_checks = asked_checks(task);
     }
 
     /// A command ran to its end; a check among them is remembered as the last one.
     pub fn ran(&mut self, command: &str, exit_code: Option<i32>, passed: bool) {
         if is_check(command) {
+            self.written_since_check = false;
             self.last_check = Some(CheckRun {
                 command: command.to_string(),
                 exit_code,
@@ -110,9 +118,36 @@ impl WorkRecord {
                 command: check.command.clone(),
                 exit_code: check.exit_code,
             });
+        } else if let Some(asked) = self.asked_checks.first()
+            && (self.last_check.is_none() || self.written_since_check)
+        {
+            // make bench-agent, sh-ext: told to run `bash test.sh`, the built-in model read
+            // the files and called task_done, with nothing written and nothing run.
+            out.push(DoneWarning::CheckNotRun {
+                command: asked.clone(),
+            });
         }
         out
     }
+}
+
+/// The commands in backticks in a task that are checks, in the order written.
+fn asked_checks(task: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, quoted) in task.split('`').enumerate() {
+        let command = quoted.trim();
+        // Every second piece is inside backticks; a fenced block's language line is not a
+        // command, nor is anything over one line.
+        if i % 2 == 1
+            && !command.is_empty()
+            && !command.contains('\n')
+            && is_check(command)
+            && !out.iter().any(|c| c == command)
+        {
+            out.push(command.to_string());
+        }
+    }
+    out
 }
 
 /// True when the file exists and was last modified before the session started: nothing in
@@ -241,11 +276,58 @@ mod tests {
         record.ran("python3 -m pytest -q", Some(0), true);
         assert_eq!(record.warnings(&claim, &p), []);
         record.ran("python3 -m pytest -q", Some(1), false);
-        record.new_task();
+        record.new_task("Fix calc.py.");
         assert_eq!(
             record.warnings(&claim, &p),
             [],
             "a check of an earlier task is not this task's"
+        );
+    }
+
+    #[test]
+    fn a_check_the_task_names_must_run_after_the_last_change() {
+        let (_dir, root) = project();
+        let p = Project {
+            root: &root,
+            session_started_ms: None,
+        };
+        let claim = Claim {
+            summary: "Implemented ext.sh.",
+            files: &[],
+        };
+        let not_run = [DoneWarning::CheckNotRun {
+            command: "bash test.sh".into(),
+        }];
+        let mut record = WorkRecord::default();
+        record.new_task("Implement ext.sh. Run `bash test.sh` to check.");
+        assert_eq!(record.warnings(&claim, &p), not_run, "nothing ran");
+        record.written("ext.sh");
+        assert_eq!(record.warnings(&claim, &p), not_run, "written, not run");
+        record.ran("bash test.sh", Some(0), true);
+        assert_eq!(record.warnings(&claim, &p), []);
+        record.written("ext.sh");
+        assert_eq!(record.warnings(&claim, &p), not_run, "changed after it");
+        record.ran("bash test.sh", Some(1), false);
+        assert!(
+            matches!(
+                record.warnings(&claim, &p).as_slice(),
+                [DoneWarning::CheckFailed { .. }]
+            ),
+            "a failed run is said as such"
+        );
+        record.new_task("Explain what `ls` shows.");
+        assert_eq!(record.warnings(&claim, &p), [], "`ls` is not a check");
+    }
+
+    #[test]
+    fn asked_checks_are_the_checks_in_backticks() {
+        assert_eq!(
+            asked_checks("Fix it. Run `python3 -m pytest -q` then `npm test`; see `calc.py`."),
+            ["python3 -m pytest -q", "npm test"]
+        );
+        assert_eq!(
+            asked_checks("No backticks: run pytest."),
+            Vec::<String>::new()
         );
     }
 }

@@ -525,7 +525,7 @@ impl Agent {
     ) -> Result<Outcome, AgentError> {
         let text = crate::replay::with_notes(&mut self.notes, task);
         self.messages.push(Message::user_text(text));
-        self.record.new_task();
+        self.record.new_task(task);
         self.breaker.new_task();
         let checkpoint = self.turn_checkpoint.take();
         self.emit(AgentEvent::UserMessage {
@@ -1131,6 +1131,9 @@ pub(crate) fn done_pushback(warnings: &[protocol::DoneWarning], may_stop: bool) 
                 exit_code: None,
             } => format!(
                 "- Your last check `{command}` was killed before it ended. Fix the cause or run a quicker check."
+            ),
+            DoneWarning::CheckNotRun { command } => format!(
+                "- The task asks for `{command}`, and it has not run since your last change. Run it (run_command) and read what it reports."
             ),
         };
         text.push_str(&line);

@@ -1408,6 +1408,26 @@ async fn line_numbers_copied_from_read_file_are_not_written_into_the_file() {
     );
 }
 
+/// Found by make bench-agent (sh-ext): told to run `bash test.sh`, the built-in model read the
+/// files and called task_done with nothing written and nothing run, and the task ended as done.
+#[tokio::test]
+async fn a_task_done_before_the_asked_check_ran_is_sent_back_to_run_it() {
+    let project = repo();
+    std::fs::write(project.path().join("test.sh"), "echo ok\n").expect("write");
+    let h = Harness::start(
+        scenario("agent_asked_check_not_run.json"),
+        project.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h
+        .run("Implement ext.sh. Run `bash test.sh` to check.")
+        .await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(&outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+}
+
 /// Found by make bench-agent: told its tests failed and that it may stop, a small model called
 /// task_done again at once. It is sent back twice: first with the failing assertion and the
 /// function it changed and no way out, then with the way out.

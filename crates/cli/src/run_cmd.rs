@@ -384,6 +384,9 @@ fn done_warning_text(w: &protocol::DoneWarning) -> String {
             Some(code) => format!("the last check failed: `{command}` exited with {code}"),
             None => format!("the last check failed: `{command}` was killed"),
         },
+        protocol::DoneWarning::CheckNotRun { command } => {
+            format!("the check the task asked for did not run after the last change: `{command}`")
+        }
     }
 }
 

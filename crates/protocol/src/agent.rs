@@ -173,6 +173,9 @@ pub enum DoneWarning {
         command: String,
         exit_code: Option<i32>,
     },
+    /// The task named a check (`command`, in backticks) and none ran after the last change
+    /// (or none at all).
+    CheckNotRun { command: String },
 }
 
 /// Why the agent woke without a message from the user.

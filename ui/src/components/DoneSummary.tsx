@@ -14,6 +14,8 @@ function warningText(w: DoneWarning): { lead: string; code?: string; tail?: stri
       return w.exit_code === null
         ? { lead: "The last check was stopped before it finished: ", code: w.command }
         : { lead: "The last check failed: ", code: w.command, tail: ` ended with exit code ${w.exit_code}.` };
+    case "check_not_run":
+      return { lead: "The check the task asked for did not run after the last change: ", code: w.command };
   }
 }
 

@@ -360,6 +360,7 @@ describe("a turn", () => {
           { kind: "edit_rejected", path: "calc.py" },
           { kind: "file_unchanged", path: "notes.txt" },
           { kind: "check_failed", command: "python3 -m pytest", exit_code: 1 },
+          { kind: "check_not_run", command: "bash test.sh" },
         ],
       },
     ]);
@@ -367,9 +368,10 @@ describe("a turn", () => {
     expect(summary).toHaveAttribute("data-kind", "warning");
     expect(summary).not.toHaveTextContent("✓");
     const warnings = within(summary).getAllByTestId("done-warning");
-    expect(warnings.map((w) => w.getAttribute("data-kind"))).toEqual(["edit_rejected", "file_unchanged", "check_failed"]);
+    expect(warnings.map((w) => w.getAttribute("data-kind"))).toEqual(["edit_rejected", "file_unchanged", "check_failed", "check_not_run"]);
     expect(warnings[0]).toHaveTextContent("calc.py is unchanged: you rejected its edit.");
     expect(warnings[2]).toHaveTextContent("The last check failed: python3 -m pytest ended with exit code 1.");
+    expect(warnings[3]).toHaveTextContent("The check the task asked for did not run after the last change: bash test.sh");
     expect(summary).toHaveTextContent("Edited calc.py; the tests pass.");
     push([{ type: "user_message", text: "again" }, { type: "done", summary: "All good." }]);
     await waitFor(() => expect(screen.getAllByTestId("done-summary")).toHaveLength(2));
