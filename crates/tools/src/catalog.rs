@@ -362,11 +362,83 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_tool_has_an_object_schema_and_runs_by_name() {
+    fn every_tool_has_an_object_schema() {
         for t in TOOLS {
             let s = t.schema();
             assert_eq!(s["type"], "object", "{}", t.name);
         }
+    }
+
+    /// The file and git tools are the ones `run_tool` runs alone (the others need a toolbox's
+    /// sandbox, tasks or network); each of them runs here by name, on a real repository.
+    #[test]
+    fn every_file_and_git_tool_runs_by_name() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .expect("git")
+                .status
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        git(&["config", "user.name", "Tandem Test"]);
+        git(&["config", "user.email", "test@example.com"]);
+        std::fs::write(dir.path().join("a.txt"), "hi\n").expect("write");
+        git(&["add", "a.txt"]);
+        git(&["commit", "-qm", "first"]);
+        let ws = Workspace::new(crate::ProjectRoot::open(dir.path()).expect("open"));
+        let calls: &[(&str, Value, &str)] = &[
+            (
+                "read_file",
+                serde_json::json!({"path": "a.txt"}),
+                "   1 | hi",
+            ),
+            ("list_files", serde_json::json!({}), "a.txt"),
+            (
+                "search_codebase",
+                serde_json::json!({"pattern": "hi"}),
+                "a.txt",
+            ),
+            (
+                "edit_file",
+                serde_json::json!({"path": "a.txt", "old_string": "hi", "new_string": "hello"}),
+                "Edited a.txt",
+            ),
+            (
+                "write_file",
+                serde_json::json!({"path": "b.txt", "content": "new\n"}),
+                "Created b.txt",
+            ),
+            ("git_status", Value::Null, "a.txt"),
+            ("git_diff", serde_json::json!({}), "+hello"),
+            (
+                "git_commit",
+                serde_json::json!({"message": "second", "files": ["a.txt", "b.txt"]}),
+                "second",
+            ),
+            ("git_log", serde_json::json!({"oneline": true}), "first"),
+            ("git_branch", serde_json::json!({"action": "list"}), "*"),
+        ];
+        for (name, args, shows) in calls {
+            let out = run_tool(&ws, name, args.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(out.text.contains(shows), "{name}: {}", out.text);
+        }
+        let ran: Vec<&str> = calls.iter().map(|(n, _, _)| *n).collect();
+        for t in TOOLS {
+            let runs_alone = run_tool(&ws, t.name, serde_json::json!({"__probe": 1}))
+                .err()
+                .is_none_or(|e| !e.to_string().contains("there is no tool named"))
+                && t.name != "create_pull_request";
+            assert_eq!(runs_alone, ran.contains(&t.name), "{}", t.name);
+        }
+    }
+
+    #[test]
+    fn bad_arguments_and_unknown_tools_are_told_apart() {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("a.txt"), "hi\n").expect("write");
         let ws = Workspace::new(crate::ProjectRoot::open(dir.path()).expect("open"));
