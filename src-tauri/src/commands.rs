@@ -27,6 +27,7 @@ pub(crate) fn invalid(message: impl Into<String>) -> CommandError {
         code: ErrorCode::InvalidArgument,
         message: message.into(),
         failure: None,
+        next_step: None,
     }
 }
 
@@ -35,6 +36,7 @@ pub(crate) fn internal(err: impl std::fmt::Display) -> CommandError {
         code: ErrorCode::Internal,
         message: format!("Internal error: {err}. Please report this; the log folder has details."),
         failure: None,
+        next_step: None,
     }
 }
 
@@ -76,6 +78,7 @@ pub fn for_people(err: ToolError) -> CommandError {
         code,
         message,
         failure: None,
+        next_step: None,
     }
 }
 
@@ -113,6 +116,7 @@ pub(crate) fn opened_root(state: &AppState, root: &str) -> CmdResult<ProjectRoot
                 root.path().display()
             ),
             failure: None,
+            next_step: None,
         });
     }
     Ok(root)
@@ -228,6 +232,7 @@ pub async fn remove_recent(
                 code: ErrorCode::Io,
                 message: format!("Could not update the recent projects list: {err}"),
                 failure: None,
+                next_step: None,
             })
     })
     .await

@@ -118,6 +118,7 @@ fn session_error(e: SessionError) -> CommandError {
             other => format!("{}{}", first_upper(&other.to_string()), "."),
         },
         failure: Some(e.code()),
+        next_step: Some(e.code().next_step()),
     }
 }
 
@@ -136,6 +137,7 @@ pub(crate) fn log_path(id: &str) -> CmdResult<PathBuf> {
             code: ErrorCode::NotFound,
             message: format!("The session {id} no longer exists; it may have been deleted."),
             failure: None,
+            next_step: None,
         });
     }
     Ok(path)
@@ -684,11 +686,11 @@ mod notice_tests {
             None
         );
         let failed = TurnOutcome::Failed {
-            error: protocol::EngineError {
-                code: protocol::FailureCode::ServerError,
-                message: "the provider had a server error".into(),
-                detail: None,
-            },
+            error: protocol::EngineError::new(
+                protocol::FailureCode::ServerError,
+                "the provider had a server error",
+                None,
+            ),
         };
         assert_eq!(
             turn_end_notice(&failed, Duration::from_secs(90)).map(|n| n.0),

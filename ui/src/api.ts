@@ -6,6 +6,7 @@ import type {
   Commands,
   ErrorCode,
   FailureCode,
+  NextStep,
   SendMessageArgs,
   SessionArgs,
   TurnOutcome,
@@ -18,10 +19,13 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   /** For failures talking to a model server: what went wrong, typed. */
   readonly failure: FailureCode | null;
-  constructor(code: ErrorCode, message: string, failure: FailureCode | null = null) {
+  /** With `failure`: what to offer for it, as Rust decided. */
+  readonly nextStep: NextStep | null;
+  constructor(code: ErrorCode, message: string, failure: FailureCode | null = null, nextStep: NextStep | null = null) {
     super(message);
     this.code = code;
     this.failure = failure;
+    this.nextStep = nextStep;
   }
 }
 
@@ -37,7 +41,7 @@ function isCommandError(value: unknown): value is CommandError {
 /** Turns whatever a rejected invoke carries into an AppError with a readable message. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (isCommandError(err)) return new AppError(err.code, err.message, err.failure ?? null);
+  if (isCommandError(err)) return new AppError(err.code, err.message, err.failure ?? null, err.next_step ?? null);
   if (err instanceof Error) return new AppError("internal", err.message);
   return new AppError("internal", String(err));
 }

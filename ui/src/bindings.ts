@@ -193,7 +193,22 @@ message: string,
  * The technical cause (the server's own words, the connection error), for a "details"
  * fold and bug reports; never the only thing shown.
  */
-detail?: string, };
+detail?: string, 
+/**
+ * Always `code.next_step()`: written for the front ends, never read back (a log written
+ * before it existed, or by another version, gets today's decision).
+ */
+next_step: NextStep, };
+
+export type NextStep = { 
+/**
+ * Sending again, unchanged, can help: offer Retry.
+ */
+retry: boolean, 
+/**
+ * The fix is in Settings: offer to open them.
+ */
+settings: boolean, };
 
 export type FailureCode = "no_provider" | "auth" | "rate_limited" | "server_error" | "unreachable" | "bad_address" | "not_a_model_server" | "stream_broken" | "model_not_found" | "context_too_long" | "bad_request" | "builtin_unavailable" | "log_failed" | "session_busy" | "internal";
 
@@ -369,7 +384,11 @@ export type CommandError = { code: ErrorCode, message: string,
  * For failures talking to a model server (Test connection): what went wrong, typed, so
  * the window can say what to do without reading the message.
  */
-failure?: FailureCode, };
+failure?: FailureCode, 
+/**
+ * With `failure`: what to offer for it, `failure.next_step()`.
+ */
+next_step?: NextStep, };
 
 export type ErrorCode = "not_found" | "not_a_directory" | "not_a_file" | "permission_denied" | "outside_project" | "invalid_argument" | "io" | "git" | "busy" | "internal";
 

@@ -1,35 +1,20 @@
 // What the window offers for a failure: Retry where sending again can help, Open Settings where
-// the fix is there. Decided by the failure's code; the words (what happened, what to do) come
-// from Rust in the error's message, never read back out of it here.
-import type { FailureCode } from "./bindings";
+// the fix is there. Rust decides it from the failure's code (`EngineError.next_step`); the words
+// (what happened, what to do) come from Rust too, never read back out of the message here.
+import type { AppError } from "./api";
+import type { EngineError, NextStep } from "./bindings";
 
-export type NextStep = {
-  /** Sending again can help: offer Retry. */
-  retry: boolean;
-  /** The fix is in Settings: offer to open them. */
-  settings: boolean;
-};
+/** What is offered for a failure Rust did not type (the bridge to it failed, or the app closed
+ * mid-turn): sending again is all there is to try. */
+export const SEND_AGAIN: NextStep = { retry: true, settings: false };
 
-const STEPS: Record<FailureCode, NextStep> = {
-  no_provider: { retry: false, settings: true },
-  auth: { retry: false, settings: true },
-  rate_limited: { retry: true, settings: false },
-  server_error: { retry: true, settings: false },
-  unreachable: { retry: true, settings: true },
-  bad_address: { retry: false, settings: true },
-  not_a_model_server: { retry: false, settings: true },
-  stream_broken: { retry: true, settings: false },
-  model_not_found: { retry: false, settings: true },
-  context_too_long: { retry: false, settings: false },
-  bad_request: { retry: true, settings: true },
-  builtin_unavailable: { retry: false, settings: true },
-  log_failed: { retry: true, settings: false },
-  session_busy: { retry: true, settings: false },
-  internal: { retry: true, settings: false },
-};
+/** A command's failure as the transcript and Settings show one. */
+export function asFailure(e: AppError): EngineError {
+  return { code: e.failure ?? "internal", message: e.message, next_step: e.nextStep ?? SEND_AGAIN };
+}
 
-export function nextStep(code: FailureCode | null | undefined): NextStep | null {
-  return code ? STEPS[code] : null;
+export function nextStep(error: EngineError | null | undefined): NextStep | null {
+  return error ? error.next_step : null;
 }
 
 /**
@@ -37,7 +22,7 @@ export function nextStep(code: FailureCode | null | undefined): NextStep | null 
  * again: Settings were saved after it showed, and a model is in use. Read from the typed
  * settings, never from the failure's words.
  */
-export function sendAgainAfterSettings(code: FailureCode | null | undefined, s: { settingsSaved: boolean; modelInUse: boolean }): boolean {
-  const step = nextStep(code);
+export function sendAgainAfterSettings(error: EngineError | null | undefined, s: { settingsSaved: boolean; modelInUse: boolean }): boolean {
+  const step = nextStep(error);
   return step !== null && step.settings && !step.retry && s.settingsSaved && s.modelInUse;
 }

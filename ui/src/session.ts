@@ -2,6 +2,7 @@
 // turn, its approvals and background tasks. Rust runs the agent; this store shows and asks.
 import { create } from "zustand";
 import { call, retryTurn, sendMessage, toAppError } from "./api";
+import { SEND_AGAIN, asFailure } from "./errors";
 import { afterFirstFrame } from "./startupTrace";
 import type {
   AgentEvent,
@@ -372,6 +373,7 @@ async function loadTranscript(id: string) {
         error: {
           code: "stream_broken",
           message: "Tandem closed before this turn finished. Send a message, or try again, to continue from here.",
+          next_step: SEND_AGAIN,
         },
       },
       { now: Date.now(), live: false },
@@ -412,7 +414,7 @@ async function runTurn(id: string, start: Start) {
     }
   } catch (err) {
     const e = toAppError(err);
-    const error: EngineError = { code: e.failure ?? "internal", message: e.message };
+    const error: EngineError = asFailure(e);
     if (getState().current?.id === id) {
       // Rust failed before the turn started: keep the user's words on screen with the reason.
       const events: AgentEvent[] = sawStart || text === null ? [] : [{ type: "user_message", text }];

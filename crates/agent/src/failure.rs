@@ -45,24 +45,23 @@ pub fn failure(e: &AgentError) -> EngineError {
 pub fn failure_at(e: &AgentError, at: FailureContext<'_>) -> EngineError {
     match e {
         AgentError::Model(m) => model_failure(m, at),
-        AgentError::Log(log) => EngineError {
-            code: FailureCode::LogFailed,
-            message: "Tandem could not save the session to disk. Free some space or check that \
-                      the sessions folder can be written, then press Retry."
-                .into(),
-            detail: Some(log.to_string()),
-        },
+        AgentError::Log(log) => EngineError::new(
+            FailureCode::LogFailed,
+            "Tandem could not save the session to disk. Free some space or check that the \
+             sessions folder can be written, then press Retry.",
+            Some(log.to_string()),
+        ),
         AgentError::NoProvider => no_provider(),
     }
 }
 
 /// "No model is set up", as every front end says it.
 pub fn no_provider() -> EngineError {
-    EngineError {
-        code: FailureCode::NoProvider,
-        message: "No model is set up yet. Open Settings to connect one.".into(),
-        detail: None,
-    }
+    EngineError::new(
+        FailureCode::NoProvider,
+        "No model is set up yet. Open Settings to connect one.",
+        None,
+    )
 }
 
 /// A model server's failure in words: what happened, what to do.
@@ -195,11 +194,7 @@ pub fn model_failure(e: &LlmError, at: FailureContext<'_>) -> EngineError {
         ),
         LlmError::Cancelled => (FailureCode::Internal, "Stopped.".into(), None),
     };
-    EngineError {
-        code,
-        message,
-        detail,
-    }
+    EngineError::new(code, message, detail)
 }
 
 /// One line while a failed request is tried again: what happened, in words, and that Tandem
@@ -286,11 +281,7 @@ pub fn launch_failure(e: &LaunchError) -> EngineError {
             Some(e.to_string()),
         ),
     };
-    EngineError {
-        code,
-        message,
-        detail,
-    }
+    EngineError::new(code, message, detail)
 }
 
 fn first_upper(s: &str) -> String {
@@ -311,11 +302,7 @@ fn too_long(message: &str) -> bool {
 
 /// A failure that is not the model's: the session busy elsewhere, a broken engine.
 pub fn engine_error(code: FailureCode, message: impl Into<String>) -> EngineError {
-    EngineError {
-        code,
-        message: message.into(),
-        detail: None,
-    }
+    EngineError::new(code, message, None)
 }
 
 #[cfg(test)]

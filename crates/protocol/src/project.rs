@@ -56,6 +56,10 @@ pub struct CommandError {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub failure: Option<crate::FailureCode>,
+    /// With `failure`: what to offer for it, `failure.next_step()`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub next_step: Option<crate::NextStep>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]

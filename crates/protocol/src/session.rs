@@ -47,9 +47,10 @@ impl TurnOutcome {
     }
 }
 
-/// A failure as it crosses to a front end: a stable code to decide on (offer Retry, open
-/// Settings) and a message for people. Nobody reads meaning back out of the message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// A failure as it crosses to a front end: a stable code, a message for people, and the next
+/// step to offer (Retry, Settings), decided here from the code. Nobody reads meaning back out
+/// of the message, and no front end keeps its own table of what a code allows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct EngineError {
     pub code: FailureCode,
     /// What happened and what to do, in words for people (built from the typed error).
@@ -59,6 +60,43 @@ pub struct EngineError {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub detail: Option<String>,
+    /// Always `code.next_step()`: written for the front ends, never read back (a log written
+    /// before it existed, or by another version, gets today's decision).
+    pub next_step: NextStep,
+}
+
+impl EngineError {
+    pub fn new(code: FailureCode, message: impl Into<String>, detail: Option<String>) -> Self {
+        EngineError {
+            code,
+            message: message.into(),
+            detail,
+            next_step: code.next_step(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EngineError {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Written {
+            code: FailureCode,
+            message: String,
+            #[serde(default)]
+            detail: Option<String>,
+        }
+        let w = Written::deserialize(d)?;
+        Ok(EngineError::new(w.code, w.message, w.detail))
+    }
+}
+
+/// What a front end offers for a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct NextStep {
+    /// Sending again, unchanged, can help: offer Retry.
+    pub retry: bool,
+    /// The fix is in Settings: offer to open them.
+    pub settings: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -98,17 +136,27 @@ pub enum FailureCode {
 }
 
 impl FailureCode {
-    /// Whether sending again, unchanged, can help.
-    pub fn retryable(self) -> bool {
-        matches!(
-            self,
+    /// What to offer for this failure. A bad request is offered both, as a provider's 4xx is
+    /// sometimes passing (a proxy, an overloaded gateway) and sometimes a setting; anything
+    /// else unknown may pass on a second try.
+    pub fn next_step(self) -> NextStep {
+        let (retry, settings) = match self {
+            FailureCode::NoProvider
+            | FailureCode::Auth
+            | FailureCode::BadAddress
+            | FailureCode::NotAModelServer
+            | FailureCode::ModelNotFound
+            | FailureCode::BuiltinUnavailable => (false, true),
             FailureCode::RateLimited
-                | FailureCode::ServerError
-                | FailureCode::Unreachable
-                | FailureCode::StreamBroken
-                | FailureCode::LogFailed
-                | FailureCode::SessionBusy
-        )
+            | FailureCode::ServerError
+            | FailureCode::StreamBroken
+            | FailureCode::LogFailed
+            | FailureCode::SessionBusy
+            | FailureCode::Internal => (true, false),
+            FailureCode::Unreachable | FailureCode::BadRequest => (true, true),
+            FailureCode::ContextTooLong => (false, false),
+        };
+        NextStep { retry, settings }
     }
 }
 
@@ -495,4 +543,33 @@ pub struct ProviderModels {
 pub struct UseModelArgs {
     pub provider: String,
     pub model: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_read_back_gets_the_next_step_of_its_code() {
+        // As logs before next_step existed wrote it, and with a stale decision in it.
+        let old: EngineError = serde_json::from_str(
+            r#"{"code":"auth","message":"The key was refused.","detail":"401"}"#,
+        )
+        .expect("old shape");
+        assert_eq!(
+            old.next_step,
+            NextStep {
+                retry: false,
+                settings: true
+            }
+        );
+        let stale: EngineError = serde_json::from_str(
+            r#"{"code":"rate_limited","message":"Slow down.","next_step":{"retry":false,"settings":true}}"#,
+        )
+        .expect("stale decision");
+        assert_eq!(stale.next_step, FailureCode::RateLimited.next_step());
+        assert!(stale.next_step.retry);
+        let written = serde_json::to_value(&stale).expect("json");
+        assert_eq!(written["next_step"]["retry"], true);
+    }
 }

@@ -39,6 +39,7 @@ pub fn typescript() -> String {
         DoneWarning::decl(&cfg),
         WakeReason::decl(&cfg),
         EngineError::decl(&cfg),
+        NextStep::decl(&cfg),
         FailureCode::decl(&cfg),
         ApprovalAnswer::decl(&cfg),
         RestoreScope::decl(&cfg),

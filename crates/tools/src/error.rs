@@ -131,6 +131,7 @@ impl From<ToolError> for CommandError {
             code: err.code(),
             message: err.to_string(),
             failure: None,
+            next_step: None,
         }
     }
 }

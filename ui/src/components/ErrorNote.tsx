@@ -1,7 +1,8 @@
 // A failure in words, as Rust worded it (what happened, what to do), the technical cause folded
 // away under "Details", and the next step as a button: Retry where sending again can help, Open
 // Settings where the fix is there (and Send again once Settings were saved with a model in use).
-// The buttons follow the failure's code and the typed settings, never its message.
+// The buttons follow the next step Rust decided from the failure's code and the typed settings,
+// never its message.
 import { useState } from "react";
 import type { EngineError } from "../bindings";
 import type { FailureState } from "../transcript";
@@ -26,7 +27,7 @@ export function ErrorNote({ error, testId, failure = "live" }: { error: EngineEr
   const open = useApp((s) => s.setSettingsOpen);
   const retry = useSession((s) => s.retry);
   const busy = useSession((s) => s.runningSession !== null);
-  const step = failure === "resolved" ? null : nextStep(error.code);
+  const step = failure === "resolved" ? null : nextStep(error);
   const offersRetry = step?.retry === true && failure === "live";
   // Settings as they were when the failure showed: saved since, with a model in use, the
   // message can go again without being typed again — only while it is the live failure.
@@ -34,7 +35,7 @@ export function ErrorNote({ error, testId, failure = "live" }: { error: EngineEr
   const [settingsThen] = useState(settings);
   const sendAgain =
     failure === "live" &&
-    sendAgainAfterSettings(error.code, {
+    sendAgainAfterSettings(error, {
       settingsSaved: settings !== settingsThen,
       modelInUse: (settings?.in_use ?? null) !== null,
     });

@@ -4,6 +4,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import type { EngineError, LocalServer, ProviderInput, ProviderKind, RoleView, SettingsView } from "../bindings";
 import { DEFAULT_LOCAL_URL } from "../bindings";
 import { call, toAppError } from "../api";
+import { asFailure } from "../errors";
 import { useApp } from "../store";
 import { ErrorDetail } from "./ErrorNote";
 import { BuiltinCard } from "./BuiltinCard";
@@ -139,7 +140,7 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
     } catch (err) {
       setManualModels(null);
       const e = toAppError(err);
-      setTestError({ code: e.failure ?? "internal", message: e.message });
+      setTestError(asFailure(e));
     } finally {
       setTesting(false);
     }

@@ -7,6 +7,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EngineError, ProviderKind, ProviderView, RoleView, SettingsView } from "../bindings";
 import { DEFAULT_LOCAL_URL } from "../bindings";
 import { call, toAppError } from "../api";
+import { asFailure } from "../errors";
 import { useApp } from "../store";
 import { useModels } from "../models";
 import { ErrorDetail } from "./ErrorNote";
@@ -319,7 +320,7 @@ export function SettingsDialog() {
       if (pick && (!current || current.provider === "")) setRole("default", { provider: draft.name.trim(), model: pick });
     } catch (err) {
       const e = toAppError(err);
-      update(draft.uid, { test: { status: "error", error: { code: e.failure ?? "internal", message: e.message } } });
+      update(draft.uid, { test: { status: "error", error: asFailure(e) } });
     }
   };
 

@@ -8,6 +8,7 @@ import { useSession } from "../session";
 import { emptyTranscript } from "../transcript";
 import type { AgentEvent, ApprovalAnswer, BackgroundTask } from "../bindings";
 import {
+  engineError,
   entry,
   installFakeBackend,
   sessionInfo,
@@ -390,7 +391,7 @@ describe("a turn", () => {
       { type: "tool_finished", id: "a", name: "run_command", output: "The user denied this call. The user says: no", is_error: true, outcome: "denied" },
       { type: "tool_call_proposed", id: "b", name: "web_fetch", input: { url: "http://evil" } },
       { type: "tool_finished", id: "b", name: "web_fetch", output: "The policy refused this call: network [deny-net]", is_error: true, outcome: "refused" },
-      { type: "error", error: { code: "unreachable", message: "error sending request: Connection refused (os error 111)" } },
+      { type: "error", error: engineError("unreachable", "error sending request: Connection refused (os error 111)") },
     ]);
     await waitFor(() => expect(screen.getAllByTestId("tool-card")).toHaveLength(2));
     expect(screen.getAllByTestId("tool-card").map((c) => c.getAttribute("data-status"))).toEqual(["denied", "denied"]);
@@ -399,7 +400,7 @@ describe("a turn", () => {
     expect(error).toHaveTextContent("Settings");
     expect(error).toHaveAttribute("data-code", "unreachable");
     expect(screen.getByTestId("retry-button")).toBeInTheDocument();
-    act(() => turn.end({ kind: "failed", error: { code: "unreachable", message: "Connection refused" } }));
+    act(() => turn.end({ kind: "failed", error: engineError("unreachable", "Connection refused") }));
     await waitFor(() => expect(screen.getByTestId("send-button")).toBeDisabled()); // empty input
     expect(screen.getByTestId("stop-button")).toBeDisabled();
   });
@@ -926,7 +927,7 @@ describe("errors", () => {
 
   it("shows a turn that could not start with the user's words and the way to fix it", async () => {
     const { turn, push } = await startTurn();
-    const error = { code: "no_provider" as const, message: "No model is set up yet. Open Settings to connect one." };
+    const error = engineError("no_provider", "No model is set up yet. Open Settings to connect one.");
     push([{ type: "error", error }, { type: "turn_ended", outcome: { kind: "failed", error } }]);
     act(() => turn.end({ kind: "failed", error }));
     const shown = await screen.findByTestId("transcript-error");
@@ -941,7 +942,7 @@ describe("errors", () => {
   // Settings, so the message had to be typed again.
   it("offers Send again once Settings have a model in use, and sends the message again", async () => {
     const { calls, user, turn, push } = await startTurn({ settings: settingsView({ roles: [], in_use: null }) });
-    const error = { code: "no_provider" as const, message: "No model is set up yet. Open Settings to connect one." };
+    const error = engineError("no_provider", "No model is set up yet. Open Settings to connect one.");
     push([{ type: "error", error }, { type: "turn_ended", outcome: { kind: "failed", error } }]);
     act(() => turn.end({ kind: "failed", error }));
     await screen.findByTestId("transcript-error");
@@ -994,7 +995,7 @@ describe("errors", () => {
     const calls = installFakeBackend(project, {
       onTurn: (t) => {
         turns += 1;
-        const error = { code: "server_error" as const, message: "the provider had a server error (HTTP 503)" };
+        const error = engineError("server_error", "the provider had a server error (HTTP 503)");
         t.push([{ type: "user_message", text: "Fix the bug" }, { type: "error", error }]);
         t.end({ kind: "failed", error });
       },
@@ -1012,7 +1013,7 @@ describe("errors", () => {
   });
 
   it("offers Retry only on the session's last failure; one a later turn got past reads Resolved", async () => {
-    const error = { code: "server_error" as const, message: "The provider had a server error (HTTP 503)." };
+    const error = engineError("server_error", "The provider had a server error (HTTP 503).");
     const info = sessionInfo("s1", { title: "Fix the bug", state: "done" });
     const recovered: AgentEvent[] = [
       { type: "user_message", text: "Fix the bug" },

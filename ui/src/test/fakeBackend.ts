@@ -12,6 +12,8 @@ import type {
   AgentEvent,
   BackgroundTask,
   EngineError,
+  FailureCode,
+  NextStep,
   FileContent,
   FileEntry,
   LocalServer,
@@ -96,6 +98,30 @@ export type FakeAgent = {
   /** What restore does: its record, and the session's transcript after it. */
   restore?: (args: RestoreArgs) => { record: RestoreRecord; transcript: SessionTranscript };
 };
+
+/** What Rust's `FailureCode::next_step` sends with each code (crates/protocol/src/session.rs). */
+const NEXT_STEP: Record<FailureCode, NextStep> = {
+  no_provider: { retry: false, settings: true },
+  auth: { retry: false, settings: true },
+  bad_address: { retry: false, settings: true },
+  not_a_model_server: { retry: false, settings: true },
+  model_not_found: { retry: false, settings: true },
+  builtin_unavailable: { retry: false, settings: true },
+  rate_limited: { retry: true, settings: false },
+  server_error: { retry: true, settings: false },
+  stream_broken: { retry: true, settings: false },
+  log_failed: { retry: true, settings: false },
+  session_busy: { retry: true, settings: false },
+  internal: { retry: true, settings: false },
+  unreachable: { retry: true, settings: true },
+  bad_request: { retry: true, settings: true },
+  context_too_long: { retry: false, settings: false },
+};
+
+/** A failure as Rust sends it. */
+export function engineError(code: FailureCode, message: string, detail?: string): EngineError {
+  return { code, message, next_step: NEXT_STEP[code], ...(detail === undefined ? {} : { detail }) };
+}
 
 export function builtinStatus(overrides: Partial<BuiltinStatus> = {}): BuiltinStatus {
   return {
@@ -494,7 +520,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         });
       }
       case "retry_turn": {
-        const error = { code: "server_error", message: "still down" };
+        const error = engineError("server_error", "still down");
         return { kind: "failed", error };
       }
       case "answer_approval":

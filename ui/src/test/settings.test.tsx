@@ -8,7 +8,7 @@ import { App } from "../App";
 import { useApp } from "../store";
 import { DEFAULT_LOCAL_URL } from "../bindings";
 import type { EngineError, RulesView } from "../bindings";
-import { builtinStatus, entry, installFakeBackend, rulesView, settingsView, text, type Call, type FakeAgent, type FakeProject, type FakeTurn } from "./fakeBackend";
+import { builtinStatus, engineError, entry, installFakeBackend, rulesView, settingsView, text, type Call, type FakeAgent, type FakeProject, type FakeTurn } from "./fakeBackend";
 import { resetStores } from "./resetStores";
 
 const project: FakeProject = {
@@ -206,7 +206,7 @@ describe("settings: connect, pick a model, use it — in one place", () => {
 
   it("shows a failed connection in Rust's words, the cause folded under Details", async () => {
     const error: EngineError = {
-      code: "not_a_model_server",
+      ...engineError("not_a_model_server", ""),
       message:
         "The address http://127.0.0.1:8080 answered with a web page (HTTP 404), not as a model server, so it is probably wrong. Check it in Settings: OpenAI-compatible servers usually end in /v1, like http://127.0.0.1:11434/v1.",
     };
@@ -255,7 +255,7 @@ describe("the model picker in the project window", () => {
         {
           provider: "local",
           models: [],
-          error: { code: "unreachable", message: `Nothing answered at ${DEFAULT_LOCAL_URL}: …` },
+          error: engineError("unreachable", `Nothing answered at ${DEFAULT_LOCAL_URL}: …`),
         },
       ],
     });
@@ -344,7 +344,7 @@ describe("first run", () => {
     installFakeBackend(project, {
       settings: unconfigured,
       models: {
-        code: "bad_address",
+        ...engineError("bad_address", ""),
         message: "The address “127.0.0.1:8080/v1” is missing http:// at the start. Change it in Settings to http://127.0.0.1:8080/v1.",
       },
     });
@@ -416,7 +416,7 @@ describe("errors in words", () => {
 
   it("a wrong address offers Settings, not Retry, and folds the cause", async () => {
     const shown = await failTurn({
-      code: "not_a_model_server",
+      ...engineError("not_a_model_server", ""),
       message: "The address http://127.0.0.1:8080 answered with a web page (HTTP 404), not as a model server, so it is probably wrong. Check it in Settings.",
       detail: "HTTP 404",
     });
@@ -428,7 +428,7 @@ describe("errors in words", () => {
 
   it("a stopped server offers Retry and Settings", async () => {
     const shown = await failTurn({
-      code: "unreachable",
+      ...engineError("unreachable", ""),
       message: "Nothing answered at http://127.0.0.1:8080/v1: the model server is not running there, or the address is wrong.",
       detail: "error sending request for url (http://127.0.0.1:8080/v1/chat/completions): Connection refused",
     });
