@@ -21,6 +21,7 @@ mod grammar_sampler;
 mod machine;
 mod prefix_store;
 mod prompt;
+mod repetition;
 mod schema_grammar;
 mod shared;
 mod test_model;
