@@ -26,6 +26,7 @@ mod extensions;
 mod external_call;
 mod failure;
 mod fetch_gate;
+mod file_blocks;
 mod function_edit;
 mod keychain;
 mod launch;

@@ -227,7 +227,7 @@ pub(crate) const COMPACT_TOOLS: &[&str] = &[
 /// What a small model is told besides the common prompt.
 /// (Worded from watching the 1.5B model: told only "go step by step", it read the file, ran
 /// the tests and finished without the edit; told what "make the code do X" means, it edited.)
-pub(crate) const SMALL_MODEL_PROMPT: &str = "The user's message is a list of steps. Do every step, in order, one tool call per reply. To change a file, write it whole with write_file: every line as it must read after the change, the lines that stay exactly as they are now. After the last step, call task_done.\n";
+pub(crate) const SMALL_MODEL_PROMPT: &str = "The user's message is a list of steps. Do every step, in order, one tool call per reply. To change a file, reply with its path on a line of its own and then the whole file in a fenced code block (```): every line as it must read after the change, the lines that stay exactly as they are now. After the last step, call task_done.\n";
 
 /// The catalog as the model sees it. An agent that may not start sub-agents (it is as deep as
 /// sub-agents go) is not offered the tools to do it, nor the skill tools when there are no

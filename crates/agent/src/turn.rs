@@ -671,7 +671,7 @@ impl Agent {
             };
             let provider = self.provider.as_ref().ok_or(AgentError::NoProvider)?;
             let resp = match provider.stream(&req, &mut forward, cancel).await {
-                Ok(r) => r,
+                Ok(r) => self.file_block_as_call(r, step),
                 Err(LlmError::Cancelled) => {
                     self.log.sync()?;
                     return Ok(Outcome::Cancelled);
@@ -975,6 +975,34 @@ impl Agent {
             content: reply.text.clone(),
             is_error: reply.is_error,
         })
+    }
+
+    /// A small model's reply with no call and a whole file in a code block under its path, as
+    /// the `write_file` call it means (see `file_blocks`).
+    fn file_block_as_call(&self, mut resp: llm::ChatResponse, step: u32) -> llm::ChatResponse {
+        let has_call = resp
+            .message
+            .content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::ToolUse { .. }));
+        if has_call || !self.small_model() {
+            return resp;
+        }
+        let root = self.toolbox.ws.root();
+        let exists = |p: &str| root.resolve(p).is_ok_and(|r| r.real.is_file());
+        let Some((path, content)) = crate::file_blocks::file_block(&resp.message.text(), &exists)
+        else {
+            return resp;
+        };
+        // The call alone: the block's text is the call's content, and kept twice it would
+        // double what the next step reads.
+        resp.message.content = vec![ContentBlock::ToolUse {
+            id: format!("file_block_{step}"),
+            name: "write_file".into(),
+            input: serde_json::json!({ "path": path, "content": content }),
+        }];
+        resp.lenient = None;
+        resp
     }
 
     /// A call put right before it is judged, with what the model is told about it:

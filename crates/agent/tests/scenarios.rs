@@ -1428,6 +1428,59 @@ async fn a_task_done_before_the_asked_check_ran_is_sent_back_to_run_it() {
     assert!(matches!(&outcome, TurnOutcome::Done { .. }), "{outcome:?}");
 }
 
+/// make bench-agent: aider has the built-in model's GGUF write whole files in fenced blocks and
+/// solved 15 of 22 tasks, Tandem's JSON writes 8. A small model's reply with no call and a
+/// block under a project file's path is that file written, through the same judged write_file.
+#[tokio::test]
+async fn a_small_models_file_in_a_code_block_is_written_as_that_file() {
+    let project = repo();
+    std::fs::write(
+        project.path().join("calc.py"),
+        "def add(a, b):\n    return a - b\n",
+    )
+    .expect("write");
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.model = "qwen2.5-coder:1.5b";
+    let h = Harness::start(
+        scenario("agent_small_model_file_block.json"),
+        project.path(),
+        setup,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Fix add in calc.py.").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("calc.py")).expect("read"),
+        "def add(a, b):\n    return a + b\n"
+    );
+}
+
+/// The same reply from a model that is not small stays an answer: nothing is written.
+#[tokio::test]
+async fn a_large_models_code_block_is_only_text() {
+    let project = repo();
+    std::fs::write(
+        project.path().join("calc.py"),
+        "def add(a, b):\n    return a - b\n",
+    )
+    .expect("write");
+    let h = Harness::start(
+        scenario("agent_small_model_file_block.json"),
+        project.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Fix add in calc.py.").await;
+    assert!(matches!(outcome, TurnOutcome::Ended), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("calc.py")).expect("read"),
+        "def add(a, b):\n    return a - b\n"
+    );
+}
+
 /// Found by make bench-agent: told its tests failed and that it may stop, a small model called
 /// task_done again at once. It is sent back twice: first with the failing assertion and the
 /// function it changed and no way out, then with the way out.

@@ -1,0 +1,101 @@
+//! A small model's whole file written as a code block instead of a call. The built-in model
+//! writes code in a fenced block far more reliably than inside a JSON string (quotes and
+//! newlines escaped): aider has this same model answer with a file's path and its whole new
+//! text in a fenced block, and solved 15 of make bench-agent's 22 tasks where Tandem's JSON
+//! writes solved 8. A reply with no call whose block follows the path of a file in the project
+//! is read as a `write_file` of that file — judged, guarded and shown like any other.
+
+/// The path and the new text of the first fenced block that follows a line naming a file
+/// `exists` accepts (or whose fence names one: ```` ```calc.py ````).
+pub fn file_block(text: &str, exists: &dyn Fn(&str) -> bool) -> Option<(String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some(info) = lines[i].trim_start().strip_prefix("```") else {
+            i += 1;
+            continue;
+        };
+        let close = (i + 1..lines.len()).find(|&j| lines[j].trim() == "```")?;
+        let named_in_fence = path_in(info).filter(|p| exists(p));
+        let named_above = lines[..i]
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .and_then(|l| path_in(l))
+            .filter(|p| exists(p));
+        if let Some(path) = named_in_fence.or(named_above) {
+            let mut content = lines[i + 1..close].join("\n");
+            content.push('\n');
+            return Some((path, content));
+        }
+        i = close + 1;
+    }
+    None
+}
+
+/// The path a line names, as models write it: `calc.py`, `**calc.py**`, `` `src/a.js`: ``,
+/// `File: calc.py`, `# calc.py`.
+fn path_in(line: &str) -> Option<String> {
+    let line = line.trim();
+    let line = line
+        .strip_prefix("File:")
+        .or_else(|| line.strip_prefix("file:"))
+        .unwrap_or(line);
+    let word = line
+        .trim()
+        .trim_start_matches('#')
+        .trim()
+        .trim_matches(|c: char| matches!(c, '*' | '`' | ':' | '"' | '\''));
+    let plausible = !word.is_empty()
+        && !word.contains(char::is_whitespace)
+        && word.contains('.')
+        && !word.starts_with('.')
+        && word
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '/' | '_' | '-'));
+    plausible.then(|| word.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(p: &str) -> bool {
+        matches!(p, "calc.py" | "src/strings.js")
+    }
+
+    #[test]
+    fn a_path_then_a_block_is_that_file_whole() {
+        for text in [
+            "calc.py\n```python\ndef add(a, b):\n    return a + b\n```\n",
+            "Here is the fix.\n\n**calc.py**\n```\ndef add(a, b):\n    return a + b\n```",
+            "`calc.py`:\n```py\ndef add(a, b):\n    return a + b\n```",
+            "```calc.py\ndef add(a, b):\n    return a + b\n```",
+        ] {
+            assert_eq!(
+                file_block(text, &project),
+                Some((
+                    "calc.py".to_string(),
+                    "def add(a, b):\n    return a + b\n".to_string()
+                )),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            file_block("File: src/strings.js\n```js\nx();\n```", &project).map(|f| f.0),
+            Some("src/strings.js".to_string())
+        );
+    }
+
+    #[test]
+    fn a_block_without_a_project_file_above_it_is_just_text() {
+        for text in [
+            "```python\nprint(1)\n```",
+            "Run this:\n```\npython3 -m unittest\n```",
+            "other.py\n```python\nx = 1\n```",
+            "calc.py\n```python\nnever closed",
+        ] {
+            assert_eq!(file_block(text, &project), None, "{text}");
+        }
+    }
+}
