@@ -254,7 +254,8 @@ impl Worker<'_> {
                 let _ = job.events.send(WorkerEvent::Text(piece));
             }
             // Checked every few tokens: a loop shows over hundreds of bytes.
-            if stats.generated_tokens.is_multiple_of(16) && crate::repetition::ends_in_a_loop(&out) {
+            if stats.generated_tokens.is_multiple_of(16) && crate::repetition::ends_in_a_loop(&out)
+            {
                 tracing::info!(
                     tokens = stats.generated_tokens,
                     "built-in model: the reply repeats itself; cut as at the token limit"
