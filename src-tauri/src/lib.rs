@@ -2,9 +2,9 @@
 //!
 //! Owns the window, the command line, the commands the UI invokes, app-level state (recent
 //! projects, logs, the keychain, desktop notifications) and plugins. What a command *does*
-//! lives in the engine crates (`tools`, `policy`, `agent`, `llm`), which never depend on Tauri;
-//! some hosts still hold logic of their own that belongs there (the settings screen's
-//! validation and merging in `settings_host`, the built-in model's setup in `builtin_host`).
+//! lives in the engine crates (`tools`, `policy`, `agent`, `llm`), which never depend on Tauri
+//! (the Settings screen's checks and merging are `agent::settings_from_screen`); one host still
+//! holds logic of its own that belongs there (the built-in model's setup in `builtin_host`).
 
 mod builtin_host;
 mod cli_args;

@@ -6,8 +6,8 @@
 use crate::commands::{CmdResult, blocking, internal, invalid, opened_root};
 use crate::state::AppState;
 use agent::{
-    FailureContext, KeyFile, Keychain, KeychainError, Preset, PresetSlot, ProviderSettings,
-    RoleSettings, Settings, StoredKeys, locations,
+    FailureContext, KeyFile, Keychain, KeychainError, Preset, PresetSlot, RoleSettings, Settings,
+    StoredKeys, locations,
 };
 use llm::{Provider, ProviderConfig, ProviderKind};
 use protocol::{
@@ -161,76 +161,7 @@ pub async fn save_settings(
         let file = locations::settings_file();
         // Keep what the screen does not edit (key variables, images).
         let old = agent::read_settings(&file).unwrap_or_default();
-        let mut settings = Settings {
-            web_search: old.web_search.clone(),
-            skills: old.skills.clone(),
-            ..Settings::default()
-        };
-        for p in args.providers {
-            let name = p.name.trim().to_string();
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-            {
-                return Err(invalid(format!(
-                    "“{}” cannot be a provider name: use letters, digits, - _ or . (for example ollama).",
-                    p.name
-                )));
-            }
-            if settings.providers.contains_key(&name) {
-                return Err(invalid(format!(
-                    "Two providers are named “{name}”; give each its own name."
-                )));
-            }
-            let kept = old.providers.get(&name);
-            let base_url = p
-                .base_url
-                .map(|u| u.trim().trim_end_matches('/').to_string())
-                .filter(|u| !u.is_empty());
-            if let Some(u) = &base_url
-                && let Err(e) = llm::check_address(u)
-            {
-                let words = agent::model_failure(&e, FailureContext::default());
-                return Err(invalid(format!("{name}: {}", words.message)));
-            }
-            settings.providers.insert(
-                name,
-                ProviderSettings {
-                    kind: p.kind,
-                    base_url,
-                    api_key_env: kept.and_then(|k| k.api_key_env.clone()),
-                    num_ctx: p.num_ctx,
-                    lenient_tool_calls: p.lenient_tool_calls,
-                    small_model: p.small_model,
-                    images: kept.and_then(|k| k.images),
-                    documents: kept.and_then(|k| k.documents),
-                    model_path: kept.and_then(|k| k.model_path.clone()),
-                    download_url: kept.and_then(|k| k.download_url.clone()),
-                    sha256: kept.and_then(|k| k.sha256.clone()),
-                },
-            );
-        }
-        for r in args.roles {
-            if r.model.trim().is_empty() {
-                continue;
-            }
-            if !settings.providers.contains_key(&r.provider) {
-                return Err(invalid(format!(
-                    "The {} model uses the provider “{}”, which is not in the list; add it first.",
-                    r.role, r.provider
-                )));
-            }
-            settings.roles.insert(
-                r.role.clone(),
-                RoleSettings {
-                    provider: r.provider,
-                    model: r.model.trim().to_string(),
-                },
-            );
-        }
-        // Validate exactly as it will be read back.
-        Settings::parse(&file.display().to_string(), &settings.to_toml())
+        let settings = agent::settings_from_screen(&old, args, &file.display().to_string())
             .map_err(|e| invalid(e.to_string()))?;
         write_settings(&settings)?;
         // A default chosen here replaces the launch preset, as the screen said it would.

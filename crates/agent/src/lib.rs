@@ -47,6 +47,7 @@ mod session_log;
 mod session_search;
 mod session_view;
 mod settings;
+mod settings_screen;
 pub mod spend;
 mod subagents;
 mod summary;
@@ -102,6 +103,7 @@ pub use settings::{
     SecretStore, Settings, SettingsError, SkillsSettings, WEB_SEARCH_KEY, WebSearchSettings,
     default_key_env, default_url, is_loopback,
 };
+pub use settings_screen::{ScreenSettingsError, settings_from_screen};
 pub use subagents::{ProviderResolver, ResolvedModel};
 pub use tool_availability::{Situation, Unavailable, on_path};
 pub use turn::{Agent, AgentConfig, AgentError, AgentStats, ModeSwitch, Outcome};
