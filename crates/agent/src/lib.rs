@@ -32,6 +32,7 @@ mod keychain;
 mod launch;
 pub mod locations;
 mod loop_breaker;
+mod loose_match;
 mod mcp_launch;
 mod named_files;
 mod policy_call;

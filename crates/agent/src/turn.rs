@@ -1015,6 +1015,9 @@ impl Agent {
         if self.without_echoed_numbers(name, &mut call) {
             note.push_str("\n(The line numbers read_file shows were taken out of your text: they are not part of the file. Write the file's text only.)");
         }
+        if self.matched_ignoring_spacing(name, &mut call) {
+            note.push_str("\n(Your old_string matched the file only with other spacing and line breaks: the file's own text was replaced. Copy old_string exactly next time.)");
+        }
         if let Some(wide) = self.widened_edit(name, &call) {
             call = wide;
             note.push_str("\n(Your old_string was the first line of a function and new_string a whole function: the whole function was replaced.)");
@@ -1068,6 +1071,43 @@ impl Agent {
             }
             _ => false,
         }
+    }
+
+    /// An edit's old_string that is in the file but for its spacing, as the file has it (see
+    /// `loose_match`); whether one was.
+    fn matched_ignoring_spacing(&self, name: &str, call: &mut Value) -> bool {
+        if name != "edit_file" {
+            return false;
+        }
+        let Some(file) = call
+            .get("path")
+            .and_then(Value::as_str)
+            .and_then(|p| read_project_text(self.toolbox.ws.root(), p))
+        else {
+            return false;
+        };
+        let fix = |edit: &mut Value| {
+            let Some(old) = edit.get("old_string").and_then(Value::as_str) else {
+                return false;
+            };
+            if file.contains(old) {
+                return false;
+            }
+            match crate::loose_match::span_ignoring_spacing(&file, old) {
+                Some(span) => {
+                    edit["old_string"] = Value::String(span.to_string());
+                    true
+                }
+                None => false,
+            }
+        };
+        let mut changed = fix(call);
+        if let Some(edits) = call.get_mut("edits").and_then(Value::as_array_mut) {
+            for edit in edits {
+                changed |= fix(edit);
+            }
+        }
+        changed
     }
 
     /// A small model's edit_file whose old_string is a function's first line and new_string a

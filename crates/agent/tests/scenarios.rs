@@ -1481,6 +1481,34 @@ async fn a_large_models_code_block_is_only_text() {
     );
 }
 
+/// Found by make bench-agent (rs-factorial): the model looked for `if n == 0 { return 0; }`
+/// in a file that has it over three lines, heard "not found", and asked again, unchanged,
+/// until the loop breaker stopped it.
+#[tokio::test]
+async fn an_old_string_squashed_onto_one_line_edits_the_files_own_lines() {
+    let project = repo();
+    std::fs::create_dir(project.path().join("src")).expect("mkdir");
+    std::fs::write(
+        project.path().join("src/lib.rs"),
+        "pub fn factorial(n: u64) -> u64 {\n    if n == 0 {\n        return 0;\n    }\n    n * factorial(n - 1)\n}\n",
+    )
+    .expect("write");
+    let h = Harness::start(
+        scenario("agent_spacing_match.json"),
+        project.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Fix factorial(0) in src/lib.rs.").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("src/lib.rs")).expect("read"),
+        "pub fn factorial(n: u64) -> u64 {\n    if n == 0 { return 1; }\n    n * factorial(n - 1)\n}\n"
+    );
+}
+
 /// Found by make bench-agent: told its tests failed and that it may stop, a small model called
 /// task_done again at once. It is sent back twice: first with the failing assertion and the
 /// function it changed and no way out, then with the way out.
