@@ -190,7 +190,13 @@ fn written_calls(text: &str) -> Vec<(usize, Written)> {
         let Some(len) = text[body..].find("```") else {
             break;
         };
-        let close = body + len;
+        // A call whose string holds a fence of its own (a file's content written as
+        // ```python … ```) ends at the first fence after which the block is whole JSON.
+        let close = text[body..]
+            .match_indices("```")
+            .map(|(i, _)| body + i)
+            .find(|&c| serde_json::from_str::<Value>(text[body..c].trim()).is_ok())
+            .unwrap_or(body + len);
         pos = close + 3;
         taken_spans.push((open, pos));
         push_calls(&text[body..close], open, &mut out);
@@ -644,5 +650,15 @@ mod tests {
     fn a_schema_that_refers_to_itself_does_not_recurse_forever() {
         let looped = json!({"$ref": "#", "type": "object"});
         assert_eq!(misfit(&looped, &json!({"a": 1})), None);
+    }
+
+    #[test]
+    fn a_fence_inside_a_calls_string_does_not_end_the_block() {
+        // make bench-agent, py-unique: the content of a write was itself fenced.
+        let text = "```json\n{\"name\":\"read_file\",\"arguments\":{\"path\":\"```python\\nx\\n```\"}}\n```";
+        let found = find_calls(text, &tools()).expect("a call");
+        let taken = found.taken.expect("taken");
+        assert_eq!(taken.name, "read_file");
+        assert_eq!(taken.input["path"], "```python\nx\n```");
     }
 }
