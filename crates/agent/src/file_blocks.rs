@@ -33,6 +33,23 @@ pub fn file_block(text: &str, exists: &dyn Fn(&str) -> bool) -> Option<(String, 
     None
 }
 
+/// A write's content that is the file wrapped in a fence (```` ```python ```` … ```` ``` ````),
+/// without it: py-unique wrote it so, and the fence would have become the file's first line.
+pub fn unfenced(content: &str) -> Option<String> {
+    let trimmed = content.trim();
+    let (first, rest) = trimmed.split_once('\n')?;
+    let info = first.strip_prefix("```")?;
+    if info.contains('`') || !rest.trim_end().ends_with("```") {
+        return None;
+    }
+    let body = rest.trim_end().strip_suffix("```")?;
+    // One block only: another fence inside means the content is a document with code in it.
+    if body.lines().any(|l| l.trim_start().starts_with("```")) {
+        return None;
+    }
+    Some(body.to_string())
+}
+
 /// The path a line names, as models write it: `calc.py`, `**calc.py**`, `` `src/a.js`: ``,
 /// `File: calc.py`, `# calc.py`.
 fn path_in(line: &str) -> Option<String> {
@@ -96,6 +113,20 @@ mod tests {
             "calc.py\n```python\nnever closed",
         ] {
             assert_eq!(file_block(text, &project), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_fenced_content_is_the_file_inside_the_fence() {
+        assert_eq!(
+            unfenced("```python\ndef f():\n    pass\n```").as_deref(),
+            Some("def f():\n    pass\n")
+        );
+        for content in [
+            "def f():\n    pass\n",
+            "# Notes\n```sh\nls\n```\ntext\n```js\nx\n```",
+        ] {
+            assert_eq!(unfenced(content), None, "{content}");
         }
     }
 }

@@ -1015,6 +1015,19 @@ impl Agent {
         if self.without_echoed_numbers(name, &mut call) {
             note.push_str("\n(The line numbers read_file shows were taken out of your text: they are not part of the file. Write the file's text only.)");
         }
+        // Small models only: a document that is one fenced block is rare, but real.
+        if name == "write_file"
+            && self.small_model()
+            && let Some(plain) = call
+                .get("content")
+                .and_then(Value::as_str)
+                .and_then(crate::file_blocks::unfenced)
+        {
+            call["content"] = Value::String(plain);
+            note.push_str(
+                "\n(The ``` fence around your content was taken out: it is not part of the file.)",
+            );
+        }
         if self.matched_ignoring_spacing(name, &mut call) {
             note.push_str("\n(Your old_string matched the file only with other spacing and line breaks: the file's own text was replaced. Copy old_string exactly next time.)");
         }
