@@ -13,6 +13,7 @@
 
 mod active_skills;
 mod approvals;
+mod call_repair;
 mod changes;
 mod checks;
 mod claims;

@@ -769,7 +769,12 @@ impl Agent {
                             text
                         }
                     }))
-                } else if let Some((repaired, note)) = self.repaired_call(&name, &input) {
+                } else if let Some((repaired, note)) = crate::call_repair::repaired_call(
+                    self.toolbox.ws.root(),
+                    self.small_model(),
+                    &name,
+                    &input,
+                ) {
                     self.judge_and_run(&id, &name, &repaired, cancel)
                         .await?
                         .map(|mut r| {
@@ -1005,138 +1010,6 @@ impl Agent {
         resp
     }
 
-    /// A call put right before it is judged, with what the model is told about it:
-    /// `read_file`'s line numbers taken out of the text it writes (any model; see
-    /// `echoed_numbers`), then a small model's edit of a function's first line widened to the
-    /// whole function (see `function_edit`).
-    fn repaired_call(&self, name: &str, input: &Value) -> Option<(Value, String)> {
-        let mut call = input.clone();
-        let mut note = String::new();
-        if self.without_echoed_numbers(name, &mut call) {
-            note.push_str("\n(The line numbers read_file shows were taken out of your text: they are not part of the file. Write the file's text only.)");
-        }
-        // Small models only: a document that is one fenced block is rare, but real.
-        if name == "write_file"
-            && self.small_model()
-            && let Some(plain) = call
-                .get("content")
-                .and_then(Value::as_str)
-                .and_then(crate::file_blocks::unfenced)
-        {
-            call["content"] = Value::String(plain);
-            note.push_str(
-                "\n(The ``` fence around your content was taken out: it is not part of the file.)",
-            );
-        }
-        if self.matched_ignoring_spacing(name, &mut call) {
-            note.push_str("\n(Your old_string matched the file only with other spacing and line breaks: the file's own text was replaced. Copy old_string exactly next time.)");
-        }
-        if let Some(wide) = self.widened_edit(name, &call) {
-            call = wide;
-            note.push_str("\n(Your old_string was the first line of a function and new_string a whole function: the whole function was replaced.)");
-        }
-        (!note.is_empty()).then_some((call, note))
-    }
-
-    /// Takes read_file's display out of a write's content or an edit's strings; whether it did.
-    fn without_echoed_numbers(&self, name: &str, call: &mut Value) -> bool {
-        use crate::echoed_numbers::without_numbers;
-        let strip = |v: &mut Value, key: &str| {
-            let plain = v.get(key).and_then(Value::as_str).and_then(without_numbers);
-            plain.map(|p| v[key] = Value::String(p)).is_some()
-        };
-        match name {
-            "write_file" => strip(call, "content"),
-            "edit_file" => {
-                let Some(file) = call
-                    .get("path")
-                    .and_then(Value::as_str)
-                    .and_then(|p| read_project_text(self.toolbox.ws.root(), p))
-                else {
-                    return false;
-                };
-                let file = file.replace("\r\n", "\n");
-                // Only an old_string that matches nothing as written and matches once the
-                // numbers are out: the file's own text is never second-guessed.
-                let fix = |edit: &mut Value| {
-                    let Some(old) = edit.get("old_string").and_then(Value::as_str) else {
-                        return false;
-                    };
-                    if file.contains(old) {
-                        return false;
-                    }
-                    match without_numbers(old) {
-                        Some(plain) if file.contains(&plain) => {
-                            edit["old_string"] = Value::String(plain);
-                            strip(edit, "new_string");
-                            true
-                        }
-                        _ => false,
-                    }
-                };
-                let mut changed = fix(call);
-                if let Some(edits) = call.get_mut("edits").and_then(Value::as_array_mut) {
-                    for edit in edits {
-                        changed |= fix(edit);
-                    }
-                }
-                changed
-            }
-            _ => false,
-        }
-    }
-
-    /// An edit's old_string that is in the file but for its spacing, as the file has it (see
-    /// `loose_match`); whether one was.
-    fn matched_ignoring_spacing(&self, name: &str, call: &mut Value) -> bool {
-        if name != "edit_file" {
-            return false;
-        }
-        let Some(file) = call
-            .get("path")
-            .and_then(Value::as_str)
-            .and_then(|p| read_project_text(self.toolbox.ws.root(), p))
-        else {
-            return false;
-        };
-        let fix = |edit: &mut Value| {
-            let Some(old) = edit.get("old_string").and_then(Value::as_str) else {
-                return false;
-            };
-            if file.contains(old) {
-                return false;
-            }
-            match crate::loose_match::span_ignoring_spacing(&file, old) {
-                Some(span) => {
-                    edit["old_string"] = Value::String(span.to_string());
-                    true
-                }
-                None => false,
-            }
-        };
-        let mut changed = fix(call);
-        if let Some(edits) = call.get_mut("edits").and_then(Value::as_array_mut) {
-            for edit in edits {
-                changed |= fix(edit);
-            }
-        }
-        changed
-    }
-
-    /// A small model's edit_file whose old_string is a function's first line and new_string a
-    /// whole function, as an edit of the whole function (see `function_edit`).
-    fn widened_edit(&self, name: &str, input: &Value) -> Option<Value> {
-        if name != "edit_file" || !self.small_model() {
-            return None;
-        }
-        let text = |k: &str| input.get(k).and_then(Value::as_str);
-        let file = read_project_text(self.toolbox.ws.root(), text("path")?)?;
-        let old = crate::function_edit::widened(&file, text("old_string")?, text("new_string")?)?;
-        let mut wide = input.clone();
-        wide["old_string"] = Value::String(old);
-        Some(wide)
-    }
-
     /// After a call: an edit is remembered, and a check that failed again may close a circle.
     fn watch_for_circles(
         &mut self,
@@ -1179,7 +1052,7 @@ impl Agent {
 
 /// A project file's text, for a step back or a widened edit; nothing for a path outside the
 /// project or a file too big to show a function of.
-fn read_project_text(root: &tools::ProjectRoot, path: &str) -> Option<String> {
+pub(crate) fn read_project_text(root: &tools::ProjectRoot, path: &str) -> Option<String> {
     const LARGEST: u64 = 1 << 20;
     let real = root.resolve(path).ok()?.real;
     if std::fs::metadata(&real).ok()?.len() > LARGEST {
