@@ -37,6 +37,11 @@ impl BuiltinDownloads {
 
 /// Where and what to download: the settings' `download_url` and `sha256` for the provider, else
 /// the default model's.
+/// The built-in model as sessions load it: the engine does not link llama.cpp, the shell does.
+pub(crate) fn loader() -> agent::BuiltinLoader {
+    Arc::new(|config| builtin::launch(config, &locations::data_dir(), agent::default_model_path()))
+}
+
 fn source(settings: &agent::Settings) -> (String, String) {
     let p = settings.providers.get(PROVIDER);
     let url = p

@@ -237,6 +237,7 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
         resolver: agent::provider_resolver(
             app.state::<agent::PresetSlot>().inner().clone(),
             locations::settings_file(),
+            crate::builtin_host::loader(),
         ),
         sandboxing: Sandboxing::Machine,
         tmp_dir: None,

@@ -8,7 +8,7 @@ use crate::locations;
 use crate::settings::{
     SecretStore, Settings, SettingsError, default_key_env, default_url, is_loopback,
 };
-use llm::{ProviderConfig, ProviderKind};
+use llm::{LlmError, ProviderConfig, ProviderKind};
 use policy::{Policy, RuleText};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -307,6 +307,7 @@ pub fn choose_provider(
 pub fn provider_resolver(
     preset: PresetSlot,
     settings_path: std::path::PathBuf,
+    builtin: BuiltinLoader,
 ) -> crate::ProviderResolver {
     std::sync::Arc::new(move |role: &str| {
         let preset = preset.get();
@@ -330,9 +331,9 @@ pub fn provider_resolver(
         }
         .map_err(fail)?;
         if config.kind == ProviderKind::Builtin {
-            let provider = builtin_provider(config).map_err(|e| {
+            let provider = builtin(config).map_err(|e| {
                 crate::failure::model_failure(
-                    &e.into(),
+                    &e,
                     crate::failure::FailureContext {
                         server: Some("the built-in model"),
                         model: Some(&model),
@@ -368,19 +369,22 @@ pub fn provider_resolver(
 pub fn default_model_path() -> PathBuf {
     locations::data_dir()
         .join("models")
-        .join(builtin::DEFAULT_MODEL.file_name)
+        .join(locations::DEFAULT_MODEL_FILE)
 }
 
-/// The built-in model for a configuration, loaded (once per process: see `builtin::loaded`).
-/// Blocking: loading takes seconds.
-pub fn builtin_provider(config: ProviderConfig) -> Result<llm::Provider, builtin::BuiltinError> {
-    let path = config.model_path.clone().unwrap_or_else(default_model_path);
-    let mut opts = builtin::LoadOptions::new(path);
-    opts.prefix_cache = Some(locations::data_dir().join("models").join("kv-cache"));
-    if let Some(n) = config.num_ctx {
-        opts.n_ctx = n;
-    }
-    builtin::provider(config, opts)
+/// How a front end loads the built-in model for a configuration (blocking: loading takes
+/// seconds). The engine does not link llama.cpp: the window and `tandem-cli` pass
+/// `builtin::launcher`, and tests that need no built-in model pass [`no_builtin`].
+pub type BuiltinLoader =
+    std::sync::Arc<dyn Fn(ProviderConfig) -> Result<llm::Provider, LlmError> + Send + Sync>;
+
+/// A loader for front ends built without the built-in model (the engine's own tests).
+pub fn no_builtin() -> BuiltinLoader {
+    std::sync::Arc::new(|_| {
+        Err(LlmError::BuiltinUnavailable(
+            "the built-in model is not part of this build".into(),
+        ))
+    })
 }
 
 /// Where `web_search` searches, from the settings file; None when it is not set up, or set up
@@ -447,7 +451,11 @@ mod tests {
             model: "m".into(),
             model_path: None,
         };
-        let resolver = provider_resolver(PresetSlot::new(Some(preset)), settings.clone());
+        let resolver = provider_resolver(
+            PresetSlot::new(Some(preset)),
+            settings.clone(),
+            no_builtin(),
+        );
         let resolved = resolver("default")
             .map_err(|e| e.message)
             .expect("resolved");
@@ -456,7 +464,7 @@ mod tests {
             resolver("reviewer").is_ok(),
             "a role falls back to the preset"
         );
-        let without = provider_resolver(PresetSlot::new(None), settings);
+        let without = provider_resolver(PresetSlot::new(None), settings, no_builtin());
         let err = without("default")
             .err()
             .expect("no preset: the mistake is said");

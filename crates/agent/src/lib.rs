@@ -76,8 +76,8 @@ pub use failure::{
 pub use fetch_gate::{FetchJudge, origin as fetch_origin, resolve_fetch};
 pub use keychain::{Keychain, KeychainError};
 pub use launch::{
-    KeyFile, LaunchError, Preset, PresetSlot, StoredKeys, builtin_provider, choose_provider,
-    default_model_path, load_project_policy, provider_resolver, read_settings,
+    BuiltinLoader, KeyFile, LaunchError, Preset, PresetSlot, StoredKeys, choose_provider,
+    default_model_path, load_project_policy, no_builtin, provider_resolver, read_settings,
     web_search_from_settings,
 };
 pub use loop_breaker::LOOP_LIMIT;

@@ -25,6 +25,10 @@ pub fn config_dir() -> PathBuf {
         .unwrap_or_else(|| std::env::temp_dir().join("tandem-config"))
 }
 
+/// The default built-in model's file name (`builtin::DEFAULT_MODEL.file_name`; a test in
+/// `tandem-cli` holds the two together, as the engine does not link the built-in model).
+pub const DEFAULT_MODEL_FILE: &str = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf";
+
 pub fn data_dir() -> PathBuf {
     env_dir("TANDEM_DATA_DIR")
         .or_else(|| env_dir("XDG_DATA_HOME").map(|d| d.join("tandem")))

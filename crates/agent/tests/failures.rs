@@ -22,6 +22,7 @@ async fn turn(preset: Option<Preset>) -> (Vec<AgentEvent>, TurnOutcome) {
         resolver: agent::provider_resolver(
             PresetSlot::new(preset),
             config_dir.path().join("settings.toml"),
+            agent::no_builtin(),
         ),
         sandboxing: Sandboxing::Off,
         tmp_dir: None,
@@ -184,6 +185,7 @@ async fn retry_is_offered_for_a_failed_last_turn_also_after_reopening() {
         resolver: agent::provider_resolver(
             PresetSlot::new(None),
             config_dir.path().join("settings.toml"),
+            agent::no_builtin(),
         ),
         sandboxing: Sandboxing::Off,
         tmp_dir: None,

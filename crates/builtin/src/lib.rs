@@ -36,7 +36,7 @@ pub use error::BuiltinError;
 pub use grammar::{calls_schema, grammar};
 pub use machine::{Unavailable, check as check_machine, cpu as check_cpu, memory as check_memory};
 pub use schema_grammar::{SchemaGrammarError, json_schema_to_grammar};
-pub use shared::{loaded, provider};
+pub use shared::{launch, loaded, provider};
 #[doc(hidden)]
 pub use test_model::tiny_model_path;
 

@@ -25,6 +25,23 @@ pub fn loaded(opts: LoadOptions) -> Result<Arc<Engine>, BuiltinError> {
     Ok(engine)
 }
 
+/// The built-in model for a configuration as the window and `tandem-cli` load it: the file the
+/// settings name or `default_path`, its prompt beginnings kept under `data_dir`'s
+/// `models/kv-cache`, the context the settings ask for. Blocking: loading takes seconds.
+pub fn launch(
+    config: llm::ProviderConfig,
+    data_dir: &std::path::Path,
+    default_path: std::path::PathBuf,
+) -> Result<llm::Provider, llm::LlmError> {
+    let path = config.model_path.clone().unwrap_or(default_path);
+    let mut opts = LoadOptions::new(path);
+    opts.prefix_cache = Some(data_dir.join("models").join("kv-cache"));
+    if let Some(n) = config.num_ctx {
+        opts.n_ctx = n;
+    }
+    Ok(provider(config, opts)?)
+}
+
 /// A provider answered by the shared model.
 pub fn provider(
     config: llm::ProviderConfig,

@@ -96,6 +96,17 @@ enum OnOff {
     Off,
 }
 
+/// The built-in model, loaded as the window loads it (the engine does not link it).
+fn builtin_loader() -> agent::BuiltinLoader {
+    Arc::new(|config| {
+        builtin::launch(
+            config,
+            &agent::locations::data_dir(),
+            agent::default_model_path(),
+        )
+    })
+}
+
 fn sessions_dir() -> PathBuf {
     agent::locations::sessions_dir()
 }
@@ -477,7 +488,11 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         policy: loaded.policy,
         config,
         resolver: with_overrides(
-            agent::provider_resolver(agent::PresetSlot::new(preset), settings_file),
+            agent::provider_resolver(
+                agent::PresetSlot::new(preset),
+                settings_file,
+                builtin_loader(),
+            ),
             a.lenient_tool_calls,
             a.small_model,
         ),
@@ -921,5 +936,17 @@ fn parse_usd(text: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!("the limit must be more than $0, not {text}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_engines_default_model_file_is_the_built_in_models() {
+        // The engine names the default file without linking the built-in model.
+        assert_eq!(
+            agent::locations::DEFAULT_MODEL_FILE,
+            builtin::DEFAULT_MODEL.file_name
+        );
     }
 }
