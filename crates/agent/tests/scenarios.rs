@@ -1587,6 +1587,40 @@ async fn a_failed_edit_of_a_secret_file_shows_none_of_it() {
     );
 }
 
+/// Attack: a small model (steered by a web page or a cloned repository's files) answers with
+/// code blocks under `../outside.txt` and under a link that points out of the project. A
+/// block is a write only for a file inside the project: neither file outside changes.
+#[tokio::test]
+async fn a_code_block_under_a_path_outside_the_project_writes_nothing() {
+    let outer = tempfile::tempdir().expect("outer");
+    let project = outer.path().join("p");
+    std::fs::create_dir(&project).expect("mkdir");
+    let outside = outer.path().join("outside.txt");
+    std::fs::write(&outside, "harmless-marker-74\n").expect("write");
+    std::os::unix::fs::symlink(&outside, project.join("link.txt")).expect("link");
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.model = "qwen2.5-coder:1.5b";
+    let h = Harness::start(
+        scenario("agent_file_block_outside.json"),
+        &project,
+        setup,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("Update the notes.").await;
+    assert!(matches!(outcome, TurnOutcome::Ended), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(&outside).expect("read"),
+        "harmless-marker-74\n"
+    );
+    let calls = h
+        .events()
+        .into_iter()
+        .filter(|e| matches!(e, AgentEvent::ToolCallProposed { .. }))
+        .count();
+    assert_eq!(calls, 0, "no write was even proposed");
+}
+
 /// Attack: a task (pasted from a web page, say) that attaches `@.env` and `@../outside.txt`.
 /// The attached read is judged as the model's own: the secret is refused, the path outside is
 /// never read, and no marker reaches the model.
