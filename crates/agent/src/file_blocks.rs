@@ -63,10 +63,13 @@ fn path_in(line: &str) -> Option<String> {
         .trim_start_matches('#')
         .trim()
         .trim_matches(|c: char| matches!(c, '*' | '`' | ':' | '"' | '\''));
+    let word = word.strip_prefix("./").unwrap_or(word);
+    // Dotfiles are paths too (`.gitignore`); a parent path is never in the project, and
+    // `exists` refuses it anyway.
     let plausible = !word.is_empty()
         && !word.contains(char::is_whitespace)
         && word.contains('.')
-        && !word.starts_with('.')
+        && !word.starts_with("..")
         && word
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '.' | '/' | '_' | '-'));
@@ -78,7 +81,7 @@ mod tests {
     use super::*;
 
     fn project(p: &str) -> bool {
-        matches!(p, "calc.py" | "src/strings.js")
+        matches!(p, "calc.py" | "src/strings.js" | ".gitignore")
     }
 
     #[test]
@@ -102,6 +105,15 @@ mod tests {
             file_block("File: src/strings.js\n```js\nx();\n```", &project).map(|f| f.0),
             Some("src/strings.js".to_string())
         );
+        for (text, path) in [
+            ("./calc.py\n```\nx = 1\n```", "calc.py"),
+            (".gitignore\n```\ntarget/\n```", ".gitignore"),
+        ] {
+            assert_eq!(
+                file_block(text, &project).map(|f| f.0).as_deref(),
+                Some(path)
+            );
+        }
     }
 
     #[test]
