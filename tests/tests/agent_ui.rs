@@ -588,6 +588,32 @@ async fn a_file_picked_after_an_at_reaches_the_model_with_the_message() -> TestR
     Ok(())
 }
 
+/// A task that names its check in backticks, and a task_done before it ran: sent back once,
+/// then shown as done with the warning in words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_done_before_the_named_check_ran_says_so_in_the_window() -> TestResult {
+    let Some(s) = Scripted::start("app_check_not_run.json").await? else {
+        return Ok(());
+    };
+    let app = s.launch(&[]).await?;
+    send(&app, "Check list.txt. Run `bash test.sh` to check.").await?;
+    app.wait_for("[data-testid=done-summary][data-kind=warning]")
+        .await?;
+    assert_eq!(
+        app.attrs("[data-testid=done-warning]", "data-kind").await?,
+        ["check_not_run"]
+    );
+    let said = text_content(&app, "[data-testid=done-warning]").await?;
+    assert!(
+        said.contains("did not run after the last change") && said.contains("bash test.sh"),
+        "{said:?}"
+    );
+    app.screenshot("agent-20-check-not-run").await?;
+    assert_eq!(s.server.failures(), Vec::<String>::new());
+    app.quit().await?;
+    Ok(())
+}
+
 /// Undo: a turn edits a file and adds one; Undo on the last message (one click) brings both
 /// back, the Changes panel empties and the transcript says what was restored; the restore is
 /// undone in turn, and "Restore to here" previews the same restore with its diff.
