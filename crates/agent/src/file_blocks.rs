@@ -8,14 +8,22 @@
 /// The path and the new text of the first fenced block that follows a line naming a file
 /// `exists` accepts (or whose fence names one: ```` ```calc.py ````).
 pub fn file_block(text: &str, exists: &dyn Fn(&str) -> bool) -> Option<(String, String)> {
+    file_blocks(text, exists).into_iter().next()
+}
+
+/// Every such block of a reply, in order: a whole-file draft may change several files.
+pub fn file_blocks(text: &str, exists: &dyn Fn(&str) -> bool) -> Vec<(String, String)> {
     let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let Some(info) = lines[i].trim_start().strip_prefix("```") else {
             i += 1;
             continue;
         };
-        let close = (i + 1..lines.len()).find(|&j| lines[j].trim() == "```")?;
+        let Some(close) = (i + 1..lines.len()).find(|&j| lines[j].trim() == "```") else {
+            break;
+        };
         let named_in_fence = path_in(info).filter(|p| exists(p));
         let named_above = lines[..i]
             .iter()
@@ -26,11 +34,11 @@ pub fn file_block(text: &str, exists: &dyn Fn(&str) -> bool) -> Option<(String, 
         if let Some(path) = named_in_fence.or(named_above) {
             let mut content = lines[i + 1..close].join("\n");
             content.push('\n');
-            return Some((path, content));
+            found.push((path, content));
         }
         i = close + 1;
     }
-    None
+    found
 }
 
 /// A write's content that is the file wrapped in a fence (```` ```python ```` … ```` ``` ````),
@@ -114,6 +122,18 @@ mod tests {
                 Some(path)
             );
         }
+    }
+
+    #[test]
+    fn every_file_of_a_draft_is_found_in_order() {
+        let text = "I will fix both.\n\ncalc.py\n```python\nx = 2\n```\n\nRun it:\n```\npython3 calc.py\n```\nsrc/strings.js\n```js\ny();\n```\n";
+        assert_eq!(
+            file_blocks(text, &project),
+            [
+                ("calc.py".to_string(), "x = 2\n".to_string()),
+                ("src/strings.js".to_string(), "y();\n".to_string())
+            ]
+        );
     }
 
     #[test]

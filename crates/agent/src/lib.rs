@@ -56,6 +56,7 @@ mod summary;
 mod tool_availability;
 mod tool_call;
 mod turn;
+mod whole_file_draft;
 mod write_guard;
 
 pub use approvals::{AnswerError, Approvals};

@@ -229,7 +229,7 @@ impl LoopBreaker {
 
 /// The lines of a check's output that say what failed: assertions, errors, expected and
 /// received values. The last of them, since a test runner ends with its summary.
-fn failing_lines(output: &str) -> Vec<&str> {
+pub(crate) fn failing_lines(output: &str) -> Vec<&str> {
     const MARKS: &[&str] = &[
         "assert", "Error", "error:", "error[", "FAIL", "expected", "Expected", "Received",
         "panicked", "!=", "not ok",

@@ -85,17 +85,18 @@ pub(crate) fn named_files(
 
 impl Agent {
     /// Reads the files `task` attaches (and, for a small model, names) through `read_file`
-    /// calls made for the model. False when the person stopped the task meanwhile.
+    /// calls made for the model: the paths read. None when the person stopped the task
+    /// meanwhile.
     pub(crate) async fn read_named_files(
         &mut self,
         task: &str,
         cancel: &CancellationToken,
-    ) -> Result<bool, AgentError> {
+    ) -> Result<Option<Vec<String>>, AgentError> {
         let small = self.small_model();
         let limits = if small { SMALL_MODEL } else { ATTACHED };
         let paths = named_files(task, self.toolbox.ws.root().path(), small, limits);
         if paths.is_empty() {
-            return Ok(true);
+            return Ok(Some(paths));
         }
         let first = self.messages.len();
         let calls: Vec<(String, Value)> = paths
@@ -120,7 +121,8 @@ impl Agent {
         self.messages.push(message);
         let mut results = Vec::new();
         let mut stopped = false;
-        for (id, input) in calls {
+        let mut read = Vec::new();
+        for ((id, input), path) in calls.into_iter().zip(paths) {
             let shown_id = self.event_id(&id);
             let reply = if stopped {
                 None
@@ -136,6 +138,9 @@ impl Agent {
                 stopped = true;
                 ToolReply::stopped()
             });
+            if !reply.is_error {
+                read.push(path);
+            }
             results.push(self.report_finished(id, shown_id, "read_file", &reply)?);
         }
         self.messages.push(Message {
@@ -143,7 +148,7 @@ impl Agent {
             content: results,
         });
         self.log.sync()?;
-        Ok(!stopped)
+        Ok((!stopped).then_some(read))
     }
 }
 

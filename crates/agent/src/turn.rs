@@ -282,6 +282,10 @@ pub struct Agent {
     pub(crate) spend: Arc<crate::spend::SpendMeter>,
     /// The person was told the conversation nears the context's limit (until it is compacted).
     pub(crate) context_warned: bool,
+    /// The whole-file draft a small model is asked for at the next step.
+    pub(crate) pending_draft: Option<crate::whole_file_draft::Draft>,
+    /// What the task's drafts are made from (see `whole_file_draft`).
+    pub(crate) draft_basis: Option<crate::whole_file_draft::DraftBasis>,
 }
 
 impl Agent {
@@ -360,6 +364,8 @@ impl Agent {
             active: crate::active_skills::ActiveSkills::default(),
             spend: Arc::default(),
             context_warned: false,
+            pending_draft: None,
+            draft_basis: None,
         }
     }
 
@@ -501,6 +507,8 @@ impl Agent {
     }
 
     fn end_turn(&mut self, result: Result<Outcome, AgentError>) -> TurnOutcome {
+        // A repair draft planned as the turn ended belongs to it, not to the next turn.
+        self.pending_draft = None;
         let outcome = match result {
             Ok(o) => o.to_turn_outcome(),
             Err(e) => TurnOutcome::Failed {
@@ -533,9 +541,10 @@ impl Agent {
             checkpoint,
         })?;
         self.activate_for_task(task)?;
-        if !self.read_named_files(task, cancel).await? {
+        let Some(read) = self.read_named_files(task, cancel).await? else {
             return Ok(Outcome::Cancelled);
-        }
+        };
+        self.plan_first_draft(task, read);
         self.run_loop(cancel).await
     }
 
@@ -613,21 +622,47 @@ impl Agent {
                     return Ok(stop);
                 }
             }
-            let req = ChatRequest {
-                model: self.config.model.clone(),
-                system: Some(system.clone()),
-                messages: self.messages.clone(),
-                tools: tools.clone(),
-                max_tokens: self.config.max_tokens,
-                temperature: None,
+            let draft = self.pending_draft.take();
+            let req = match &draft {
+                Some(d) => ChatRequest {
+                    model: self.config.model.clone(),
+                    system: Some(crate::whole_file_draft::DRAFT_SYSTEM.to_string()),
+                    messages: d.messages(),
+                    tools: Vec::new(),
+                    max_tokens: self.config.max_tokens,
+                    temperature: None,
+                },
+                None => ChatRequest {
+                    model: self.config.model.clone(),
+                    system: Some(system.clone()),
+                    messages: self.messages.clone(),
+                    tools: tools.clone(),
+                    max_tokens: self.config.max_tokens,
+                    temperature: None,
+                },
             };
             let events = self.events.clone();
             let server = self.provider.as_ref().map(|p| p.config().base_url.clone());
             let model = self.config.model.clone();
             // The call being written, for the window's "preparing" line.
             let mut writing: Option<(String, u32)> = None;
+            // A draft's text is files being written: shown as a write in preparation.
+            if draft.is_some() {
+                writing = Some(("write_file".to_string(), 0));
+            }
+            let drafting = draft.is_some();
             let mut forward = move |e: StreamEvent| {
                 events.send(match e {
+                    StreamEvent::TextDelta(text) if drafting => {
+                        let Some((name, chars)) = &mut writing else {
+                            return;
+                        };
+                        *chars = chars.saturating_add(text.chars().count() as u32);
+                        AgentEvent::ToolCallWriting {
+                            name: name.clone(),
+                            chars: *chars,
+                        }
+                    }
                     StreamEvent::TextDelta(text) => AgentEvent::TextDelta { text },
                     StreamEvent::ThinkingDelta(text) => AgentEvent::ThinkingDelta { text },
                     StreamEvent::Notice(text) => AgentEvent::Notice { text },
@@ -671,7 +706,10 @@ impl Agent {
             };
             let provider = self.provider.as_ref().ok_or(AgentError::NoProvider)?;
             let resp = match provider.stream(&req, &mut forward, cancel).await {
-                Ok(r) => self.file_block_as_call(r, step),
+                Ok(r) => match &draft {
+                    Some(d) => d.as_calls(r, step),
+                    None => self.file_block_as_call(r, step),
+                },
                 Err(LlmError::Cancelled) => {
                     self.log.sync()?;
                     return Ok(Outcome::Cancelled);
@@ -718,6 +756,11 @@ impl Agent {
                 .collect();
             let lenient_note = resp.lenient.as_ref().and_then(|l| l.note());
             let noted_call = resp.lenient.as_ref().and_then(|l| l.call_id.clone());
+            if calls.is_empty() && draft.is_some() {
+                // A draft that changed nothing: the task goes on with the tools.
+                self.log.sync()?;
+                continue;
+            }
             if calls.is_empty() {
                 // A small model wrote calls as text and none of them could run: it hears why
                 // and tries again, a few times, instead of the turn ending on it.
@@ -810,6 +853,12 @@ impl Agent {
                     // which did not.
                     reply.text.push_str("\n\n");
                     reply.text.push_str(note);
+                }
+                if name == "run_command"
+                    && reply.exit_code.is_some_and(|c| c != 0)
+                    && let Some(command) = input.get("command").and_then(Value::as_str)
+                {
+                    self.plan_repair_draft(command, &reply.text);
                 }
                 reply.text = self.fit_for_model(&id, reply.text);
                 if let Some(verdict) = self.watch_for_circles(&name, &input, &reply) {

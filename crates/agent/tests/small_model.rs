@@ -13,18 +13,29 @@ use protocol::{AgentEvent, ApprovalAnswer, TurnOutcome, Usage};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
-/// Records what it was asked and answers with the next of its replies, then task_done.
+/// Records what it was asked and answers with the next of its replies, then task_done; a
+/// request with no tools (a whole-file draft) with the next of its drafts, then a reply that
+/// changes nothing.
 #[derive(Default)]
 struct Recorded {
     requests: Mutex<Vec<ChatRequest>>,
     replies: Mutex<Vec<&'static str>>,
+    drafts: Mutex<Vec<&'static str>>,
 }
 
 impl Recorded {
     fn replying(replies: Vec<&'static str>) -> Self {
         Recorded {
-            requests: Mutex::default(),
             replies: Mutex::new(replies),
+            ..Recorded::default()
+        }
+    }
+
+    fn drafting(drafts: Vec<&'static str>, replies: Vec<&'static str>) -> Self {
+        Recorded {
+            replies: Mutex::new(replies),
+            drafts: Mutex::new(drafts),
+            ..Recorded::default()
         }
     }
 }
@@ -37,7 +48,14 @@ impl LocalModel for Recorded {
         _cancel: &'a CancellationToken,
     ) -> LocalReply<'a> {
         self.requests.lock().expect("lock").push(req.clone());
-        let text = {
+        let text = if req.tools.is_empty() {
+            let mut drafts = self.drafts.lock().expect("lock");
+            if drafts.is_empty() {
+                "The file needs no change."
+            } else {
+                drafts.remove(0)
+            }
+        } else {
             let mut replies = self.replies.lock().expect("lock");
             if replies.is_empty() {
                 r#"{"name": "task_done", "arguments": {"summary": "Nothing to do."}}"#
@@ -51,6 +69,10 @@ impl LocalModel for Recorded {
                 evaluated: 512,
                 total: 2015,
             });
+            // With no tools, its text streams as it is written (as the built-in engine's).
+            if req.tools.is_empty() {
+                on_event(StreamEvent::TextDelta(text.to_string()));
+            }
             Ok(llm::reply_from_text(
                 text,
                 TextStop::EndTurn,
@@ -85,7 +107,16 @@ async fn the_built_in_model_gets_the_compact_tools_and_the_step_by_step_prompt()
     let outcome = h.run("read calc.py, then finish").await;
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     let requests = model.requests.lock().expect("lock");
-    let req = requests.first().expect("asked once");
+    // First the whole-file draft: no tools, the file as it is, the task.
+    let draft = requests.first().expect("asked for a draft");
+    assert!(draft.tools.is_empty());
+    let shown = draft.messages.last().map(|m| m.text()).unwrap_or_default();
+    assert!(
+        shown.contains("calc.py\n```\nx = 1\n```") && shown.contains("read calc.py, then finish"),
+        "{shown}"
+    );
+    // It changed nothing: the task went on with the tools.
+    let req = requests.get(1).expect("asked with the tools");
     let names: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
         names,
@@ -193,6 +224,133 @@ async fn a_file_the_task_names_is_read_before_the_first_step_and_counts_as_read(
     // The read is in the log, so a resumed session has it in its conversation too.
     let log = std::fs::read_to_string(h.log_path()).expect("log");
     assert!(log.contains(r#""name":"read_file""#), "{log}");
+}
+
+/// Issue 23: offered the tools, the built-in model sent edits whose old and new text were the
+/// same; asked for the file whole in a fenced block (aider's form), the same model solves most
+/// of the tasks. Its first move on a task that names a file is that draft, without tools: the
+/// block becomes a write_file the person approves, shown being written as a write, and the
+/// task goes on with the tools.
+#[tokio::test]
+async fn a_small_models_first_move_is_a_whole_file_draft_that_lands_as_an_approved_write() {
+    let project = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        project.path().join("calc.py"),
+        "def add(a, b):\n    return a - b\n",
+    )
+    .expect("write");
+    let model = Arc::new(Recorded::drafting(
+        vec!["I will fix the sign.\n\ncalc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"],
+        vec![],
+    ));
+    let mut setup = Setup::new(Mode::Ask);
+    setup.local_model = Some(model.clone());
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let h = Harness::start(no_scenario(), project.path(), setup, move |p| {
+        seen.lock().expect("lock").push(p.tool.clone());
+        ApprovalAnswer::Approve
+    })
+    .await;
+    let outcome = h.run("Fix add in calc.py so the tests pass.").await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("calc.py")).expect("read"),
+        "def add(a, b):\n    return a + b\n"
+    );
+    assert_eq!(
+        *asked.lock().expect("lock"),
+        ["write_file"],
+        "the write was approved"
+    );
+    let events = h.events();
+    assert!(
+        events.iter().any(|e| matches!(e, AgentEvent::ToolCallWriting { name, chars } if name == "write_file" && *chars > 0)),
+        "the draft is shown as a write being prepared: {events:?}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::TextDelta { .. })),
+        "the draft's text is the write, not words: {events:?}"
+    );
+    // The next step sees the write as its own call and its result, and has the tools.
+    let requests = model.requests.lock().expect("lock");
+    let next = requests.get(1).expect("a second step");
+    assert!(!next.tools.is_empty());
+    let conversation = serde_json::to_string(&next.messages).expect("json");
+    assert!(
+        conversation.contains(r#""name":"write_file""#)
+            && !conversation.contains("I will fix the sign"),
+        "{conversation}"
+    );
+}
+
+/// Issue 23: after a draft, the check the task names failed and the small model's edits went
+/// in circles. As aider does, the draft is asked for again with what failed (twice at most);
+/// the second one passes.
+#[tokio::test]
+async fn a_failed_check_after_a_draft_brings_a_draft_with_the_failure() {
+    let project = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        project.path().join("calc.py"),
+        "def add(a, b):\n    return a - b\n",
+    )
+    .expect("write");
+    std::fs::write(
+        project.path().join("test_calc.py"),
+        "import unittest\nfrom calc import add\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    )
+    .expect("write");
+    let model = Arc::new(Recorded::drafting(
+        vec![
+            "calc.py\n```\ndef add(a, b):\n    return a * b\n```\n",
+            "calc.py\n```\ndef add(a, b):\n    return a + b\n```\n",
+        ],
+        vec![
+            r#"{"name": "run_command", "arguments": {"command": "python3 -B -m unittest -q test_calc"}}"#,
+            r#"{"name": "run_command", "arguments": {"command": "python3 -B -m unittest -q test_calc"}}"#,
+        ],
+    ));
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.local_model = Some(model.clone());
+    let h = Harness::start(no_scenario(), project.path(), setup, |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    let outcome = h
+        .run("Fix add in calc.py. Run `python3 -B -m unittest -q test_calc` to check.")
+        .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("calc.py")).expect("read"),
+        "def add(a, b):\n    return a + b\n"
+    );
+    let requests = model.requests.lock().expect("lock");
+    let drafts: Vec<String> = requests
+        .iter()
+        .filter(|r| r.tools.is_empty())
+        .map(|r| r.messages.last().map(|m| m.text()).unwrap_or_default())
+        .collect();
+    assert_eq!(drafts.len(), 2, "{drafts:?}");
+    assert!(
+        drafts[1].contains("return a * b")
+            && drafts[1].contains("`python3 -B -m unittest -q test_calc` fails:\n    ")
+            && drafts[1].contains("AssertionError: 6 != 5"),
+        "the file as it is now and what failed: {}",
+        drafts[1]
+    );
+    let checks: Vec<Option<i32>> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished {
+                name, exit_code, ..
+            } if name == "run_command" => Some(exit_code),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(checks, [Some(1), Some(0)]);
 }
 
 /// The task's words choose what is read, so they are attacker-reachable (a sub-agent's task is
