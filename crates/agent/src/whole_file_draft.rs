@@ -136,6 +136,46 @@ impl Draft {
     }
 }
 
+/// Output lines a draft shows at most: a test runner's whole report of one failure fits.
+const OUTPUT_LINES: usize = 40;
+
+/// What a check's output shows a draft: all of it when short (node's report puts the actual
+/// and expected values on lines that name neither), else the lines that say what failed and
+/// the end. The tool's own note after the output (exit code, where it is saved) is left out.
+fn what_failed(output: &str) -> Vec<String> {
+    let notes = [
+        "[exit code ",
+        "[killed at its timeout",
+        "[ended by a signal",
+    ];
+    let all: Vec<&str> = output.lines().collect();
+    let end = all
+        .iter()
+        .rposition(|l| notes.iter().any(|n| l.starts_with(n)))
+        .unwrap_or(all.len());
+    let body = &all[..end];
+    let cut = |l: &str| {
+        let end = l.char_indices().nth(200).map_or(l.len(), |(i, _)| i);
+        l[..end].trim_end().to_string()
+    };
+    let body: Vec<&str> = body
+        .iter()
+        .copied()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if body.len() <= OUTPUT_LINES {
+        return body.into_iter().map(cut).collect();
+    }
+    let text = body.join("\n");
+    let mut lines: Vec<String> = crate::loop_breaker::failing_lines(&text)
+        .into_iter()
+        .map(cut)
+        .collect();
+    lines.push("…".to_string());
+    lines.extend(body[body.len() - OUTPUT_LINES / 2..].iter().map(|l| cut(l)));
+    lines
+}
+
 impl Agent {
     /// A small model's first step on a task whose named files it read is a draft of them.
     pub(crate) fn plan_first_draft(&mut self, task: &str, read: Vec<String>) {
@@ -163,10 +203,7 @@ impl Agent {
             basis.repairs += 1;
             let failed = FailedCheck {
                 command: command.to_string(),
-                lines: crate::loop_breaker::failing_lines(output)
-                    .into_iter()
-                    .map(str::to_string)
-                    .collect(),
+                lines: what_failed(output),
             };
             self.pending_draft = self.draft_of(&basis).map(|d| d.after(failed));
         }
@@ -279,6 +316,35 @@ mod tests {
             last.contains("```\n\n`python3 -m unittest` fails:\n    AssertionError: -1 != 5\n\nFix the code so that it passes.\nRequest: Fix add in calc.py."),
             "{last}"
         );
+    }
+
+    #[test]
+    fn a_short_report_is_shown_whole_and_a_long_one_by_its_failures_and_end() {
+        // node --test: the values compared are on lines that say neither "error" nor "assert".
+        let node = "not ok 1 - slugify\n  error: |-\n    Expected values to be strictly equal:\n    + 'hello-world-'\n    - 'hello-world'\n\n[exit code 1; 0.1 s; full output: /tmp/o.log]\n";
+        assert_eq!(
+            what_failed(node),
+            [
+                "not ok 1 - slugify",
+                "  error: |-",
+                "    Expected values to be strictly equal:",
+                "    + 'hello-world-'",
+                "    - 'hello-world'"
+            ]
+        );
+        let long: String = (0..100)
+            .map(|i| {
+                if i == 10 {
+                    "error[E0308]: mismatched types\n".to_string()
+                } else {
+                    format!("line {i}\n")
+                }
+            })
+            .collect();
+        let shown = what_failed(&long);
+        assert_eq!(shown[0], "error[E0308]: mismatched types");
+        assert_eq!(shown.last().map(String::as_str), Some("line 99"));
+        assert!(shown.len() <= OUTPUT_LINES, "{shown:?}");
     }
 
     #[test]
