@@ -136,6 +136,53 @@ impl Draft {
     }
 }
 
+/// Whether a task may want files changed: not a question. Asked to change a file it was only
+/// asked about, a small model may well rewrite it anyway. "Can you fix …?" is a request.
+fn asks_for_change(task: &str) -> bool {
+    const ASKING: &[&str] = &[
+        "what",
+        "why",
+        "how",
+        "where",
+        "which",
+        "who",
+        "when",
+        "explain",
+        "describe",
+        "summarize",
+        "summarise",
+        "tell",
+        "show",
+        "list",
+        "does",
+        "is",
+        "are",
+        "can",
+        "could",
+        "should",
+    ];
+    const POLITE: &[&[&str]] = &[
+        &["please"],
+        &["can", "you"],
+        &["could", "you"],
+        &["would", "you"],
+        &["will", "you"],
+    ];
+    let task = task.trim();
+    let lower = task.to_lowercase();
+    let mut words: &[&str] = &lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>();
+    let mut polite = false;
+    while let Some(p) = POLITE.iter().find(|p| words.starts_with(p)) {
+        words = &words[p.len()..];
+        polite = true;
+    }
+    let first = words.first().copied().unwrap_or("");
+    !ASKING.contains(&first) && (polite || !task.ends_with('?'))
+}
+
 /// Output lines a draft shows at most: a test runner's whole report of one failure fits.
 const OUTPUT_LINES: usize = 40;
 
@@ -181,7 +228,7 @@ impl Agent {
     pub(crate) fn plan_first_draft(&mut self, task: &str, read: Vec<String>) {
         self.pending_draft = None;
         self.draft_basis = None;
-        if !self.small_model() || read.is_empty() {
+        if !self.small_model() || read.is_empty() || !asks_for_change(task) {
             return;
         }
         let basis = DraftBasis {
@@ -345,6 +392,49 @@ mod tests {
         assert_eq!(shown[0], "error[E0308]: mismatched types");
         assert_eq!(shown.last().map(String::as_str), Some("line 99"));
         assert!(shown.len() <= OUTPUT_LINES, "{shown:?}");
+    }
+
+    #[test]
+    fn a_question_about_a_file_is_not_drafted() {
+        for task in [
+            "What does calc.py do?",
+            "explain calc.py",
+            "Why does add in calc.py fail",
+            "Is calc.py tested?",
+            "Can you explain calc.py?",
+            "Does calc.py handle empty lists",
+        ] {
+            assert!(!asks_for_change(task), "{task}");
+        }
+        for task in [
+            "Fix add in calc.py.",
+            "calc.py: add returns the wrong result. Fix it.",
+            "Implement slugify in slug.js. Run `node --test` to check.",
+            "max([]) in max.js returns -Infinity. Make it return null.",
+            "is_palindrome in text.py says \"Racecar\" is not a palindrome. Fix it.",
+            "Do the rename in calc.py.",
+            "Can you fix add in calc.py?",
+            "Could you please make calc.py's add return a + b?",
+        ] {
+            assert!(asks_for_change(task), "{task}");
+        }
+    }
+
+    #[test]
+    fn every_task_of_make_bench_agent_is_a_change_request() {
+        let tasks =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/agent/tasks");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&tasks).expect("bench tasks") {
+            let task = entry.expect("entry").path().join("task.json");
+            let json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&task).expect("task.json"))
+                    .expect("json");
+            let prompt = json["prompt"].as_str().expect("prompt");
+            assert!(asks_for_change(prompt), "{prompt}");
+            seen += 1;
+        }
+        assert!(seen >= 20, "{seen} tasks");
     }
 
     #[test]
