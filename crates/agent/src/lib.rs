@@ -14,6 +14,7 @@
 mod active_skills;
 mod approvals;
 mod call_repair;
+mod call_round;
 mod changes;
 mod checks;
 mod claims;
@@ -40,6 +41,7 @@ mod policy_call;
 mod prompt;
 mod received_task;
 mod replay;
+mod reply;
 mod restore;
 mod rewind;
 mod rule_files;

@@ -8,11 +8,11 @@
 
 use crate::approvals::Approvals;
 use crate::event_sink::EventSink;
-use crate::failure::{FailureContext, failure_at, retry_notice};
-use crate::loop_breaker::{LoopBreaker, Verdict};
+use crate::failure::{FailureContext, failure_at};
+use crate::loop_breaker::LoopBreaker;
 use crate::session_log::{LogError, SessionLog};
 use crate::subagents::Kit;
-use llm::{ChatRequest, LlmError, Provider, StreamEvent};
+use llm::{LlmError, Provider};
 use policy::{Mode, Policy};
 use protocol::{
     AgentEvent, Confinement, ContentBlock, Message, Role, ToolOutcome, TurnOutcome, WakeReason,
@@ -164,7 +164,7 @@ pub(crate) struct Attachment {
 }
 
 impl Attachment {
-    fn is_pdf(&self) -> bool {
+    pub(crate) fn is_pdf(&self) -> bool {
         self.media_type == "application/pdf"
     }
 }
@@ -265,7 +265,7 @@ pub struct Agent {
     /// The system prompt as the first turn made it, kept for the session: a prompt that
     /// changed between turns (a file added at the top level) would make the provider's prompt
     /// cache — and a local server's, which re-reads thousands of tokens on a CPU — start over.
-    base_prompt: Option<String>,
+    pub(crate) base_prompt: Option<String>,
     /// Files this agent wrote or edited (a sub-agent reports them).
     pub(crate) changed_files: BTreeSet<String>,
     /// What a task_done's summary is checked against.
@@ -288,41 +288,7 @@ pub struct Agent {
     pub(crate) draft_basis: Option<crate::whole_file_draft::DraftBasis>,
 }
 
-impl Agent {
-    /// A tool's result cut to what the model may get (see `tools::cap_result`); the whole text
-    /// goes to the session's outputs folder, and the model is told where.
-    fn fit_for_model(&self, call_id: &str, text: String) -> String {
-        let Some(mut capped) = tools::cap_result(&text) else {
-            return text;
-        };
-        let dir = &self.toolbox.commands.output_dir;
-        let safe: String = call_id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let file = dir.join(format!("result-{safe}.txt"));
-        let saved =
-            std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&file, text.as_bytes()));
-        match saved {
-            Ok(()) => capped.push_str(&format!(
-                "[This result was cut to fit ({} characters in all). The whole of it is in {}: read parts of it with read_file (path, offset, limit) or search it with search_codebase (path); commands cannot see it.]\n",
-                text.chars().count(),
-                file.display(),
-            )),
-            Err(e) => {
-                tracing::warn!(%e, file = %file.display(), "could not save a cut tool result");
-                capped.push_str("[This result was cut to fit; narrow the call to see the rest.]\n");
-            }
-        }
-        capped
-    }
-}
+impl Agent {}
 
 impl Agent {
     #[allow(clippy::too_many_arguments)]
@@ -478,7 +444,7 @@ impl Agent {
     }
 
     /// The turn's end when a spending limit is reached, the log made durable.
-    fn spending_stop(&mut self) -> Result<Option<Outcome>, AgentError> {
+    pub(crate) fn spending_stop(&mut self) -> Result<Option<Outcome>, AgentError> {
         let Err(reached) = self.spend.check() else {
             return Ok(None);
         };
@@ -488,7 +454,7 @@ impl Agent {
     }
 
     /// The server and model this agent talks to, for the words of a failure.
-    fn failure_context(&self) -> FailureContext<'_> {
+    pub(crate) fn failure_context(&self) -> FailureContext<'_> {
         FailureContext {
             server: self.provider.as_ref().map(|p| p.config().base_url.as_str()),
             model: Some(self.config.model.as_str()).filter(|m| !m.is_empty()),
@@ -549,25 +515,7 @@ impl Agent {
     }
 
     async fn run_loop(&mut self, cancel: &CancellationToken) -> Result<Outcome, AgentError> {
-        let mut base = match &self.base_prompt {
-            Some(kept) => kept.clone(),
-            None => {
-                let made = crate::prompt::system_prompt(
-                    self.toolbox.ws.root(),
-                    self.toolbox.commands.sandbox.is_some(),
-                );
-                self.base_prompt = Some(made.clone());
-                made
-            }
-        };
-        if let Some(own) = &self.instructions {
-            base.push('\n');
-            base.push_str(own);
-            base.push('\n');
-        }
-        if self.small_model() {
-            base.push_str(crate::prompt::SMALL_MODEL_PROMPT);
-        }
+        let base = self.system_base();
         let may_spawn = self.config.depth < self.config.max_depth && self.kit.is_some();
         // Servers still starting get a moment, so the first request can offer their tools.
         if let Some(hub) = self.extensions.mcp.clone().filter(|h| h.starting()) {
@@ -597,151 +545,16 @@ impl Agent {
             let system = format!("{base}{}", self.skills_prompt());
             let tools = self.catalog(may_spawn);
             self.stats.steps += 1;
-            let used = crate::prompt::estimate_tokens(&self.messages);
-            let window = u64::from(self.config.context_window).max(1);
-            let percent = u32::try_from(used * 100 / window).unwrap_or(u32::MAX);
-            // Said before a compaction, also when one step jumps past both marks.
-            if percent >= crate::compaction::WARN_AT_PERCENT && !self.context_warned {
-                self.context_warned = true;
-                self.emit(AgentEvent::ContextFilling {
-                    used_percent: percent,
-                    compact_at: crate::compaction::COMPACT_AT_PERCENT,
-                })?;
-            }
-            if percent > crate::compaction::COMPACT_AT_PERCENT {
-                match self.compact(&system, cancel).await {
-                    Ok(()) => {}
-                    Err(AgentError::Model(LlmError::Cancelled)) => {
-                        self.log.sync()?;
-                        return Ok(Outcome::Cancelled);
-                    }
-                    Err(e) => return Err(e),
-                }
-                // The summary was a call of its own: the limit may be reached now.
-                if let Some(stop) = self.spending_stop()? {
-                    return Ok(stop);
-                }
+            if let Some(stop) = self.mind_the_context(&system, cancel).await? {
+                return Ok(stop);
             }
             let draft = self.pending_draft.take();
-            let req = match &draft {
-                Some(d) => ChatRequest {
-                    model: self.config.model.clone(),
-                    system: Some(crate::whole_file_draft::DRAFT_SYSTEM.to_string()),
-                    messages: d.messages(),
-                    tools: Vec::new(),
-                    max_tokens: self.config.max_tokens,
-                    temperature: None,
-                },
-                None => ChatRequest {
-                    model: self.config.model.clone(),
-                    system: Some(system.clone()),
-                    messages: self.messages.clone(),
-                    tools: tools.clone(),
-                    max_tokens: self.config.max_tokens,
-                    temperature: None,
-                },
+            let req = self.step_request(&system, tools, draft.as_ref());
+            let Some((resp, tokens)) = self.ask_model(&req, draft.as_ref(), step, cancel).await?
+            else {
+                return Ok(Outcome::Cancelled);
             };
-            let events = self.events.clone();
-            let server = self.provider.as_ref().map(|p| p.config().base_url.clone());
-            let model = self.config.model.clone();
-            // The call being written, for the window's "preparing" line.
-            let mut writing: Option<(String, u32)> = None;
-            // A draft's text is files being written: shown as a write in preparation.
-            if draft.is_some() {
-                writing = Some(("write_file".to_string(), 0));
-            }
-            let drafting = draft.is_some();
-            let mut forward = move |e: StreamEvent| {
-                events.send(match e {
-                    StreamEvent::TextDelta(text) if drafting => {
-                        let Some((name, chars)) = &mut writing else {
-                            return;
-                        };
-                        *chars = chars.saturating_add(text.chars().count() as u32);
-                        AgentEvent::ToolCallWriting {
-                            name: name.clone(),
-                            chars: *chars,
-                        }
-                    }
-                    StreamEvent::TextDelta(text) => AgentEvent::TextDelta { text },
-                    StreamEvent::ThinkingDelta(text) => AgentEvent::ThinkingDelta { text },
-                    StreamEvent::Notice(text) => AgentEvent::Notice { text },
-                    // One line for the first retry; the rest are in the log. The final
-                    // failure, if it comes, says what to do.
-                    StreamEvent::Retrying {
-                        error, retry: 1, ..
-                    } => AgentEvent::Notice {
-                        text: retry_notice(
-                            &error,
-                            FailureContext {
-                                server: server.as_deref(),
-                                model: Some(&model),
-                            },
-                        ),
-                    },
-                    StreamEvent::Retrying { .. } => return,
-                    // The reply's total usage is reported once, with its cost, when it ends.
-                    StreamEvent::Usage(_) => return,
-                    StreamEvent::Restart => AgentEvent::Notice {
-                        text: "the reply is starting over".into(),
-                    },
-                    StreamEvent::PromptProgress { evaluated, total } => {
-                        AgentEvent::PromptProgress { evaluated, total }
-                    }
-                    StreamEvent::ToolUseStarted { name, .. } => {
-                        writing = Some((name.clone(), 0));
-                        AgentEvent::ToolCallWriting { name, chars: 0 }
-                    }
-                    StreamEvent::ToolUseDelta { partial_json, .. } => {
-                        let Some((name, chars)) = &mut writing else {
-                            return;
-                        };
-                        *chars = chars.saturating_add(partial_json.chars().count() as u32);
-                        AgentEvent::ToolCallWriting {
-                            name: name.clone(),
-                            chars: *chars,
-                        }
-                    }
-                });
-            };
-            let provider = self.provider.as_ref().ok_or(AgentError::NoProvider)?;
-            let resp = match provider.stream(&req, &mut forward, cancel).await {
-                Ok(r) => match &draft {
-                    Some(d) => d.as_calls(r, step),
-                    None => self.file_block_as_call(r, step),
-                },
-                Err(LlmError::Cancelled) => {
-                    self.log.sync()?;
-                    return Ok(Outcome::Cancelled);
-                }
-                Err(e) => {
-                    let error = failure_at(&AgentError::Model(e.clone()), self.failure_context());
-                    self.emit(AgentEvent::Error { error })?;
-                    self.log.sync()?;
-                    return Err(e.into());
-                }
-            };
-            let cost_usd = self.cost_of(&resp.usage);
-            self.emit(AgentEvent::Usage {
-                usage: resp.usage,
-                cost_usd,
-            })?;
-            let tokens = u64::from(resp.usage.input_tokens) + u64::from(resp.usage.output_tokens);
             used_tokens += tokens;
-            self.spend.record(tokens, cost_usd);
-            self.stats.tokens += tokens;
-            match cost_usd {
-                Some(c) => self.stats.cost_usd += c,
-                None => self.stats.priced = false,
-            }
-            self.emit(AgentEvent::AssistantMessage {
-                message: resp.message.clone(),
-            })?;
-            // A blank reply is logged (the transcript shows what happened) but not kept in the
-            // conversation: providers refuse an empty assistant message in the next request.
-            if !resp.message.is_blank() {
-                self.messages.push(resp.message.clone());
-            }
 
             let calls: Vec<(String, String, Value)> = resp
                 .message
@@ -755,7 +568,6 @@ impl Agent {
                 })
                 .collect();
             let lenient_note = resp.lenient.as_ref().and_then(|l| l.note());
-            let noted_call = resp.lenient.as_ref().and_then(|l| l.call_id.clone());
             if calls.is_empty() && draft.is_some() {
                 // A draft that changed nothing: the task goes on with the tools.
                 self.log.sync()?;
@@ -782,183 +594,10 @@ impl Agent {
                     text: resp.message.text(),
                 });
             }
-            let mut results = Vec::new();
-            let mut pictures = Vec::new();
-            let mut outcome = None;
-            let mut done_warnings = Vec::new();
-            let mut calls = calls.into_iter();
-            while let Some((id, name, input)) = calls.next() {
-                let shown_id = self.event_id(&id);
-                self.emit(AgentEvent::ToolCallProposed {
-                    id: shown_id.clone(),
-                    name: name.clone(),
-                    input: input.clone(),
-                })?;
-                let reply = if let Some(bad) = resp.malformed_tool_calls.iter().find(|m| m.id == id)
-                {
-                    Some(ToolReply::err(format!(
-                        "Your arguments for {name} were not valid JSON ({}): {}. Send them again as one JSON object.",
-                        bad.error, bad.raw
-                    )))
-                } else if let Some(verdict) = {
-                    let root = self.toolbox.ws.root();
-                    let read = |p: &str| read_project_text(root, p);
-                    self.breaker.before_call(&name, &input.to_string(), &read)
-                } {
-                    Some(ToolReply::err(match verdict {
-                        Verdict::StepBack { text } => text,
-                        Verdict::Pause { reason, text } => {
-                            outcome = Some(Outcome::Paused { reason });
-                            text
-                        }
-                    }))
-                } else if let Some((repaired, note)) = crate::call_repair::repaired_call(
-                    self.toolbox.ws.root(),
-                    self.small_model(),
-                    &name,
-                    &input,
-                ) {
-                    self.judge_and_run(&id, &name, &repaired, cancel)
-                        .await?
-                        .map(|mut r| {
-                            if !r.is_error {
-                                r.text.push_str(&note);
-                            }
-                            r
-                        })
-                } else {
-                    self.judge_and_run(&id, &name, &input, cancel).await?
-                };
-                let Some(reply) = reply else {
-                    // Stopped: every call of this reply gets a result, so the conversation
-                    // stays one the provider accepts when the session continues.
-                    let mut stopped = vec![(id, name)];
-                    stopped.extend(calls.by_ref().map(|(i, n, _)| (i, n)));
-                    for (i, n) in stopped {
-                        let shown = self.event_id(&i);
-                        results.push(self.report_finished(i, shown, &n, &ToolReply::stopped())?);
-                    }
-                    self.messages.push(Message {
-                        role: Role::User,
-                        content: results,
-                    });
-                    self.log.sync()?;
-                    return Ok(Outcome::Cancelled);
-                };
-                let mut reply = reply;
-                if noted_call.as_deref() == Some(id.as_str())
-                    && let Some(note) = &lenient_note
-                {
-                    // The reply held several calls as text; one ran, and the model learns
-                    // which did not.
-                    reply.text.push_str("\n\n");
-                    reply.text.push_str(note);
-                }
-                if name == "run_command"
-                    && reply.exit_code.is_some_and(|c| c != 0)
-                    && let Some(command) = input.get("command").and_then(Value::as_str)
-                {
-                    self.plan_repair_draft(command, &reply.text);
-                }
-                reply.text = self.fit_for_model(&id, reply.text);
-                if let Some(verdict) = self.watch_for_circles(&name, &input, &reply) {
-                    match verdict {
-                        Verdict::StepBack { text } => reply.text.push_str(&text),
-                        Verdict::Pause { reason, text } => {
-                            reply.text.push_str("\n\n");
-                            reply.text.push_str(&text);
-                            outcome = Some(Outcome::Paused { reason });
-                        }
-                    }
-                }
-                if let Some(pdf) = reply.attachment.as_ref().map(Attachment::is_pdf) {
-                    let config = self.provider.as_ref().map(|p| p.config());
-                    let takes = config.is_some_and(|c| if pdf { c.documents } else { c.images });
-                    match (takes, pdf) {
-                        (true, true) => reply.text.push_str("\nThe PDF itself is attached below."),
-                        (true, false) => reply.text.push_str(" It is attached below."),
-                        // A PDF's text is in the result already: nothing is missing.
-                        (false, true) => reply.attachment = None,
-                        (false, false) => {
-                            reply.attachment = None;
-                            reply.text.push_str(&format!(
-                                " It was not sent: the model in use ({}) does not take images. If it does, set `images = true` for its provider in settings.toml; otherwise ask the user to describe it.",
-                                self.config.model
-                            ));
-                        }
-                    }
-                }
-                if name == "task_done" && !reply.is_error {
-                    let warnings = self.done_warnings(&input);
-                    // Once: the model hears what contradicts it and goes on. A model that
-                    // calls task_done again has said its last word; the user sees the
-                    // warnings with it. A small model gave up at once when offered to
-                    // (make bench-agent): it hears twice, the first time with the failing
-                    // assertion and its function, and only the second time that it may stop.
-                    let allowed = if self.small_model() { 2 } else { 1 };
-                    if !warnings.is_empty() && done_pushbacks < allowed {
-                        done_pushbacks += 1;
-                        let last = done_pushbacks == allowed;
-                        reply.text = done_pushback(&warnings, last);
-                        if !last {
-                            let root = self.toolbox.ws.root();
-                            let read = |p: &str| read_project_text(root, p);
-                            reply.text.push_str(&self.breaker.what_to_look_at(&read));
-                        }
-                        // An error for the model (its call did not end the task); for
-                        // people, the work going on.
-                        reply.is_error = true;
-                        reply.outcome = ToolOutcome::SentBack;
-                        reply.summary = Some(protocol::ToolSummary::SentBack { warnings });
-                    } else {
-                        let summary = input
-                            .get("summary")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string();
-                        done_warnings = warnings;
-                        outcome = Some(Outcome::Done { summary });
-                    }
-                }
-                results.push(self.report_finished(id, shown_id, &name, &reply)?);
-                if let Some(a) = reply.attachment {
-                    // After the results, as the user's own attachment: both providers take a
-                    // file there (OpenAI's tool messages hold text only).
-                    let what = if a.is_pdf() { "PDF" } else { "image" };
-                    pictures.push(ContentBlock::Text {
-                        text: format!("The {what} {} that {name} attached:", a.path),
-                    });
-                    pictures.push(if a.is_pdf() {
-                        ContentBlock::Document {
-                            media_type: a.media_type,
-                            name: a.path,
-                            data: a.data,
-                        }
-                    } else {
-                        ContentBlock::Image {
-                            media_type: a.media_type,
-                            data: a.data,
-                        }
-                    });
-                }
-            }
-            results.append(&mut pictures);
-            if let Some(note) = heartbeat(&self.toolbox.tasks) {
-                results.push(ContentBlock::Text { text: note });
-            }
-            self.messages.push(Message {
-                role: Role::User,
-                content: results,
-            });
-            self.log.sync()?;
-            if let Some(o) = outcome {
-                if let Outcome::Done { summary } = &o {
-                    self.emit(AgentEvent::Done {
-                        summary: summary.clone(),
-                        warnings: std::mem::take(&mut done_warnings),
-                    })?;
-                    self.log.sync()?;
-                }
+            if let Some(o) = self
+                .run_calls(&resp, calls, &mut done_pushbacks, cancel)
+                .await?
+            {
                 return Ok(o);
             }
         }
@@ -987,24 +626,6 @@ impl Agent {
         Ok(Some((reply.text, reply.is_error)))
     }
 
-    /// Where a task_done's summary and files disagree with what this agent did.
-    fn done_warnings(&self, input: &Value) -> Vec<protocol::DoneWarning> {
-        let Ok(args) = serde_json::from_value::<tools::TaskDoneArgs>(input.clone()) else {
-            return Vec::new();
-        };
-        let files = args.files_changed.unwrap_or_default();
-        self.record.warnings(
-            &crate::claims::Claim {
-                summary: &args.summary,
-                files: &files,
-            },
-            &crate::claims::Project {
-                root: self.toolbox.ws.root(),
-                session_started_ms: self.config.session_started_ms,
-            },
-        )
-    }
-
     /// Tells people a call has ended (the event, logged) and gives its result for the model.
     pub(crate) fn report_finished(
         &mut self,
@@ -1029,73 +650,6 @@ impl Agent {
             content: reply.text.clone(),
             is_error: reply.is_error,
         })
-    }
-
-    /// A small model's reply with no call and a whole file in a code block under its path, as
-    /// the `write_file` call it means (see `file_blocks`).
-    fn file_block_as_call(&self, mut resp: llm::ChatResponse, step: u32) -> llm::ChatResponse {
-        let has_call = resp
-            .message
-            .content
-            .iter()
-            .any(|b| matches!(b, ContentBlock::ToolUse { .. }));
-        if has_call || !self.small_model() {
-            return resp;
-        }
-        let root = self.toolbox.ws.root();
-        let exists = |p: &str| root.resolve(p).is_ok_and(|r| r.real.is_file());
-        let Some((path, content)) = crate::file_blocks::file_block(&resp.message.text(), &exists)
-        else {
-            return resp;
-        };
-        // The call alone: the block's text is the call's content, and kept twice it would
-        // double what the next step reads.
-        resp.message.content = vec![ContentBlock::ToolUse {
-            id: format!("file_block_{step}"),
-            name: "write_file".into(),
-            input: serde_json::json!({ "path": path, "content": content }),
-        }];
-        resp.lenient = None;
-        resp
-    }
-
-    /// After a call: an edit is remembered, and a check that failed again may close a circle.
-    fn watch_for_circles(
-        &mut self,
-        name: &str,
-        input: &Value,
-        reply: &ToolReply,
-    ) -> Option<Verdict> {
-        if reply.is_error {
-            return None;
-        }
-        let text = |k: &str| input.get(k).and_then(Value::as_str);
-        match name {
-            "edit_file" | "write_file" => {
-                let new_text = text("new_string").or_else(|| {
-                    input
-                        .get("edits")
-                        .and_then(Value::as_array)
-                        .and_then(|e| e.last())
-                        .and_then(|e| e.get("new_string"))
-                        .and_then(Value::as_str)
-                });
-                self.breaker.edited(text("path")?, new_text);
-                None
-            }
-            "run_command" => {
-                let command = text("command")?;
-                let code = reply.exit_code?;
-                if !crate::checks::is_check(command) {
-                    return None;
-                }
-                let root = self.toolbox.ws.root();
-                let read = |p: &str| read_project_text(root, p);
-                self.breaker
-                    .after_check(command, code == 0, &reply.text, &read)
-            }
-            _ => None,
-        }
     }
 }
 
@@ -1152,7 +706,7 @@ pub(crate) fn done_pushback(warnings: &[protocol::DoneWarning], may_stop: bool) 
 
 /// The seed's heartbeat, at the model's next stop: background tasks that printed something new
 /// since it last saw their output, each flagged once per burst. `None` when there are none.
-fn heartbeat(tasks: &tools::TaskRegistry) -> Option<String> {
+pub(crate) fn heartbeat(tasks: &tools::TaskRegistry) -> Option<String> {
     let fresh = tasks.new_output();
     if fresh.is_empty() {
         return None;
