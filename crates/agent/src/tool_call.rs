@@ -25,80 +25,16 @@ impl Agent {
         input: &Value,
         cancel: &CancellationToken,
     ) -> Result<Option<ToolReply>, AgentError> {
-        if let Some(why) = self.unavailable(name) {
-            return Ok(Some(
-                ToolReply::err(why.refusal(name))
-                    .with(ToolOutcome::Refused)
-                    .summed(Some(ToolSummary::Refused {
-                        reason: why.words(),
-                    })),
-            ));
+        if let Routed::Answered(reply) = self.route(id, name, input, cancel).await? {
+            return Ok(reply);
         }
-        // Tools from outside the catalog: an active skill's, a server's.
-        if let Some((skill, tool)) = self.active.resolve(name) {
-            return self
-                .run_skill_tool(id, name, &skill, &tool, input, cancel)
-                .await;
-        }
-        if self.is_server_tool(name) {
-            return self.run_server_tool(id, name, input, cancel).await;
-        }
-        if tools::find_tool(name).is_none() {
-            // Unknown: the model's mistake to fix, never a question for the user.
-            let mut names: Vec<String> = tools::TOOLS.iter().map(|t| t.name.to_string()).collect();
-            names.extend(
-                self.catalog(true)
-                    .into_iter()
-                    .map(|d| d.name)
-                    .filter(|n| tools::find_tool(n).is_none()),
-            );
-            return Ok(Some(ToolReply::err(format!(
-                "There is no tool named `{name}`. The tools are: {}.",
-                names.join(", ")
-            ))));
-        }
-        if tools::SKILL_TOOLS.contains(&name) {
-            return self.run_skill_meta(name, input).map(Some);
-        }
-        // A read outside the project can never run: the model hears why, nobody is asked.
-        if let Err(e) = self.toolbox.readable(name, input) {
-            return Ok(Some(ToolReply::err(e.to_string())));
-        }
-        let ws = &self.toolbox.ws;
-        // Writes and edits are worked out first, so the approval shows what will be written.
-        // Arguments that do not fit the tool, or a write that would fail, are the model's to
-        // fix: the tool says why, with nothing asked.
-        let planned = match tools::plan_change(ws, name, input) {
-            Some(Ok(p)) => Some(p),
-            Some(Err(e)) => return Ok(Some(ToolReply::err(e.to_string()))),
-            None => None,
+        let prepared = match self.prepare(name, input).await {
+            Ok(p) => p,
+            Err(reply) => return Ok(Some(reply)),
         };
-        if let Err(e) = tools::check_before_asking(ws, name, input) {
-            return Ok(Some(ToolReply::err(e.to_string())));
-        }
-        // A small model's rewrite of a whole file must keep what the file had.
-        if name == "write_file"
-            && self.small_model()
-            && let Some(p) = &planned
-            && let Some(old) = &p.original
-            && let Some(why) = crate::write_guard::refusal(&p.path, old, &p.content)
-        {
-            return Ok(Some(ToolReply::err(why)));
-        }
+        let Prepared { planned, resolved } = prepared;
         let diff_lines = planned.as_ref().map_or(0, tools::Planned::changed_lines);
-        // A fetch is judged on the addresses its host looks up to, and goes to those.
-        let resolved = if name == "web_fetch" {
-            match crate::fetch_gate::resolve_fetch(input).await {
-                Ok(a) => a,
-                Err(why) => {
-                    return Ok(Some(ToolReply::err(format!(
-                        "fetching failed: {why}. Nothing was sent."
-                    ))));
-                }
-            }
-        } else {
-            Vec::new()
-        };
+        let ws = &self.toolbox.ws;
         let mode = self.mode();
         let sandboxed = self.toolbox.commands.sandbox.is_some();
         let decision = self.with_policy(mode, sandboxed, |policy, ctx| {
@@ -107,8 +43,7 @@ impl Agent {
         self.log.append(&serde_json::json!({"type": "decision", "id": self.event_id(id), "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name, "sandbox": decision.sandbox}))?;
         let confinement = (name == "run_command")
             .then(|| crate::sandboxing::confinement(&decision, mode, sandboxed));
-        let mut accepted: Option<Vec<u32>> = None;
-        match decision.decision {
+        let accepted = match decision.decision {
             Verdict::Deny => {
                 return Ok(Some(
                     ToolReply::err(format!(
@@ -122,77 +57,25 @@ impl Agent {
                 ));
             }
             Verdict::Ask => {
-                let request = ApprovalRequest {
-                    id: self.event_id(id),
-                    tool: name.to_string(),
-                    input: input.clone(),
-                    reason: decision.reason.clone(),
-                    rule: decision.rule.name.clone(),
-                    suggestions: decision
-                        .suggestions
-                        .iter()
-                        .map(|s| protocol::ApprovalSuggestion {
-                            label: s.label.clone(),
-                            always: s.scope == policy::Scope::Project,
-                        })
-                        .collect(),
-                    path: planned.as_ref().map(|p| p.path.clone()),
-                    original: planned
-                        .as_ref()
-                        .map(|p| p.original.clone().unwrap_or_default()),
-                    proposed: planned.as_ref().map(|p| p.content.clone()),
-                    hunks: planned
-                        .as_ref()
-                        .map(tools::Planned::hunks)
-                        .unwrap_or_default(),
-                    commands: if name == "run_command" {
-                        simple_commands(input)
-                    } else {
-                        Vec::new()
-                    },
-                    command: (name == "run_command").then(|| {
-                        input
-                            .get("command")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string()
-                    }),
+                let request = self.approval_request(
+                    id,
+                    name,
+                    input,
+                    &decision,
+                    planned.as_ref(),
                     confinement,
-                    sandbox_denial: None,
-                    agent: self.identity.as_ref().map(|(_, n)| n.clone()),
-                };
-                let Some(answer) = self.ask(request, cancel).await? else {
-                    return Ok(None);
-                };
-                self.keep_answer(&decision, &answer)?;
-                match answer {
-                    ApprovalAnswer::Approve
-                    | ApprovalAnswer::ApproveForSession { .. }
-                    | ApprovalAnswer::ApproveAlways { .. } => {}
-                    ApprovalAnswer::Deny { message } => {
-                        if let Some(p) = &planned {
-                            self.record.rejected(&p.path, p.original.as_deref());
-                        }
-                        let note = message
-                            .as_ref()
-                            .map(|m| format!(" The user says: {m}"))
-                            .unwrap_or_default();
-                        return Ok(Some(
-                            ToolReply::err(format!("The user denied this call.{note}"))
-                                .with(ToolOutcome::Denied)
-                                .summed(Some(ToolSummary::Denied { message })),
-                        ));
-                    }
-                    ApprovalAnswer::ApprovePartial { accepted_hunks } => {
-                        if planned.is_none() {
-                            return Ok(Some(ToolReply::err("The user approved only part of a call that cannot be split; it did not run.".into()).with(ToolOutcome::Denied)));
-                        }
-                        accepted = Some(accepted_hunks);
-                    }
+                );
+                match self
+                    .settle_approval(request, &decision, planned.as_ref(), cancel)
+                    .await?
+                {
+                    Settled::Go(accepted) => accepted,
+                    Settled::Reply(reply) => return Ok(Some(reply)),
+                    Settled::Stop => return Ok(None),
                 }
             }
-            Verdict::Allow => {}
-        }
+            Verdict::Allow => None,
+        };
 
         if let Some(p) = &planned
             && let Some(dir) = &self.config.session_dir
@@ -202,39 +85,7 @@ impl Agent {
             tracing::warn!(error = %e, "could not keep the file's content before the change");
         }
         if let (Some(p), Some(acc)) = (&planned, &accepted) {
-            let total = p.hunks().len();
-            let set: BTreeSet<usize> = acc
-                .iter()
-                .map(|&i| i as usize)
-                .filter(|&i| i < total)
-                .collect();
-            let merged = p.merge(&set);
-            let rejected: Vec<usize> = (0..total).filter(|i| !set.contains(i)).collect();
-            return Ok(Some(
-                match tools::apply_planned(&self.toolbox.ws, p, &merged) {
-                    Ok(change) => {
-                        self.toolbox.cache.clear();
-                        self.changed_files.insert(change.path.clone());
-                        if set.is_empty() {
-                            self.record.rejected(&p.path, p.original.as_deref());
-                        } else {
-                            self.record.written(&p.path);
-                        }
-                        ToolReply::ok(format!(
-                            "The user applied hunks {:?} of {total} to {} and rejected hunks {rejected:?} (numbered from 0, in file order). {}. Read the file again before editing it further.",
-                            set.iter().collect::<Vec<_>>(),
-                            change.path,
-                            tools::render_change(&change, "Wrote").trim_end_matches('.')
-                        ))
-                        .summed(Some(ToolSummary::ChangesKept {
-                            path: change.path.clone(),
-                            kept: set.len() as u32,
-                            total: total as u32,
-                        }))
-                    }
-                    Err(e) => ToolReply::err(e.to_string()),
-                },
-            ));
+            return Ok(Some(self.apply_in_part(p, acc)));
         }
         if let Some(confinement) = confinement {
             return self.run_command(id, input, confinement, mode, cancel).await;
@@ -242,6 +93,238 @@ impl Agent {
         if crate::subagents::AGENT_TOOLS.contains(&name) {
             return self.run_agent_tool(name, input, cancel).await;
         }
+        self.run_catalog_tool(name, input, planned.as_ref(), resolved, cancel)
+            .await
+            .map(Some)
+    }
+
+    /// Calls the catalog does not run the usual way: a tool not on offer, an active skill's
+    /// or a server's, a name no tool has, the skill tools, a read outside the project.
+    async fn route(
+        &mut self,
+        id: &str,
+        name: &str,
+        input: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<Routed, AgentError> {
+        if let Some(why) = self.unavailable(name) {
+            return Ok(Routed::Answered(Some(
+                ToolReply::err(why.refusal(name))
+                    .with(ToolOutcome::Refused)
+                    .summed(Some(ToolSummary::Refused {
+                        reason: why.words(),
+                    })),
+            )));
+        }
+        // Tools from outside the catalog: an active skill's, a server's.
+        if let Some((skill, tool)) = self.active.resolve(name) {
+            return self
+                .run_skill_tool(id, name, &skill, &tool, input, cancel)
+                .await
+                .map(Routed::Answered);
+        }
+        if self.is_server_tool(name) {
+            return self
+                .run_server_tool(id, name, input, cancel)
+                .await
+                .map(Routed::Answered);
+        }
+        if tools::find_tool(name).is_none() {
+            // Unknown: the model's mistake to fix, never a question for the user.
+            let mut names: Vec<String> = tools::TOOLS.iter().map(|t| t.name.to_string()).collect();
+            names.extend(
+                self.catalog(true)
+                    .into_iter()
+                    .map(|d| d.name)
+                    .filter(|n| tools::find_tool(n).is_none()),
+            );
+            return Ok(Routed::Answered(Some(ToolReply::err(format!(
+                "There is no tool named `{name}`. The tools are: {}.",
+                names.join(", ")
+            )))));
+        }
+        if tools::SKILL_TOOLS.contains(&name) {
+            return self
+                .run_skill_meta(name, input)
+                .map(|r| Routed::Answered(Some(r)));
+        }
+        // A read outside the project can never run: the model hears why, nobody is asked.
+        if let Err(e) = self.toolbox.readable(name, input) {
+            return Ok(Routed::Answered(Some(ToolReply::err(e.to_string()))));
+        }
+        Ok(Routed::Catalog)
+    }
+
+    /// What is worked out before the policy judges: a write's change (so the approval shows
+    /// what will be written) and a fetch's addresses (judged, and then the ones used).
+    /// Arguments that do not fit the tool, or a write that would fail, are the model's to fix:
+    /// the tool says why, with nothing asked.
+    async fn prepare(&self, name: &str, input: &Value) -> Result<Prepared, ToolReply> {
+        let ws = &self.toolbox.ws;
+        let planned = match tools::plan_change(ws, name, input) {
+            Some(Ok(p)) => Some(p),
+            Some(Err(e)) => return Err(ToolReply::err(e.to_string())),
+            None => None,
+        };
+        if let Err(e) = tools::check_before_asking(ws, name, input) {
+            return Err(ToolReply::err(e.to_string()));
+        }
+        // A small model's rewrite of a whole file must keep what the file had.
+        if name == "write_file"
+            && self.small_model()
+            && let Some(p) = &planned
+            && let Some(old) = &p.original
+            && let Some(why) = crate::write_guard::refusal(&p.path, old, &p.content)
+        {
+            return Err(ToolReply::err(why));
+        }
+        // A fetch is judged on the addresses its host looks up to, and goes to those.
+        let resolved = if name == "web_fetch" {
+            crate::fetch_gate::resolve_fetch(input)
+                .await
+                .map_err(|why| {
+                    ToolReply::err(format!("fetching failed: {why}. Nothing was sent."))
+                })?
+        } else {
+            Vec::new()
+        };
+        Ok(Prepared { planned, resolved })
+    }
+
+    /// What the person is asked: the call, the policy's reason, and for a change the file
+    /// before and after with its hunks, for a command its parts and where it would run.
+    fn approval_request(
+        &self,
+        id: &str,
+        name: &str,
+        input: &Value,
+        decision: &policy::Decision,
+        planned: Option<&tools::Planned>,
+        confinement: Option<Confinement>,
+    ) -> ApprovalRequest {
+        ApprovalRequest {
+            id: self.event_id(id),
+            tool: name.to_string(),
+            input: input.clone(),
+            reason: decision.reason.clone(),
+            rule: decision.rule.name.clone(),
+            suggestions: decision
+                .suggestions
+                .iter()
+                .map(|s| protocol::ApprovalSuggestion {
+                    label: s.label.clone(),
+                    always: s.scope == policy::Scope::Project,
+                })
+                .collect(),
+            path: planned.map(|p| p.path.clone()),
+            original: planned.map(|p| p.original.clone().unwrap_or_default()),
+            proposed: planned.map(|p| p.content.clone()),
+            hunks: planned.map(tools::Planned::hunks).unwrap_or_default(),
+            commands: if name == "run_command" {
+                simple_commands(input)
+            } else {
+                Vec::new()
+            },
+            command: (name == "run_command").then(|| {
+                input
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            }),
+            confinement,
+            sandbox_denial: None,
+            agent: self.identity.as_ref().map(|(_, n)| n.clone()),
+        }
+    }
+
+    /// Puts the call to the person and keeps what they answered: go on (with the hunks they
+    /// kept, for a change approved in part), the reply a denial makes, or stop.
+    async fn settle_approval(
+        &mut self,
+        request: ApprovalRequest,
+        decision: &policy::Decision,
+        planned: Option<&tools::Planned>,
+        cancel: &CancellationToken,
+    ) -> Result<Settled, AgentError> {
+        let Some(answer) = self.ask(request, cancel).await? else {
+            return Ok(Settled::Stop);
+        };
+        self.keep_answer(decision, &answer)?;
+        Ok(match answer {
+            ApprovalAnswer::Approve
+            | ApprovalAnswer::ApproveForSession { .. }
+            | ApprovalAnswer::ApproveAlways { .. } => Settled::Go(None),
+            ApprovalAnswer::Deny { message } => {
+                if let Some(p) = planned {
+                    self.record.rejected(&p.path, p.original.as_deref());
+                }
+                let note = message
+                    .as_ref()
+                    .map(|m| format!(" The user says: {m}"))
+                    .unwrap_or_default();
+                Settled::Reply(
+                    ToolReply::err(format!("The user denied this call.{note}"))
+                        .with(ToolOutcome::Denied)
+                        .summed(Some(ToolSummary::Denied { message })),
+                )
+            }
+            ApprovalAnswer::ApprovePartial { accepted_hunks } => {
+                if planned.is_none() {
+                    return Ok(Settled::Reply(ToolReply::err("The user approved only part of a call that cannot be split; it did not run.".into()).with(ToolOutcome::Denied)));
+                }
+                Settled::Go(Some(accepted_hunks))
+            }
+        })
+    }
+
+    /// A change approved in part: the hunks kept are written, and the model told which.
+    fn apply_in_part(&mut self, p: &tools::Planned, acc: &[u32]) -> ToolReply {
+        let total = p.hunks().len();
+        let set: BTreeSet<usize> = acc
+            .iter()
+            .map(|&i| i as usize)
+            .filter(|&i| i < total)
+            .collect();
+        let merged = p.merge(&set);
+        let rejected: Vec<usize> = (0..total).filter(|i| !set.contains(i)).collect();
+        match tools::apply_planned(&self.toolbox.ws, p, &merged) {
+            Ok(change) => {
+                self.toolbox.cache.clear();
+                self.changed_files.insert(change.path.clone());
+                if set.is_empty() {
+                    self.record.rejected(&p.path, p.original.as_deref());
+                } else {
+                    self.record.written(&p.path);
+                }
+                ToolReply::ok(format!(
+                    "The user applied hunks {:?} of {total} to {} and rejected hunks {rejected:?} (numbered from 0, in file order). {}. Read the file again before editing it further.",
+                    set.iter().collect::<Vec<_>>(),
+                    change.path,
+                    tools::render_change(&change, "Wrote").trim_end_matches('.')
+                ))
+                .summed(Some(ToolSummary::ChangesKept {
+                    path: change.path.clone(),
+                    kept: set.len() as u32,
+                    total: total as u32,
+                }))
+            }
+            Err(e) => ToolReply::err(e.to_string()),
+        }
+    }
+
+    /// Runs a catalog tool the policy let through: a fetch only to the addresses judged (and
+    /// its redirects judged again), anything the tool runs stopped with the task.
+    async fn run_catalog_tool(
+        &mut self,
+        name: &str,
+        input: &Value,
+        planned: Option<&tools::Planned>,
+        resolved: Vec<std::net::IpAddr>,
+        cancel: &CancellationToken,
+    ) -> Result<ToolReply, AgentError> {
+        let mode = self.mode();
+        let sandboxed = self.toolbox.commands.sandbox.is_some();
         let call = tools::CallContext {
             confinement: None,
             // Stop ends what the tool runs (create_pull_request's push and `gh`).
@@ -272,66 +355,67 @@ impl Agent {
             },
             ..self.call_context()
         };
-        Ok(Some(
-            match self.toolbox.run_in(name, input.clone(), &call).await {
-                Ok(out) => {
-                    if let Some(p) = &planned {
-                        self.changed_files.insert(p.path.clone());
-                        self.record.written(&p.path);
-                    }
-                    let mut attachment = None;
-                    if name == "update_plan"
-                        && let Ok(items) =
-                            serde_json::from_value::<Vec<PlanItem>>(out.structured.clone())
-                    {
-                        self.emit(AgentEvent::PlanUpdated { items })?;
-                    }
-                    let summary = crate::summary::of(name, &out.structured);
-                    if name == "read_file"
-                        && let Ok(protocol::FileContent::Image {
-                            path,
-                            mime,
-                            data_base64,
-                            ..
-                        }) =
-                            serde_json::from_value::<protocol::FileContent>(out.structured.clone())
-                        && !data_base64.is_empty()
-                    {
-                        attachment = Some(Attachment {
-                            path,
-                            media_type: mime,
-                            data: data_base64,
-                        });
-                    }
-                    if name == "read_file"
-                        && out.structured.get("extracted_from").and_then(Value::as_str)
-                            == Some("pdf")
-                    {
-                        attachment = self.pdf_attachment(&out.structured);
-                    }
-                    if name == "web_fetch" {
-                        let url = out.structured.get("url").and_then(Value::as_str);
-                        let file = ["image", "document"]
-                            .iter()
-                            .find_map(|k| out.structured.get(*k));
-                        let text = |k: &str| file.and_then(|f| f.get(k)).and_then(Value::as_str);
-                        if let (Some(url), Some(mime), Some(data)) =
-                            (url, text("mime"), text("data_base64"))
-                        {
-                            attachment = Some(Attachment {
-                                path: url.to_string(),
-                                media_type: mime.to_string(),
-                                data: data.to_string(),
-                            });
-                        }
-                    }
-                    let mut reply = ToolReply::ok(out.text).summed(summary);
-                    reply.attachment = attachment;
-                    reply
+        let out = match self.toolbox.run_in(name, input.clone(), &call).await {
+            Ok(out) => out,
+            Err(e) => return Ok(ToolReply::err(e.to_string())),
+        };
+        if let Some(p) = planned {
+            self.changed_files.insert(p.path.clone());
+            self.record.written(&p.path);
+        }
+        if name == "update_plan"
+            && let Ok(items) = serde_json::from_value::<Vec<PlanItem>>(out.structured.clone())
+        {
+            self.emit(AgentEvent::PlanUpdated { items })?;
+        }
+        let summary = crate::summary::of(name, &out.structured);
+        let attachment = self.attachment_of(name, &out.structured);
+        let mut reply = ToolReply::ok(out.text).summed(summary);
+        reply.attachment = attachment;
+        Ok(reply)
+    }
+
+    /// A file a tool's output carries for the model itself: an image or a PDF read, an image
+    /// or a document fetched.
+    fn attachment_of(&self, name: &str, structured: &Value) -> Option<Attachment> {
+        match name {
+            "read_file" => {
+                if let Ok(protocol::FileContent::Image {
+                    path,
+                    mime,
+                    data_base64,
+                    ..
+                }) = serde_json::from_value::<protocol::FileContent>(structured.clone())
+                    && !data_base64.is_empty()
+                {
+                    return Some(Attachment {
+                        path,
+                        media_type: mime,
+                        data: data_base64,
+                    });
                 }
-                Err(e) => ToolReply::err(e.to_string()),
-            },
-        ))
+                if structured.get("extracted_from").and_then(Value::as_str) == Some("pdf") {
+                    return self.pdf_attachment(structured);
+                }
+                None
+            }
+            "web_fetch" => {
+                let url = structured.get("url").and_then(Value::as_str);
+                let file = ["image", "document"]
+                    .iter()
+                    .find_map(|k| structured.get(*k));
+                let text = |k: &str| file.and_then(|f| f.get(k)).and_then(Value::as_str);
+                match (url, text("mime"), text("data_base64")) {
+                    (Some(url), Some(mime), Some(data)) => Some(Attachment {
+                        path: url.to_string(),
+                        media_type: mime.to_string(),
+                        data: data.to_string(),
+                    }),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     /// The policy's judgement of one call, in the mode it is judged in now.
@@ -769,4 +853,26 @@ pub(crate) fn command_ran(structured: &Value) -> CommandRan {
             sandbox_denial: None,
         },
     }
+}
+
+/// Where a call goes: answered outside the catalog's usual way, or on through the policy.
+enum Routed {
+    Answered(Option<ToolReply>),
+    Catalog,
+}
+
+/// What a call needs worked out before the policy judges it.
+struct Prepared {
+    planned: Option<tools::Planned>,
+    resolved: Vec<std::net::IpAddr>,
+}
+
+/// What the person's answer comes to.
+enum Settled {
+    /// Run it; with the hunks kept when approved in part.
+    Go(Option<Vec<u32>>),
+    /// Do not run it; the model hears this.
+    Reply(ToolReply),
+    /// Nobody answered: the task stops.
+    Stop,
 }
