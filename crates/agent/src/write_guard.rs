@@ -68,9 +68,21 @@ fn definitions(text: &str) -> Vec<String> {
         .find_map(|k| t.strip_prefix(k));
         let name = match rest {
             Some(r) => r,
-            // Shell functions: `name() {`.
-            None if t.contains("() {") || t.ends_with("()") => t,
-            None => continue,
+            // Shell functions: `name() {` — the whole line; a call such as `String::new()` at
+            // the end of a Rust function is not one.
+            None => match ["() {", "(){", "()"]
+                .iter()
+                .find_map(|end| t.trim_end().strip_suffix(end))
+            {
+                Some(n)
+                    if !n.is_empty()
+                        && n.chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '-') =>
+                {
+                    n
+                }
+                _ => continue,
+            },
         };
         let name: String = name
             .chars()
@@ -113,6 +125,19 @@ mod tests {
             "    for i, a in enumerate(numbers):\n        for b in numbers[i + 1:]:\n            if abs(a - b) < threshold:\n                return True\n    return False\n",
         );
         assert_eq!(refusal("solution.py", SOLUTION, &done), None);
+    }
+
+    /// make bench-agent's rs-reverse-words: the draft that implements the function was refused
+    /// for "removing `String`", read from the stub's `String::new()` as a shell function.
+    #[test]
+    fn a_call_at_the_end_of_a_line_is_not_a_shell_function() {
+        let stub = "/// The words of `s` in reverse order, joined by single spaces.\npub fn reverse_words(s: &str) -> String {\n    // Not written yet.\n    let _ = s;\n    String::new()\n}\n";
+        let done = "/// The words of `s` in reverse order, joined by single spaces.\npub fn reverse_words(s: &str) -> String {\n    s.split_whitespace().rev().collect::<Vec<_>>().join(\" \")\n}\n";
+        assert_eq!(refusal("src/lib.rs", stub, done), None);
+        assert_eq!(
+            definitions("greet() {\n  echo hi\n}\nusage()\n"),
+            ["greet", "usage"]
+        );
     }
 
     #[test]
