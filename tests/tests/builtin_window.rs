@@ -45,6 +45,18 @@ fn calc_project() -> tempfile::TempDir {
     dir
 }
 
+/// The call the model is writing now, as the window says it ("Preparing: …").
+async fn writing_call(app: &App) -> TestResult<String> {
+    let v = app
+        .driver
+        .execute(
+            "const w = document.querySelector('[data-testid=writing-call]'); return w ? w.textContent : '';",
+            vec![],
+        )
+        .await?;
+    Ok(v.json().as_str().unwrap_or("").to_string())
+}
+
 async fn session_state(app: &App) -> TestResult<String> {
     let v = app
         .driver
@@ -115,7 +127,13 @@ async fn the_built_in_model_fixes_add_in_the_real_window_in_full_auto() -> TestR
     let deadline = started + Duration::from_secs(25 * 60);
     let mut shots = 0;
     let mut seen_running = false;
+    // The whole-file draft streams as a write being prepared: seen once, kept as a picture.
+    let mut draft_seen = false;
     let state = loop {
+        if !draft_seen && writing_call(&app).await?.contains("characters written") {
+            draft_seen = true;
+            app.screenshot("builtin-draft-writing").await?;
+        }
         let state = session_state(&app).await?;
         if state == "running" || state == "waiting" {
             seen_running = true;
