@@ -156,7 +156,30 @@ fn diff_of(change: &SessionFileChange) -> String {
 fn markdown(log_path: &Path) -> Result<String, ExportError> {
     let read = read_session::<Value>(log_path)?;
     let t = crate::session_view::load_transcript(log_path, None)?;
-    let info = &t.info;
+    let mut out = header_markdown(&t.info);
+    // Who decided each call: the person's answer where one was asked.
+    let mut asked: HashMap<String, String> = HashMap::new();
+    for e in &t.events {
+        if let AgentEvent::ApprovalAnswered { id, answer } = e {
+            asked.insert(id.clone(), answer_words(answer));
+        }
+    }
+    let mut story = Story {
+        asked,
+        ..Story::default()
+    };
+    for e in &t.events {
+        story.tell(&mut out, e);
+    }
+    let dir = log_path.with_extension("");
+    let changes =
+        crate::changes::session_changes(&dir, Path::new(&read.header.project)).unwrap_or_default();
+    changes_markdown(&mut out, &changes);
+    Ok(out)
+}
+
+/// The session's title and facts: id, project, model, start, cost.
+fn header_markdown(info: &protocol::SessionInfo) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", info.title.replace('\n', " "));
     let _ = writeln!(out, "- Session: `{}`", info.id);
@@ -174,29 +197,33 @@ fn markdown(log_path: &Path) -> Result<String, ExportError> {
         "- Cost: {cost} — {} tokens in, {} out\n",
         info.input_tokens, info.output_tokens
     );
+    out
+}
 
-    // Who decided each call: the person's answer where one was asked.
-    let mut asked: HashMap<String, String> = HashMap::new();
-    for e in &t.events {
-        if let AgentEvent::ApprovalAnswered { id, answer } = e {
-            asked.insert(id.clone(), answer_words(answer));
-        }
-    }
-    let mut calls: HashMap<String, (String, Value)> = HashMap::new();
-    let mut turn = 0;
-    for e in &t.events {
+/// What the transcript's events come to in words, told one event at a time.
+#[derive(Default)]
+struct Story {
+    /// The person's answer per call id, where one was asked.
+    asked: HashMap<String, String>,
+    /// Each call's tool and input, by id, as the model made it.
+    calls: HashMap<String, (String, Value)>,
+    turn: u32,
+}
+
+impl Story {
+    fn tell(&mut self, out: &mut String, e: &AgentEvent) {
         match e {
             AgentEvent::UserMessage { text, .. } => {
-                turn += 1;
-                let _ = writeln!(out, "## {turn}. {}\n", first_line(text, 80));
+                self.turn += 1;
+                let _ = writeln!(out, "## {}. {}\n", self.turn, first_line(text, 80));
                 for line in text.lines() {
                     let _ = writeln!(out, "> {line}");
                 }
                 out.push('\n');
             }
             AgentEvent::Wake { reason, .. } => {
-                turn += 1;
-                let _ = writeln!(out, "## {turn}. The agent woke up ({reason:?})\n");
+                self.turn += 1;
+                let _ = writeln!(out, "## {}. The agent woke up ({reason:?})\n", self.turn);
             }
             AgentEvent::AssistantMessage { message } if message.role == Role::Assistant => {
                 for b in &message.content {
@@ -205,7 +232,7 @@ fn markdown(log_path: &Path) -> Result<String, ExportError> {
                             let _ = writeln!(out, "{}\n", text.trim());
                         }
                         ContentBlock::ToolUse { id, name, input } => {
-                            calls.insert(id.clone(), (name.clone(), input.clone()));
+                            self.calls.insert(id.clone(), (name.clone(), input.clone()));
                         }
                         _ => {}
                     }
@@ -219,11 +246,12 @@ fn markdown(log_path: &Path) -> Result<String, ExportError> {
                 outcome,
                 ..
             } => {
-                let subject = calls
+                let subject = self
+                    .calls
                     .get(id)
                     .map(|(_, input)| call_subject(input))
                     .unwrap_or_default();
-                let decided = match (asked.get(id), outcome) {
+                let decided = match (self.asked.get(id), outcome) {
                     (Some(a), _) => a.clone(),
                     (None, Some(ToolOutcome::Refused)) => "the rules refused it".into(),
                     (None, _) => "your rules allowed it".into(),
@@ -281,30 +309,30 @@ fn markdown(log_path: &Path) -> Result<String, ExportError> {
             _ => {}
         }
     }
+}
 
-    let dir = log_path.with_extension("");
-    let changes =
-        crate::changes::session_changes(&dir, Path::new(&read.header.project)).unwrap_or_default();
-    if !changes.is_empty() {
-        out.push_str("## Files changed\n\n");
-        for c in &changes {
-            let diff = diff_of(c);
-            let f = fence(&diff);
-            let _ = writeln!(
-                out,
-                "### `{}` (+{} −{})\n\n{f}diff\n{}{f}\n",
-                c.path,
-                c.added_lines,
-                c.removed_lines,
-                if diff.ends_with('\n') {
-                    diff.clone()
-                } else {
-                    format!("{diff}\n")
-                }
-            );
-        }
+/// Every file the session changed, with its diff.
+fn changes_markdown(out: &mut String, changes: &[SessionFileChange]) {
+    if changes.is_empty() {
+        return;
     }
-    Ok(out)
+    out.push_str("## Files changed\n\n");
+    for c in changes {
+        let diff = diff_of(c);
+        let f = fence(&diff);
+        let _ = writeln!(
+            out,
+            "### `{}` (+{} −{})\n\n{f}diff\n{}{f}\n",
+            c.path,
+            c.added_lines,
+            c.removed_lines,
+            if diff.ends_with('\n') {
+                diff.clone()
+            } else {
+                format!("{diff}\n")
+            }
+        );
+    }
 }
 
 #[cfg(test)]

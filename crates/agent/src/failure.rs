@@ -97,34 +97,12 @@ pub fn model_failure(e: &LlmError, at: FailureContext<'_>) -> EngineError {
         ),
         LlmError::Connect { cause, detail } => (
             FailureCode::Unreachable,
-            match cause {
-                ConnectCause::Refused => format!(
-                    "Nothing answered at {}: the model server is not running there, or the address is wrong. Start the server or check the address in Settings, then press Retry.",
-                    at.address()
-                ),
-                ConnectCause::TimedOut => format!(
-                    "{server_cap} did not answer in time. Check that it is running and that this computer is online, then press Retry."
-                ),
-                ConnectCause::Other => format!(
-                    "Tandem could not connect to {server}. Check the address in Settings and that this computer is online, then press Retry."
-                ),
-            },
+            unreachable_words(cause, &at),
             Some(detail.clone()),
         ),
         LlmError::BadAddress { url, problem } => (
             FailureCode::BadAddress,
-            match problem {
-                AddressProblem::NoScheme => format!(
-                    "The address “{url}” is missing http:// at the start. Change it in Settings to http://{}.",
-                    url.trim()
-                ),
-                AddressProblem::NotHttp => format!(
-                    "The address “{url}” cannot be used: it must start with http:// or https://. Change it in Settings."
-                ),
-                AddressProblem::Unreadable => format!(
-                    "“{url}” is not a web address. Change it in Settings (a server on this computer looks like {DEFAULT_LOCAL_URL})."
-                ),
-            },
+            address_words(url, problem),
             None,
         ),
         LlmError::NotAnApi { status } => (
@@ -195,6 +173,40 @@ pub fn model_failure(e: &LlmError, at: FailureContext<'_>) -> EngineError {
         LlmError::Cancelled => (FailureCode::Internal, "Stopped.".into(), None),
     };
     EngineError::new(code, message, detail)
+}
+
+/// Why nothing answered at the model server's address, and what to do.
+fn unreachable_words(cause: &ConnectCause, at: &FailureContext<'_>) -> String {
+    let server = at.server();
+    let server_cap = first_upper(&server);
+    match cause {
+        ConnectCause::Refused => format!(
+            "Nothing answered at {}: the model server is not running there, or the address is wrong. Start the server or check the address in Settings, then press Retry.",
+            at.address()
+        ),
+        ConnectCause::TimedOut => format!(
+            "{server_cap} did not answer in time. Check that it is running and that this computer is online, then press Retry."
+        ),
+        ConnectCause::Other => format!(
+            "Tandem could not connect to {server}. Check the address in Settings and that this computer is online, then press Retry."
+        ),
+    }
+}
+
+/// What is wrong with an address typed in Settings, and how to write it.
+fn address_words(url: &str, problem: &AddressProblem) -> String {
+    match problem {
+        AddressProblem::NoScheme => format!(
+            "The address “{url}” is missing http:// at the start. Change it in Settings to http://{}.",
+            url.trim()
+        ),
+        AddressProblem::NotHttp => format!(
+            "The address “{url}” cannot be used: it must start with http:// or https://. Change it in Settings."
+        ),
+        AddressProblem::Unreadable => format!(
+            "“{url}” is not a web address. Change it in Settings (a server on this computer looks like {DEFAULT_LOCAL_URL})."
+        ),
+    }
 }
 
 /// One line while a failed request is tried again: what happened, in words, and that Tandem
