@@ -203,19 +203,6 @@ impl Agent {
         confinement: Option<Confinement>,
     ) -> ApprovalRequest {
         ApprovalRequest {
-            id: self.event_id(id),
-            tool: name.to_string(),
-            input: input.clone(),
-            reason: decision.reason.clone(),
-            rule: decision.rule.name.clone(),
-            suggestions: decision
-                .suggestions
-                .iter()
-                .map(|s| protocol::ApprovalSuggestion {
-                    label: s.label.clone(),
-                    always: s.scope == policy::Scope::Project,
-                })
-                .collect(),
             path: planned.map(|p| p.path.clone()),
             original: planned.map(|p| p.original.clone().unwrap_or_default()),
             proposed: planned.map(|p| p.content.clone()),
@@ -233,8 +220,7 @@ impl Agent {
                     .to_string()
             }),
             confinement,
-            sandbox_denial: None,
-            agent: self.identity.as_ref().map(|(_, n)| n.clone()),
+            ..self.question(id, name, input, decision)
         }
     }
 
