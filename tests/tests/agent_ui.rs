@@ -76,6 +76,31 @@ impl Scripted {
     }
 }
 
+/// Waits until no process holds a session log of `dir` (the app locks the log it writes).
+async fn wait_until_logs_unlocked(dir: &std::path::Path) -> TestResult {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let mut held = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                let file = std::fs::OpenOptions::new().append(true).open(&path)?;
+                if file.try_lock().is_err() {
+                    held.push(path);
+                }
+            }
+        }
+        if held.is_empty() {
+            return Ok(());
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still locked after 60 s: {held:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
 /// Types a message in the composer and sends it.
 async fn send(app: &App, text: &str) -> TestResult {
     app.wait_for("[data-testid=composer-input]")
@@ -460,6 +485,9 @@ async fn a_session_cut_short_by_the_app_dying_shows_interrupted_and_continues() 
         .await?;
     // The app goes away while the model is still thinking.
     app.quit().await?;
+    // Its process may outlive the window for a moment; a new one must find the session's log
+    // free, as it would after a real crash.
+    wait_until_logs_unlocked(&s.data.path().join("sessions")).await?;
 
     let app = s.launch(&[]).await?;
     app.wait_for("[data-testid=sessions-tab]")
