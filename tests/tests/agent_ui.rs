@@ -76,6 +76,34 @@ impl Scripted {
     }
 }
 
+/// SIGKILLs every process of `binary` whose data folder is `data` (a crash, for the test).
+fn kill_apps_using(binary: &std::path::Path, data: &std::path::Path) -> TestResult {
+    let binary = std::fs::canonicalize(binary)?;
+    let needle = format!("TANDEM_DATA_DIR={}", data.display());
+    for entry in std::fs::read_dir("/proc")? {
+        let dir = entry?.path();
+        let Some(pid) = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| n.chars().all(|c| c.is_ascii_digit()))
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        let exe = std::fs::read_link(dir.join("exe")).ok();
+        let environ = std::fs::read(dir.join("environ")).unwrap_or_default();
+        let ours = environ
+            .split(|b| *b == 0)
+            .any(|var| var == needle.as_bytes());
+        if exe.as_deref() == Some(binary.as_path()) && ours {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid])
+                .status();
+        }
+    }
+    Ok(())
+}
+
 /// Waits until no process holds a session log of `dir` (the app locks the log it writes).
 async fn wait_until_logs_unlocked(dir: &std::path::Path) -> TestResult {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -483,10 +511,11 @@ async fn a_session_cut_short_by_the_app_dying_shows_interrupted_and_continues() 
     send(&app, "Start a long task").await?;
     app.wait_text("[data-testid=message-user]", "Start a long task")
         .await?;
-    // The app goes away while the model is still thinking.
+    // The app goes away while the model is still thinking. Closed through WebDriver, its
+    // process outlived the window on a loaded machine (holding the session's log for over a
+    // minute): what is left of it is killed, as a crash would end it.
     app.quit().await?;
-    // Its process may outlive the window for a moment; a new one must find the session's log
-    // free, as it would after a real crash.
+    kill_apps_using(&s.binary, s.data.path())?;
     wait_until_logs_unlocked(&s.data.path().join("sessions")).await?;
 
     let app = s.launch(&[]).await?;
