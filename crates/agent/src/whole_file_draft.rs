@@ -228,7 +228,7 @@ impl Agent {
     pub(crate) fn plan_first_draft(&mut self, task: &str, read: Vec<String>) {
         self.pending_draft = None;
         self.draft_basis = None;
-        if !self.small_model() || read.is_empty() || !asks_for_change(task) {
+        if !self.small_model() || read.is_empty() || !asks_for_change(task) || !self.may_write() {
             return;
         }
         let basis = DraftBasis {
@@ -246,7 +246,7 @@ impl Agent {
         let Some(mut basis) = self.draft_basis.take() else {
             return;
         };
-        if basis.repairs < REPAIRS && crate::checks::is_check(command) {
+        if basis.repairs < REPAIRS && crate::checks::is_check(command) && self.may_write() {
             basis.repairs += 1;
             let failed = FailedCheck {
                 command: command.to_string(),
@@ -255,6 +255,12 @@ impl Agent {
             self.pending_draft = self.draft_of(&basis).map(|d| d.after(failed));
         }
         self.draft_basis = Some(basis);
+    }
+
+    /// Where nothing may be written (read-only mode, write_file turned off), a draft's writes
+    /// would only be refused. The mode may change during a task, so it is asked each time.
+    fn may_write(&self) -> bool {
+        self.mode() != policy::Mode::ReadOnly && self.unavailable("write_file").is_none()
     }
 
     /// The draft of the basis's files as they are now.

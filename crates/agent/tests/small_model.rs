@@ -353,6 +353,103 @@ async fn a_failed_check_after_a_draft_brings_a_draft_with_the_failure() {
     assert_eq!(checks, [Some(1), Some(0)]);
 }
 
+/// A draft shows only files whose read the policy allowed, and writes only files it showed:
+/// a secret the task names and the person refuses to show is not in it, and a block the model
+/// writes under that secret's name, a parent path or another file changes nothing.
+#[tokio::test]
+async fn a_draft_never_shows_a_refused_secret_nor_writes_a_file_it_did_not_show() {
+    let outside = tempfile::tempdir().expect("outside");
+    let project = outside.path().join("p");
+    std::fs::create_dir(&project).expect("mkdir");
+    std::fs::write(
+        project.join("calc.py"),
+        "def add(a, b):\n    return a - b\n",
+    )
+    .expect("write");
+    std::fs::write(project.join("other.py"), "x = 1\n").expect("write");
+    std::fs::write(project.join(".env"), "API_KEY=ENV-MARKER\n").expect("write");
+    let model = Arc::new(Recorded::drafting(
+        vec![
+            ".env\n```\nAPI_KEY=CHANGED\n```\n\n../outside.txt\n```\nESCAPED\n```\n\nother.py\n```\nx = 2\n```\n",
+        ],
+        vec![],
+    ));
+    let mut setup = Setup::new(Mode::Ask);
+    setup.local_model = Some(model.clone());
+    // Every question is refused: the read of .env, and any write.
+    let h = Harness::start(no_scenario(), &project, setup, |_| ApprovalAnswer::Deny {
+        message: None,
+    })
+    .await;
+    h.run("Fix add in calc.py using the key in .env.").await;
+    let requests = model.requests.lock().expect("lock");
+    let draft = requests
+        .iter()
+        .find(|r| r.tools.is_empty())
+        .expect("a draft of calc.py");
+    let shown = serde_json::to_string(&draft.messages).expect("json");
+    assert!(shown.contains("return a - b"), "{shown}");
+    assert!(
+        !shown.contains("ENV-MARKER"),
+        "the refused secret reached the draft: {shown}"
+    );
+    drop(requests);
+    assert_eq!(
+        std::fs::read_to_string(project.join(".env")).expect("read"),
+        "API_KEY=ENV-MARKER\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("other.py")).expect("read"),
+        "x = 1\n"
+    );
+    assert!(!outside.path().join("outside.txt").exists());
+    let proposed: Vec<String> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolCallProposed { name, .. } if name == "write_file" => Some(name),
+            _ => None,
+        })
+        .collect();
+    assert!(proposed.is_empty(), "no write was proposed: {proposed:?}");
+}
+
+/// Where nothing may be written (read-only mode, or write_file turned off), a draft would
+/// only be refused: none is asked for, and the model goes on with the tools it has.
+#[tokio::test]
+async fn no_draft_where_nothing_may_be_written() {
+    let project = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        project.path().join("calc.py"),
+        "def add(a, b):\n    return a - b\n",
+    )
+    .expect("write");
+    let model = Arc::new(Recorded::drafting(
+        vec!["calc.py\n```\ndef add(a, b):\n    return a + b\n```\n"],
+        vec![],
+    ));
+    let mut setup = Setup::new(Mode::ReadOnly);
+    setup.local_model = Some(model.clone());
+    let h = Harness::start(no_scenario(), project.path(), setup, |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    h.run("Fix add in calc.py.").await;
+    let requests = model.requests.lock().expect("lock");
+    assert!(!requests.is_empty());
+    assert!(
+        requests.iter().all(|r| !r.tools.is_empty()),
+        "a draft was asked for in read-only mode"
+    );
+    assert!(
+        !h.events().iter().any(
+            |e| matches!(e, AgentEvent::ToolCallProposed { name, .. } if name == "write_file")
+        ),
+        "{:?}",
+        h.events()
+    );
+}
+
 /// The task's words choose what is read, so they are attacker-reachable (a sub-agent's task is
 /// written by the model, which may have read a hostile page). A name that leaves the project
 /// (`..`, an absolute path, a link pointing out) is never read; a secret file in the project is
