@@ -116,9 +116,11 @@ impl Draft {
                     first
                 })
                 .filter(|(path, content)| {
-                    self.files
-                        .iter()
-                        .any(|(p, before)| p == path && before.trim_end() != content.trim_end())
+                    self.files.iter().any(|(p, before)| {
+                        p == path
+                            && before.trim_end() != content.trim_end()
+                            && !elides(before, content)
+                    })
                 })
                 .enumerate()
                 .map(|(i, (path, content))| ContentBlock::ToolUse {
@@ -134,6 +136,22 @@ impl Draft {
         resp.malformed_tool_calls.clear();
         resp
     }
+}
+
+/// Whether a draft stands in for part of the file with a marker ("# ... rest of the code",
+/// a bare "..."): written as the file, it would lose what the marker stands for. A line the
+/// file already had (Python's `...` body) is not one.
+fn elides(before: &str, after: &str) -> bool {
+    const SAYS_OMITTED: &[&str] = &["rest", "unchanged", "existing", "same", "remain", "omitted"];
+    after.lines().map(str::trim).any(|line| {
+        let bare = matches!(line, "..." | "…");
+        let comment = ["#", "//", "/*", "<!--", "--"]
+            .iter()
+            .any(|c| line.starts_with(c))
+            && (line.contains("...") || line.contains('…'))
+            && SAYS_OMITTED.iter().any(|w| line.to_lowercase().contains(w));
+        (bare || comment) && !before.lines().any(|l| l.trim() == line)
+    })
 }
 
 /// Whether a task may want files changed: not a question. Asked to change a file it was only
@@ -441,6 +459,35 @@ mod tests {
             seen += 1;
         }
         assert!(seen >= 20, "{seen} tasks");
+    }
+
+    #[test]
+    fn a_draft_that_elides_part_of_the_file_writes_nothing() {
+        for text in [
+            "calc.py\n```\ndef add(a, b):\n    return a + b\n# ... rest of the code unchanged\n```\n",
+            "calc.py\n```\n...\ndef add(a, b):\n    return a + b\n```\n",
+        ] {
+            assert!(
+                draft().as_calls(reply(text), 1).message.is_blank(),
+                "{text}"
+            );
+        }
+        // A `...` the file already had is code, not a gap.
+        let stub = Draft::new(
+            "Implement add in calc.py.",
+            vec![(
+                "calc.py".into(),
+                "def sub(a, b):\n    ...\n\ndef add(a, b):\n    ...\n".into(),
+            )],
+        )
+        .expect("draft");
+        let done = stub.as_calls(
+            reply(
+                "calc.py\n```\ndef sub(a, b):\n    ...\n\ndef add(a, b):\n    return a + b\n```\n",
+            ),
+            1,
+        );
+        assert_eq!(done.message.content.len(), 1);
     }
 
     #[test]
