@@ -101,18 +101,11 @@ impl Agent {
     /// Every tool the model is offered now: the catalog's (the skill tools only when there
     /// are skills), the active skills' and the running servers'.
     pub(crate) fn catalog(&self, may_spawn: bool) -> Vec<ToolDefinition> {
-        let mut defs =
-            crate::prompt::tool_definitions(may_spawn, !self.extensions.skills.skills.is_empty());
-        if self.small_model() {
-            defs.retain(|d| crate::prompt::COMPACT_TOOLS.contains(&d.name.as_str()));
-            // One form per tool: the call grammar is made from these schemas.
-            for d in &mut defs {
-                if let Some((description, schema)) = tools::small_model_form(&d.name) {
-                    d.description = description.to_string();
-                    d.input_schema = schema;
-                }
-            }
-        }
+        let mut defs = crate::prompt::tool_definitions(
+            may_spawn,
+            !self.extensions.skills.skills.is_empty(),
+            self.small_model(),
+        );
         for (exposed, (skill, tool)) in &self.active.tools {
             if let Some(t) = self.extensions.skills.get(skill).and_then(|s| s.tool(tool)) {
                 defs.push(ToolDefinition {
@@ -191,11 +184,11 @@ impl Agent {
     /// `skill_list` and `skill_activate`.
     pub(crate) fn run_skill_meta(
         &mut self,
-        name: &str,
+        tool: tools::EngineTool,
         input: &Value,
     ) -> Result<ToolReply, AgentError> {
         let skills = self.extensions.skills.clone();
-        if name == "skill_list" {
+        if tool == tools::EngineTool::SkillList {
             if skills.skills.is_empty() {
                 return Ok(ToolReply::ok(
                     "There are no skills for this project.".into(),

@@ -11,7 +11,7 @@
 use crate::echoed_numbers::without_numbers;
 use crate::turn::read_project_text;
 use serde_json::Value;
-use tools::ProjectRoot;
+use tools::{PolicyView, ProjectRoot};
 
 /// The call to judge instead of `input`, and what the model is told; None: as written.
 pub(crate) fn repaired_call(
@@ -20,15 +20,22 @@ pub(crate) fn repaired_call(
     name: &str,
     input: &Value,
 ) -> Option<(Value, String)> {
+    if tools::find_tool(name).map(|t| t.policy) != Some(PolicyView::Write) {
+        return None;
+    }
     let mut call = input.clone();
     let mut note = String::new();
-    let file = || {
-        call.get("path")
-            .and_then(Value::as_str)
-            .and_then(|p| read_project_text(root, p))
-    };
-    let file = if name == "edit_file" { file() } else { None };
-    if name == "write_file" && strip_numbers(&mut call, "content") {
+    // A file's whole text (`content`) is put right on its own; replacements (`old_string`,
+    // alone or in `edits`) against the file they are to match.
+    let replaces = call.get("old_string").is_some() || call.get("edits").is_some();
+    let file = replaces
+        .then(|| {
+            call.get("path")
+                .and_then(Value::as_str)
+                .and_then(|p| read_project_text(root, p))
+        })
+        .flatten();
+    if strip_numbers(&mut call, "content") {
         note.push_str(NUMBERS_NOTE);
     }
     if let Some(file) = &file {
@@ -48,8 +55,7 @@ pub(crate) fn repaired_call(
         }
     }
     // Small models only: a document that is one fenced block is rare, but real.
-    if name == "write_file"
-        && small_model
+    if small_model
         && let Some(plain) = call
             .get("content")
             .and_then(Value::as_str)

@@ -10,6 +10,7 @@ use llm::ChatResponse;
 use protocol::{AgentEvent, ContentBlock, Message, Role, ToolOutcome};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+use tools::PolicyView;
 
 impl Agent {
     /// Runs `calls` of `resp`; what ends the task, if anything.
@@ -63,7 +64,8 @@ impl Agent {
                 reply.text.push_str("\n\n");
                 reply.text.push_str(note);
             }
-            if name == "run_command"
+            let view = tools::policy_view(&name);
+            if view == Some(PolicyView::Command)
                 && reply.exit_code.is_some_and(|c| c != 0)
                 && let Some(command) = input.get("command").and_then(Value::as_str)
             {
@@ -81,7 +83,7 @@ impl Agent {
                 }
             }
             self.attachment_for_model(&mut reply);
-            if name == "task_done"
+            if tools::find_tool(&name).is_some_and(|t| t.finishes)
                 && !reply.is_error
                 && let Some((done, warnings)) = self.weigh_done(&input, &mut reply, done_pushbacks)
             {
@@ -292,8 +294,8 @@ impl Agent {
             return None;
         }
         let text = |k: &str| input.get(k).and_then(Value::as_str);
-        match name {
-            "edit_file" | "write_file" => {
+        match tools::policy_view(name)? {
+            PolicyView::Write => {
                 let new_text = text("new_string").or_else(|| {
                     input
                         .get("edits")
@@ -305,7 +307,7 @@ impl Agent {
                 self.breaker.edited(text("path")?, new_text);
                 None
             }
-            "run_command" => {
+            PolicyView::Command => {
                 let command = text("command")?;
                 let code = reply.exit_code?;
                 if !crate::checks::is_check(command) {

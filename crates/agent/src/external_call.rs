@@ -139,7 +139,7 @@ impl Agent {
                 return Ok(Some(r));
             }
         };
-        let ran = crate::tool_call::command_ran(&out.structured);
+        let ran = crate::tool_call::command_ran(&out.details);
         let (exit_code, outcome, task) = (ran.exit_code, ran.outcome, ran.task);
         Ok(Some(ToolReply {
             text: format!("[ran: {command}]\n{}", out.text),
@@ -149,7 +149,7 @@ impl Agent {
             exit_code,
             attachment: None,
             task,
-            summary: crate::summary::of_command(&out.structured),
+            summary: out.summary.clone(),
         }))
     }
 

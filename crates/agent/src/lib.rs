@@ -54,7 +54,6 @@ mod settings;
 mod settings_screen;
 pub mod spend;
 mod subagents;
-mod summary;
 mod tool_availability;
 mod tool_call;
 mod turn;

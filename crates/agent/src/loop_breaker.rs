@@ -21,10 +21,6 @@ const ASSERTION_LINES: usize = 8;
 /// The longest function shown in a step back.
 const FUNCTION_LINES: usize = 40;
 
-/// Tools that may be called again and again with the same arguments: looking at a running
-/// task is waiting, not looping.
-const POLLING_TOOLS: &[&str] = &["task_poll", "task_list", "wakeup"];
-
 /// What the breaker decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
@@ -80,7 +76,8 @@ impl LoopBreaker {
         input_json: &str,
         read: &dyn Fn(&str) -> Option<String>,
     ) -> Option<Verdict> {
-        if POLLING_TOOLS.contains(&name) {
+        // Looking at a running task again and again is waiting, not looping.
+        if tools::find_tool(name).is_some_and(|t| t.polls) {
             return None;
         }
         self.recent

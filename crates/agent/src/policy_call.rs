@@ -3,6 +3,7 @@
 use policy::{Context, Decision, Mode, Policy, ToolCall, Verdict};
 use serde_json::Value;
 use std::path::Path;
+use tools::PolicyView;
 
 /// What the policy engine is asked about for a tool call. `diff_lines` is the size of a write
 /// or edit when it is known; `resolved`, for a fetch, the addresses its host looks up to.
@@ -13,40 +14,39 @@ pub fn policy_call<'a>(
     resolved: &'a [std::net::IpAddr],
 ) -> ToolCall<'a> {
     let s = |k: &str| args.get(k).and_then(Value::as_str);
-    match name {
-        "read_file" | "list_files" | "search_codebase" => ToolCall::Read {
+    // A tool the registry does not know is judged like a change to the project, never as
+    // harmless: a tool from elsewhere must not quietly skip the policy.
+    let Some(spec) = tools::find_tool(name) else {
+        return ToolCall::Write {
+            path: "",
+            diff_lines,
+        };
+    };
+    match spec.policy {
+        PolicyView::Read => ToolCall::Read {
             path: s("path").unwrap_or("."),
         },
-        "write_file" | "edit_file" => ToolCall::Write {
+        PolicyView::Write => ToolCall::Write {
             path: s("path").unwrap_or(""),
             diff_lines,
         },
-        "run_command" => ToolCall::Command {
+        PolicyView::Command => ToolCall::Command {
             command: s("command").unwrap_or(""),
         },
-        "web_fetch" => ToolCall::Fetch {
+        PolicyView::Fetch => ToolCall::Fetch {
             url: s("url").unwrap_or(""),
             method: s("method").unwrap_or("GET"),
             resolved,
         },
-        "web_search" => ToolCall::WebSearch,
-        "git_commit" => ToolCall::GitCommit { diff_lines },
-        "git_branch" => ToolCall::GitBranch {
+        PolicyView::WebSearch => ToolCall::WebSearch,
+        PolicyView::GitCommit => ToolCall::GitCommit { diff_lines },
+        PolicyView::GitBranch => ToolCall::GitBranch {
             changes: s("action") != Some("list"),
         },
-        "create_pull_request" => ToolCall::PullRequest,
-        "git_status" | "git_diff" | "git_log" | "task_list" | "task_poll" | "task_stop"
-        | "wakeup" | "update_plan" | "task_done" => ToolCall::Internal { name },
-        // Starting or messaging an agent does nothing by itself; each call it makes is judged.
-        "spawn_subagent" | "agent_spawn" | "agent_send" => ToolCall::Internal { name },
-        // Listing or activating a skill runs nothing: each of its tools is judged when called.
-        "skill_list" | "skill_activate" => ToolCall::Internal { name },
-        // A tool this list does not know yet is judged like a change to the project, never as
-        // harmless: adding a tool must not quietly skip the policy.
-        _ => ToolCall::Write {
-            path: "",
-            diff_lines,
-        },
+        PolicyView::PullRequest => ToolCall::PullRequest,
+        // Tasks, plans, agents and skills: starting an agent or activating a skill does nothing
+        // by itself; each call it then makes is judged.
+        PolicyView::Internal => ToolCall::Internal { name },
     }
 }
 
@@ -66,17 +66,14 @@ pub fn judge_tool_call(
         policy::evaluate(policy, &policy_call(name, args, diff_lines, resolved), ctx),
         ctx,
     );
-    if name == "search_codebase" {
-        return strictest_of_paths(decision, policy, ctx, args);
-    }
-    if name == "git_commit" {
-        guard_commit(decision, policy, ctx, root, args)
-    } else {
-        decision
+    match tools::find_tool(name).map(|t| t.policy) {
+        Some(PolicyView::Read) => strictest_of_paths(decision, policy, ctx, args),
+        Some(PolicyView::GitCommit) => guard_commit(decision, policy, ctx, root, args),
+        _ => decision,
     }
 }
 
-/// A search of several `paths` is judged as a read of each: the strictest answer stands (one
+/// A read of several `paths` (a search's) is judged as a read of each: the strictest answer stands (one
 /// path the person must approve makes the whole search a question).
 fn strictest_of_paths(
     decision: Decision,
@@ -181,7 +178,14 @@ mod tests {
         ctx.resolver = &resolver;
         let args =
             serde_json::json!({"title": "t", "description": "d", "name": "n", "message": "m"});
-        for name in crate::subagents::AGENT_TOOLS {
+        let agent_tools = tools::TOOLS
+            .iter()
+            .filter(|t| {
+                t.engine_tool()
+                    .is_some_and(tools::EngineTool::is_agent_tool)
+            })
+            .map(|t| t.name);
+        for name in agent_tools {
             let call = policy_call(name, &args, 0, &[]);
             assert_eq!(call, ToolCall::Internal { name }, "{name}");
             let d = policy::evaluate(&Policy::builtin(), &call, &ctx);

@@ -2,6 +2,7 @@
 //! instruction file, read under the same confinement as `read_file`) and the tools it may call.
 
 use protocol::{ContentBlock, Message, ToolDefinition};
+use tools::{Offered, SmallModel};
 
 /// Project instructions the model should follow, from the first of these files present.
 const INSTRUCTION_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", ".tandem/instructions.md"];
@@ -211,19 +212,6 @@ pub(crate) fn estimate_tokens(messages: &[Message]) -> u64 {
     (chars / 4) as u64
 }
 
-/// The tools a small model is offered: reading, changing, searching, running and finishing.
-/// The whole catalog is ~5,000 tokens of schemas — over a minute of prompt on two cores before
-/// the first word — and a 1.5B model offered 23 tools skipped steps it was given in order.
-pub(crate) const COMPACT_TOOLS: &[&str] = &[
-    "read_file",
-    "list_files",
-    "search_codebase",
-    "edit_file",
-    "write_file",
-    "run_command",
-    "task_done",
-];
-
 /// What a small model is told besides the common prompt.
 /// (Worded from watching the 1.5B model: told only "go step by step", it read the file, ran
 /// the tests and finished without the edit; told what "make the code do X" means, it edited.)
@@ -231,22 +219,51 @@ pub(crate) const SMALL_MODEL_PROMPT: &str = "The user's message is a list of ste
 
 /// The catalog as the model sees it. An agent that may not start sub-agents (it is as deep as
 /// sub-agents go) is not offered the tools to do it, nor the skill tools when there are no
-/// skills.
-pub(crate) fn tool_definitions(may_spawn: bool, has_skills: bool) -> Vec<ToolDefinition> {
+/// skills. A small model is offered the few tools it needs (reading, changing, searching,
+/// running and finishing), one form each: the whole catalog is ~5,000 tokens of schemas — over
+/// a minute of prompt on two cores before the first word — and a 1.5B model offered 23 tools
+/// skipped steps it was given in order; the call grammar is made from these schemas.
+pub(crate) fn tool_definitions(
+    may_spawn: bool,
+    has_skills: bool,
+    small_model: bool,
+) -> Vec<ToolDefinition> {
     tools::TOOLS
         .iter()
-        .filter(|t| may_spawn || !crate::subagents::SPAWNING_TOOLS.contains(&t.name))
-        .filter(|t| has_skills || !tools::SKILL_TOOLS.contains(&t.name))
-        .map(|t| ToolDefinition {
-            name: t.name.to_string(),
-            description: t.description.to_string(),
-            input_schema: t.schema(),
+        .filter(|t| match t.offered {
+            Offered::Always => true,
+            Offered::WithSkills => has_skills,
+            Offered::WhenMaySpawn => may_spawn,
+        })
+        .filter_map(|t| {
+            let (description, input_schema) = match (small_model, t.small_model) {
+                (false, _) | (true, SmallModel::AsIs) => (t.description, t.schema()),
+                (true, SmallModel::Form(description, schema)) => (description, schema()),
+                (true, SmallModel::Left) => return None,
+            };
+            Some(ToolDefinition {
+                name: t.name.to_string(),
+                description: description.to_string(),
+                input_schema,
+            })
         })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
+    /// A tool added to the registry without words would be shown by its code name.
+    #[test]
+    fn every_tool_of_the_registry_has_words_for_people() {
+        for t in tools::TOOLS {
+            assert!(
+                protocol::tool_words(t.name).is_some(),
+                "{} has no words in protocol::TOOL_WORDS",
+                t.name
+            );
+        }
+    }
+
     #[test]
     fn instruction_files_are_read_like_read_file() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -16,16 +16,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
-use tools::{AgentSendArgs, AgentSpawnArgs, SpawnSubagentArgs, TaskState};
+use tools::{AgentSendArgs, AgentSpawnArgs, EngineTool, SpawnSubagentArgs, TaskState};
 
 type BoxedReply<'a> = std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<Option<ToolReply>, AgentError>> + Send + 'a>,
 >;
-
-/// The tools the engine runs itself.
-pub(crate) const AGENT_TOOLS: &[&str] = &["spawn_subagent", "agent_spawn", "agent_send"];
-/// The tools that start a sub-agent: not offered at the deepest level.
-pub(crate) const SPAWNING_TOOLS: &[&str] = &["spawn_subagent", "agent_spawn"];
 
 /// Steps and tokens a sub-agent may use (its parent's own limits are the session's).
 const CHILD_MAX_STEPS: u32 = 30;
@@ -123,15 +118,17 @@ impl Agent {
     /// `Send`: a sub-agent's turn runs inside it, which may start sub-agents in turn.
     pub(crate) fn run_agent_tool<'a>(
         &'a mut self,
+        tool: EngineTool,
         name: &'a str,
         input: &'a Value,
         cancel: &'a CancellationToken,
     ) -> BoxedReply<'a> {
-        Box::pin(self.run_agent_tool_inner(name, input, cancel))
+        Box::pin(self.run_agent_tool_inner(tool, name, input, cancel))
     }
 
     async fn run_agent_tool_inner(
         &mut self,
+        tool: EngineTool,
         name: &str,
         input: &Value,
         cancel: &CancellationToken,
@@ -147,16 +144,19 @@ impl Agent {
             )));
         };
         let deepest = self.config.depth >= self.config.max_depth;
-        match name {
-            "spawn_subagent" | "agent_spawn" if deepest => Ok(Some(ToolReply::err(format!(
+        match tool {
+            _ if tool.spawns() && deepest => Ok(Some(ToolReply::err(format!(
                 "sub-agents go {} levels deep at most; do this part yourself",
                 self.config.max_depth
             )))),
-            "spawn_subagent" => match serde_json::from_value::<SpawnSubagentArgs>(input.clone()) {
-                Ok(a) => self.spawn_subagent(&kit, a, cancel).await,
-                Err(e) => bad(e),
-            },
-            "agent_spawn" => match serde_json::from_value::<AgentSpawnArgs>(input.clone()) {
+            EngineTool::SpawnSubagent => {
+                match serde_json::from_value::<SpawnSubagentArgs>(input.clone()) {
+                    Ok(a) => self.spawn_subagent(&kit, a, cancel).await,
+                    Err(e) => bad(e),
+                }
+            }
+            EngineTool::AgentSpawn => match serde_json::from_value::<AgentSpawnArgs>(input.clone())
+            {
                 Ok(a) => self.agent_spawn(&kit, a).await,
                 Err(e) => bad(e),
             },

@@ -5,6 +5,7 @@
 //! `tandem-cli tool --list` says why.
 
 use std::ffi::OsStr;
+use tools::Needs;
 
 /// Why a tool is not offered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,12 +65,10 @@ impl Situation<'_> {
                 file: rule.source.to_string(),
             });
         }
-        match tool {
-            "web_search" if !self.search_service => Some(Unavailable::NoSearchService),
-            "create_pull_request" if !on_path("gh", self.path_env) => {
-                Some(Unavailable::NoGitHubCli)
-            }
-            _ => None,
+        match tools::find_tool(tool)?.needs {
+            Needs::SearchService if !self.search_service => Some(Unavailable::NoSearchService),
+            Needs::GitHubCli if !on_path("gh", self.path_env) => Some(Unavailable::NoGitHubCli),
+            Needs::Nothing | Needs::SearchService | Needs::GitHubCli => None,
         }
     }
 }

@@ -6,14 +6,15 @@ use crate::policy_call::judge_tool_call;
 use crate::turn::{Agent, AgentError, Attachment, ToolReply};
 use policy::{Context, Mode, Verdict};
 use protocol::{
-    AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason, PlanItem,
-    SandboxDenial, ToolOutcome, ToolSummary,
+    AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason, SandboxDenial,
+    ToolOutcome, ToolSummary,
 };
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::PoisonError;
 use tokio_util::sync::CancellationToken;
+use tools::PolicyView;
 
 impl Agent {
     /// Policy, approval, execution. `None` when the task must stop (cancelled, or nobody is
@@ -41,7 +42,7 @@ impl Agent {
             judge_tool_call(policy, ctx, ws.root(), name, input, diff_lines, &resolved)
         });
         self.log.append(&serde_json::json!({"type": "decision", "id": self.event_id(id), "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name, "sandbox": decision.sandbox}))?;
-        let confinement = (name == "run_command")
+        let confinement = (tools::policy_view(name) == Some(PolicyView::Command))
             .then(|| crate::sandboxing::confinement(&decision, mode, sandboxed));
         let accepted = match decision.decision {
             Verdict::Deny => {
@@ -90,8 +91,10 @@ impl Agent {
         if let Some(confinement) = confinement {
             return self.run_command(id, input, confinement, mode, cancel).await;
         }
-        if crate::subagents::AGENT_TOOLS.contains(&name) {
-            return self.run_agent_tool(name, input, cancel).await;
+        if let Some(tool) = tools::find_tool(name).and_then(tools::ToolSpec::engine_tool)
+            && tool.is_agent_tool()
+        {
+            return self.run_agent_tool(tool, name, input, cancel).await;
         }
         self.run_catalog_tool(name, input, planned.as_ref(), resolved, cancel)
             .await
@@ -129,7 +132,7 @@ impl Agent {
                 .await
                 .map(Routed::Answered);
         }
-        if tools::find_tool(name).is_none() {
+        let Some(spec) = tools::find_tool(name) else {
             // Unknown: the model's mistake to fix, never a question for the user.
             let mut names: Vec<String> = tools::TOOLS.iter().map(|t| t.name.to_string()).collect();
             names.extend(
@@ -142,10 +145,12 @@ impl Agent {
                 "There is no tool named `{name}`. The tools are: {}.",
                 names.join(", ")
             )))));
-        }
-        if tools::SKILL_TOOLS.contains(&name) {
+        };
+        if let Some(tool) = spec.engine_tool()
+            && tool.is_skill_tool()
+        {
             return self
-                .run_skill_meta(name, input)
+                .run_skill_meta(tool, input)
                 .map(|r| Routed::Answered(Some(r)));
         }
         // A read outside the project can never run: the model hears why, nobody is asked.
@@ -170,16 +175,15 @@ impl Agent {
             return Err(ToolReply::err(e.to_string()));
         }
         // A small model's rewrite of a whole file must keep what the file had.
-        if name == "write_file"
-            && self.small_model()
-            && let Some(p) = &planned
+        if self.small_model()
+            && let Some(p) = planned.as_ref().filter(|p| p.whole)
             && let Some(old) = &p.original
             && let Some(why) = crate::write_guard::refusal(&p.path, old, &p.content)
         {
             return Err(ToolReply::err(why));
         }
         // A fetch is judged on the addresses its host looks up to, and goes to those.
-        let resolved = if name == "web_fetch" {
+        let resolved = if tools::policy_view(name) == Some(PolicyView::Fetch) {
             crate::fetch_gate::resolve_fetch(input)
                 .await
                 .map_err(|why| {
@@ -207,12 +211,12 @@ impl Agent {
             original: planned.map(|p| p.original.clone().unwrap_or_default()),
             proposed: planned.map(|p| p.content.clone()),
             hunks: planned.map(tools::Planned::hunks).unwrap_or_default(),
-            commands: if name == "run_command" {
+            commands: if confinement.is_some() {
                 simple_commands(input)
             } else {
                 Vec::new()
             },
-            command: (name == "run_command").then(|| {
+            command: confinement.is_some().then(|| {
                 input
                     .get("command")
                     .and_then(Value::as_str)
@@ -349,56 +353,47 @@ impl Agent {
             self.changed_files.insert(p.path.clone());
             self.record.written(&p.path);
         }
-        if name == "update_plan"
-            && let Ok(items) = serde_json::from_value::<Vec<PlanItem>>(out.structured.clone())
-        {
-            self.emit(AgentEvent::PlanUpdated { items })?;
+        if let tools::Details::Plan(items) = &out.details {
+            self.emit(AgentEvent::PlanUpdated {
+                items: items.clone(),
+            })?;
         }
-        let summary = crate::summary::of(name, &out.structured);
-        let attachment = self.attachment_of(name, &out.structured);
-        let mut reply = ToolReply::ok(out.text).summed(summary);
+        let attachment = self.attachment_of(&out.details);
+        let mut reply = ToolReply::ok(out.text).summed(out.summary);
         reply.attachment = attachment;
         Ok(reply)
     }
 
     /// A file a tool's output carries for the model itself: an image or a PDF read, an image
     /// or a document fetched.
-    fn attachment_of(&self, name: &str, structured: &Value) -> Option<Attachment> {
-        match name {
-            "read_file" => {
-                if let Ok(protocol::FileContent::Image {
-                    path,
-                    mime,
-                    data_base64,
-                    ..
-                }) = serde_json::from_value::<protocol::FileContent>(structured.clone())
-                    && !data_base64.is_empty()
-                {
-                    return Some(Attachment {
-                        path,
-                        media_type: mime,
-                        data: data_base64,
-                    });
-                }
-                if structured.get("extracted_from").and_then(Value::as_str) == Some("pdf") {
-                    return self.pdf_attachment(structured);
-                }
-                None
-            }
-            "web_fetch" => {
-                let url = structured.get("url").and_then(Value::as_str);
-                let file = ["image", "document"]
-                    .iter()
-                    .find_map(|k| structured.get(*k));
-                let text = |k: &str| file.and_then(|f| f.get(k)).and_then(Value::as_str);
-                match (url, text("mime"), text("data_base64")) {
-                    (Some(url), Some(mime), Some(data)) => Some(Attachment {
-                        path: url.to_string(),
-                        media_type: mime.to_string(),
-                        data: data.to_string(),
-                    }),
-                    _ => None,
-                }
+    fn attachment_of(&self, details: &tools::Details) -> Option<Attachment> {
+        match details {
+            tools::Details::File(protocol::FileContent::Image {
+                path,
+                mime,
+                data_base64,
+                ..
+            }) if !data_base64.is_empty() => Some(Attachment {
+                path: path.clone(),
+                media_type: mime.clone(),
+                data: data_base64.clone(),
+            }),
+            tools::Details::File(protocol::FileContent::Text {
+                path,
+                extracted_from: Some(protocol::ExtractedFrom::Pdf),
+                ..
+            }) => Some(Attachment {
+                path: path.clone(),
+                media_type: "application/pdf".into(),
+                data: self.toolbox.attachable(path)?,
+            }),
+            tools::Details::Fetched(fetched) => {
+                let file = fetched.image.as_ref().or(fetched.document.as_ref())?;
+                Some(Attachment {
+                    path: fetched.url.clone(),
+                    media_type: file.mime.clone(),
+                    data: file.data_base64.clone(),
+                })
             }
             _ => None,
         }
@@ -509,17 +504,6 @@ impl Agent {
         }
     }
 
-    /// The PDF read_file read, to attach for a model that takes files: none when it is larger
-    /// than an attachment may be (its text is in the result either way).
-    fn pdf_attachment(&self, structured: &Value) -> Option<Attachment> {
-        let path = structured.get("path").and_then(Value::as_str)?;
-        Some(Attachment {
-            path: path.to_string(),
-            media_type: "application/pdf".into(),
-            data: self.toolbox.attachable(path)?,
-        })
-    }
-
     /// Tells the front end which task holds a command's output as soon as it runs, so the
     /// card shows it live.
     pub(crate) fn announce_started(&self, id: &str) -> tools::OnStarted {
@@ -591,7 +575,7 @@ impl Agent {
             .get("command")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let ran = command_ran(&out.structured);
+        let ran = command_ran(&out.details);
         if let Some(passed) = ran.passed {
             self.record.ran(command, ran.exit_code, passed);
         }
@@ -605,7 +589,7 @@ impl Agent {
             exit_code,
             attachment: None,
             task,
-            summary: crate::summary::of_command(&out.structured),
+            summary: out.summary.clone(),
         };
         let Some(denial) = denial.filter(|_| mode != Mode::ReadOnly) else {
             return Ok(Some(sandboxed_reply));
@@ -640,7 +624,7 @@ impl Agent {
                 }
                 Ok(Some(match again {
                     Ok(out) => {
-                        let ran = command_ran(&out.structured);
+                        let ran = command_ran(&out.details);
                         if let Some(passed) = ran.passed {
                             self.record.ran(command, ran.exit_code, passed);
                         }
@@ -656,7 +640,7 @@ impl Agent {
                             exit_code,
                             attachment: None,
                             task,
-                            summary: crate::summary::of_command(&out.structured),
+                            summary: out.summary.clone(),
                         }
                     }
                     Err(e) => {
@@ -802,17 +786,17 @@ pub(crate) struct CommandRan {
     pub sandbox_denial: Option<protocol::SandboxDenial>,
 }
 
-pub(crate) fn command_ran(structured: &Value) -> CommandRan {
-    match serde_json::from_value::<tools::CommandOutcome>(structured.clone()) {
-        Ok(tools::CommandOutcome::Finished {
+pub(crate) fn command_ran(details: &tools::Details) -> CommandRan {
+    match details {
+        tools::Details::Command(tools::CommandOutcome::Finished {
             exit_code,
             timed_out,
             sandbox_denial,
             ..
         }) => {
-            let passed = exit_code == Some(0) && !timed_out;
+            let passed = *exit_code == Some(0) && !timed_out;
             CommandRan {
-                exit_code,
+                exit_code: *exit_code,
                 passed: Some(passed),
                 outcome: if passed {
                     ToolOutcome::Ok
@@ -820,21 +804,22 @@ pub(crate) fn command_ran(structured: &Value) -> CommandRan {
                     ToolOutcome::Failed
                 },
                 task: None,
-                sandbox_denial,
+                sandbox_denial: sandbox_denial.clone(),
             }
         }
         // Not ended yet: neither a success nor a failure to show.
-        Ok(tools::CommandOutcome::Background { task_id, .. }) => CommandRan {
+        tools::Details::Command(tools::CommandOutcome::Background { task_id, .. }) => CommandRan {
             exit_code: None,
             passed: None,
             outcome: ToolOutcome::Background,
-            task: Some(task_id),
+            task: Some(task_id.clone()),
             sandbox_denial: None,
         },
-        Err(_) => CommandRan {
+        // Every command's output carries its outcome; one without is no success to show.
+        _ => CommandRan {
             exit_code: None,
             passed: None,
-            outcome: ToolOutcome::Ok,
+            outcome: ToolOutcome::Failed,
             task: None,
             sandbox_denial: None,
         },

@@ -194,7 +194,7 @@ fn confinement_words(c: Confinement) -> &'static str {
     }
 }
 
-/// Whether a question is about a call that only reads: a read tool, and for web_fetch a GET
+/// Whether a question is about a call that only reads: a read tool, and for a fetch a GET
 /// or HEAD (another method sends something, so it is a write).
 fn only_reads(req: &ApprovalRequest) -> bool {
     let method_reads = req
@@ -202,9 +202,9 @@ fn only_reads(req: &ApprovalRequest) -> bool {
         .get("method")
         .and_then(Value::as_str)
         .is_none_or(|m| m.eq_ignore_ascii_case("get") || m.eq_ignore_ascii_case("head"));
-    // The catalog says which tools only read: one list for the whole engine.
-    tools::find_tool(&req.tool).is_some_and(|t| t.read_only)
-        && (req.tool != "web_fetch" || method_reads)
+    // The registry says which tools only read: one list for the whole engine.
+    tools::find_tool(&req.tool)
+        .is_some_and(|t| t.read_only && (t.policy != tools::PolicyView::Fetch || method_reads))
 }
 
 fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {

@@ -94,7 +94,7 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     // A fetch is judged on the addresses its host looks up to, and goes to those.
-    let resolved = if spec.name == "web_fetch" {
+    let resolved = if spec.policy == tools::PolicyView::Fetch {
         match runtime.block_on(agent::resolve_fetch(&args)) {
             Ok(a) => a,
             Err(why) => {
@@ -261,7 +261,7 @@ fn tool_list(unavailable: &dyn Fn(&str) -> Option<String>) -> String {
     tools::TOOLS
         .iter()
         .map(|t| {
-            let only = if tools::ENGINE_TOOLS.contains(&t.name) {
+            let only = if t.engine_tool().is_some() {
                 " (in `tandem-cli run` only)"
             } else {
                 ""

@@ -4,7 +4,7 @@
 //! the user's editor, git). Where the folder cannot be watched, entries live only briefly; a
 //! cached `read_file` is dropped as soon as its file's size or time changes.
 
-use crate::catalog::ToolOutput;
+use crate::registry::ToolOutput;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,14 +16,6 @@ pub const CACHE_TTL: Duration = Duration::from_secs(30);
 /// How long an entry lives when the folder is not watched (too many folders for the kernel's
 /// watch limit, or no support): a change made outside is seen this soon.
 pub const UNWATCHED_TTL: Duration = Duration::from_secs(2);
-pub const CACHED_TOOLS: &[&str] = &[
-    "read_file",
-    "list_files",
-    "search_codebase",
-    "git_status",
-    "git_diff",
-    "git_log",
-];
 
 struct Entry {
     at: Instant,

@@ -234,6 +234,7 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
         original: Some(original),
         on_disk,
         content,
+        whole: false,
         regions,
     })
 }

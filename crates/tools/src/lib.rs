@@ -1,19 +1,23 @@
 //! The tools the agent and the UI share.
 //!
-//! Owns what every tool does: paths kept inside the project root (and the session's own saved
-//! outputs, read-only); reading, listing, searching and writing files (whole or not at all);
-//! git status, diff, log, commits, branches and pull requests; commands in the OS sandbox with
-//! their background tasks and wake-ups; web fetches and searches; skills; the catalog of tools
-//! with their JSON schemas (what the model sees); arguments checked before anyone is asked; the
-//! cache of read-only results. Each tool has typed arguments, a structured result (what the UI
-//! renders, often from `protocol`) and a text rendering (what the model reads). Must not touch
-//! Tauri, the policy engine or the model: callers decide whether a call may run (the policy is
-//! the engine's, in `agent`); this crate only runs it.
+//! Owns the tool registry (`registry`): every tool declared once, in its own file — its name,
+//! description and argument schema (what the model sees), how the policy sees a call
+//! ([`PolicyView`]), whether it only reads, is cached, polls, ends the task or is offered to a
+//! small model, what it needs to be offered, how it runs, and its result three ways (text for
+//! the model, a structured value for the UI, a typed [`ToolSummary`](protocol::ToolSummary) and
+//! [`Details`] for the engine). Behind the registry: paths kept inside the project root (and
+//! the session's own saved outputs, read-only); reading, listing, searching and writing files
+//! (whole or not at all); git status, diff, log, commits, branches and pull requests; commands
+//! in the OS sandbox with their background tasks and wake-ups; web fetches and searches;
+//! skills; arguments checked before anyone is asked; the cache of read-only results.
+//!
+//! Must not touch Tauri, the policy engine or the model: callers decide whether a call may run
+//! (the policy is the engine's, in `agent`, which turns a [`PolicyView`] into a policy call);
+//! this crate only runs it. Nothing outside the registry switches on a tool's name.
 
 mod agents;
 mod atomic;
 mod cache;
-mod catalog;
 mod closest_text;
 pub mod command_env;
 mod command_output;
@@ -31,10 +35,10 @@ pub mod path_text;
 mod paths;
 pub mod pdf_text;
 mod plan;
-mod precheck;
 mod project_guard;
 mod pull_request;
 mod read_file;
+mod registry;
 mod regular_file;
 mod result_cap;
 mod run_command;
@@ -55,10 +59,7 @@ mod write_lock;
 
 pub use agents::{AgentSendArgs, AgentSpawnArgs, ModelRole, SpawnSubagentArgs};
 pub use atomic::write_atomic;
-pub use cache::{CACHE_TTL, CACHED_TOOLS, Cache};
-pub use catalog::{
-    ENGINE_TOOLS, SKILL_TOOLS, TOOLS, ToolOutput, ToolSpec, find_tool, run_tool, small_model_form,
-};
+pub use cache::{CACHE_TTL, Cache};
 pub use command_output::{KEPT_HEAD_BYTES, KEPT_TAIL_BYTES, OutputSize, head_tail};
 pub use diff::{
     HUNK_CONTEXT, Region, edit_regions, hunks, hunks_in, line_counts, merge_hunks, merge_hunks_in,
@@ -75,7 +76,6 @@ pub use history_secrets::HistorySecrets;
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
 pub use paths::{ProjectRoot, real_path};
 pub use plan::{TaskDoneArgs, UpdatePlanArgs, render_plan, task_done, update_plan};
-pub use precheck::check_before_asking;
 pub use project_guard::{Known, ProjectGuard};
 pub use pull_request::{
     PULL_REQUEST_STEP_LIMIT, PullRequest, PullRequestArgs, PullRequestRun, check_pull_request,
@@ -83,6 +83,10 @@ pub use pull_request::{
 };
 pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
+};
+pub use registry::{
+    Details, EngineTool, Needs, Offered, PolicyView, Runner, SmallModel, TOOLS, ToolOutput,
+    ToolSpec, check_before_asking, find_tool, plan_change, policy_view, run_tool, small_model_form,
 };
 pub use regular_file::{
     MAX_CHANGED_FILE_BYTES, RegularFileError, open_regular, read_config_text, read_regular,
@@ -113,5 +117,5 @@ pub use web::{
 };
 pub use workspace::{AgentAction, BeforeWrite, DiffTotals, Workspace};
 pub use write_file::{
-    Planned, WriteFileArgs, apply_planned, plan_change, plan_write, render_change, write_file,
+    Planned, WriteFileArgs, apply_planned, plan_write, render_change, write_file,
 };

@@ -2,26 +2,20 @@
 //! and the cache. [`Toolbox::run`] is the one door through which the agent loop and
 //! `tandem-cli tool` run any tool by name.
 
-use crate::cache::{self, CACHED_TOOLS, Cache};
-use crate::catalog::{ToolOutput, parse, run_tool, to_value};
+use crate::cache::{self, Cache};
 use crate::error::{ToolError, ToolResult};
 use crate::paths::ProjectRoot;
-use crate::read_file::{ReadFileArgs, read_file, render_content};
-use crate::run_command::{CommandConfig, RunCommandArgs, RunContext, render_outcome, run_command};
+use crate::registry::{PolicyView, Runner, ToolOutput, ToolSpec, find_tool};
+use crate::run_command::{CommandConfig, RunContext};
 use crate::saved_outputs::SavedOutputs;
-use crate::search::{SearchArgs, render_search, search_codebase};
 use crate::tasks::TaskRegistry;
-use crate::web::{
-    FetchContext, WebConfig, WebFetchArgs, WebSearchArgs, render_fetch, render_search_hits,
-    web_fetch, web_search,
-};
+use crate::web::{FetchContext, WebConfig};
 use crate::workspace::Workspace;
 use protocol::Confinement;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::time::Duration;
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -43,15 +37,6 @@ pub struct WakeupArgs {
     pub delay_ms: u64,
     #[serde(default)]
     pub hint: Option<String>,
-}
-
-/// A saved file's content, named by the path the model used for it (its tools read it from
-/// the folder it is in, and would name it relative to that).
-fn named_as(content: &mut protocol::FileContent, asked: String) {
-    use protocol::FileContent::*;
-    match content {
-        Text { path, .. } | Image { path, .. } | Binary { path, .. } => *path = asked,
-    }
 }
 
 /// What the engine decided about one call, beyond its arguments.
@@ -88,49 +73,16 @@ pub struct Toolbox {
 }
 
 impl Toolbox {
-    /// read_file or search_codebase of a file the session saved (named by its absolute path),
-    /// read where it is; `None` for any other call. Never cached: a running command's output
-    /// file grows, and the project's watch does not see it.
-    fn run_on_saved(&self, name: &str, args: &Value) -> ToolResult<Option<ToolOutput>> {
-        let asked = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
-        match name {
-            "read_file" => {
-                let Some(path) = asked("path") else {
-                    return Ok(None);
-                };
-                let Some(saved) = self.saved.find(&path)? else {
-                    return Ok(None);
-                };
-                let mut a: ReadFileArgs = parse(name, args.clone())?;
-                a.path = saved.inside;
-                let mut content = read_file(&saved.root, &a)?;
-                named_as(&mut content, path);
-                Ok(Some(ToolOutput {
-                    text: render_content(&content),
-                    structured: to_value(&content),
-                }))
-            }
-            "search_codebase" => {
-                let Some(path) = asked("path") else {
-                    return Ok(None);
-                };
-                let Some(saved) = self.saved.find(&path)? else {
-                    return Ok(None);
-                };
-                let mut a: SearchArgs = parse(name, args.clone())?;
-                a.path = Some(saved.inside);
-                // What the project's searches never open, a saved folder's do not either.
-                let root = saved.root.hiding_secrets_as(self.ws.root());
-                let mut found = search_codebase(&root, &a)?;
-                for line in &mut found.lines {
-                    line.path = root.path().join(&line.path).display().to_string();
-                }
-                Ok(Some(ToolOutput {
-                    text: render_search(&found),
-                    structured: to_value(&found),
-                }))
-            }
-            _ => Ok(None),
+    /// A call of a tool that reads saved files (named by their absolute paths), read where
+    /// they are; `None` for any other call. Never cached: a running command's output file
+    /// grows, and the project's watch does not see it.
+    fn run_on_saved(&self, spec: &ToolSpec, args: &Value) -> ToolResult<Option<ToolOutput>> {
+        if !spec.reads_saved_files() {
+            return Ok(None);
+        }
+        match args.get("path").and_then(Value::as_str) {
+            Some(path) => spec.run_on_saved(self, path.to_string(), args.clone()),
+            None => Ok(None),
         }
     }
 
@@ -151,15 +103,15 @@ impl Toolbox {
         Some(base64::engine::general_purpose::STANDARD.encode(bytes))
     }
 
-    /// Whether the paths a read_file, list_files or search_codebase call names can be read at
-    /// all: inside the project, or (read_file's and search_codebase's `path`) one of the
-    /// session's saved outputs. The error says why not; other tools are not its business.
+    /// Whether the paths a reading tool's call names can be read at all: inside the project,
+    /// or (for a tool that reads saved files, its `path`) one of the session's saved outputs.
+    /// The error says why not; other tools are not its business.
     pub fn readable(&self, name: &str, args: &Value) -> ToolResult<()> {
-        if !matches!(name, "read_file" | "list_files" | "search_codebase") {
+        let Some(spec) = find_tool(name).filter(|t| t.policy == PolicyView::Read) else {
             return Ok(());
-        }
+        };
         if let Some(path) = args.get("path").and_then(Value::as_str) {
-            let saved = name != "list_files" && self.saved.find(path)?.is_some();
+            let saved = spec.reads_saved_files() && self.saved.find(path)?.is_some();
             if !saved {
                 self.ws.root().resolve(path)?;
             }
@@ -209,180 +161,69 @@ impl Toolbox {
         args: Value,
         ctx: &CallContext,
     ) -> ToolResult<ToolOutput> {
-        let confinement = ctx
-            .confinement
-            .unwrap_or_else(|| self.commands.default_confinement(false));
         let args = if args.is_null() {
             Value::Object(Default::default())
         } else {
             args
         };
-        if let Some(out) = self.run_on_saved(name, &args)? {
+        let spec = find_tool(name).ok_or_else(|| {
+            ToolError::InvalidArgument(format!(
+                "there is no tool named `{name}`; the tools are: {}",
+                crate::TOOLS
+                    .iter()
+                    .map(|t| t.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+        if let Some(out) = self.run_on_saved(spec, &args)? {
             return Ok(out);
         }
-        if CACHED_TOOLS.contains(&name) {
-            let key = cache::key(name, &args);
-            let file = (name == "read_file")
-                .then(|| {
-                    args.get("path")
-                        .and_then(Value::as_str)
-                        .and_then(|p| self.ws.root().resolve(p).ok())
-                })
-                .flatten()
-                .map(|r| r.real);
-            self.cache.watch(self.ws.root().path());
-            if let Some(hit) = self.cache.get(&key) {
-                if let Some(f) = &file {
-                    self.ws.note_seen(f);
-                }
-                return Ok(hit);
-            }
-            let generation = self.cache.generation();
-            let out = run_tool(&self.ws, name, args)?;
-            self.cache.put(key, out.clone(), file, generation);
-            return Ok(out);
-        }
-        match name {
-            "run_command" => {
-                let a: RunCommandArgs = parse(name, args)?;
-                // A command may change anything: what was cached is stale before and after.
-                self.cache.clear();
-                let outcome = run_command(
-                    &self.ws,
-                    &self.tasks,
-                    &self.commands,
-                    &a,
-                    &RunContext {
-                        confinement,
-                        owner: ctx.owner.clone(),
-                        cancel: ctx.cancel.clone(),
-                        binds: Vec::new(),
-                        on_started: ctx.on_started.clone(),
-                    },
-                )
-                .await;
-                self.cache.clear();
-                let outcome = outcome?;
-                Ok(ToolOutput {
-                    text: render_outcome(&outcome),
-                    structured: to_value(&outcome),
-                })
-            }
-            "task_list" => {
-                let a: TaskListArgs = parse(name, args)?;
-                let list = self.tasks.list(a.include_finished);
-                Ok(ToolOutput {
-                    text: TaskRegistry::render_list(&list),
-                    structured: to_value(&list),
-                })
-            }
-            "task_poll" => {
-                let a: TaskIdArgs = parse(name, args)?;
-                let (info, output, more) =
-                    self.tasks.poll(&a.id).map_err(ToolError::InvalidArgument)?;
-                let mut text = format!(
-                    "{} is {}.\n",
-                    info.id,
-                    TaskRegistry::describe_state(&info.state)
-                );
-                if output.is_empty() {
-                    text.push_str("(no new output)\n");
-                } else {
-                    text.push_str(&output);
-                    if !output.ends_with('\n') {
-                        text.push('\n');
-                    }
-                }
-                if more {
-                    text.push_str("(more output is waiting: poll again)\n");
-                }
-                Ok(ToolOutput {
-                    text,
-                    structured: serde_json::json!({"task": info, "output": output, "more": more}),
-                })
-            }
-            "task_stop" => {
-                let a: TaskIdArgs = parse(name, args)?;
-                let info = self.tasks.stop(&a.id).map_err(ToolError::InvalidArgument)?;
-                self.cache.clear();
-                Ok(ToolOutput {
-                    text: format!("Stopping {} ({}).\n", info.id, info.title),
-                    structured: to_value(&info),
-                })
-            }
-            "wakeup" => {
-                let a: WakeupArgs = parse(name, args)?;
-                self.tasks
-                    .wakeup(Duration::from_millis(a.delay_ms), a.hint.clone());
-                Ok(ToolOutput {
-                    text: format!(
-                        "You will be woken in {} ms, or sooner if a task finishes.\n",
-                        a.delay_ms
-                    ),
-                    structured: serde_json::json!({"delay_ms": a.delay_ms, "hint": a.hint}),
-                })
-            }
-            "web_fetch" => {
-                let a: WebFetchArgs = parse(name, args)?;
-                let r = web_fetch(&self.web, &a, &ctx.fetch).await?;
-                Ok(ToolOutput {
-                    text: render_fetch(&r),
-                    structured: to_value(&r),
-                })
-            }
-            "web_search" => {
-                let a: WebSearchArgs = parse(name, args)?;
-                let hits = web_search(&self.web, &a).await?;
-                Ok(ToolOutput {
-                    text: render_search_hits(&a.query, &hits),
-                    structured: to_value(&hits),
-                })
-            }
-            "update_plan" => {
-                let a: crate::UpdatePlanArgs = parse(name, args)?;
-                let items = crate::update_plan(&a)?;
-                Ok(ToolOutput {
-                    text: crate::render_plan(&items),
-                    structured: to_value(&items),
-                })
-            }
-            "task_done" => {
-                let a: crate::TaskDoneArgs = parse(name, args)?;
-                let d = crate::task_done(&a)?;
-                Ok(ToolOutput {
-                    text: format!("Task complete: {}\n", d.summary),
-                    structured: to_value(&d),
-                })
-            }
-            "create_pull_request" => {
-                let a: crate::PullRequestArgs = parse(name, args)?;
-                let path = std::env::var_os("PATH");
-                let pr = crate::create_pull_request(
-                    self.ws.root(),
-                    &a,
-                    &crate::PullRequestRun {
-                        path_env: path.as_deref(),
-                        cancel: ctx.cancel.clone(),
-                        limit: crate::PULL_REQUEST_STEP_LIMIT,
-                    },
-                )
-                .await?;
-                Ok(ToolOutput {
-                    text: crate::render_pull_request(&pr),
-                    structured: to_value(&pr),
-                })
-            }
-            name if crate::ENGINE_TOOLS.contains(&name) => Err(ToolError::InvalidArgument(
-                format!("{name} is run by the agent engine, not the toolbox"),
-            )),
-            _ => {
-                // Everything else changes the project (or is unknown, which run_tool explains);
-                // a commit or a branch switch among them is the agent's own.
+        match spec.run {
+            Runner::Project(run) if spec.cached => self.run_cached(spec, run, args),
+            Runner::Project(run) if spec.read_only => run(&self.ws, args),
+            Runner::Project(run) => {
+                // It changes the project: what was cached is stale; a commit or a branch
+                // switch among them is the agent's own.
                 self.cache.clear();
                 let _acting = self.ws.agent_action();
-                run_tool(&self.ws, name, args)
+                run(&self.ws, args)
             }
+            Runner::Toolbox(run) => run(self, args, ctx).await,
+            Runner::Engine(_) => Err(ToolError::InvalidArgument(format!(
+                "{name} is run by the agent engine, not the toolbox"
+            ))),
         }
+    }
+
+    /// A read-only tool's result from the cache, or run and kept.
+    fn run_cached(
+        &self,
+        spec: &ToolSpec,
+        run: crate::registry::ProjectRun,
+        args: Value,
+    ) -> ToolResult<ToolOutput> {
+        let key = cache::key(spec.name, &args);
+        let file = spec
+            .cached_per_file
+            .then(|| {
+                args.get("path")
+                    .and_then(Value::as_str)
+                    .and_then(|p| self.ws.root().resolve(p).ok())
+            })
+            .flatten()
+            .map(|r| r.real);
+        self.cache.watch(self.ws.root().path());
+        if let Some(hit) = self.cache.get(&key) {
+            if let Some(f) = &file {
+                self.ws.note_seen(f);
+            }
+            return Ok(hit);
+        }
+        let generation = self.cache.generation();
+        let out = run(&self.ws, args)?;
+        self.cache.put(key, out.clone(), file, generation);
+        Ok(out)
     }
 }
 
@@ -429,11 +270,7 @@ impl Toolbox {
         )
         .await;
         self.cache.clear();
-        let outcome = outcome?;
-        Ok(ToolOutput {
-            text: render_outcome(&outcome),
-            structured: to_value(&outcome),
-        })
+        Ok(crate::registry::command_output(outcome?))
     }
 }
 

@@ -34,6 +34,8 @@ pub struct Planned {
     pub on_disk: Option<u64>,
     /// The content the tool would write.
     pub content: String,
+    /// Whether the tool was given the whole new file (a write), not replacements in it.
+    pub whole: bool,
     /// For an edit: the lines each replacement changed, so each is reviewed as its own hunk
     /// at least. Empty for a write, whose hunks are found by diffing the whole file.
     pub regions: Vec<Region>,
@@ -68,33 +70,6 @@ impl Planned {
     }
 }
 
-/// Works out what `write_file` or `edit_file` with these arguments would write, without
-/// writing; `None` for other tools. Bad arguments are an error for the model to fix.
-pub fn plan_change(
-    ws: &Workspace,
-    name: &str,
-    args: &serde_json::Value,
-) -> Option<ToolResult<Planned>> {
-    let bad = |e: serde_json::Error| {
-        ToolError::InvalidArgument(format!(
-            "the arguments for {name} are not valid ({e}); check them against its schema"
-        ))
-    };
-    match name {
-        "write_file" => Some(
-            serde_json::from_value(args.clone())
-                .map_err(bad)
-                .and_then(|a| plan_write(ws, &a)),
-        ),
-        "edit_file" => Some(
-            serde_json::from_value(args.clone())
-                .map_err(bad)
-                .and_then(|a| crate::plan_edit(ws, &a)),
-        ),
-        _ => None,
-    }
-}
-
 /// Works out a write without doing it (the freshness guard is checked here).
 pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
     let resolved = ws.root().resolve(&args.path)?;
@@ -123,6 +98,7 @@ pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
         original: existing,
         on_disk,
         content,
+        whole: true,
         regions: Vec::new(),
     })
 }

@@ -1,0 +1,47 @@
+//! edit_file: exact text replaced in an existing file, one edit or several together.
+
+use super::{PolicyView, Runner, SmallModel, ToolOutput, ToolSpec, parse, schema_of, to_value};
+use crate::edit_file::{EditFileArgs, EditOneArgs, edit_file, plan_edit};
+use crate::error::ToolResult;
+use crate::workspace::Workspace;
+use crate::write_file::{Planned, render_change};
+use protocol::{FileChange, ToolSummary};
+use serde_json::Value;
+
+/// What a small model is told of `edit_file`: the single form only.
+const EDIT_ONE_DESCRIPTION: &str = "Replace exact text in an existing file. `old_string` must occur exactly once: copy whole lines from read_file's output without the line numbers, with the line above when the line to change appears more than once (e.g. a function's first line). Read the file first.";
+
+pub(crate) const TOOL: ToolSpec = ToolSpec::new(
+    "edit_file",
+    "Replace exact text in an existing file. `old_string` must occur exactly once: copy whole lines from read_file's output without the line numbers, with the line above when the line to change appears more than once (e.g. a function's first line). Several `edits` apply together or not at all. Read the file first.",
+    schema_of::<EditFileArgs>,
+    PolicyView::Write,
+    Runner::Project(run),
+)
+// The built-in model filled the form it did not use with empty values and was refused; a
+// grammar made from this schema cannot write a mix.
+.small_model(SmallModel::Form(
+    EDIT_ONE_DESCRIPTION,
+    schema_of::<EditOneArgs>,
+))
+.plans(plan);
+
+fn run(ws: &Workspace, args: Value) -> ToolResult<ToolOutput> {
+    let a: EditFileArgs = parse(TOOL.name, args)?;
+    let c = edit_file(ws, &a)?;
+    Ok(ToolOutput::new(render_change(&c, "Edited"), to_value(&c)).summed(Some(changed(&c))))
+}
+
+fn plan(ws: &Workspace, args: Value) -> ToolResult<Planned> {
+    plan_edit(ws, &parse(TOOL.name, args)?)
+}
+
+/// A write's or an edit's change, for people.
+pub(super) fn changed(c: &FileChange) -> ToolSummary {
+    ToolSummary::FileChanged {
+        path: c.path.clone(),
+        created: c.created,
+        added_lines: c.added_lines,
+        removed_lines: c.removed_lines,
+    }
+}

@@ -1,0 +1,93 @@
+//! run_command: a shell command in the project root, in the sandbox the engine chose.
+
+use super::{
+    Details, PolicyView, Runner, SmallModel, ToolOutput, ToolSpec, parse, schema_of, to_value,
+};
+use crate::error::ToolResult;
+use crate::run_command::{
+    CommandOutcome, RunCommandArgs, RunContext, check_command, render_outcome, run_command,
+};
+use crate::toolbox::{CallContext, Toolbox};
+use crate::workspace::Workspace;
+use futures_util::future::BoxFuture;
+use protocol::ToolSummary;
+use serde_json::Value;
+
+pub(crate) const TOOL: ToolSpec = ToolSpec::new(
+    "run_command",
+    "Run a shell command (bash) in the project root. Output is cut to its head and tail, the full output saved to a file. Commands still running after 10 s, or started with `background: true`, become background tasks.",
+    schema_of::<RunCommandArgs>,
+    PolicyView::Command,
+    Runner::Toolbox(run),
+)
+.small_model(SmallModel::AsIs)
+.checked(check);
+
+fn run<'a>(
+    toolbox: &'a Toolbox,
+    args: Value,
+    ctx: &'a CallContext,
+) -> BoxFuture<'a, ToolResult<ToolOutput>> {
+    Box::pin(async move {
+        let a: RunCommandArgs = parse(TOOL.name, args)?;
+        let confinement = ctx
+            .confinement
+            .unwrap_or_else(|| toolbox.commands.default_confinement(false));
+        // A command may change anything: what was cached is stale before and after.
+        toolbox.cache.clear();
+        let outcome = run_command(
+            &toolbox.ws,
+            &toolbox.tasks,
+            &toolbox.commands,
+            &a,
+            &RunContext {
+                confinement,
+                owner: ctx.owner.clone(),
+                cancel: ctx.cancel.clone(),
+                binds: Vec::new(),
+                on_started: ctx.on_started.clone(),
+            },
+        )
+        .await;
+        toolbox.cache.clear();
+        Ok(command_output(outcome?))
+    })
+}
+
+fn check(_: &Workspace, args: Value) -> ToolResult<()> {
+    check_command(&parse(TOOL.name, args)?)
+}
+
+/// A command's (or a skill tool's program's) result: the text, the outcome, and for people
+/// how it ended or the task it became.
+pub(crate) fn command_output(outcome: CommandOutcome) -> ToolOutput {
+    ToolOutput::new(render_outcome(&outcome), to_value(&outcome))
+        .summed(Some(summary(&outcome)))
+        .with(Details::Command(outcome))
+}
+
+fn summary(outcome: &CommandOutcome) -> ToolSummary {
+    match outcome {
+        CommandOutcome::Finished {
+            exit_code,
+            timed_out,
+            duration_ms,
+            output,
+            total_lines,
+            bytes_total,
+            bytes_kept,
+            ..
+        } => ToolSummary::CommandRan {
+            exit_code: *exit_code,
+            timed_out: *timed_out,
+            duration_ms: *duration_ms,
+            // Its start and end stand for the whole when it printed more than is shown, or
+            // more than the saved output keeps.
+            cut: bytes_total > bytes_kept || output.lines().count() != *total_lines,
+            output: output.clone(),
+        },
+        CommandOutcome::Background { task_id, .. } => ToolSummary::CommandInBackground {
+            task: task_id.clone(),
+        },
+    }
+}

@@ -1,0 +1,33 @@
+//! task_list: the background tasks and their states.
+
+use super::{PolicyView, Runner, ToolOutput, ToolSpec, parse, schema_of, to_value};
+use crate::error::ToolResult;
+use crate::tasks::TaskRegistry;
+use crate::toolbox::{CallContext, TaskListArgs, Toolbox};
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+
+pub(crate) const TOOL: ToolSpec = ToolSpec::new(
+    "task_list",
+    "Background tasks: id, kind, title, state, runtime.",
+    schema_of::<TaskListArgs>,
+    PolicyView::Internal,
+    Runner::Toolbox(run),
+)
+.reads()
+.polls();
+
+fn run<'a>(
+    toolbox: &'a Toolbox,
+    args: Value,
+    _: &'a CallContext,
+) -> BoxFuture<'a, ToolResult<ToolOutput>> {
+    Box::pin(async move {
+        let a: TaskListArgs = parse(TOOL.name, args)?;
+        let list = toolbox.tasks.list(a.include_finished);
+        Ok(ToolOutput::new(
+            TaskRegistry::render_list(&list),
+            to_value(&list),
+        ))
+    })
+}
