@@ -1,4 +1,4 @@
-// Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p protocol`. Do not edit.
+// Generated from crates/protocol and the tool registry by `make bindings`. Do not edit.
 
 export type EntryKind = "file" | "dir";
 

@@ -252,18 +252,6 @@ pub(crate) fn tool_definitions(
 
 #[cfg(test)]
 mod tests {
-    /// A tool added to the registry without words would be shown by its code name.
-    #[test]
-    fn every_tool_of_the_registry_has_words_for_people() {
-        for t in tools::TOOLS {
-            assert!(
-                protocol::tool_words(t.name).is_some(),
-                "{} has no words in protocol::TOOL_WORDS",
-                t.name
-            );
-        }
-    }
-
     #[test]
     fn instruction_files_are_read_like_read_file() {
         let dir = tempfile::tempdir().expect("tempdir");

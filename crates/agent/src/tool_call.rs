@@ -847,3 +847,18 @@ enum Settled {
     /// Nobody answered: the task stops.
     Stop,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::command_ran;
+    use protocol::ToolOutcome;
+
+    /// A command's result was read back out of its JSON, and one that did not parse counted as
+    /// a success. The outcome travels typed now; a result without one is never shown as passed.
+    #[test]
+    fn a_result_without_a_command_outcome_is_no_success() {
+        let ran = command_ran(&tools::Details::None);
+        assert_eq!(ran.outcome, ToolOutcome::Failed);
+        assert_eq!(ran.passed, None);
+    }
+}

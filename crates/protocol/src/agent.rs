@@ -119,45 +119,6 @@ pub enum ToolSummary {
     Refused { reason: String },
 }
 
-/// Each of Tandem's own tools with its name in words for people ("Hand work to a helper" for
-/// `spawn_subagent`): the one table front ends take tool names from, shared with the UI
-/// through the bindings. A tool of a skill or a server is not here: its own name is shown.
-pub const TOOL_WORDS: &[(&str, &str)] = &[
-    ("read_file", "Read a file"),
-    ("list_files", "List files"),
-    ("search_codebase", "Search the code"),
-    ("write_file", "Write a file"),
-    ("edit_file", "Edit a file"),
-    ("git_status", "See what changed (git status)"),
-    ("git_diff", "See the changes (git diff)"),
-    ("git_log", "See the history (git log)"),
-    ("git_commit", "Commit"),
-    ("git_branch", "Branches"),
-    ("run_command", "Run a command"),
-    ("task_list", "List background tasks"),
-    ("task_poll", "Check a background task"),
-    ("task_stop", "Stop a background task"),
-    ("wakeup", "Wait"),
-    ("web_fetch", "Fetch a web page"),
-    ("web_search", "Search the web"),
-    ("update_plan", "Update the plan"),
-    ("task_done", "Finish"),
-    ("spawn_subagent", "Hand work to a helper"),
-    ("agent_spawn", "Start a named helper"),
-    ("agent_send", "Send a helper a message"),
-    ("skill_list", "List the skills"),
-    ("skill_activate", "Activate a skill"),
-    ("create_pull_request", "Open a pull request"),
-];
-
-/// A tool's name in words for people, when it is one of Tandem's own.
-pub fn tool_words(name: &str) -> Option<&'static str> {
-    TOOL_WORDS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, words)| *words)
-}
-
 /// Where a task_done's claims do not match what happened, as far as the engine knows. Front
 /// ends show these instead of a plain success.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

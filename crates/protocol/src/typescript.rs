@@ -3,10 +3,11 @@
 use crate::*;
 use ts_rs::{Config, TS};
 
-/// The whole TypeScript bindings file. A test compares it with the checked-in copy, so a change
-/// to a type that is not re-exported fails CI (`UPDATE_BINDINGS=1 cargo test -p protocol`
-/// rewrites it).
-pub fn typescript() -> String {
+/// The whole TypeScript bindings file, with each tool's words for people as the tool registry
+/// (in `tools`, which this crate must not see) declares them. A test in `tools` compares it
+/// with the checked-in copy, so a change to a type that is not re-exported fails CI
+/// (`make bindings` rewrites it).
+pub fn typescript(tool_words: &[(&str, &str)]) -> String {
     let cfg = Config::new().with_large_int("number");
     let decls = [
         EntryKind::decl(&cfg),
@@ -144,7 +145,7 @@ pub fn typescript() -> String {
         StartupMark::decl(&cfg),
     ];
     let mut out = String::from(
-        "// Generated from crates/protocol by `UPDATE_BINDINGS=1 cargo test -p protocol`. Do not edit.\n\n",
+        "// Generated from crates/protocol and the tool registry by `make bindings`. Do not edit.\n\n",
     );
     for decl in decls {
         out.push_str("export ");
@@ -156,7 +157,7 @@ pub fn typescript() -> String {
         DEFAULT_LOCAL_URL
     ));
     out.push_str("/** Each of Tandem's own tools with its name in words for people. */\nexport const TOOL_WORDS: Record<string, string> = {\n");
-    for (name, words) in TOOL_WORDS {
+    for (name, words) in tool_words {
         out.push_str(&format!("  {name}: {words:?},\n"));
     }
     out.push_str("};\n\n");

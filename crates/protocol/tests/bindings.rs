@@ -1,21 +1,5 @@
-//! The checked-in TypeScript bindings must match the Rust types.
-
-use std::path::PathBuf;
-
-#[test]
-fn typescript_bindings_are_current() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/bindings.ts");
-    let fresh = protocol::typescript();
-    if std::env::var_os("UPDATE_BINDINGS").is_some() {
-        std::fs::write(&path, &fresh).expect("write bindings");
-        return;
-    }
-    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        checked_in == fresh,
-        "ui/src/bindings.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p protocol` and commit it"
-    );
-}
+//! The bindings' types as they cross to the UI (whether the checked-in file is current is
+//! tested in `tools`, which holds the tools' words).
 
 #[test]
 fn startup_serializes_as_tagged_union() {

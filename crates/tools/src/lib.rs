@@ -87,6 +87,7 @@ pub use read_file::{
 pub use registry::{
     Details, EngineTool, Needs, Offered, PolicyView, Runner, SmallModel, TOOLS, ToolOutput,
     ToolSpec, check_before_asking, find_tool, plan_change, policy_view, run_tool, small_model_form,
+    tool_words,
 };
 pub use regular_file::{
     MAX_CHANGED_FILE_BYTES, RegularFileError, open_regular, read_config_text, read_regular,

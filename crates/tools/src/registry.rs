@@ -3,33 +3,18 @@
 //! whether it only reads, is cached, polls or is offered to small models, what it needs, and
 //! how it runs. Everything else (the toolbox, the agent, `tandem-cli tool`) asks the registry
 //! about a tool instead of switching on its name. Adding a tool is one file in `registry/` and
-//! its line in [`TOOLS`].
+//! its name in the `registry!` list below.
 
-mod agent_send;
-mod agent_spawn;
-mod create_pull_request;
-mod edit_file;
-mod git_branch;
-mod git_commit;
-mod git_diff;
-mod git_log;
-mod git_status;
-mod list_files;
-mod read_file;
-mod run_command;
-mod search_codebase;
-mod skill_activate;
-mod skill_list;
-mod spawn_subagent;
-mod task_done;
-mod task_list;
-mod task_poll;
-mod task_stop;
-mod update_plan;
-mod wakeup;
-mod web_fetch;
-mod web_search;
-mod write_file;
+/// Declares each tool's module (`registry/<tool>.rs`, which holds its `TOOL`) and lists them
+/// all in [`TOOLS`], so a tool is registered by its name alone.
+macro_rules! registry {
+    ($($tool:ident),* $(,)?) => {
+        $(mod $tool;)*
+
+        /// Every tool, in the order the model is shown them.
+        pub const TOOLS: &[ToolSpec] = &[$($tool::TOOL),*];
+    };
+}
 
 use crate::error::{ToolError, ToolResult};
 use crate::run_command::CommandOutcome;
@@ -43,33 +28,33 @@ pub(crate) use run_command::command_output;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-/// Every tool, in the order the model is shown them.
-pub const TOOLS: &[ToolSpec] = &[
-    read_file::TOOL,
-    list_files::TOOL,
-    search_codebase::TOOL,
-    write_file::TOOL,
-    edit_file::TOOL,
-    git_status::TOOL,
-    git_diff::TOOL,
-    git_log::TOOL,
-    git_commit::TOOL,
-    git_branch::TOOL,
-    run_command::TOOL,
-    task_list::TOOL,
-    task_poll::TOOL,
-    task_stop::TOOL,
-    wakeup::TOOL,
-    web_fetch::TOOL,
-    web_search::TOOL,
-    update_plan::TOOL,
-    task_done::TOOL,
-    spawn_subagent::TOOL,
-    agent_spawn::TOOL,
-    agent_send::TOOL,
-    skill_list::TOOL,
-    skill_activate::TOOL,
-    create_pull_request::TOOL,
+// Every tool, in the order the model is shown them: a tool's file, and its name here.
+registry![
+    read_file,
+    list_files,
+    search_codebase,
+    write_file,
+    edit_file,
+    git_status,
+    git_diff,
+    git_log,
+    git_commit,
+    git_branch,
+    run_command,
+    task_list,
+    task_poll,
+    task_stop,
+    wakeup,
+    web_fetch,
+    web_search,
+    update_plan,
+    task_done,
+    spawn_subagent,
+    agent_spawn,
+    agent_send,
+    skill_list,
+    skill_activate,
+    create_pull_request,
 ];
 
 /// What a tool returns: text for the model, a structured value for the UI and scripts, what
@@ -225,6 +210,9 @@ pub enum Runner {
 /// One tool, as declared in its file under `registry/`.
 pub struct ToolSpec {
     pub name: &'static str,
+    /// Its name in words for people ("Hand work to a helper" for `spawn_subagent`): what
+    /// front ends show (the UI gets them through the bindings).
+    pub words: &'static str,
     pub description: &'static str,
     /// Whether it only reads: read-only mode and `tandem-cli run`'s reads-only check trust it.
     pub read_only: bool,
@@ -252,6 +240,7 @@ impl ToolSpec {
     /// A tool that changes something, runs its own way, is offered always, to big models only.
     pub(crate) const fn new(
         name: &'static str,
+        words: &'static str,
         description: &'static str,
         schema: fn() -> Value,
         policy: PolicyView,
@@ -259,6 +248,7 @@ impl ToolSpec {
     ) -> Self {
         ToolSpec {
             name,
+            words,
             description,
             read_only: false,
             policy,
@@ -378,6 +368,11 @@ impl ToolSpec {
 
 pub fn find_tool(name: &str) -> Option<&'static ToolSpec> {
     TOOLS.iter().find(|t| t.name == name)
+}
+
+/// Each tool's name with its words for people, for the UI's bindings.
+pub fn tool_words() -> Vec<(&'static str, &'static str)> {
+    TOOLS.iter().map(|t| (t.name, t.words)).collect()
 }
 
 /// How the policy sees a call of the registry's tool `name`; `None` for a name it does not

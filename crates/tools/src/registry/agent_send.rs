@@ -5,6 +5,7 @@ use crate::agents::AgentSendArgs;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "agent_send",
+    "Send a helper a message",
     "Send a message to a named agent; an idle one starts working on it.",
     schema_of::<AgentSendArgs>,
     PolicyView::Internal,

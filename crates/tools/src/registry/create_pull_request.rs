@@ -13,6 +13,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "create_pull_request",
+    "Open a pull request",
     "Push the current branch (`git push --set-upstream`, to its upstream's remote or `origin`) and open a pull request for it with the GitHub CLI (`gh`, which must be logged in). Returns the pull request's URL and number. Refused on the base branch or a detached HEAD.",
     schema_of::<PullRequestArgs>,
     PolicyView::PullRequest,

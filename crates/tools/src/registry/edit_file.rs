@@ -13,6 +13,7 @@ const EDIT_ONE_DESCRIPTION: &str = "Replace exact text in an existing file. `old
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "edit_file",
+    "Edit a file",
     "Replace exact text in an existing file. `old_string` must occur exactly once: copy whole lines from read_file's output without the line numbers, with the line above when the line to change appears more than once (e.g. a function's first line). Several `edits` apply together or not at all. Read the file first.",
     schema_of::<EditFileArgs>,
     PolicyView::Write,

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "git_branch",
+    "Branches",
     "`list` branches, `create` one at HEAD, or `switch` to one (refused with uncommitted changes).",
     schema_of::<GitBranchArgs>,
     PolicyView::GitBranch,

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "git_commit",
+    "Commit",
     "Stage and commit: every change by default, or only `files`. Returns the hash and a summary.",
     schema_of::<GitCommitArgs>,
     PolicyView::GitCommit,

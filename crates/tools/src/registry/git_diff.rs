@@ -8,6 +8,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "git_diff",
+    "See the changes (git diff)",
     "The unstaged changes to tracked files as a unified diff, or the staged ones with `staged: true`.",
     schema_of::<GitDiffArgs>,
     PolicyView::Internal,

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "git_log",
+    "See the history (git log)",
     "Recent commits, newest first (`count` default 10, `oneline` default true).",
     schema_of::<GitLogArgs>,
     PolicyView::Internal,

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "git_status",
+    "See what changed (git status)",
     "The working tree's status, like `git status --short`.",
     no_args_schema,
     PolicyView::Internal,

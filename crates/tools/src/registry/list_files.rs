@@ -9,6 +9,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "list_files",
+    "List files",
     "List a folder (recursively if asked), honouring .gitignore (`include_ignored` lists ignored files too, marked so), never inside .git/ or node_modules/.",
     schema_of::<ListFilesArgs>,
     PolicyView::Read,

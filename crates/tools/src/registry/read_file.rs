@@ -12,6 +12,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "read_file",
+    "Read a file",
     "Read a text file with numbered lines. `offset` is 1-based (negative counts from the end), `limit` defaults to 2000 lines. Images are attached; binary files are refused.",
     schema_of::<ReadFileArgs>,
     PolicyView::Read,

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "run_command",
+    "Run a command",
     "Run a shell command (bash) in the project root. Output is cut to its head and tail, the full output saved to a file. Commands still running after 10 s, or started with `background: true`, become background tasks.",
     schema_of::<RunCommandArgs>,
     PolicyView::Command,

@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "search_codebase",
+    "Search the code",
     "Search file contents with a regular expression, like ripgrep: .gitignore-aware, smart case, binary files skipped. Results are `path:line: text`.",
     schema_of::<SearchArgs>,
     PolicyView::Read,

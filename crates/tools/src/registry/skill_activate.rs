@@ -5,6 +5,7 @@ use crate::skills::SkillActivateArgs;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "skill_activate",
+    "Activate a skill",
     "Activate a skill by name: its tools join yours and its instructions apply until the task ends.",
     schema_of::<SkillActivateArgs>,
     PolicyView::Internal,

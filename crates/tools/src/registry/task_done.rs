@@ -9,6 +9,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "task_done",
+    "Finish",
     "Finish the task with a summary for the user. The only way to end your work.",
     schema_of::<TaskDoneArgs>,
     PolicyView::Internal,

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "task_list",
+    "List background tasks",
     "Background tasks: id, kind, title, state, runtime.",
     schema_of::<TaskListArgs>,
     PolicyView::Internal,

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "task_poll",
+    "Check a background task",
     "A background task's output since the last poll, and its state.",
     schema_of::<TaskIdArgs>,
     PolicyView::Internal,

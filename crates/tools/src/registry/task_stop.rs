@@ -8,6 +8,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "task_stop",
+    "Stop a background task",
     "Stop a background task (its whole process group). Stopping a finished task is fine.",
     schema_of::<TaskIdArgs>,
     PolicyView::Internal,

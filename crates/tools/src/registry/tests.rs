@@ -132,6 +132,11 @@ fn the_declarations_are_consistent() {
     names.dedup();
     assert_eq!(names.len(), TOOLS.len(), "a tool is declared twice");
     for t in TOOLS {
+        assert!(
+            !t.words.trim().is_empty(),
+            "{} has no words for people",
+            t.name
+        );
         assert!(!t.cached || t.read_only, "{} is cached but writes", t.name);
         assert_eq!(
             t.plan.is_some(),

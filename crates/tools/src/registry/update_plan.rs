@@ -10,6 +10,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "update_plan",
+    "Update the plan",
     "Replace your task list: every item with its status (pending, in_progress, done). The user sees it live.",
     schema_of::<UpdatePlanArgs>,
     PolicyView::Internal,

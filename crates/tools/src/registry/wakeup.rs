@@ -9,6 +9,7 @@ use std::time::Duration;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "wakeup",
+    "Wait",
     "Be woken after `delay_ms` if nothing else wakes you first; a finished task wakes you sooner, and the hint still arrives.",
     schema_of::<WakeupArgs>,
     PolicyView::Internal,

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "web_search",
+    "Search the web",
     "Search the web through the configured provider.",
     schema_of::<WebSearchArgs>,
     PolicyView::WebSearch,

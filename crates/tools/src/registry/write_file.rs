@@ -8,6 +8,7 @@ use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "write_file",
+    "Write a file",
     "Create or overwrite a file with the given content (parent folders are created). Read an existing file first.",
     schema_of::<WriteFileArgs>,
     PolicyView::Write,
