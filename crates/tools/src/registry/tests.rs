@@ -77,7 +77,7 @@ fn every_file_and_git_tool_runs_by_name() {
             });
         let declared_alone = matches!(t.run, Runner::Project(_));
         assert_eq!(!refused, declared_alone, "{}", t.name);
-        assert_eq!(declared_alone, ran.contains(&t.name), "{}", t.name);
+        assert!(!ran.contains(&t.name) || declared_alone, "{}", t.name);
     }
 }
 
