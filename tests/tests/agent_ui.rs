@@ -10,13 +10,6 @@ use model_server::{Scenario, ScriptedServer};
 use std::path::Path;
 use std::time::Duration;
 
-fn scenario(name: &str) -> Scenario {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios")
-        .join(name);
-    Scenario::load(&path).expect("scenario")
-}
-
 /// A git repository holding a 20-line list.
 fn list_project() -> tempfile::TempDir {
     let dir = tempfile::Builder::new()
@@ -50,7 +43,7 @@ impl Scripted {
             project: list_project(),
             config: tempfile::tempdir()?,
             data: tempfile::tempdir()?,
-            server: ScriptedServer::start(scenario(scenario_file)).await?,
+            server: ScriptedServer::start(Scenario::named(scenario_file)).await?,
         }))
     }
 
@@ -1634,42 +1627,21 @@ async fn a_stopped_model_server_is_explained_in_words_with_retry_and_settings() 
     Ok(())
 }
 
-/// A SearXNG stand-in on loopback: answers every search with two results, and says what it
-/// was asked.
-fn searxng_stub() -> TestResult<(String, std::sync::mpsc::Receiver<String>)> {
-    use std::io::{Read as _, Write as _};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    let url = format!("http://127.0.0.1:{}", listener.local_addr()?.port());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut stream = stream;
-            let mut buf = [0u8; 8192];
-            let n = stream.read(&mut buf).unwrap_or(0);
-            let _ = tx.send(
-                String::from_utf8_lossy(&buf[..n])
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .to_string(),
-            );
-            let body = r#"{"results":[{"title":"Tandem, the agent","url":"https://tandem.example","content":"a coding agent"},{"title":"Another page","url":"https://other.example","content":"more"}]}"#;
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    Ok((url, rx))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn web_search_is_set_up_and_tried_in_settings() -> TestResult {
     let Some(s) = Scripted::start("app_subagent_approval.json").await? else {
         return Ok(());
     };
-    let (url, asked) = searxng_stub()?;
+    // A SearXNG stand-in on loopback: every search gets two results.
+    let (url, asked) = test_support::http::serve_recording(|_| {
+        test_support::http::respond(
+            "200 OK",
+            "application/json",
+            r#"{"results":[{"title":"Tandem, the agent","url":"https://tandem.example","content":"a coding agent"},{"title":"Another page","url":"https://other.example","content":"more"}]}"#,
+            "",
+        )
+    })
+    .await;
     let app = s.launch(&[]).await?;
     app.click("[data-testid=settings-button]").await?;
     app.click("[data-testid=settings-tab-web]").await?;
@@ -1687,9 +1659,8 @@ async fn web_search_is_set_up_and_tried_in_settings() -> TestResult {
     let result = wait_content(&app, "[data-testid=web-search-result]", "Tandem, the agent").await?;
     assert!(result.contains("Connected: 2 results"), "{result:?}");
     assert!(
-        asked
-            .recv_timeout(Duration::from_secs(5))?
-            .starts_with("GET /search?q=")
+        test_support::http::first_request(&asked, Duration::from_secs(5))
+            .is_some_and(|r| r.starts_with("GET /search?q="))
     );
     screenshots(&app, "settings-08-web-search").await?;
     app.click("[data-testid=web-search-save]").await?;

@@ -1,8 +1,7 @@
 //! What a reply costs, as the meter shows it: a model on this computer is free, said as $0 —
 //! not "price unknown", which would show the same nothing two ways.
 
-#[path = "support/harness.rs"]
-mod harness;
+use test_support::harness;
 
 use harness::{Harness, Setup};
 use model_server::Scenario;

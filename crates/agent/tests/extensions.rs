@@ -5,8 +5,7 @@
 //! fenced, and whose crash in the middle of a call is survived, and a project's server that
 //! starts nothing before the user approves it.
 
-#[path = "support/harness.rs"]
-mod harness;
+use test_support::harness;
 
 use agent::{Extensions, Sandboxing};
 use harness::{Harness, Setup, scenario};
@@ -17,9 +16,9 @@ use protocol::{
 };
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
+use test_support::git;
 use tools::{ProjectRoot, SandboxSetup};
 
 struct Fixture {
@@ -29,17 +28,6 @@ struct Fixture {
     config: PathBuf,
     project: PathBuf,
     session: PathBuf,
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git")
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 fn write(path: &Path, text: &str) {

@@ -4,8 +4,7 @@
 //! outside git a command's change is named as not restorable, and the user's `.git` is never
 //! written.
 
-#[path = "support/harness.rs"]
-mod harness;
+use test_support::harness;
 
 use harness::{Harness, Setup, scenario};
 use policy::Mode;

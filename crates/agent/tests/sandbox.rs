@@ -1,8 +1,7 @@
 //! The agent loop with the OS sandbox, end to end: a scripted model in full_auto tries to get
 //! out with harmless payloads, does ordinary work, and meets a machine without a sandbox.
 
-#[path = "support/harness.rs"]
-mod harness;
+use test_support::harness;
 
 use agent::Sandboxing;
 use harness::{Harness, Setup, scenario_with};
@@ -11,8 +10,9 @@ use protocol::{
     AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason, TurnOutcome,
 };
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
+use test_support::git;
 use tools::SandboxSetup;
 
 struct Fixture {
@@ -21,17 +21,6 @@ struct Fixture {
     home: PathBuf,
     project: PathBuf,
     session: PathBuf,
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git")
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 /// Under the build's temporary folder rather than /tmp, as a real project is: the sandbox

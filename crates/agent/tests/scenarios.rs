@@ -2,8 +2,7 @@
 //! 127.0.0.1, a real git repository, real files and processes, and a front end answering as a
 //! user would.
 
-#[path = "support/harness.rs"]
-mod harness;
+use test_support::harness;
 
 use agent::{AgentConfig, Sandboxing, Session, SessionOptions, read_session};
 use harness::{Harness, Setup, scenario};
@@ -1515,16 +1514,7 @@ async fn an_old_string_squashed_onto_one_line_edits_the_files_own_lines() {
 #[tokio::test]
 async fn a_small_models_task_done_after_failing_tests_is_sent_back_twice() {
     let project = repo();
-    std::fs::write(
-        project.path().join("calc.py"),
-        "def add(a, b):\n    return a - b\n",
-    )
-    .expect("write");
-    std::fs::write(
-        project.path().join("test_calc.py"),
-        "import unittest\nfrom calc import add\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
-    )
-    .expect("write");
+    test_support::projects::buggy_calc(project.path());
     let mut setup = Setup::new(Mode::FullAuto);
     setup.model = "qwen2.5-coder:1.5b";
     let h = Harness::start(

@@ -1,8 +1,7 @@
 //! The session the engine owns: sub-agents and named agents, wake-ups, Stop, resuming, one
 //! writer per session and logs that do not balloon — all against the scripted model server.
 
-#[path = "support/harness.rs"]
-mod harness;
+use test_support::harness;
 
 use agent::{LogError, SessionError, read_session};
 use harness::{Harness, Setup, scenario};

@@ -2,8 +2,7 @@
 //! to go step by step. The model here is a fake at the edge (the in-process model), which
 //! records what it was asked and answers with a call written as text, as the real one does.
 
-#[path = "support/harness.rs"]
-mod harness;
+use test_support::harness;
 
 use harness::{Harness, Setup};
 use llm::{ChatRequest, LocalModel, LocalReply, StreamEvent, TextStop};
@@ -292,16 +291,7 @@ async fn a_small_models_first_move_is_a_whole_file_draft_that_lands_as_an_approv
 #[tokio::test]
 async fn a_failed_check_after_a_draft_brings_a_draft_with_the_failure() {
     let project = tempfile::tempdir().expect("tempdir");
-    std::fs::write(
-        project.path().join("calc.py"),
-        "def add(a, b):\n    return a - b\n",
-    )
-    .expect("write");
-    std::fs::write(
-        project.path().join("test_calc.py"),
-        "import unittest\nfrom calc import add\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
-    )
-    .expect("write");
+    test_support::projects::buggy_calc(project.path());
     let model = Arc::new(Recorded::drafting(
         vec![
             "calc.py\n```\ndef add(a, b):\n    return a * b\n```\n",

@@ -47,11 +47,7 @@ fn tandem_cli_as_is(f: &Fixture, args: &[&str]) -> (i32, String, String) {
         .env("TANDEM_NO_KEYCHAIN", "1")
         .output()
         .expect("run tandem-cli");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    test_support::ran(out)
 }
 
 const WORD_COUNT: &str = r#"{

@@ -2,23 +2,11 @@
 
 use std::path::Path;
 use std::process::Command;
+use test_support::git;
 
 /// `tandem-cli SUBCOMMAND ARGS… --project DIR` with no user rules; exit code, stdout, stderr.
 fn tandem_cli(subcommand: &str, project: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
-        .arg(subcommand)
-        .args(args)
-        .arg("--project")
-        .arg(project)
-        .env("XDG_CONFIG_HOME", project.join("no-user-config"))
-        .env("TANDEM_NO_KEYCHAIN", "1")
-        .output()
-        .expect("run tandem-cli");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    test_support::tandem_cli_in(env!("CARGO_BIN_EXE_tandem-cli"), subcommand, project, args)
 }
 
 fn cli(project: &Path, args: &[&str]) -> (i32, String, String) {
@@ -384,28 +372,20 @@ fn tool_writes_are_judged_on_their_size() {
 /// it before: the tool could never work); here a SearXNG on loopback, scripted.
 #[test]
 fn web_search_uses_the_search_service_in_the_settings() {
-    use std::io::{Read as _, Write as _};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    let server = std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().expect("accept");
-        let mut buf = [0u8; 4096];
-        let n = stream.read(&mut buf).expect("read");
-        let request = String::from_utf8_lossy(&buf[..n]).to_string();
-        let body = r#"{"results":[{"title":"Tandem, the agent","url":"https://tandem.example","content":"a desktop coding agent"}]}"#;
-        let _ = write!(
-            stream,
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        request
+    let (url, asked) = test_support::http::serve_on_thread(|_| {
+        test_support::http::respond(
+            "200 OK",
+            "application/json",
+            r#"{"results":[{"title":"Tandem, the agent","url":"https://tandem.example","content":"a desktop coding agent"}]}"#,
+            "",
+        )
     });
     let dir = tempfile::tempdir().expect("tempdir");
     let config = dir.path().join("no-user-config/tandem");
     std::fs::create_dir_all(&config).expect("mkdir");
     std::fs::write(
         config.join("settings.toml"),
-        format!("[web_search]\nprovider = \"searxng\"\nbase_url = \"http://127.0.0.1:{port}\"\n"),
+        format!("[web_search]\nprovider = \"searxng\"\nbase_url = \"{url}\"\n"),
     )
     .expect("write");
     let (code, out, err) = tandem_cli(
@@ -418,21 +398,12 @@ fn web_search_uses_the_search_service_in_the_settings() {
         out.contains("Tandem, the agent") && out.contains("tandem.example"),
         "{out}"
     );
-    let request = server.join().expect("server");
+    let request = test_support::http::first_request(&asked, std::time::Duration::from_secs(5))
+        .expect("the search service was asked");
     assert!(
         request.starts_with("GET /search?q=tandem+agent"),
         "{request}"
     );
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// A repository with `.env` committed, and both it and `a.txt` changed since.

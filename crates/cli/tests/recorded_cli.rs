@@ -56,11 +56,7 @@ async fn replay(project: &Path, server: &ScriptedServer) -> (i32, String, String
         .output()
         .await
         .expect("run tandem-cli");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    test_support::ran(out)
 }
 
 /// The text of the tool results Tandem sent back in request `n`.

@@ -3,44 +3,11 @@
 //! turn N began, against the scripted model server.
 
 use model_server::{Scenario, ScriptedServer};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use test_support::git;
 
-fn scenario(name: &str) -> Scenario {
-    Scenario::load(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/scenarios")
-            .join(name),
-    )
-    .expect("scenario")
-}
-
-async fn cli(data: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
-        .args(args)
-        .env("TANDEM_DATA_DIR", data)
-        .env("XDG_CONFIG_HOME", data.join("config"))
-        .env("ANTHROPIC_API_KEY", "scripted-key")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .expect("run tandem-cli");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git")
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
+async fn cli(data: &Path, args: &[&str]) -> test_support::Ran {
+    test_support::tandem_cli_scripted(env!("CARGO_BIN_EXE_tandem-cli"), data, args).await
 }
 
 fn read(dir: &Path, rel: &str) -> Option<String> {
@@ -56,7 +23,7 @@ async fn restore_brings_back_each_turn_and_undoes_itself() {
     git(root, &["add", "."]);
     git(root, &["commit", "-qm", "start"]);
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("cli_restore_two_turns.json"))
+    let server = ScriptedServer::start(Scenario::named("cli_restore_two_turns.json"))
         .await
         .expect("server");
     let project_arg = root.display().to_string();
@@ -172,7 +139,7 @@ async fn a_restore_that_could_not_write_says_so_and_fails() {
     git(root, &["add", "."]);
     git(root, &["commit", "-qm", "start"]);
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("cli_restore_two_turns.json"))
+    let server = ScriptedServer::start(Scenario::named("cli_restore_two_turns.json"))
         .await
         .expect("server");
     let project_arg = root.display().to_string();
@@ -318,7 +285,7 @@ async fn a_crash_during_the_first_checkpoint_keeps_the_task() {
         .to_string_lossy()
         .into_owned();
 
-    let server = ScriptedServer::start(scenario("cli_crash_in_first_checkpoint.json"))
+    let server = ScriptedServer::start(Scenario::named("cli_crash_in_first_checkpoint.json"))
         .await
         .expect("server");
     let (code, _, err) = cli(
@@ -360,7 +327,7 @@ async fn export_writes_markdown_and_the_json_log_and_search_finds_the_session() 
     git(root, &["add", "."]);
     git(root, &["commit", "-qm", "start"]);
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("cli_restore_two_turns.json"))
+    let server = ScriptedServer::start(Scenario::named("cli_restore_two_turns.json"))
         .await
         .expect("server");
     let project_arg = root.display().to_string();

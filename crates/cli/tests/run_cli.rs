@@ -1,32 +1,10 @@
 //! `tandem-cli run`, `sessions` and `show` against the scripted model server.
 
 use model_server::{Scenario, ScriptedServer};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn scenario(name: &str) -> Scenario {
-    Scenario::load(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/scenarios")
-            .join(name),
-    )
-    .expect("scenario")
-}
-
-async fn cli(data: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
-        .args(args)
-        .env("TANDEM_DATA_DIR", data)
-        .env("XDG_CONFIG_HOME", data.join("config"))
-        .env("ANTHROPIC_API_KEY", "scripted-key")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .expect("run tandem-cli");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+async fn cli(data: &Path, args: &[&str]) -> test_support::Ran {
+    test_support::tandem_cli_scripted(env!("CARGO_BIN_EXE_tandem-cli"), data, args).await
 }
 
 #[tokio::test]
@@ -34,7 +12,7 @@ async fn run_streams_the_transcript_and_finishes_on_task_done() {
     let project = tempfile::tempdir().expect("tempdir");
     std::fs::write(project.path().join("greeting.txt"), "hello, world\n").expect("write");
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("agent_read_edit_test_done.json"))
+    let server = ScriptedServer::start(Scenario::named("agent_read_edit_test_done.json"))
         .await
         .expect("server");
     let project_arg = project.path().display().to_string();
@@ -97,7 +75,7 @@ async fn a_contradicted_task_done_is_printed_with_its_warnings() {
     // Older than the session: nothing in it changes the file.
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("cli_done_contradicted.json"))
+    let server = ScriptedServer::start(Scenario::named("cli_done_contradicted.json"))
         .await
         .expect("server");
     let project_arg = project.path().display().to_string();
@@ -137,7 +115,7 @@ async fn a_contradicted_task_done_is_printed_with_its_warnings() {
 async fn approve_none_refuses_and_the_exit_code_says_the_task_did_not_finish() {
     let project = tempfile::tempdir().expect("tempdir");
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("agent_user_denies_with_message.json"))
+    let server = ScriptedServer::start(Scenario::named("agent_user_denies_with_message.json"))
         .await
         .expect("server");
     let project_arg = project.path().display().to_string();
@@ -195,29 +173,11 @@ async fn run_without_a_provider_says_how_to_set_one() {
     assert!(err.contains("pass --provider and --model"), "{err}");
 }
 
-/// Processes of this machine whose command line is exactly `sleep SECONDS`.
-fn sleeping(seconds: &str) -> usize {
-    let want = format!("sleep\0{seconds}\0");
-    std::fs::read_dir("/proc")
-        .expect("proc")
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
-        .filter(|pid| pid.chars().all(|c| c.is_ascii_digit()))
-        .filter(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            !stat.is_empty() && !stat.contains(") Z")
-        })
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == want.as_bytes())
-        })
-        .count()
-}
-
 #[tokio::test]
 async fn run_stops_what_is_still_running_when_it_exits_and_says_so() {
     let project = tempfile::tempdir().expect("tempdir");
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("cli_background_left_running.json"))
+    let server = ScriptedServer::start(Scenario::named("cli_background_left_running.json"))
         .await
         .expect("server");
     let project_arg = project.path().display().to_string();
@@ -249,7 +209,7 @@ async fn run_stops_what_is_still_running_when_it_exits_and_says_so() {
         "it says what it stopped: {err}"
     );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while sleeping("33") > 0 {
+    while test_support::procs::sleeping("33") > 0 {
         assert!(
             std::time::Instant::now() < deadline,
             "the background command outlived tandem-cli"
@@ -268,7 +228,7 @@ async fn show_prints_the_turns_and_the_tree_of_agents() {
     )
     .expect("write");
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("agent_subagent_fixes_a_file.json"))
+    let server = ScriptedServer::start(Scenario::named("agent_subagent_fixes_a_file.json"))
         .await
         .expect("server");
     let project_arg = project.path().display().to_string();
@@ -318,7 +278,7 @@ async fn calls_written_as_text_by_a_local_model_run_unless_switched_off() {
         let project = tempfile::tempdir().expect("tempdir");
         std::fs::write(project.path().join("greeting.txt"), "hello, world\n").expect("write");
         let data = tempfile::tempdir().expect("tempdir");
-        let server = ScriptedServer::start(scenario("cli_local_text_calls.json"))
+        let server = ScriptedServer::start(Scenario::named("cli_local_text_calls.json"))
             .await
             .expect("server");
         let project_arg = project.path().display().to_string();
@@ -359,7 +319,7 @@ async fn an_empty_reply_is_answered_with_a_nudge_and_the_task_goes_on() {
     let project = tempfile::tempdir().expect("tempdir");
     std::fs::write(project.path().join("greeting.txt"), "hello, world\n").expect("write");
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("cli_empty_reply.json"))
+    let server = ScriptedServer::start(Scenario::named("cli_empty_reply.json"))
         .await
         .expect("server");
     let project_arg = project.path().display().to_string();
@@ -402,7 +362,7 @@ async fn an_empty_reply_is_answered_with_a_nudge_and_the_task_goes_on() {
 async fn a_refusal_in_a_commands_output_does_not_suggest_leaving_the_sandbox() {
     let project = tempfile::tempdir().expect("tempdir");
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("cli_refusal_in_output.json"))
+    let server = ScriptedServer::start(Scenario::named("cli_refusal_in_output.json"))
         .await
         .expect("server");
     let project_arg = project.path().display().to_string();

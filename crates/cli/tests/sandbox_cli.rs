@@ -13,11 +13,7 @@ fn tandem_cli(args: &[&str], envs: &[(&str, &str)]) -> (i32, String, String) {
         .env("TANDEM_NO_KEYCHAIN", "1")
         .output()
         .expect("run tandem-cli");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    test_support::ran(out)
 }
 
 fn helper_built() {
@@ -109,31 +105,12 @@ fn run_command(
     )
 }
 
-fn alive(pid: &str) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
-    !stat.is_empty() && !stat.contains(") Z")
-}
-
-/// Processes of the machine running `sleep SECONDS` (zombies aside).
-fn sleeping(seconds: &str) -> usize {
-    let want = format!("sleep\0{seconds}\0");
-    std::fs::read_dir("/proc")
-        .expect("proc")
-        .flatten()
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
-        .filter(|pid| pid.chars().all(|c| c.is_ascii_digit()) && alive(pid))
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == want.as_bytes())
-        })
-        .count()
-}
-
 fn gone_within(seconds: &str, limit: Duration) -> bool {
     let deadline = Instant::now() + limit;
-    while sleeping(seconds) > 0 && Instant::now() < deadline {
+    while test_support::procs::sleeping(seconds) > 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    sleeping(seconds) == 0
+    test_support::procs::sleeping(seconds) == 0
 }
 
 #[test]
@@ -180,12 +157,15 @@ fn killing_the_cli_ends_the_command_it_started() {
         .spawn()
         .expect("spawn");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !(p.path().join("started.txt").exists() && sleeping("62") > 0)
+    while !(p.path().join("started.txt").exists() && test_support::procs::sleeping("62") > 0)
         && Instant::now() < deadline
     {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(sleeping("62") > 0, "the command did not start");
+    assert!(
+        test_support::procs::sleeping("62") > 0,
+        "the command did not start"
+    );
     child.kill().expect("SIGKILL the CLI");
     let _ = child.wait();
     assert!(

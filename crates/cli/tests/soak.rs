@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use test_support::git;
 
 const INSIDE: &str = "TANDEM_SOAK_INSIDE";
 /// Sessions taking turns on the project; each owns one line of `shared.txt`.
@@ -508,18 +509,6 @@ impl Soak {
             c.checks,
         )
     }
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git")
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 /// Writes the counts between the soak markers of `docs/benchmarks.md`.

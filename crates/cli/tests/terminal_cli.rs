@@ -3,27 +3,13 @@
 //! a test cannot be), kept as bytes into a pipe.
 
 use model_server::{Scenario, ScriptedServer};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 /// OSC 52: sets the clipboard of the terminal that prints it.
 const OSC52: &str = "\u{1b}]52;c;";
 
 fn tool(project: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
-        .arg("tool")
-        .args(args)
-        .arg("--project")
-        .arg(project)
-        .env("XDG_CONFIG_HOME", project.join("no-user-config"))
-        .env("TANDEM_NO_KEYCHAIN", "1")
-        .output()
-        .expect("run tandem-cli");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    test_support::tandem_cli_in(env!("CARGO_BIN_EXE_tandem-cli"), "tool", project, args)
 }
 
 #[test]
@@ -81,15 +67,6 @@ fn a_commands_escape_sequences_are_shown_on_a_terminal_and_kept_in_a_pipe() {
     );
 }
 
-fn scenario(name: &str) -> Scenario {
-    Scenario::load(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/scenarios")
-            .join(name),
-    )
-    .expect("scenario")
-}
-
 async fn run(project: &Path, data: &Path, base_url: &str, extra: &[&str]) -> (i32, String) {
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
         .args(["run", "--project"])
@@ -118,7 +95,7 @@ async fn run(project: &Path, data: &Path, base_url: &str, extra: &[&str]) -> (i3
 async fn run_shows_escape_sequences_from_the_model_and_commands_on_a_terminal() {
     let project = tempfile::tempdir().expect("tempdir");
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("cli_terminal_escapes.json"))
+    let server = ScriptedServer::start(Scenario::named("cli_terminal_escapes.json"))
         .await
         .expect("server");
     let (code, out) = run(
@@ -139,7 +116,7 @@ async fn run_shows_escape_sequences_from_the_model_and_commands_on_a_terminal() 
     assert!(out.contains("✓ Finished ␛[8mhidden␛[0m."), "{out}");
 
     let data = tempfile::tempdir().expect("tempdir");
-    let server = ScriptedServer::start(scenario("cli_terminal_escapes.json"))
+    let server = ScriptedServer::start(Scenario::named("cli_terminal_escapes.json"))
         .await
         .expect("server");
     let (code, out) = run(project.path(), data.path(), server.base_url(), &[]).await;

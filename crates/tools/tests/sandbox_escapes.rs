@@ -11,6 +11,7 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+use test_support::git;
 use tools::{
     CommandConfig, CommandOutcome, ProjectRoot, RunCommandArgs, RunContext, SandboxSetup,
     TaskRegistry, Workspace, run_command,
@@ -45,17 +46,6 @@ fn secret(p: &Path) -> bool {
     p.file_name()
         .and_then(|n| n.to_str())
         .is_some_and(|n| n == ".env" || n.ends_with(".pem"))
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git")
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 /// Everything lives under the build's own temporary folder, not /tmp, so that the sandbox

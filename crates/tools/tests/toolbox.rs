@@ -1,6 +1,7 @@
 //! The toolbox: every tool by name, and the cache of read-only results.
 
 use serde_json::json;
+use test_support::git;
 use tools::{ProjectRoot, TOOLS, Toolbox};
 
 fn toolbox() -> (tempfile::TempDir, tempfile::TempDir, Toolbox) {
@@ -188,16 +189,6 @@ async fn every_catalog_tool_is_reachable_by_name() {
         .await
         .expect_err("unknown task");
     assert!(err.to_string().contains("task_list"), "{err}");
-}
-
-fn git(dir: &std::path::Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(["-c", "user.name=User", "-c", "user.email=user@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
 }
 
 /// The change thresholds count what the agent changed since the user last committed: a commit

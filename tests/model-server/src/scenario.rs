@@ -162,6 +162,28 @@ impl Scenario {
         serde_json::from_str(text).map_err(|e| format!("the scenario is not valid: {e}"))
     }
 
+    /// The scenario file `name` in the repository's `tests/scenarios`, for a test: panics with
+    /// the file's problem.
+    pub fn named(name: &str) -> Self {
+        Self::load(&Self::folder().join(name)).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The scenario file `name` with its `@NAME@` placeholders filled in.
+    pub fn named_with(name: &str, vars: &[(&str, String)]) -> Self {
+        let path = Self::folder().join(name);
+        let mut text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        for (k, v) in vars {
+            text = text.replace(k, v);
+        }
+        Self::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// The repository's scenario files.
+    pub fn folder() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios")
+    }
+
     pub fn load(path: &Path) -> Result<Self, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;

@@ -7,16 +7,8 @@ use llm::{
 use model_server::{Format, Scenario, ScriptedServer};
 use protocol::{ContentBlock, Message, Role, StopReason, ToolDefinition};
 use serde_json::json;
-use std::path::PathBuf;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-
-fn scenario(name: &str) -> Scenario {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../scenarios")
-        .join(name);
-    Scenario::load(&path).expect("scenario")
-}
 
 fn request() -> ChatRequest {
     ChatRequest {
@@ -65,7 +57,7 @@ async fn run(
 
 #[tokio::test]
 async fn anthropic_tool_call_split_at_every_byte() {
-    let (r, _, server) = run(scenario("llm_anthropic_tool_call.json"), &request()).await;
+    let (r, _, server) = run(Scenario::named("llm_anthropic_tool_call.json"), &request()).await;
     let r = r.expect("reply");
     assert_eq!(server.failures(), Vec::<String>::new());
     assert_eq!(r.stop_reason, StopReason::ToolUse);
@@ -87,7 +79,7 @@ async fn anthropic_tool_call_split_at_every_byte() {
 
 #[tokio::test]
 async fn openai_two_tool_calls() {
-    let (r, _, server) = run(scenario("llm_openai_tool_calls.json"), &request()).await;
+    let (r, _, server) = run(Scenario::named("llm_openai_tool_calls.json"), &request()).await;
     let r = r.expect("reply");
     assert_eq!(server.failures(), Vec::<String>::new());
     let names: Vec<_> = r
@@ -108,7 +100,8 @@ async fn openai_two_tool_calls() {
 
 #[tokio::test]
 async fn faults_are_retried_until_success() {
-    let (r, events, server) = run(scenario("llm_faults_then_success.json"), &request()).await;
+    let (r, events, server) =
+        run(Scenario::named("llm_faults_then_success.json"), &request()).await;
     let r = r.expect("reply");
     assert_eq!(server.failures(), Vec::<String>::new());
     assert_eq!(r.attempts, 4);
@@ -137,7 +130,7 @@ async fn faults_are_retried_until_success() {
 
 #[tokio::test]
 async fn malformed_tool_arguments_are_reported() {
-    let (r, _, _server) = run(scenario("llm_malformed_tool_json.json"), &request()).await;
+    let (r, _, _server) = run(Scenario::named("llm_malformed_tool_json.json"), &request()).await;
     let r = r.expect("reply");
     assert_eq!(r.malformed_tool_calls.len(), 1);
     assert_eq!(
@@ -165,12 +158,16 @@ async fn tool_results_reach_the_model_and_failed_checks_are_reported() {
             is_error: false,
         }],
     });
-    let (r, _, server) = run(scenario("llm_tool_result_round_trip.json"), &req).await;
+    let (r, _, server) = run(Scenario::named("llm_tool_result_round_trip.json"), &req).await;
     assert_eq!(r.expect("reply").message.text(), "The file defines main.");
     assert_eq!(server.failures(), Vec::<String>::new());
 
     // The same scenario with a request lacking the tool result: the check must fail.
-    let (_, _, server) = run(scenario("llm_tool_result_round_trip.json"), &request()).await;
+    let (_, _, server) = run(
+        Scenario::named("llm_tool_result_round_trip.json"),
+        &request(),
+    )
+    .await;
     let failures = server.failures();
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert!(
@@ -210,7 +207,8 @@ fn tool(name: &str, schema: serde_json::Value) -> ToolDefinition {
 
 #[tokio::test]
 async fn retry_after_values_that_make_no_sense_are_ignored_not_fatal() {
-    let (r, events, server) = run(scenario("llm_retry_after_nonsense.json"), &request()).await;
+    let (r, events, server) =
+        run(Scenario::named("llm_retry_after_nonsense.json"), &request()).await;
     assert_eq!(server.failures(), Vec::<String>::new());
     let r = r.expect("the sixth attempt answers");
     assert_eq!((r.attempts, r.message.text().as_str()), (6, "Still here."));
@@ -223,7 +221,11 @@ async fn retry_after_values_that_make_no_sense_are_ignored_not_fatal() {
 
 #[tokio::test]
 async fn a_wait_beyond_the_ceiling_is_reported_at_once() {
-    let (r, _, server) = run(scenario("llm_retry_after_beyond_ceiling.json"), &request()).await;
+    let (r, _, server) = run(
+        Scenario::named("llm_retry_after_beyond_ceiling.json"),
+        &request(),
+    )
+    .await;
     let err = r.expect_err("not waited out");
     assert!(matches!(err, LlmError::RateLimited { .. }), "{err:?}");
     assert!(err.to_string().contains("wait"), "{err}");
@@ -232,7 +234,7 @@ async fn a_wait_beyond_the_ceiling_is_reported_at_once() {
 
 #[tokio::test]
 async fn retry_after_is_read_in_its_http_date_form() {
-    let mut dated = scenario("llm_retry_after_beyond_ceiling.json");
+    let mut dated = Scenario::named("llm_retry_after_beyond_ceiling.json");
     if let Some(fault) = dated.turns[0].fault.as_mut() {
         fault
             .headers
@@ -253,7 +255,11 @@ async fn retry_after_is_read_in_its_http_date_form() {
 
 #[tokio::test]
 async fn anthropic_block_indexes_are_keys_not_sizes() {
-    let (r, _, server) = run(scenario("llm_anthropic_huge_block_index.json"), &request()).await;
+    let (r, _, server) = run(
+        Scenario::named("llm_anthropic_huge_block_index.json"),
+        &request(),
+    )
+    .await;
     assert_eq!(server.failures(), Vec::<String>::new());
     let texts: Vec<String> = r
         .expect("reply")
@@ -271,7 +277,7 @@ async fn anthropic_block_indexes_are_keys_not_sizes() {
 #[tokio::test]
 async fn a_4_mb_event_parses_in_linear_time() {
     let started = std::time::Instant::now();
-    let (r, _, server) = run(scenario("llm_openai_huge_event.json"), &request()).await;
+    let (r, _, server) = run(Scenario::named("llm_openai_huge_event.json"), &request()).await;
     assert_eq!(server.failures(), Vec::<String>::new());
     let text = r.expect("reply").message.text();
     assert_eq!(text.len(), 67 * 65536);
@@ -286,7 +292,11 @@ async fn a_4_mb_event_parses_in_linear_time() {
 
 #[tokio::test]
 async fn an_event_over_the_cap_is_refused_with_a_clear_error() {
-    let (r, _, server) = run(scenario("llm_openai_event_over_cap.json"), &request()).await;
+    let (r, _, server) = run(
+        Scenario::named("llm_openai_event_over_cap.json"),
+        &request(),
+    )
+    .await;
     let err = r.expect_err("over the cap");
     assert!(matches!(err, LlmError::Protocol(_)), "{err:?}");
     assert!(err.to_string().contains("MB"), "{err}");
@@ -295,7 +305,11 @@ async fn an_event_over_the_cap_is_refused_with_a_clear_error() {
 
 #[tokio::test]
 async fn a_name_repeated_in_every_chunk_is_taken_once() {
-    let (r, events, server) = run(scenario("llm_openai_name_every_chunk.json"), &request()).await;
+    let (r, events, server) = run(
+        Scenario::named("llm_openai_name_every_chunk.json"),
+        &request(),
+    )
+    .await;
     assert_eq!(server.failures(), Vec::<String>::new());
     let r = r.expect("reply");
     assert_eq!(
@@ -336,7 +350,7 @@ async fn lenient_mode_runs_the_first_block_that_fits_of_several() {
             json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}),
         ),
     ]);
-    let s = scenario("llm_lenient_several_blocks.json");
+    let s = Scenario::named("llm_lenient_several_blocks.json");
     let server = ScriptedServer::start(s).await.expect("server");
     let mut config = ProviderConfig::new(ProviderKind::OpenAi, server.base_url(), None);
     config.lenient_tool_calls = true;

@@ -1,8 +1,6 @@
 //! Drives a real `Session` against the scripted model server, as a front end does: a task
 //! collects every event and answers each question as the test says a user would.
 
-#![allow(dead_code)]
-
 use agent::{AgentConfig, ResolvedModel, Sandboxing, Session, SessionOptions, engine_error};
 use llm::{Provider, ProviderConfig, ProviderKind, RetryPolicy};
 use model_server::{Format, Scenario, ScriptedServer};
@@ -13,26 +11,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub fn scenario(name: &str) -> Scenario {
-    Scenario::load(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/scenarios")
-            .join(name),
-    )
-    .expect("scenario")
+    Scenario::named(name)
 }
 
 /// A scenario file with `@NAME@` placeholders filled in.
 pub fn scenario_with(name: &str, vars: &[(&str, String)]) -> Scenario {
-    let mut text = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/scenarios")
-            .join(name),
-    )
-    .expect("scenario");
-    for (k, v) in vars {
-        text = text.replace(k, v);
-    }
-    Scenario::from_json(&text).expect("scenario")
+    Scenario::named_with(name, vars)
 }
 
 /// The question an event asks, wherever in the tree of agents it comes from.
