@@ -1,6 +1,7 @@
 //! Compaction: near the end of the context window, older turns become a summary the model
 //! writes, marked in the log so that a resumed session continues from the summary too.
 
+use crate::log_entry::EngineEntry;
 use crate::turn::{Agent, AgentError};
 use llm::ChatRequest;
 use protocol::{AgentEvent, ContentBlock, Message};
@@ -118,7 +119,11 @@ impl Agent {
         let mut compacted = vec![summary_message(&summary)];
         compacted.extend(self.messages[cut..].iter().cloned());
         self.messages = compacted;
-        self.log.append(&serde_json::json!({"type": "compaction", "summary": summary, "messages_before": before, "messages_after": self.messages.len()}))?;
+        self.log.append(&EngineEntry::Compaction {
+            summary: summary.clone(),
+            messages_before: before,
+            messages_after: self.messages.len(),
+        })?;
         self.context_warned = false;
         self.emit(AgentEvent::Compacted {
             summary,

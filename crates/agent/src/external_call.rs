@@ -95,7 +95,7 @@ impl Agent {
         };
         let command = tools::shell_words(&argv);
         let decision = self.judge(&ToolCall::Command { command: &command }, mode, sandboxed);
-        self.log.append(&serde_json::json!({"type": "decision", "id": self.event_id(id), "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name, "sandbox": decision.sandbox, "command": command}))?;
+        self.log_decision(id, &decision, Some(&command))?;
         let confinement = crate::sandboxing::confinement(&decision, mode, sandboxed);
         match decision.decision {
             Verdict::Deny => return Ok(Some(Self::refused(&decision))),
@@ -171,7 +171,7 @@ impl Agent {
         let mode = self.mode();
         let sandboxed = self.toolbox.commands.sandbox.is_some();
         let decision = self.judge(&ToolCall::ServerTool { name }, mode, sandboxed);
-        self.log.append(&serde_json::json!({"type": "decision", "id": self.event_id(id), "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name}))?;
+        self.log_decision(id, &decision, None)?;
         match decision.decision {
             Verdict::Deny => return Ok(Some(Self::refused(&decision))),
             Verdict::Ask => {

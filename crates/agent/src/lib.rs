@@ -33,6 +33,7 @@ mod function_edit;
 mod keychain;
 mod launch;
 pub mod locations;
+pub mod log_entry;
 mod loop_breaker;
 mod loose_match;
 mod mcp_launch;

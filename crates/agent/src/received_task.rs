@@ -3,48 +3,56 @@
 //! lose what was asked — then as the turn's `user_message`, carrying the checkpoint. A received
 //! task no `user_message` followed is read as one (without a checkpoint to go back to).
 
+use crate::log_entry::{EngineEntry, LogEntry};
 use crate::session_log::Entry;
+use protocol::AgentEvent;
 use serde_json::Value;
 use std::borrow::Cow;
 
-pub(crate) const TASK_RECEIVED: &str = "task_received";
-
-fn kind(e: &Entry<Value>) -> Option<&str> {
-    e.event.get("type").and_then(Value::as_str)
+/// What a line of the log is to a received task.
+enum Seen {
+    /// A received task, with its text.
+    Received(String),
+    /// The turn's `user_message`.
+    Message,
+    /// Something that comes after a turn's start and not before it.
+    WentOn,
+    Other,
 }
 
-/// Whether the turn went on past where its `user_message` is logged: what comes after a turn's
-/// start and not before it.
-fn turn_went_on(kind: Option<&str>) -> bool {
-    matches!(
-        kind,
-        Some(
-            TASK_RECEIVED
-                | "assistant_message"
-                | "wake_message"
-                | "wake"
-                | "turn_ended"
-                | "compaction"
-                | crate::rewind::CONVERSATION_RESTORED
-        )
-    )
+fn seen(e: &Entry<Value>) -> Seen {
+    match LogEntry::read(&e.event) {
+        LogEntry::Engine(EngineEntry::TaskReceived { text }) => Seen::Received(text),
+        LogEntry::Engine(
+            EngineEntry::WakeMessage { .. }
+            | EngineEntry::Compaction { .. }
+            | EngineEntry::ConversationRestored { .. },
+        ) => Seen::WentOn,
+        LogEntry::Event(event) => match *event {
+            AgentEvent::UserMessage { .. } => Seen::Message,
+            AgentEvent::AssistantMessage { .. }
+            | AgentEvent::Wake { .. }
+            | AgentEvent::TurnEnded { .. } => Seen::WentOn,
+            _ => Seen::Other,
+        },
+        _ => Seen::Other,
+    }
 }
 
 /// The log with every received task that never became its turn's `user_message` made into one.
 pub(crate) fn settled(entries: &[Entry<Value>]) -> Cow<'_, [Entry<Value>]> {
-    let mut unsettled = Vec::new();
-    let mut pending: Option<usize> = None;
+    let mut unsettled: Vec<(usize, String)> = Vec::new();
+    let mut pending: Option<(usize, String)> = None;
     for (k, e) in entries.iter().enumerate() {
-        let kind = kind(e);
-        if kind == Some("user_message") {
-            pending = None;
-        } else if turn_went_on(kind)
-            && let Some(p) = pending.take()
-        {
-            unsettled.push(p);
-        }
-        if kind == Some(TASK_RECEIVED) {
-            pending = Some(k);
+        match seen(e) {
+            Seen::Message => pending = None,
+            // A second received task, too, means the first went no further.
+            Seen::Received(text) => {
+                unsettled.extend(pending.take());
+                pending = Some((k, text));
+            }
+            Seen::WentOn => unsettled.extend(pending.take()),
+            Seen::Other => {}
         }
     }
     unsettled.extend(pending);
@@ -52,9 +60,12 @@ pub(crate) fn settled(entries: &[Entry<Value>]) -> Cow<'_, [Entry<Value>]> {
         return Cow::Borrowed(entries);
     }
     let mut out = entries.to_vec();
-    for k in unsettled {
-        let text = out[k].event.get("text").cloned().unwrap_or_default();
-        out[k].event = serde_json::json!({"type": "user_message", "text": text});
+    for (k, text) in unsettled {
+        let message = AgentEvent::UserMessage {
+            text,
+            checkpoint: None,
+        };
+        out[k].event = serde_json::to_value(message).unwrap_or(Value::Null);
     }
     Cow::Owned(out)
 }
@@ -75,14 +86,14 @@ mod tests {
     fn kinds(entries: &[Entry<Value>]) -> Vec<String> {
         entries
             .iter()
-            .map(|e| kind(e).unwrap_or("").to_string())
+            .map(|e| e.event["type"].as_str().unwrap_or("").to_string())
             .collect()
     }
 
     #[test]
     fn a_task_followed_by_its_message_stays_as_it_is() {
         let log = vec![
-            entry(0, json!({"type": TASK_RECEIVED, "text": "fix it"})),
+            entry(0, json!({"type": "task_received", "text": "fix it"})),
             entry(1, json!({"type": "notice", "text": "no checkpoint"})),
             entry(
                 2,
@@ -96,9 +107,9 @@ mod tests {
     #[test]
     fn a_task_cut_off_before_its_message_is_read_as_one() {
         let log = vec![
-            entry(0, json!({"type": TASK_RECEIVED, "text": "fix it"})),
+            entry(0, json!({"type": "task_received", "text": "fix it"})),
             entry(1, json!({"type": "wake", "reason": "retry"})),
-            entry(2, json!({"type": TASK_RECEIVED, "text": "and then"})),
+            entry(2, json!({"type": "task_received", "text": "and then"})),
         ];
         let out = settled(&log);
         assert_eq!(kinds(&out), ["user_message", "wake", "user_message"]);

@@ -3,6 +3,7 @@
 //! provider accepts — a call the log has no result for (the app died mid-call) gets a result
 //! saying so, and nothing after it is lost.
 
+use crate::log_entry::{EngineEntry, LogEntry};
 use crate::session_log::Entry;
 use protocol::{AgentEvent, ContentBlock, Message, Role};
 use serde_json::Value;
@@ -41,52 +42,48 @@ pub(crate) fn replay(entries: &[Entry<Value>]) -> (Vec<Message>, Vec<String>) {
         }
     };
     for e in entries {
-        let kind = e.event.get("type").and_then(Value::as_str);
-        let text = |key: &str| e.event.get(key).and_then(Value::as_str).unwrap_or("");
-        match kind {
-            Some("user_message") | Some("wake_message") => {
+        match LogEntry::read(&e.event) {
+            LogEntry::Engine(EngineEntry::WakeMessage { text }) => {
                 flush(&mut messages, &mut pending_results);
-                messages.push(Message::user_text(with_notes(&mut notes, text("text"))));
-                continue;
+                messages.push(Message::user_text(with_notes(&mut notes, &text)));
             }
-            Some(crate::rewind::MODEL_NOTE) => {
-                notes.push(text("text").to_string());
-                continue;
-            }
-            Some("compaction") => {
-                flush(&mut messages, &mut pending_results);
-                let after = e
-                    .event
-                    .get("messages_after")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(1) as usize;
-                let keep = after.saturating_sub(1).min(messages.len());
-                let kept = messages.split_off(messages.len() - keep);
-                messages = vec![crate::compaction::summary_message(text("summary"))];
-                messages.extend(kept);
-                continue;
-            }
-            _ => {}
-        }
-        match serde_json::from_value::<AgentEvent>(e.event.clone()) {
-            // A blank reply was never kept in the conversation (providers refuse it).
-            Ok(AgentEvent::AssistantMessage { message }) if message.is_blank() => {}
-            Ok(AgentEvent::AssistantMessage { message }) => {
-                flush(&mut messages, &mut pending_results);
-                messages.push(message);
-            }
-            Ok(AgentEvent::ToolFinished {
-                id,
-                output,
-                is_error,
+            LogEntry::Engine(EngineEntry::ModelNote { text }) => notes.push(text),
+            LogEntry::Engine(EngineEntry::Compaction {
+                summary,
+                messages_after,
                 ..
             }) => {
-                pending_results.push(ContentBlock::ToolResult {
-                    tool_use_id: id,
-                    content: output,
-                    is_error,
-                });
+                flush(&mut messages, &mut pending_results);
+                let keep = messages_after.saturating_sub(1).min(messages.len());
+                let kept = messages.split_off(messages.len() - keep);
+                messages = vec![crate::compaction::summary_message(&summary)];
+                messages.extend(kept);
             }
+            LogEntry::Event(event) => match *event {
+                AgentEvent::UserMessage { text, .. } => {
+                    flush(&mut messages, &mut pending_results);
+                    messages.push(Message::user_text(with_notes(&mut notes, &text)));
+                }
+                // A blank reply was never kept in the conversation (providers refuse it).
+                AgentEvent::AssistantMessage { message } if message.is_blank() => {}
+                AgentEvent::AssistantMessage { message } => {
+                    flush(&mut messages, &mut pending_results);
+                    messages.push(message);
+                }
+                AgentEvent::ToolFinished {
+                    id,
+                    output,
+                    is_error,
+                    ..
+                } => {
+                    pending_results.push(ContentBlock::ToolResult {
+                        tool_use_id: id,
+                        content: output,
+                        is_error,
+                    });
+                }
+                _ => {}
+            },
             _ => {}
         }
     }

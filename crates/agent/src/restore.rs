@@ -3,7 +3,8 @@
 //! `restored` event that says how to undo it, and finished at the next start when a crash cut
 //! it short. The window's sessions and `tandem-cli restore` both come here.
 
-use crate::rewind::{CONVERSATION_RESTORED, MODEL_NOTE, turn_starts};
+use crate::log_entry::EngineEntry;
+use crate::rewind::turn_starts;
 use crate::session_log::{Entry, LogError, SessionLog, read_session};
 use checkpoints::{CheckpointError, Checkpoints, FileState, Restored};
 use protocol::{
@@ -250,10 +251,10 @@ fn done(
 ) -> Done {
     let mut lines = Vec::new();
     if let Some(to) = pending.to_seq {
-        lines.push(serde_json::json!({"type": CONVERSATION_RESTORED, "to_seq": to}));
+        lines.push(EngineEntry::ConversationRestored { to_seq: to }.line());
     }
     if let Some(note) = &pending.note {
-        lines.push(serde_json::json!({"type": MODEL_NOTE, "text": note}));
+        lines.push(EngineEntry::ModelNote { text: note.clone() }.line());
     }
     Done {
         lines,

@@ -5,20 +5,10 @@
 //! before it. Turns keep the numbers they were given in the whole log, undone or not, so a
 //! number names the same turn for good.
 
+use crate::log_entry::{EngineEntry, LogEntry};
 use crate::session_log::Entry;
 use protocol::AgentEvent;
 use serde_json::Value;
-
-/// The log entry of a conversation restore: the conversation goes back to how it was before
-/// the entry with this sequence number.
-pub(crate) const CONVERSATION_RESTORED: &str = "conversation_restored";
-/// Words for the model only, put before the next message it reads (after a restore that left
-/// the conversation and the files out of step).
-pub(crate) const MODEL_NOTE: &str = "model_note";
-
-fn kind(e: &Entry<Value>) -> Option<&str> {
-    e.event.get("type").and_then(Value::as_str)
-}
 
 /// The entries the conversation is made of now, in order.
 pub fn effective(entries: &[Entry<Value>]) -> Vec<Entry<Value>> {
@@ -42,12 +32,8 @@ fn effective_before(entries: &[Entry<Value>], seq: u64) -> Vec<&Entry<Value>> {
     let mut last: Option<usize> = None;
     for (k, e) in entries.iter().enumerate().take_while(|(_, e)| e.seq < seq) {
         before.push(last);
-        if kind(e) == Some(CONVERSATION_RESTORED) {
-            let to = e
-                .event
-                .get("to_seq")
-                .and_then(Value::as_u64)
-                .unwrap_or(e.seq);
+        if let Some(EngineEntry::ConversationRestored { to_seq: to }) = EngineEntry::read(&e.event)
+        {
             // A position at or after the entry itself would change nothing.
             if to < e.seq {
                 // The conversation before the first entry at or after `to` (entries are in
@@ -93,7 +79,7 @@ pub fn turn_starts(entries: &[Entry<Value>]) -> Vec<TurnStart> {
         .collect();
     let mut out = Vec::new();
     for e in entries {
-        let Ok(event) = serde_json::from_value::<AgentEvent>(e.event.clone()) else {
+        let Some(event) = LogEntry::read(&e.event).event() else {
             continue;
         };
         let checkpoint = match &event {
@@ -153,7 +139,7 @@ mod tests {
         // Back to before turn 2.
         log.push(entry(
             4,
-            json!({"type": CONVERSATION_RESTORED, "to_seq": 2}),
+            EngineEntry::ConversationRestored { to_seq: 2 }.line(),
         ));
         assert_eq!(texts(&log), ["one"]);
         log.push(user(5, "two again"));
@@ -161,7 +147,7 @@ mod tests {
         // Undo that restore: back to just before it (seq 4).
         log.push(entry(
             6,
-            json!({"type": CONVERSATION_RESTORED, "to_seq": 4}),
+            EngineEntry::ConversationRestored { to_seq: 4 }.line(),
         ));
         assert_eq!(texts(&log), ["one", "two", "three"]);
         let turns = turn_starts(&log);
@@ -175,7 +161,7 @@ mod tests {
         // A position that is not before the entry changes nothing.
         log.push(entry(
             7,
-            json!({"type": CONVERSATION_RESTORED, "to_seq": 9}),
+            EngineEntry::ConversationRestored { to_seq: 9 }.line(),
         ));
         assert_eq!(texts(&log), ["one", "two", "three"]);
     }
@@ -187,14 +173,14 @@ mod tests {
         let mut log = vec![user(1, "one"), user(2, "two")];
         log.push(entry(
             3,
-            json!({"type": CONVERSATION_RESTORED, "to_seq": 2}),
+            EngineEntry::ConversationRestored { to_seq: 2 }.line(),
         ));
         // Each undo goes back to just before the restore (or undo) before it.
         for n in 0..60u64 {
             let seq = 4 + n;
             log.push(entry(
                 seq,
-                json!({"type": CONVERSATION_RESTORED, "to_seq": seq - 1}),
+                EngineEntry::ConversationRestored { to_seq: seq - 1 }.line(),
             ));
             let want: &[&str] = if n % 2 == 0 {
                 &["one", "two"]

@@ -7,6 +7,7 @@
 use crate::approvals::{AnswerError, Approvals};
 use crate::event_sink::EventSink;
 use crate::failure::engine_error;
+use crate::log_entry::EngineEntry;
 use crate::restore::{RestoreError, RestoreRequest};
 use crate::session_log::{LogError, SessionHeader, SessionLog};
 use crate::subagents::{Kit, ProviderResolver};
@@ -554,7 +555,7 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                     let at = agent.log.next_seq();
                     if let Start::User(text) = &start {
                         if let Some(note) = cancelled_wakeup(&shared.tasks, "the user's message") {
-                            let _ = agent.log.append(&serde_json::json!({"type": crate::rewind::MODEL_NOTE, "text": note}));
+                            let _ = agent.log.append(&EngineEntry::ModelNote { text: note.clone() });
                             agent.notes.push(note);
                         }
                         keep_received(&mut agent, text);
@@ -603,7 +604,9 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                 // Before the model's message is logged: going back to this turn takes it away.
                 let at = agent.log.next_seq();
                 agent.turn_checkpoint = checkpoint(&mut agent, &shared, at).await;
-                let _ = agent.log.append(&serde_json::json!({"type": "wake_message", "text": message}));
+                let _ = agent.log.append(&EngineEntry::WakeMessage {
+                    text: message.clone(),
+                });
                 shared.last_failed.store(false, Ordering::SeqCst);
                 let outcome = turn(&mut agent, &shared, Start::Wake(reason, message)).await;
                 shared.last_failed.store(
@@ -636,7 +639,9 @@ fn open_checkpoints(
 /// cannot be undone.
 /// Logs the person's message as it arrives, durably (see `received_task`).
 fn keep_received(agent: &mut Agent, text: &str) {
-    let entry = serde_json::json!({"type": crate::received_task::TASK_RECEIVED, "text": text});
+    let entry = EngineEntry::TaskReceived {
+        text: text.to_string(),
+    };
     if let Err(e) = agent.log.append(&entry).and_then(|_| agent.log.sync()) {
         tracing::warn!(%e, "the message could not be logged before the checkpoint");
     }
@@ -804,17 +809,13 @@ fn ends_failed(entries: &[crate::session_log::Entry<Value>]) -> bool {
     entries
         .iter()
         .rev()
-        .find_map(|e| match e.event.get("type").and_then(Value::as_str) {
-            Some("turn_ended") => Some(
-                e.event
-                    .get("outcome")
-                    .and_then(|o| o.get("kind"))
-                    .and_then(Value::as_str)
-                    .is_some_and(|k| k == "failed" || k == "limit_reached"),
-            ),
-            Some("user_message") | Some("wake") => Some(false),
-            _ => None,
-        })
+        .find_map(
+            |e| match crate::log_entry::LogEntry::read(&e.event).event()? {
+                AgentEvent::TurnEnded { outcome } => Some(outcome.goes_on_with_retry()),
+                AgentEvent::UserMessage { .. } | AgentEvent::Wake { .. } => Some(false),
+                _ => None,
+            },
+        )
         .unwrap_or(false)
 }
 

@@ -72,8 +72,7 @@ impl Paid {
     fn add_log(&mut self, entries: &[crate::session_log::Entry<Value>]) {
         let paid = entries
             .iter()
-            .filter(|e| e.event.get("type").and_then(Value::as_str) == Some("usage"))
-            .filter_map(|e| serde_json::from_value::<AgentEvent>(e.event.clone()).ok());
+            .filter_map(|e| crate::log_entry::LogEntry::read(&e.event).event());
         for e in paid {
             if let AgentEvent::Usage { usage, cost_usd } = e {
                 self.input += u64::from(usage.input_tokens);

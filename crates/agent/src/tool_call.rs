@@ -2,6 +2,7 @@
 //! put to the user when the policy asks, run where it was decided (a command in the sandbox,
 //! a fetch to the addresses judged), and told back to the model.
 
+use crate::log_entry::EngineEntry;
 use crate::policy_call::judge_tool_call;
 use crate::turn::{Agent, AgentError, Attachment, ToolReply};
 use policy::{Context, Mode, Verdict};
@@ -41,7 +42,7 @@ impl Agent {
         let decision = self.with_policy(mode, sandboxed, |policy, ctx| {
             judge_tool_call(policy, ctx, ws.root(), name, input, diff_lines, &resolved)
         });
-        self.log.append(&serde_json::json!({"type": "decision", "id": self.event_id(id), "decision": decision.decision, "reason": decision.reason, "rule": decision.rule.name, "sandbox": decision.sandbox}))?;
+        self.log_decision(id, &decision, None)?;
         let confinement = (tools::policy_view(name) == Some(PolicyView::Command))
             .then(|| crate::sandboxing::confinement(&decision, mode, sandboxed));
         let accepted = match decision.decision {
@@ -397,6 +398,24 @@ impl Agent {
             }
             _ => None,
         }
+    }
+
+    /// Keeps the policy's decision on a call in the log.
+    pub(crate) fn log_decision(
+        &mut self,
+        id: &str,
+        decision: &policy::Decision,
+        command: Option<&str>,
+    ) -> Result<(), AgentError> {
+        self.log.append(&EngineEntry::Decision {
+            id: self.event_id(id),
+            decision: decision.decision,
+            reason: decision.reason.clone(),
+            rule: decision.rule.name.clone(),
+            sandbox: decision.sandbox,
+            command: command.map(str::to_string),
+        })?;
+        Ok(())
     }
 
     /// The policy's judgement of one call, in the mode it is judged in now.

@@ -2,9 +2,9 @@
 //! rules the user could grant instead of answering every time.
 
 use crate::source::Source;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     Allow,
@@ -67,7 +67,7 @@ pub struct Decision {
 /// What a command needs from the OS sandbox. The engine sets these; the caller builds the
 /// sandbox from them. Neither is ever granted silently: a command that needs to leave the
 /// sandbox is never `Allow` on its own.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SandboxNeeds {
     /// The command needs the network (a package install, `git fetch`, a rule the user granted).
     pub network: bool,
