@@ -89,5 +89,6 @@ describe("accessibility (axe-core)", () => {
       await new Promise((r) => setTimeout(r, 50));
       expect(await violations(), `Settings → ${tab}`).toEqual([]);
     }
-  });
+    // Seven axe runs: on a loaded 2-core machine they took longer than vitest's 5 s default.
+  }, 30_000);
 });
