@@ -6,10 +6,7 @@
 use crate::commands::{CmdResult, blocking, internal, invalid, opened_root};
 use crate::event_pump::{self, Sink};
 use crate::state::AppState;
-use agent::{
-    AgentConfig, Sandboxing, Session, SessionError, SessionHeader, SessionLog, SessionOptions,
-    locations,
-};
+use agent::{Session, SessionError, SessionHeader, locations};
 use protocol::{
     AgentEvent, AnswerApprovalArgs, BackgroundTask, CommandError, CreateSessionArgs, ErrorCode,
     ProjectArgs, RestoreArgs, RestorePreview, RestoreRecord, SendMessageArgs, SessionArgs,
@@ -226,25 +223,19 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
             "The rules do not load, so nothing can run safely: {e}. Fix the file, then send again."
         ))
     })?;
-    let mut config = AgentConfig::new(String::new());
-    config.home = std::env::var_os("HOME").map(PathBuf::from);
-    config.user_policy_file = Some(user_file);
-    let opts = SessionOptions {
+    let settings = agent::read_settings(&locations::settings_file()).unwrap_or_default();
+    let mut opts = agent::PersonalSession {
         root: root.clone(),
-        sessions_dir: locations::sessions_dir(),
         policy,
-        config,
+        user_policy_file: Some(user_file),
         resolver: agent::provider_resolver(
             app.state::<agent::PresetSlot>().inner().clone(),
             locations::settings_file(),
             crate::builtin_host::loader(),
         ),
-        sandboxing: Sandboxing::Machine,
-        tmp_dir: None,
-        web_search: agent::web_search_from_settings(&locations::settings_file()),
-        extensions: crate::extensions_host::session_extensions(app, &root),
-        spend: crate::spend_host::spend_options(),
-    };
+    }
+    .options(&settings);
+    opts.extensions = crate::extensions_host::session_extensions(app, &root);
     let (session, events) = Session::open(opts, id).map_err(session_error)?;
     let live = Arc::new(Live {
         session,
@@ -379,15 +370,13 @@ pub async fn create_session(
         return Err(invalid("Type what the agent should do first."));
     }
     blocking(move || {
-        let header = SessionHeader {
-            id: locations::new_session_id(),
-            project: root.path().display().to_string(),
-            task: args.task.trim().to_string(),
-            model: default_model(&preset),
-            started_ms: locations::now_ms(),
-        };
-        let log = SessionLog::create(&locations::sessions_dir(), &header)
-            .map_err(|e| invalid(format!("The session cannot be saved: {e}")))?;
+        let (log, _) = agent::begin_session(
+            &locations::sessions_dir(),
+            root.path(),
+            args.task.trim(),
+            &default_model(&preset),
+        )
+        .map_err(|e| invalid(format!("The session cannot be saved: {e}")))?;
         let path = log.path().to_path_buf();
         drop(log);
         agent::load_transcript(&path, None)

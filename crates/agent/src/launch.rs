@@ -391,8 +391,12 @@ pub fn no_builtin() -> BuiltinLoader {
 /// without what it needs (logged: the tool then says no search is configured).
 /// Blocking (the keychain).
 pub fn web_search_from_settings(settings_path: &Path) -> Option<tools::SearchProvider> {
-    let settings = read_settings(settings_path).ok()?;
-    let web = settings.web_search?;
+    web_search_of(&read_settings(settings_path).ok()?)
+}
+
+/// Where `web_search` searches, as `settings` set it up (none when it is not, or cannot be).
+pub fn web_search_of(settings: &Settings) -> Option<tools::SearchProvider> {
+    let web = settings.web_search.as_ref()?;
     let env = |name: &str| std::env::var(name).ok();
     match web.provider(&StoredKeys::from_env(), &env) {
         Ok(p) => Some(p),

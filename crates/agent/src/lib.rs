@@ -48,6 +48,7 @@ mod rewind;
 mod rule_files;
 pub mod sandboxing;
 mod session;
+mod session_factory;
 mod session_log;
 mod session_search;
 mod session_view;
@@ -94,7 +95,8 @@ pub use rewind::{TurnStart, effective, turn_starts};
 pub use rule_files::{
     RuleFileError, add_rule_to_file, remove_rule_from_file, rules_view, set_project_trusted,
 };
-pub use session::{Events, Sandboxing, Session, SessionError, SessionOptions};
+pub use session::{Events, Sandboxing, Session, SessionError, SessionOptions, begin_session};
+pub use session_factory::PersonalSession;
 pub use session_log::{
     Entry, LogError, SessionHeader, SessionLog, SessionRead, SessionSummary, list_sessions,
     read_session, session_path,

@@ -19,7 +19,7 @@ use protocol::{
     SessionState, TurnOutcome, WakeReason,
 };
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
@@ -187,16 +187,13 @@ fn same_project(recorded: &str, root: &std::path::Path) -> bool {
 impl Session {
     /// Starts a new session for `task` (its title), with a fresh log.
     pub fn create(opts: SessionOptions, task: &str) -> Result<(Session, Events), SessionError> {
-        let id = crate::locations::new_session_id();
-        let header = SessionHeader {
-            id: id.clone(),
-            project: opts.root.path().display().to_string(),
-            task: task.to_string(),
-            model: opts.config.model.clone(),
-            started_ms: crate::locations::now_ms(),
-        };
-        let mut log = SessionLog::create(&opts.sessions_dir, &header)?;
-        log.keep_search_text(&header.project, &header.task, &[]);
+        let (log, header) = begin_session(
+            &opts.sessions_dir,
+            opts.root.path(),
+            task,
+            &opts.config.model,
+        )?;
+        let id = header.id.clone();
         let checkpoints = open_checkpoints(&opts, &id).map(|(c, _)| c);
         Ok(Self::start(
             opts,
@@ -801,6 +798,27 @@ async fn turn(agent: &mut Agent, shared: &Shared, start: Start) -> TurnOutcome {
     };
     shared.approvals.drop_all();
     outcome
+}
+
+/// Begins a session's log: its header, and what a search of sessions finds it by. Every new
+/// session starts here, whether its engine runs at once ([`Session::create`]) or when the
+/// window first sends it a message.
+pub fn begin_session(
+    sessions_dir: &Path,
+    project: &Path,
+    task: &str,
+    model: &str,
+) -> Result<(SessionLog, SessionHeader), SessionError> {
+    let header = SessionHeader {
+        id: crate::locations::new_session_id(),
+        project: project.display().to_string(),
+        task: task.to_string(),
+        model: model.to_string(),
+        started_ms: crate::locations::now_ms(),
+    };
+    let mut log = SessionLog::create(sessions_dir, &header)?;
+    log.keep_search_text(&header.project, &header.task, &[]);
+    Ok((log, header))
 }
 
 /// Whether a log's last turn ended failed, nothing after it: a reopened session offers Retry

@@ -2,10 +2,7 @@
 
 use crate::policy_cmd::{ProjectArg, load, parse_mode};
 use crate::terminal::{errln, outln, print_err, print_out};
-use agent::{
-    AgentConfig, Preset, Sandboxing, Session, SessionOptions, StoredKeys, list_sessions,
-    read_session,
-};
+use agent::{Preset, Session, StoredKeys, list_sessions, read_session};
 use anyhow::{Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use policy::Mode;
@@ -459,12 +456,6 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         errln(format!("note: {}", caps.summary()));
     }
     let model = preset.as_ref().map(|p| p.model.clone()).unwrap_or_default();
-    let mut config = AgentConfig::new(model);
-    config.mode = a.mode;
-    config.max_steps = a.max_steps;
-    config.home = std::env::var_os("HOME").map(PathBuf::from);
-    config.user_policy_file = loaded.user_file.clone();
-    let web_search = agent::web_search_from_settings(&settings_file);
     let settings = match agent::read_settings(&settings_file) {
         Ok(s) => s,
         Err(e) => {
@@ -482,11 +473,10 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             agent::Settings::default()
         }
     };
-    let mut opts = SessionOptions {
+    let mut opts = agent::PersonalSession {
         root,
-        sessions_dir: sessions_dir(),
         policy: loaded.policy,
-        config,
+        user_policy_file: loaded.user_file.clone(),
         resolver: with_overrides(
             agent::provider_resolver(
                 agent::PresetSlot::new(preset),
@@ -496,18 +486,12 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             a.lenient_tool_calls,
             a.small_model,
         ),
-        sandboxing: Sandboxing::Machine,
-        tmp_dir: None,
-        web_search,
-        extensions: agent::Extensions::none(),
-        spend: agent::spend::SpendOptions {
-            limits: protocol::SpendLimits {
-                session_usd: a.max_cost.or(settings.limits.session_usd),
-                ..settings.limits
-            },
-            ledger_dir: Some(agent::locations::spend_dir()),
-        },
-    };
+    }
+    .options(&settings);
+    opts.config.model = model;
+    opts.config.mode = a.mode;
+    opts.config.max_steps = a.max_steps;
+    opts.spend.limits.session_usd = a.max_cost.or(settings.limits.session_usd);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

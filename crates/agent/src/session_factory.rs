@@ -1,0 +1,51 @@
+//! The one place a person's sessions are made: the window and `tandem-cli run` say what is
+//! theirs to say (the project and its rules, how models are found), and the rest is the same
+//! for both — logs in the data folder, commands in the machine's sandbox, the web search and
+//! spending limits of the settings, the person's home and rule file. What a front end changes
+//! afterwards (the command line's mode, step limit and `--max-cost`; the window's shared MCP
+//! servers) it changes on the options this returns. The test harness
+//! (`test_support::harness`) names every option itself: its folders and models are its own.
+
+use crate::session::{Sandboxing, SessionOptions};
+use crate::settings::Settings;
+use crate::spend::SpendOptions;
+use crate::subagents::ProviderResolver;
+use crate::turn::AgentConfig;
+use policy::Policy;
+use std::path::PathBuf;
+use tools::ProjectRoot;
+
+/// A person's session in a project, before its options are worked out.
+pub struct PersonalSession {
+    pub root: ProjectRoot,
+    /// The project's rules, loaded with `user_policy_file`.
+    pub policy: Policy,
+    /// The person's own rule file (where "always allow" is written).
+    pub user_policy_file: Option<PathBuf>,
+    /// Finds the provider and model for each turn and each sub-agent's role.
+    pub resolver: ProviderResolver,
+}
+
+impl PersonalSession {
+    /// The session's options, with `settings` as read from the person's settings file.
+    pub fn options(self, settings: &Settings) -> SessionOptions {
+        let mut config = AgentConfig::new(String::new());
+        config.home = std::env::var_os("HOME").map(PathBuf::from);
+        config.user_policy_file = self.user_policy_file;
+        SessionOptions {
+            root: self.root,
+            sessions_dir: crate::locations::sessions_dir(),
+            policy: self.policy,
+            config,
+            resolver: self.resolver,
+            sandboxing: Sandboxing::Machine,
+            tmp_dir: None,
+            web_search: crate::launch::web_search_of(settings),
+            extensions: crate::extensions::Extensions::none(),
+            spend: SpendOptions {
+                limits: settings.limits,
+                ledger_dir: Some(crate::locations::spend_dir()),
+            },
+        }
+    }
+}
