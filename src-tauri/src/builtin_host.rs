@@ -5,16 +5,15 @@
 //! crates/builtin; this only keeps the download's state for the window.
 
 use crate::commands::{CmdResult, blocking, invalid};
-use agent::{PresetSlot, ProviderSettings, RoleSettings, locations};
+use agent::{PresetSlot, locations};
 use llm::ProviderKind;
 use protocol::{BuiltinDownload, BuiltinStatus, SettingsView, UseBuiltinArgs};
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use tauri::State;
 use tokio_util::sync::CancellationToken;
 
 /// The provider name the built-in model is saved under.
-const PROVIDER: &str = "builtin";
+const PROVIDER: &str = agent::BUILTIN_PROVIDER;
 
 /// The download in progress (or the last one), shared with its task.
 #[derive(Default, Clone)]
@@ -174,21 +173,6 @@ pub async fn cancel_builtin_download(
     blocking(move || Ok(status(&d))).await
 }
 
-/// A GGUF file the model can be loaded from: it exists and starts with the GGUF magic.
-fn check_gguf(path: &Path) -> CmdResult<()> {
-    use std::io::Read as _;
-    let mut magic = [0u8; 4];
-    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic));
-    match read {
-        Ok(()) if &magic == b"GGUF" => Ok(()),
-        Ok(()) => Err(invalid(format!(
-            "{} is not a GGUF model file.",
-            path.display()
-        ))),
-        Err(e) => Err(invalid(format!("{} cannot be read: {e}", path.display()))),
-    }
-}
-
 /// The built-in model serves the default role from now on.
 #[tauri::command]
 pub async fn use_builtin(
@@ -197,46 +181,10 @@ pub async fn use_builtin(
 ) -> CmdResult<SettingsView> {
     let slot = slot.inner().clone();
     blocking(move || {
-        let own = args
-            .model_path
-            .map(|p| p.trim().to_string())
-            .filter(|p| !p.is_empty());
-        let file = match &own {
-            Some(p) => PathBuf::from(p),
-            None => agent::default_model_path(),
-        };
-        if own.is_none() && !file.is_file() {
-            return Err(invalid(
-                "The built-in model is not downloaded yet: download it first, or choose a GGUF file you have.",
-            ));
-        }
-        check_gguf(&file)?;
         let path = locations::settings_file();
         let mut settings = agent::read_settings(&path).map_err(|e| invalid(e.to_string()))?;
-        let kept = settings.providers.remove(PROVIDER);
-        settings.providers.insert(
-            PROVIDER.to_string(),
-            ProviderSettings {
-                kind: ProviderKind::Builtin,
-                base_url: None,
-                api_key_env: None,
-                num_ctx: kept.as_ref().and_then(|k| k.num_ctx),
-                lenient_tool_calls: None,
-                images: None,
-                small_model: kept.as_ref().and_then(|k| k.small_model),
-                documents: None,
-                model_path: own,
-                download_url: kept.as_ref().and_then(|k| k.download_url.clone()),
-                sha256: kept.as_ref().and_then(|k| k.sha256.clone()),
-            },
-        );
-        settings.roles.insert(
-            "default".into(),
-            RoleSettings {
-                provider: PROVIDER.into(),
-                model: llm::BUILTIN_MODEL.into(),
-            },
-        );
+        agent::with_builtin_model(&mut settings, args.model_path)
+            .map_err(|e| invalid(e.to_string()))?;
         crate::settings_host::write_settings(&settings)?;
         slot.clear();
         Ok(crate::settings_host::view(&slot))

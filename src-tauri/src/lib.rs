@@ -2,9 +2,11 @@
 //!
 //! Owns the window, the command line, the commands the UI invokes, app-level state (recent
 //! projects, logs, the keychain, desktop notifications) and plugins. What a command *does*
-//! lives in the engine crates (`tools`, `policy`, `agent`, `llm`), which never depend on Tauri
-//! (the Settings screen's checks and merging are `agent::settings_from_screen`); one host still
-//! holds logic of its own that belongs there (the built-in model's setup in `builtin_host`).
+//! lives in the engine crates (`tools`, `policy`, `agent`, `llm`), which never depend on Tauri:
+//! sessions are made by `agent::PersonalSession` and `agent::begin_session`, and what Settings
+//! saves is checked and merged by the engine (`agent::settings_from_screen`,
+//! `with_default_model`, `with_web_search`, `with_builtin_model`). The hosts turn commands into
+//! those calls and their errors into `CommandError`s.
 
 mod builtin_host;
 mod cli_args;

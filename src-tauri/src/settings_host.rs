@@ -6,8 +6,8 @@
 use crate::commands::{CmdResult, blocking, internal, invalid, opened_root};
 use crate::state::AppState;
 use agent::{
-    FailureContext, KeyFile, Keychain, KeychainError, Preset, PresetSlot, RoleSettings, Settings,
-    StoredKeys, locations,
+    FailureContext, KeyFile, Keychain, KeychainError, Preset, PresetSlot, Settings, StoredKeys,
+    locations,
 };
 use llm::{Provider, ProviderConfig, ProviderKind};
 use protocol::{
@@ -311,22 +311,8 @@ pub async fn use_model(args: UseModelArgs, slot: State<'_, PresetSlot>) -> CmdRe
     blocking(move || {
         let file = locations::settings_file();
         let mut settings = agent::read_settings(&file).map_err(|e| invalid(e.to_string()))?;
-        if !settings.providers.contains_key(&args.provider) {
-            return Err(invalid(format!(
-                "“{}” is not set up any more; add it in Settings first.",
-                args.provider
-            )));
-        }
-        if args.model.trim().is_empty() {
-            return Err(invalid("Choose a model first."));
-        }
-        settings.roles.insert(
-            "default".into(),
-            RoleSettings {
-                provider: args.provider,
-                model: args.model.trim().to_string(),
-            },
-        );
+        agent::with_default_model(&mut settings, args.provider, &args.model)
+            .map_err(|e| invalid(e.to_string()))?;
         write_settings(&settings)?;
         slot.clear();
         Ok(view(&slot))
@@ -449,33 +435,8 @@ pub async fn save_web_search(
     blocking(move || {
         let file = locations::settings_file();
         let mut settings = agent::read_settings(&file).map_err(|e| invalid(e.to_string()))?;
-        let base_url = args
-            .base_url
-            .map(|u| u.trim().trim_end_matches('/').to_string())
-            .filter(|u| !u.is_empty());
-        if let Some(u) = &base_url
-            && let Err(e) = llm::check_address(u)
-        {
-            let words = agent::model_failure(&e, FailureContext::default());
-            return Err(invalid(format!("Web search: {}", words.message)));
-        }
-        settings.web_search = match args.provider {
-            None => None,
-            Some(SearchProviderKind::Searxng) if base_url.is_none() => {
-                return Err(invalid(
-                    "SearXNG runs on a server of your own: give its address, e.g. http://127.0.0.1:8888.",
-                ));
-            }
-            Some(provider) => Some(agent::WebSearchSettings {
-                provider,
-                base_url,
-                api_key_env: settings
-                    .web_search
-                    .as_ref()
-                    .filter(|w| w.provider == provider)
-                    .and_then(|w| w.api_key_env.clone()),
-            }),
-        };
+        agent::with_web_search(&mut settings, args.provider, args.base_url)
+            .map_err(|e| invalid(e.to_string()))?;
         write_settings(&settings)?;
         Ok(view(&slot))
     })

@@ -110,7 +110,10 @@ pub use settings::{
     SecretStore, Settings, SettingsError, SkillsSettings, WEB_SEARCH_KEY, WebSearchSettings,
     default_key_env, default_url, is_loopback,
 };
-pub use settings_screen::{ScreenSettingsError, settings_from_screen};
+pub use settings_screen::{
+    BUILTIN_PROVIDER, ScreenSettingsError, settings_from_screen, with_builtin_model,
+    with_default_model, with_web_search,
+};
 pub use subagents::{ProviderResolver, ResolvedModel};
 pub use tool_availability::{Situation, Unavailable, on_path};
 pub use turn::{Agent, AgentConfig, AgentError, AgentStats, ModeSwitch, Outcome};
