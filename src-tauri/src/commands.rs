@@ -4,7 +4,7 @@
 
 use crate::state::AppState;
 use protocol::{
-    CommandError, ErrorCode, FileContent, FileListing, ListDirArgs, OpenProjectArgs, ProjectArgs,
+    CommandError, FailureCode, FileContent, FileListing, ListDirArgs, OpenProjectArgs, ProjectArgs,
     ProjectChanged, ProjectInfo, ReadFileArgs, RecentProject, RemoveRecentArgs, Startup,
 };
 use std::sync::PoisonError;
@@ -23,21 +23,15 @@ const MENTION_FILES_LIMIT: u32 = 20_000;
 
 /// A request the app cannot carry out as asked; the message says why and what to do.
 pub(crate) fn invalid(message: impl Into<String>) -> CommandError {
-    CommandError {
-        code: ErrorCode::InvalidArgument,
-        message: message.into(),
-        failure: None,
-        next_step: None,
-    }
+    CommandError::new(FailureCode::InvalidArgument, message.into(), None)
 }
 
 pub(crate) fn internal(err: impl std::fmt::Display) -> CommandError {
-    CommandError {
-        code: ErrorCode::Internal,
-        message: format!("Internal error: {err}. Please report this; the log folder has details."),
-        failure: None,
-        next_step: None,
-    }
+    CommandError::new(
+        FailureCode::Internal,
+        format!("Internal error: {err}. Please report this; the log folder has details."),
+        None,
+    )
 }
 
 pub(crate) async fn blocking<T: Send + 'static>(
@@ -74,12 +68,7 @@ pub fn for_people(err: ToolError) -> CommandError {
         }
         _ => err.to_string(),
     };
-    CommandError {
-        code,
-        message,
-        failure: None,
-        next_step: None,
-    }
+    CommandError::new(code, message, None)
 }
 
 /// Opens a folder as a project: validates it and reads what the header shows.
@@ -109,15 +98,14 @@ pub(crate) fn now_ms() -> u64 {
 pub(crate) fn opened_root(state: &AppState, root: &str) -> CmdResult<ProjectRoot> {
     let root = ProjectRoot::open(root).map_err(for_people)?;
     if !state.is_allowed(&root) {
-        return Err(CommandError {
-            code: ErrorCode::InvalidArgument,
-            message: format!(
+        return Err(CommandError::new(
+            FailureCode::InvalidArgument,
+            format!(
                 "{} is not an open project. Open it first.",
                 root.path().display()
             ),
-            failure: None,
-            next_step: None,
-        });
+            None,
+        ));
     }
     Ok(root)
 }
@@ -228,11 +216,12 @@ pub async fn remove_recent(
         app.state::<AppState>()
             .recent
             .remove(&args.path)
-            .map_err(|err| CommandError {
-                code: ErrorCode::Io,
-                message: format!("Could not update the recent projects list: {err}"),
-                failure: None,
-                next_step: None,
+            .map_err(|err| {
+                CommandError::new(
+                    FailureCode::Io,
+                    format!("Could not update the recent projects list: {err}"),
+                    None,
+                )
             })
     })
     .await

@@ -8,7 +8,7 @@ use crate::event_pump::{self, Sink};
 use crate::state::AppState;
 use agent::{Session, SessionError, SessionHeader, locations};
 use protocol::{
-    AgentEvent, AnswerApprovalArgs, BackgroundTask, CommandError, CreateSessionArgs, ErrorCode,
+    AgentEvent, AnswerApprovalArgs, BackgroundTask, CommandError, CreateSessionArgs, FailureCode,
     ProjectArgs, RestoreArgs, RestorePreview, RestoreRecord, SendMessageArgs, SessionArgs,
     SessionFileChange, SessionInfo, SessionState, SessionTranscript, SetModeArgs, StopTaskArgs,
     TurnOutcome,
@@ -102,21 +102,13 @@ impl Sessions {
 
 /// A session error as the window gets it: a code it can act on and words for people.
 fn session_error(e: SessionError) -> CommandError {
-    let code = match e {
-        SessionError::Busy | SessionError::Log(agent::LogError::Busy(_)) => ErrorCode::Busy,
-        _ => ErrorCode::InvalidArgument,
+    let message = match &e {
+        SessionError::Busy => {
+            "A turn is already running in this session. Wait for it, or press Stop.".into()
+        }
+        other => format!("{}{}", first_upper(&other.to_string()), "."),
     };
-    CommandError {
-        code,
-        message: match &e {
-            SessionError::Busy => {
-                "A turn is already running in this session. Wait for it, or press Stop.".into()
-            }
-            other => format!("{}{}", first_upper(&other.to_string()), "."),
-        },
-        failure: Some(e.code()),
-        next_step: Some(e.code().next_step()),
-    }
+    CommandError::new(e.code(), message, None)
 }
 
 fn first_upper(s: &str) -> String {
@@ -130,12 +122,11 @@ pub(crate) fn log_path(id: &str) -> CmdResult<PathBuf> {
     let path =
         agent::session_path(&locations::sessions_dir(), id).map_err(|e| invalid(e.to_string()))?;
     if !path.exists() {
-        return Err(CommandError {
-            code: ErrorCode::NotFound,
-            message: format!("The session {id} no longer exists; it may have been deleted."),
-            failure: None,
-            next_step: None,
-        });
+        return Err(CommandError::new(
+            FailureCode::NotFound,
+            format!("The session {id} no longer exists; it may have been deleted."),
+            None,
+        ));
     }
     Ok(path)
 }

@@ -2,9 +2,8 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import type {
   AgentEvent,
-  CommandError,
   Commands,
-  ErrorCode,
+  EngineError,
   FailureCode,
   NextStep,
   SendMessageArgs,
@@ -16,32 +15,33 @@ import { markStartup, tracingStartup } from "./startupTrace";
 type ArgsOf<K extends keyof Commands> = Commands[K]["args"] extends null ? [] : [Commands[K]["args"]];
 
 export class AppError extends Error {
-  readonly code: ErrorCode;
-  /** For failures talking to a model server: what went wrong, typed. */
-  readonly failure: FailureCode | null;
-  /** With `failure`: what to offer for it, as Rust decided. */
+  readonly code: FailureCode;
+  /** What to offer for it, as Rust decided; null for a failure Rust did not type (the bridge
+   * to it failed). */
   readonly nextStep: NextStep | null;
-  constructor(code: ErrorCode, message: string, failure: FailureCode | null = null, nextStep: NextStep | null = null) {
+  readonly detail: string | null;
+  constructor(code: FailureCode, message: string, nextStep: NextStep | null = null, detail: string | null = null) {
     super(message);
     this.code = code;
-    this.failure = failure;
     this.nextStep = nextStep;
+    this.detail = detail;
   }
 }
 
-function isCommandError(value: unknown): value is CommandError {
+/** A command's failure as Rust sends it: the one failure type (`EngineError`). */
+function isEngineError(value: unknown): value is EngineError {
   return (
     typeof value === "object" &&
     value !== null &&
-    typeof (value as CommandError).message === "string" &&
-    typeof (value as CommandError).code === "string"
+    typeof (value as EngineError).message === "string" &&
+    typeof (value as EngineError).code === "string"
   );
 }
 
 /** Turns whatever a rejected invoke carries into an AppError with a readable message. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (isCommandError(err)) return new AppError(err.code, err.message, err.failure ?? null, err.next_step ?? null);
+  if (isEngineError(err)) return new AppError(err.code, err.message, err.next_step ?? null, err.detail ?? null);
   if (err instanceof Error) return new AppError("internal", err.message);
   return new AppError("internal", String(err));
 }

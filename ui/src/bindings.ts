@@ -210,7 +210,7 @@ retry: boolean,
  */
 settings: boolean, };
 
-export type FailureCode = "no_provider" | "auth" | "rate_limited" | "server_error" | "unreachable" | "bad_address" | "not_a_model_server" | "stream_broken" | "model_not_found" | "context_too_long" | "bad_request" | "builtin_unavailable" | "log_failed" | "session_busy" | "internal";
+export type FailureCode = "no_provider" | "auth" | "rate_limited" | "server_error" | "unreachable" | "bad_address" | "not_a_model_server" | "stream_broken" | "model_not_found" | "context_too_long" | "bad_request" | "builtin_unavailable" | "log_failed" | "session_busy" | "not_found" | "not_a_directory" | "not_a_file" | "permission_denied" | "outside_project" | "invalid_argument" | "io" | "git" | "internal";
 
 export type ApprovalAnswer = { "answer": "approve" } | { "answer": "approve_for_session", suggestion: number, } | { "answer": "approve_always", suggestion: number, } | { "answer": "deny", message: string | null, } | { "answer": "approve_partial", accepted_hunks: Array<number>, };
 
@@ -378,19 +378,6 @@ export type ProjectChanged = { root: string,
 paths: Array<string>, };
 
 export type Startup = { "kind": "welcome" } | { "kind": "project", project: ProjectInfo, } | { "kind": "error", path: string, message: string, };
-
-export type CommandError = { code: ErrorCode, message: string, 
-/**
- * For failures talking to a model server (Test connection): what went wrong, typed, so
- * the window can say what to do without reading the message.
- */
-failure?: FailureCode, 
-/**
- * With `failure`: what to offer for it, `failure.next_step()`.
- */
-next_step?: NextStep, };
-
-export type ErrorCode = "not_found" | "not_a_directory" | "not_a_file" | "permission_denied" | "outside_project" | "invalid_argument" | "io" | "git" | "busy" | "internal";
 
 export type OpenProjectArgs = { path: string, };
 

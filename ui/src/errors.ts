@@ -10,7 +10,12 @@ export const SEND_AGAIN: NextStep = { retry: true, settings: false };
 
 /** A command's failure as the transcript and Settings show one. */
 export function asFailure(e: AppError): EngineError {
-  return { code: e.failure ?? "internal", message: e.message, next_step: e.nextStep ?? SEND_AGAIN };
+  return {
+    code: e.code,
+    message: e.message,
+    next_step: e.nextStep ?? SEND_AGAIN,
+    ...(e.detail === null ? {} : { detail: e.detail }),
+  };
 }
 
 export function nextStep(error: EngineError | null | undefined): NextStep | null {

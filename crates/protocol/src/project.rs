@@ -46,34 +46,7 @@ pub enum Startup {
     Error { path: String, message: String },
 }
 
-/// The error every command returns: a message for people, and a stable code for the UI.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-pub struct CommandError {
-    pub code: ErrorCode,
-    pub message: String,
-    /// For failures talking to a model server (Test connection): what went wrong, typed, so
-    /// the window can say what to do without reading the message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub failure: Option<crate::FailureCode>,
-    /// With `failure`: what to offer for it, `failure.next_step()`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub next_step: Option<crate::NextStep>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    NotFound,
-    NotADirectory,
-    NotAFile,
-    PermissionDenied,
-    OutsideProject,
-    InvalidArgument,
-    Io,
-    Git,
-    /// The session is busy: a turn runs, or another window or `tandem-cli` has it open.
-    Busy,
-    Internal,
-}
+/// The error every command returns: the one failure type that crosses to the window, as a
+/// failed turn's is (its code, words for people, the technical detail, and the next step
+/// decided from the code).
+pub type CommandError = crate::EngineError;

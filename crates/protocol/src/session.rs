@@ -129,8 +129,20 @@ pub enum FailureCode {
     BuiltinUnavailable,
     /// The session's log could not be written.
     LogFailed,
-    /// Another window or `tandem-cli` has this session open.
+    /// Another window or `tandem-cli` has this session open, or a turn runs in it.
     SessionBusy,
+    /// A command named a file or folder, or a session, that does not exist.
+    NotFound,
+    NotADirectory,
+    NotAFile,
+    PermissionDenied,
+    /// A command named a path outside the project.
+    OutsideProject,
+    /// A command cannot be carried out as asked; the message says why and what to do.
+    InvalidArgument,
+    /// Reading or writing a file failed.
+    Io,
+    Git,
     /// Anything else.
     Internal,
 }
@@ -153,6 +165,16 @@ impl FailureCode {
             | FailureCode::LogFailed
             | FailureCode::SessionBusy
             | FailureCode::Internal => (true, false),
+            // A command's failure: from the transcript, sending again is what there is to try
+            // (as the window offered before these failures were typed).
+            FailureCode::NotFound
+            | FailureCode::NotADirectory
+            | FailureCode::NotAFile
+            | FailureCode::PermissionDenied
+            | FailureCode::OutsideProject
+            | FailureCode::InvalidArgument
+            | FailureCode::Io
+            | FailureCode::Git => (true, false),
             FailureCode::Unreachable | FailureCode::BadRequest => (true, true),
             FailureCode::ContextTooLong => (false, false),
         };

@@ -57,8 +57,6 @@ pub fn typescript(tool_words: &[(&str, &str)]) -> String {
         RecentProject::decl(&cfg),
         ProjectChanged::decl(&cfg),
         Startup::decl(&cfg),
-        CommandError::decl(&cfg),
-        ErrorCode::decl(&cfg),
         OpenProjectArgs::decl(&cfg),
         RemoveRecentArgs::decl(&cfg),
         ListDirArgs::decl(&cfg),

@@ -1,7 +1,7 @@
 //! The tools' one error type. Every message says what went wrong *and* what to do next, since
 //! the reader is often a model that will retry.
 
-use protocol::{CommandError, ErrorCode};
+use protocol::{CommandError, FailureCode as ErrorCode};
 use std::path::PathBuf;
 
 pub type ToolResult<T> = Result<T, ToolError>;
@@ -127,11 +127,6 @@ impl ToolError {
 
 impl From<ToolError> for CommandError {
     fn from(err: ToolError) -> Self {
-        CommandError {
-            code: err.code(),
-            message: err.to_string(),
-            failure: None,
-            next_step: None,
-        }
+        CommandError::new(err.code(), err.to_string(), None)
     }
 }

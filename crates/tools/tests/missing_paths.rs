@@ -64,7 +64,7 @@ fn the_project_folders_own_names_in_front_are_seen_through() {
     let p = project();
     for asked in ["work/calc/calc.py", "calc/calc.py", "./work/calc/calc.py"] {
         let err = read(&p, asked);
-        assert_eq!(err.code(), protocol::ErrorCode::NotFound, "{asked}");
+        assert_eq!(err.code(), protocol::FailureCode::NotFound, "{asked}");
         let text = message(&p, &err);
         assert!(text.contains("does not exist"), "{text}");
         assert!(text.contains("Did you mean calc.py?"), "{asked}: {text}");

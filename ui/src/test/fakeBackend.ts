@@ -113,6 +113,14 @@ const NEXT_STEP: Record<FailureCode, NextStep> = {
   log_failed: { retry: true, settings: false },
   session_busy: { retry: true, settings: false },
   internal: { retry: true, settings: false },
+  not_found: { retry: true, settings: false },
+  not_a_directory: { retry: true, settings: false },
+  not_a_file: { retry: true, settings: false },
+  permission_denied: { retry: true, settings: false },
+  outside_project: { retry: true, settings: false },
+  invalid_argument: { retry: true, settings: false },
+  io: { retry: true, settings: false },
+  git: { retry: true, settings: false },
   unreachable: { retry: true, settings: true },
   bad_request: { retry: true, settings: true },
   context_too_long: { retry: false, settings: false },
@@ -513,7 +521,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
               index += 1;
             },
             end: (outcome = { kind: "ended" }) => resolve(outcome),
-            fail: (message) => reject({ code: "busy", message, failure: "session_busy" }),
+            fail: (message) => reject(engineError("session_busy", message)),
           };
           if (agent.onTurn) agent.onTurn(turn);
           else resolve({ kind: "ended" });
