@@ -1,7 +1,7 @@
 //! What a reply costs, as the meter shows it: a model on this computer is free, said as $0 —
 //! not "price unknown", which would show the same nothing two ways.
 
-use test_support::harness;
+use agent_harness as harness;
 
 use harness::{Harness, Setup};
 use model_server::Scenario;

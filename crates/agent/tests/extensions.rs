@@ -5,7 +5,7 @@
 //! fenced, and whose crash in the middle of a call is survived, and a project's server that
 //! starts nothing before the user approves it.
 
-use test_support::harness;
+use agent_harness as harness;
 
 use agent::{Extensions, Sandboxing};
 use harness::{Harness, Setup, scenario};

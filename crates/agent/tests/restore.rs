@@ -4,7 +4,7 @@
 //! outside git a command's change is named as not restorable, and the user's `.git` is never
 //! written.
 
-use test_support::harness;
+use agent_harness as harness;
 
 use harness::{Harness, Setup, scenario};
 use policy::Mode;

@@ -1,7 +1,7 @@
 //! The agent loop with the OS sandbox, end to end: a scripted model in full_auto tries to get
 //! out with harmless payloads, does ordinary work, and meets a machine without a sandbox.
 
-use test_support::harness;
+use agent_harness as harness;
 
 use agent::Sandboxing;
 use harness::{Harness, Setup, scenario_with};

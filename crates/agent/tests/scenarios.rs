@@ -2,7 +2,7 @@
 //! 127.0.0.1, a real git repository, real files and processes, and a front end answering as a
 //! user would.
 
-use test_support::harness;
+use agent_harness as harness;
 
 use agent::{AgentConfig, Sandboxing, Session, SessionOptions, read_session};
 use harness::{Harness, Setup, scenario};

@@ -1,7 +1,7 @@
 //! The session the engine owns: sub-agents and named agents, wake-ups, Stop, resuming, one
 //! writer per session and logs that do not balloon — all against the scripted model server.
 
-use test_support::harness;
+use agent_harness as harness;
 
 use agent::{LogError, SessionError, read_session};
 use harness::{Harness, Setup, scenario};

@@ -2,7 +2,7 @@
 //! to go step by step. The model here is a fake at the edge (the in-process model), which
 //! records what it was asked and answers with a call written as text, as the real one does.
 
-use test_support::harness;
+use agent_harness as harness;
 
 use harness::{Harness, Setup};
 use llm::{ChatRequest, LocalModel, LocalReply, StreamEvent, TextStop};

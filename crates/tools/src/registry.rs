@@ -188,7 +188,8 @@ impl EngineTool {
 }
 
 pub type ProjectRun = fn(&Workspace, Value) -> ToolResult<ToolOutput>;
-pub type ToolboxRun =
+pub type ToolboxRun = fn(&Toolbox, Value, &CallContext) -> ToolResult<ToolOutput>;
+pub type WaitingRun =
     for<'a> fn(&'a Toolbox, Value, &'a CallContext) -> BoxFuture<'a, ToolResult<ToolOutput>>;
 /// Runs on a file the session saved (a command's output, a fetched page), named by the path
 /// the model used: `(toolbox, asked path, arguments)`.
@@ -201,8 +202,10 @@ pub type PlanRun = fn(&Workspace, Value) -> ToolResult<Planned>;
 pub enum Runner {
     /// On the project alone: [`run_tool`] runs it (file and git tools).
     Project(ProjectRun),
-    /// With the session's toolbox: its commands, tasks, network or Stop.
+    /// With the session's toolbox: its tasks and plan.
     Toolbox(ToolboxRun),
+    /// With the session's toolbox, waiting on a process or the network (and ending on Stop).
+    Waits(WaitingRun),
     /// By the agent engine.
     Engine(EngineTool),
 }
@@ -450,8 +453,8 @@ pub fn run_tool(ws: &Workspace, name: &str, args: Value) -> ToolResult<ToolOutpu
     let spec = find_tool(name).ok_or_else(|| unknown(name))?;
     match spec.run {
         Runner::Project(run) => run(ws, args),
-        // Commands, tasks, the network and Stop are the toolbox's (an async run).
-        Runner::Toolbox(_) => Err(not_alone(name)),
+        // Commands, tasks, the network and Stop are the toolbox's.
+        Runner::Toolbox(_) | Runner::Waits(_) => Err(not_alone(name)),
         Runner::Engine(_) => Err(ToolError::InvalidArgument(format!(
             "{name} is run by the agent engine, not the toolbox"
         ))),

@@ -189,7 +189,8 @@ impl Toolbox {
                 let _acting = self.ws.agent_action();
                 run(&self.ws, args)
             }
-            Runner::Toolbox(run) => run(self, args, ctx).await,
+            Runner::Toolbox(run) => run(self, args, ctx),
+            Runner::Waits(run) => run(self, args, ctx).await,
             Runner::Engine(_) => Err(ToolError::InvalidArgument(format!(
                 "{name} is run by the agent engine, not the toolbox"
             ))),

@@ -17,7 +17,7 @@ pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "Push the current branch (`git push --set-upstream`, to its upstream's remote or `origin`) and open a pull request for it with the GitHub CLI (`gh`, which must be logged in). Returns the pull request's URL and number. Refused on the base branch or a detached HEAD.",
     schema_of::<PullRequestArgs>,
     PolicyView::PullRequest,
-    Runner::Toolbox(run),
+    Runner::Waits(run),
 )
 .needs(Needs::GitHubCli)
 .checked(check);

@@ -19,7 +19,7 @@ pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "Run a shell command (bash) in the project root. Output is cut to its head and tail, the full output saved to a file. Commands still running after 10 s, or started with `background: true`, become background tasks.",
     schema_of::<RunCommandArgs>,
     PolicyView::Command,
-    Runner::Toolbox(run),
+    Runner::Waits(run),
 )
 .small_model(SmallModel::AsIs)
 .checked(check);

@@ -4,7 +4,6 @@ use super::{PolicyView, Runner, SmallModel, ToolOutput, ToolSpec, parse, schema_
 use crate::error::ToolResult;
 use crate::plan::{TaskDoneArgs, task_done};
 use crate::toolbox::{CallContext, Toolbox};
-use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
@@ -19,17 +18,11 @@ pub(crate) const TOOL: ToolSpec = ToolSpec::new(
 .finishes_task()
 .small_model(SmallModel::AsIs);
 
-fn run<'a>(
-    _: &'a Toolbox,
-    args: Value,
-    _: &'a CallContext,
-) -> BoxFuture<'a, ToolResult<ToolOutput>> {
-    Box::pin(async move {
-        let a: TaskDoneArgs = parse(TOOL.name, args)?;
-        let d = task_done(&a)?;
-        Ok(ToolOutput::new(
-            format!("Task complete: {}\n", d.summary),
-            to_value(&d),
-        ))
-    })
+fn run(_: &Toolbox, args: Value, _: &CallContext) -> ToolResult<ToolOutput> {
+    let a: TaskDoneArgs = parse(TOOL.name, args)?;
+    let d = task_done(&a)?;
+    Ok(ToolOutput::new(
+        format!("Task complete: {}\n", d.summary),
+        to_value(&d),
+    ))
 }

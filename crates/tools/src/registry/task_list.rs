@@ -4,7 +4,6 @@ use super::{PolicyView, Runner, ToolOutput, ToolSpec, parse, schema_of, to_value
 use crate::error::ToolResult;
 use crate::tasks::TaskRegistry;
 use crate::toolbox::{CallContext, TaskListArgs, Toolbox};
-use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
@@ -18,17 +17,11 @@ pub(crate) const TOOL: ToolSpec = ToolSpec::new(
 .reads()
 .polls();
 
-fn run<'a>(
-    toolbox: &'a Toolbox,
-    args: Value,
-    _: &'a CallContext,
-) -> BoxFuture<'a, ToolResult<ToolOutput>> {
-    Box::pin(async move {
-        let a: TaskListArgs = parse(TOOL.name, args)?;
-        let list = toolbox.tasks.list(a.include_finished);
-        Ok(ToolOutput::new(
-            TaskRegistry::render_list(&list),
-            to_value(&list),
-        ))
-    })
+fn run(toolbox: &Toolbox, args: Value, _: &CallContext) -> ToolResult<ToolOutput> {
+    let a: TaskListArgs = parse(TOOL.name, args)?;
+    let list = toolbox.tasks.list(a.include_finished);
+    Ok(ToolOutput::new(
+        TaskRegistry::render_list(&list),
+        to_value(&list),
+    ))
 }

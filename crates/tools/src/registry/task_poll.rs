@@ -4,7 +4,6 @@ use super::{PolicyView, Runner, ToolOutput, ToolSpec, parse, schema_of};
 use crate::error::{ToolError, ToolResult};
 use crate::tasks::TaskRegistry;
 use crate::toolbox::{CallContext, TaskIdArgs, Toolbox};
-use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
@@ -18,36 +17,30 @@ pub(crate) const TOOL: ToolSpec = ToolSpec::new(
 .reads()
 .polls();
 
-fn run<'a>(
-    toolbox: &'a Toolbox,
-    args: Value,
-    _: &'a CallContext,
-) -> BoxFuture<'a, ToolResult<ToolOutput>> {
-    Box::pin(async move {
-        let a: TaskIdArgs = parse(TOOL.name, args)?;
-        let (info, output, more) = toolbox
-            .tasks
-            .poll(&a.id)
-            .map_err(ToolError::InvalidArgument)?;
-        let mut text = format!(
-            "{} is {}.\n",
-            info.id,
-            TaskRegistry::describe_state(&info.state)
-        );
-        if output.is_empty() {
-            text.push_str("(no new output)\n");
-        } else {
-            text.push_str(&output);
-            if !output.ends_with('\n') {
-                text.push('\n');
-            }
+fn run(toolbox: &Toolbox, args: Value, _: &CallContext) -> ToolResult<ToolOutput> {
+    let a: TaskIdArgs = parse(TOOL.name, args)?;
+    let (info, output, more) = toolbox
+        .tasks
+        .poll(&a.id)
+        .map_err(ToolError::InvalidArgument)?;
+    let mut text = format!(
+        "{} is {}.\n",
+        info.id,
+        TaskRegistry::describe_state(&info.state)
+    );
+    if output.is_empty() {
+        text.push_str("(no new output)\n");
+    } else {
+        text.push_str(&output);
+        if !output.ends_with('\n') {
+            text.push('\n');
         }
-        if more {
-            text.push_str("(more output is waiting: poll again)\n");
-        }
-        Ok(ToolOutput::new(
-            text,
-            serde_json::json!({"task": info, "output": output, "more": more}),
-        ))
-    })
+    }
+    if more {
+        text.push_str("(more output is waiting: poll again)\n");
+    }
+    Ok(ToolOutput::new(
+        text,
+        serde_json::json!({"task": info, "output": output, "more": more}),
+    ))
 }

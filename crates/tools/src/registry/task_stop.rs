@@ -3,7 +3,6 @@
 use super::{PolicyView, Runner, ToolOutput, ToolSpec, parse, schema_of, to_value};
 use crate::error::{ToolError, ToolResult};
 use crate::toolbox::{CallContext, TaskIdArgs, Toolbox};
-use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
@@ -15,21 +14,15 @@ pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     Runner::Toolbox(run),
 );
 
-fn run<'a>(
-    toolbox: &'a Toolbox,
-    args: Value,
-    _: &'a CallContext,
-) -> BoxFuture<'a, ToolResult<ToolOutput>> {
-    Box::pin(async move {
-        let a: TaskIdArgs = parse(TOOL.name, args)?;
-        let info = toolbox
-            .tasks
-            .stop(&a.id)
-            .map_err(ToolError::InvalidArgument)?;
-        toolbox.cache.clear();
-        Ok(ToolOutput::new(
-            format!("Stopping {} ({}).\n", info.id, info.title),
-            to_value(&info),
-        ))
-    })
+fn run(toolbox: &Toolbox, args: Value, _: &CallContext) -> ToolResult<ToolOutput> {
+    let a: TaskIdArgs = parse(TOOL.name, args)?;
+    let info = toolbox
+        .tasks
+        .stop(&a.id)
+        .map_err(ToolError::InvalidArgument)?;
+    toolbox.cache.clear();
+    Ok(ToolOutput::new(
+        format!("Stopping {} ({}).\n", info.id, info.title),
+        to_value(&info),
+    ))
 }

@@ -4,7 +4,6 @@ use super::{Details, PolicyView, Runner, ToolOutput, ToolSpec, parse, schema_of,
 use crate::error::ToolResult;
 use crate::plan::{UpdatePlanArgs, render_plan, update_plan};
 use crate::toolbox::{CallContext, Toolbox};
-use futures_util::future::BoxFuture;
 use protocol::{PlanStatus, ToolSummary};
 use serde_json::Value;
 
@@ -18,23 +17,17 @@ pub(crate) const TOOL: ToolSpec = ToolSpec::new(
 )
 .reads();
 
-fn run<'a>(
-    _: &'a Toolbox,
-    args: Value,
-    _: &'a CallContext,
-) -> BoxFuture<'a, ToolResult<ToolOutput>> {
-    Box::pin(async move {
-        let a: UpdatePlanArgs = parse(TOOL.name, args)?;
-        let items = update_plan(&a)?;
-        let summary = ToolSummary::PlanUpdated {
-            steps: items.len() as u32,
-            done: items
-                .iter()
-                .filter(|i| i.status == PlanStatus::Done)
-                .count() as u32,
-        };
-        Ok(ToolOutput::new(render_plan(&items), to_value(&items))
-            .summed(Some(summary))
-            .with(Details::Plan(items)))
-    })
+fn run(_: &Toolbox, args: Value, _: &CallContext) -> ToolResult<ToolOutput> {
+    let a: UpdatePlanArgs = parse(TOOL.name, args)?;
+    let items = update_plan(&a)?;
+    let summary = ToolSummary::PlanUpdated {
+        steps: items.len() as u32,
+        done: items
+            .iter()
+            .filter(|i| i.status == PlanStatus::Done)
+            .count() as u32,
+    };
+    Ok(ToolOutput::new(render_plan(&items), to_value(&items))
+        .summed(Some(summary))
+        .with(Details::Plan(items)))
 }

@@ -3,7 +3,6 @@
 use super::{PolicyView, Runner, ToolOutput, ToolSpec, parse, schema_of};
 use crate::error::ToolResult;
 use crate::toolbox::{CallContext, Toolbox, WakeupArgs};
-use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -18,22 +17,16 @@ pub(crate) const TOOL: ToolSpec = ToolSpec::new(
 .reads()
 .polls();
 
-fn run<'a>(
-    toolbox: &'a Toolbox,
-    args: Value,
-    _: &'a CallContext,
-) -> BoxFuture<'a, ToolResult<ToolOutput>> {
-    Box::pin(async move {
-        let a: WakeupArgs = parse(TOOL.name, args)?;
-        toolbox
-            .tasks
-            .wakeup(Duration::from_millis(a.delay_ms), a.hint.clone());
-        Ok(ToolOutput::new(
-            format!(
-                "You will be woken in {} ms, or sooner if a task finishes.\n",
-                a.delay_ms
-            ),
-            serde_json::json!({"delay_ms": a.delay_ms, "hint": a.hint}),
-        ))
-    })
+fn run(toolbox: &Toolbox, args: Value, _: &CallContext) -> ToolResult<ToolOutput> {
+    let a: WakeupArgs = parse(TOOL.name, args)?;
+    toolbox
+        .tasks
+        .wakeup(Duration::from_millis(a.delay_ms), a.hint.clone());
+    Ok(ToolOutput::new(
+        format!(
+            "You will be woken in {} ms, or sooner if a task finishes.\n",
+            a.delay_ms
+        ),
+        serde_json::json!({"delay_ms": a.delay_ms, "hint": a.hint}),
+    ))
 }

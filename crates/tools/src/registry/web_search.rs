@@ -15,7 +15,7 @@ pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "Search the web through the configured provider.",
     schema_of::<WebSearchArgs>,
     PolicyView::WebSearch,
-    Runner::Toolbox(run),
+    Runner::Waits(run),
 )
 .reads()
 .needs(Needs::SearchService)

@@ -1,5 +1,6 @@
 //! Drives a real `Session` against the scripted model server, as a front end does: a task
-//! collects every event and answers each question as the test says a user would.
+//! collects every event and answers each question as the test says a user would. Compiled once
+//! for every suite of the engine (it was pulled by `#[path]` into seven test binaries).
 
 use agent::{AgentConfig, ResolvedModel, Sandboxing, Session, SessionOptions, engine_error};
 use llm::{Provider, ProviderConfig, ProviderKind, RetryPolicy};
