@@ -90,7 +90,9 @@ impl Agent {
             return Ok(Some(self.apply_in_part(p, acc)));
         }
         if let Some(confinement) = confinement {
-            return self.run_command(id, input, confinement, mode, cancel).await;
+            return self
+                .run_command(id, name, input, confinement, mode, cancel)
+                .await;
         }
         if let Some(tool) = tools::find_tool(name).and_then(tools::ToolSpec::engine_tool)
             && tool.is_agent_tool()
@@ -498,11 +500,6 @@ impl Agent {
         decision: &policy::Decision,
     ) -> ApprovalRequest {
         ApprovalRequest {
-            id: self.event_id(id),
-            tool: name.to_string(),
-            input: input.clone(),
-            reason: decision.reason.clone(),
-            rule: decision.rule.name.clone(),
             suggestions: decision
                 .suggestions
                 .iter()
@@ -511,6 +508,27 @@ impl Agent {
                     always: s.scope == policy::Scope::Project,
                 })
                 .collect(),
+            ..self.card(id, name, input, &decision.reason, &decision.rule.name)
+        }
+    }
+
+    /// An approval card for a call, asked for `reason` under `rule`: what every question
+    /// carries before what is particular to it (a change's hunks, a command's parts).
+    fn card(
+        &self,
+        id: &str,
+        name: &str,
+        input: &Value,
+        reason: &str,
+        rule: &str,
+    ) -> ApprovalRequest {
+        ApprovalRequest {
+            id: self.event_id(id),
+            tool: name.to_string(),
+            input: input.clone(),
+            reason: reason.to_string(),
+            rule: rule.to_string(),
+            suggestions: Vec::new(),
             path: None,
             original: None,
             proposed: None,
@@ -564,6 +582,7 @@ impl Agent {
     async fn run_command(
         &mut self,
         id: &str,
+        name: &str,
         input: &Value,
         confinement: Confinement,
         mode: Mode,
@@ -575,10 +594,7 @@ impl Agent {
             on_started: Some(self.announce_started(id)),
             ..self.call_context()
         };
-        let first = self
-            .toolbox
-            .run_in("run_command", input.clone(), &ctx)
-            .await;
+        let first = self.toolbox.run_in(name, input.clone(), &ctx).await;
         if cancel.is_cancelled() {
             return Ok(None);
         }
@@ -614,7 +630,7 @@ impl Agent {
             return Ok(Some(sandboxed_reply));
         };
         match self
-            .ask_to_leave_sandbox(id, input, &denial, cancel)
+            .ask_to_leave_sandbox(id, name, input, &denial, cancel)
             .await?
         {
             None => Ok(None),
@@ -634,10 +650,7 @@ impl Agent {
                     cancel: Some(cancel.clone()),
                     ..self.call_context()
                 };
-                let again = self
-                    .toolbox
-                    .run_in("run_command", input.clone(), &ctx)
-                    .await;
+                let again = self.toolbox.run_in(name, input.clone(), &ctx).await;
                 if cancel.is_cancelled() {
                     return Ok(None);
                 }
@@ -705,6 +718,7 @@ impl Agent {
     async fn ask_to_leave_sandbox(
         &mut self,
         id: &str,
+        name: &str,
         input: &Value,
         denial: &SandboxDenial,
         cancel: &CancellationToken,
@@ -719,27 +733,18 @@ impl Agent {
             protocol::DenialKind::Network => "it needed the network, which the sandbox keeps off",
         };
         // The same call asks again: front ends show it on the same card.
+        let reason = format!(
+            "The sandbox stopped this command: {what} (`{}`). Run it once outside the sandbox, with your own permissions?",
+            denial.evidence
+        );
         let request = ApprovalRequest {
-            id: self.event_id(id),
-            tool: "run_command".into(),
-            input: input.clone(),
-            reason: format!(
-                "The sandbox stopped this command: {what} (`{}`). Run it once outside the sandbox, with your own permissions?",
-                denial.evidence
-            ),
-            rule: "sandbox".into(),
-            suggestions: Vec::new(),
-            path: None,
-            original: None,
-            proposed: None,
-            hunks: Vec::new(),
             commands: simple_commands(input),
             command: Some(command),
             confinement: Some(Confinement::Outside {
                 reason: OutsideReason::Approved,
             }),
             sandbox_denial: Some(denial.clone()),
-            agent: self.identity.as_ref().map(|(_, n)| n.clone()),
+            ..self.card(id, name, input, &reason, "sandbox")
         };
         let Some(answer) = self.ask(request, cancel).await? else {
             return Ok(None);
