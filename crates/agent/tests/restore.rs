@@ -41,23 +41,6 @@ fn tree(root: &Path) -> Tree {
     out
 }
 
-/// Every file of the user's `.git` — index, HEAD, refs, the stash, objects — byte for byte.
-fn git_dir(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut dirs = vec![root.join(".git")];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else {
-                out.insert(p.display().to_string(), std::fs::read(&p).expect("read"));
-            }
-        }
-    }
-    out
-}
-
 fn project(git: bool) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let w = |rel: &str, text: &str| std::fs::write(dir.path().join(rel), text).expect("write");
@@ -130,7 +113,7 @@ fn last_request(h: &Harness) -> String {
 async fn every_turn_comes_back_the_restore_is_undone_and_the_conversation_follows() {
     let p = project(true);
     let root = p.path().canonicalize().expect("canonical");
-    let git_before = git_dir(&root);
+    let git_before = test_support::projects::git_dir(&root);
     let h = Harness::start(
         scenario("agent_restore_three_turns.json"),
         p.path(),
@@ -245,7 +228,11 @@ async fn every_turn_comes_back_the_restore_is_undone_and_the_conversation_follow
         .expect("restore");
     h.run("Turn five, files only").await;
     assert_eq!(h.server.failures(), Vec::<String>::new());
-    assert_eq!(git_dir(&root), git_before, "the user's .git was written");
+    assert_eq!(
+        test_support::projects::git_dir(&root),
+        git_before,
+        "the user's .git was written"
+    );
 }
 
 #[tokio::test]

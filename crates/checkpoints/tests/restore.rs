@@ -39,24 +39,6 @@ fn tree(root: &Path) -> BTreeMap<String, (Vec<u8>, bool)> {
     out
 }
 
-/// Every file under `.git`, byte for byte.
-fn git_dir(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut dirs = vec![root.join(".git")];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else {
-                let rel = p.strip_prefix(root).expect("inside").display().to_string();
-                out.insert(rel, std::fs::read(&p).expect("read"));
-            }
-        }
-    }
-    out
-}
-
 struct Project {
     _dir: tempfile::TempDir,
     root: PathBuf,
@@ -156,7 +138,7 @@ fn check_every_turn(watch: bool) {
     if watch {
         cps.watch();
     }
-    let before_git = git_dir(&p.root);
+    let before_git = test_support::projects::git_dir(&p.root);
     let trees = three_turns(&p, &cps);
     let last = tree(&p.root);
     for (n, want) in trees.iter().enumerate().rev() {
@@ -190,7 +172,11 @@ fn check_every_turn(watch: bool) {
         cps.finish().expect("finish");
         assert_eq!(tree(&p.root), last, "undoing the restore to {n}");
     }
-    assert_eq!(git_dir(&p.root), before_git, "the user's .git was written");
+    assert_eq!(
+        test_support::projects::git_dir(&p.root),
+        before_git,
+        "the user's .git was written"
+    );
 }
 
 #[test]

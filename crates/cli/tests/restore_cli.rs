@@ -145,20 +145,11 @@ async fn a_restore_that_could_not_write_says_so_and_fails() {
     let project_arg = root.display().to_string();
     let (code, _, err) = cli(
         data.path(),
-        &[
-            "run",
-            "--project",
+        &test_support::scripted_run(
             &project_arg,
-            "--provider",
-            "anthropic",
-            "--base-url",
             server.base_url(),
-            "--model",
-            "scripted-model",
-            "--approve",
-            "all",
-            "Write the note",
-        ],
+            &["--approve", "all", "Write the note"],
+        ),
     )
     .await;
     assert_eq!(code, 0, "{err}");
@@ -290,22 +281,17 @@ async fn a_crash_during_the_first_checkpoint_keeps_the_task() {
         .expect("server");
     let (code, _, err) = cli(
         data.path(),
-        &[
-            "run",
-            "--project",
+        &test_support::scripted_run(
             &project_arg,
-            "--provider",
-            "anthropic",
-            "--base-url",
             server.base_url(),
-            "--model",
-            "scripted-model",
-            "--approve",
-            "all",
-            "--session",
-            &id,
-            "Go on where you stopped",
-        ],
+            &[
+                "--approve",
+                "all",
+                "--session",
+                &id,
+                "Go on where you stopped",
+            ],
+        ),
     )
     .await;
     assert_eq!(code, 0, "{err}");
@@ -333,20 +319,11 @@ async fn export_writes_markdown_and_the_json_log_and_search_finds_the_session() 
     let project_arg = root.display().to_string();
     let (code, _, err) = cli(
         data.path(),
-        &[
-            "run",
-            "--project",
+        &test_support::scripted_run(
             &project_arg,
-            "--provider",
-            "anthropic",
-            "--base-url",
             server.base_url(),
-            "--model",
-            "scripted-model",
-            "--approve",
-            "all",
-            "Write the note",
-        ],
+            &["--approve", "all", "Write the note"],
+        ),
     )
     .await;
     assert_eq!(code, 0, "{err}");

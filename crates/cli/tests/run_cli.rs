@@ -18,20 +18,11 @@ async fn run_streams_the_transcript_and_finishes_on_task_done() {
     let project_arg = project.path().display().to_string();
     let (code, out, err) = cli(
         data.path(),
-        &[
-            "run",
-            "--project",
+        &test_support::scripted_run(
             &project_arg,
-            "--provider",
-            "anthropic",
-            "--base-url",
             server.base_url(),
-            "--model",
-            "scripted-model",
-            "--approve",
-            "all",
-            "Make the greeting say hello, tandem",
-        ],
+            &["--approve", "all", "Make the greeting say hello, tandem"],
+        ),
     )
     .await;
     assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
@@ -81,20 +72,11 @@ async fn a_contradicted_task_done_is_printed_with_its_warnings() {
     let project_arg = project.path().display().to_string();
     let (code, out, err) = cli(
         data.path(),
-        &[
-            "run",
-            "--project",
+        &test_support::scripted_run(
             &project_arg,
-            "--provider",
-            "anthropic",
-            "--base-url",
             server.base_url(),
-            "--model",
-            "scripted-model",
-            "--approve",
-            "all",
-            "Make the tests pass",
-        ],
+            &["--approve", "all", "Make the tests pass"],
+        ),
     )
     .await;
     assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
@@ -368,20 +350,11 @@ async fn a_refusal_in_a_commands_output_does_not_suggest_leaving_the_sandbox() {
     let project_arg = project.path().display().to_string();
     let (code, out, err) = cli(
         data.path(),
-        &[
-            "run",
-            "--project",
+        &test_support::scripted_run(
             &project_arg,
-            "--provider",
-            "anthropic",
-            "--base-url",
             server.base_url(),
-            "--model",
-            "scripted-model",
-            "--approve",
-            "all",
-            "Set the project up",
-        ],
+            &["--approve", "all", "Set the project up"],
+        ),
     )
     .await;
     assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");

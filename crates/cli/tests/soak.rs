@@ -81,24 +81,6 @@ fn tree(root: &Path) -> Tree {
     out
 }
 
-/// Every file under `.git`, byte for byte.
-fn git_dir(root: &Path) -> Tree {
-    let mut out = Tree::new();
-    let mut dirs = vec![root.join(".git")];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else {
-                let rel = p.strip_prefix(root).expect("inside").display().to_string();
-                out.insert(rel, std::fs::read(&p).expect("read"));
-            }
-        }
-    }
-    out
-}
-
 fn shared_text(values: &[u64]) -> String {
     values
         .iter()
@@ -333,7 +315,7 @@ impl Soak {
         let temps: Vec<&String> = t.keys().filter(|k| k.contains(".tandem-")).collect();
         assert!(temps.is_empty(), "{step}: temporary files left: {temps:?}");
         assert!(
-            git_dir(&self.root) == self.git_before,
+            test_support::projects::git_dir(&self.root) == self.git_before,
             "{step}: the user's .git changed"
         );
     }
@@ -563,7 +545,7 @@ async fn soak_inside() {
     git(&root, &["add", "."]);
     git(&root, &["commit", "-qm", "start"]);
     let mut soak = Soak {
-        git_before: git_dir(&root),
+        git_before: test_support::projects::git_dir(&root),
         root,
         data: disk.join("data"),
         disk,

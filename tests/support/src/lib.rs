@@ -10,4 +10,4 @@ pub mod procs;
 pub mod projects;
 pub mod run;
 
-pub use run::{Ran, git, ran, run, run_async, tandem_cli_in, tandem_cli_scripted};
+pub use run::{Ran, git, ran, run, run_async, scripted_run, tandem_cli_in, tandem_cli_scripted};

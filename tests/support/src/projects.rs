@@ -12,3 +12,23 @@ pub fn buggy_calc(dir: &Path) {
     )
     .expect("write");
 }
+
+/// Every file under the project's `.git` (index, HEAD, refs, the stash, objects), byte for
+/// byte, by its path from the project: what a test compares before and after to see that the
+/// person's repository was left exactly as it was.
+pub fn git_dir(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut dirs = vec![root.join(".git")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                let rel = p.strip_prefix(root).expect("inside").display().to_string();
+                out.insert(rel, std::fs::read(&p).expect("read"));
+            }
+        }
+    }
+    out
+}

@@ -58,6 +58,24 @@ pub fn tandem_cli_in(bin: &str, subcommand: &str, project: &Path, args: &[&str])
         .env("TANDEM_NO_KEYCHAIN", "1"))
 }
 
+/// The arguments of `tandem-cli run` in `project` against the scripted Anthropic server at
+/// `base_url` (model `scripted-model`), then `more` (approvals, the task).
+pub fn scripted_run<'a>(project: &'a str, base_url: &'a str, more: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "run",
+        "--project",
+        project,
+        "--provider",
+        "anthropic",
+        "--base-url",
+        base_url,
+        "--model",
+        "scripted-model",
+    ];
+    args.extend_from_slice(more);
+    args
+}
+
 /// `git ARGS` in `dir`, which must succeed; its stdout. Commits are made as "Tandem Test"
 /// whatever the machine's own git identity (a fresh CI machine has none).
 pub fn git(dir: &Path, args: &[&str]) -> String {
