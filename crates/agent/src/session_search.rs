@@ -7,7 +7,7 @@
 //! the goal in `benches/session_search.rs`.
 
 use crate::session_log::{Entry, LogError, read_session};
-use protocol::{SearchHit, SearchHitKind};
+use protocol::{AgentEvent, ContentBlock, SearchHit, SearchHitKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fs::{File, OpenOptions};
@@ -65,34 +65,19 @@ fn line(seq: u64, kind: SearchHitKind, text: &str, max: usize) -> Option<String>
 /// The searchable lines of one logged event.
 pub(crate) fn lines_of(seq: u64, event: &Value) -> String {
     let mut out = String::new();
-    let text = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or("");
-    match event.get("type").and_then(Value::as_str) {
-        Some("user_message") => {
-            out.extend(line(
-                seq,
-                SearchHitKind::User,
-                text("text"),
-                MESSAGE_TEXT_CAP,
-            ));
+    match crate::log_entry::LogEntry::read(event).event() {
+        Some(AgentEvent::UserMessage { text, .. }) => {
+            out.extend(line(seq, SearchHitKind::User, &text, MESSAGE_TEXT_CAP));
         }
-        Some("assistant_message") => {
-            let blocks = event
-                .pointer("/message/content")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or(&[]);
-            for b in blocks {
-                match b.get("type").and_then(Value::as_str) {
-                    Some("text") => {
-                        let t = b.get("text").and_then(Value::as_str).unwrap_or("");
-                        out.extend(line(seq, SearchHitKind::Assistant, t, MESSAGE_TEXT_CAP));
+        Some(AgentEvent::AssistantMessage { message }) => {
+            for b in &message.content {
+                match b {
+                    ContentBlock::Text { text } => {
+                        out.extend(line(seq, SearchHitKind::Assistant, text, MESSAGE_TEXT_CAP));
                     }
-                    Some("tool_use") => {
-                        let name = b.get("name").and_then(Value::as_str).unwrap_or("");
-                        let input = b.get("input");
+                    ContentBlock::ToolUse { name, input, .. } => {
                         for key in ["path", "file_path", "command"] {
-                            if let Some(p) = input.and_then(|i| i.get(key)).and_then(Value::as_str)
-                            {
+                            if let Some(p) = input.get(key).and_then(Value::as_str) {
                                 let t = format!("{name} {p}");
                                 out.extend(line(seq, SearchHitKind::File, &t, MESSAGE_TEXT_CAP));
                             }
@@ -102,13 +87,8 @@ pub(crate) fn lines_of(seq: u64, event: &Value) -> String {
                 }
             }
         }
-        Some("tool_finished") => {
-            out.extend(line(
-                seq,
-                SearchHitKind::Tool,
-                text("output"),
-                TOOL_TEXT_CAP,
-            ));
+        Some(AgentEvent::ToolFinished { output, .. }) => {
+            out.extend(line(seq, SearchHitKind::Tool, &output, TOOL_TEXT_CAP));
         }
         _ => {}
     }
