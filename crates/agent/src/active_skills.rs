@@ -1,5 +1,5 @@
 //! The skills active for the task at hand: activated by the task's text matching a trigger
-//! (or by the model, with `skill_activate`), their tools in the catalog under their own names
+//! (or by the model, with `skill_activate`), their tools in the registry under their own names
 //! — `skill__tool` when a name is taken — and their instructions in the system prompt, until
 //! the next task.
 
@@ -36,7 +36,7 @@ impl ActiveSkills {
     }
 
     /// Activates a skill; returns its tools' names as the model will call them. A tool whose
-    /// name is taken (a catalog tool, a server's, another skill's) is named `skill__tool`.
+    /// name is taken (a registry tool, a server's, another skill's) is named `skill__tool`.
     fn add(&mut self, skill: &Skill, taken: &dyn Fn(&str) -> bool) -> Vec<String> {
         self.order.push(skill.name.clone());
         let mut names = Vec::new();
@@ -98,7 +98,7 @@ impl Agent {
         Ok(names)
     }
 
-    /// Every tool the model is offered now: the catalog's (the skill tools only when there
+    /// Every tool the model is offered now: the registry's (the skill tools only when there
     /// are skills), the active skills' and the running servers'.
     pub(crate) fn catalog(&self, may_spawn: bool) -> Vec<ToolDefinition> {
         let mut defs = crate::prompt::tool_definitions(

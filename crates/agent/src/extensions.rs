@@ -1,4 +1,4 @@
-//! What a session may use beyond the catalog: the skills found for its project (those the
+//! What a session may use beyond the registry: the skills found for its project (those the
 //! user has not turned off) and the project's MCP servers. Loading, listing and turning skills
 //! on and off live here, for the window and `tandem-cli` alike.
 
@@ -18,7 +18,7 @@ pub struct Extensions {
 }
 
 impl Extensions {
-    /// Nothing beyond the catalog.
+    /// Nothing beyond the registry.
     pub fn none() -> Extensions {
         Extensions::default()
     }

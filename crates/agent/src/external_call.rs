@@ -1,5 +1,5 @@
-//! Calls of tools from outside the catalog, through the same policy, questions and sandbox as
-//! the catalog's: a skill's tool is judged as the command it runs and runs as a program in the
+//! Calls of tools from outside the registry, through the same policy, questions and sandbox as
+//! the registry's: a skill's tool is judged as the command it runs and runs as a program in the
 //! sandbox (the model's values are whole arguments, never shell text); a server's tool asks
 //! by name unless a rule allows it, and its result reaches the model fenced as untrusted.
 

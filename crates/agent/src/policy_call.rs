@@ -50,7 +50,7 @@ pub fn policy_call<'a>(
     }
 }
 
-/// The decision on a call of a catalog tool, as a session and `tandem-cli tool` take it: the
+/// The decision on a call of a registry tool, as a session and `tandem-cli tool` take it: the
 /// engine's judgement of [`policy_call`], and for a commit that would record a file the agent
 /// may not touch, a question whatever the mode.
 pub fn judge_tool_call(

@@ -217,10 +217,10 @@ pub(crate) fn estimate_tokens(messages: &[Message]) -> u64 {
 /// the tests and finished without the edit; told what "make the code do X" means, it edited.)
 pub(crate) const SMALL_MODEL_PROMPT: &str = "The user's message is a list of steps. Do every step, in order, one tool call per reply. To change a file, reply with its path on a line of its own and then the whole file in a fenced code block (```): every line as it must read after the change, the lines that stay exactly as they are now. After the last step, call task_done.\n";
 
-/// The catalog as the model sees it. An agent that may not start sub-agents (it is as deep as
+/// The registry as the model sees it. An agent that may not start sub-agents (it is as deep as
 /// sub-agents go) is not offered the tools to do it, nor the skill tools when there are no
 /// skills. A small model is offered the few tools it needs (reading, changing, searching,
-/// running and finishing), one form each: the whole catalog is ~5,000 tokens of schemas — over
+/// running and finishing), one form each: the whole registry is ~5,000 tokens of schemas — over
 /// a minute of prompt on two cores before the first word — and a 1.5B model offered 23 tools
 /// skipped steps it was given in order; the call grammar is made from these schemas.
 pub(crate) fn tool_definitions(

@@ -56,7 +56,7 @@ pub struct SessionOptions {
     pub tmp_dir: Option<PathBuf>,
     /// Where `web_search` searches (from the settings), if anywhere.
     pub web_search: Option<tools::SearchProvider>,
-    /// Skills and MCP servers beyond the catalog (started servers are the caller's to start).
+    /// Skills and MCP servers beyond the registry (started servers are the caller's to start).
     pub extensions: crate::extensions::Extensions,
     /// What the session and the day may spend on models.
     pub spend: crate::spend::SpendOptions,

@@ -104,7 +104,7 @@ impl Agent {
             .map(Some)
     }
 
-    /// Calls the catalog does not run the usual way: a tool not on offer, an active skill's
+    /// Calls the registry does not run the usual way: a tool not on offer, an active skill's
     /// or a server's, a name no tool has, the skill tools, a read outside the project.
     async fn route(
         &mut self,
@@ -122,7 +122,7 @@ impl Agent {
                     })),
             )));
         }
-        // Tools from outside the catalog: an active skill's, a server's.
+        // Tools from outside the registry: an active skill's, a server's.
         if let Some((skill, tool)) = self.active.resolve(name) {
             return self
                 .run_skill_tool(id, name, &skill, &tool, input, cancel)
@@ -306,7 +306,7 @@ impl Agent {
         }
     }
 
-    /// Runs a catalog tool the policy let through: a fetch only to the addresses judged (and
+    /// Runs a registry tool the policy let through: a fetch only to the addresses judged (and
     /// its redirects judged again), anything the tool runs stopped with the task.
     async fn run_catalog_tool(
         &mut self,
@@ -850,7 +850,7 @@ pub(crate) fn command_ran(details: &tools::Details) -> CommandRan {
     }
 }
 
-/// Where a call goes: answered outside the catalog's usual way, or on through the policy.
+/// Where a call goes: answered outside the registry's usual way, or on through the policy.
 enum Routed {
     Answered(Option<ToolReply>),
     Catalog,

@@ -1,5 +1,5 @@
 //! The arguments of the tools that start and talk to sub-agents. The engine (`agent`) runs
-//! them; this crate only describes them, so the catalog stays the one list of tools.
+//! them; this crate only describes them, so the registry stays the one list of tools.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -36,7 +36,7 @@ pub struct EditFileArgs {
 }
 
 /// `edit_file`'s single form with every field required: what a small model is offered (see the
-/// catalog's `small_model_form`). A call in it parses as [`EditFileArgs`].
+/// registry's `small_model_form`). A call in it parses as [`EditFileArgs`].
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditOneArgs {
