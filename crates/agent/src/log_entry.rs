@@ -80,6 +80,16 @@ impl LogEntry {
             .then(|| EngineEntry::deserialize(line).map_or(LogEntry::Unknown, LogEntry::Engine))
     }
 
+    /// A line's `usage` event (a reply paid for), without reading lines of other kinds: the
+    /// cost count looks at every line of a long log each time the session list refreshes,
+    /// and most lines are long tool results.
+    pub fn read_usage(line: &Value) -> Option<AgentEvent> {
+        if line.get("type").and_then(Value::as_str) != Some("usage") {
+            return None;
+        }
+        AgentEvent::deserialize(line).ok()
+    }
+
     /// The event, when the line is one front ends were shown.
     pub fn event(self) -> Option<AgentEvent> {
         match self {
@@ -142,6 +152,14 @@ mod tests {
             LogEntry::read(&json!({"type": "from_a_newer_tandem"})),
             LogEntry::Unknown
         );
+        let usage = json!({"type": "usage", "usage": {"input_tokens": 10, "output_tokens": 2, "cache_read_tokens": 0, "cache_write_tokens": 0}, "cost_usd": 0.5});
+        assert_eq!(
+            LogEntry::read_usage(&usage),
+            LogEntry::read(&usage).event(),
+            "{usage}"
+        );
+        assert!(LogEntry::read_usage(&usage).is_some());
+        assert_eq!(LogEntry::read_usage(&event), None);
         assert_eq!(
             LogEntry::read(&json!({"type": "decision", "id": 3})),
             LogEntry::Unknown

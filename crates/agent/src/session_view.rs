@@ -72,7 +72,7 @@ impl Paid {
     fn add_log(&mut self, entries: &[crate::session_log::Entry<Value>]) {
         let paid = entries
             .iter()
-            .filter_map(|e| crate::log_entry::LogEntry::read(&e.event).event());
+            .filter_map(|e| crate::log_entry::LogEntry::read_usage(&e.event));
         for e in paid {
             if let AgentEvent::Usage { usage, cost_usd } = e {
                 self.input += u64::from(usage.input_tokens);
