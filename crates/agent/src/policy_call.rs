@@ -242,4 +242,68 @@ mod tests {
             Verdict::Deny
         );
     }
+
+    /// Adding a tool must not open a way around the policy. Over the whole registry (so a tool
+    /// added later is covered too): a tool that is not declared read-only is never seen by the
+    /// policy as a read, nor as "internal" while it runs on the project; and each tool the
+    /// policy sees as changing something — a write, a command, a request that sends, a
+    /// commit, a branch made, a pull request — is refused or asked in read-only mode with the
+    /// arguments a model would send, never run.
+    #[test]
+    fn no_registry_tool_that_changes_anything_runs_unasked_in_read_only_mode() {
+        use tools::{PolicyView, Runner};
+        let root = Path::new("/project");
+        let resolver = |p: &Path| policy::lexical(p);
+        let mut ctx = Context::new(root);
+        ctx.mode = Some(Mode::ReadOnly);
+        ctx.resolver = &resolver;
+        let project = tools::ProjectRoot::open(std::env::temp_dir()).expect("open");
+        let mut judged = 0;
+        for t in tools::TOOLS {
+            assert!(
+                t.read_only || t.policy != PolicyView::Read,
+                "{} changes things but the policy would see a read",
+                t.name
+            );
+            let on_project = matches!(t.run, Runner::Project(_) | Runner::Waits(_));
+            assert!(
+                t.read_only || t.policy != PolicyView::Internal || !on_project,
+                "{} changes the project but the policy would see it as internal",
+                t.name
+            );
+            let args = match t.policy {
+                PolicyView::Write => {
+                    serde_json::json!({"path": "a.txt", "content": "x\n", "old_string": "a", "new_string": "b"})
+                }
+                PolicyView::Command => serde_json::json!({"command": "touch a.txt"}),
+                PolicyView::Fetch => {
+                    serde_json::json!({"url": "http://127.0.0.1:9/", "method": "POST", "body": "x"})
+                }
+                PolicyView::GitCommit => serde_json::json!({"message": "m"}),
+                PolicyView::GitBranch => serde_json::json!({"action": "create", "name": "b"}),
+                PolicyView::PullRequest => serde_json::json!({"title": "t", "body": "b"}),
+                PolicyView::Read | PolicyView::Internal | PolicyView::WebSearch => continue,
+            };
+            let resolved = [std::net::IpAddr::from([127, 0, 0, 1])];
+            let d = judge_tool_call(
+                &Policy::builtin(),
+                &ctx,
+                &project,
+                t.name,
+                &args,
+                1,
+                &resolved,
+            );
+            assert_ne!(
+                d.decision,
+                Verdict::Allow,
+                "{} ran unasked: {}",
+                t.name,
+                d.reason
+            );
+            judged += 1;
+        }
+        // write, edit, command, fetch, commit, branch, pull request at least.
+        assert!(judged >= 7, "{judged}");
+    }
 }
