@@ -184,11 +184,7 @@ async fn the_built_in_model_gets_the_compact_tools_and_the_step_by_step_prompt()
 #[tokio::test]
 async fn a_file_the_task_names_is_read_before_the_first_step_and_counts_as_read() {
     let project = tempfile::tempdir().expect("tempdir");
-    std::fs::write(
-        project.path().join("calc.py"),
-        "def add(a, b):\n    return a - b\n",
-    )
-    .expect("write");
+    test_support::projects::buggy_calc_module(project.path());
     let model = Arc::new(Recorded::replying(vec![
         r#"{"name": "edit_file", "arguments": {"path": "calc.py", "old_string": "    return a - b", "new_string": "    return a + b"}}"#,
     ]));
@@ -233,11 +229,7 @@ async fn a_file_the_task_names_is_read_before_the_first_step_and_counts_as_read(
 #[tokio::test]
 async fn a_small_models_first_move_is_a_whole_file_draft_that_lands_as_an_approved_write() {
     let project = tempfile::tempdir().expect("tempdir");
-    std::fs::write(
-        project.path().join("calc.py"),
-        "def add(a, b):\n    return a - b\n",
-    )
-    .expect("write");
+    test_support::projects::buggy_calc_module(project.path());
     let model = Arc::new(Recorded::drafting(
         vec!["I will fix the sign.\n\ncalc.py\n```python\ndef add(a, b):\n    return a + b\n```\n"],
         vec![],
@@ -351,11 +343,7 @@ async fn a_draft_never_shows_a_refused_secret_nor_writes_a_file_it_did_not_show(
     let outside = tempfile::tempdir().expect("outside");
     let project = outside.path().join("p");
     std::fs::create_dir(&project).expect("mkdir");
-    std::fs::write(
-        project.join("calc.py"),
-        "def add(a, b):\n    return a - b\n",
-    )
-    .expect("write");
+    test_support::projects::buggy_calc_module(&project);
     std::fs::write(project.join("other.py"), "x = 1\n").expect("write");
     std::fs::write(project.join(".env"), "API_KEY=ENV-MARKER\n").expect("write");
     let model = Arc::new(Recorded::drafting(
@@ -409,11 +397,7 @@ async fn a_draft_never_shows_a_refused_secret_nor_writes_a_file_it_did_not_show(
 #[tokio::test]
 async fn no_draft_where_nothing_may_be_written() {
     let project = tempfile::tempdir().expect("tempdir");
-    std::fs::write(
-        project.path().join("calc.py"),
-        "def add(a, b):\n    return a - b\n",
-    )
-    .expect("write");
+    test_support::projects::buggy_calc_module(project.path());
     let model = Arc::new(Recorded::drafting(
         vec!["calc.py\n```\ndef add(a, b):\n    return a + b\n```\n"],
         vec![],
