@@ -1651,10 +1651,20 @@ async fn web_search_is_set_up_and_tried_in_settings() -> TestResult {
         "SearXNG (a server of your own)",
     )
     .await?;
-    app.wait_for("[data-testid=web-search-url]")
-        .await?
-        .send_keys(&url)
-        .await?;
+    // An address the engine cannot use is refused in words, and nothing is written.
+    let field = app.wait_for("[data-testid=web-search-url]").await?;
+    field.send_keys("searx.local").await?;
+    app.click("[data-testid=web-search-save]").await?;
+    let refused = wait_content(&app, "[data-testid=web-search-error]", "Web search:").await?;
+    assert!(refused.contains("http://"), "{refused:?}");
+    screenshots(&app, "settings-08-web-search-refused").await?;
+    let settings = s.config.path().join("settings.toml");
+    assert!(
+        !std::fs::read_to_string(&settings).is_ok_and(|t| t.contains("[web_search]")),
+        "a refused address was saved"
+    );
+    field.clear().await?;
+    field.send_keys(&url).await?;
     app.click("[data-testid=web-search-test]").await?;
     let result = wait_content(&app, "[data-testid=web-search-result]", "Tandem, the agent").await?;
     assert!(result.contains("Connected: 2 results"), "{result:?}");
