@@ -49,3 +49,55 @@ impl PersonalSession {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the window and `tandem-cli run` both rely on: the settings' web search and limits
+    /// reach the session, logs go to the person's data folder, commands to the machine's
+    /// sandbox, and a grant is written to the person's rule file.
+    #[test]
+    fn a_personal_session_takes_the_settings_and_the_persons_folders() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let settings: Settings = toml::from_str(
+            "[web_search]\nprovider = \"searxng\"\nbase_url = \"http://127.0.0.1:8888\"\n\n[limits]\nsession_usd = 2.5\nday_usd = 10.0\n",
+        )
+        .expect("settings");
+        let rules = dir.path().join("policy.toml");
+        let resolver: ProviderResolver = std::sync::Arc::new(|_: &str| {
+            Err(protocol::EngineError::new(
+                protocol::FailureCode::NoProvider,
+                "none",
+                None,
+            ))
+        });
+        let opts = PersonalSession {
+            root: ProjectRoot::open(dir.path()).expect("open"),
+            policy: Policy::builtin(),
+            user_policy_file: Some(rules.clone()),
+            resolver,
+        }
+        .options(&settings);
+        assert!(
+            opts.web_search.is_some(),
+            "the settings' web search is lost"
+        );
+        assert_eq!(opts.spend.limits.session_usd, Some(2.5));
+        assert_eq!(opts.spend.limits.day_usd, Some(10.0));
+        assert_eq!(opts.spend.ledger_dir, Some(crate::locations::spend_dir()));
+        assert_eq!(opts.sessions_dir, crate::locations::sessions_dir());
+        assert!(matches!(opts.sandboxing, Sandboxing::Machine));
+        assert_eq!(opts.config.user_policy_file, Some(rules));
+        assert!(opts.tmp_dir.is_none());
+        let none = PersonalSession {
+            root: ProjectRoot::open(dir.path()).expect("open"),
+            policy: Policy::builtin(),
+            user_policy_file: None,
+            resolver: opts.resolver.clone(),
+        }
+        .options(&Settings::default());
+        assert!(none.web_search.is_none());
+        assert_eq!(none.spend.limits, protocol::SpendLimits::default());
+    }
+}
