@@ -348,7 +348,12 @@ impl Agent {
             },
             ..self.call_context()
         };
-        let out = match self.toolbox.run_in(name, input.clone(), &call).await {
+        // A change is written as it was planned, judged and shown, not worked out again.
+        let out = match planned {
+            Some(p) => self.toolbox.apply_change(p),
+            None => self.toolbox.run_in(name, input.clone(), &call).await,
+        };
+        let out = match out {
             Ok(out) => out,
             Err(e) => return Ok(ToolReply::err(e.to_string())),
         };

@@ -1002,3 +1002,69 @@ async fn the_system_prompt_stays_the_same_between_turns() {
     );
     assert_eq!(system(2), system(0));
 }
+
+/// The diff a person approves is the diff written: the change is not worked out again when
+/// they approve it. Worked out again, a file merely touched while the card waited (same
+/// bytes, a newer time: an editor's save, a formatter, a checkout) was refused as changed
+/// since the model read it, and the approved change was lost.
+#[tokio::test]
+async fn an_approved_change_is_written_as_shown_though_its_file_was_touched_while_it_waited() {
+    let p = project();
+    let file = p.path().join("greeting.txt");
+    let s = Scenario::from_json(
+        r#"{"name": "approved as shown", "format": "anthropic", "turns": [
+            {"reply": {"tool_calls": [{"id": "t1", "name": "read_file", "input": {"path": "greeting.txt"}}]}},
+            {"expect": {"tool_result_contains": "hi"}, "reply": {"tool_calls": [{"id": "t2", "name": "edit_file", "input": {"path": "greeting.txt", "old_string": "hi", "new_string": "hello"}}]}},
+            {"expect": {"tool_result_contains": "Edited greeting.txt"}, "reply": {"text": "Done.", "tool_calls": [{"id": "t3", "name": "task_done", "input": {"summary": "It says hello."}}]}}
+        ]}"#,
+    )
+    .expect("json");
+    let touched = file.clone();
+    let h = Harness::start(s, p.path(), Setup::new(Mode::Ask), move |q| {
+        if q.tool == "edit_file" {
+            assert_eq!(q.proposed.as_deref(), Some("hello\n"));
+            let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+            std::fs::File::options()
+                .write(true)
+                .open(&touched)
+                .and_then(|f| f.set_modified(later))
+                .expect("touch");
+        }
+        ApprovalAnswer::Approve
+    })
+    .await;
+    let outcome = h.run("Make it say hello").await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "hello\n");
+}
+
+/// And a file whose bytes changed while the card waited is never overwritten with what was
+/// approved: nothing is written, and the model hears why.
+#[tokio::test]
+async fn an_approved_change_to_a_file_rewritten_meanwhile_writes_nothing() {
+    let p = project();
+    let file = p.path().join("greeting.txt");
+    let s = Scenario::from_json(
+        r#"{"name": "rewritten meanwhile", "format": "anthropic", "turns": [
+            {"reply": {"tool_calls": [{"id": "t1", "name": "read_file", "input": {"path": "greeting.txt"}}]}},
+            {"expect": {"tool_result_contains": "hi"}, "reply": {"tool_calls": [{"id": "t2", "name": "edit_file", "input": {"path": "greeting.txt", "old_string": "hi", "new_string": "hello"}}]}},
+            {"expect": {"tool_result_contains": "changed on disk while this change waited"}, "reply": {"text": "It changed."}}
+        ]}"#,
+    )
+    .expect("json");
+    let rewritten = file.clone();
+    let h = Harness::start(s, p.path(), Setup::new(Mode::Ask), move |q| {
+        if q.tool == "edit_file" {
+            std::fs::write(&rewritten, "hi there, from the person\n").expect("write");
+        }
+        ApprovalAnswer::Approve
+    })
+    .await;
+    h.run("Make it say hello").await;
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read"),
+        "hi there, from the person\n"
+    );
+}

@@ -400,6 +400,17 @@ pub fn plan_change(ws: &Workspace, name: &str, args: &Value) -> Option<ToolResul
     Some(plan(ws, args.clone()))
 }
 
+/// Writes a change worked out before — the diff a person approved — as the tool that planned
+/// it reports a change; nothing is planned again, and a file that changed since is refused as
+/// stale with nothing written.
+pub fn apply_change(ws: &Workspace, planned: &Planned) -> ToolResult<ToolOutput> {
+    let change = crate::write_file::apply_planned(ws, planned, &planned.content)?;
+    Ok(edit_file::change_output(
+        &change,
+        if planned.whole { "Wrote" } else { "Edited" },
+    ))
+}
+
 /// Why a call of `name` with `args` cannot run, found without running it; `Ok` for tools
 /// with nothing to check. Writes and edits are checked (and worked out) by [`plan_change`].
 pub fn check_before_asking(ws: &Workspace, name: &str, args: &Value) -> ToolResult<()> {

@@ -197,6 +197,14 @@ impl Toolbox {
         }
     }
 
+    /// Writes a change planned (and judged, and perhaps approved) before, exactly as planned:
+    /// see [`crate::registry::apply_change`].
+    pub fn apply_change(&self, planned: &crate::Planned) -> ToolResult<ToolOutput> {
+        self.cache.clear();
+        let _acting = self.ws.agent_action();
+        crate::registry::apply_change(&self.ws, planned)
+    }
+
     /// A read-only tool's result from the cache, or run and kept.
     fn run_cached(
         &self,

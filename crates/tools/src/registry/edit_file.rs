@@ -29,16 +29,21 @@ pub(crate) const TOOL: ToolSpec = ToolSpec::new(
 
 fn run(ws: &Workspace, args: Value) -> ToolResult<ToolOutput> {
     let a: EditFileArgs = parse(TOOL.name, args)?;
-    let c = edit_file(ws, &a)?;
-    Ok(ToolOutput::new(render_change(&c, "Edited"), to_value(&c)).summed(Some(changed(&c))))
+    Ok(change_output(&edit_file(ws, &a)?, "Edited"))
 }
 
 fn plan(ws: &Workspace, args: Value) -> ToolResult<Planned> {
     plan_edit(ws, &parse(TOOL.name, args)?)
 }
 
+/// What a write or an edit reports: the change in words for the model (`verb` unless the file
+/// was created), as data, and for people.
+pub(super) fn change_output(c: &FileChange, verb: &str) -> ToolOutput {
+    ToolOutput::new(render_change(c, verb), to_value(c)).summed(Some(changed(c)))
+}
+
 /// A write's or an edit's change, for people.
-pub(super) fn changed(c: &FileChange) -> ToolSummary {
+fn changed(c: &FileChange) -> ToolSummary {
     ToolSummary::FileChanged {
         path: c.path.clone(),
         created: c.created,

@@ -1,9 +1,9 @@
 //! write_file: a file created or overwritten whole.
 
-use super::{PolicyView, Runner, SmallModel, ToolOutput, ToolSpec, parse, schema_of, to_value};
+use super::{PolicyView, Runner, SmallModel, ToolOutput, ToolSpec, parse, schema_of};
 use crate::error::ToolResult;
 use crate::workspace::Workspace;
-use crate::write_file::{Planned, WriteFileArgs, plan_write, render_change, write_file};
+use crate::write_file::{Planned, WriteFileArgs, plan_write, write_file};
 use serde_json::Value;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
@@ -19,9 +19,7 @@ pub(crate) const TOOL: ToolSpec = ToolSpec::new(
 
 fn run(ws: &Workspace, args: Value) -> ToolResult<ToolOutput> {
     let a: WriteFileArgs = parse(TOOL.name, args)?;
-    let c = write_file(ws, &a)?;
-    Ok(ToolOutput::new(render_change(&c, "Wrote"), to_value(&c))
-        .summed(Some(super::edit_file::changed(&c))))
+    Ok(super::edit_file::change_output(&write_file(ws, &a)?, "Wrote"))
 }
 
 fn plan(ws: &Workspace, args: Value) -> ToolResult<Planned> {
