@@ -150,6 +150,8 @@ mod tests {
             confinement: None,
             sandbox_denial: None,
             agent: None,
+            title: Vec::new(),
+            words: String::new(),
         };
         tx.send(AgentEvent::ApprovalNeeded {
             request: Box::new(request),
@@ -212,10 +214,12 @@ mod tests {
             AgentEvent::ToolCallWriting {
                 name: "edit_file".into(),
                 chars: 10,
+                words: "Edit a file".into(),
             },
             AgentEvent::ToolCallWriting {
                 name: "edit_file".into(),
                 chars: 40,
+                words: "Edit a file".into(),
             },
         ] {
             push_coalesced(&mut buf, e);
@@ -229,7 +233,8 @@ mod tests {
                 },
                 AgentEvent::ToolCallWriting {
                     name: "edit_file".into(),
-                    chars: 40
+                    chars: 40,
+                    words: "Edit a file".into(),
                 },
             ]
         );

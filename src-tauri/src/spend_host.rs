@@ -60,7 +60,7 @@ pub async fn spend_status(
     }
     let path = crate::session_host::log_path(&args.session)?;
     blocking(move || {
-        agent::spend::status_of(&path, spend_options())
+        agent::spend_status(&path, spend_options())
             .map_err(|e| invalid(format!("The session's log cannot be read: {e}")))
     })
     .await

@@ -174,7 +174,25 @@ sandbox_denial: SandboxDenial | null,
 /**
  * The sub-agent that asks (its name), when it is not the session's own agent.
  */
-agent: string | null, };
+agent: string | null, 
+/**
+ * The call in words for people, as its tool puts it ("Edit src/main.rs").
+ */
+title: Array<TitlePart>, 
+/**
+ * The tool's name in words for people ("Edit a file").
+ */
+words: string, };
+
+export type TitlePart = { text: string, code: boolean, };
+
+export type CallLook = { quiet: boolean, output: OutputForm, 
+/**
+ * A successful call ends the task (task_done): shown as the task's end, not as a call.
+ */
+ends_task: boolean, };
+
+export type OutputForm = "plain" | "terminal" | "search_hits";
 
 export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped" | "background" | "sent_back";
 
@@ -291,7 +309,15 @@ export type AgentEvent = { "type": "user_message", text: string,
  * The checkpoint taken as the turn began: "Restore to here" goes back to it. None in
  * logs from before checkpoints, or when it could not be taken.
  */
-checkpoint?: number, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "prompt_progress", evaluated: number, total: number, } | { "type": "tool_call_writing", name: string, chars: number, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "command_started", id: string, task: string, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, 
+checkpoint?: number, } | { "type": "step_started", step: number, } | { "type": "text_delta", text: string, } | { "type": "thinking_delta", text: string, } | { "type": "prompt_progress", evaluated: number, total: number, } | { "type": "tool_call_writing", name: string, chars: number, 
+/**
+ * The tool's name in words for people.
+ */
+words: string, } | { "type": "assistant_message", message: Message, } | { "type": "tool_call_proposed", id: string, name: string, input: JsonValue, 
+/**
+ * The call in words for people (older logs lack it; the engine's reader fills it in).
+ */
+title: Array<TitlePart>, look: CallLook, } | { "type": "approval_needed", request: ApprovalRequest, } | { "type": "command_started", id: string, task: string, } | { "type": "tool_finished", id: string, name: string, output: string, is_error: boolean, 
 /**
  * How it ended (for the front ends; older logs lack it).
  */

@@ -4,9 +4,7 @@
 //! what to do, and name the model server when it is known. The technical cause travels beside
 //! them as `detail`, for a "details" fold and bug reports.
 
-use crate::launch::LaunchError;
-use crate::settings::SettingsError;
-use crate::turn::AgentError;
+use crate::outcome::AgentError;
 use llm::{AddressProblem, ConnectCause, LlmError};
 use protocol::{DEFAULT_LOCAL_URL, EngineError, FailureCode};
 
@@ -234,68 +232,6 @@ pub fn retry_notice(e: &LlmError, at: FailureContext<'_>) -> String {
     format!("{what}; trying again…")
 }
 
-/// Why no model can be used, from the typed launch error.
-pub fn launch_failure(e: &LaunchError) -> EngineError {
-    let (code, message, detail) = match e {
-        // Where a terminal user sets one up goes to the detail (folded away in the window).
-        LaunchError::NoProvider(file) => {
-            return EngineError {
-                detail: Some(format!(
-                    "Without the window: write {file}, or start Tandem with TANDEM_PROVIDER and TANDEM_MODEL."
-                )),
-                ..no_provider()
-            };
-        }
-        LaunchError::Settings(SettingsError::NoRole(_)) => return no_provider(),
-        LaunchError::Settings(SettingsError::BadAddress(e)) => {
-            return model_failure(e, FailureContext::default());
-        }
-        LaunchError::Settings(SettingsError::NoKey { provider, env }) => (
-            FailureCode::NoProvider,
-            format!("There is no API key for “{provider}”. Add it in Settings."),
-            Some(format!(
-                "Tandem also reads it from the environment variable {env}."
-            )),
-        ),
-        LaunchError::Settings(SettingsError::NoProvider { role, provider }) => (
-            FailureCode::NoProvider,
-            format!(
-                "The {role} model uses “{provider}”, which is no longer set up. Choose a model in Settings."
-            ),
-            None,
-        ),
-        LaunchError::Settings(
-            s @ (SettingsError::Parse { .. }
-            | SettingsError::UnknownRole(_)
-            | SettingsError::SearchNeedsAddress),
-        ) => (
-            FailureCode::NoProvider,
-            "Tandem's settings file has a mistake, so no model can be used. Open Settings and save to repair it."
-                .into(),
-            Some(s.to_string()),
-        ),
-        LaunchError::KeyFile { .. } => (
-            FailureCode::NoProvider,
-            "The file Tandem keeps API keys in cannot be read. Store the key again in Settings."
-                .into(),
-            Some(e.to_string()),
-        ),
-        LaunchError::BadPreset(_) | LaunchError::PresetWithoutModel => (
-            FailureCode::NoProvider,
-            "The model Tandem was started with (TANDEM_PROVIDER) cannot be used. Choose a model in Settings."
-                .into(),
-            Some(e.to_string()),
-        ),
-        LaunchError::Io { .. } | LaunchError::Policy(_) => (
-            FailureCode::Internal,
-            "Tandem could not read its settings. Check that its configuration folder can be read, then press Retry."
-                .into(),
-            Some(e.to_string()),
-        ),
-    };
-    EngineError::new(code, message, detail)
-}
-
 fn first_upper(s: &str) -> String {
     let mut c = s.chars();
     c.next()
@@ -385,34 +321,6 @@ mod tests {
             refused.detail.as_deref(),
             Some("tcp connect error: Connection refused"),
             "the cause stays available as detail"
-        );
-    }
-
-    #[test]
-    fn no_model_set_up_names_no_file_and_no_variable() {
-        let shown = launch_failure(&LaunchError::NoProvider(
-            "/home/me/.config/tandem/settings.toml".into(),
-        ));
-        assert_eq!(shown.code, FailureCode::NoProvider);
-        assert_eq!(
-            shown.message,
-            "No model is set up yet. Open Settings to connect one."
-        );
-        // The terminal's way stays available, folded away.
-        assert!(
-            shown
-                .detail
-                .as_deref()
-                .is_some_and(|d| d.contains("settings.toml") && d.contains("TANDEM_PROVIDER")),
-            "{shown:?}"
-        );
-        let no_key = launch_failure(&LaunchError::Settings(SettingsError::NoKey {
-            provider: "anthropic".into(),
-            env: "ANTHROPIC_API_KEY".into(),
-        }));
-        assert_eq!(
-            no_key.message,
-            "There is no API key for “anthropic”. Add it in Settings."
         );
     }
 

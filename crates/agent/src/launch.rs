@@ -10,6 +10,7 @@ use crate::settings::{
 };
 use llm::{LlmError, ProviderConfig, ProviderKind};
 use policy::{Policy, RuleText};
+use protocol::{EngineError, FailureCode};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -311,7 +312,7 @@ pub fn provider_resolver(
 ) -> crate::ProviderResolver {
     std::sync::Arc::new(move |role: &str| {
         let preset = preset.get();
-        let fail = |e: LaunchError| crate::failure::launch_failure(&e);
+        let fail = |e: LaunchError| launch_failure(&e);
         // A launch preset comes first (the README says so): a settings file with a mistake
         // must not stop a run given --provider and --model. Roles it names cannot be read
         // then, and fall back to the preset.
@@ -362,6 +363,68 @@ pub fn provider_resolver(
             fell_back: role != "default" && !named,
         })
     })
+}
+
+/// Why no model can be used, from the typed launch error.
+pub fn launch_failure(e: &LaunchError) -> EngineError {
+    let (code, message, detail) = match e {
+        // Where a terminal user sets one up goes to the detail (folded away in the window).
+        LaunchError::NoProvider(file) => {
+            return EngineError {
+                detail: Some(format!(
+                    "Without the window: write {file}, or start Tandem with TANDEM_PROVIDER and TANDEM_MODEL."
+                )),
+                ..crate::failure::no_provider()
+            };
+        }
+        LaunchError::Settings(SettingsError::NoRole(_)) => return crate::failure::no_provider(),
+        LaunchError::Settings(SettingsError::BadAddress(e)) => {
+            return crate::failure::model_failure(e, crate::failure::FailureContext::default());
+        }
+        LaunchError::Settings(SettingsError::NoKey { provider, env }) => (
+            FailureCode::NoProvider,
+            format!("There is no API key for “{provider}”. Add it in Settings."),
+            Some(format!(
+                "Tandem also reads it from the environment variable {env}."
+            )),
+        ),
+        LaunchError::Settings(SettingsError::NoProvider { role, provider }) => (
+            FailureCode::NoProvider,
+            format!(
+                "The {role} model uses “{provider}”, which is no longer set up. Choose a model in Settings."
+            ),
+            None,
+        ),
+        LaunchError::Settings(
+            s @ (SettingsError::Parse { .. }
+            | SettingsError::UnknownRole(_)
+            | SettingsError::SearchNeedsAddress),
+        ) => (
+            FailureCode::NoProvider,
+            "Tandem's settings file has a mistake, so no model can be used. Open Settings and save to repair it."
+                .into(),
+            Some(s.to_string()),
+        ),
+        LaunchError::KeyFile { .. } => (
+            FailureCode::NoProvider,
+            "The file Tandem keeps API keys in cannot be read. Store the key again in Settings."
+                .into(),
+            Some(e.to_string()),
+        ),
+        LaunchError::BadPreset(_) | LaunchError::PresetWithoutModel => (
+            FailureCode::NoProvider,
+            "The model Tandem was started with (TANDEM_PROVIDER) cannot be used. Choose a model in Settings."
+                .into(),
+            Some(e.to_string()),
+        ),
+        LaunchError::Io { .. } | LaunchError::Policy(_) => (
+            FailureCode::Internal,
+            "Tandem could not read its settings. Check that its configuration folder can be read, then press Retry."
+                .into(),
+            Some(e.to_string()),
+        ),
+    };
+    EngineError::new(code, message, detail)
 }
 
 /// The built-in model's file when the settings name none: the default model, downloaded into
@@ -433,6 +496,34 @@ pub fn load_project_policy(root: &Path, user_file: Option<&Path>) -> Result<Poli
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn no_model_set_up_names_no_file_and_no_variable() {
+        let shown = launch_failure(&LaunchError::NoProvider(
+            "/home/me/.config/tandem/settings.toml".into(),
+        ));
+        assert_eq!(shown.code, FailureCode::NoProvider);
+        assert_eq!(
+            shown.message,
+            "No model is set up yet. Open Settings to connect one."
+        );
+        // The terminal's way stays available, folded away.
+        assert!(
+            shown
+                .detail
+                .as_deref()
+                .is_some_and(|d| d.contains("settings.toml") && d.contains("TANDEM_PROVIDER")),
+            "{shown:?}"
+        );
+        let no_key = launch_failure(&LaunchError::Settings(SettingsError::NoKey {
+            provider: "anthropic".into(),
+            env: "ANTHROPIC_API_KEY".into(),
+        }));
+        assert_eq!(
+            no_key.message,
+            "There is no API key for “anthropic”. Add it in Settings."
+        );
+    }
+
     use super::*;
 
     fn fifo(at: &Path) {

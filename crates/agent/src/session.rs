@@ -4,63 +4,41 @@
 //! stop — and read one stream of typed events. When the session is idle, a background task
 //! that ends, a wake-up the agent asked for, or a named agent's report starts the next turn.
 
-use crate::approvals::{AnswerError, Approvals};
+pub(crate) mod options;
+pub(crate) mod personal;
+mod wake;
+
+pub use options::{Sandboxing, SessionOptions};
+
+use crate::agent::{Agent, Shared as AgentShared};
+use crate::call::approvals::{AnswerError, Approvals};
+use crate::call::calls::SessionFiles;
+use crate::call::rules::{ModeSwitch, SharedPolicy};
 use crate::event_sink::EventSink;
 use crate::failure::engine_error;
-use crate::log_entry::EngineEntry;
-use crate::restore::{RestoreError, RestoreRequest};
-use crate::session_log::{LogError, SessionHeader, SessionLog};
-use crate::subagents::{Kit, ProviderResolver};
-use crate::turn::{Agent, AgentConfig, ModeSwitch, SharedPolicy};
+use crate::history::entry::EngineEntry;
+use crate::history::log::{LogError, SessionHeader, SessionLog};
+use crate::history::restore::{RestoreError, RestoreRequest};
+use crate::turn::subagents::Kit;
 use checkpoints::Checkpoints;
-use policy::{Mode, Policy};
+use policy::Mode;
 use protocol::{
     AgentEvent, ApprovalAnswer, ApprovalRequest, FailureCode, RestorePreview, RestoreRecord,
     SessionState, TurnOutcome, WakeReason,
 };
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
-use tools::{Event, ProjectRoot, SandboxSetup, TaskInfo, TaskRegistry, Toolbox};
+use tools::{Event, TaskInfo, TaskRegistry, Toolbox};
+use wake::{cancelled_wakeup, wake_words};
 
 /// Turns in a row that start without the user before the session waits for them: a wake-up
 /// that sets another wake-up must not run forever.
 const MAX_AUTOMATIC_TURNS: u32 = 25;
-
-/// How commands of the session are sandboxed.
-pub enum Sandboxing {
-    /// As this machine allows (the probe decides).
-    Machine,
-    /// Not at all (a machine without a sandbox, simulated).
-    Off,
-    /// With this setup (tests with a fake home).
-    With(SandboxSetup),
-}
-
-/// What a session is made of.
-pub struct SessionOptions {
-    pub root: ProjectRoot,
-    /// Where session logs live; the session's own folder is `<sessions_dir>/<id>/`.
-    pub sessions_dir: PathBuf,
-    pub policy: Policy,
-    pub config: AgentConfig,
-    /// Finds the provider and model for each turn (settings may change between turns) and for
-    /// sub-agents' roles.
-    pub resolver: ProviderResolver,
-    pub sandboxing: Sandboxing,
-    /// The private temporary folder, when the caller chooses it (tests).
-    pub tmp_dir: Option<PathBuf>,
-    /// Where `web_search` searches (from the settings), if anywhere.
-    pub web_search: Option<tools::SearchProvider>,
-    /// Skills and MCP servers beyond the registry (started servers are the caller's to start).
-    pub extensions: crate::extensions::Extensions,
-    /// What the session and the day may spend on models.
-    pub spend: crate::spend::SpendOptions,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
@@ -126,22 +104,28 @@ enum Op {
 
 /// What the handle and the engine share.
 struct Shared {
-    running: AtomicBool,
+    turns: Turns,
     cancel: Mutex<CancellationToken>,
     approvals: Approvals,
     mode: ModeSwitch,
     tasks: TaskRegistry,
     kit: Arc<Kit>,
     closed: CancellationToken,
-    /// Turns since the user last said something.
-    automatic: AtomicU32,
     /// The session's checkpoints, or why they cannot be kept.
     checkpoints: Result<Arc<Checkpoints>, String>,
+    /// What the session has spent and may spend (its agents share it).
+    spend: Arc<crate::spend::SpendMeter>,
+}
+
+/// Where the session's turns stand.
+#[derive(Default)]
+struct Turns {
+    running: AtomicBool,
+    /// Turns since the user last said something.
+    automatic: AtomicU32,
     /// The last turn failed and nothing came after it: the only state Retry acts in. A Retry
     /// pressed on an old error (scrolled back to) ran the finished task again.
     last_failed: AtomicBool,
-    /// What the session has spent and may spend (its agents share it).
-    spend: Arc<crate::spend::SpendMeter>,
 }
 
 /// A handle on a session: cheap to clone; the session ends when the last handle is dropped.
@@ -224,7 +208,7 @@ impl Session {
         let checkpoints = match open_checkpoints(&opts, id) {
             Ok((cps, Some(recovered))) => {
                 // A restore a crash cut short: its files are finished; its log part now.
-                if let Some(done) = crate::restore::recovered(&read.entries, &recovered) {
+                if let Some(done) = crate::history::restore::recovered(&read.entries, &recovered) {
                     for line in &done.lines {
                         log.append(line)?;
                     }
@@ -232,7 +216,7 @@ impl Session {
                         record: done.record,
                     })?;
                     log.sync()?;
-                    read = crate::session_log::read_session(log.path())?;
+                    read = crate::history::log::read_session(log.path())?;
                 }
                 match cps.finish() {
                     Ok(()) => Ok(cps),
@@ -244,9 +228,9 @@ impl Session {
         };
         // Written afresh from the log: a crash may have cut its last line off.
         log.keep_search_text(&read.header.project, &read.header.task, &read.entries);
-        let effective = crate::rewind::effective(&read.entries);
-        let conversation = crate::replay::replay(&effective);
-        let spent = crate::session_view::spent(log.path(), &read.entries);
+        let effective = crate::history::rewind::effective(&read.entries);
+        let conversation = crate::history::replay::replay(&effective);
+        let spent = crate::history::view::spent(log.path(), &read.entries);
         let (session, events) = Self::start(
             opts,
             id.to_string(),
@@ -258,6 +242,7 @@ impl Session {
         );
         session
             .shared
+            .turns
             .last_failed
             .store(ends_failed(&effective), Ordering::SeqCst);
         Ok((session, events))
@@ -309,42 +294,41 @@ impl Session {
         let approvals = Approvals::default();
         let mode = ModeSwitch::default();
         let kit = Arc::new(Kit::new(opts.resolver, files_dir.join("agents")));
-        let mut config = opts.config;
-        config.session_dir = Some(files_dir);
-        config.session_started_ms = Some(started_ms);
         let policy: SharedPolicy = Arc::new(RwLock::new(opts.policy));
-        // The provider is found at the start of each turn (settings may change in between).
-        let mut agent = Agent::new(
-            None,
-            Arc::new(toolbox),
-            policy,
-            config,
-            log,
-            EventSink::new(etx),
-            approvals.clone(),
-            mode.clone(),
-        );
-        agent.messages = messages;
-        agent.notes = notes;
-        agent.kit = Some(kit.clone());
-        agent.extensions = opts.extensions;
         let spend = Arc::new(crate::spend::SpendMeter::new(
             opts.spend,
             spent_usd,
             spent_tokens,
         ));
-        agent.spend = spend.clone();
+        // The provider is found at the start of each turn (settings may change in between).
+        let agent = Agent::new(
+            AgentShared {
+                toolbox: Arc::new(toolbox),
+                policy,
+                approvals: approvals.clone(),
+                mode: mode.clone(),
+                spend: spend.clone(),
+                session: SessionFiles {
+                    dir: Some(files_dir),
+                    started_ms: Some(started_ms),
+                },
+            },
+            opts.config,
+            log,
+            EventSink::new(etx),
+            (messages, notes),
+            opts.extensions,
+            Some(kit.clone()),
+        );
         let shared = Arc::new(Shared {
-            running: AtomicBool::new(false),
+            turns: Turns::default(),
             cancel: Mutex::new(CancellationToken::new()),
             approvals,
             mode,
             tasks,
             kit,
             closed: CancellationToken::new(),
-            automatic: AtomicU32::new(0),
             checkpoints,
-            last_failed: AtomicBool::new(false),
             spend,
         });
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
@@ -367,10 +351,10 @@ impl Session {
     /// Starts a turn with the user's message; resolves with how it ended. `Busy` while a
     /// turn runs.
     pub fn submit(&self, text: &str) -> Result<oneshot::Receiver<TurnOutcome>, SessionError> {
-        if self.shared.running.swap(true, Ordering::SeqCst) {
+        if self.shared.turns.running.swap(true, Ordering::SeqCst) {
             return Err(SessionError::Busy);
         }
-        self.shared.automatic.store(0, Ordering::SeqCst);
+        self.shared.turns.automatic.store(0, Ordering::SeqCst);
         self.begin(Start::User(text.to_string()))
     }
 
@@ -389,11 +373,11 @@ impl Session {
     /// Tries the last turn again (it failed: the provider was down, the stream broke).
     /// `NothingToRetry` once anything came after the failure.
     pub fn retry(&self) -> Result<oneshot::Receiver<TurnOutcome>, SessionError> {
-        if self.shared.running.swap(true, Ordering::SeqCst) {
+        if self.shared.turns.running.swap(true, Ordering::SeqCst) {
             return Err(SessionError::Busy);
         }
-        if !self.shared.last_failed.load(Ordering::SeqCst) {
-            self.shared.running.store(false, Ordering::SeqCst);
+        if !self.shared.turns.last_failed.load(Ordering::SeqCst) {
+            self.shared.turns.running.store(false, Ordering::SeqCst);
             return Err(SessionError::NothingToRetry);
         }
         self.begin(Start::Retry)
@@ -402,7 +386,7 @@ impl Session {
     fn begin(&self, start: Start) -> Result<oneshot::Receiver<TurnOutcome>, SessionError> {
         let (done, rx) = oneshot::channel();
         self.ops.send(Op::Turn { start, done }).map_err(|_| {
-            self.shared.running.store(false, Ordering::SeqCst);
+            self.shared.turns.running.store(false, Ordering::SeqCst);
             SessionError::Closed
         })?;
         Ok(rx)
@@ -419,7 +403,7 @@ impl Session {
         &self,
         request: RestoreRequest,
     ) -> Result<RestorePreview, SessionError> {
-        if self.shared.running.load(Ordering::SeqCst) {
+        if self.shared.turns.running.load(Ordering::SeqCst) {
             return Err(SessionError::Busy);
         }
         let (done, rx) = oneshot::channel();
@@ -433,12 +417,12 @@ impl Session {
     /// stopped first. The `restored` event it logs says how to undo it. `Busy` while a turn
     /// runs.
     pub async fn restore(&self, request: RestoreRequest) -> Result<RestoreRecord, SessionError> {
-        if self.shared.running.swap(true, Ordering::SeqCst) {
+        if self.shared.turns.running.swap(true, Ordering::SeqCst) {
             return Err(SessionError::Busy);
         }
         let (done, rx) = oneshot::channel();
         if self.ops.send(Op::Restore { request, done }).is_err() {
-            self.shared.running.store(false, Ordering::SeqCst);
+            self.shared.turns.running.store(false, Ordering::SeqCst);
             return Err(SessionError::Closed);
         }
         rx.await.map_err(|_| SessionError::Closed)?
@@ -490,6 +474,7 @@ impl Session {
             return Some(SessionState::Waiting);
         }
         self.shared
+            .turns
             .running
             .load(Ordering::SeqCst)
             .then_some(SessionState::Running)
@@ -509,7 +494,7 @@ impl Session {
     pub async fn settle(&self, limit: Duration) -> Vec<TaskInfo> {
         let deadline = tokio::time::Instant::now() + limit;
         loop {
-            let idle = !self.shared.running.load(Ordering::SeqCst);
+            let idle = !self.shared.turns.running.load(Ordering::SeqCst);
             if idle && !self.shared.tasks.has_pending() {
                 return Vec::new();
             }
@@ -521,6 +506,7 @@ impl Session {
         let left = self.shared.tasks.list(false);
         // What is stopped now must not wake the agent again: the front end is leaving.
         self.shared
+            .turns
             .automatic
             .store(MAX_AUTOMATIC_TURNS, Ordering::SeqCst);
         self.stop();
@@ -536,7 +522,7 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
         let tasks = shared.tasks.clone();
         let wake = async {
             if !tasks.has_pending()
-                || shared.automatic.load(Ordering::SeqCst) >= MAX_AUTOMATIC_TURNS
+                || shared.turns.automatic.load(Ordering::SeqCst) >= MAX_AUTOMATIC_TURNS
             {
                 return std::future::pending::<Option<Event>>().await;
             }
@@ -545,22 +531,22 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
         tokio::select! {
             op = ops.recv() => match op {
                 Some(Op::Turn { start, done }) => {
-                    let _running = Running(&shared.running);
+                    let _running = Running(&shared.turns.running);
                     // The checkpoint is placed before the person's words, so going back to it
                     // takes them away; the words are kept first, as taking a checkpoint of a
                     // big project is long, and a crash then must not lose what was asked.
-                    let at = agent.log.next_seq();
+                    let at = agent.journal().log.next_seq();
                     if let Start::User(text) = &start {
                         if let Some(note) = cancelled_wakeup(&shared.tasks, "the user's message") {
-                            let _ = agent.log.append(&EngineEntry::ModelNote { text: note.clone() });
-                            agent.notes.push(note);
+                            let _ = agent.journal().append(&EngineEntry::ModelNote { text: note.clone() });
+                            agent.conversation().notes.push(note);
                         }
                         keep_received(&mut agent, text);
                     }
-                    agent.turn_checkpoint = checkpoint(&mut agent, &shared, at).await;
-                    shared.last_failed.store(false, Ordering::SeqCst);
+                    agent.conversation().turn_checkpoint = checkpoint(&mut agent, &shared, at).await;
+                    shared.turns.last_failed.store(false, Ordering::SeqCst);
                     let outcome = turn(&mut agent, &shared, start).await;
-                    shared.last_failed.store(
+                    shared.turns.last_failed.store(
                         outcome.goes_on_with_retry(),
                         Ordering::SeqCst,
                     );
@@ -568,10 +554,10 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                     let _ = done.send(outcome);
                 }
                 Some(Op::Preview { request, done }) => {
-                    let _ = done.send(preview(&agent, &shared, request).await);
+                    let _ = done.send(preview(&mut agent, &shared, request).await);
                 }
                 Some(Op::Restore { request, done }) => {
-                    let _running = Running(&shared.running);
+                    let _running = Running(&shared.turns.running);
                     let result = restore(&mut agent, &shared, request).await;
                     drop(_running);
                     let _ = done.send(result);
@@ -581,14 +567,14 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
             event = wake => {
                 let Some(event) = event else { continue };
                 // The front end may have said it is leaving while this event was on its way.
-                if shared.automatic.load(Ordering::SeqCst) >= MAX_AUTOMATIC_TURNS {
+                if shared.turns.automatic.load(Ordering::SeqCst) >= MAX_AUTOMATIC_TURNS {
                     continue;
                 }
-                if shared.running.swap(true, Ordering::SeqCst) {
+                if shared.turns.running.swap(true, Ordering::SeqCst) {
                     continue;
                 }
-                let _running = Running(&shared.running);
-                shared.automatic.fetch_add(1, Ordering::SeqCst);
+                let _running = Running(&shared.turns.running);
+                shared.turns.automatic.fetch_add(1, Ordering::SeqCst);
                 let (reason, mut message) = wake_words(&event, &shared.tasks);
                 let cause = match &event {
                     Event::TaskFinished { .. } => Some("a background task ending"),
@@ -599,14 +585,14 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                     message = format!("{message}\n\n{note}");
                 }
                 // Before the model's message is logged: going back to this turn takes it away.
-                let at = agent.log.next_seq();
-                agent.turn_checkpoint = checkpoint(&mut agent, &shared, at).await;
-                let _ = agent.log.append(&EngineEntry::WakeMessage {
+                let at = agent.journal().log.next_seq();
+                agent.conversation().turn_checkpoint = checkpoint(&mut agent, &shared, at).await;
+                let _ = agent.journal().append(&EngineEntry::WakeMessage {
                     text: message.clone(),
                 });
-                shared.last_failed.store(false, Ordering::SeqCst);
+                shared.turns.last_failed.store(false, Ordering::SeqCst);
                 let outcome = turn(&mut agent, &shared, Start::Wake(reason, message)).await;
-                shared.last_failed.store(
+                shared.turns.last_failed.store(
                     outcome.goes_on_with_retry(),
                     Ordering::SeqCst,
                 );
@@ -622,7 +608,7 @@ fn open_checkpoints(
     opts: &SessionOptions,
     id: &str,
 ) -> Result<(Arc<Checkpoints>, Option<checkpoints::Restored>), String> {
-    let dir = crate::restore::checkpoints_dir(&opts.sessions_dir.join(id));
+    let dir = crate::history::restore::checkpoints_dir(&opts.sessions_dir.join(id));
     match Checkpoints::open(&dir, opts.root.path()) {
         Ok((cps, recovered)) => Ok((Arc::new(cps), recovered)),
         Err(e) => {
@@ -639,7 +625,8 @@ fn keep_received(agent: &mut Agent, text: &str) {
     let entry = EngineEntry::TaskReceived {
         text: text.to_string(),
     };
-    if let Err(e) = agent.log.append(&entry).and_then(|_| agent.log.sync()) {
+    let journal = agent.journal();
+    if let Err(e) = journal.append(&entry).and_then(|()| journal.sync()) {
         tracing::warn!(%e, "the message could not be logged before the checkpoint");
     }
 }
@@ -655,7 +642,7 @@ async fn checkpoint(agent: &mut Agent, shared: &Shared, seq: u64) -> Option<u32>
         Ok(id) => Some(id),
         Err(e) => {
             tracing::warn!(%e, "no checkpoint for this turn");
-            let _ = agent.emit(AgentEvent::Notice {
+            let _ = agent.journal().emit(AgentEvent::Notice {
                 text: format!(
                     "this turn cannot be undone: its checkpoint could not be taken ({e})"
                 ),
@@ -684,17 +671,19 @@ fn running_tasks(shared: &Shared) -> Vec<String> {
 }
 
 async fn preview(
-    agent: &Agent,
+    agent: &mut Agent,
     shared: &Shared,
     request: RestoreRequest,
 ) -> Result<RestorePreview, SessionError> {
     let cps = session_checkpoints(shared)?;
-    let entries = crate::session_log::read_session::<Value>(agent.log.path())?.entries;
+    let entries = crate::history::log::read_session::<Value>(agent.journal().log.path())?.entries;
     let tasks = running_tasks(shared);
-    tokio::task::spawn_blocking(move || crate::restore::preview(&cps, &entries, &request, tasks))
-        .await
-        .map_err(|e| SessionError::Task(e.to_string()))?
-        .map_err(SessionError::from)
+    tokio::task::spawn_blocking(move || {
+        crate::history::restore::preview(&cps, &entries, &request, tasks)
+    })
+    .await
+    .map_err(|e| SessionError::Task(e.to_string()))?
+    .map_err(SessionError::from)
 }
 
 /// How long a restore waits for stopped background commands to end before writing files.
@@ -713,38 +702,40 @@ async fn restore(
     while !running_tasks(shared).is_empty() && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let entries = crate::session_log::read_session::<Value>(agent.log.path())?.entries;
-    let seq = agent.log.next_seq();
+    let journal = agent.journal();
+    let entries = crate::history::log::read_session::<Value>(journal.log.path())?.entries;
+    let seq = journal.log.next_seq();
     let scope = request.scope;
     let cps2 = cps.clone();
     let done = tokio::task::spawn_blocking(move || {
-        crate::restore::restore_files(&cps2, &entries, &request, seq)
+        crate::history::restore::restore_files(&cps2, &entries, &request, seq)
     })
     .await
     .map_err(|e| SessionError::Task(e.to_string()))??;
+    let journal = agent.journal();
     for line in &done.lines {
-        agent.log.append(line)?;
+        journal.log.append(line)?;
     }
-    agent
+    journal
         .emit(AgentEvent::Restored {
             record: done.record.clone(),
         })
         .map_err(|e| SessionError::Task(e.to_string()))?;
-    agent.log.sync()?;
+    journal.sync()?;
     if let Err(e) = cps.finish() {
         tracing::warn!(%e, "the restore's journal could not be removed");
     }
     if scope.conversation() {
-        let entries = crate::session_log::read_session::<Value>(agent.log.path())?.entries;
-        let (messages, notes) = crate::replay::replay(&crate::rewind::effective(&entries));
-        agent.messages = messages;
-        agent.notes = notes;
-        agent.breaker.forget_calls();
+        let entries =
+            crate::history::log::read_session::<Value>(agent.journal().log.path())?.entries;
+        let (messages, notes) =
+            crate::history::replay::replay(&crate::history::rewind::effective(&entries));
+        agent.rewound(messages, notes);
     } else if let Some(note) = done.note {
-        agent.notes.push(note);
+        agent.conversation().notes.push(note);
     }
     if scope.files() {
-        agent.toolbox.cache.clear();
+        agent.files_restored();
     }
     Ok(done.record)
 }
@@ -768,7 +759,7 @@ enum Start {
 async fn turn(agent: &mut Agent, shared: &Shared, start: Start) -> TurnOutcome {
     let cancel = CancellationToken::new();
     *shared.cancel.lock().unwrap_or_else(PoisonError::into_inner) = cancel.clone();
-    let resolved = match agent.kit.as_ref().map(|k| k.resolver.clone()) {
+    let resolved = match agent.kit().map(|k| k.resolver.clone()) {
         // Finding a provider may ask the keychain: off the async threads.
         Some(resolver) => tokio::task::spawn_blocking(move || resolver("default"))
             .await
@@ -776,16 +767,13 @@ async fn turn(agent: &mut Agent, shared: &Shared, start: Start) -> TurnOutcome {
         None => Err(crate::failure::no_provider()),
     };
     match resolved {
-        Ok(r) => {
-            agent.provider = Some(r.provider);
-            agent.config.model = r.model;
-        }
+        Ok(r) => agent.use_model(r.provider, r.model),
         Err(error) => {
             let outcome = TurnOutcome::Failed {
                 error: error.clone(),
             };
-            let _ = agent.emit(AgentEvent::Error { error });
-            let _ = agent.emit(AgentEvent::TurnEnded {
+            let _ = agent.journal().emit(AgentEvent::Error { error });
+            let _ = agent.journal().emit(AgentEvent::TurnEnded {
                 outcome: outcome.clone(),
             });
             return outcome;
@@ -823,86 +811,16 @@ pub fn begin_session(
 
 /// Whether a log's last turn ended failed, nothing after it: a reopened session offers Retry
 /// only then.
-fn ends_failed(entries: &[crate::session_log::Entry<Value>]) -> bool {
+fn ends_failed(entries: &[crate::history::log::Entry<Value>]) -> bool {
     entries
         .iter()
         .rev()
         .find_map(
-            |e| match crate::log_entry::LogEntry::read(&e.event).event()? {
+            |e| match crate::history::entry::LogEntry::read(&e.event).event()? {
                 AgentEvent::TurnEnded { outcome } => Some(outcome.goes_on_with_retry()),
                 AgentEvent::UserMessage { .. } | AgentEvent::Wake { .. } => Some(false),
                 _ => None,
             },
         )
         .unwrap_or(false)
-}
-
-/// The model's words for a wake-up it asked for that something else (`cause`) beat: the seed's
-/// `status="cancelled"`, with its note, so the reminder does not evaporate. `None` when no
-/// wake-up was waiting.
-fn cancelled_wakeup(tasks: &TaskRegistry, cause: &str) -> Option<String> {
-    let hint = tasks.cancel_wakeup()?;
-    Some(format!(
-        "[Tandem] The wake-up you asked for was cancelled (status=\"cancelled\"): {cause} woke you first.{}",
-        hint.map(|h| format!(" Your note: {h}")).unwrap_or_default()
-    ))
-}
-
-/// What the model and the transcript are told when the agent wakes.
-fn wake_words(event: &Event, tasks: &TaskRegistry) -> (WakeReason, String) {
-    match event {
-        Event::TaskFinished { id, state } => {
-            let info = tasks.list(true).into_iter().find(|t| t.id == *id);
-            let title = info.as_ref().map(|t| t.title.clone()).unwrap_or_default();
-            let state_words = TaskRegistry::describe_state(state);
-            let tail = info
-                .map(|t| tail_of(&t.output_path))
-                .filter(|t| !t.is_empty())
-                .map(|t| format!("\nThe end of its output:\n{t}"))
-                .unwrap_or_default();
-            (
-                WakeReason::TaskFinished {
-                    task: id.clone(),
-                    title: title.clone(),
-                    state: state_words.clone(),
-                },
-                format!(
-                    "[Tandem] Background task {id} ({title}) has ended: {state_words}.{tail}\nUse task_poll for its whole output if you need it, then continue."
-                ),
-            )
-        }
-        Event::Wakeup { hint } => (
-            WakeReason::Timer { hint: hint.clone() },
-            format!(
-                "[Tandem] The wake-up you asked for is due.{}",
-                hint.as_ref()
-                    .map(|h| format!(" Your note: {h}"))
-                    .unwrap_or_default()
-            ),
-        ),
-        Event::AgentReport { id, title, report } => (
-            WakeReason::TaskFinished {
-                task: id.clone(),
-                title: title.clone(),
-                state: "reported".into(),
-            },
-            format!(
-                "[Tandem] The agent `{title}` ({id}) stopped and reports:\n{report}\nIt waits for messages (agent_send) until it is stopped (task_stop)."
-            ),
-        ),
-    }
-}
-
-fn tail_of(path: &std::path::Path) -> String {
-    use std::io::{Read as _, Seek as _, SeekFrom};
-    const TAIL: u64 = 2000;
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return String::new();
-    };
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut bytes = Vec::new();
-    if f.seek(SeekFrom::Start(len.saturating_sub(TAIL))).is_ok() {
-        let _ = f.read_to_end(&mut bytes);
-    }
-    String::from_utf8_lossy(&bytes).trim().to_string()
 }

@@ -43,25 +43,22 @@ impl Default for SpendMeter {
     }
 }
 
-/// Days since the epoch as a calendar date (Howard Hinnant's `civil_from_days`).
-pub(crate) fn date_of(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+/// The calendar day (UTC) of a time in ms since the epoch, as `YYYY-MM-DD`.
+pub(crate) fn day_of(ms: u64) -> String {
+    let date = time::OffsetDateTime::from_unix_timestamp((ms / 1000) as i64)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+        .date();
+    format!(
+        "{:04}-{:02}-{:02}",
+        date.year(),
+        u8::from(date.month()),
+        date.day()
+    )
 }
 
 /// Today's ledger file.
 fn ledger_file(dir: &Path) -> PathBuf {
-    let days = (crate::locations::now_ms() / 86_400_000) as i64;
-    let (y, m, d) = date_of(days);
-    dir.join(format!("{y:04}-{m:02}-{d:02}.jsonl"))
+    dir.join(format!("{}.jsonl", day_of(crate::locations::now_ms())))
 }
 
 impl SpendMeter {
@@ -219,16 +216,6 @@ pub fn limits_problem(l: &SpendLimits) -> Option<String> {
     None
 }
 
-/// The spending of a session not running in this process (its log at `log_path`).
-pub fn status_of(
-    log_path: &Path,
-    options: SpendOptions,
-) -> Result<SpendStatus, crate::session_log::LogError> {
-    let read = crate::session_log::read_session::<serde_json::Value>(log_path)?;
-    let (usd, tokens) = crate::session_view::spent(log_path, &read.entries);
-    Ok(SpendMeter::new(options, usd, tokens).status())
-}
-
 /// Dollars as people read them: cents from a dollar up, and below it as many digits as it
 /// takes to show anything (a cheap call costs $0.003, not "$0.00").
 pub fn usd_words(v: f64) -> String {
@@ -278,9 +265,10 @@ mod tests {
 
     #[test]
     fn dates_are_the_calendar_s() {
-        assert_eq!(date_of(0), (1970, 1, 1));
-        assert_eq!(date_of(20_789), (2026, 12, 2));
-        assert_eq!(date_of(11_016), (2000, 2, 29));
+        const DAY_MS: u64 = 86_400_000;
+        assert_eq!(day_of(0), "1970-01-01");
+        assert_eq!(day_of(20_789 * DAY_MS + 1), "2026-12-02");
+        assert_eq!(day_of(11_016 * DAY_MS + DAY_MS - 1), "2000-02-29");
     }
 
     #[test]

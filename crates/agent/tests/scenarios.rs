@@ -104,7 +104,7 @@ async fn read_edit_run_and_finish_on_a_real_repository() {
     assert!(
         h.events().iter().any(|e| matches!(
             e,
-            AgentEvent::ToolCallWriting { name, chars } if name == "edit_file" && *chars > 0
+            AgentEvent::ToolCallWriting { name, chars, .. } if name == "edit_file" && *chars > 0
         )),
         "{:?}",
         h.events()

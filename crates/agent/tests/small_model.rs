@@ -256,7 +256,7 @@ async fn a_small_models_first_move_is_a_whole_file_draft_that_lands_as_an_approv
     );
     let events = h.events();
     assert!(
-        events.iter().any(|e| matches!(e, AgentEvent::ToolCallWriting { name, chars } if name == "write_file" && *chars > 0)),
+        events.iter().any(|e| matches!(e, AgentEvent::ToolCallWriting { name, chars, .. } if name == "write_file" && *chars > 0)),
         "the draft is shown as a write being prepared: {events:?}"
     );
     assert!(

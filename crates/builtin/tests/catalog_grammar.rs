@@ -24,11 +24,13 @@ fn each_tool_schema_converts() {
     assert!(failed.is_empty(), "{failed:#?}");
 }
 
-/// The single forms a small model is offered (`tools::small_model_form`) convert too, and the
+/// The single forms a small model is offered (`ToolSpec::small_model_form`) convert too, and the
 /// grammar then has no way to write the other form.
 #[test]
 fn the_small_model_forms_convert() {
-    let (description, input_schema) = tools::small_model_form("edit_file").expect("edit_file");
+    let (description, input_schema) = tools::find_tool("edit_file")
+        .and_then(tools::ToolSpec::small_model_form)
+        .expect("edit_file");
     let edit = ToolDefinition {
         name: "edit_file".into(),
         description: description.into(),

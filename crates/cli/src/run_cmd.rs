@@ -194,14 +194,8 @@ fn confinement_words(c: Confinement) -> &'static str {
 /// Whether a question is about a call that only reads: a read tool, and for a fetch a GET
 /// or HEAD (another method sends something, so it is a write).
 fn only_reads(req: &ApprovalRequest) -> bool {
-    let method_reads = req
-        .input
-        .get("method")
-        .and_then(Value::as_str)
-        .is_none_or(|m| m.eq_ignore_ascii_case("get") || m.eq_ignore_ascii_case("head"));
-    // The registry says which tools only read: one list for the whole engine.
-    tools::find_tool(&req.tool)
-        .is_some_and(|t| t.read_only && (t.policy != tools::PolicyView::Fetch || method_reads))
+    // The registry says which tools only read, and how the policy sees a fetch's method.
+    agent::only_reads(&req.tool, &req.input)
 }
 
 fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {

@@ -1,16 +1,14 @@
-//! `tandem-cli tool NAME '{json}' --project DIR`: one tool, run as the agent would run it —
-//! judged by the policy engine first. The person at the terminal is the approver: an Ask needs
-//! `--approve`, a Deny never runs.
+//! `tandem-cli tool NAME '{json}' --project DIR`: one tool, run through the engine's call
+//! pipeline as the agent would run it — judged by the policy engine first. The person at the
+//! terminal is the approver: an Ask needs `--approve`, a Deny never runs.
 
 use crate::policy_cmd::{ProjectArg, load, parse_mode};
 use crate::terminal::{print_err, print_out};
+use agent::{Desk, DeskCall, DeskOutcome};
 use anyhow::{Context as _, Result, anyhow};
 use clap::Args;
-use policy::{Mode, Verdict};
-use protocol::{Confinement, OutsideReason};
-use serde_json::Value;
+use policy::Mode;
 use std::process::ExitCode;
-use tools::{ProjectRoot, Toolbox};
 
 #[derive(Args)]
 pub struct ToolArgs {
@@ -55,27 +53,15 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
                 agent::load_project_policy(&here, Some(&agent::locations::user_policy_file()))?
             }
         };
-        print!("{}", tool_list(&situation_words(&policy)));
+        print!("{}", agent::tool_list(&policy));
         return Ok(ExitCode::SUCCESS);
     }
-    let name = a.name.clone().unwrap_or_default();
     let project = a
         .project
         .clone()
         .map(|p| ProjectArg::new(p, a.user_rules.clone()))
         .ok_or_else(|| anyhow!("--project is required: the folder the tool works in"))?;
-    let spec = tools::find_tool(&name).ok_or_else(|| {
-        anyhow!(
-            "there is no tool named `{}`; the tools are: {}",
-            name,
-            tools::TOOLS
-                .iter()
-                .map(|t| t.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    })?;
-    let args: Value = match serde_json::from_str(&a.args) {
+    let input = match serde_json::from_str(&a.args) {
         Ok(v) => v,
         Err(e) => {
             eprintln!(
@@ -85,191 +71,55 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
         }
     };
     let loaded = load(&project)?;
-    if let Some(why) = situation_words(&loaded.policy)(&name) {
-        eprintln!("tandem-cli: {name} is not available here: {why}");
-        return Ok(ExitCode::from(1));
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    // A fetch is judged on the addresses its host looks up to, and goes to those.
-    let resolved = if spec.policy == tools::PolicyView::Fetch {
-        match runtime.block_on(agent::resolve_fetch(&args)) {
-            Ok(a) => a,
-            Err(why) => {
-                eprintln!("tandem-cli: fetching failed: {why}");
-                return Ok(ExitCode::from(1));
-            }
-        }
-    } else {
-        Vec::new()
-    };
-    let root = ProjectRoot::open(&loaded.root).map_err(|e| anyhow!("{e}"))?;
+    let root = tools::ProjectRoot::open(&loaded.root).map_err(|e| anyhow!("{e}"))?;
     // Outputs and the sandbox's files live as long as this one call.
     let scratch = tempfile::Builder::new()
         .prefix("tandem-cli-")
         .tempdir()
         .context("making a scratch folder")?;
-    let mut toolbox = Toolbox::new(root, scratch.path().to_path_buf());
-    // One call: nothing to reuse, and watching the tree for changes would cost a walk of it.
-    toolbox.cache = tools::Cache::off();
-    toolbox.web.search = agent::web_search_from_settings(&agent::locations::settings_file());
-    let scratch_id = format!("cli-{}", std::process::id());
-    agent::sandboxing::confine(&mut toolbox, &scratch_id, scratch.path());
-    let ws = &toolbox.ws;
-    // The command line is a session of its own: the file named is taken as read by the person
-    // who runs it, so the freshness guard does not refuse every edit.
-    if !spec.read_only
-        && let Some(p) = args.get("path").and_then(Value::as_str)
-        && let Ok(r) = ws.root().resolve(p)
-    {
-        ws.note_seen(&r.real);
-    }
-    // A write is judged on its size, as in a session, so the change thresholds hold here too.
-    let diff_lines = match tools::plan_change(ws, spec.name, &args) {
-        Some(Ok(p)) => p.changed_lines(),
-        Some(Err(e)) => {
-            print_err(&format!("tandem-cli: {e}\n"));
-            return Ok(ExitCode::from(1));
-        }
-        None => 0,
+    let desk = Desk::new(
+        root,
+        scratch.path(),
+        loaded.policy,
+        a.mode,
+        loaded.user_file,
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let asked = DeskCall {
+        name: a.name.as_deref().unwrap_or_default(),
+        input,
+        approve: a.approve,
+        outside: a.outside,
     };
-    // The same judgement as in a session: a commit that would record a secret asks here too.
-    let decision = loaded.judge(a.mode, 0, |policy, ctx| {
-        agent::judge_tool_call(
-            policy,
-            ctx,
-            ws.root(),
-            spec.name,
-            &args,
-            diff_lines,
-            &resolved,
-        )
-    });
-    if a.outside && !a.approve {
-        eprintln!(
-            "tandem-cli: running a command outside the sandbox needs your approval too: add --approve"
-        );
-        return Ok(ExitCode::from(1));
-    }
-    match decision.decision {
-        Verdict::Deny => {
-            print_err(&format!(
-                "tandem-cli: refused by the policy: {} [{}]\n",
-                decision.reason, decision.rule.name
-            ));
-            return Ok(ExitCode::from(1));
+    match runtime.block_on(desk.call(asked)) {
+        DeskOutcome::Unknown(message) => Err(anyhow!(message)),
+        DeskOutcome::NotRun(why) => {
+            print_err(&format!("tandem-cli: {why}\n"));
+            Ok(ExitCode::from(1))
         }
-        Verdict::Ask if !a.approve => {
-            print_err(&format!(
-                "tandem-cli: {}; pass --approve to approve it [{}]\n",
-                decision.reason, decision.rule.name
-            ));
-            return Ok(ExitCode::from(1));
-        }
-        _ => {}
-    }
-
-    let mode = a.mode.unwrap_or(loaded.policy.mode.value);
-    let confinement = if a.outside {
-        Confinement::Outside {
-            reason: OutsideReason::Approved,
-        }
-    } else {
-        agent::sandboxing::confinement(&decision, mode, toolbox.commands.sandbox.is_some())
-    };
-    let call = tools::CallContext {
-        confinement: Some(confinement),
-        fetch: tools::FetchContext {
-            addrs: resolved.clone(),
-            gate: Some(
-                agent::FetchJudge {
-                    policy: loaded.policy.clone(),
-                    mode,
-                    root: loaded.root.clone(),
-                    home: std::env::var_os("HOME").map(std::path::PathBuf::from),
-                    user_policy_file: loaded.user_file.clone(),
-                    sandboxed: loaded.sandboxed,
-                    // It runs: the policy allowed it, or you did (--approve).
-                    cleared: args
-                        .get("url")
-                        .and_then(Value::as_str)
-                        .and_then(agent::fetch_origin)
-                        .map(|o| (o, resolved)),
-                }
-                .gate(),
-            ),
-        },
-        ..Default::default()
-    };
-    let result = runtime.block_on(toolbox.run_in(spec.name, args, &call));
-    let _ = std::fs::remove_dir_all(&toolbox.commands.tmp_dir);
-    match result {
-        Ok(out) => {
+        DeskOutcome::Ran {
+            output,
+            sandbox_denied,
+        } => {
             if a.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&out.structured).context("printing the result")?
-                );
+                println!("{}", serde_json::to_string_pretty(&output.structured)?);
             } else {
-                print_out(&out.text);
-                if !out.text.ends_with('\n') {
+                print_out(&output.text);
+                if !output.text.ends_with('\n') {
                     println!();
                 }
             }
             // Only a hint: the evidence is a line of the command's own output, which whoever
             // wrote the repository controls, so it must not talk anyone out of the sandbox.
-            if confinement.is_sandboxed()
-                && let Ok(tools::CommandOutcome::Finished {
-                    sandbox_denial: Some(_),
-                    ..
-                }) = serde_json::from_value::<tools::CommandOutcome>(out.structured)
-            {
+            if sandbox_denied {
                 eprintln!(
                     "tandem-cli: the command failed, and the sandbox may have refused it something; README's \"The sandbox\" says what commands may do"
                 );
             }
             Ok(ExitCode::SUCCESS)
         }
-        Err(e) => {
-            print_err(&format!("tandem-cli: {e}\n"));
-            Ok(ExitCode::from(1))
-        }
     }
-}
-
-/// Why each tool that cannot work here is not offered, as the session would judge it.
-fn situation_words(policy: &policy::Policy) -> impl Fn(&str) -> Option<String> + '_ {
-    let search = agent::web_search_from_settings(&agent::locations::settings_file()).is_some();
-    move |tool: &str| {
-        let path = std::env::var_os("PATH");
-        agent::Situation {
-            policy,
-            search_service: search,
-            path_env: path.as_deref(),
-        }
-        .unavailable(tool)
-        .map(|why| why.words())
-    }
-}
-
-/// One line per tool: its name and what it does; the ones only a session can run say so, and
-/// the ones that cannot work here say why.
-fn tool_list(unavailable: &dyn Fn(&str) -> Option<String>) -> String {
-    let width = tools::TOOLS.iter().map(|t| t.name.len()).max().unwrap_or(0);
-    tools::TOOLS
-        .iter()
-        .map(|t| {
-            let only = if t.engine_tool().is_some() {
-                " (in `tandem-cli run` only)"
-            } else {
-                ""
-            };
-            let off = unavailable(t.name)
-                .map(|why| format!(" [not available here: {why}]"))
-                .unwrap_or_default();
-            format!("{:width$}  {}{only}{off}\n", t.name, t.summary())
-        })
-        .collect()
 }

@@ -36,6 +36,60 @@ pub struct ApprovalRequest {
     /// The sub-agent that asks (its name), when it is not the session's own agent.
     #[serde(default)]
     pub agent: Option<String>,
+    /// The call in words for people, as its tool puts it ("Edit src/main.rs").
+    #[serde(default)]
+    pub title: Vec<TitlePart>,
+    /// The tool's name in words for people ("Edit a file").
+    #[serde(default)]
+    pub words: String,
+}
+
+/// One piece of a call's title: words, or code (a command, a pattern) that front ends set as
+/// code instead of printing backticks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TitlePart {
+    pub text: String,
+    #[serde(default)]
+    pub code: bool,
+}
+
+impl TitlePart {
+    pub fn words(text: impl Into<String>) -> Self {
+        TitlePart {
+            text: text.into(),
+            code: false,
+        }
+    }
+
+    pub fn code(text: impl Into<String>) -> Self {
+        TitlePart {
+            text: text.into(),
+            code: true,
+        }
+    }
+}
+
+/// How front ends show a call, as its tool declares it: a quiet line once it succeeded (a
+/// read, a listing) or a card, and what its output is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+pub struct CallLook {
+    pub quiet: bool,
+    pub output: OutputForm,
+    /// A successful call ends the task (task_done): shown as the task's end, not as a call.
+    #[serde(default)]
+    pub ends_task: bool,
+}
+
+/// What a call's output is, for how front ends draw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputForm {
+    #[default]
+    Plain,
+    /// A terminal's output, with its colours (commands, git).
+    Terminal,
+    /// `path:line: text` lines that open the file.
+    SearchHits,
 }
 
 /// How a tool call ended, for the front ends (the model reads the text).
@@ -269,6 +323,9 @@ pub enum AgentEvent {
     ToolCallWriting {
         name: String,
         chars: u32,
+        /// The tool's name in words for people.
+        #[serde(default)]
+        words: String,
     },
     AssistantMessage {
         message: Message,
@@ -277,6 +334,11 @@ pub enum AgentEvent {
         id: String,
         name: String,
         input: Value,
+        /// The call in words for people (older logs lack it; the engine's reader fills it in).
+        #[serde(default)]
+        title: Vec<TitlePart>,
+        #[serde(default)]
+        look: CallLook,
     },
     ApprovalNeeded {
         request: Box<ApprovalRequest>,

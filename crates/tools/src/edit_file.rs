@@ -236,6 +236,7 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
         content,
         whole: false,
         regions,
+        new_text: edits.last().map(|e| e.new_string.clone()),
     })
 }
 

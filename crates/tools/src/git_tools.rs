@@ -564,32 +564,23 @@ fn untracked_in_the_way(
 
 /// A commit time as git prints it: `Mon Nov 30 13:05:12 2026 +0100`, in the author's zone.
 fn git_date(seconds: i64, offset_minutes: i32) -> String {
-    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let local = seconds + i64::from(offset_minutes) * 60;
-    let days = local.div_euclid(86_400);
-    let secs = local.rem_euclid(86_400);
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let utc = time::OffsetDateTime::from_unix_timestamp(seconds)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    let local = time::UtcOffset::from_whole_seconds(offset_minutes.saturating_mul(60))
+        .map_or(utc, |zone| utc.to_offset(zone));
     let sign = if offset_minutes < 0 { '-' } else { '+' };
     let off = offset_minutes.unsigned_abs();
+    let weekday = local.weekday().to_string();
+    let month = local.month().to_string();
     format!(
-        "{} {} {day} {:02}:{:02}:{:02} {year} {sign}{:02}{:02}",
-        DAYS[days.rem_euclid(7) as usize],
-        MONTHS[(month - 1) as usize],
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60,
+        "{} {} {} {:02}:{:02}:{:02} {} {sign}{:02}{:02}",
+        &weekday[..3],
+        &month[..3],
+        local.day(),
+        local.hour(),
+        local.minute(),
+        local.second(),
+        local.year(),
         off / 60,
         off % 60,
     )

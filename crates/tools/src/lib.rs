@@ -1,19 +1,20 @@
 //! The tools the agent and the UI share.
 //!
 //! Owns the tool registry (`registry`): every tool declared once, in its own file — its name,
-//! description and argument schema (what the model sees), how the policy sees a call
-//! ([`PolicyView`]), whether it only reads, is cached, polls, ends the task or is offered to a
-//! small model, what it needs to be offered, how it runs, and its result three ways (text for
-//! the model, a structured value for the UI, a typed [`ToolSummary`](protocol::ToolSummary) and
-//! [`Details`] for the engine). Behind the registry: paths kept inside the project root (and
+//! description and argument schema (what the model sees), its arguments as a type, how the
+//! policy sees a call and its title for people (functions of those arguments), whether it only
+//! reads, is cached, polls, ends the task or is offered to a small model, what it needs to be
+//! offered, how it runs, and its result three ways (text for the model, a structured value for
+//! the UI, a typed [`ToolSummary`](protocol::ToolSummary) and [`Details`] for the engine). A
+//! call is looked up once ([`resolve`]) and carried as a [`Resolved`] handle. Behind the registry: paths kept inside the project root (and
 //! the session's own saved outputs, read-only); reading, listing, searching and writing files
 //! (whole or not at all); git status, diff, log, commits, branches and pull requests; commands
 //! in the OS sandbox with their background tasks and wake-ups; web fetches and searches;
 //! skills; arguments checked before anyone is asked; the cache of read-only results.
 //!
-//! Must not touch Tauri, the policy engine or the model: callers decide whether a call may run
-//! (the policy is the engine's, in `agent`, which turns a [`PolicyView`] into a policy call);
-//! this crate only runs it. Nothing outside the registry switches on a tool's name.
+//! Must not touch Tauri or the model, nor decide whether a call may run: a tool says how the
+//! policy sees its call (a `policy::ToolCall`), and the engine (`agent`) has it judged; this
+//! crate only runs it. Nothing outside the registry switches on a tool's name.
 
 mod agents;
 mod atomic;
@@ -85,9 +86,9 @@ pub use read_file::{
     DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
 };
 pub use registry::{
-    Details, EngineTool, Needs, Offered, PolicyView, Runner, SmallModel, TOOLS, ToolOutput,
-    ToolSpec, check_before_asking, find_tool, plan_change, policy_view, run_tool, small_model_form,
-    tool_words,
+    Caching, Details, EngineCall, Look, Needs, NoArgs, Offer, Offered, Resolved, Runs, SmallModel,
+    Step, TOOLS, Title, ToolOutput, ToolSpec, Worked, find_tool, no_tool_named, resolve, run_tool,
+    title_of, tool_words, words_for,
 };
 pub use regular_file::{
     MAX_CHANGED_FILE_BYTES, RegularFileError, open_regular, read_config_text, read_regular,

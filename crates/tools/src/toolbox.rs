@@ -5,7 +5,7 @@
 use crate::cache::{self, Cache};
 use crate::error::{ToolError, ToolResult};
 use crate::paths::ProjectRoot;
-use crate::registry::{PolicyView, Runner, ToolOutput, ToolSpec, find_tool};
+use crate::registry::{Caching, Resolved, Runs, ToolOutput};
 use crate::run_command::{CommandConfig, RunContext};
 use crate::saved_outputs::SavedOutputs;
 use crate::tasks::TaskRegistry;
@@ -73,19 +73,6 @@ pub struct Toolbox {
 }
 
 impl Toolbox {
-    /// A call of a tool that reads saved files (named by their absolute paths), read where
-    /// they are; `None` for any other call. Never cached: a running command's output file
-    /// grows, and the project's watch does not see it.
-    fn run_on_saved(&self, spec: &ToolSpec, args: &Value) -> ToolResult<Option<ToolOutput>> {
-        if !spec.reads_saved_files() {
-            return Ok(None);
-        }
-        match args.get("path").and_then(Value::as_str) {
-            Some(path) => spec.run_on_saved(self, path.to_string(), args.clone()),
-            None => Ok(None),
-        }
-    }
-
     /// The file a read_file result names (in the project, or a saved output) as base64, to
     /// attach for the model itself; `None` when it is gone or larger than an attachment may be.
     pub fn attachable(&self, path: &str) -> Option<String> {
@@ -103,24 +90,13 @@ impl Toolbox {
         Some(base64::engine::general_purpose::STANDARD.encode(bytes))
     }
 
-    /// Whether the paths a reading tool's call names can be read at all: inside the project,
-    /// or (for a tool that reads saved files, its `path`) one of the session's saved outputs.
-    /// The error says why not; other tools are not its business.
-    pub fn readable(&self, name: &str, args: &Value) -> ToolResult<()> {
-        let Some(spec) = find_tool(name).filter(|t| t.policy == PolicyView::Read) else {
+    /// Whether a path a reading tool names can be read at all: inside the project, or (with
+    /// `saved_too`) one of the session's saved outputs. The error says why not.
+    pub(crate) fn check_readable(&self, path: &str, saved_too: bool) -> ToolResult<()> {
+        if path.is_empty() || (saved_too && self.saved.find(path)?.is_some()) {
             return Ok(());
-        };
-        if let Some(path) = args.get("path").and_then(Value::as_str) {
-            let saved = spec.reads_saved_files() && self.saved.find(path)?.is_some();
-            if !saved {
-                self.ws.root().resolve(path)?;
-            }
         }
-        let paths = args.get("paths").and_then(Value::as_array);
-        for path in paths.into_iter().flatten().filter_map(Value::as_str) {
-            self.ws.root().resolve(path)?;
-        }
-        Ok(())
+        self.ws.root().resolve(path).map(|_| ())
     }
 
     /// Whether git's history may hold a secret file: the policy asks before commands that
@@ -154,45 +130,38 @@ impl Toolbox {
         self.run_in(name, args, &CallContext::default()).await
     }
 
-    /// Runs a tool with what the engine decided about this call.
+    /// Runs a tool by name with what the engine decided about this call.
     pub async fn run_in(
         &self,
         name: &str,
         args: Value,
         ctx: &CallContext,
     ) -> ToolResult<ToolOutput> {
-        let args = if args.is_null() {
-            Value::Object(Default::default())
-        } else {
-            args
-        };
-        let spec = find_tool(name).ok_or_else(|| {
-            ToolError::InvalidArgument(format!(
-                "there is no tool named `{name}`; the tools are: {}",
-                crate::TOOLS
-                    .iter()
-                    .map(|t| t.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })?;
-        if let Some(out) = self.run_on_saved(spec, &args)? {
+        self.run_call(&crate::resolve(name, args)?, ctx).await
+    }
+
+    /// Runs a call with what the engine decided about it: a call on a saved file where that
+    /// is, a project tool's from the cache when it may be, anything that changes the project
+    /// as the agent's own doing.
+    pub async fn run_call(&self, call: &Resolved, ctx: &CallContext) -> ToolResult<ToolOutput> {
+        if let Some(out) = call.on_saved(self)? {
             return Ok(out);
         }
-        match spec.run {
-            Runner::Project(run) if spec.cached => self.run_cached(spec, run, args),
-            Runner::Project(run) if spec.read_only => run(&self.ws, args),
-            Runner::Project(run) => {
+        let spec = call.spec;
+        match spec.runs() {
+            Runs::Project if spec.caching != Caching::Never => self.run_cached(call),
+            Runs::Project if spec.read_only => call.run_on(&self.ws),
+            Runs::Project => {
                 // It changes the project: what was cached is stale; a commit or a branch
                 // switch among them is the agent's own.
                 self.cache.clear();
                 let _acting = self.ws.agent_action();
-                run(&self.ws, args)
+                call.run_on(&self.ws)
             }
-            Runner::Toolbox(run) => run(self, args, ctx),
-            Runner::Waits(run) => run(self, args, ctx).await,
-            Runner::Engine(_) => Err(ToolError::InvalidArgument(format!(
-                "{name} is run by the agent engine, not the toolbox"
+            Runs::Toolbox | Runs::Waits => call.run_with(self, ctx).await,
+            Runs::Engine => Err(ToolError::InvalidArgument(format!(
+                "{} is run by the agent engine, not the toolbox",
+                spec.name
             ))),
         }
     }
@@ -206,19 +175,13 @@ impl Toolbox {
     }
 
     /// A read-only tool's result from the cache, or run and kept.
-    fn run_cached(
-        &self,
-        spec: &ToolSpec,
-        run: crate::registry::ProjectRun,
-        args: Value,
-    ) -> ToolResult<ToolOutput> {
-        let key = cache::key(spec.name, &args);
-        let file = spec
-            .cached_per_file
-            .then(|| {
-                args.get("path")
-                    .and_then(Value::as_str)
-                    .and_then(|p| self.ws.root().resolve(p).ok())
+    fn run_cached(&self, call: &Resolved) -> ToolResult<ToolOutput> {
+        let key = cache::key(call.spec.name, &call.input);
+        // The file a per-file result is of: the one the call reads.
+        let file = (call.spec.caching == Caching::PerFile)
+            .then(|| match call.policy(&Default::default()).first() {
+                Some(policy::ToolCall::Read { path }) => self.ws.root().resolve(path).ok(),
+                _ => None,
             })
             .flatten()
             .map(|r| r.real);
@@ -230,7 +193,7 @@ impl Toolbox {
             return Ok(hit);
         }
         let generation = self.cache.generation();
-        let out = run(&self.ws, args)?;
+        let out = call.run_on(&self.ws)?;
         self.cache.put(key, out.clone(), file, generation);
         Ok(out)
     }

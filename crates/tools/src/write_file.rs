@@ -39,6 +39,9 @@ pub struct Planned {
     /// For an edit: the lines each replacement changed, so each is reviewed as its own hunk
     /// at least. Empty for a write, whose hunks are found by diffing the whole file.
     pub regions: Vec<Region>,
+    /// For an edit: the text its last replacement puts in, where the engine looks for the
+    /// function the agent last changed.
+    pub new_text: Option<String>,
 }
 
 impl Planned {
@@ -100,6 +103,7 @@ pub fn plan_write(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<Planned> {
         content,
         whole: true,
         regions: Vec::new(),
+        new_text: None,
     })
 }
 

@@ -234,13 +234,11 @@ fn impossible_pull_requests_are_refused_before_asking() {
     tools::check_pull_request(&f.root, &args("Add x"), Some(&path)).expect("possible");
 
     assert!(check(&args("  "), &path).contains("needs a title"));
-    let ws = tools::Workspace::new(f.root.clone());
-    let err = tools::check_before_asking(
-        &ws,
-        "create_pull_request",
-        &serde_json::json!({"title": ""}),
-    )
-    .expect_err("refused before asking");
+    let toolbox = tools::Toolbox::new(f.root.clone(), f.root.path().join(".session"));
+    let err = tools::resolve("create_pull_request", serde_json::json!({"title": ""}))
+        .expect("its arguments")
+        .check(&toolbox)
+        .expect_err("refused before asking");
     assert!(err.to_string().contains("needs a title"), "{err}");
 
     let err = check(&args("Add x"), &OsString::from("/nonexistent"));

@@ -158,7 +158,7 @@ async fn every_catalog_tool_is_reachable_by_name() {
         // Calling with no arguments either works or explains what is missing — never "no tool".
         if let Err(e) = tb.run(spec.name, json!({})).await {
             assert!(
-                !e.to_string().contains("there is no tool named"),
+                !e.to_string().contains("There is no tool named"),
                 "{}: {e}",
                 spec.name
             );

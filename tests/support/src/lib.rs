@@ -9,5 +9,6 @@ pub mod http;
 pub mod procs;
 pub mod projects;
 pub mod run;
+pub mod tool_calls;
 
 pub use run::{Ran, git, ran, run, run_async, scripted_run, tandem_cli_in, tandem_cli_scripted};

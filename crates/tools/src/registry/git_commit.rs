@@ -1,27 +1,52 @@
 //! git_commit: every change, or only some files, staged and committed.
 
-use super::{PolicyView, Runner, ToolOutput, ToolSpec, parse, schema_of, to_value};
+use super::title::{Title, first_line, given, plain};
+use super::{Run, Tool, ToolOutput, ToolSpec, Worked, schema_of, to_value};
 use crate::error::ToolResult;
-use crate::git_tools::{GitCommitArgs, check_commit, git_commit, render_commit};
+use crate::git_tools::{GitCommitArgs, check_commit, commit_files, git_commit, render_commit};
+use crate::toolbox::Toolbox;
 use crate::workspace::Workspace;
-use serde_json::Value;
+use policy::ToolCall;
+use protocol::OutputForm;
+use std::path::PathBuf;
+
+pub(crate) struct GitCommit;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "git_commit",
     "Commit",
     "Stage and commit: every change by default, or only `files`. Returns the hash and a summary.",
     schema_of::<GitCommitArgs>,
-    PolicyView::GitCommit,
-    Runner::Project(run),
+    &GitCommit,
 )
-.checked(check);
+.shows(OutputForm::Terminal);
 
-fn run(ws: &Workspace, args: Value) -> ToolResult<ToolOutput> {
-    let a: GitCommitArgs = parse(TOOL.name, args)?;
-    let c = git_commit(ws.root(), &a)?;
-    Ok(ToolOutput::new(render_commit(&c, &a.message), to_value(&c)))
+impl Tool for GitCommit {
+    type Args = GitCommitArgs;
+    const RUN: Run<GitCommitArgs> = Run::Project(run);
+
+    fn policy<'a>(_: &'static str, _: &'a GitCommitArgs, w: &Worked<'a>) -> Vec<ToolCall<'a>> {
+        vec![ToolCall::GitCommit {
+            diff_lines: w.diff_lines,
+        }]
+    }
+
+    fn title(words: &'static str, a: &GitCommitArgs) -> Title {
+        plain(given(&a.message).map_or(words.to_string(), |m| {
+            format!("Commit: {}", first_line(m, 80))
+        }))
+    }
+
+    fn check(toolbox: &Toolbox, a: &GitCommitArgs) -> ToolResult<()> {
+        check_commit(toolbox.ws.root(), a)
+    }
+
+    fn commits(ws: &Workspace, a: &GitCommitArgs) -> Option<ToolResult<Vec<PathBuf>>> {
+        Some(commit_files(ws.root(), a))
+    }
 }
 
-fn check(ws: &Workspace, args: Value) -> ToolResult<()> {
-    check_commit(ws.root(), &parse(TOOL.name, args)?)
+fn run(ws: &Workspace, a: &GitCommitArgs) -> ToolResult<ToolOutput> {
+    let c = git_commit(ws.root(), a)?;
+    Ok(ToolOutput::new(render_commit(&c, &a.message), to_value(&c)))
 }

@@ -1,24 +1,45 @@
 //! git_diff: unstaged (or staged) changes as a unified diff.
 
-use super::{PolicyView, Runner, ToolOutput, ToolSpec, parse, schema_of};
+use super::title::{Title, plain};
+use super::{Caching, Run, Tool, ToolOutput, ToolSpec, Worked, schema_of};
 use crate::error::ToolResult;
 use crate::git_tools::{GitDiffArgs, git_diff};
 use crate::workspace::Workspace;
+use policy::ToolCall;
+use protocol::OutputForm;
 use serde_json::Value;
+
+pub(crate) struct GitDiff;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "git_diff",
     "See the changes (git diff)",
     "The unstaged changes to tracked files as a unified diff, or the staged ones with `staged: true`.",
     schema_of::<GitDiffArgs>,
-    PolicyView::Internal,
-    Runner::Project(run),
+    &GitDiff,
 )
 .reads()
-.cached();
+.cached(Caching::Kept)
+.shows(OutputForm::Terminal);
 
-fn run(ws: &Workspace, args: Value) -> ToolResult<ToolOutput> {
-    let a: GitDiffArgs = parse(TOOL.name, args)?;
-    let d = git_diff(ws.root(), &a)?;
+impl Tool for GitDiff {
+    type Args = GitDiffArgs;
+    const RUN: Run<GitDiffArgs> = Run::Project(run);
+
+    fn policy<'a>(name: &'static str, _: &'a GitDiffArgs, _: &Worked<'a>) -> Vec<ToolCall<'a>> {
+        vec![ToolCall::Internal { name }]
+    }
+
+    fn title(words: &'static str, a: &GitDiffArgs) -> Title {
+        if a.staged {
+            plain("See the changes staged for commit (git diff)")
+        } else {
+            plain(words)
+        }
+    }
+}
+
+fn run(ws: &Workspace, a: &GitDiffArgs) -> ToolResult<ToolOutput> {
+    let d = git_diff(ws.root(), a)?;
     Ok(ToolOutput::new(d.clone(), Value::String(d)))
 }

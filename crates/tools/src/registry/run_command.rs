@@ -1,36 +1,63 @@
 //! run_command: a shell command in the project root, in the sandbox the engine chose.
 
-use super::{
-    Details, PolicyView, Runner, SmallModel, ToolOutput, ToolSpec, parse, schema_of, to_value,
-};
+use super::title::{Title, first_line, given, plain};
+use super::{Details, Run, SmallModel, Tool, ToolOutput, ToolSpec, Worked, schema_of, to_value};
 use crate::error::ToolResult;
 use crate::run_command::{
     CommandOutcome, RunCommandArgs, RunContext, check_command, render_outcome, run_command,
 };
 use crate::toolbox::{CallContext, Toolbox};
-use crate::workspace::Workspace;
 use futures_util::future::BoxFuture;
-use protocol::ToolSummary;
-use serde_json::Value;
+use policy::ToolCall;
+use protocol::{OutputForm, TitlePart, ToolSummary};
+
+pub(crate) struct RunCommand;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "run_command",
     "Run a command",
     "Run a shell command (bash) in the project root. Output is cut to its head and tail, the full output saved to a file. Commands still running after 10 s, or started with `background: true`, become background tasks.",
     schema_of::<RunCommandArgs>,
-    PolicyView::Command,
-    Runner::Waits(run),
+    &RunCommand,
 )
 .small_model(SmallModel::AsIs)
-.checked(check);
+.shows(OutputForm::Terminal);
+
+impl Tool for RunCommand {
+    type Args = RunCommandArgs;
+    const RUN: Run<RunCommandArgs> = Run::Waits(run);
+
+    fn policy<'a>(_: &'static str, a: &'a RunCommandArgs, _: &Worked<'a>) -> Vec<ToolCall<'a>> {
+        vec![ToolCall::Command {
+            command: &a.command,
+        }]
+    }
+
+    fn title(words: &'static str, a: &RunCommandArgs) -> Title {
+        let Some(command) = given(&a.command) else {
+            return plain(words);
+        };
+        let mut title = vec![
+            TitlePart::words("Run "),
+            TitlePart::code(first_line(command, 80)),
+        ];
+        if a.background {
+            title.push(TitlePart::words(" in the background"));
+        }
+        title
+    }
+
+    fn check(_: &Toolbox, a: &RunCommandArgs) -> ToolResult<()> {
+        check_command(a)
+    }
+}
 
 fn run<'a>(
     toolbox: &'a Toolbox,
-    args: Value,
+    a: &'a RunCommandArgs,
     ctx: &'a CallContext,
 ) -> BoxFuture<'a, ToolResult<ToolOutput>> {
     Box::pin(async move {
-        let a: RunCommandArgs = parse(TOOL.name, args)?;
         let confinement = ctx
             .confinement
             .unwrap_or_else(|| toolbox.commands.default_confinement(false));
@@ -40,7 +67,7 @@ fn run<'a>(
             &toolbox.ws,
             &toolbox.tasks,
             &toolbox.commands,
-            &a,
+            a,
             &RunContext {
                 confinement,
                 owner: ctx.owner.clone(),
@@ -53,10 +80,6 @@ fn run<'a>(
         toolbox.cache.clear();
         Ok(command_output(outcome?))
     })
-}
-
-fn check(_: &Workspace, args: Value) -> ToolResult<()> {
-    check_command(&parse(TOOL.name, args)?)
 }
 
 /// A command's (or a skill tool's program's) result: the text, the outcome, and for people

@@ -1,26 +1,46 @@
 //! task_done: the task finished, with a summary for the user.
 
-use super::{PolicyView, Runner, SmallModel, ToolOutput, ToolSpec, parse, schema_of, to_value};
+use super::title::{Title, first_line, given, plain};
+use super::{Run, SmallModel, Step, Tool, ToolOutput, ToolSpec, Worked, schema_of, to_value};
 use crate::error::ToolResult;
 use crate::plan::{TaskDoneArgs, task_done};
 use crate::toolbox::{CallContext, Toolbox};
-use serde_json::Value;
+use policy::ToolCall;
+
+pub(crate) struct TaskDone;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "task_done",
     "Finish",
     "Finish the task with a summary for the user. The only way to end your work.",
     schema_of::<TaskDoneArgs>,
-    PolicyView::Internal,
-    Runner::Toolbox(run),
+    &TaskDone,
 )
 .reads()
-.finishes_task()
+.step(Step::Finishes)
 .small_model(SmallModel::AsIs);
 
-fn run(_: &Toolbox, args: Value, _: &CallContext) -> ToolResult<ToolOutput> {
-    let a: TaskDoneArgs = parse(TOOL.name, args)?;
-    let d = task_done(&a)?;
+impl Tool for TaskDone {
+    type Args = TaskDoneArgs;
+    const RUN: Run<TaskDoneArgs> = Run::Toolbox(run);
+
+    fn policy<'a>(name: &'static str, _: &'a TaskDoneArgs, _: &Worked<'a>) -> Vec<ToolCall<'a>> {
+        vec![ToolCall::Internal { name }]
+    }
+
+    fn title(words: &'static str, a: &TaskDoneArgs) -> Title {
+        plain(given(&a.summary).map_or(words.to_string(), |s| {
+            format!("Finish: {}", first_line(s, 80))
+        }))
+    }
+
+    fn finish(a: &TaskDoneArgs) -> Option<TaskDoneArgs> {
+        Some(a.clone())
+    }
+}
+
+fn run(_: &Toolbox, a: &TaskDoneArgs, _: &CallContext) -> ToolResult<ToolOutput> {
+    let d = task_done(a)?;
     Ok(ToolOutput::new(
         format!("Task complete: {}\n", d.summary),
         to_value(&d),

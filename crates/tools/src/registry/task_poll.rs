@@ -1,24 +1,42 @@
 //! task_poll: a background task's new output and its state.
 
-use super::{PolicyView, Runner, ToolOutput, ToolSpec, parse, schema_of};
+use super::title::{Title, given, plain};
+use super::{Run, Step, Tool, ToolOutput, ToolSpec, Worked, schema_of};
 use crate::error::{ToolError, ToolResult};
 use crate::tasks::TaskRegistry;
 use crate::toolbox::{CallContext, TaskIdArgs, Toolbox};
-use serde_json::Value;
+use policy::ToolCall;
+use protocol::OutputForm;
+
+pub(crate) struct TaskPoll;
 
 pub(crate) const TOOL: ToolSpec = ToolSpec::new(
     "task_poll",
     "Check a background task",
     "A background task's output since the last poll, and its state.",
     schema_of::<TaskIdArgs>,
-    PolicyView::Internal,
-    Runner::Toolbox(run),
+    &TaskPoll,
 )
 .reads()
-.polls();
+.step(Step::Polls)
+.shows(OutputForm::Terminal);
 
-fn run(toolbox: &Toolbox, args: Value, _: &CallContext) -> ToolResult<ToolOutput> {
-    let a: TaskIdArgs = parse(TOOL.name, args)?;
+impl Tool for TaskPoll {
+    type Args = TaskIdArgs;
+    const RUN: Run<TaskIdArgs> = Run::Toolbox(run);
+
+    fn policy<'a>(name: &'static str, _: &'a TaskIdArgs, _: &Worked<'a>) -> Vec<ToolCall<'a>> {
+        vec![ToolCall::Internal { name }]
+    }
+
+    fn title(words: &'static str, a: &TaskIdArgs) -> Title {
+        plain(given(&a.id).map_or(words.to_string(), |id| {
+            format!("Check background task {id}")
+        }))
+    }
+}
+
+fn run(toolbox: &Toolbox, a: &TaskIdArgs, _: &CallContext) -> ToolResult<ToolOutput> {
     let (info, output, more) = toolbox
         .tasks
         .poll(&a.id)

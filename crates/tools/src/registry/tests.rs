@@ -1,4 +1,6 @@
 use super::*;
+use crate::toolbox::Toolbox;
+use policy::ToolCall;
 
 #[test]
 fn every_tool_has_an_object_schema() {
@@ -75,7 +77,7 @@ fn every_file_and_git_tool_runs_by_name() {
                 let e = e.to_string();
                 e.contains("runs through the toolbox") || e.contains("run by the agent engine")
             });
-        let declared_alone = matches!(t.run, Runner::Project(_));
+        let declared_alone = t.runs() == Runs::Project;
         assert_eq!(!refused, declared_alone, "{}", t.name);
         assert!(!ran.contains(&t.name) || declared_alone, "{}", t.name);
     }
@@ -98,7 +100,8 @@ fn bad_arguments_and_unknown_tools_are_told_apart() {
     assert!(err.to_string().contains("unknown field `bogus`"), "{err}");
     let err = run_tool(&ws, "nope", Value::Null).expect_err("unknown");
     assert!(
-        err.to_string().contains("the tools are: read_file"),
+        err.to_string()
+            .contains("There is no tool named `nope`. The tools are: read_file"),
         "{err}"
     );
     let err = run_tool(&ws, "git_status", Value::Null).expect_err("no repo");
@@ -122,37 +125,65 @@ fn tools_that_need_more_than_the_project_are_refused_with_why() {
     assert!(err.to_string().contains("run by the agent engine"), "{err}");
 }
 
-/// The registry's declarations hold together: names are unique, a cached tool only reads (a
-/// cached write would never run twice), a planned change is a write, and a tool that reads
-/// saved files is one the policy sees as a read.
-#[test]
-fn the_declarations_are_consistent() {
+/// The registry's declarations hold together, checked on calls a model would make: names are
+/// unique, a cached tool only reads (a cached write would never run twice), a change that is
+/// planned is judged as a write of its file, a tool that reads saved files is judged as a read,
+/// and an engine tool hands the engine its call while no toolbox runs it.
+#[tokio::test]
+async fn the_declarations_are_consistent() {
     let mut names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
     names.sort_unstable();
     names.dedup();
     assert_eq!(names.len(), TOOLS.len(), "a tool is declared twice");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.txt"), "hi\n").expect("write");
+    let toolbox = Toolbox::new(
+        crate::ProjectRoot::open(dir.path()).expect("open"),
+        dir.path().join(".session"),
+    );
+    // As a session would: the file a change names was read before.
+    let real = dir.path().join("a.txt").canonicalize().expect("real");
+    toolbox.ws.note_seen(&real);
     for t in TOOLS {
         assert!(
             !t.words.trim().is_empty(),
             "{} has no words for people",
             t.name
         );
-        assert!(!t.cached || t.read_only, "{} is cached but writes", t.name);
-        assert_eq!(
-            t.plan.is_some(),
-            t.policy == PolicyView::Write,
-            "{}: a write is planned before it is judged",
-            t.name
-        );
         assert!(
-            !t.reads_saved_files() || t.policy == PolicyView::Read,
-            "{}",
+            t.caching == Caching::Never || t.read_only,
+            "{} is cached but writes",
             t.name
         );
-        assert!(
-            matches!(t.run, Runner::Engine(_)) == (t.engine_tool().is_some()),
-            "{}",
-            t.name
-        );
+        let call = resolve(t.name, test_support::tool_calls::sample(t.name))
+            .unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        let judged = call.policy(&Worked::default());
+        assert!(!judged.is_empty(), "{} is not judged at all", t.name);
+        if let Some(planned) = call.plan(&toolbox.ws) {
+            let planned = planned.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+            assert!(
+                judged
+                    .iter()
+                    .any(|c| matches!(c, ToolCall::Write { path, .. } if *path == planned.path)),
+                "{}: a planned change is judged as a write of its file",
+                t.name
+            );
+        }
+        if t.reads_saved_files() {
+            assert!(
+                judged.iter().all(|c| matches!(c, ToolCall::Read { .. })),
+                "{}",
+                t.name
+            );
+        }
+        let engine = call.engine();
+        assert_eq!(engine.is_some(), t.runs() == Runs::Engine, "{}", t.name);
+        if engine.is_some() {
+            let err = toolbox
+                .run_call(&call, &crate::CallContext::default())
+                .await
+                .expect_err("the engine's");
+            assert!(err.to_string().contains("run by the agent engine"), "{err}");
+        }
     }
 }

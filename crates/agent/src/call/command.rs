@@ -1,0 +1,245 @@
+//! A command run where the policy decided: in the sandbox (with the network when granted), or
+//! outside it. When the sandbox stopped it, the person is asked whether to run it once outside
+//! (never kept as a rule), except in read-only mode. Stop ends it.
+
+use super::ask::{Asker, Subject};
+use super::claims::WorkRecord;
+use super::reply::{Answered, Halt, Ran, Reply};
+use policy::Mode;
+use protocol::{
+    AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason, SandboxDenial,
+    ToolOutcome,
+};
+use tokio_util::sync::CancellationToken;
+use tools::{CallContext, Resolved, Toolbox};
+
+/// A command about to run: the call, its text, where it runs, and in which mode.
+pub(crate) struct Command<'a> {
+    pub call: &'a Resolved,
+    pub text: &'a str,
+    pub confinement: Confinement,
+    pub mode: Mode,
+}
+
+/// Runs the command; when the sandbox stopped it, asks whether to run it once outside.
+pub(crate) async fn run(
+    asker: &mut Asker<'_>,
+    toolbox: &Toolbox,
+    subject: &Subject<'_>,
+    command: Command<'_>,
+    record: &mut WorkRecord,
+    cancel: &CancellationToken,
+) -> Answered {
+    let confinement = command.confinement;
+    let ctx = CallContext {
+        confinement: Some(confinement),
+        cancel: Some(cancel.clone()),
+        on_started: Some(announce_started(asker, subject.id)),
+        owner: asker.journal.agent_id().map(str::to_string),
+        ..Default::default()
+    };
+    let first = toolbox.run_call(command.call, &ctx).await;
+    if cancel.is_cancelled() {
+        return Err(Halt::Stop);
+    }
+    let out = match first {
+        Ok(out) => out,
+        Err(e) => return Ok(Reply::err(e.to_string()).at(confinement)),
+    };
+    let ran = command_ran(&out.details);
+    if let Some(passed) = ran.passed {
+        record.ran(command.text, ran.exit_code, passed);
+    }
+    let sandboxed_reply = Reply {
+        text: out.text,
+        is_error: false,
+        outcome: ran.outcome,
+        summary: out.summary,
+        ran: Ran {
+            confinement: Some(confinement),
+            exit_code: ran.exit_code,
+            task: ran.task,
+        },
+        attachment: None,
+    };
+    let Some(denial) = ran
+        .sandbox_denial
+        .filter(|_| command.mode != Mode::ReadOnly)
+    else {
+        return Ok(sandboxed_reply);
+    };
+    if !leave_sandbox(asker, subject, command.text, &denial, cancel).await? {
+        return Ok(Reply {
+            text: format!(
+                "{}The user chose not to run it outside the sandbox. Work within the project folder (and the temporary folder), or ask the user to do this step.\n",
+                sandboxed_reply.text
+            ),
+            ..sandboxed_reply
+        });
+    }
+    let outside = Confinement::Outside {
+        reason: OutsideReason::Approved,
+    };
+    let ctx = CallContext {
+        confinement: Some(outside),
+        cancel: Some(cancel.clone()),
+        owner: asker.journal.agent_id().map(str::to_string),
+        ..Default::default()
+    };
+    let again = toolbox.run_call(command.call, &ctx).await;
+    if cancel.is_cancelled() {
+        return Err(Halt::Stop);
+    }
+    Ok(match again {
+        Ok(out) => {
+            let ran = command_ran(&out.details);
+            if let Some(passed) = ran.passed {
+                record.ran(command.text, ran.exit_code, passed);
+            }
+            Reply {
+                text: format!(
+                    "The sandbox stopped the first run ({}); the user approved running it once outside the sandbox. Its result:\n{}",
+                    denial.evidence, out.text
+                ),
+                is_error: false,
+                outcome: ran.outcome,
+                summary: out.summary,
+                ran: Ran {
+                    confinement: Some(outside),
+                    exit_code: ran.exit_code,
+                    task: ran.task,
+                },
+                attachment: None,
+            }
+        }
+        Err(e) => Reply::err(e.to_string()).at(outside),
+    })
+}
+
+/// Tells the front end which task holds a command's output as soon as it runs, so the card
+/// shows it live.
+pub(crate) fn announce_started(asker: &Asker<'_>, id: &str) -> tools::OnStarted {
+    let events = asker.journal.sink();
+    let id = asker.journal.event_id(id);
+    tools::OnStarted(std::sync::Arc::new(move |task: &str| {
+        events.send(AgentEvent::CommandStarted {
+            id: id.clone(),
+            task: task.to_string(),
+        });
+    }))
+}
+
+/// Puts "run this once outside the sandbox?" to the person; whether they said yes.
+async fn leave_sandbox(
+    asker: &mut Asker<'_>,
+    subject: &Subject<'_>,
+    command: &str,
+    denial: &SandboxDenial,
+    cancel: &CancellationToken,
+) -> Result<bool, Halt> {
+    let what = match denial.kind {
+        protocol::DenialKind::Files => "it touched a file the sandbox keeps out of reach",
+        protocol::DenialKind::Network => "it needed the network, which the sandbox keeps off",
+    };
+    // The same call asks again: front ends show it on the same card.
+    let reason = format!(
+        "The sandbox stopped this command: {what} (`{}`). Run it once outside the sandbox, with your own permissions?",
+        denial.evidence
+    );
+    let request = ApprovalRequest {
+        commands: commands_in(command),
+        command: Some(command.to_string()),
+        confinement: Some(Confinement::Outside {
+            reason: OutsideReason::Approved,
+        }),
+        sandbox_denial: Some(denial.clone()),
+        ..subject.card(asker.journal, &reason, "sandbox")
+    };
+    let answer = asker.ask(request, cancel).await?;
+    // Only a plain approval runs it: an approval that asks for a rule to be kept is not
+    // offered here, so it is read as a plain one, never remembered.
+    Ok(!matches!(answer, ApprovalAnswer::Deny { .. }))
+}
+
+/// Each simple command the policy finds in a command line: what really runs.
+pub(crate) fn commands_in(command: &str) -> Vec<String> {
+    policy::shell::parse(command)
+        .commands
+        .iter()
+        .map(|c| {
+            c.words
+                .iter()
+                .map(|w| w.shown())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// What a command's structured result says about how it ended: one reading for the sandboxed
+/// run, the approved run outside it and a skill's tool.
+pub(crate) struct CommandRan {
+    pub exit_code: Option<i32>,
+    /// Ended with exit code 0 within its time; None when it has not ended (background) or the
+    /// result is not a command's.
+    pub passed: Option<bool>,
+    pub outcome: ToolOutcome,
+    /// The task it became, when it went on in the background.
+    pub task: Option<String>,
+    pub sandbox_denial: Option<SandboxDenial>,
+}
+
+pub(crate) fn command_ran(details: &tools::Details) -> CommandRan {
+    match details {
+        tools::Details::Command(tools::CommandOutcome::Finished {
+            exit_code,
+            timed_out,
+            sandbox_denial,
+            ..
+        }) => {
+            let passed = *exit_code == Some(0) && !timed_out;
+            CommandRan {
+                exit_code: *exit_code,
+                passed: Some(passed),
+                outcome: if passed {
+                    ToolOutcome::Ok
+                } else {
+                    ToolOutcome::Failed
+                },
+                task: None,
+                sandbox_denial: sandbox_denial.clone(),
+            }
+        }
+        // Not ended yet: neither a success nor a failure to show.
+        tools::Details::Command(tools::CommandOutcome::Background { task_id, .. }) => CommandRan {
+            exit_code: None,
+            passed: None,
+            outcome: ToolOutcome::Background,
+            task: Some(task_id.clone()),
+            sandbox_denial: None,
+        },
+        // Every command's output carries its outcome; one without is no success to show.
+        _ => CommandRan {
+            exit_code: None,
+            passed: None,
+            outcome: ToolOutcome::Failed,
+            task: None,
+            sandbox_denial: None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::command_ran;
+    use protocol::ToolOutcome;
+
+    /// A command's result was read back out of its JSON, and one that did not parse counted as
+    /// a success. The outcome travels typed now; a result without one is never shown as passed.
+    #[test]
+    fn a_result_without_a_command_outcome_is_no_success() {
+        let ran = command_ran(&tools::Details::None);
+        assert_eq!(ran.outcome, ToolOutcome::Failed);
+        assert_eq!(ran.passed, None);
+    }
+}

@@ -1,0 +1,352 @@
+//! A session as people keep it, for `tandem-cli export` and the window's Export: Markdown (the
+//! conversation, each tool call with who decided it and how it ended, what sub-agents did, the
+//! files the session changed as diffs, and what it cost) or its JSON log, one entry per line
+//! with the large values a log keeps beside it put back in.
+
+use crate::history::log::{LogError, read_session};
+use protocol::{
+    AgentEvent, ApprovalAnswer, ContentBlock, Role, SessionFileChange, ToolOutcome, TurnOutcome,
+};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The form of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Markdown,
+    Jsonl,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("the session's log could not be written out: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// The session whose log is at `log_path`, in `format`.
+pub fn export_session(log_path: &Path, format: ExportFormat) -> Result<String, ExportError> {
+    match format {
+        ExportFormat::Jsonl => jsonl(log_path),
+        ExportFormat::Markdown => markdown(log_path),
+    }
+}
+
+fn jsonl(log_path: &Path) -> Result<String, ExportError> {
+    let read = read_session::<Value>(log_path)?;
+    let mut out = serde_json::to_string(&serde_json::json!({ "header": read.header }))?;
+    out.push('\n');
+    for e in &read.entries {
+        out.push_str(&serde_json::to_string(e)?);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// "2026-12-02 07:30 UTC".
+fn when(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (h, min) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    format!("{} {h:02}:{min:02} UTC", crate::spend::day_of(ms))
+}
+
+fn first_line(text: &str, max: usize) -> String {
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if line.chars().count() > max {
+        format!("{}…", line.chars().take(max).collect::<String>())
+    } else {
+        line.to_string()
+    }
+}
+
+/// What a call was about, in a few words: its file, command or query.
+fn call_subject(input: &Value) -> String {
+    for key in [
+        "path", "command", "pattern", "query", "url", "message", "task",
+    ] {
+        if let Some(v) = input.get(key).and_then(Value::as_str) {
+            return format!(" `{}`", first_line(v, 100).replace('`', "'"));
+        }
+    }
+    String::new()
+}
+
+fn answer_words(a: &ApprovalAnswer) -> String {
+    match a {
+        ApprovalAnswer::Approve => "you approved it".into(),
+        ApprovalAnswer::ApproveForSession { .. } => "you approved it for the session".into(),
+        ApprovalAnswer::ApproveAlways { .. } => "you approved it always".into(),
+        ApprovalAnswer::Deny { message: Some(m) } => format!("you denied it (“{m}”)"),
+        ApprovalAnswer::Deny { message: None } => "you denied it".into(),
+        ApprovalAnswer::ApprovePartial { accepted_hunks } => {
+            format!("you approved {} of its changes", accepted_hunks.len())
+        }
+    }
+}
+
+fn outcome_words(o: Option<&ToolOutcome>, is_error: bool) -> &'static str {
+    match o {
+        Some(ToolOutcome::Ok) => "done",
+        Some(ToolOutcome::Failed) => "failed",
+        Some(ToolOutcome::Denied) => "not run",
+        Some(ToolOutcome::Refused) => "refused by the rules",
+        Some(ToolOutcome::Stopped) => "stopped",
+        Some(ToolOutcome::Background) => "running in the background",
+        Some(ToolOutcome::SentBack) => "sent back",
+        None if is_error => "failed",
+        None => "done",
+    }
+}
+
+fn turn_end_words(o: &TurnOutcome) -> String {
+    match o {
+        TurnOutcome::Done { summary } => format!("done — {summary}"),
+        TurnOutcome::Ended => "the turn ended".into(),
+        TurnOutcome::Paused { reason } => format!("paused: {reason}"),
+        TurnOutcome::StepLimit => "stopped at the step limit".into(),
+        TurnOutcome::BudgetSpent { used } => format!("stopped: the token budget is spent ({used})"),
+        TurnOutcome::LimitReached { reached } => {
+            format!("stopped: {}", crate::spend::limit_words(reached))
+        }
+        TurnOutcome::Cancelled => "stopped by you".into(),
+        TurnOutcome::Failed { error } => format!("failed: {}", error.message),
+    }
+}
+
+/// A fence longer than any run of backticks in `text`.
+fn fence(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    "`".repeat(longest.max(2) + 1)
+}
+
+fn diff_of(change: &SessionFileChange) -> String {
+    let before = change.before.as_deref().unwrap_or("");
+    let after = change.after.as_deref().unwrap_or("");
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(
+            if change.before.is_some() {
+                &change.path
+            } else {
+                "/dev/null"
+            },
+            if change.after.is_some() {
+                &change.path
+            } else {
+                "/dev/null"
+            },
+        )
+        .to_string()
+}
+
+fn markdown(log_path: &Path) -> Result<String, ExportError> {
+    let read = read_session::<Value>(log_path)?;
+    let t = crate::history::view::load_transcript(log_path, None)?;
+    let mut out = header_markdown(&t.info);
+    // Who decided each call: the person's answer where one was asked.
+    let mut asked: HashMap<String, String> = HashMap::new();
+    for e in &t.events {
+        if let AgentEvent::ApprovalAnswered { id, answer } = e {
+            asked.insert(id.clone(), answer_words(answer));
+        }
+    }
+    let mut story = Story {
+        asked,
+        ..Story::default()
+    };
+    for e in &t.events {
+        story.tell(&mut out, e);
+    }
+    let dir = log_path.with_extension("");
+    let changes = crate::history::changes::session_changes(&dir, Path::new(&read.header.project))
+        .unwrap_or_default();
+    changes_markdown(&mut out, &changes);
+    Ok(out)
+}
+
+/// The session's title and facts: id, project, model, start, cost.
+fn header_markdown(info: &protocol::SessionInfo) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", info.title.replace('\n', " "));
+    let _ = writeln!(out, "- Session: `{}`", info.id);
+    let _ = writeln!(out, "- Project: `{}`", info.project);
+    if !info.model.is_empty() {
+        let _ = writeln!(out, "- Model: {}", info.model);
+    }
+    let _ = writeln!(out, "- Started: {}", when(info.started_ms));
+    let cost = match info.cost_usd {
+        Some(c) => format!("${c:.4}"),
+        None => "unknown (no price for the model)".into(),
+    };
+    let _ = writeln!(
+        out,
+        "- Cost: {cost} — {} tokens in, {} out\n",
+        info.input_tokens, info.output_tokens
+    );
+    out
+}
+
+/// What the transcript's events come to in words, told one event at a time.
+#[derive(Default)]
+struct Story {
+    /// The person's answer per call id, where one was asked.
+    asked: HashMap<String, String>,
+    /// Each call's tool and input, by id, as the model made it.
+    calls: HashMap<String, (String, Value)>,
+    turn: u32,
+}
+
+impl Story {
+    fn tell(&mut self, out: &mut String, e: &AgentEvent) {
+        match e {
+            AgentEvent::UserMessage { text, .. } => {
+                self.turn += 1;
+                let _ = writeln!(out, "## {}. {}\n", self.turn, first_line(text, 80));
+                for line in text.lines() {
+                    let _ = writeln!(out, "> {line}");
+                }
+                out.push('\n');
+            }
+            AgentEvent::Wake { reason, .. } => {
+                self.turn += 1;
+                let _ = writeln!(out, "## {}. The agent woke up ({reason:?})\n", self.turn);
+            }
+            AgentEvent::AssistantMessage { message } if message.role == Role::Assistant => {
+                for b in &message.content {
+                    match b {
+                        ContentBlock::Text { text } if !text.trim().is_empty() => {
+                            let _ = writeln!(out, "{}\n", text.trim());
+                        }
+                        ContentBlock::ToolUse { id, name, input } => {
+                            self.calls.insert(id.clone(), (name.clone(), input.clone()));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            AgentEvent::ToolFinished {
+                id,
+                name,
+                output,
+                is_error,
+                outcome,
+                ..
+            } => {
+                let subject = self
+                    .calls
+                    .get(id)
+                    .map(|(_, input)| call_subject(input))
+                    .unwrap_or_default();
+                let decided = match (self.asked.get(id), outcome) {
+                    (Some(a), _) => a.clone(),
+                    (None, Some(ToolOutcome::Refused)) => "the rules refused it".into(),
+                    (None, _) => "your rules allowed it".into(),
+                };
+                let _ = writeln!(
+                    out,
+                    "- **{name}**{subject} — {decided} — {}: {}",
+                    outcome_words(outcome.as_ref(), *is_error),
+                    first_line(output, 160)
+                );
+            }
+            AgentEvent::SubagentStarted { name, task, .. } => {
+                let _ = writeln!(
+                    out,
+                    "- Sub-agent **{name}** started: {}",
+                    first_line(task, 120)
+                );
+            }
+            AgentEvent::SubagentEnded {
+                outcome, report, ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "- A sub-agent ended ({}): {}",
+                    turn_end_words(outcome),
+                    first_line(report, 160)
+                );
+            }
+            AgentEvent::Restored { record } => {
+                let _ = writeln!(
+                    out,
+                    "\n_Restored to checkpoint {} ({} files)._\n",
+                    record.checkpoint,
+                    record.files.len()
+                );
+            }
+            AgentEvent::Compacted {
+                summary,
+                messages_before,
+                messages_after,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "\n_Earlier messages summarised for the model ({messages_before} → {messages_after} messages); the summary:_\n"
+                );
+                for line in summary.lines() {
+                    let _ = writeln!(out, "> {line}");
+                }
+                out.push('\n');
+            }
+            AgentEvent::TurnEnded { outcome } => {
+                let _ = writeln!(out, "\n**Turn ended:** {}\n", turn_end_words(outcome));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every file the session changed, with its diff.
+fn changes_markdown(out: &mut String, changes: &[SessionFileChange]) {
+    if changes.is_empty() {
+        return;
+    }
+    out.push_str("## Files changed\n\n");
+    for c in changes {
+        let diff = diff_of(c);
+        let f = fence(&diff);
+        let _ = writeln!(
+            out,
+            "### `{}` (+{} −{})\n\n{f}diff\n{}{f}\n",
+            c.path,
+            c.added_lines,
+            c.removed_lines,
+            if diff.ends_with('\n') {
+                diff.clone()
+            } else {
+                format!("{diff}\n")
+            }
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fence_is_longer_than_any_backticks_inside() {
+        assert_eq!(fence("plain"), "```");
+        assert_eq!(fence("a ```` b"), "`````");
+    }
+
+    #[test]
+    fn times_are_utc_dates() {
+        assert_eq!(when(0), "1970-01-01 00:00 UTC");
+        assert_eq!(when(1_796_196_000_000), "2026-12-02 07:20 UTC");
+    }
+}

@@ -1,0 +1,136 @@
+//! A session's searchable text, kept beside its log (`<id>.search`): a first line naming the
+//! project and the title, then one line per piece — `seq TAB kind TAB text` — appended as the
+//! log is written and written again from the log when a session is reopened or the file is
+//! missing (logs from before it existed). `search` reads these files.
+
+use super::entry::LogEntry;
+use protocol::{AgentEvent, ContentBlock, SearchHitKind};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
+use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+
+const EXTENSION: &str = "search";
+/// What of one tool result is searchable: its start says what it is about.
+const TOOL_TEXT_CAP: usize = 4096;
+const MESSAGE_TEXT_CAP: usize = 16 * 1024;
+/// The text's first line: whose it is.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Head {
+    pub v: u32,
+    pub project: String,
+    pub title: String,
+}
+
+pub(crate) fn extract_path(log: &Path) -> PathBuf {
+    log.with_extension(EXTENSION)
+}
+
+fn cap(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+fn line(seq: u64, kind: SearchHitKind, text: &str, max: usize) -> Option<String> {
+    let text = cap(text.trim(), max);
+    if text.is_empty() {
+        return None;
+    }
+    let kind = match kind {
+        SearchHitKind::User => "user",
+        SearchHitKind::Assistant => "assistant",
+        SearchHitKind::Tool => "tool",
+        SearchHitKind::File => "file",
+    };
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    Some(format!("{seq}\t{kind}\t{flat}\n"))
+}
+
+/// The searchable lines of one logged event.
+pub(crate) fn lines_of(seq: u64, event: &Value) -> String {
+    let mut out = String::new();
+    match LogEntry::read(event).event() {
+        Some(AgentEvent::UserMessage { text, .. }) => {
+            out.extend(line(seq, SearchHitKind::User, &text, MESSAGE_TEXT_CAP));
+        }
+        Some(AgentEvent::AssistantMessage { message }) => {
+            for b in &message.content {
+                match b {
+                    ContentBlock::Text { text } => {
+                        out.extend(line(seq, SearchHitKind::Assistant, text, MESSAGE_TEXT_CAP));
+                    }
+                    ContentBlock::ToolUse { name, input, .. } => {
+                        for key in ["path", "file_path", "command"] {
+                            if let Some(p) = input.get(key).and_then(Value::as_str) {
+                                let t = format!("{name} {p}");
+                                out.extend(line(seq, SearchHitKind::File, &t, MESSAGE_TEXT_CAP));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Some(AgentEvent::ToolFinished { output, .. }) => {
+            out.extend(line(seq, SearchHitKind::Tool, &output, TOOL_TEXT_CAP));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The searchable text of a log being written.
+pub(crate) struct SearchText {
+    file: File,
+}
+
+impl SearchText {
+    /// Writes the searchable text of `entries` (each event with its number) afresh, and
+    /// keeps it open to add to.
+    pub(crate) fn write<'a>(
+        log: &Path,
+        project: &str,
+        title: &str,
+        entries: impl IntoIterator<Item = (u64, &'a Value)>,
+    ) -> std::io::Result<SearchText> {
+        let path = extract_path(log);
+        let mut text = serde_json::to_string(&Head {
+            v: 1,
+            project: project.to_string(),
+            title: title.to_string(),
+        })
+        .map_err(std::io::Error::other)?;
+        text.push('\n');
+        for (seq, event) in entries {
+            text.push_str(&lines_of(seq, event));
+        }
+        tools::write_atomic(&path, text.as_bytes())?;
+        // What the tools answered, as private as the log it comes from.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+        let file = OpenOptions::new().append(true).mode(0o600).open(&path)?;
+        Ok(SearchText { file })
+    }
+
+    /// Adds the searchable lines of one event (most have none).
+    pub(crate) fn add(&mut self, lines: &str) {
+        if lines.is_empty() {
+            return;
+        }
+        if let Err(e) = self.file.write_all(lines.as_bytes()) {
+            // The log itself is written; the search finds this event once the session is
+            // reopened (the text is written again from the log then).
+            tracing::warn!(%e, "the session's searchable text could not be added to");
+        }
+    }
+}
