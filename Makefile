@@ -113,9 +113,9 @@ bench-agent: model
 	  --model "$${TANDEM_DATA_DIR:-$${XDG_DATA_HOME:-$$HOME/.local/share}/tandem}/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" \
 	  --every $${BFCL_EVERY:-1} --write
 
-# Rewrites ui/src/bindings.ts from the Rust types in crates/protocol and the tools' words.
+# Rewrites ui/src/bindings.ts from the Rust types in crates/protocol.
 bindings:
-	UPDATE_BINDINGS=1 cargo test -p tools --test bindings
+	UPDATE_BINDINGS=1 cargo test -p protocol --test bindings
 
 # Hot-reloading development window (Vite dev server + debug app).
 dev: setup

@@ -1,4 +1,4 @@
-// Generated from crates/protocol and the tool registry by `make bindings`. Do not edit.
+// Generated from crates/protocol by `make bindings`. Do not edit.
 
 export type EntryKind = "file" | "dir";
 
@@ -937,35 +937,6 @@ export type StartupMark = { name: string, at_ms: number, };
 
 /** The address a model server on this computer is offered at (Ollama's). */
 export const DEFAULT_LOCAL_URL = "http://127.0.0.1:11434/v1";
-
-/** Each of Tandem's own tools with its name in words for people. */
-export const TOOL_WORDS: Record<string, string> = {
-  read_file: "Read a file",
-  list_files: "List files",
-  search_codebase: "Search the code",
-  write_file: "Write a file",
-  edit_file: "Edit a file",
-  git_status: "See what changed (git status)",
-  git_diff: "See the changes (git diff)",
-  git_log: "See the history (git log)",
-  git_commit: "Commit",
-  git_branch: "Branches",
-  run_command: "Run a command",
-  task_list: "List background tasks",
-  task_poll: "Check a background task",
-  task_stop: "Stop a background task",
-  wakeup: "Wait",
-  web_fetch: "Fetch a web page",
-  web_search: "Search the web",
-  update_plan: "Update the plan",
-  task_done: "Finish",
-  spawn_subagent: "Hand work to a helper",
-  agent_spawn: "Start a named helper",
-  agent_send: "Send a helper a message",
-  skill_list: "List the skills",
-  skill_activate: "Activate a skill",
-  create_pull_request: "Open a pull request",
-};
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 

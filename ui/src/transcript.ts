@@ -4,6 +4,7 @@ import type {
   AgentEvent,
   ApprovalAnswer,
   ApprovalRequest,
+  CallLook,
   Confinement,
   DoneWarning,
   EngineError,
@@ -12,6 +13,7 @@ import type {
   PlanItem,
   RestoreRecord,
   SkillActivation,
+  TitlePart,
   ToolOutcome,
   ToolSummary,
   TurnOutcome,
@@ -28,6 +30,10 @@ export type ToolItem = {
   id: string;
   name: string;
   input: JsonValue;
+  /** What it does, in words for people, as its tool wrote it (Rust sends it). */
+  title: TitlePart[];
+  /** How it shows: quiet or a card, what its output is, whether it ends the task. */
+  look: CallLook;
   status: ToolStatus;
   output: string | null;
   /** When it started running (live turns only), for the ticking timer. */
@@ -114,8 +120,9 @@ export type Transcript = {
   turnOpen: boolean;
   streamingText: number | null;
   streamingThinking: number | null;
-  /** The tool call the model is writing (its arguments' length so far), until it is proposed. */
-  writing: { name: string; chars: number } | null;
+  /** The tool call the model is writing (its tool's name in words, its arguments' length so
+   *  far), until it is proposed. */
+  writing: { name: string; words: string; chars: number } | null;
   /** How far a model running in Tandem has read a long prompt, until it starts answering. */
   reading: { evaluated: number; total: number } | null;
   seq: number;
@@ -232,13 +239,27 @@ function updateTool(s: Transcript, id: string, change: (t: ToolItem) => ToolItem
   if (item?.kind === "tool") s.items[idx as number] = change(item);
 }
 
-function ensureTool(s: Transcript, id: string, name: string, input: JsonValue, opts: FoldOptions) {
+/** How a call shows when nothing said otherwise (Rust's `CallLook::default`): a card, its
+ * output plain text. */
+const PLAIN_LOOK: CallLook = { quiet: false, output: "plain", ends_task: false };
+
+/** How a call shows: its title and look, as Rust sent them with the call. */
+type Shown = { title: TitlePart[]; look: CallLook };
+
+/** A call that arrives without its proposal (which carries its title) is named by its name. */
+function shownByName(name: string): Shown {
+  return { title: [{ text: name, code: true }], look: PLAIN_LOOK };
+}
+
+function ensureTool(s: Transcript, id: string, name: string, input: JsonValue, shown: Shown, opts: FoldOptions) {
   if (s.tools[id] !== undefined) return;
   s.tools[id] = push(s, {
     kind: "tool",
     id,
     name,
     input,
+    title: shown.title,
+    look: shown.look,
     status: "running",
     output: null,
     startedMs: opts.live ? opts.now : null,
@@ -357,7 +378,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       s.reading = e.evaluated < e.total ? { evaluated: e.evaluated, total: e.total } : null;
       break;
     case "tool_call_writing":
-      s.writing = { name: e.name, chars: e.chars };
+      s.writing = { name: e.name, words: e.words, chars: e.chars };
       s.reading = null;
       break;
     case "assistant_message": {
@@ -391,11 +412,11 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
     }
     case "tool_call_proposed":
       endStreaming(s);
-      ensureTool(s, e.id, e.name, e.input, opts);
+      ensureTool(s, e.id, e.name, e.input, { title: e.title, look: e.look }, opts);
       break;
     case "approval_needed": {
       const r = e.request;
-      ensureTool(s, r.id, r.tool, r.input, opts);
+      ensureTool(s, r.id, r.tool, r.input, { title: r.title, look: PLAIN_LOOK }, opts);
       updateTool(s, r.id, (t) => ({ ...t, status: "waiting", request: r, confinement: r.confinement ?? t.confinement }));
       dropPending(s, r.id);
       s.pending.push(r);
@@ -417,7 +438,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       break;
     case "tool_finished":
       dropPending(s, e.id);
-      ensureTool(s, e.id, e.name, null, opts);
+      ensureTool(s, e.id, e.name, null, shownByName(e.name), opts);
       updateTool(s, e.id, (t) => ({
         ...t,
         output: e.output,
@@ -490,12 +511,13 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
   }
 }
 
-/** The accepted task_done of the turn under way (its index), if one came since it began. */
+/** The accepted call that ended the turn under way's task (task_done; its index), if one came
+ * since it began. */
 function finishingCall(s: Transcript): number | null {
   for (let i = s.items.length - 1; i >= 0; i--) {
     const item = s.items[i];
     if (item?.kind === "user" || item?.kind === "wake") return null;
-    if (item?.kind === "tool" && item.name === "task_done" && item.status === "done") return i;
+    if (item?.kind === "tool" && item.look.ends_task && item.status === "done") return i;
   }
   return null;
 }

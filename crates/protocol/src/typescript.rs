@@ -3,11 +3,9 @@
 use crate::*;
 use ts_rs::{Config, TS};
 
-/// The whole TypeScript bindings file, with each tool's words for people as the tool registry
-/// (in `tools`, which this crate must not see) declares them. A test in `tools` compares it
-/// with the checked-in copy, so a change to a type that is not re-exported fails CI
-/// (`make bindings` rewrites it).
-pub fn typescript(tool_words: &[(&str, &str)]) -> String {
+/// The whole TypeScript bindings file. A test compares it with the checked-in copy, so a
+/// change to a type that is not re-exported fails CI (`make bindings` rewrites it).
+pub fn typescript() -> String {
     let cfg = Config::new().with_large_int("number");
     let decls = [
         EntryKind::decl(&cfg),
@@ -145,9 +143,8 @@ pub fn typescript(tool_words: &[(&str, &str)]) -> String {
         UiReadyArgs::decl(&cfg),
         StartupMark::decl(&cfg),
     ];
-    let mut out = String::from(
-        "// Generated from crates/protocol and the tool registry by `make bindings`. Do not edit.\n\n",
-    );
+    let mut out =
+        String::from("// Generated from crates/protocol by `make bindings`. Do not edit.\n\n");
     for decl in decls {
         out.push_str("export ");
         out.push_str(&decl);
@@ -157,11 +154,6 @@ pub fn typescript(tool_words: &[(&str, &str)]) -> String {
         "/** The address a model server on this computer is offered at (Ollama's). */\nexport const DEFAULT_LOCAL_URL = {:?};\n\n",
         DEFAULT_LOCAL_URL
     ));
-    out.push_str("/** Each of Tandem's own tools with its name in words for people. */\nexport const TOOL_WORDS: Record<string, string> = {\n");
-    for (name, words) in tool_words {
-        out.push_str(&format!("  {name}: {words:?},\n"));
-    }
-    out.push_str("};\n\n");
     // serde_json::Value, as ts-rs names it.
     out.push_str("export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;\n\n");
     out.push_str("export interface Commands {\n");

@@ -88,7 +88,7 @@ pub use read_file::{
 pub use registry::{
     Caching, Details, EngineCall, Look, Needs, NoArgs, Offer, Offered, Resolved, Runs, SmallModel,
     Step, TOOLS, Title, ToolOutput, ToolSpec, Worked, find_tool, no_tool_named, resolve, run_tool,
-    title_of, tool_words, words_for,
+    title_of, words_for,
 };
 pub use regular_file::{
     MAX_CHANGED_FILE_BYTES, RegularFileError, open_regular, read_config_text, read_regular,

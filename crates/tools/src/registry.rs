@@ -114,11 +114,6 @@ pub fn find_tool(name: &str) -> Option<&'static ToolSpec> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
-/// Each tool's name with its words for people, for the UI's bindings.
-pub fn tool_words() -> Vec<(&'static str, &'static str)> {
-    TOOLS.iter().map(|t| (t.name, t.words)).collect()
-}
-
 /// Writes a change worked out before — the diff a person approved — as the tool that planned
 /// it reports a change; nothing is planned again, and a file that changed since is refused as
 /// stale with nothing written.

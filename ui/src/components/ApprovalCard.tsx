@@ -4,7 +4,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import type { ApprovalAnswer, ApprovalRequest, Confinement } from "../bindings";
 import { useSession } from "../session";
 import { answerForHunks, approveLabel } from "../approval";
-import { describeCall, plainToolName } from "../describeCall";
+import { titleText } from "../describeCall";
 import {
   APPROVAL_KEY_DELAY_MS,
   FOCUS_RETRY_MS,
@@ -204,7 +204,7 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
     >
       {/* Said by screen readers as each question arrives (this element is new per question). */}
       <p className="visually-hidden" role="alert" data-testid="approval-announce" key={request.id}>
-        Tandem needs your approval: {describeCall(request.tool, request.input).replace(/`/g, "")}
+        Tandem needs your approval: {titleText(request.title)}
         {total > 1 ? `. ${total} questions wait.` : "."}
       </p>
       <header className="approval-header">
@@ -219,7 +219,7 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
             </span>
           )}
           <span className="approval-call">
-            <CallTitle name={request.tool} input={request.input} />
+            <CallTitle title={request.title} />
           </span>
         </div>
         <span
@@ -416,7 +416,7 @@ function OtherDetails({ request }: { request: ApprovalRequest }) {
     <div className="other-details">
       <p>
         <span className="muted">Tool: </span>
-        {plainToolName(request.tool)}
+        {request.words}
       </p>
       <pre className="json-input">{JSON.stringify(request.input, null, 2)}</pre>
     </div>

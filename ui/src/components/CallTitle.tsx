@@ -1,11 +1,10 @@
-import type { JsonValue } from "../bindings";
-import { describeCallParts } from "../describeCall";
+import type { TitlePart } from "../bindings";
 
-/** A tool call's title, its command or pattern set as code. */
-export function CallTitle({ name, input }: { name: string; input: JsonValue }) {
+/** A tool call's title as Rust wrote it, its command or pattern set as code. */
+export function CallTitle({ title }: { title: TitlePart[] }) {
   return (
     <>
-      {describeCallParts(name, input).map((p, i) =>
+      {title.map((p, i) =>
         p.code ? (
           <code key={i} className="call-code">
             {p.text}

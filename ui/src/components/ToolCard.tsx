@@ -1,8 +1,9 @@
 // One tool call in the transcript: what it does in plain words, its state, how long it took,
 // what it came to in words for people (from the typed summary), and the text the model got,
-// folded under "Details". A task_done the engine sent back is a quiet line, not a card.
+// folded under "Details". A finishing call (task_done) the engine sent back is a quiet line,
+// not a card.
 import { createContext, memo, useContext, useEffect, useState } from "react";
-import type { BackgroundTask, Confinement } from "../bindings";
+import type { BackgroundTask, Confinement, OutputForm } from "../bindings";
 import { useSession } from "../session";
 import type { ToolItem, ToolStatus } from "../transcript";
 import { CallTitle } from "./CallTitle";
@@ -33,13 +34,13 @@ function statusText(item: ToolItem, task: BackgroundTask | undefined): string {
   return STATUS[item.status];
 }
 
-/** A task_done that went through: the agent's own claims, not a success the engine vouches
- * for (the summary below it says whether anything contradicts them), so it is not green. */
+/** A call that ends the task (task_done) and went through: the agent's own claims, not a
+ * success the engine vouches for (the summary below it says whether anything contradicts
+ * them), so it is not green. */
 function isReport(item: ToolItem): boolean {
-  return item.name === "task_done" && item.status === "done";
+  return item.look.ends_task && item.status === "done";
 }
 
-const QUIET_TOOLS = ["read_file", "list_files", "web_fetch", "task_list"];
 const LONG_LINES = 12;
 const LONG_CHARS = 1200;
 
@@ -94,17 +95,17 @@ function SentBack({ item }: { item: ToolItem }) {
   return (
     <div className="tool-quiet sent-back" data-testid="tool-sent-back" data-id={item.id}>
       <span data-testid="tool-sent-back-words">{item.summary ? summaryWords(item.summary) : "Not finished yet: the agent goes on."}</span>
-      {item.output && <Details output={item.output} name={item.name} />}
+      {item.output && <Details output={item.output} form={item.look.output} />}
     </div>
   );
 }
 
 /** The text the model got, folded: written for the model, kept for the curious. */
-function Details({ name, output }: { name: string; output: string }) {
+function Details({ form, output }: { form: OutputForm; output: string }) {
   return (
     <details className="tool-details" data-testid="tool-details">
       <summary>Details</summary>
-      <ToolOutput name={name} output={output} />
+      <ToolOutput form={form} output={output} />
     </details>
   );
 }
@@ -117,7 +118,7 @@ function Card({ item }: { item: ToolItem }) {
   const output = item.output ?? "";
   // Short results show; long ones, and file contents the agent read for itself, start folded.
   const task = useSession((s) => (item.task === null ? undefined : s.tasks.find((t) => t.id === item.task)));
-  const quiet = QUIET_TOOLS.includes(item.name) && item.status === "done";
+  const quiet = item.look.quiet && item.status === "done";
   const defaultOpen =
     summary !== null
       ? shownOutput !== null && shownOutput !== "" && (!isLong(shownOutput) || item.status === "failed")
@@ -149,7 +150,7 @@ function Card({ item }: { item: ToolItem }) {
       >
         <span className={`tool-icon ${isReport(item) ? "reported" : item.status}`} aria-hidden />
         <span className="tool-title">
-          <CallTitle name={item.name} input={item.input} />
+          <CallTitle title={item.title} />
         </span>
         {/* A denied or refused call never ran: where it would have run no longer matters. */}
         {item.confinement && item.status !== "denied" && <ConfinementBadge confinement={item.confinement} />}
@@ -176,14 +177,14 @@ function Card({ item }: { item: ToolItem }) {
       ) : null}
       {open && output && summary === null && (
         <div className="tool-result" data-testid="tool-result">
-          <ToolOutput name={item.name} output={output} />
+          <ToolOutput form={item.look.output} output={output} />
         </div>
       )}
       {open && output && summary !== null && (
         <div className="tool-result" data-testid="tool-result">
           {shownOutput !== null &&
             (shownOutput === "" ? <p className="muted">It printed nothing.</p> : <AnsiText text={shownOutput} testId="tool-command-output" />)}
-          <Details name={item.name} output={output} />
+          <Details form={item.look.output} output={output} />
         </div>
       )}
     </div>

@@ -2,6 +2,7 @@
 // anything else as plain text.
 import { useMemo } from "react";
 import { parseAnsi, type AnsiStyle } from "../ansi";
+import type { OutputForm } from "../bindings";
 import { useApp } from "../store";
 
 function cssOf(style: AnsiStyle): React.CSSProperties | undefined {
@@ -31,7 +32,7 @@ export function AnsiText({ text, testId }: { text: string; testId?: string }) {
   );
 }
 
-// `path:line: text` (a match) or `path-line- text` (context), as search_codebase prints them.
+// `path:line: text` (a match) or `path-line- text` (context), as the code search prints them.
 const HIT = /^(.+?):(\d+):(.*)$/;
 
 export function SearchHits({ text }: { text: string }) {
@@ -64,8 +65,14 @@ export function SearchHits({ text }: { text: string }) {
   );
 }
 
-export function ToolOutput({ name, output }: { name: string; output: string }) {
-  if (name === "search_codebase") return <SearchHits text={output} />;
-  if (name === "run_command" || name === "task_poll" || name.startsWith("git_")) return <AnsiText text={output} />;
-  return <pre className="term plain">{output}</pre>;
+/** The output in the form its tool declared (the call's look, from Rust). */
+export function ToolOutput({ form, output }: { form: OutputForm; output: string }) {
+  switch (form) {
+    case "search_hits":
+      return <SearchHits text={output} />;
+    case "terminal":
+      return <AnsiText text={output} />;
+    case "plain":
+      return <pre className="term plain">{output}</pre>;
+  }
 }

@@ -6,7 +6,6 @@ import { useSession } from "../session";
 import { useApp } from "../store";
 import { exampleTasks } from "../exampleTasks";
 import { ExpandedMemo } from "./ToolCard";
-import { describeCall } from "../describeCall";
 import { TranscriptItem } from "./TranscriptItem";
 import { findMatch } from "../transcript";
 import { formatCount } from "../format";
@@ -198,7 +197,7 @@ export function Transcript() {
                       <i />
                     </span>
                     {writing ? (
-                      <WritingCall name={writing.name} chars={writing.chars} />
+                      <WritingCall words={writing.words} chars={writing.chars} />
                     ) : reading ? (
                       <ReadingPrompt evaluated={reading.evaluated} total={reading.total} />
                     ) : (
@@ -232,10 +231,10 @@ export function Transcript() {
 }
 
 /** A call the model is still writing: what it will do, and how much it has written. */
-function WritingCall({ name, chars }: { name: string; chars: number }) {
+function WritingCall({ words, chars }: { words: string; chars: number }) {
   return (
     <span data-testid="writing-call">
-      Preparing: {describeCall(name, {})}
+      Preparing: {words}
       {chars > 0 && <span className="muted"> · {formatCount(chars)} characters written</span>}
     </span>
   );

@@ -19,7 +19,7 @@ import {
   type FakeProject,
   type FakeTurn,
 } from "./fakeBackend";
-import { editRequest, request } from "./fixtures";
+import { PLAIN, editRequest, proposed, request, title, writing } from "./fixtures";
 import { APPROVAL_KEY_DELAY_MS } from "../approvalKeys";
 
 const project: FakeProject = {
@@ -123,10 +123,14 @@ describe("a turn", () => {
     const { push } = await startTurn();
     push([{ type: "user_message", text: "Fix the bug" }, { type: "step_started", step: 1 }, { type: "text_delta", text: "I will edit it." }]);
     expect(await screen.findByTestId("message-assistant")).toHaveTextContent("I will edit it.");
-    push([{ type: "tool_call_writing", name: "edit_file", chars: 0 }]);
+    push([writing("edit_file", "Edit a file", 0)]);
     expect(await screen.findByTestId("writing-call")).toHaveTextContent("Preparing: Edit a file");
-    push([{ type: "tool_call_writing", name: "edit_file", chars: 1234 }]);
+    push([writing("edit_file", "Edit a file", 1234)]);
     await waitFor(() => expect(screen.getByTestId("writing-call")).toHaveTextContent("1,234 characters written"));
+    // A server's tool: named by the words Rust sent, whatever its name.
+    push([writing("files__write", "Write (files)", 10)]);
+    await waitFor(() => expect(screen.getByTestId("writing-call")).toHaveTextContent("Preparing: Write (files) · 10 characters written"));
+    push([writing("edit_file", "Edit a file", 1300)]);
     push([
       {
         type: "assistant_message",
@@ -138,7 +142,7 @@ describe("a turn", () => {
           ],
         },
       },
-      { type: "tool_call_proposed", id: "t1", name: "edit_file", input: { path: "calc.py", old_string: "-", new_string: "+" } },
+      proposed("t1", "edit_file", { path: "calc.py", old_string: "-", new_string: "+" }, "Edit calc.py"),
     ]);
     await waitFor(() => expect(screen.queryByTestId("writing-call")).toBeNull());
     expect(screen.getByTestId("message-assistant")).toHaveTextContent("I will edit it.");
@@ -174,7 +178,7 @@ describe("a turn", () => {
           ],
         },
       },
-      { type: "tool_call_proposed", id: "t1", name: "run_command", input: { command: "cargo test" } },
+      proposed("t1", "run_command", { command: "cargo test" }, title("Run ", { code: "cargo test" })),
     ]);
     await waitFor(() => expect(screen.getAllByTestId("message-assistant")).toHaveLength(1));
     const assistant = screen.getByTestId("message-assistant");
@@ -211,7 +215,7 @@ describe("a turn", () => {
     const { push } = await startTurn({ tasks: bg });
     push([
       { type: "user_message", text: "Fix the bug" },
-      { type: "tool_call_proposed", id: "t1", name: "run_command", input: { command: "python3 -m pytest" } },
+      proposed("t1", "run_command", { command: "python3 -m pytest" }, title("Run ", { code: "python3 -m pytest" })),
       {
         type: "tool_finished",
         id: "t1",
@@ -222,9 +226,9 @@ describe("a turn", () => {
         confinement: { kind: "sandboxed", network: false, read_only: false },
         exit_code: 1,
       },
-      { type: "tool_call_proposed", id: "t2", name: "run_command", input: { command: "npm run dev", background: true } },
+      proposed("t2", "run_command", { command: "npm run dev", background: true }, title("Run ", { code: "npm run dev" }, " in the background")),
       { type: "tool_finished", id: "t2", name: "run_command", output: "The command is now background task task-2", is_error: false, outcome: "background", task: "task-2" },
-      { type: "tool_call_proposed", id: "t3", name: "run_command", input: { command: "ls" } },
+      proposed("t3", "run_command", { command: "ls" }, title("Run ", { code: "ls" })),
       { type: "tool_finished", id: "t3", name: "run_command", output: "a\n[exit code 0]", is_error: false, outcome: "ok", exit_code: 0 },
     ]);
     await waitFor(() => expect(screen.getAllByTestId("tool-card")).toHaveLength(3));
@@ -252,7 +256,7 @@ describe("a turn", () => {
     const { push } = await startTurn({ tasks: bg });
     push([
       { type: "user_message", text: "Build it" },
-      { type: "tool_call_proposed", id: "t1", name: "run_command", input: { command: "cargo build" } },
+      proposed("t1", "run_command", { command: "cargo build" }, title("Run ", { code: "cargo build" })),
       { type: "command_started", id: "t1", task: "task-5" },
     ]);
     const live = await screen.findByTestId("tool-live-output");
@@ -268,7 +272,7 @@ describe("a turn", () => {
     const modelText = "3 passed\n[exit code 0; 0.2 s; full output: /s/outputs/task-1.log]\n";
     push([
       { type: "user_message", text: "Fix the bug" },
-      { type: "tool_call_proposed", id: "t1", name: "run_command", input: { command: "python3 -m unittest" } },
+      proposed("t1", "run_command", { command: "python3 -m unittest" }, title("Run ", { code: "python3 -m unittest" })),
       {
         type: "tool_finished",
         id: "t1",
@@ -279,7 +283,7 @@ describe("a turn", () => {
         exit_code: 0,
         summary: { kind: "command_ran", exit_code: 0, timed_out: false, duration_ms: 200, output: "3 passed\n", cut: false },
       },
-      { type: "tool_call_proposed", id: "t2", name: "edit_file", input: { path: "calc.py" } },
+      proposed("t2", "edit_file", { path: "calc.py" }, "Edit calc.py"),
       {
         type: "tool_finished",
         id: "t2",
@@ -289,7 +293,7 @@ describe("a turn", () => {
         outcome: "ok",
         summary: { kind: "changes_kept", path: "calc.py", kept: 1, total: 2 },
       },
-      { type: "tool_call_proposed", id: "t3", name: "spawn_subagent", input: { title: "Fix the parser", description: "…" } },
+      proposed("t3", "spawn_subagent", { title: "Fix the parser", description: "…" }, "Hand work to a helper: Fix the parser"),
       {
         type: "tool_finished",
         id: "t3",
@@ -325,7 +329,7 @@ describe("a turn", () => {
     const warnings = [{ kind: "check_failed" as const, command: "python3 -m unittest", exit_code: 1 }];
     push([
       { type: "user_message", text: "Fix the bug" },
-      { type: "tool_call_proposed", id: "d1", name: "task_done", input: { summary: "All tests pass." } },
+      proposed("d1", "task_done", { summary: "All tests pass." }, "Finish: All tests pass."),
       {
         type: "tool_finished",
         id: "d1",
@@ -335,7 +339,7 @@ describe("a turn", () => {
         outcome: "sent_back",
         summary: { kind: "sent_back", warnings },
       },
-      { type: "tool_call_proposed", id: "d2", name: "task_done", input: { summary: "The test still fails." } },
+      proposed("d2", "task_done", { summary: "The test still fails." }, "Finish: The test still fails."),
       { type: "tool_finished", id: "d2", name: "task_done", output: "Task complete: The test still fails.", is_error: false, outcome: "ok" },
       { type: "done", summary: "The test still fails.", warnings },
       { type: "turn_ended", outcome: { kind: "done", summary: "The test still fails." } },
@@ -385,11 +389,11 @@ describe("a turn", () => {
     const { push, turn } = await startTurn();
     push([
       { type: "user_message", text: "Fix the bug" },
-      { type: "tool_call_proposed", id: "a", name: "run_command", input: { command: "rm -rf build" } },
+      proposed("a", "run_command", { command: "rm -rf build" }, title("Run ", { code: "rm -rf build" })),
       { type: "approval_needed", request: request("a", { command: "rm -rf build", input: { command: "rm -rf build" } }) },
       { type: "approval_answered", id: "a", answer: { answer: "deny", message: "no" } },
       { type: "tool_finished", id: "a", name: "run_command", output: "The user denied this call. The user says: no", is_error: true, outcome: "denied" },
-      { type: "tool_call_proposed", id: "b", name: "web_fetch", input: { url: "http://evil" } },
+      proposed("b", "web_fetch", { url: "http://evil" }, "Fetch http://evil"),
       { type: "tool_finished", id: "b", name: "web_fetch", output: "The policy refused this call: network [deny-net]", is_error: true, outcome: "refused" },
       { type: "error", error: engineError("unreachable", "error sending request: Connection refused (os error 111)") },
     ]);
@@ -468,11 +472,75 @@ describe("a turn", () => {
     expect((turn as unknown as FakeTurn).args).toMatchObject({ text: "line one\nline two", mode: "full_auto" });
   });
 
+  it("shows the title Rust sent with a call, not one made from the tool's name", async () => {
+    const { push } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      proposed("r", "read_file", { path: "src/lib.rs" }, title("Look at ", { code: "src/lib.rs" }, " (lines 1–40)")),
+      // Tools from elsewhere: a server's (its own read_file) and a skill's, as Rust names them.
+      proposed("m", "files__read_file", { path: "notes.md" }, "Read file (files)", PLAIN),
+      proposed("k", "count_words", { path: "notes.txt" }, "Count words", PLAIN),
+    ]);
+    await waitFor(() => expect(screen.getAllByTestId("tool-card")).toHaveLength(3));
+    const [read, server, skill] = screen.getAllByTestId("tool-card");
+    const titleOf = (card: HTMLElement | undefined) => card!.querySelector(".tool-title");
+    expect(titleOf(read)).toHaveTextContent(/^Look at src\/lib\.rs \(lines 1–40\)$/);
+    expect(titleOf(read)!.querySelector("code")).toHaveTextContent(/^src\/lib\.rs$/);
+    expect(read).not.toHaveTextContent("Read src/lib.rs");
+    expect(titleOf(server)).toHaveTextContent(/^Read file \(files\)$/);
+    expect(titleOf(server)!.querySelector("code")).toBeNull();
+    expect(titleOf(skill)).toHaveTextContent(/^Count words$/);
+  });
+
+  it("folds a quiet call's result and shows a card's, as each call's look says", async () => {
+    const { push } = await startTurn();
+    const finished = (id: string, name: string): AgentEvent => ({ type: "tool_finished", id, name, output: "# Demo", is_error: false, outcome: "ok" });
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      proposed("r", "read_file", { path: "README.md" }, "Read README.md"),
+      finished("r", "read_file"),
+      // The same name from a server is not Tandem's read: Rust sends it as a card.
+      proposed("m", "files__read_file", { path: "README.md" }, "Read file (files)", PLAIN),
+      finished("m", "files__read_file"),
+      // A skill's tool its look calls quiet folds as well.
+      proposed("p", "peek", { path: "README.md" }, "Peek", { ...PLAIN, quiet: true }),
+      finished("p", "peek"),
+    ]);
+    await waitFor(() => expect(screen.getAllByTestId("tool-card")).toHaveLength(3));
+    const [read, server, peek] = screen.getAllByTestId("tool-card");
+    for (const quiet of [read!, peek!]) {
+      expect(within(quiet).queryByTestId("tool-result")).toBeNull();
+      expect(quiet.querySelector("button.tool-header")).toHaveAttribute("aria-expanded", "false");
+    }
+    expect(within(server!).getByTestId("tool-result")).toHaveTextContent("# Demo");
+    expect(server!.querySelector("button.tool-header")).toHaveAttribute("aria-expanded", "true");
+  });
+
+  it("draws a call's output in the form its look says: search hits, a terminal's colours, plain text", async () => {
+    const { push } = await startTurn();
+    const hits = "src/lib.rs:12: line 12";
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      proposed("g", "grep_notes", { pattern: "line" }, "Grep notes", { ...PLAIN, output: "search_hits" }),
+      { type: "tool_finished", id: "g", name: "grep_notes", output: hits, is_error: false },
+      proposed("s", "code__search_codebase", { pattern: "line" }, "Search codebase (code)", PLAIN),
+      { type: "tool_finished", id: "s", name: "code__search_codebase", output: hits, is_error: false },
+      proposed("c", "make_check", {}, "Make check", { ...PLAIN, output: "terminal" }),
+      { type: "tool_finished", id: "c", name: "make_check", output: "\x1b[32mok\x1b[0m", is_error: false },
+    ]);
+    await waitFor(() => expect(screen.getAllByTestId("tool-card")).toHaveLength(3));
+    const [grep, server, check] = screen.getAllByTestId("tool-card");
+    expect(within(grep!).getByTestId("search-hit")).toHaveAttribute("data-path", "src/lib.rs");
+    expect(within(server!).queryByTestId("search-hit")).toBeNull();
+    expect(within(server!).getByTestId("tool-result").querySelector("pre.plain")).toHaveTextContent(hits);
+    expect(within(check!).getByText("ok").style.color).toBe("var(--ansi-green)");
+  });
+
   it("opens a file from a search hit", async () => {
     const { user, push } = await startTurn();
     push([
       { type: "user_message", text: "Fix the bug" },
-      { type: "tool_call_proposed", id: "s", name: "search_codebase", input: { pattern: "line" } },
+      proposed("s", "search_codebase", { pattern: "line" }, title("Search for ", { code: "line" })),
       { type: "tool_finished", id: "s", name: "search_codebase", output: "src/lib.rs:12: line 12\nsrc/lib.rs:14: line 14", is_error: false },
     ]);
     const hits = await screen.findAllByTestId("search-hit");
@@ -687,6 +755,8 @@ describe("approvals", () => {
         request: request("w", {
           tool: "write_file",
           input: { path: "src/new.rs", content: "fn a() {}\n" },
+          title: title("Write src/new.rs"),
+          words: "Write a file",
           path: "src/new.rs",
           original: "",
           proposed: "fn a() {}\n",
@@ -700,6 +770,32 @@ describe("approvals", () => {
     expect(card).toHaveTextContent("Write src/new.rs");
     expect(card).toHaveTextContent("New file");
     expect(card.querySelector(".cm-editor")).toHaveTextContent("fn a() {}");
+  });
+});
+
+describe("a server's tool's question", () => {
+  it("names the call and the tool with the title and words Rust sent", async () => {
+    const { push } = await startTurn();
+    push([
+      {
+        type: "approval_needed",
+        request: request("q", {
+          tool: "files__delete",
+          input: { path: "old.txt" },
+          command: null,
+          commands: [],
+          confinement: null,
+          title: title("Delete (files)"),
+          words: "Delete (files)",
+        }),
+      },
+    ]);
+    const card = await screen.findByTestId("approval-card");
+    expect(card.querySelector(".approval-call")).toHaveTextContent(/^Delete \(files\)$/);
+    expect(card).toHaveTextContent("Tool: Delete (files)");
+    expect(screen.getByTestId("approval-announce")).toHaveTextContent("Tandem needs your approval: Delete (files).");
+    // Its card in the transcript carries the same title.
+    expect(screen.getByTestId("tool-card").querySelector(".tool-title")).toHaveTextContent(/^Delete \(files\)$/);
   });
 });
 
@@ -807,7 +903,7 @@ describe("sessions", () => {
     { type: "step_started", step: 1 },
     usage(100, 10, 0.01),
     { type: "assistant_message", message: { role: "assistant", content: [{ type: "text", text: "Adding the flag." }] } },
-    { type: "tool_call_proposed", id: "x", name: "edit_file", input: { path: "src/cli.rs" } },
+    proposed("x", "edit_file", { path: "src/cli.rs" }, "Edit src/cli.rs"),
     { type: "tool_finished", id: "x", name: "edit_file", output: "Edited src/cli.rs", is_error: false },
   ];
 
@@ -857,14 +953,20 @@ describe("sessions", () => {
     await waitFor(() => expect(item()).toHaveAttribute("data-state", "running"));
     push([
       { type: "subagent_started", agent: "a1", name: "writer", task: "Write hello", background: true, model: "m" },
-      { type: "subagent", agent: "a1", event: { type: "tool_call_proposed", id: "a1:w1", name: "write_file", input: { path: "greeting.txt" } } },
+      { type: "subagent", agent: "a1", event: proposed("a1:w1", "write_file", { path: "greeting.txt" }, "Write greeting.txt") },
     ]);
     asked = true;
     push([
       {
         type: "subagent",
         agent: "a1",
-        event: { type: "approval_needed", request: request("a1:w1", { tool: "write_file", agent: "writer" }) },
+        event: { type: "approval_needed", request: request("a1:w1", {
+          tool: "write_file",
+          input: { path: "greeting.txt" },
+          agent: "writer",
+          title: title("Write greeting.txt"),
+          words: "Write a file",
+        }) },
       },
     ]);
     await waitFor(() => expect(item()).toHaveAttribute("data-state", "waiting"));
@@ -897,7 +999,7 @@ describe("changes", () => {
         { path: "src/new.rs", before: null, after: "new\n", added_lines: 1, removed_lines: 0 },
       ],
     });
-    push([{ type: "tool_call_proposed", id: "e", name: "edit_file", input: { path: "src/a.rs" } }]);
+    push([proposed("e", "edit_file", { path: "src/a.rs" }, "Edit src/a.rs")]);
     await user.click(screen.getByTestId("changes-tab"));
     const items = await screen.findAllByTestId("change-item");
     expect(items[0]).toHaveTextContent("src/a.rs+2−1");
@@ -1055,9 +1157,26 @@ describe("errors", () => {
 
   it("says a session busy elsewhere is busy, from its code", async () => {
     const { turn } = await startTurn();
-    act(() => turn.fail("This session is open in another Tandem window or tandem-cli; close it there first."));
+    // Rust's words are shown as they come; what the window offers follows the code
+    // (`session_busy`: try again once the other window lets go; nothing to fix in Settings).
+    act(() => turn.fail("Not now."));
     const shown = await screen.findByTestId("transcript-error");
-    expect(shown).toHaveTextContent("open in another Tandem window");
+    expect(shown).toHaveAttribute("data-code", "session_busy");
+    expect(shown).toHaveAttribute("data-failure", "live");
+    expect(shown).toHaveTextContent("Not now.");
+    expect(within(shown).getByTestId("retry-button")).toBeInTheDocument();
+    expect(within(shown).queryByTestId("open-settings-button")).toBeNull();
+    // The message stays on screen, above the reason it did not go.
+    expect(screen.getByTestId("message-user")).toHaveTextContent("Fix the bug");
+  });
+
+  it("offers what a failed turn's code says, the same words or not", async () => {
+    const { turn } = await startTurn();
+    act(() => turn.fail("Not now.", "no_provider"));
+    const shown = await screen.findByTestId("transcript-error");
+    expect(shown).toHaveAttribute("data-code", "no_provider");
+    expect(within(shown).getByTestId("open-settings-button")).toBeInTheDocument();
+    expect(within(shown).queryByTestId("retry-button")).toBeNull();
   });
 });
 
@@ -1080,7 +1199,7 @@ describe("the sandbox", () => {
   it("shows where each command ran, and that one wants the network", async () => {
     const { push } = await startTurn();
     push([
-      { type: "tool_call_proposed", id: "c1", name: "run_command", input: { command: "cargo test" } },
+      proposed("c1", "run_command", { command: "cargo test" }, title("Run ", { code: "cargo test" })),
       {
         type: "tool_finished",
         id: "c1",
@@ -1089,7 +1208,7 @@ describe("the sandbox", () => {
         is_error: false,
         confinement: { kind: "sandboxed", network: false, read_only: false },
       },
-      { type: "tool_call_proposed", id: "c2", name: "run_command", input: { command: "npm install" } },
+      proposed("c2", "run_command", { command: "npm install" }, title("Run ", { code: "npm install" })),
       {
         type: "approval_needed",
         request: request("c2", {
@@ -1109,7 +1228,7 @@ describe("the sandbox", () => {
   it("offers to run a command the sandbox stopped once outside it, on the same card", async () => {
     const { push, calls, user } = await startTurn();
     push([
-      { type: "tool_call_proposed", id: "c1", name: "run_command", input: { command: "make install" } },
+      proposed("c1", "run_command", { command: "make install" }, title("Run ", { code: "make install" })),
       {
         type: "approval_needed",
         request: request("c1", { input: { command: "make install" }, command: "make install" }),
@@ -1157,7 +1276,7 @@ describe("the sandbox", () => {
   it("a denied command never ran, so it says nothing about where", async () => {
     const { push } = await startTurn();
     push([
-      { type: "tool_call_proposed", id: "c1", name: "run_command", input: { command: "touch x" } },
+      proposed("c1", "run_command", { command: "touch x" }, title("Run ", { code: "touch x" })),
       {
         type: "approval_needed",
         request: request("c1", {

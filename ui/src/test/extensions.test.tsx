@@ -12,9 +12,9 @@ import { useApp } from "../store";
 import { useSession } from "../session";
 import { useModels } from "../models";
 import { applyEvents, emptyTranscript } from "../transcript";
-import { describeCall, plainToolName } from "../describeCall";
 import { TranscriptItem } from "../components/TranscriptItem";
 import { entry, installFakeBackend, mcpServer, mcpView, skillsView, text, type FakeAgent, type FakeProject } from "./fakeBackend";
+import { PLAIN, proposed } from "./fixtures";
 
 const project: FakeProject = {
   startup: { kind: "project", project: { root: "/work/demo", name: "demo", is_git: true, branch: "main" } },
@@ -249,10 +249,34 @@ describe("the transcript", () => {
     expect(shown[1]).toHaveTextContent("Skill lint activated — the agent asked for it");
   });
 
-  it("names outside tools by their own name and their server", () => {
-    expect(plainToolName("tiny__echo")).toBe("Echo (tiny)");
-    expect(describeCall("files__read_file", { path: "a" })).toBe("Read file (files)");
-    expect(describeCall("skill_activate", { name: "lint" })).toBe("Activate the skill lint");
-    expect(plainToolName("count_words")).toBe("Count words");
+  it("shows outside tools' calls by the title Rust gave them, as plain cards", () => {
+    const t = applyEvents(
+      emptyTranscript(),
+      [
+        proposed("e", "tiny__echo", { text: "hi" }, "Echo (tiny)", PLAIN),
+        { type: "tool_finished", id: "e", name: "tiny__echo", output: "hi", is_error: false, outcome: "ok" },
+        proposed("r", "files__read_file", { path: "a" }, "Read file (files)", PLAIN),
+        { type: "tool_finished", id: "r", name: "files__read_file", output: "a's text", is_error: false, outcome: "ok" },
+        proposed("w", "count_words", { path: "notes.txt" }, "Count words", PLAIN),
+        proposed("s", "skill_activate", { name: "lint" }, "Activate the skill lint"),
+      ],
+      { now: 0, live: false },
+    );
+    render(
+      <div>
+        {t.items.map((item) => (
+          <TranscriptItem key={item.key} item={item} />
+        ))}
+      </div>,
+    );
+    const cards = screen.getAllByTestId("tool-card");
+    expect(cards.map((c) => c.querySelector(".tool-title")?.textContent)).toEqual([
+      "Echo (tiny)",
+      "Read file (files)",
+      "Count words",
+      "Activate the skill lint",
+    ]);
+    // A server's read_file is not Tandem's quiet read: its result shows, as plain text.
+    expect(within(cards[1]!).getByTestId("tool-result").querySelector("pre.plain")).toHaveTextContent("a's text");
   });
 });

@@ -51,7 +51,8 @@ export type FakeTurn = {
   args: SendMessageArgs;
   push: (events: AgentEvent[]) => void;
   end: (outcome?: TurnOutcome) => void;
-  fail: (message: string) => void;
+  /** The turn cannot run: send_message fails with `code` (Rust's next step with it). */
+  fail: (message: string, code?: FailureCode) => void;
 };
 
 export type FakeAgent = {
@@ -521,7 +522,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
               index += 1;
             },
             end: (outcome = { kind: "ended" }) => resolve(outcome),
-            fail: (message) => reject(engineError("session_busy", message)),
+            fail: (message, code = "session_busy") => reject(engineError(code, message)),
           };
           if (agent.onTurn) agent.onTurn(turn);
           else resolve({ kind: "ended" });

@@ -1,7 +1,59 @@
-// Agent events and requests the tests share.
-import type { ApprovalRequest, Hunk } from "../bindings";
+// Agent events and requests the tests share, carrying what Rust sends with them: a call's
+// title (written by its tool from its arguments) and look (how its tool says to show it).
+import type { AgentEvent, ApprovalRequest, CallLook, Hunk, JsonValue, TitlePart } from "../bindings";
 
+/** A title as Rust writes one: a string is words, `{ code }` is code (a command, a pattern). */
+export function title(...parts: Array<string | { code: string }>): TitlePart[] {
+  return parts.map((p) => (typeof p === "string" ? { text: p, code: false } : { text: p.code, code: true }));
+}
+
+/** How a call shows when its tool says nothing particular (Rust's `CallLook::default`): a card,
+ * its output plain text. A skill's or a server's tool always shows so. */
+export const PLAIN: CallLook = { quiet: false, output: "plain", ends_task: false };
+
+/** How Rust's registry says Tandem's own tools' calls show (`.quiet()`, `.shows(…)` and
+ * `Step::Finishes` in crates/tools/src/registry/). */
+const LOOKS: Record<string, CallLook> = {
+  read_file: { ...PLAIN, quiet: true },
+  list_files: { ...PLAIN, quiet: true },
+  web_fetch: { ...PLAIN, quiet: true },
+  task_list: { ...PLAIN, quiet: true },
+  search_codebase: { ...PLAIN, output: "search_hits" },
+  run_command: { ...PLAIN, output: "terminal" },
+  task_poll: { ...PLAIN, output: "terminal" },
+  git_status: { ...PLAIN, output: "terminal" },
+  git_diff: { ...PLAIN, output: "terminal" },
+  git_log: { ...PLAIN, output: "terminal" },
+  git_commit: { ...PLAIN, output: "terminal" },
+  git_branch: { ...PLAIN, output: "terminal" },
+  task_done: { ...PLAIN, ends_task: true },
+};
+
+/** The look Rust sends with a call of `name`. */
+export function lookOf(name: string): CallLook {
+  return LOOKS[name] ?? PLAIN;
+}
+
+/** A proposed call as Rust sends it: with its title (`shown`; a string is words alone) and its
+ * tool's look. */
+export function proposed(
+  id: string,
+  name: string,
+  input: JsonValue,
+  shown: TitlePart[] | string,
+  look: CallLook = lookOf(name),
+): AgentEvent {
+  return { type: "tool_call_proposed", id, name, input, title: typeof shown === "string" ? title(shown) : shown, look };
+}
+
+/** The model writing a call, as Rust sends it: the tool's name in words with it. */
+export function writing(name: string, words: string, chars: number): AgentEvent {
+  return { type: "tool_call_writing", name, words, chars };
+}
+
+/** A command's approval request; its title is the command's, as run_command writes it. */
 export function request(id: string, over: Partial<ApprovalRequest> = {}): ApprovalRequest {
+  const command = over.command ?? "cargo test";
   return {
     id,
     tool: "run_command",
@@ -18,6 +70,8 @@ export function request(id: string, over: Partial<ApprovalRequest> = {}): Approv
     confinement: { kind: "sandboxed", network: false, read_only: false },
     sandbox_denial: null,
     agent: null,
+    title: command === null ? title("Run a command") : title("Run ", { code: command }),
+    words: "Run a command",
     ...over,
   };
 }
@@ -46,6 +100,8 @@ export function editRequest(id: string): ApprovalRequest {
   return request(id, {
     tool: "edit_file",
     input: { path: "src/lib.rs", old_string: "x", new_string: "y" },
+    title: title("Edit src/lib.rs"),
+    words: "Edit a file",
     reason: "editing files needs your approval in ask mode",
     rule: "ask-edits",
     path: "src/lib.rs",

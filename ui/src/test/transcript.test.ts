@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../bindings";
-import { request } from "./fixtures";
+import { PLAIN, lookOf, proposed, request, title } from "./fixtures";
 import { applyEvents, emptyTranscript, foldEvents } from "../transcript";
-import { describeCall } from "../describeCall";
+import { titleText } from "../describeCall";
 import { parseAnsi, stripAnsi } from "../ansi";
 import { answerForHunks, approveLabel, hunkRange, hunkSides, previewMerge } from "../approval";
 import type { Hunk } from "../bindings";
@@ -28,7 +28,7 @@ describe("transcript reducer", () => {
             ],
           },
         },
-        { type: "tool_call_proposed", id: "t1", name: "read_file", input: { path: "a.rs" } },
+        proposed("t1", "read_file", { path: "a.rs" }, "Read a.rs"),
       ],
       opts,
     );
@@ -57,7 +57,7 @@ describe("transcript reducer", () => {
     let t = applyEvents(
       emptyTranscript(),
       [
-        { type: "tool_call_proposed", id: "a", name: "run_command", input: { command: "ls" } },
+        proposed("a", "run_command", { command: "ls" }, title("Run ", { code: "ls" })),
         { type: "approval_needed", request: request("a") },
       ],
       opts,
@@ -73,13 +73,13 @@ describe("transcript reducer", () => {
     t = applyEvents(
       t,
       [
-        { type: "tool_call_proposed", id: "b", name: "run_command", input: { command: "rm -rf /" } },
+        proposed("b", "run_command", { command: "rm -rf /" }, title("Run ", { code: "rm -rf /" })),
         { type: "approval_needed", request: request("b") },
         { type: "approval_answered", id: "b", answer: { answer: "deny", message: null } },
         { type: "tool_finished", id: "b", name: "run_command", output: "The user denied this call.", is_error: true, outcome: "denied" },
-        { type: "tool_call_proposed", id: "c", name: "run_command", input: { command: "sudo x" } },
+        proposed("c", "run_command", { command: "sudo x" }, title("Run ", { code: "sudo x" })),
         { type: "tool_finished", id: "c", name: "run_command", output: "The policy refused this call: no [r]", is_error: true, outcome: "refused" },
-        { type: "tool_call_proposed", id: "d", name: "read_file", input: { path: "x" } },
+        proposed("d", "read_file", { path: "x" }, "Read x"),
         { type: "tool_finished", id: "d", name: "read_file", output: "x not found", is_error: true },
       ],
       opts,
@@ -91,7 +91,7 @@ describe("transcript reducer", () => {
     const t = foldEvents(
       [
         { type: "user_message", text: "x" },
-        { type: "tool_call_proposed", id: "a", name: "run_command", input: { command: "sleep 9" } },
+        proposed("a", "run_command", { command: "sleep 9" }, title("Run ", { code: "sleep 9" })),
         { type: "turn_ended", outcome: { kind: "cancelled" } },
         { type: "user_message", text: "y" },
         { type: "done", summary: "All good" },
@@ -119,21 +119,59 @@ describe("transcript reducer", () => {
   });
 });
 
-describe("describeCall", () => {
-  it("names calls in plain words", () => {
-    expect(describeCall("edit_file", { path: "src/main.rs" })).toBe("Edit src/main.rs");
-    expect(describeCall("write_file", { path: "src/x.rs", content: "" })).toBe("Write src/x.rs");
-    expect(describeCall("read_file", { path: "src/lib.rs" })).toBe("Read src/lib.rs");
-    expect(describeCall("run_command", { command: "cargo test" })).toBe("Run `cargo test`");
-    expect(describeCall("search_codebase", { pattern: "foo" })).toBe("Search for `foo`");
-    expect(describeCall("list_files", { path: "src" })).toBe("List files in src");
-    expect(describeCall("git_status", {})).toBe("See what changed (git status)");
-    expect(describeCall("spawn_subagent", {})).toBe("Hand work to a helper");
-    expect(describeCall("agent_send", {})).toBe("Send a helper a message");
-    expect(describeCall("web_fetch", { url: "https://example.com" })).toBe("Fetch https://example.com");
-    expect(describeCall("update_plan", { items: [] })).toBe("Update the plan");
-    expect(describeCall("task_done", { summary: "Fixed it\nmore" })).toBe("Finish: Fixed it");
-    expect(describeCall("some_new_tool", null)).toBe("Some new tool");
+describe("a call's title and look", () => {
+  it("keeps the title and look Rust sent with each call", () => {
+    const t = foldEvents(
+      [
+        proposed("r", "read_file", { path: "src/lib.rs" }, "Read src/lib.rs"),
+        proposed("s", "search_codebase", { pattern: "fn main", path: "src" }, title("Search for ", { code: "fn main" }, " in src")),
+        proposed("x", "files__read_file", { path: "a" }, "Read file (files)", PLAIN),
+      ],
+      opts,
+    );
+    expect(t.items).toMatchObject([
+      { kind: "tool", name: "read_file", title: [{ text: "Read src/lib.rs", code: false }], look: { quiet: true, output: "plain", ends_task: false } },
+      {
+        kind: "tool",
+        title: [
+          { text: "Search for ", code: false },
+          { text: "fn main", code: true },
+          { text: " in src", code: false },
+        ],
+        look: lookOf("search_codebase"),
+      },
+      // A server's own read_file is not Tandem's: a plain card, as Rust says.
+      { kind: "tool", name: "files__read_file", title: [{ text: "Read file (files)", code: false }], look: PLAIN },
+    ]);
+  });
+
+  it("takes a question's title from the request when no proposal came before it", () => {
+    const t = foldEvents([{ type: "approval_needed", request: request("q", { command: "make", input: { command: "make" } }) }], opts);
+    expect(t.items[0]).toMatchObject({ kind: "tool", status: "waiting", title: title("Run ", { code: "make" }), look: PLAIN });
+  });
+
+  it("ends the task with the call whose look says it does, whatever its name", () => {
+    const t = foldEvents(
+      [
+        { type: "user_message", text: "go" },
+        proposed("p", "update_plan", { items: [] }, "Update the plan"),
+        { type: "tool_finished", id: "p", name: "update_plan", output: "ok", is_error: false, outcome: "ok" },
+        proposed("w", "wrap_up", { summary: "Done it" }, "Finish: Done it", { ...PLAIN, ends_task: true }),
+        { type: "tool_finished", id: "w", name: "wrap_up", output: "Task complete: Done it", is_error: false, outcome: "ok" },
+        { type: "done", summary: "Done it" },
+        { type: "turn_ended", outcome: { kind: "done", summary: "Done it" } },
+      ],
+      opts,
+    );
+    // The finishing call and the end are one block, in the call's place; the plan stays a call.
+    expect(t.items.map((i) => i.kind)).toEqual(["user", "tool", "done"]);
+    expect(t.items[2]).toMatchObject({ kind: "done", summary: "Done it" });
+    expect(t.tools).toEqual({ p: 1 });
+  });
+
+  it("says a title in one line of text for a screen reader", () => {
+    expect(titleText(title("Run ", { code: "cargo test" }, " in the background"))).toBe("Run cargo test in the background");
+    expect(titleText(title("Read file (files)"))).toBe("Read file (files)");
   });
 });
 
