@@ -5,7 +5,7 @@
 //! crates/builtin; this only keeps the download's state for the window.
 
 use crate::commands::{CmdResult, blocking, invalid};
-use agent::{PresetSlot, locations};
+use config::{PresetSlot, locations};
 use llm::ProviderKind;
 use protocol::{BuiltinDownload, BuiltinStatus, SettingsView, UseBuiltinArgs};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -13,7 +13,7 @@ use tauri::State;
 use tokio_util::sync::CancellationToken;
 
 /// The provider name the built-in model is saved under.
-const PROVIDER: &str = agent::BUILTIN_PROVIDER;
+const PROVIDER: &str = config::BUILTIN_PROVIDER;
 
 /// The download in progress (or the last one), shared with its task.
 #[derive(Default, Clone)]
@@ -37,11 +37,11 @@ impl BuiltinDownloads {
 /// Where and what to download: the settings' `download_url` and `sha256` for the provider, else
 /// the default model's.
 /// The built-in model as sessions load it: the engine does not link llama.cpp, the shell does.
-pub(crate) fn loader() -> agent::BuiltinLoader {
-    Arc::new(|config| builtin::launch(config, &locations::data_dir(), agent::default_model_path()))
+pub(crate) fn loader() -> config::BuiltinLoader {
+    Arc::new(|config| builtin::launch(config, &locations::data_dir(), config::default_model_path()))
 }
 
-fn source(settings: &agent::Settings) -> (String, String) {
+fn source(settings: &config::Settings) -> (String, String) {
     let p = settings.providers.get(PROVIDER);
     let url = p
         .and_then(|p| p.download_url.clone())
@@ -54,8 +54,8 @@ fn source(settings: &agent::Settings) -> (String, String) {
 
 /// Blocking (reads the settings and the file system).
 fn status(downloads: &BuiltinDownloads) -> BuiltinStatus {
-    let settings = agent::read_settings(&locations::settings_file()).unwrap_or_default();
-    let dest = agent::default_model_path();
+    let settings = config::read_settings(&locations::settings_file()).unwrap_or_default();
+    let dest = config::default_model_path();
     let own_file = settings
         .providers
         .get(PROVIDER)
@@ -111,11 +111,11 @@ pub async fn start_builtin_download(
 ) -> CmdResult<BuiltinStatus> {
     let d = downloads.inner().clone();
     let settings = blocking(|| {
-        agent::read_settings(&locations::settings_file()).map_err(|e| invalid(e.to_string()))
+        config::read_settings(&locations::settings_file()).map_err(|e| invalid(e.to_string()))
     })
     .await?;
     let (url, sha) = source(&settings);
-    let dest = agent::default_model_path();
+    let dest = config::default_model_path();
     // The lock is taken and let go before any await (its guard cannot cross one).
     let started = {
         let mut s = d.lock();
@@ -182,8 +182,8 @@ pub async fn use_builtin(
     let slot = slot.inner().clone();
     blocking(move || {
         let path = locations::settings_file();
-        let mut settings = agent::read_settings(&path).map_err(|e| invalid(e.to_string()))?;
-        agent::with_builtin_model(&mut settings, args.model_path)
+        let mut settings = config::read_settings(&path).map_err(|e| invalid(e.to_string()))?;
+        config::with_builtin_model(&mut settings, args.model_path)
             .map_err(|e| invalid(e.to_string()))?;
         crate::settings_host::write_settings(&settings)?;
         slot.clear();

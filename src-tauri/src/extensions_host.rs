@@ -5,7 +5,7 @@
 
 use crate::commands::{CmdResult, blocking, invalid, opened_root};
 use crate::state::AppState;
-use agent::locations;
+use config::locations;
 use protocol::{
     AddMcpServerArgs, AddSkillArgs, McpServerArgs, McpView, NewMcpServerInput, ProjectArgs,
     RemoveSkillArgs, SetSkillEnabledArgs, SkillsView,
@@ -30,10 +30,10 @@ impl McpHubs {
         if let Some(hub) = hubs.get(root.path()).filter(|h| !h.is_stale()) {
             return hub.clone();
         }
-        let hub = agent::mcp_hub(
+        let hub = config::mcp_hub(
             root,
             &locations::config_dir(),
-            agent::machine_sandbox(root.path()),
+            config::machine_sandbox(root.path()),
             mcp::Timing::default(),
         );
         hub.start();
@@ -56,10 +56,10 @@ impl McpHubs {
 }
 
 /// What a new session of the project uses beyond the catalog.
-pub fn session_extensions(app: &tauri::AppHandle, root: &ProjectRoot) -> agent::Extensions {
-    let settings = agent::read_settings(&locations::settings_file()).unwrap_or_default();
-    agent::Extensions {
-        skills: Arc::new(agent::session_skills(
+pub fn session_extensions(app: &tauri::AppHandle, root: &ProjectRoot) -> config::Extensions {
+    let settings = config::read_settings(&locations::settings_file()).unwrap_or_default();
+    config::Extensions {
+        skills: Arc::new(config::session_skills(
             root,
             &locations::config_dir(),
             &settings,
@@ -69,9 +69,9 @@ pub fn session_extensions(app: &tauri::AppHandle, root: &ProjectRoot) -> agent::
 }
 
 fn skills_of(root: &ProjectRoot) -> CmdResult<SkillsView> {
-    let settings = agent::read_settings(&locations::settings_file())
+    let settings = config::read_settings(&locations::settings_file())
         .map_err(|e| invalid(format!("The settings cannot be read: {e}")))?;
-    Ok(agent::skills_view(
+    Ok(config::skills_view(
         root,
         &locations::config_dir(),
         &settings,
@@ -96,7 +96,7 @@ pub async fn set_skill_enabled(
 ) -> CmdResult<SkillsView> {
     blocking(move || {
         let root = opened_root(&app.state::<AppState>(), &args.root)?;
-        agent::set_skill_enabled(&locations::settings_file(), &args.name, args.enabled)
+        config::set_skill_enabled(&locations::settings_file(), &args.name, args.enabled)
             .map_err(|e| invalid(format!("Not saved: {e}")))?;
         skills_of(&root)
     })
@@ -146,7 +146,7 @@ pub async fn restart_mcp_server(args: McpServerArgs, app: tauri::AppHandle) -> C
 pub async fn add_skill(args: AddSkillArgs, app: tauri::AppHandle) -> CmdResult<SkillsView> {
     blocking(move || {
         let root = opened_root(&app.state::<AppState>(), &args.root)?;
-        let name = agent::add_user_skill(&locations::config_dir(), &PathBuf::from(&args.folder))
+        let name = config::add_user_skill(&locations::config_dir(), &PathBuf::from(&args.folder))
             .map_err(|e| invalid(e.to_string()))?;
         tracing::info!(skill = %name, from = %args.folder, "skill added");
         skills_of(&root)
@@ -159,7 +159,7 @@ pub async fn add_skill(args: AddSkillArgs, app: tauri::AppHandle) -> CmdResult<S
 pub async fn remove_skill(args: RemoveSkillArgs, app: tauri::AppHandle) -> CmdResult<SkillsView> {
     blocking(move || {
         let root = opened_root(&app.state::<AppState>(), &args.root)?;
-        agent::remove_user_skill(&locations::config_dir(), &args.name)
+        config::remove_user_skill(&locations::config_dir(), &args.name)
             .map_err(|e| invalid(e.to_string()))?;
         tracing::info!(skill = %args.name, "skill removed");
         skills_of(&root)
@@ -180,7 +180,7 @@ pub async fn add_mcp_server(args: AddMcpServerArgs, app: tauri::AppHandle) -> Cm
                 .map_err(|e| invalid(e.to_string()))?,
             NewMcpServerInput::Address { url } => mcp::NewServer::Address { url: url.clone() },
         };
-        agent::add_user_mcp_server(&locations::config_dir(), args.name.trim(), &server)
+        config::add_user_mcp_server(&locations::config_dir(), args.name.trim(), &server)
             .map_err(|e| invalid(e.to_string()))?;
         tracing::info!(server = %args.name, "MCP server added");
         Ok(app.state::<McpHubs>().for_project(&root).view())
@@ -193,7 +193,7 @@ pub async fn add_mcp_server(args: AddMcpServerArgs, app: tauri::AppHandle) -> Cm
 pub async fn remove_mcp_server(args: McpServerArgs, app: tauri::AppHandle) -> CmdResult<McpView> {
     blocking(move || {
         let root = opened_root(&app.state::<AppState>(), &args.root)?;
-        agent::remove_user_mcp_server(&locations::config_dir(), &args.name)
+        config::remove_user_mcp_server(&locations::config_dir(), &args.name)
             .map_err(|e| invalid(e.to_string()))?;
         tracing::info!(server = %args.name, "MCP server removed");
         Ok(app.state::<McpHubs>().for_project(&root).view())

@@ -4,7 +4,7 @@
 //! projects, logs, the keychain, desktop notifications) and plugins. What a command *does*
 //! lives in the engine crates (`tools`, `policy`, `agent`, `llm`), which never depend on Tauri:
 //! sessions are made by `agent::PersonalSession` and `agent::begin_session`, and what Settings
-//! saves is checked and merged by the engine (`agent::settings_from_screen`,
+//! saves is checked and merged by the engine (`config::settings_from_screen`,
 //! `with_default_model`, `with_web_search`, `with_builtin_model`). The hosts turn commands into
 //! those calls and their errors into `CommandError`s.
 
@@ -32,7 +32,7 @@ use tauri::Manager as _;
 /// Where the config lives: the engine's folder (`TANDEM_CONFIG_DIR` when set, else
 /// `~/.config/tandem`), shared with `tandem-cli`.
 fn config_dir() -> PathBuf {
-    agent::locations::config_dir()
+    config::locations::config_dir()
 }
 
 fn log_dir(app: &tauri::App) -> PathBuf {
@@ -137,7 +137,7 @@ pub fn run() {
             app.manage(extensions_host::McpHubs::default());
             app.manage(builtin_host::BuiltinDownloads::default());
             // TANDEM_PROVIDER & co. choose the model until the user picks one in the window.
-            app.manage(agent::PresetSlot::new(agent::Preset::from_env().ok().flatten()));
+            app.manage(config::PresetSlot::new(config::Preset::from_env().ok().flatten()));
             // Whether commands can be sandboxed is found by starting one: do it now, off the
             // window's thread, so the first command and the mode selector do not wait for it.
             std::thread::spawn(|| {

@@ -5,7 +5,7 @@
 //! notification plugin, which cannot tell the app a notification was clicked on Linux.
 //! Settings' `[notifications]` turns each kind off.
 
-use agent::locations;
+use config::locations;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -48,7 +48,7 @@ pub struct Notifier {
 }
 
 fn wanted(kind: Kind) -> bool {
-    let settings = agent::read_settings(&locations::settings_file()).unwrap_or_default();
+    let settings = config::read_settings(&locations::settings_file()).unwrap_or_default();
     match kind {
         Kind::Question => settings.notifications.questions(),
         Kind::TurnEnded => settings.notifications.turns(),
@@ -161,7 +161,7 @@ impl Notifier {
     }
 }
 
-fn prefs_of(n: &agent::NotificationSettings) -> protocol::NotificationPrefs {
+fn prefs_of(n: &config::NotificationSettings) -> protocol::NotificationPrefs {
     protocol::NotificationPrefs {
         questions: n.questions(),
         turns: n.turns(),
@@ -171,7 +171,7 @@ fn prefs_of(n: &agent::NotificationSettings) -> protocol::NotificationPrefs {
 #[tauri::command]
 pub async fn get_notifications() -> crate::commands::CmdResult<protocol::NotificationPrefs> {
     crate::commands::blocking(|| {
-        let settings = agent::read_settings(&locations::settings_file()).unwrap_or_default();
+        let settings = config::read_settings(&locations::settings_file()).unwrap_or_default();
         Ok(prefs_of(&settings.notifications))
     })
     .await
@@ -184,12 +184,12 @@ pub async fn save_notifications(
 ) -> crate::commands::CmdResult<protocol::NotificationPrefs> {
     crate::commands::blocking(move || {
         let file = locations::settings_file();
-        let mut settings = agent::read_settings(&file).map_err(|e| {
+        let mut settings = config::read_settings(&file).map_err(|e| {
             crate::commands::invalid(format!(
                 "settings.toml cannot be read ({e}); fix it before changing notifications."
             ))
         })?;
-        settings.notifications = agent::NotificationSettings {
+        settings.notifications = config::NotificationSettings {
             questions: (!args.questions).then_some(false),
             turns: (!args.turns).then_some(false),
         };

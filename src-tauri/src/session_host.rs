@@ -6,7 +6,8 @@
 use crate::commands::{CmdResult, blocking, internal, invalid, opened_root};
 use crate::event_pump::{self, Sink};
 use crate::state::AppState;
-use agent::{Session, SessionError, SessionHeader, locations};
+use agent::{Session, SessionError, SessionHeader};
+use config::locations;
 use protocol::{
     AgentEvent, AnswerApprovalArgs, BackgroundTask, CommandError, CreateSessionArgs, FailureCode,
     ProjectArgs, RestoreArgs, RestorePreview, RestoreRecord, SendMessageArgs, SessionArgs,
@@ -209,18 +210,18 @@ fn notify_turn_end(app: &tauri::AppHandle, session: &str, outcome: &TurnOutcome,
 /// conversation continues as the model last saw it).
 fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<Arc<Live>> {
     let user_file = locations::user_policy_file();
-    let policy = agent::load_project_policy(root.path(), Some(&user_file)).map_err(|e| {
+    let policy = config::load_project_policy(root.path(), Some(&user_file)).map_err(|e| {
         invalid(format!(
             "The rules do not load, so nothing can run safely: {e}. Fix the file, then send again."
         ))
     })?;
-    let settings = agent::read_settings(&locations::settings_file()).unwrap_or_default();
+    let settings = config::read_settings(&locations::settings_file()).unwrap_or_default();
     let mut opts = agent::PersonalSession {
         root: root.clone(),
         policy,
         user_policy_file: Some(user_file),
-        resolver: agent::provider_resolver(
-            app.state::<agent::PresetSlot>().inner().clone(),
+        resolver: config::provider_resolver(
+            app.state::<config::PresetSlot>().inner().clone(),
             locations::settings_file(),
             crate::builtin_host::loader(),
         ),
@@ -339,11 +340,11 @@ pub async fn load_session(
 
 /// The model the default role would use, for the session's header (without touching the
 /// keychain: no key is needed to name it).
-fn default_model(preset: &agent::PresetSlot) -> String {
+fn default_model(preset: &config::PresetSlot) -> String {
     if let Some(p) = preset.get() {
         return p.model;
     }
-    agent::read_settings(&locations::settings_file())
+    config::read_settings(&locations::settings_file())
         .ok()
         .and_then(|s| s.roles.get("default").map(|r| r.model.clone()))
         .unwrap_or_default()
@@ -353,7 +354,7 @@ fn default_model(preset: &agent::PresetSlot) -> String {
 pub async fn create_session(
     args: CreateSessionArgs,
     state: State<'_, AppState>,
-    preset: State<'_, agent::PresetSlot>,
+    preset: State<'_, config::PresetSlot>,
 ) -> CmdResult<SessionInfo> {
     let preset = preset.inner().clone();
     let root = opened_root(&state, &args.root)?;

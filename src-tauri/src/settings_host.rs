@@ -5,10 +5,10 @@
 
 use crate::commands::{CmdResult, blocking, internal, invalid, opened_root};
 use crate::state::AppState;
-use agent::{
-    FailureContext, KeyFile, Keychain, KeychainError, Preset, PresetSlot, Settings, StoredKeys,
-    locations,
+use config::{
+    KeyFile, Keychain, KeychainError, Preset, PresetSlot, Settings, StoredKeys, locations,
 };
+use llm::FailureContext;
 use llm::{Provider, ProviderConfig, ProviderKind};
 use protocol::{
     AddRuleArgs, ConnectionTest, KeychainStatus, LOCAL_SERVERS, LocalServer, ModelInUse,
@@ -58,7 +58,7 @@ fn keychain_status() -> KeychainStatus {
 /// The settings as the screens show them. Blocking (the keychain).
 pub(crate) fn view(slot: &PresetSlot) -> SettingsView {
     let file = locations::settings_file();
-    let (settings, error) = match agent::read_settings(&file) {
+    let (settings, error) = match config::read_settings(&file) {
         Ok(s) => (s, None),
         Err(e) => (Settings::default(), Some(e.to_string())),
     };
@@ -73,7 +73,7 @@ pub(crate) fn view(slot: &PresetSlot) -> SettingsView {
             let env = p
                 .api_key_env
                 .clone()
-                .unwrap_or_else(|| agent::default_key_env(p.kind).to_string());
+                .unwrap_or_else(|| config::default_key_env(p.kind).to_string());
             ProviderView {
                 name: name.clone(),
                 kind: p.kind,
@@ -85,7 +85,7 @@ pub(crate) fn view(slot: &PresetSlot) -> SettingsView {
             }
         })
         .collect();
-    let roles = agent::ROLES
+    let roles = config::ROLES
         .iter()
         .filter_map(|r| {
             settings.roles.get(*r).map(|s| RoleView {
@@ -119,7 +119,7 @@ pub(crate) fn view(slot: &PresetSlot) -> SettingsView {
         WebSearchView {
             provider: w.provider,
             base_url: w.base_url.clone(),
-            key_source: keys.source(agent::WEB_SEARCH_KEY, &env),
+            key_source: keys.source(config::WEB_SEARCH_KEY, &env),
         }
     });
     SettingsView {
@@ -160,8 +160,8 @@ pub async fn save_settings(
     blocking(move || {
         let file = locations::settings_file();
         // Keep what the screen does not edit (key variables, images).
-        let old = agent::read_settings(&file).unwrap_or_default();
-        let settings = agent::settings_from_screen(&old, args, &file.display().to_string())
+        let old = config::read_settings(&file).unwrap_or_default();
+        let settings = config::settings_from_screen(&old, args, &file.display().to_string())
             .map_err(|e| invalid(e.to_string()))?;
         write_settings(&settings)?;
         // A default chosen here replaces the launch preset, as the screen said it would.
@@ -211,8 +211,8 @@ pub async fn set_api_key(
 fn key_for(kind: ProviderKind, typed: Option<String>, provider: Option<&str>) -> Option<String> {
     typed.filter(|k| !k.trim().is_empty()).or_else(|| {
         provider
-            .and_then(|n| agent::SecretStore::api_key(&StoredKeys::from_env(), n))
-            .or_else(|| std::env::var(agent::default_key_env(kind)).ok())
+            .and_then(|n| config::SecretStore::api_key(&StoredKeys::from_env(), n))
+            .or_else(|| std::env::var(config::default_key_env(kind)).ok())
     })
 }
 
@@ -242,7 +242,7 @@ async fn models_of(kind: ProviderKind, base: &str, key: Option<String>) -> Conne
     match listed {
         Ok(models) => ConnectionTest::Connected { models },
         Err(e) => ConnectionTest::Failed {
-            error: agent::model_failure(&e, at),
+            error: llm::model_failure(&e, at),
         },
     }
 }
@@ -251,7 +251,7 @@ fn base_of(kind: ProviderKind, typed: Option<&str>) -> String {
     typed
         .map(|u| u.trim().trim_end_matches('/').to_string())
         .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| agent::default_url(kind).to_string())
+        .unwrap_or_else(|| config::default_url(kind).to_string())
 }
 
 /// "Test connection": the models the server lists, or why not, in words.
@@ -268,7 +268,7 @@ pub async fn test_connection(args: TestConnectionArgs) -> CmdResult<ConnectionTe
 #[tauri::command]
 pub async fn provider_models() -> CmdResult<Vec<ProviderModels>> {
     let settings = blocking(|| {
-        agent::read_settings(&locations::settings_file()).map_err(|e| invalid(e.to_string()))
+        config::read_settings(&locations::settings_file()).map_err(|e| invalid(e.to_string()))
     })
     .await?;
     // Asked at once, so one slow server does not hold up the others' lists.
@@ -310,8 +310,8 @@ pub async fn use_model(args: UseModelArgs, slot: State<'_, PresetSlot>) -> CmdRe
     let slot = slot.inner().clone();
     blocking(move || {
         let file = locations::settings_file();
-        let mut settings = agent::read_settings(&file).map_err(|e| invalid(e.to_string()))?;
-        agent::with_default_model(&mut settings, args.provider, &args.model)
+        let mut settings = config::read_settings(&file).map_err(|e| invalid(e.to_string()))?;
+        config::with_default_model(&mut settings, args.provider, &args.model)
             .map_err(|e| invalid(e.to_string()))?;
         write_settings(&settings)?;
         slot.clear();
@@ -351,7 +351,7 @@ pub async fn detect_local() -> CmdResult<Vec<LocalServer>> {
 pub async fn policy_rules(args: ProjectArgs, state: State<'_, AppState>) -> CmdResult<RulesView> {
     let root = opened_root(&state, &args.root)?;
     blocking(move || {
-        agent::rules_view(root.path(), &locations::user_policy_file())
+        config::rules_view(root.path(), &locations::user_policy_file())
             .map_err(|e| invalid(format!("The rules cannot be read: {e}")))
     })
     .await
@@ -364,9 +364,9 @@ pub async fn remove_rule(args: RemoveRuleArgs, state: State<'_, AppState>) -> Cm
     let root = opened_root(&state, &args.root)?;
     blocking(move || {
         let user_file = locations::user_policy_file();
-        agent::remove_rule_from_file(root.path(), &user_file, &args.rule)
+        config::remove_rule_from_file(root.path(), &user_file, &args.rule)
             .map_err(|e| invalid(format!("The rule was not removed: {e}")))?;
-        agent::rules_view(root.path(), &user_file)
+        config::rules_view(root.path(), &user_file)
             .map_err(|e| invalid(format!("The rules cannot be read: {e}")))
     })
     .await
@@ -379,9 +379,9 @@ pub async fn add_rule(args: AddRuleArgs, state: State<'_, AppState>) -> CmdResul
     let root = opened_root(&state, &args.root)?;
     blocking(move || {
         let user_file = locations::user_policy_file();
-        agent::add_rule_to_file(root.path(), &user_file, &args.rule, args.replacing.as_ref())
+        config::add_rule_to_file(root.path(), &user_file, &args.rule, args.replacing.as_ref())
             .map_err(|e| invalid(format!("The rule was not saved: {e}")))?;
-        agent::rules_view(root.path(), &user_file)
+        config::rules_view(root.path(), &user_file)
             .map_err(|e| invalid(format!("The rules cannot be read: {e}")))
     })
     .await
@@ -397,9 +397,9 @@ pub async fn trust_project(
     let root = opened_root(&state, &args.root)?;
     blocking(move || {
         let user_file = locations::user_policy_file();
-        agent::set_project_trusted(root.path(), &user_file, args.trusted)
+        config::set_project_trusted(root.path(), &user_file, args.trusted)
             .map_err(|e| invalid(format!("The project's trust was not changed: {e}")))?;
-        agent::rules_view(root.path(), &user_file)
+        config::rules_view(root.path(), &user_file)
             .map_err(|e| invalid(format!("The rules cannot be read: {e}")))
     })
     .await
@@ -434,8 +434,8 @@ pub async fn save_web_search(
     let slot = slot.inner().clone();
     blocking(move || {
         let file = locations::settings_file();
-        let mut settings = agent::read_settings(&file).map_err(|e| invalid(e.to_string()))?;
-        agent::with_web_search(&mut settings, args.provider, args.base_url)
+        let mut settings = config::read_settings(&file).map_err(|e| invalid(e.to_string()))?;
+        config::with_web_search(&mut settings, args.provider, args.base_url)
             .map_err(|e| invalid(e.to_string()))?;
         write_settings(&settings)?;
         Ok(view(&slot))
@@ -447,7 +447,7 @@ pub async fn save_web_search(
 #[tauri::command]
 pub async fn test_web_search(args: TestWebSearchArgs) -> CmdResult<WebSearchTest> {
     let typed = args.api_key.filter(|k| !k.trim().is_empty());
-    let settings = agent::WebSearchSettings {
+    let settings = config::WebSearchSettings {
         provider: args.provider,
         base_url: args
             .base_url
@@ -459,8 +459,8 @@ pub async fn test_web_search(args: TestWebSearchArgs) -> CmdResult<WebSearchTest
         let env = |n: &str| std::env::var(n).ok();
         Ok(match typed {
             Some(key) => {
-                let typed = agent::MemorySecrets(
-                    [(agent::WEB_SEARCH_KEY.to_string(), key)]
+                let typed = config::MemorySecrets(
+                    [(config::WEB_SEARCH_KEY.to_string(), key)]
                         .into_iter()
                         .collect(),
                 );
@@ -476,7 +476,7 @@ pub async fn test_web_search(args: TestWebSearchArgs) -> CmdResult<WebSearchTest
             return Ok(WebSearchTest {
                 ok: false,
                 message: match e {
-                    agent::SettingsError::NoKey { .. } => {
+                    config::SettingsError::NoKey { .. } => {
                         "Type the API key first: this search service needs one.".into()
                     }
                     other => other.to_string(),

@@ -4,8 +4,8 @@
 
 use crate::commands::{CmdResult, blocking, invalid};
 use crate::session_host::Sessions;
-use agent::locations;
 use agent::spend::{SpendOptions, limits_problem};
+use config::locations;
 use protocol::{RaiseLimitsArgs, SessionArgs, SpendLimits, SpendStatus};
 use tauri::{Manager as _, State};
 
@@ -13,7 +13,7 @@ use tauri::{Manager as _, State};
 /// error is shown in Settings).
 pub(crate) fn spend_options() -> SpendOptions {
     SpendOptions {
-        limits: agent::read_settings(&locations::settings_file())
+        limits: config::read_settings(&locations::settings_file())
             .map(|s| s.limits)
             .unwrap_or_default(),
         ledger_dir: Some(locations::spend_dir()),
@@ -33,7 +33,7 @@ pub async fn save_limits(args: SpendLimits, app: tauri::AppHandle) -> CmdResult<
     }
     blocking(move || {
         let file = locations::settings_file();
-        let mut settings = agent::read_settings(&file).map_err(|e| {
+        let mut settings = config::read_settings(&file).map_err(|e| {
             invalid(format!(
                 "settings.toml cannot be read ({e}); fix it before changing the limits."
             ))

@@ -18,7 +18,6 @@ use crate::call::round::{Reader, Round, report_finished};
 use crate::call::rules::{ModeSwitch, Rules, SharedPolicy};
 use crate::call::skills::Skills;
 use crate::event_sink::EventSink;
-use crate::extensions::Extensions;
 use crate::failure::failure_at;
 use crate::history::log::SessionLog;
 use crate::journal::{Identity, Journal};
@@ -29,6 +28,7 @@ use crate::turn::model::Model;
 use crate::turn::subagents::{
     self, BoxFuture, CHILD_MAX_STEPS, CHILD_TOKEN_BUDGET, ChildPlan, Kit, Parent, Worker,
 };
+use config::Extensions;
 use llm::{ChatResponse, LlmError, Provider};
 use policy::{Mode, Policy};
 use protocol::{AgentEvent, ContentBlock, Message, Role, TurnOutcome, WakeReason};

@@ -14,28 +14,20 @@
 //!
 //! Front ends (the window, `tandem-cli`, tests) create or open a [`Session`] and drive it only
 //! through its operations; they read sessions back with [`load_transcript`] /
-//! [`summary_info`], review a session's changes with [`session_changes`], and find providers,
-//! keys and rules through `launch`'s helpers.
+//! [`summary_info`] and review a session's changes with [`session_changes`]. What a session is
+//! started with — the person's settings, keys, rules, skills and servers — the `config` crate
+//! finds.
 
 mod agent;
 mod assist;
 mod call;
 mod event_sink;
-mod extension_edits;
-mod extensions;
 mod failure;
 mod history;
 mod journal;
-mod keychain;
-mod launch;
-pub mod locations;
-mod mcp_launch;
 mod outcome;
-mod rule_files;
 pub mod sandboxing;
 mod session;
-mod settings;
-mod settings_screen;
 pub mod spend;
 mod turn;
 
@@ -47,17 +39,7 @@ pub use call::fetch_gate::{FetchJudge, origin as fetch_origin, resolve_fetch};
 pub use call::judge::{judge_call, only_reads};
 pub use call::loop_breaker::LOOP_LIMIT;
 pub use call::rules::ModeSwitch;
-pub use extension_edits::{
-    ExtensionEditError, add_user_mcp_server, add_user_skill, remove_user_mcp_server,
-    remove_user_skill,
-};
-pub use extensions::{
-    Extensions, SkillSettingError, find_skills, origin_words, project_extensions, session_skills,
-    set_skill_enabled, skills_view, user_skills_dir, with_skill_enabled,
-};
-pub use failure::{
-    FailureContext, engine_error, failure, failure_at, model_failure, no_provider, retry_notice,
-};
+pub use failure::{engine_error, failure, failure_at};
 pub use history::changes::{ChangesError, record_baseline, session_changes};
 pub use history::entry as log_entry;
 pub use history::export::{ExportError, ExportFormat, export_session};
@@ -74,26 +56,6 @@ pub use history::search::search_sessions;
 pub use history::view::{
     load_transcript, session_info, session_state, spend_status, summary_info, transcript_events,
 };
-pub use keychain::{Keychain, KeychainError};
-pub use launch::{
-    BuiltinLoader, KeyFile, LaunchError, Preset, PresetSlot, StoredKeys, choose_provider,
-    default_model_path, launch_failure, load_project_policy, no_builtin, provider_resolver,
-    read_settings, web_search_from_settings,
-};
-pub use mcp_launch::{SandboxLauncher, machine_sandbox, mcp_hub};
 pub use outcome::{AgentError, AgentStats, Outcome};
-pub use rule_files::{
-    RuleFileError, add_rule_to_file, remove_rule_from_file, rules_view, set_project_trusted,
-};
 pub use session::personal::PersonalSession;
 pub use session::{Events, Sandboxing, Session, SessionError, SessionOptions, begin_session};
-pub use settings::{
-    MemorySecrets, NoSecrets, NotificationSettings, ProviderSettings, ROLES, RoleSettings,
-    SecretStore, Settings, SettingsError, SkillsSettings, WEB_SEARCH_KEY, WebSearchSettings,
-    default_key_env, default_url, is_loopback,
-};
-pub use settings_screen::{
-    BUILTIN_PROVIDER, ScreenSettingsError, settings_from_screen, with_builtin_model,
-    with_default_model, with_web_search,
-};
-pub use turn::subagents::{ProviderResolver, ResolvedModel};

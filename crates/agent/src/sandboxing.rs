@@ -1,171 +1,15 @@
-//! The OS sandbox for a session's commands: whether this machine has one, the session's
-//! private temporary folder, and the secret locations every command is kept away from.
+//! Where a session's commands run: its toolbox confined (secret files kept out of searches,
+//! the machine's sandbox for commands, a private temporary folder), and where a command the
+//! policy let through runs — with what this machine's sandbox cannot promise put to the
+//! person.
 
-use crate::locations;
+use config::machine_sandbox::{private_tmp, sandbox_setup};
 use policy::{Decision, Mode};
 use protocol::{Confinement, OutsideReason};
-use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
-use std::path::{Path, PathBuf};
-use tools::{SandboxSetup, Toolbox};
+use std::path::Path;
+use tools::Toolbox;
 
-pub use sandbox::{Capabilities, Unavailable};
-
-/// What this machine offers, found once per process (`TANDEM_SANDBOX=off` turns it off).
-pub fn capabilities() -> &'static Capabilities {
-    sandbox::probe()
-}
-
-/// Sockets of services that would do for a command what the sandbox forbids it (start
-/// containers as root, hand out secrets).
-const SERVICE_SOCKETS: &[&str] = &[
-    "/var/run/docker.sock",
-    "/run/docker.sock",
-    "/run/containerd/containerd.sock",
-    "/run/podman/podman.sock",
-    "/etc/shadow",
-    "/etc/gshadow",
-];
-
-/// Everything every command is kept away from: the user's keys and credentials (the policy's
-/// list), Tandem's own configuration (keys, rules) and data (other sessions' logs), and the
-/// user's runtime folder (session bus, keyring, agent sockets).
-pub fn hidden_locations(home: Option<&Path>) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = Vec::new();
-    if let Some(home) = home {
-        v.extend(policy::HOME_SECRETS.iter().map(|rel| home.join(rel)));
-    }
-    v.push(locations::config_dir());
-    v.push(locations::data_dir());
-    if let Some(run) = std::env::var_os("XDG_RUNTIME_DIR") {
-        v.push(PathBuf::from(run));
-    }
-    v.push(PathBuf::from(format!(
-        "/run/user/{}",
-        std::fs::metadata("/proc/self")
-            .map(|m| m.uid())
-            .unwrap_or(0)
-    )));
-    v.extend(SERVICE_SOCKETS.iter().map(PathBuf::from));
-    // Links are followed: a hidden link would hide nothing.
-    let mut v: Vec<PathBuf> = v
-        .into_iter()
-        .filter_map(|p| p.canonicalize().ok())
-        .collect();
-    v.sort();
-    v.dedup();
-    v
-}
-
-/// The session's private temporary folder: `/tmp/tandem-UID/SESSION`, made private to the
-/// user. Not in the session folder, which is hidden from commands with the rest of Tandem's
-/// data. A `/tmp/tandem-UID` that someone else owns is not used.
-pub fn private_tmp(session_id: &str, session_dir: &Path) -> PathBuf {
-    let uid = std::fs::metadata("/proc/self")
-        .map(|m| m.uid())
-        .unwrap_or(0);
-    let base = std::env::temp_dir().join(format!("tandem-{uid}"));
-    let _ = std::fs::DirBuilder::new().mode(0o700).create(&base);
-    let ours = std::fs::symlink_metadata(&base)
-        .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0);
-    if ours {
-        base.join(session_id)
-    } else {
-        session_dir.join("tmp")
-    }
-}
-
-/// What toolchains need of the home folder: version managers, compilers and interpreters
-/// installed there, package caches (read-only: installs write the private temporary folder)
-/// and git's own settings. Everything else in the home folder — keys, tokens, histories,
-/// browser profiles, other programs' sockets, whatever they are called — is not there for a
-/// command. Secret files inside these (`.cargo/credentials.toml` …) stay hidden.
-pub const HOME_FOR_TOOLCHAINS: &[&str] = &[
-    // git
-    ".gitconfig",
-    ".config/git",
-    // Rust, Go, Zig, Haskell, OCaml, Lean, .NET, Julia, Swift
-    ".cargo",
-    ".rustup",
-    "go",
-    ".cache/go-build",
-    ".config/go",
-    ".cache/zig",
-    ".ghcup",
-    ".cabal",
-    ".stack",
-    ".opam",
-    ".elan",
-    ".dotnet",
-    ".nuget/packages",
-    ".julia",
-    ".juliaup",
-    ".swiftpm",
-    // Python
-    ".pyenv",
-    ".local/bin",
-    ".local/lib",
-    ".local/pipx",
-    ".local/share/uv",
-    ".local/share/virtualenvs",
-    ".virtualenvs",
-    ".cache/pip",
-    ".cache/uv",
-    ".cache/pypoetry",
-    ".conda",
-    "miniconda3",
-    "anaconda3",
-    "miniforge3",
-    "mambaforge",
-    // JavaScript
-    ".nvm",
-    ".fnm",
-    ".volta",
-    ".bun",
-    ".deno",
-    ".cache/deno",
-    ".npm",
-    ".node-gyp",
-    ".cache/node-gyp",
-    ".cache/yarn",
-    ".yarn/berry",
-    ".pnpm-store",
-    ".local/share/pnpm",
-    ".cache/ms-playwright",
-    ".cache/puppeteer",
-    // JVM, Ruby
-    ".sdkman",
-    ".jdks",
-    ".m2/repository",
-    ".gradle/caches",
-    ".gradle/wrapper",
-    ".ivy2",
-    ".sbt",
-    ".rbenv",
-    ".rvm",
-    ".gem",
-    ".local/share/gem",
-    // Version managers for many languages, Nix
-    ".asdf",
-    ".tool-versions",
-    ".local/share/mise",
-    ".config/mise",
-    ".nix-profile",
-    // Build caches and formatters' settings
-    ".ccache",
-    ".cache/ccache",
-    ".cache/bazel",
-    ".cache/pre-commit",
-    ".editorconfig",
-];
-
-/// The toolchain entries that exist under `home`.
-pub fn home_for_toolchains(home: &Path) -> Vec<PathBuf> {
-    HOME_FOR_TOOLCHAINS
-        .iter()
-        .map(|rel| home.join(rel))
-        .filter(|p| p.exists())
-        .collect()
-}
+pub use config::machine_sandbox::{Capabilities, HOME_FOR_TOOLCHAINS, Unavailable, capabilities};
 
 /// Gives a session's toolbox its confinement: secret files kept out of searches, the
 /// sandbox for commands (when this machine has one) and a private temporary folder. Nothing
@@ -190,30 +34,6 @@ pub fn start_watching(toolbox: &Toolbox) {
     }
     if let Some(h) = &toolbox.history {
         h.begin();
-    }
-}
-
-/// The sandbox for a session's (or a tool server's) processes, with its helper's files in
-/// `state_dir`; `None` on a machine without one.
-pub fn sandbox_setup(state_dir: PathBuf) -> Option<SandboxSetup> {
-    let caps = capabilities();
-    match (&caps.helper, caps.sandboxed) {
-        (Some(helper), true) => {
-            let home = std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .filter(|h| h.is_absolute())
-                .and_then(|h| h.canonicalize().ok());
-            let setup = SandboxSetup::new(helper.clone(), state_dir, policy::is_secret)
-                .hiding(hidden_locations(home.as_deref()));
-            Some(match home {
-                Some(h) => {
-                    let visible = home_for_toolchains(&h);
-                    setup.with_home(h, visible)
-                }
-                None => setup,
-            })
-        }
-        _ => None,
     }
 }
 

@@ -764,7 +764,7 @@ async fn turn(agent: &mut Agent, shared: &Shared, start: Start) -> TurnOutcome {
         Some(resolver) => tokio::task::spawn_blocking(move || resolver("default"))
             .await
             .unwrap_or_else(|e| Err(engine_error(FailureCode::Internal, e.to_string()))),
-        None => Err(crate::failure::no_provider()),
+        None => Err(config::no_provider()),
     };
     match resolved {
         Ok(r) => agent.use_model(r.provider, r.model),
@@ -798,11 +798,11 @@ pub fn begin_session(
     model: &str,
 ) -> Result<(SessionLog, SessionHeader), SessionError> {
     let header = SessionHeader {
-        id: crate::locations::new_session_id(),
+        id: config::locations::new_session_id(),
         project: project.display().to_string(),
         task: task.to_string(),
         model: model.to_string(),
-        started_ms: crate::locations::now_ms(),
+        started_ms: config::locations::now_ms(),
     };
     let mut log = SessionLog::create(sessions_dir, &header)?;
     log.keep_search_text(&header.project, &header.task, &[]);

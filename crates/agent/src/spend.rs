@@ -58,7 +58,7 @@ pub(crate) fn day_of(ms: u64) -> String {
 
 /// Today's ledger file.
 fn ledger_file(dir: &Path) -> PathBuf {
-    dir.join(format!("{}.jsonl", day_of(crate::locations::now_ms())))
+    dir.join(format!("{}.jsonl", day_of(config::locations::now_ms())))
 }
 
 impl SpendMeter {

@@ -7,7 +7,8 @@
 
 use agent_harness as harness;
 
-use agent::{Extensions, Sandboxing};
+use agent::Sandboxing;
+use config::Extensions;
 use harness::{Harness, Setup, scenario};
 use policy::Mode;
 use protocol::{
@@ -107,7 +108,7 @@ fn setup(f: &Fixture, mode: Mode, extensions: Extensions) -> Setup {
 
 fn skills(f: &Fixture) -> Extensions {
     let root = ProjectRoot::open(&f.project).expect("open");
-    let set = agent::session_skills(&root, &f.config, &agent::Settings::default());
+    let set = config::session_skills(&root, &f.config, &config::Settings::default());
     assert_eq!(set.problems.len(), 1, "{:?}", set.problems);
     Extensions {
         skills: Arc::new(set),
@@ -135,7 +136,7 @@ fn python() -> &'static str {
 /// A hub for the project's servers, sandboxed as the app's are, with quick restarts.
 fn hub(f: &Fixture) -> Arc<mcp::Hub> {
     let root = ProjectRoot::open(&f.project).expect("open");
-    agent::mcp_hub(
+    config::mcp_hub(
         &root,
         &f.config,
         Some(sandbox_setup(f, "mcp-sandbox")),

@@ -3,7 +3,8 @@
 //! same provider resolver the window and the CLI use. Each says what happened and what to do
 //! in words; the raw error is only ever the detail.
 
-use agent::{AgentConfig, Preset, PresetSlot, Sandboxing, Session, SessionOptions};
+use agent::{AgentConfig, Sandboxing, Session, SessionOptions};
+use config::{Preset, PresetSlot};
 use llm::ProviderKind;
 use protocol::{AgentEvent, FailureCode, TurnOutcome};
 use std::time::Duration;
@@ -19,15 +20,15 @@ async fn turn(preset: Option<Preset>) -> (Vec<AgentEvent>, TurnOutcome) {
         sessions_dir: sessions.path().to_path_buf(),
         policy: policy::Policy::builtin(),
         config: AgentConfig::new(""),
-        resolver: agent::provider_resolver(
+        resolver: config::provider_resolver(
             PresetSlot::new(preset),
             config_dir.path().join("settings.toml"),
-            agent::no_builtin(),
+            config::no_builtin(),
         ),
         sandboxing: Sandboxing::Off,
         tmp_dir: None,
         web_search: None,
-        extensions: agent::Extensions::none(),
+        extensions: config::Extensions::none(),
         spend: agent::spend::SpendOptions::default(),
     };
     let (session, mut events) = Session::create(opts, "fix it").expect("session");
@@ -182,15 +183,15 @@ async fn retry_is_offered_for_a_failed_last_turn_also_after_reopening() {
         sessions_dir: sessions.path().to_path_buf(),
         policy: policy::Policy::builtin(),
         config: AgentConfig::new(""),
-        resolver: agent::provider_resolver(
+        resolver: config::provider_resolver(
             PresetSlot::new(None),
             config_dir.path().join("settings.toml"),
-            agent::no_builtin(),
+            config::no_builtin(),
         ),
         sandboxing: Sandboxing::Off,
         tmp_dir: None,
         web_search: None,
-        extensions: agent::Extensions::none(),
+        extensions: config::Extensions::none(),
         spend: agent::spend::SpendOptions::default(),
     };
     let (session, _events) = Session::create(opts(), "fix it").expect("session");

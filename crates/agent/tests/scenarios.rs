@@ -618,7 +618,7 @@ async fn a_front_end_that_goes_away_cancels_the_pending_call() {
         policy: Policy::builtin(),
         config: AgentConfig::new("m"),
         resolver: Arc::new(move |_| {
-            Ok(agent::ResolvedModel {
+            Ok(config::ResolvedModel {
                 provider: llm::Provider::new(llm::ProviderConfig::new(
                     llm::ProviderKind::OpenAi,
                     &base,
@@ -632,7 +632,7 @@ async fn a_front_end_that_goes_away_cancels_the_pending_call() {
         sandboxing: Sandboxing::Off,
         tmp_dir: None,
         web_search: None,
-        extensions: agent::Extensions::none(),
+        extensions: config::Extensions::none(),
         spend: agent::spend::SpendOptions::default(),
     };
     let (session, mut events) = Session::create(opts, "deploy").expect("session");

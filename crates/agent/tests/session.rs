@@ -71,7 +71,7 @@ async fn a_sub_agent_fixes_a_file_and_is_refused_what_its_parent_is_refused() {
     )
     .expect("write");
     let mut setup = Setup::new(Mode::AutoEdit);
-    setup.policy = agent::load_project_policy(&p.path().canonicalize().expect("canonical"), None)
+    setup.policy = config::load_project_policy(&p.path().canonicalize().expect("canonical"), None)
         .expect("policy");
     let h = Harness::start(
         scenario("agent_subagent_fixes_a_file.json"),
@@ -527,7 +527,7 @@ async fn stop_during_a_question_leaves_a_conversation_the_provider_accepts() {
     setup.sessions_dir = Some(sessions.path().to_path_buf());
     let mut opts = options(p.path(), setup);
     opts.resolver = std::sync::Arc::new(move |_| {
-        Ok(agent::ResolvedModel {
+        Ok(config::ResolvedModel {
             provider: llm::Provider::new(llm::ProviderConfig::new(
                 llm::ProviderKind::OpenAi,
                 &base,
@@ -916,7 +916,7 @@ fn options(project: &Path, setup: Setup) -> agent::SessionOptions {
         sandboxing: setup.sandboxing,
         tmp_dir: None,
         web_search: None,
-        extensions: agent::Extensions::none(),
+        extensions: config::Extensions::none(),
         spend: agent::spend::SpendOptions::default(),
     }
 }

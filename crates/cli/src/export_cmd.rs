@@ -27,7 +27,7 @@ pub struct ExportArgs {
 }
 
 pub fn run(a: ExportArgs) -> Result<ExitCode> {
-    let path = agent::session_path(&agent::locations::sessions_dir(), &a.id)?;
+    let path = agent::session_path(&config::locations::sessions_dir(), &a.id)?;
     if !path.exists() {
         anyhow::bail!(
             "there is no session {}; `tandem-cli sessions --project DIR` lists them",

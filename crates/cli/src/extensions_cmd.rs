@@ -94,23 +94,23 @@ fn open(project: &PathBuf) -> Result<ProjectRoot> {
 }
 
 fn origin(o: ExtensionOrigin) -> &'static str {
-    agent::origin_words(o)
+    config::origin_words(o)
 }
 
 pub fn skills(a: SkillsArgs) -> Result<ExitCode> {
     let root = open(&a.project)?;
-    let config_dir = agent::locations::config_dir();
+    let config_dir = config::locations::config_dir();
     if let Some(folder) = &a.add {
-        let name = agent::add_user_skill(&config_dir, folder).map_err(|e| anyhow!("{e}"))?;
+        let name = config::add_user_skill(&config_dir, folder).map_err(|e| anyhow!("{e}"))?;
         eprintln!("Added the skill {name}.");
     }
     if let Some(name) = &a.remove {
-        agent::remove_user_skill(&config_dir, name).map_err(|e| anyhow!("{e}"))?;
+        config::remove_user_skill(&config_dir, name).map_err(|e| anyhow!("{e}"))?;
         eprintln!("Removed the skill {name}.");
     }
     let settings =
-        agent::read_settings(&agent::locations::settings_file()).map_err(|e| anyhow!("{e}"))?;
-    let view = agent::skills_view(&root, &agent::locations::config_dir(), &settings);
+        config::read_settings(&config::locations::settings_file()).map_err(|e| anyhow!("{e}"))?;
+    let view = config::skills_view(&root, &config::locations::config_dir(), &settings);
     if a.json {
         println!("{}", serde_json::to_string_pretty(&view)?);
     } else {
@@ -170,7 +170,7 @@ pub fn mcp(command: McpCommand) -> Result<ExitCode> {
         McpCommand::Approve(a) => approve(a),
         McpCommand::Add(a) => add_server(a),
         McpCommand::Remove(a) => {
-            agent::remove_user_mcp_server(&agent::locations::config_dir(), &a.name)
+            config::remove_user_mcp_server(&config::locations::config_dir(), &a.name)
                 .map_err(|e| anyhow!("{e}"))?;
             eprintln!("Removed the server {}.", a.name);
             Ok(ExitCode::SUCCESS)
@@ -186,7 +186,7 @@ fn add_server(a: McpAddArgs) -> Result<ExitCode> {
         (None, Some(url)) => mcp::NewServer::Address { url },
         _ => return Err(anyhow!("give either --command \"LINE\" or --url URL")),
     };
-    agent::add_user_mcp_server(&agent::locations::config_dir(), &a.name, &server)
+    config::add_user_mcp_server(&config::locations::config_dir(), &a.name, &server)
         .map_err(|e| anyhow!("{e}"))?;
     eprintln!(
         "Added the server {}; `tandem-cli mcp list` starts it and shows its tools.",
@@ -201,10 +201,10 @@ fn list(a: McpListArgs) -> Result<ExitCode> {
         .enable_all()
         .build()?;
     let view = runtime.block_on(async {
-        let hub = agent::mcp_hub(
+        let hub = config::mcp_hub(
             &root,
-            &agent::locations::config_dir(),
-            agent::machine_sandbox(root.path()),
+            &config::locations::config_dir(),
+            config::machine_sandbox(root.path()),
             mcp::Timing::default(),
         );
         hub.start();
@@ -288,7 +288,7 @@ fn print_server(s: &McpServerView, project: &std::path::Path) {
 
 fn approve(a: McpApproveArgs) -> Result<ExitCode> {
     let root = open(&a.project)?;
-    let config_dir = agent::locations::config_dir();
+    let config_dir = config::locations::config_dir();
     let config = mcp::Config::load(&config_dir.join(mcp::USER_FILE), root.path());
     let server = config
         .servers

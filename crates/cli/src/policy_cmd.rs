@@ -82,7 +82,7 @@ fn user_rules_path(explicit: Option<&Path>) -> Option<PathBuf> {
     Some(
         explicit
             .map(Path::to_path_buf)
-            .unwrap_or_else(agent::locations::user_policy_file),
+            .unwrap_or_else(config::locations::user_policy_file),
     )
 }
 
@@ -155,7 +155,7 @@ pub fn load(args: &ProjectArg) -> Result<Loaded> {
                 .display()
         );
     }
-    let policy = agent::load_project_policy(&root, user_file.as_deref())?;
+    let policy = config::load_project_policy(&root, user_file.as_deref())?;
     Ok(Loaded {
         root,
         user_file,

@@ -144,7 +144,7 @@ fn print_done(id: &str, r: &RestoreRecord, failed: usize) {
 }
 
 pub fn run(a: RestoreArgs) -> Result<ExitCode> {
-    let mut session = OfflineSession::open(&agent::locations::sessions_dir(), &a.id)?;
+    let mut session = OfflineSession::open(&config::locations::sessions_dir(), &a.id)?;
     let entries = session.entries()?;
     let request = if a.undo {
         let last = agent::last_restore(&entries).ok_or(agent::RestoreError::NothingToUndo)?;

@@ -2,9 +2,10 @@
 
 use crate::policy_cmd::{ProjectArg, load, parse_mode};
 use crate::terminal::{errln, outln, print_err, print_out};
-use agent::{Preset, Session, StoredKeys, list_sessions, read_session};
+use agent::{Session, list_sessions, read_session};
 use anyhow::{Result, anyhow, bail};
 use clap::{Args, ValueEnum};
+use config::{Preset, StoredKeys};
 use policy::Mode;
 use protocol::{
     AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, FailureCode, OutsideReason,
@@ -94,18 +95,18 @@ enum OnOff {
 }
 
 /// The built-in model, loaded as the window loads it (the engine does not link it).
-fn builtin_loader() -> agent::BuiltinLoader {
+fn builtin_loader() -> config::BuiltinLoader {
     Arc::new(|config| {
         builtin::launch(
             config,
-            &agent::locations::data_dir(),
-            agent::default_model_path(),
+            &config::locations::data_dir(),
+            config::default_model_path(),
         )
     })
 }
 
 fn sessions_dir() -> PathBuf {
-    agent::locations::sessions_dir()
+    config::locations::sessions_dir()
 }
 
 /// `--provider` (with `--model`) first, then TANDEM_PROVIDER; without either, the settings
@@ -131,7 +132,7 @@ fn preset(a: &RunArgs) -> Result<Option<Preset>> {
                 base_url: a
                     .base_url
                     .clone()
-                    .unwrap_or_else(|| agent::default_url(kind).to_string()),
+                    .unwrap_or_else(|| config::default_url(kind).to_string()),
                 model: a
                     .model
                     .clone()
@@ -152,10 +153,10 @@ fn preset(a: &RunArgs) -> Result<Option<Preset>> {
 /// The resolver, with `--lenient-tool-calls` and `--small-model` applied to every model it
 /// resolves.
 fn with_overrides(
-    inner: agent::ProviderResolver,
+    inner: config::ProviderResolver,
     lenient: Option<OnOff>,
     small: Option<OnOff>,
-) -> agent::ProviderResolver {
+) -> config::ProviderResolver {
     if lenient.is_none() && small.is_none() {
         return inner;
     }
@@ -432,12 +433,12 @@ async fn answer_for(approve: ApproveArg, req: ApprovalRequest) -> ApprovalAnswer
 pub fn run(a: RunArgs) -> Result<ExitCode> {
     let loaded = load(&a.project)?;
     let preset = preset(&a)?;
-    let settings_file = agent::locations::settings_file();
+    let settings_file = config::locations::settings_file();
     if preset.is_none() {
         // Say it now, in the terminal's words, rather than as a failed turn.
-        agent::choose_provider(None, &settings_file, "default", &StoredKeys::from_env()).map_err(
+        config::choose_provider(None, &settings_file, "default", &StoredKeys::from_env()).map_err(
             |e| match e {
-                agent::LaunchError::NoProvider(file) => anyhow!(
+                config::LaunchError::NoProvider(file) => anyhow!(
                     "no provider: pass --provider and --model, or choose one in the app's Settings ({file})"
                 ),
                 e => e.into(),
@@ -450,7 +451,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         errln(format!("note: {}", caps.summary()));
     }
     let model = preset.as_ref().map(|p| p.model.clone()).unwrap_or_default();
-    let settings = match agent::read_settings(&settings_file) {
+    let settings = match config::read_settings(&settings_file) {
         Ok(s) => s,
         Err(e) => {
             // --provider and --model still run (they come first), but what else the file holds
@@ -464,7 +465,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                     ""
                 }
             ));
-            agent::Settings::default()
+            config::Settings::default()
         }
     };
     let mut opts = agent::PersonalSession {
@@ -472,8 +473,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         policy: loaded.policy,
         user_policy_file: loaded.user_file.clone(),
         resolver: with_overrides(
-            agent::provider_resolver(
-                agent::PresetSlot::new(preset),
+            config::provider_resolver(
+                config::PresetSlot::new(preset),
                 settings_file,
                 builtin_loader(),
             ),
@@ -494,7 +495,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     let (id, outcome, left) = runtime.block_on(async move {
         // Its MCP servers start with the runtime (a project's only once approved).
         opts.extensions =
-            agent::project_extensions(&opts.root, &agent::locations::config_dir(), &settings);
+            config::project_extensions(&opts.root, &config::locations::config_dir(), &settings);
         let (session, mut events) = match &a.session {
             Some(id) => Session::open(opts, id),
             None => Session::create(opts, &a.task),
@@ -923,7 +924,7 @@ mod tests {
     fn the_engines_default_model_file_is_the_built_in_models() {
         // The engine names the default file without linking the built-in model.
         assert_eq!(
-            agent::locations::DEFAULT_MODEL_FILE,
+            config::locations::DEFAULT_MODEL_FILE,
             builtin::DEFAULT_MODEL.file_name
         );
     }

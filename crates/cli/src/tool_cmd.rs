@@ -50,7 +50,7 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
             // Here: the current folder, as a project of its own.
             None => {
                 let here = std::env::current_dir().context("finding the current folder")?;
-                agent::load_project_policy(&here, Some(&agent::locations::user_policy_file()))?
+                config::load_project_policy(&here, Some(&config::locations::user_policy_file()))?
             }
         };
         print!("{}", agent::tool_list(&policy));

@@ -6,13 +6,14 @@
 //!
 //! Owns the wire formats, streaming assembly (text, thinking, tool calls whose JSON arrives in
 //! pieces), tool calls written as text (lenient mode), error classification and retries,
-//! cancellation and prices. A server is not trusted: no header, index, event or body size it
+//! cancellation and prices, and a failure in words for people ([`model_failure`]). A server is not trusted: no header, index, event or body size it
 //! sends can crash the client or make it allocate without bound. Must not know about
 //! tools, policy or sessions: it sends a conversation and returns the model's reply.
 
 mod anthropic;
 mod call_text;
 mod error;
+mod failure_words;
 mod lenient;
 mod local;
 mod models;
@@ -27,6 +28,7 @@ mod wire;
 
 pub use call_text::{CALL_STARTS, CallTextStream, TEXT_CALL_ID};
 pub use error::{AddressProblem, ConnectCause, LlmError, check_address};
+pub use failure_words::{FailureContext, model_failure, retry_notice};
 pub use lenient::{LenientCalls, NotRun, NotRunReason};
 /// The model name a role uses for the built-in model (there is one: the file in the settings).
 pub const BUILTIN_MODEL: &str = "builtin";

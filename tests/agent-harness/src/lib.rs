@@ -2,7 +2,8 @@
 //! collects every event and answers each question as the test says a user would. Compiled once
 //! for every suite of the engine (it was pulled by `#[path]` into seven test binaries).
 
-use agent::{AgentConfig, ResolvedModel, Sandboxing, Session, SessionOptions, engine_error};
+use agent::{AgentConfig, Sandboxing, Session, SessionOptions, engine_error};
+use config::ResolvedModel;
 use llm::{Provider, ProviderConfig, ProviderKind, RetryPolicy};
 use model_server::{Format, Scenario, ScriptedServer};
 use policy::{Mode, Policy};
@@ -55,7 +56,7 @@ pub struct Setup {
     /// Whether the model takes images, when not the provider's default.
     pub images: Option<bool>,
     /// Skills and MCP servers.
-    pub extensions: agent::Extensions,
+    pub extensions: config::Extensions,
     /// Spending limits and where the day's ledger is.
     pub spend: agent::spend::SpendOptions,
     /// The default role's model name (a priced one makes the replies cost money).
@@ -79,7 +80,7 @@ impl Setup {
             resume: None,
             roles: vec!["default"],
             images: None,
-            extensions: agent::Extensions::none(),
+            extensions: config::Extensions::none(),
             spend: agent::spend::SpendOptions::default(),
             model: "scripted-model",
             local_model: None,
@@ -136,7 +137,7 @@ impl Harness {
         let images = setup.images;
         let local = setup.local_model.clone();
         let default_model = setup.model;
-        let resolver: agent::ProviderResolver = Arc::new(move |role: &str| {
+        let resolver: config::ProviderResolver = Arc::new(move |role: &str| {
             if let Some(model) = &local {
                 return Ok(ResolvedModel {
                     provider: Provider::local(

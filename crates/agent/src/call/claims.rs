@@ -176,7 +176,7 @@ mod tests {
     }
 
     fn later() -> Option<u64> {
-        Some(crate::locations::now_ms() + 60_000)
+        Some(config::locations::now_ms() + 60_000)
     }
 
     #[test]

@@ -56,8 +56,7 @@ impl Desk {
         let mut toolbox = Toolbox::new(root, scratch.to_path_buf());
         // One call: nothing to reuse, and watching the tree for changes would cost a walk of it.
         toolbox.cache = tools::Cache::off();
-        toolbox.web.search =
-            crate::launch::web_search_from_settings(&crate::locations::settings_file());
+        toolbox.web.search = config::web_search_from_settings(&config::locations::settings_file());
         let scratch_id = format!("cli-{}", std::process::id());
         crate::sandboxing::confine(&mut toolbox, &scratch_id, scratch);
         let rules = Rules {
@@ -188,8 +187,7 @@ impl Desk {
 /// One line per tool: its name and what it does; the ones only a session can run say so, and
 /// the ones that cannot work here (turned off in `policy`, no search service, no `gh`) say why.
 pub fn tool_list(policy: &Policy) -> String {
-    let search =
-        crate::launch::web_search_from_settings(&crate::locations::settings_file()).is_some();
+    let search = config::web_search_from_settings(&config::locations::settings_file()).is_some();
     let path = std::env::var_os("PATH");
     let situation = Situation {
         policy,

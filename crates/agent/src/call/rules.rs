@@ -123,7 +123,7 @@ impl Rules {
         };
         let updated = policy::add_project_grant(&text, &file.display().to_string(), root, grant)
             .map_err(|e| e.to_string())?;
-        crate::locations::write_atomically(file, updated.as_bytes())
+        config::locations::write_atomically(file, updated.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
         tracing::info!(file = %file.display(), rule = label, "kept an approval as a project rule");
         Ok(file.display().to_string())

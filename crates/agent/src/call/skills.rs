@@ -5,9 +5,9 @@
 //! prompt, until the next task. A running server's tools are offered as `server__tool`.
 
 use super::reply::Reply;
-use crate::extensions::Extensions;
 use crate::history::log::LogError;
 use crate::journal::Journal;
+use config::Extensions;
 use protocol::{AgentEvent, SkillActivation, ToolDefinition};
 use std::collections::BTreeMap;
 use std::sync::Arc;

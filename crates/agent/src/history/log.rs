@@ -54,7 +54,7 @@ fn externalize(v: &mut serde_json::Value, dir: &Path) -> std::io::Result<()> {
                 .collect();
             let file = dir.join(&hash);
             if !file.exists() {
-                crate::locations::write_private(&file, s.as_bytes())?;
+                config::locations::write_private(&file, s.as_bytes())?;
             }
             *v = serde_json::json!({ BLOB_KEY: hash });
         }

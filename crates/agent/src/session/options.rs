@@ -2,7 +2,7 @@
 //! models, how its commands are sandboxed, and what it may spend.
 
 use crate::agent::AgentConfig;
-use crate::turn::subagents::ProviderResolver;
+use config::ProviderResolver;
 use policy::Policy;
 use std::path::PathBuf;
 use tools::{ProjectRoot, SandboxSetup};
@@ -33,7 +33,7 @@ pub struct SessionOptions {
     /// Where `web_search` searches (from the settings), if anywhere.
     pub web_search: Option<tools::SearchProvider>,
     /// Skills and MCP servers beyond the registry (started servers are the caller's to start).
-    pub extensions: crate::extensions::Extensions,
+    pub extensions: config::Extensions,
     /// What the session and the day may spend on models.
     pub spend: crate::spend::SpendOptions,
 }

@@ -8,9 +8,9 @@
 
 use super::options::{Sandboxing, SessionOptions};
 use crate::agent::AgentConfig;
-use crate::settings::Settings;
 use crate::spend::SpendOptions;
-use crate::turn::subagents::ProviderResolver;
+use config::ProviderResolver;
+use config::Settings;
 use policy::Policy;
 use std::path::PathBuf;
 use tools::ProjectRoot;
@@ -34,17 +34,17 @@ impl PersonalSession {
         config.user_policy_file = self.user_policy_file;
         SessionOptions {
             root: self.root,
-            sessions_dir: crate::locations::sessions_dir(),
+            sessions_dir: config::locations::sessions_dir(),
             policy: self.policy,
             config,
             resolver: self.resolver,
             sandboxing: Sandboxing::Machine,
             tmp_dir: None,
-            web_search: crate::launch::web_search_of(settings),
-            extensions: crate::extensions::Extensions::none(),
+            web_search: config::web_search_of(settings),
+            extensions: config::Extensions::none(),
             spend: SpendOptions {
                 limits: settings.limits,
-                ledger_dir: Some(crate::locations::spend_dir()),
+                ledger_dir: Some(config::locations::spend_dir()),
             },
         }
     }
@@ -85,8 +85,8 @@ mod tests {
         );
         assert_eq!(opts.spend.limits.session_usd, Some(2.5));
         assert_eq!(opts.spend.limits.day_usd, Some(10.0));
-        assert_eq!(opts.spend.ledger_dir, Some(crate::locations::spend_dir()));
-        assert_eq!(opts.sessions_dir, crate::locations::sessions_dir());
+        assert_eq!(opts.spend.ledger_dir, Some(config::locations::spend_dir()));
+        assert_eq!(opts.sessions_dir, config::locations::sessions_dir());
         assert!(matches!(opts.sandboxing, Sandboxing::Machine));
         assert_eq!(opts.config.user_policy_file, Some(rules));
         assert!(opts.tmp_dir.is_none());

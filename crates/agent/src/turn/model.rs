@@ -3,11 +3,11 @@
 //! the session's spending limits), and one reply streamed to the window as it is written.
 
 use crate::event_sink::EventSink;
-use crate::failure::{FailureContext, retry_notice};
 use crate::history::log::LogError;
 use crate::outcome::{AgentError, AgentStats, Outcome};
 use crate::spend::SpendMeter;
 use llm::{ChatRequest, ChatResponse, Provider, StreamEvent};
+use llm::{FailureContext, retry_notice};
 use protocol::AgentEvent;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -116,7 +116,7 @@ impl Model {
         self.prices.cost(&self.name, usage).or_else(|| {
             self.provider
                 .as_ref()
-                .filter(|p| crate::is_loopback(&p.config().base_url))
+                .filter(|p| config::is_loopback(&p.config().base_url))
                 .map(|_| 0.0)
         })
     }

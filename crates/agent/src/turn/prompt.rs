@@ -8,7 +8,7 @@ const INSTRUCTION_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", ".tandem/instruct
 
 /// Today's date (UTC) as YYYY-MM-DD.
 fn today() -> String {
-    crate::spend::day_of(crate::locations::now_ms())
+    crate::spend::day_of(config::locations::now_ms())
 }
 
 /// The most of an instruction file that goes into the system prompt.

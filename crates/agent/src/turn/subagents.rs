@@ -11,8 +11,9 @@ use crate::call::reply::{Halt, Reply};
 use crate::history::log::{SessionHeader, SessionLog};
 use crate::journal::Journal;
 use crate::outcome::AgentStats;
+use config::{ProviderResolver, ResolvedModel};
 use llm::Provider;
-use protocol::{AgentEvent, EngineError, TurnOutcome};
+use protocol::{AgentEvent, TurnOutcome};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,17 +27,6 @@ use tools::{
 /// A future a sub-agent's turn runs in: boxed, as a turn may start sub-agents in turn.
 pub(crate) type BoxFuture<'a, T> =
     std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
-
-/// A model as the settings map a role to it.
-pub struct ResolvedModel {
-    pub provider: Provider,
-    pub model: String,
-    /// The role had no model of its own and the default one is used.
-    pub fell_back: bool,
-}
-
-/// Finds the provider and model for a role (`default`, `fast`, `coder`, `architect`).
-pub type ProviderResolver = Arc<dyn Fn(&str) -> Result<ResolvedModel, EngineError> + Send + Sync>;
 
 /// What a sub-agent is to its parent: turns run to their end, and what it reports.
 pub(crate) trait Worker: Send + 'static {
@@ -229,7 +219,7 @@ async fn child<W: Worker>(
         project: parent.project.display().to_string(),
         task: task.to_string(),
         model: resolved.model.clone(),
-        started_ms: crate::locations::now_ms(),
+        started_ms: config::locations::now_ms(),
     };
     let log = SessionLog::create(&parent.kit.agents_dir, &header)
         .map_err(|e| Reply::err(format!("the sub-agent could not start: {e}")))?;

@@ -4,8 +4,8 @@
 //! model's file, web search, skills). Here, not in the window's shell, so every front end saves
 //! settings by the same rules.
 
-use crate::failure::{FailureContext, model_failure};
 use crate::settings::{ProviderSettings, RoleSettings, Settings, WebSearchSettings};
+use llm::{FailureContext, model_failure};
 use protocol::{SaveSettingsArgs, SearchProviderKind};
 
 /// Why the screen's settings cannot be saved, in words for people.

@@ -2,7 +2,7 @@
 //! gnome-keyring (see the Makefile's `test-keychain`). Without a Secret Service the test
 //! checks that the failure is the clear "no keychain service" error instead.
 
-use agent::{Keychain, KeychainError, SecretStore};
+use config::{Keychain, KeychainError, SecretStore};
 
 #[test]
 fn keys_round_trip_through_the_keychain_or_fail_clearly() {

@@ -107,6 +107,18 @@ impl Preset {
     }
 }
 
+/// A model as the settings map a role to it.
+pub struct ResolvedModel {
+    pub provider: llm::Provider,
+    pub model: String,
+    /// The role had no model of its own and the default one is used.
+    pub fell_back: bool,
+}
+
+/// Finds the provider and model for a role (`default`, `fast`, `coder`, `architect`).
+pub type ProviderResolver =
+    std::sync::Arc<dyn Fn(&str) -> Result<ResolvedModel, EngineError> + Send + Sync>;
+
 /// The launch preset, shared by every session of one run of a front end: it wins over the
 /// settings file until the user picks a model in the window (then the settings hold).
 #[derive(Debug, Clone, Default)]
@@ -309,7 +321,7 @@ pub fn provider_resolver(
     preset: PresetSlot,
     settings_path: std::path::PathBuf,
     builtin: BuiltinLoader,
-) -> crate::ProviderResolver {
+) -> ProviderResolver {
     std::sync::Arc::new(move |role: &str| {
         let preset = preset.get();
         let fail = |e: LaunchError| launch_failure(&e);
@@ -333,15 +345,15 @@ pub fn provider_resolver(
         .map_err(fail)?;
         if config.kind == ProviderKind::Builtin {
             let provider = builtin(config).map_err(|e| {
-                crate::failure::model_failure(
+                llm::model_failure(
                     &e,
-                    crate::failure::FailureContext {
+                    llm::FailureContext {
                         server: Some("the built-in model"),
                         model: Some(&model),
                     },
                 )
             })?;
-            return Ok(crate::ResolvedModel {
+            return Ok(ResolvedModel {
                 provider,
                 model,
                 fell_back: role != "default" && !named,
@@ -349,20 +361,29 @@ pub fn provider_resolver(
         }
         let server = config.base_url.clone();
         let provider = llm::Provider::new(config).map_err(|e| {
-            crate::failure::model_failure(
+            llm::model_failure(
                 &e,
-                crate::failure::FailureContext {
+                llm::FailureContext {
                     server: Some(&server),
                     model: Some(&model),
                 },
             )
         })?;
-        Ok(crate::ResolvedModel {
+        Ok(ResolvedModel {
             provider,
             model,
             fell_back: role != "default" && !named,
         })
     })
+}
+
+/// "No model is set up", as every front end says it.
+pub fn no_provider() -> EngineError {
+    EngineError::new(
+        FailureCode::NoProvider,
+        "No model is set up yet. Open Settings to connect one.",
+        None,
+    )
 }
 
 /// Why no model can be used, from the typed launch error.
@@ -374,12 +395,12 @@ pub fn launch_failure(e: &LaunchError) -> EngineError {
                 detail: Some(format!(
                     "Without the window: write {file}, or start Tandem with TANDEM_PROVIDER and TANDEM_MODEL."
                 )),
-                ..crate::failure::no_provider()
+                ..no_provider()
             };
         }
-        LaunchError::Settings(SettingsError::NoRole(_)) => return crate::failure::no_provider(),
+        LaunchError::Settings(SettingsError::NoRole(_)) => return no_provider(),
         LaunchError::Settings(SettingsError::BadAddress(e)) => {
-            return crate::failure::model_failure(e, crate::failure::FailureContext::default());
+            return llm::model_failure(e, llm::FailureContext::default());
         }
         LaunchError::Settings(SettingsError::NoKey { provider, env }) => (
             FailureCode::NoProvider,
@@ -629,7 +650,7 @@ mod tests {
             None,
             &dir.path().join("settings.toml"),
             "default",
-            &crate::NoSecrets,
+            &crate::settings::NoSecrets,
         )
         .expect_err("should fail");
         assert!(err.to_string().contains("choose one in Settings"), "{err}");

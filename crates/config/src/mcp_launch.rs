@@ -95,7 +95,7 @@ pub fn mcp_hub(
     timing: Timing,
 ) -> Arc<Hub> {
     let project = root.path().to_path_buf();
-    let tmp_dir = crate::sandboxing::private_tmp(
+    let tmp_dir = crate::machine_sandbox::private_tmp(
         &format!("mcp-{}", project_key(&project)),
         &locations::data_dir().join("mcp"),
     );
@@ -111,7 +111,7 @@ pub fn mcp_hub(
 /// The sandbox this machine gives a project's servers: as commands get it, with its own
 /// state folder. `None` where there is no sandbox.
 pub fn machine_sandbox(project: &Path) -> Option<SandboxSetup> {
-    crate::sandboxing::sandbox_setup(
+    crate::machine_sandbox::sandbox_setup(
         locations::data_dir()
             .join("mcp")
             .join(project_key(project))
