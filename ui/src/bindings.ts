@@ -523,7 +523,15 @@ state: string, runtime_ms: number,
  */
 output_tail: string, };
 
-export type ProviderKind = "anthropic" | "openai" | "builtin";
+export type ProviderKind = string;
+
+export type Wire = "anthropic" | "openai" | "builtin";
+
+export type ProviderKindView = { name: string, words: string, wire: Wire, default_url: string, 
+/**
+ * "" for a kind without keys.
+ */
+key_env: string, };
 
 export type ProviderView = { name: string, kind: ProviderKind, base_url: string | null, num_ctx: number | null, 
 /**
@@ -937,6 +945,31 @@ export type StartupMark = { name: string, at_ms: number, };
 
 /** The address a model server on this computer is offered at (Ollama's). */
 export const DEFAULT_LOCAL_URL = "http://127.0.0.1:11434/v1";
+
+/** Every kind of model provider, in the order people are offered them. */
+export const PROVIDER_KINDS: ProviderKindView[] = [
+  {
+    "name": "anthropic",
+    "words": "Anthropic",
+    "wire": "anthropic",
+    "default_url": "https://api.anthropic.com",
+    "key_env": "ANTHROPIC_API_KEY"
+  },
+  {
+    "name": "openai",
+    "words": "OpenAI or compatible",
+    "wire": "openai",
+    "default_url": "https://api.openai.com/v1",
+    "key_env": "OPENAI_API_KEY"
+  },
+  {
+    "name": "builtin",
+    "words": "Built in (this computer)",
+    "wire": "builtin",
+    "default_url": "",
+    "key_env": ""
+  }
+];
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 

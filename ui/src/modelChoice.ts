@@ -2,6 +2,7 @@
 // model's file in words. The settings and the model's name come from Rust; this only orders
 // and words them.
 import type { SettingsView } from "./bindings";
+import { isBuiltin } from "./providerKinds";
 
 export type FirstRunCard = "builtin" | "anthropic" | "openai" | "local";
 
@@ -32,7 +33,7 @@ export function settingsCards<P extends { uid: number; kind: string }>(providers
   const cards = (ps: P[]) => ps.map((provider): SettingsCard<P> => ({ kind: "provider", provider }));
   if (!first) return [builtin, ...cards(providers)];
   const others = providers.filter((p) => p !== first);
-  if (first.kind === "builtin") return [builtin, ...cards([first, ...others])];
+  if (isBuiltin(first.kind)) return [builtin, ...cards([first, ...others])];
   return [...cards([first, ...others]), builtin];
 }
 

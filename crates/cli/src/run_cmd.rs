@@ -19,13 +19,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tools::ProjectRoot;
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ProviderArg {
-    Anthropic,
-    Openai,
-    /// The model built into Tandem: a GGUF file run in this process (`--model-path`, else
-    /// the downloaded default in the data folder).
-    Builtin,
+/// A kind of provider by its name or an alias, as the provider rows give them.
+fn provider_kind(name: &str) -> Result<protocol::ProviderKind, String> {
+    protocol::ProviderKind::from_alias(name).ok_or_else(|| {
+        let names: Vec<&str> = protocol::ProviderKind::all().map(|k| k.name()).collect();
+        format!("the kinds are: {}", names.join(", "))
+    })
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -45,8 +44,11 @@ pub enum ApproveArg {
 pub struct RunArgs {
     #[command(flatten)]
     project: ProjectArg,
-    #[arg(long, value_enum)]
-    provider: Option<ProviderArg>,
+    /// The kind of provider: anthropic, openai (any OpenAI-compatible server) or builtin (the
+    /// model built into Tandem: a GGUF file run in this process, `--model-path`, else the
+    /// downloaded default in the data folder).
+    #[arg(long, value_parser = provider_kind)]
+    provider: Option<protocol::ProviderKind>,
     #[arg(long)]
     base_url: Option<String>,
     #[arg(long)]
@@ -113,8 +115,8 @@ fn sessions_dir() -> PathBuf {
 /// file. The key comes from the environment, the keychain or the opt-in key file.
 fn preset(a: &RunArgs) -> Result<Option<Preset>> {
     match a.provider {
-        Some(ProviderArg::Builtin) => Ok(Some(Preset {
-            kind: protocol::ProviderKind::Builtin,
+        Some(kind) if kind.wire() == protocol::Wire::Builtin => Ok(Some(Preset {
+            kind,
             base_url: String::new(),
             model: a
                 .model
@@ -122,24 +124,18 @@ fn preset(a: &RunArgs) -> Result<Option<Preset>> {
                 .unwrap_or_else(|| llm::BUILTIN_MODEL.to_string()),
             model_path: a.model_path.clone(),
         })),
-        Some(p) => {
-            let kind = match p {
-                ProviderArg::Anthropic => protocol::ProviderKind::Anthropic,
-                ProviderArg::Openai | ProviderArg::Builtin => protocol::ProviderKind::OpenAi,
-            };
-            Ok(Some(Preset {
-                kind,
-                base_url: a
-                    .base_url
-                    .clone()
-                    .unwrap_or_else(|| config::default_url(kind).to_string()),
-                model: a
-                    .model
-                    .clone()
-                    .ok_or_else(|| anyhow!("--provider needs --model"))?,
-                model_path: None,
-            }))
-        }
+        Some(kind) => Ok(Some(Preset {
+            kind,
+            base_url: a
+                .base_url
+                .clone()
+                .unwrap_or_else(|| config::default_url(kind).to_string()),
+            model: a
+                .model
+                .clone()
+                .ok_or_else(|| anyhow!("--provider needs --model"))?,
+            model_path: None,
+        })),
         None => {
             let mut p = Preset::from_env()?;
             if let (Some(p), Some(u)) = (p.as_mut(), &a.base_url) {

@@ -22,7 +22,7 @@ pub enum LaunchError {
         "no model provider is set up: choose one in Settings (or write {0}, or launch with TANDEM_PROVIDER and TANDEM_MODEL)"
     )]
     NoProvider(String),
-    #[error("TANDEM_PROVIDER must be `anthropic`, `openai` or `builtin`, not `{0}`")]
+    #[error("TANDEM_PROVIDER must be {kinds}, not `{0}`", kinds = preset_names())]
     BadPreset(String),
     #[error("TANDEM_PROVIDER is set but TANDEM_MODEL is not; set the model too")]
     PresetWithoutModel,
@@ -35,6 +35,19 @@ pub enum LaunchError {
     Policy(#[from] policy::PolicyError),
     #[error("{path} is not a valid key file: {message}")]
     KeyFile { path: PathBuf, message: String },
+}
+
+/// The names a launch may give a provider kind, for its error: "`anthropic`, `openai` or
+/// `builtin`".
+fn preset_names() -> String {
+    let names: Vec<String> = ProviderKind::all()
+        .map(|k| format!("`{}`", k.name()))
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// A provider chosen at launch by `TANDEM_PROVIDER`, `TANDEM_BASE_URL` and `TANDEM_MODEL`
@@ -55,12 +68,7 @@ impl Preset {
         let Some(name) = get("TANDEM_PROVIDER") else {
             return Ok(None);
         };
-        let kind = match name.trim().to_ascii_lowercase().as_str() {
-            "anthropic" => ProviderKind::Anthropic,
-            "openai" | "openai-compatible" | "ollama" | "local" => ProviderKind::OpenAi,
-            "builtin" | "built-in" => ProviderKind::Builtin,
-            _ => return Err(LaunchError::BadPreset(name)),
-        };
+        let kind = ProviderKind::from_alias(&name).ok_or(LaunchError::BadPreset(name))?;
         if kind == ProviderKind::Builtin {
             return Ok(Some(Preset {
                 kind,
@@ -81,11 +89,7 @@ impl Preset {
 
     /// The provider name its key is stored under.
     pub fn provider_name(&self) -> &'static str {
-        match self.kind {
-            ProviderKind::Anthropic => "anthropic",
-            ProviderKind::OpenAi => "openai",
-            ProviderKind::Builtin => "builtin",
-        }
+        self.kind.name()
     }
 
     pub fn describe(&self) -> String {

@@ -227,23 +227,15 @@ impl SecretStore for MemorySecrets {
     }
 }
 
-/// The API address a provider kind uses when none is set.
+/// The API address a provider kind uses when none is set (its row's).
 pub fn default_url(kind: ProviderKind) -> &'static str {
-    match kind {
-        ProviderKind::Anthropic => "https://api.anthropic.com",
-        ProviderKind::OpenAi => "https://api.openai.com/v1",
-        // In-process: no address.
-        ProviderKind::Builtin => "",
-    }
+    kind.info().default_url
 }
 
-/// The environment variable a provider kind's key is read from when none is named.
+/// The environment variable a provider kind's key is read from when none is named (its
+/// row's).
 pub fn default_key_env(kind: ProviderKind) -> &'static str {
-    match kind {
-        ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
-        ProviderKind::OpenAi => "OPENAI_API_KEY",
-        ProviderKind::Builtin => "",
-    }
+    kind.info().key_env
 }
 
 pub use llm::is_loopback;

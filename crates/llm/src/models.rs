@@ -3,7 +3,7 @@
 //! llama.cpp's server and vLLM all answer.
 
 use crate::error::LlmError;
-use crate::provider::{Provider, ProviderKind};
+use crate::provider::{Provider, Wire};
 use serde_json::Value;
 
 impl Provider {
@@ -11,15 +11,15 @@ impl Provider {
     pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
         let c = self.config();
         let base = c.base_url.trim_end_matches('/');
-        let request = match c.kind {
-            ProviderKind::Anthropic => {
+        let request = match c.kind.wire() {
+            Wire::Anthropic => {
                 let key = c.api_key.as_deref().ok_or(LlmError::Auth { status: 401 })?;
                 self.http()
                     .get(format!("{base}/v1/models?limit=1000"))
                     .header("x-api-key", key)
                     .header("anthropic-version", crate::anthropic::API_VERSION)
             }
-            ProviderKind::OpenAi => {
+            Wire::OpenAi => {
                 let r = self.http().get(format!("{base}/models"));
                 match c.api_key.as_deref() {
                     Some(k) => r.bearer_auth(k),
@@ -27,7 +27,7 @@ impl Provider {
                 }
             }
             // One model, the file it was given: nothing to ask a server.
-            ProviderKind::Builtin => return Ok(vec![crate::BUILTIN_MODEL.to_string()]),
+            Wire::Builtin => return Ok(vec![crate::BUILTIN_MODEL.to_string()]),
         };
         let response = request
             .timeout(std::time::Duration::from_secs(15))

@@ -10,9 +10,10 @@ use crate::stream;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
+/// A kind of provider (a row of `protocol::PROVIDERS`) and the wire format it speaks:
 /// Anthropic's Messages API, OpenAI's Chat Completions (and every server speaking it), or the
 /// built-in model.
-pub use protocol::ProviderKind;
+pub use protocol::{ProviderKind, Wire};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderConfig {
@@ -58,30 +59,23 @@ impl ProviderConfig {
         )
     }
 
+    /// A provider of `kind` at `base_url`: what its models can do is its kind's row's.
     pub fn new(kind: ProviderKind, base_url: &str, api_key: Option<String>) -> Self {
+        let info = kind.info();
+        let here = is_loopback(base_url);
+        let takes_files = info.attachments.holds(base_url, here);
         ProviderConfig {
             kind,
             base_url: base_url.to_string(),
             api_key,
             num_ctx: None,
-            // Small local models write their calls as text more often than not; hosted
-            // APIs return real calls.
-            lenient_tool_calls: kind == ProviderKind::Builtin
-                || (kind == ProviderKind::OpenAi && is_loopback(base_url)),
-            images: match kind {
-                ProviderKind::Anthropic => true,
-                ProviderKind::OpenAi => base_url.contains("://api.openai.com"),
-                ProviderKind::Builtin => false,
-            },
-            documents: match kind {
-                ProviderKind::Anthropic => true,
-                ProviderKind::OpenAi => base_url.contains("://api.openai.com"),
-                ProviderKind::Builtin => false,
-            },
+            lenient_tool_calls: info.lenient_calls.holds(base_url, here),
+            images: takes_files,
+            documents: takes_files,
             retry: RetryPolicy::default(),
             // A model on this machine's CPU may read a long prompt for minutes before its first
             // byte; a hosted API that is silent for two minutes is gone.
-            idle_timeout: if kind == ProviderKind::Builtin || is_loopback(base_url) {
+            idle_timeout: if info.patient.holds(base_url, here) {
                 Duration::from_secs(600)
             } else {
                 Duration::from_secs(120)
@@ -108,9 +102,14 @@ const SMALL_MODEL_BILLIONS: f64 = 4.0;
 /// 1.5B model behind Ollama goes astray as the built-in one does, a 32B one does not. A name
 /// that says no size is not taken as small.
 pub fn small_by_default(kind: ProviderKind, base_url: &str, model: &str) -> bool {
-    kind == ProviderKind::Builtin
-        || (is_loopback(base_url)
-            && parameters_in_name(model).is_some_and(|b| b <= SMALL_MODEL_BILLIONS))
+    match kind.info().small_models {
+        protocol::Support::Always => true,
+        protocol::Support::Never => false,
+        some => {
+            some.holds(base_url, is_loopback(base_url))
+                && parameters_in_name(model).is_some_and(|b| b <= SMALL_MODEL_BILLIONS)
+        }
+    }
 }
 
 /// The parameter count a model's name gives, in billions: a part like `1.5b`, `3B`, `135m`
@@ -173,7 +172,7 @@ impl Provider {
     /// A client for the provider. An address that cannot be used (no `http://`) is refused
     /// here, before anything is sent, rather than failing every request later.
     pub fn new(config: ProviderConfig) -> Result<Self, LlmError> {
-        if config.kind == ProviderKind::Builtin {
+        if config.kind.wire() == Wire::Builtin {
             return Err(LlmError::BuiltinUnavailable(
                 "the built-in model is loaded by the app, not reached at an address".into(),
             ));
@@ -237,19 +236,19 @@ impl Provider {
         if let Some(model) = &self.local {
             return model.stream(req, on_event, cancel).await;
         }
-        let request = match c.kind {
-            ProviderKind::Anthropic => {
+        let request = match c.kind.wire() {
+            Wire::Anthropic => {
                 let key = c.api_key.as_deref().ok_or(LlmError::Auth { status: 401 })?;
                 anthropic::request(&self.http, &c.base_url, key, req)
             }
-            ProviderKind::OpenAi => openai::request(
+            Wire::OpenAi => openai::request(
                 &self.http,
                 &c.base_url,
                 c.api_key.as_deref(),
                 &stream::openai_options(c),
                 req,
             ),
-            ProviderKind::Builtin => {
+            Wire::Builtin => {
                 return Err(LlmError::BuiltinUnavailable(
                     "no model file is loaded".into(),
                 ));

@@ -4,7 +4,7 @@
 use crate::anthropic;
 use crate::error::LlmError;
 use crate::openai::{self, OpenAiOptions};
-use crate::provider::{ProviderConfig, ProviderKind};
+use crate::provider::{ProviderConfig, Wire};
 use crate::request::{ChatRequest, ChatResponse, StreamEvent};
 use crate::sse::{self, Decoder, MAX_EVENT_BYTES, MAX_REPLY_BYTES, SseEvent};
 use tokio_util::sync::CancellationToken;
@@ -24,11 +24,11 @@ pub(crate) enum Assembler {
 
 impl Assembler {
     pub fn new(config: &ProviderConfig) -> Self {
-        match config.kind {
-            ProviderKind::Anthropic => Assembler::Anthropic(anthropic::Assembler::default()),
+        match config.kind.wire() {
+            Wire::Anthropic => Assembler::Anthropic(anthropic::Assembler::default()),
             // The built-in model has no wire format; a recording of it could only be of the
             // OpenAI-compatible shape it is compared with.
-            ProviderKind::OpenAi | ProviderKind::Builtin => {
+            Wire::OpenAi | Wire::Builtin => {
                 let opts = openai_options(config);
                 Assembler::OpenAi(openai::Assembler::new(&opts), opts)
             }

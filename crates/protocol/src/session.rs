@@ -372,24 +372,11 @@ pub const LOCAL_SERVERS: [(&str, &str); 3] = [
     ("LM Studio", "http://127.0.0.1:1234/v1"),
 ];
 
-/// Which wire format a model server speaks: the one provider-kind type of the workspace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-pub enum ProviderKind {
-    #[serde(rename = "anthropic")]
-    Anthropic,
-    /// OpenAI itself or any OpenAI-compatible server (Ollama, llama.cpp, vLLM…).
-    #[serde(rename = "openai")]
-    OpenAi,
-    /// The model that runs inside Tandem (a GGUF file, crates/builtin): no server, no key.
-    #[serde(rename = "builtin")]
-    Builtin,
-}
-
 /// A configured provider as the Settings screen shows it. Never carries the key itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ProviderView {
     pub name: String,
-    pub kind: ProviderKind,
+    pub kind: crate::ProviderKind,
     pub base_url: Option<String>,
     pub num_ctx: Option<u32>,
     /// Whether calls written as text are run; None: automatic (yes for a server on this

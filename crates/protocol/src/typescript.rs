@@ -82,6 +82,8 @@ pub fn typescript() -> String {
         SessionFileChange::decl(&cfg),
         BackgroundTask::decl(&cfg),
         ProviderKind::decl(&cfg),
+        Wire::decl(&cfg),
+        ProviderKindView::decl(&cfg),
         ProviderView::decl(&cfg),
         RoleView::decl(&cfg),
         SearchProviderKind::decl(&cfg),
@@ -153,6 +155,11 @@ pub fn typescript() -> String {
     out.push_str(&format!(
         "/** The address a model server on this computer is offered at (Ollama's). */\nexport const DEFAULT_LOCAL_URL = {:?};\n\n",
         DEFAULT_LOCAL_URL
+    ));
+    let kinds: Vec<ProviderKindView> = PROVIDERS.iter().map(ProviderKindView::from).collect();
+    out.push_str(&format!(
+        "/** Every kind of model provider, in the order people are offered them. */\nexport const PROVIDER_KINDS: ProviderKindView[] = {};\n\n",
+        serde_json::to_string_pretty(&kinds).unwrap_or_default()
     ));
     // serde_json::Value, as ts-rs names it.
     out.push_str("export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;\n\n");

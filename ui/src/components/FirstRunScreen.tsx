@@ -9,6 +9,7 @@ import { useApp } from "../store";
 import { ErrorDetail } from "./ErrorNote";
 import { BuiltinCard } from "./BuiltinCard";
 import { firstRunCards, type FirstRunCard } from "../modelChoice";
+import { LOCAL_SERVER_KIND, kindInfo, serviceWords } from "../providerKinds";
 
 type Choice = {
   name: string;
@@ -50,29 +51,33 @@ async function saveChoice(settings: SettingsView | null, c: Choice, allowFile: b
   }
 }
 
-function CloudCard({
-  title,
-  blurb,
-  kind,
-  defaultModel,
-  keyHint,
-  busy,
-  onSave,
-}: {
-  title: string;
-  blurb: string;
-  kind: ProviderKind;
-  defaultModel: string;
-  keyHint: string;
-  busy: boolean;
-  onSave: (c: Choice) => void;
-}) {
+/**
+ * The hosted APIs the first-run screen offers, with what this screen says of them; the name
+ * of each (its words) comes from its kind's row.
+ */
+const CLOUD: Record<Exclude<FirstRunCard, "builtin" | "local">, { blurb: (name: string) => string; defaultModel: string; keyHint: string }> = {
+  anthropic: {
+    blurb: (name) => `Claude models through ${name}'s API. Get a key at console.anthropic.com.`,
+    defaultModel: "claude-sonnet-4-5",
+    keyHint: "sk-ant-…",
+  },
+  openai: {
+    blurb: (name) => `GPT models through ${name}'s API. Get a key at platform.openai.com.`,
+    defaultModel: "gpt-4.1",
+    keyHint: "sk-…",
+  },
+};
+
+function CloudCard({ kind, busy, onSave }: { kind: keyof typeof CLOUD; busy: boolean; onSave: (c: Choice) => void }) {
+  const { blurb, defaultModel, keyHint } = CLOUD[kind];
+  const row = kindInfo(kind);
+  const title = row ? serviceWords(row) : kind;
   const [key, setKey] = useState("");
   const [model, setModel] = useState(defaultModel);
   return (
     <div className="first-run-card" data-testid={`first-run-${kind}`}>
       <h3>{title}</h3>
-      <p className="muted">{blurb}</p>
+      <p className="muted">{blurb(title)}</p>
       <label>
         API key
         <input
@@ -128,7 +133,7 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
     setTesting(true);
     setTestError(null);
     try {
-      const result = await call("test_connection", { kind: "openai", base_url: url.trim(), api_key: null, provider: null });
+      const result = await call("test_connection", { kind: LOCAL_SERVER_KIND, base_url: url.trim(), api_key: null, provider: null });
       if (result.kind === "failed") {
         setManualModels(null);
         setTestError(result.error);
@@ -169,7 +174,7 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
                 useTestId="use-local"
                 useLabel={`Use ${s.name}`}
                 disabled={busy || !model}
-                onUse={() => onSave({ name: slug(s.name), kind: "openai", base_url: s.base_url, model, key: "" })}
+                onUse={() => onSave({ name: slug(s.name), kind: LOCAL_SERVER_KIND, base_url: s.base_url, model, key: "" })}
               />
             ) : (
               <p className="muted">It has no models yet: pull one (for example <code>ollama pull qwen2.5-coder</code>).</p>
@@ -209,7 +214,7 @@ function LocalCard({ busy, onSave }: { busy: boolean; onSave: (c: Choice) => voi
             useTestId="manual-use"
             useLabel="Use this server"
             disabled={busy || !manualModel}
-            onUse={() => onSave({ name: "local", kind: "openai", base_url: url.trim(), model: manualModel, key: "" })}
+            onUse={() => onSave({ name: "local", kind: LOCAL_SERVER_KIND, base_url: url.trim(), model: manualModel, key: "" })}
           />
         )}
       </details>
@@ -284,30 +289,8 @@ export function FirstRunScreen() {
   const { order, recommendBuiltin } = firstRunCards(settings);
   const cards: Record<FirstRunCard, ReactNode> = {
     builtin: <BuiltinCard key="builtin" busy={busy} onUsed={setSettings} recommended={recommendBuiltin} />,
-    anthropic: (
-      <CloudCard
-        key="anthropic"
-        title="Anthropic"
-        kind="anthropic"
-        blurb="Claude models through Anthropic's API. Get a key at console.anthropic.com."
-        defaultModel="claude-sonnet-4-5"
-        keyHint="sk-ant-…"
-        busy={busy}
-        onSave={(c) => void use(c)}
-      />
-    ),
-    openai: (
-      <CloudCard
-        key="openai"
-        title="OpenAI"
-        kind="openai"
-        blurb="GPT models through OpenAI's API. Get a key at platform.openai.com."
-        defaultModel="gpt-4.1"
-        keyHint="sk-…"
-        busy={busy}
-        onSave={(c) => void use(c)}
-      />
-    ),
+    anthropic: <CloudCard key="anthropic" kind="anthropic" busy={busy} onSave={(c) => void use(c)} />,
+    openai: <CloudCard key="openai" kind="openai" busy={busy} onSave={(c) => void use(c)} />,
     local: <LocalCard key="local" busy={busy} onSave={(c) => void use(c)} />,
   };
 

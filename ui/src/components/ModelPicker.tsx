@@ -6,6 +6,7 @@ import { useApp } from "../store";
 import { useModels } from "../models";
 import { onWindowFocus } from "../windowFocus";
 import { afterFirstFrame } from "../startupTrace";
+import { isBuiltin } from "../providerKinds";
 
 const SEP = "\u001f";
 const SETTINGS = "__settings__";
@@ -32,7 +33,7 @@ export function ModelPicker() {
   const inUse = settings.in_use;
   // The built-in model is named for what it is, not by its provider's key.
   const builtin = (provider: string | undefined) =>
-    settings.providers.some((p) => p.name === provider && p.kind === "builtin");
+    settings.providers.some((p) => p.name === provider && isBuiltin(p.kind));
   const modelLabel = (provider: string | undefined, model: string) =>
     builtin(provider) ? "Built-in model" : model;
   const groupLabel = (provider: string) => (builtin(provider) ? "On this computer" : provider);

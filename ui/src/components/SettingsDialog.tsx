@@ -5,7 +5,7 @@
 // something is not saved).
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EngineError, ProviderKind, ProviderView, RoleView, SettingsView } from "../bindings";
-import { DEFAULT_LOCAL_URL } from "../bindings";
+import { DEFAULT_LOCAL_URL, PROVIDER_KINDS } from "../bindings";
 import { call, toAppError } from "../api";
 import { asFailure } from "../errors";
 import { useApp } from "../store";
@@ -19,6 +19,7 @@ import { LimitsTab } from "./LimitsTab";
 import { NotificationsTab } from "./NotificationsTab";
 import { BuiltinCard } from "./BuiltinCard";
 import { settingsCards } from "../modelChoice";
+import { LOCAL_SERVER_KIND, hostedKinds, isBuiltin, kindInfo, needsKey, serviceWords, takesAddress } from "../providerKinds";
 
 type Tab = "models" | "rules" | "web" | "skills" | "mcp" | "limits" | "notifications";
 
@@ -106,11 +107,15 @@ function rolesOf(settings: SettingsView): RoleView[] {
   );
 }
 
-const NEW_PROVIDERS: Array<{ label: string; name: string; kind: ProviderKind; base_url: string }> = [
-  { label: "A server on this computer (Ollama, llama.cpp, LM Studio…)", name: "local", kind: "openai", base_url: DEFAULT_LOCAL_URL },
-  { label: "Anthropic", name: "anthropic", kind: "anthropic", base_url: "" },
-  { label: "OpenAI", name: "openai", kind: "openai", base_url: "" },
-];
+type NewProvider = { label: string; name: string; kind: ProviderKind; base_url: string };
+
+/** What can be added: a server on this computer, then each hosted API (a row of PROVIDER_KINDS with a key), named for its kind. */
+function newProviders(): NewProvider[] {
+  return [
+    { label: "A server on this computer (Ollama, llama.cpp, LM Studio…)", name: "local", kind: LOCAL_SERVER_KIND, base_url: DEFAULT_LOCAL_URL },
+    ...hostedKinds().map((row) => ({ label: serviceWords(row), name: row.name, kind: row.name, base_url: "" })),
+  ];
+}
 
 function uniqueName(base: string, taken: string[]): string {
   if (!taken.includes(base)) return base;
@@ -129,8 +134,8 @@ function snapshot(providers: ProviderDraft[], roles: RoleView[], allowFile: bool
 /** Where a provider's key is, or whether it needs one, in words. */
 function keyHint(p: ProviderDraft): string {
   if (p.key_source) return `(stored: ${p.key_source})`;
-  if (p.kind === "anthropic") return "(none stored — Anthropic needs one)";
-  if (p.base_url.trim() === "") return "(none stored — OpenAI needs one)";
+  const row = kindInfo(p.kind);
+  if (row && needsKey(p.kind, p.base_url)) return `(none stored — ${serviceWords(row)} needs one)`;
   return "(none stored — most servers on this computer need none)";
 }
 
@@ -272,7 +277,7 @@ export function SettingsDialog() {
     setRoles((rs) => rs.map((r) => (r.provider === draft.name ? { ...r, provider: name } : r)));
   };
 
-  const add = (template: (typeof NEW_PROVIDERS)[number]) => {
+  const add = (template: NewProvider) => {
     uid += 1;
     setProviders((ps) => [
       ...ps,
@@ -491,7 +496,7 @@ export function SettingsDialog() {
                 );
               })}
               <div className="add-provider">
-                {NEW_PROVIDERS.map((t) => (
+                {newProviders().map((t) => (
                   <button key={t.label} onClick={() => add(t)} data-testid={`add-${t.name}`}>
                     + {t.label}
                   </button>
@@ -667,6 +672,9 @@ function ProviderCard(props: {
   const p = props.draft;
   const models = p.test.status === "ok" ? p.test.models : [];
   const picked = p.pick && models.includes(p.pick) ? p.pick : (props.inUse ?? models[0] ?? "");
+  const row = kindInfo(p.kind);
+  const address = takesAddress(p.kind);
+  const builtin = isBuiltin(p.kind);
   return (
     <div className="provider-card" data-testid="provider-card" data-name={p.name}>
       <div className="provider-row">
@@ -676,10 +684,16 @@ function ProviderCard(props: {
         </label>
         <label>
           Kind
-          <select value={p.kind} onChange={(e) => props.onUpdate({ kind: e.target.value as ProviderKind, test: { status: "idle" } })}>
-            <option value="anthropic">Anthropic</option>
-            <option value="openai">OpenAI or compatible</option>
-            <option value="builtin">Built in (this computer)</option>
+          <select
+            value={p.kind}
+            data-testid="provider-kind"
+            onChange={(e) => props.onUpdate({ kind: e.target.value, test: { status: "idle" } })}
+          >
+            {PROVIDER_KINDS.map((k) => (
+              <option key={k.name} value={k.name}>
+                {k.words}
+              </option>
+            ))}
           </select>
         </label>
         <span className="spacer" />
@@ -687,15 +701,16 @@ function ProviderCard(props: {
           Remove
         </button>
       </div>
-      {p.kind === "openai" && (
+      {address && row && (
         <div className="provider-row">
           <label className="grow">
             <span>
-              Address <span className="muted">(empty for OpenAI itself)</span>
+              Address{" "}
+              {row.default_url !== "" && <span className="muted">(empty for {serviceWords(row)} itself)</span>}
             </span>
             <input
               value={p.base_url}
-              placeholder={DEFAULT_LOCAL_URL}
+              placeholder={row.default_url || DEFAULT_LOCAL_URL}
               onChange={(e) => props.onUpdate({ base_url: e.target.value, test: { status: "idle" } })}
               data-testid="provider-base-url"
             />
@@ -703,7 +718,7 @@ function ProviderCard(props: {
         </div>
       )}
       <div className="provider-row">
-        {p.kind === "builtin" ? (
+        {builtin ? (
           <span className="grow muted">Runs inside Tandem: no key, no address (its file is chosen above).</span>
         ) : (
           <label className="grow">
@@ -723,7 +738,7 @@ function ProviderCard(props: {
             />
           </label>
         )}
-        {p.kind !== "builtin" && (p.key_source === "keychain" || p.key_source?.startsWith("file")) ? (
+        {!builtin && (p.key_source === "keychain" || p.key_source?.startsWith("file")) ? (
           <button className="link-button" onClick={props.onForgetKey}>
             Forget key
           </button>
@@ -767,7 +782,7 @@ function ProviderCard(props: {
           <Problem message={p.test.error.message} detail={p.test.error.detail} />
         </div>
       )}
-      {p.kind === "openai" && (
+      {address && (
         <details className="provider-advanced" data-testid="provider-advanced">
           <summary>
             <span>Advanced</span>

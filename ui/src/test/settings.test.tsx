@@ -6,7 +6,7 @@ import userEvent from "@testing-library/user-event";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { App } from "../App";
 import { useApp } from "../store";
-import { DEFAULT_LOCAL_URL } from "../bindings";
+import { DEFAULT_LOCAL_URL, PROVIDER_KINDS } from "../bindings";
 import type { EngineError, RulesView } from "../bindings";
 import { builtinStatus, engineError, entry, installFakeBackend, rulesView, settingsView, text, type Call, type FakeAgent, type FakeProject, type FakeTurn } from "./fakeBackend";
 import { resetStores } from "./resetStores";
@@ -221,6 +221,44 @@ describe("settings: connect, pick a model, use it — in one place", () => {
     expect(result).toHaveTextContent("answered with a web page (HTTP 404)");
     expect(result).not.toHaveTextContent("<");
     expect(result).not.toHaveTextContent("try again in a moment");
+  });
+
+  it("offers every kind of provider of the rows, in their order and words, and treats each by its row", async () => {
+    const { user, view } = await openSettings({
+      settings: settingsView({
+        providers: [{ name: "anthropic", kind: "anthropic", base_url: null, num_ctx: null, lenient_tool_calls: null, small_model: null, key_source: null }],
+      }),
+    });
+    const card = within(view).getByTestId("provider-card");
+    const select = within(card).getByTestId("provider-kind");
+    expect(select).toHaveValue("anthropic");
+    expect(Array.from(select.querySelectorAll("option")).map((o) => [o.value, o.textContent])).toEqual(
+      PROVIDER_KINDS.map((k) => [k.name, k.words]),
+    );
+    // Anthropic's API: no address, a key it needs.
+    expect(within(card).queryByTestId("provider-base-url")).toBeNull();
+    expect(within(card).queryByTestId("provider-advanced")).toBeNull();
+    expect(within(card).getByTestId("key-source")).toHaveTextContent("(none stored — Anthropic needs one)");
+    await user.selectOptions(select, "openai");
+    // OpenAI or compatible: an address, empty for OpenAI's own, which the field shows.
+    const address = within(card).getByTestId("provider-base-url");
+    expect(address).toHaveAttribute("placeholder", "https://api.openai.com/v1");
+    expect(card).toHaveTextContent("(empty for OpenAI itself)");
+    expect(within(card).getByTestId("provider-advanced")).toBeInTheDocument();
+    expect(within(card).getByTestId("key-source")).toHaveTextContent("(none stored — OpenAI needs one)");
+    await user.type(address, DEFAULT_LOCAL_URL);
+    expect(within(card).getByTestId("key-source")).toHaveTextContent("(none stored — most servers on this computer need none)");
+    await user.selectOptions(select, "builtin");
+    // The model built in: neither address nor key.
+    expect(within(card).queryByTestId("provider-base-url")).toBeNull();
+    expect(within(card).queryByTestId("provider-key")).toBeNull();
+    expect(card).toHaveTextContent("Runs inside Tandem: no key, no address");
+    // What can be added: a server on this computer, then each hosted API in its own words.
+    expect(Array.from(view.querySelectorAll(".add-provider button")).map((b) => [b.getAttribute("data-testid"), b.textContent])).toEqual([
+      ["add-local", "+ A server on this computer (Ollama, llama.cpp, LM Studio…)"],
+      ["add-anthropic", "+ Anthropic"],
+      ["add-openai", "+ OpenAI"],
+    ]);
   });
 
   it("words the key field by kind and the key storage by what the user chose", async () => {
