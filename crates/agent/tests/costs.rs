@@ -57,13 +57,16 @@ async fn a_session_limit_stops_before_the_next_call_and_raising_it_goes_on() {
     .expect("scenario");
     let mut setup = Setup::new(Mode::Ask);
     setup.model = "claude-sonnet-4-5";
-    setup.spend = agent::spend::SpendOptions {
-        limits: SpendLimits {
-            session_usd: Some(0.50),
-            ..SpendLimits::default()
-        },
-        ledger_dir: Some(ledger.path().to_path_buf()),
-    };
+    let ledger_dir = ledger.path().to_path_buf();
+    let setup = setup.with_options(move |o| {
+        o.spend = agent::spend::SpendOptions {
+            limits: SpendLimits {
+                session_usd: Some(0.50),
+                ..SpendLimits::default()
+            },
+            ledger_dir: Some(ledger_dir),
+        }
+    });
     let h = Harness::start(s, project.path(), setup, |_| ApprovalAnswer::Approve).await;
     let outcome = h.run("Read a.txt").await;
     let TurnOutcome::LimitReached { reached } = outcome else {
@@ -94,5 +97,4 @@ async fn a_session_limit_stops_before_the_next_call_and_raising_it_goes_on() {
         .expect("no hang")
         .expect("the turn's outcome");
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
-    assert_eq!(h.server.failures(), Vec::<String>::new());
 }

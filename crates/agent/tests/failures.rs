@@ -3,7 +3,7 @@
 //! same provider resolver the window and the CLI use. Each says what happened and what to do
 //! in words; the raw error is only ever the detail.
 
-use agent::{AgentConfig, Sandboxing, Session, SessionOptions};
+use agent::{Sandboxing, Session, SessionOptions};
 use config::{Preset, PresetSlot};
 use llm::ProviderKind;
 use protocol::{AgentEvent, FailureCode, TurnOutcome};
@@ -15,22 +15,16 @@ async fn turn(preset: Option<Preset>) -> (Vec<AgentEvent>, TurnOutcome) {
     let project = tempfile::tempdir().expect("tempdir");
     let config_dir = tempfile::tempdir().expect("tempdir");
     let sessions = tempfile::tempdir().expect("tempdir");
-    let opts = SessionOptions {
-        root: tools::ProjectRoot::open(project.path()).expect("open"),
-        sessions_dir: sessions.path().to_path_buf(),
-        policy: policy::Policy::builtin(),
-        config: AgentConfig::new(""),
-        resolver: config::provider_resolver(
+    let opts = SessionOptions::new(
+        tools::ProjectRoot::open(project.path()).expect("open"),
+        sessions.path().to_path_buf(),
+        config::provider_resolver(
             PresetSlot::new(preset),
             config_dir.path().join("settings.toml"),
             config::no_builtin(),
         ),
-        sandboxing: Sandboxing::Off,
-        tmp_dir: None,
-        web_search: None,
-        extensions: config::Extensions::none(),
-        spend: agent::spend::SpendOptions::default(),
-    };
+    )
+    .with(|o| o.sandboxing = Sandboxing::Off);
     let (session, mut events) = Session::create(opts, "fix it").expect("session");
     let outcome = tokio::time::timeout(Duration::from_secs(60), session.run("Fix the bug"))
         .await
@@ -178,21 +172,17 @@ async fn retry_is_offered_for_a_failed_last_turn_also_after_reopening() {
     let project = tempfile::tempdir().expect("tempdir");
     let config_dir = tempfile::tempdir().expect("tempdir");
     let sessions = tempfile::tempdir().expect("tempdir");
-    let opts = || SessionOptions {
-        root: tools::ProjectRoot::open(project.path()).expect("open"),
-        sessions_dir: sessions.path().to_path_buf(),
-        policy: policy::Policy::builtin(),
-        config: AgentConfig::new(""),
-        resolver: config::provider_resolver(
-            PresetSlot::new(None),
-            config_dir.path().join("settings.toml"),
-            config::no_builtin(),
-        ),
-        sandboxing: Sandboxing::Off,
-        tmp_dir: None,
-        web_search: None,
-        extensions: config::Extensions::none(),
-        spend: agent::spend::SpendOptions::default(),
+    let opts = || {
+        SessionOptions::new(
+            tools::ProjectRoot::open(project.path()).expect("open"),
+            sessions.path().to_path_buf(),
+            config::provider_resolver(
+                PresetSlot::new(None),
+                config_dir.path().join("settings.toml"),
+                config::no_builtin(),
+            ),
+        )
+        .with(|o| o.sandboxing = Sandboxing::Off)
     };
     let (session, _events) = Session::create(opts(), "fix it").expect("session");
     let first = session.run("Fix the bug").await.expect("turn");

@@ -57,7 +57,6 @@ async fn read_edit_run_and_finish_on_a_real_repository() {
         |_| ApprovalAnswer::Approve,
     )
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert_eq!(
         outcome,
         TurnOutcome::Done {
@@ -153,7 +152,6 @@ async fn a_denied_call_reaches_the_model_and_it_recovers() {
         |_| ApprovalAnswer::Approve,
     )
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }));
     assert!(h.questions().is_empty(), "a deny is never put to the user");
 }
@@ -161,7 +159,7 @@ async fn a_denied_call_reaches_the_model_and_it_recovers() {
 #[tokio::test]
 async fn a_partial_approval_applies_only_the_accepted_hunk() {
     let project = repo();
-    let (h, _outcome) = run(
+    let (_harness, _outcome) = run(
         "agent_partial_hunks.json",
         project.path(),
         Mode::Ask,
@@ -173,7 +171,6 @@ async fn a_partial_approval_applies_only_the_accepted_hunk() {
         },
     )
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     let text = std::fs::read_to_string(project.path().join("list.txt")).expect("read");
     assert!(
         text.contains("line two\n") && text.contains("line 19\n") && !text.contains("nineteen"),
@@ -195,7 +192,6 @@ async fn edits_three_lines_apart_are_kept_or_rejected_apart() {
         }
     })
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     let expected: String = (1..=20)
         .map(|i| match i {
@@ -242,7 +238,6 @@ async fn a_task_done_that_contradicts_what_happened_carries_warnings() {
         },
     )
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     let events = h.events();
     // The failed command: its outcome and exit code travel typed.
@@ -330,7 +325,6 @@ async fn a_check_that_failed_in_an_earlier_task_is_not_blamed_on_the_next() {
     let first = h.run("Does the greeting test pass?").await;
     assert!(matches!(first, TurnOutcome::Done { .. }), "{first:?}");
     let second = h.run("Write notes.txt").await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert_eq!(
         second,
         TurnOutcome::Done {
@@ -370,7 +364,6 @@ async fn each_tool_result_carries_a_summary_for_people() {
         |_| ApprovalAnswer::Approve,
     )
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     let summaries: Vec<(String, Option<ToolOutcome>, Option<ToolSummary>)> = h
         .events()
@@ -463,14 +456,13 @@ async fn each_tool_result_carries_a_summary_for_people() {
 #[tokio::test]
 async fn malformed_arguments_are_explained() {
     let project = repo();
-    let (h, outcome) = run(
+    let (_harness, outcome) = run(
         "agent_malformed_json.json",
         project.path(),
         Mode::Ask,
         |_| ApprovalAnswer::Approve,
     )
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }));
 }
 
@@ -500,7 +492,6 @@ async fn the_same_cycle_of_calls_steps_back_once_then_pauses_for_the_user() {
         |_| ApprovalAnswer::Approve,
     )
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(
         matches!(&outcome, TurnOutcome::Paused { reason }
             if reason.contains("same 2 calls (read_file → list_files) 3 times")
@@ -533,7 +524,6 @@ async fn the_same_call_three_times_steps_back_once_then_pauses_for_the_user() {
         |_| ApprovalAnswer::Approve,
     )
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(
         matches!(&outcome, TurnOutcome::Paused { reason } if reason.contains("3 times")),
         "{outcome:?}"
@@ -564,7 +554,6 @@ async fn the_same_tests_failing_three_times_step_back_with_the_assertion_then_pa
         |_| ApprovalAnswer::Approve,
     )
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(
         matches!(&outcome, TurnOutcome::Paused { reason }
             if reason.contains("still failed after one step back")
@@ -598,7 +587,6 @@ async fn a_denial_with_a_message_reaches_the_model_and_nothing_runs() {
         },
     )
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert_eq!(outcome, TurnOutcome::Ended);
     assert_eq!(h.questions().len(), 1);
 }
@@ -612,29 +600,27 @@ async fn a_front_end_that_goes_away_cancels_the_pending_call() {
             .await
             .expect("server");
     let base = server.base_url().to_string();
-    let opts = SessionOptions {
-        root: tools::ProjectRoot::open(project.path()).expect("open"),
-        sessions_dir: sessions.path().to_path_buf(),
-        policy: Policy::builtin(),
-        config: AgentConfig::new("m"),
-        resolver: Arc::new(move |_| {
-            Ok(config::ResolvedModel {
-                provider: llm::Provider::new(llm::ProviderConfig::new(
-                    llm::ProviderKind::OpenAi,
-                    &base,
-                    None,
-                ))
-                .expect("provider"),
-                model: "m".into(),
-                fell_back: false,
-            })
-        }),
-        sandboxing: Sandboxing::Off,
-        tmp_dir: None,
-        web_search: None,
-        extensions: config::Extensions::none(),
-        spend: agent::spend::SpendOptions::default(),
-    };
+    let resolver: config::ProviderResolver = Arc::new(move |_| {
+        Ok(config::ResolvedModel {
+            provider: llm::Provider::new(llm::ProviderConfig::new(
+                llm::ProviderKind::OpenAi,
+                &base,
+                None,
+            ))
+            .expect("provider"),
+            model: "m".into(),
+            fell_back: false,
+        })
+    });
+    let opts = SessionOptions::new(
+        tools::ProjectRoot::open(project.path()).expect("open"),
+        sessions.path().to_path_buf(),
+        resolver,
+    )
+    .with(|o| {
+        o.config = AgentConfig::new("m");
+        o.sandboxing = Sandboxing::Off;
+    });
     let (session, mut events) = Session::create(opts, "deploy").expect("session");
     let id = session.id().to_string();
     let turn = session.submit("deploy").expect("submit");
@@ -658,27 +644,64 @@ async fn a_front_end_that_goes_away_cancels_the_pending_call() {
             .all(|e| e.event["type"] != "approval_answered"),
         "a question nobody answered is never an approval"
     );
+    // Nothing ran, so the model never heard the denial the script answers.
+    assert_eq!(
+        server.failures(),
+        ["the script has 2 turns but only 1 requests came"]
+    );
 }
 
 #[tokio::test]
 async fn stop_mid_stream_cancels_at_once_and_a_budget_stops_the_task() {
     let project = repo();
-    let slow = Scenario::from_json(r#"{"name": "slow", "format": "anthropic", "turns": [{"reply": {"text": "never seen"}, "delay_ms": 30000}]}"#).expect("json");
+    // A reply that streams for a minute: 20 bytes every 200 ms.
+    let words: Vec<String> = (0..300).map(|i| format!("word{i}")).collect();
+    let slow = Scenario::from_json(
+        &serde_json::json!({"name": "slow", "format": "anthropic", "turns": [
+            {"reply": {"text": words.join(" ")}, "chunk": 20, "chunk_delay_ms": 200}
+        ]})
+        .to_string(),
+    )
+    .expect("json");
     let h = Harness::start(slow, project.path(), Setup::new(Mode::Ask), |_| {
         ApprovalAnswer::Approve
     })
     .await;
     let turn = h.session.submit("t").expect("submit");
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    h.until("the reply to stream", |events| {
+        events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::TextDelta { .. }))
+    })
+    .await;
     h.session.stop();
     let outcome = tokio::time::timeout(Duration::from_secs(10), turn)
         .await
         .expect("no hang")
         .expect("outcome");
     assert_eq!(outcome, TurnOutcome::Cancelled);
+    // Stopped mid-way: some of the reply came, and not its end.
+    let streamed: String = h
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::TextDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(streamed.starts_with("word0"), "{streamed}");
+    assert!(
+        !streamed.contains("word299"),
+        "the whole reply came: {streamed}"
+    );
+    assert!(
+        !h.events()
+            .iter()
+            .any(|e| matches!(e, AgentEvent::AssistantMessage { .. })),
+        "a stopped reply is not kept as the model's message"
+    );
 
-    let mut setup = Setup::new(Mode::Ask);
-    setup.config.token_budget = Some(1);
+    let setup = Setup::new(Mode::Ask).with_options(|o| o.config.token_budget = Some(1));
     let h = Harness::start(
         scenario("agent_loop_detection.json"),
         project.path(),
@@ -691,14 +714,18 @@ async fn stop_mid_stream_cancels_at_once_and_a_budget_stops_the_task() {
         matches!(outcome, TurnOutcome::BudgetSpent { .. }),
         "{outcome:?}"
     );
+    // The budget stopped the task after its first reply: the rest of the script is unasked.
+    assert_eq!(
+        h.server.failures(),
+        ["the script has 6 turns but only 1 requests came"]
+    );
 }
 
 #[tokio::test]
 async fn nearing_the_context_window_compacts_older_turns_with_the_model() {
     let project = repo();
-    let mut setup = Setup::new(Mode::Ask);
     // list.txt alone is ~150 characters: a tiny window makes the third turn compact.
-    setup.config.context_window = 120;
+    let setup = Setup::new(Mode::Ask).with_options(|o| o.config.context_window = 120);
     let h = Harness::start(
         scenario("agent_compaction.json"),
         project.path(),
@@ -713,7 +740,6 @@ async fn nearing_the_context_window_compacts_older_turns_with_the_model() {
             summary: "Looked around.".into()
         }
     );
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     let read = read_session::<Value>(&h.log_path()).expect("log");
     assert!(
         read.entries.iter().any(|e| e.event["type"] == "compaction"),
@@ -751,8 +777,8 @@ async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
     let project = repo();
     let config_dir = tempfile::tempdir().expect("tempdir");
     let user_file = config_dir.path().join("config/tandem/policy.toml");
-    let mut setup = Setup::new(Mode::Ask);
-    setup.config.user_policy_file = Some(user_file.clone());
+    let kept = user_file.clone();
+    let setup = Setup::new(Mode::Ask).with_options(move |o| o.config.user_policy_file = Some(kept));
     let h = Harness::start(
         scenario("agent_approve_always.json"),
         project.path(),
@@ -762,7 +788,6 @@ async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
     .await;
     let outcome = h.run("check make").await;
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     let asked: Vec<_> = h
         .questions()
         .iter()
@@ -901,7 +926,6 @@ async fn invalid_calls_of_every_kind_are_sent_back_before_anyone_is_asked() {
     .await;
     let outcome = h.run("try things").await;
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     let asked: Vec<String> = h.questions().iter().map(|q| q.tool.clone()).collect();
     assert_eq!(
         asked,
@@ -922,9 +946,9 @@ async fn tools_turned_off_or_unable_to_work_are_not_offered() {
     std::fs::create_dir_all(rules.parent().expect("parent")).expect("mkdir");
     let text = "[tools]\noff = [\"run_command\"]\n";
     std::fs::write(&rules, text).expect("write");
-    let mut setup = Setup::new(Mode::FullAuto);
-    setup.policy =
+    let rules_in_force =
         Policy::load(None, Some(policy::RuleText { path: &rules, text }), &root).expect("load");
+    let setup = Setup::new(Mode::FullAuto).with_options(move |o| o.policy = rules_in_force);
     let s = Scenario::from_json(
         r#"{"name": "tools off", "format": "anthropic", "turns": [
             {"expect": {"tools_include": ["read_file", "web_fetch"], "tools_exclude": ["run_command", "web_search"]},
@@ -939,7 +963,6 @@ async fn tools_turned_off_or_unable_to_work_are_not_offered() {
     let h = Harness::start(s, project.path(), setup, |_| ApprovalAnswer::Approve).await;
     let outcome = h.run("make a file").await;
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(h.questions().is_empty());
     assert!(!project.path().join("made.txt").exists());
 }
@@ -982,7 +1005,6 @@ async fn an_approved_local_fetch_follows_its_own_servers_redirect() {
     .await;
     let outcome = h.run("read my local page").await;
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert_eq!(h.questions().len(), 1);
 }
 
@@ -1006,7 +1028,6 @@ async fn a_write_with_wrong_arguments_is_sent_back_without_asking_anyone() {
     .await;
     let outcome = h.run("write").await;
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert_eq!(
         *asked.lock().expect("lock"),
         0,
@@ -1030,7 +1051,6 @@ async fn huge_tool_results_reach_the_model_cut_to_fit() {
     )
     .await;
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     // The search's whole result was saved, and the model was told where.
     let said = h
         .events()
@@ -1104,11 +1124,6 @@ async fn an_image_read_reaches_a_model_that_takes_images_and_is_explained_to_one
         let h = Harness::start(s, project.path(), setup, |_| ApprovalAnswer::Approve).await;
         let outcome = h.run("What is in logo.png?").await;
         assert_eq!(outcome, TurnOutcome::Ended, "{format} {images:?}");
-        assert_eq!(
-            h.server.failures(),
-            Vec::<String>::new(),
-            "{format} {images:?}"
-        );
         if in_request.is_empty() {
             assert!(
                 !h.server
@@ -1154,7 +1169,6 @@ async fn a_fetched_image_is_attached_for_a_model_that_takes_images() {
         })
         .await;
         h.run("What is the logo?").await;
-        assert_eq!(h.server.failures(), Vec::<String>::new(), "{format}");
     }
 }
 
@@ -1197,7 +1211,6 @@ async fn a_pdf_is_read_as_text_and_attached_for_a_model_that_takes_files() {
         })
         .await;
         h.run("What does the report say?").await;
-        assert_eq!(h.server.failures(), Vec::<String>::new(), "{format}");
         if !attached {
             assert!(
                 !h.server
@@ -1230,7 +1243,6 @@ async fn a_secret_is_neither_shown_by_git_diff_nor_committed_unasked() {
         ApprovalAnswer::Deny { message: None }
     })
     .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     let questions = h.questions();
     assert_eq!(questions.len(), 1, "{questions:?}");
@@ -1284,7 +1296,6 @@ async fn a_small_model_on_a_local_server_gets_the_small_model_help() {
         })
         .await;
         let outcome = h.run("Make greeting.txt say hello, tandem").await;
-        assert_eq!(h.server.failures(), Vec::<String>::new(), "{model}");
         assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
         let read_first = h.events().iter().any(|e| {
             matches!(e, AgentEvent::ToolFinished { name, output, .. }
@@ -1311,7 +1322,6 @@ async fn a_small_models_write_that_drops_a_function_is_refused() {
     )
     .await;
     let outcome = h.run("Make add in calc.py return a + b").await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     assert_eq!(
         std::fs::read_to_string(project.path().join("calc.py")).expect("read"),
@@ -1334,7 +1344,6 @@ async fn a_file_attached_with_an_at_is_read_before_the_first_step() {
     )
     .await;
     let outcome = h.run("Make @greeting.txt say hello, tandem").await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     assert_eq!(
         std::fs::read_to_string(project.path().join("greeting.txt")).expect("read"),
@@ -1371,7 +1380,6 @@ async fn a_small_models_whole_function_for_its_first_line_replaces_the_function(
     let outcome = h
         .run("range(start, end) in range.js should not include end. Fix it.")
         .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     assert_eq!(
         std::fs::read_to_string(project.path().join("range.js")).expect("read"),
@@ -1399,7 +1407,6 @@ async fn line_numbers_copied_from_read_file_are_not_written_into_the_file() {
     )
     .await;
     let outcome = h.run("Implement unique in dedupe.py.").await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     assert_eq!(
         std::fs::read_to_string(project.path().join("dedupe.py")).expect("read"),
@@ -1423,7 +1430,6 @@ async fn a_task_done_before_the_asked_check_ran_is_sent_back_to_run_it() {
     let outcome = h
         .run("Implement ext.sh. Run `bash test.sh` to check.")
         .await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(&outcome, TurnOutcome::Done { .. }), "{outcome:?}");
 }
 
@@ -1448,7 +1454,6 @@ async fn a_small_models_file_in_a_code_block_is_written_as_that_file() {
     )
     .await;
     let outcome = h.run("Fix add in calc.py.").await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     assert_eq!(
         std::fs::read_to_string(project.path().join("calc.py")).expect("read"),
@@ -1478,6 +1483,11 @@ async fn a_large_models_code_block_is_only_text() {
         std::fs::read_to_string(project.path().join("calc.py")).expect("read"),
         "def add(a, b):\n    return a - b\n"
     );
+    // Nothing was written, so the turn that answers the write never comes.
+    assert_eq!(
+        h.server.failures(),
+        ["the script has 2 turns but only 1 requests came"]
+    );
 }
 
 /// Found by make bench-agent (rs-factorial): the model looked for `if n == 0 { return 0; }`
@@ -1500,7 +1510,6 @@ async fn an_old_string_squashed_onto_one_line_edits_the_files_own_lines() {
     )
     .await;
     let outcome = h.run("Fix factorial(0) in src/lib.rs.").await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     assert_eq!(
         std::fs::read_to_string(project.path().join("src/lib.rs")).expect("read"),
@@ -1525,7 +1534,6 @@ async fn a_small_models_task_done_after_failing_tests_is_sent_back_twice() {
     )
     .await;
     let outcome = h.run("Fix add in calc.py, then run the tests.").await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     let sent_back: Vec<String> = finished(&h)
         .into_iter()
@@ -1629,7 +1637,6 @@ async fn attaching_a_secret_or_a_file_outside_with_an_at_reads_none_of_it() {
     )
     .await;
     h.run("Summarise @.env and @../outside.txt").await;
-    assert_eq!(h.server.failures(), Vec::<String>::new());
     let sent: String = h
         .server
         .requests()

@@ -85,7 +85,6 @@ async fn a_fenced_call_for_a_wrong_path_runs_and_is_told_the_right_one() {
         .await
         .expect("server");
     let (code, out, err) = replay(project.path(), &server).await;
-    assert_eq!(server.failures(), Vec::<String>::new());
     assert_eq!(server.requests().len(), 2, "stdout: {out}\nstderr: {err}");
     assert!(out.contains("→ read_file"), "stdout: {out}\nstderr: {err}");
     let results = tool_results(&server, 1);
@@ -113,7 +112,6 @@ async fn the_four_step_task_finishes_with_the_stock_template() {
         .await
         .expect("server");
     let (code, out, err) = replay(project.path(), &server).await;
-    assert_eq!(server.failures(), Vec::<String>::new());
     assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
     assert_eq!(server.requests().len(), 5, "stdout: {out}\nstderr: {err}");
     let first = tool_results(&server, 1);

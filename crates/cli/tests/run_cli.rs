@@ -40,7 +40,6 @@ async fn run_streams_the_transcript_and_finishes_on_task_done() {
     let uid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").expect("uid"));
     let scratch = std::env::temp_dir().join(format!("tandem-{uid}")).join(id);
     assert!(!scratch.exists(), "{} was left behind", scratch.display());
-    assert_eq!(server.failures(), Vec::<String>::new());
     assert_eq!(
         std::fs::read_to_string(project.path().join("greeting.txt")).expect("read"),
         "hello, tandem\n"
@@ -80,7 +79,6 @@ async fn a_contradicted_task_done_is_printed_with_its_warnings() {
     )
     .await;
     assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
-    assert_eq!(server.failures(), Vec::<String>::new());
     assert!(out.contains("⚠ All tests pass."), "{out}");
     assert!(!out.contains("✓ All tests pass."), "{out}");
     assert!(
@@ -198,7 +196,6 @@ async fn run_stops_what_is_still_running_when_it_exits_and_says_so() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert_eq!(server.failures(), Vec::<String>::new());
 }
 
 #[tokio::test]
@@ -207,6 +204,13 @@ async fn show_prints_the_turns_and_the_tree_of_agents() {
     std::fs::write(
         project.path().join("calc.py"),
         "def add(a, b):\n    return a - b  # wrong\n",
+    )
+    .expect("write");
+    // The scenario's sub-agent is refused what its parent is refused: the project's docs.
+    std::fs::create_dir_all(project.path().join(".tandem")).expect("mkdir");
+    std::fs::write(
+        project.path().join(".tandem/policy.toml"),
+        "[paths]\nprotected = [\"docs/**\"]\n",
     )
     .expect("write");
     let data = tempfile::tempdir().expect("tempdir");
@@ -288,8 +292,13 @@ async fn calls_written_as_text_by_a_local_model_run_unless_switched_off() {
             runs,
             "{flag:?}: stdout: {out}\nstderr: {err}"
         );
-        if runs {
-            assert_eq!(server.failures(), Vec::<String>::new(), "{flag:?}");
+        if !runs {
+            // Its call stays text: the turn that would answer its result never comes.
+            assert_eq!(
+                server.failures(),
+                ["the script has 2 turns but only 1 requests came"],
+                "{flag:?}"
+            );
         }
     }
 }
@@ -324,7 +333,6 @@ async fn an_empty_reply_is_answered_with_a_nudge_and_the_task_goes_on() {
     )
     .await;
     assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
-    assert_eq!(server.failures(), Vec::<String>::new());
     let requests = server.requests();
     assert_eq!(requests.len(), 3);
     let last = requests[2].body["messages"].as_array().expect("messages");
@@ -358,7 +366,6 @@ async fn a_refusal_in_a_commands_output_does_not_suggest_leaving_the_sandbox() {
     )
     .await;
     assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
-    assert_eq!(server.failures(), Vec::<String>::new());
     assert!(
         !out.contains("--outside") && !err.contains("--outside"),
         "{out}{err}"
@@ -463,7 +470,6 @@ async fn max_cost_stops_the_run_and_a_higher_one_goes_on() {
         ])
     });
     assert_eq!(code, Some(0), "{err}");
-    assert_eq!(server.failures(), Vec::<String>::new());
 }
 
 /// A settings.toml that cannot be read does not stop a run given --provider and --model, but its

@@ -277,6 +277,13 @@ impl Soak {
                 .await
                 .expect("join")
                 .expect("wait");
+            // A run killed mid-way, or turned away (its session busy), leaves its script
+            // unfinished: what it did is checked from its files and its log. A run that
+            // finished followed its script.
+            let unasked = server.failures();
+            if !killed && o.status.success() {
+                assert!(unasked.is_empty(), "{unasked:?}");
+            }
             drop(server);
             out.push(Ran {
                 planned: p,

@@ -106,7 +106,6 @@ async fn run_shows_escape_sequences_from_the_model_and_commands_on_a_terminal() 
     )
     .await;
     assert_eq!(code, 0, "{out}");
-    assert_eq!(server.failures(), Vec::<String>::new());
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
     assert!(
         out.contains("Reading ␛]52;c;bW9kZWw=␇ the repository."),

@@ -6,7 +6,7 @@ use agent::{AgentConfig, Sandboxing, Session, SessionOptions, engine_error};
 use config::ResolvedModel;
 use llm::{Provider, ProviderConfig, ProviderKind, RetryPolicy};
 use model_server::{Format, Scenario, ScriptedServer};
-use policy::{Mode, Policy};
+use policy::Mode;
 use protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest, FailureCode, TurnOutcome};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -41,12 +41,10 @@ pub struct Harness {
     _sessions: Option<tempfile::TempDir>,
 }
 
+/// What a test sets of its session, over the defaults a harness session starts with (the
+/// scripted model, no sandbox, a fresh sessions folder): codex-rs's `with_config`.
 pub struct Setup {
     pub mode: Mode,
-    pub config: AgentConfig,
-    pub sandboxing: Sandboxing,
-    pub policy: Policy,
-    pub tmp_dir: Option<PathBuf>,
     /// Where logs go (a fresh folder when unset).
     pub sessions_dir: Option<PathBuf>,
     /// Continue this session instead of starting one.
@@ -55,10 +53,6 @@ pub struct Setup {
     pub roles: Vec<&'static str>,
     /// Whether the model takes images, when not the provider's default.
     pub images: Option<bool>,
-    /// Skills and MCP servers.
-    pub extensions: config::Extensions,
-    /// Spending limits and where the day's ledger is.
-    pub spend: agent::spend::SpendOptions,
     /// The default role's model name (a priced one makes the replies cost money).
     pub model: &'static str,
     /// Answer with this in-process model (as the built-in provider) instead of the server.
@@ -66,57 +60,69 @@ pub struct Setup {
     /// Leave questions waiting for the test to answer (`session.answer`), as a user who has
     /// not answered yet.
     pub hold_questions: bool,
+    /// The test's changes to the session's options, in order.
+    changes: Vec<OptionsChange>,
 }
+
+type OptionsChange = Box<dyn FnOnce(&mut SessionOptions) + Send>;
 
 impl Setup {
     pub fn new(mode: Mode) -> Self {
         Setup {
             mode,
-            config: AgentConfig::new("scripted-model"),
-            sandboxing: Sandboxing::Off,
-            policy: Policy::builtin(),
-            tmp_dir: None,
             sessions_dir: None,
             resume: None,
             roles: vec!["default"],
             images: None,
-            extensions: config::Extensions::none(),
-            spend: agent::spend::SpendOptions::default(),
             model: "scripted-model",
             local_model: None,
             hold_questions: false,
+            changes: Vec::new(),
         }
+    }
+
+    /// The session's options as this test needs them: `change` runs on the defaults (after
+    /// the changes given before it).
+    pub fn with_options(
+        mut self,
+        change: impl FnOnce(&mut SessionOptions) + Send + 'static,
+    ) -> Self {
+        self.changes.push(Box::new(change));
+        self
+    }
+
+    /// The options of a session of `project` logged in `sessions_dir`, finding its models
+    /// with `resolver`: the defaults, the harness's own (no sandbox, this test's model), then
+    /// the test's changes.
+    pub fn options(
+        self,
+        project: &Path,
+        sessions_dir: PathBuf,
+        resolver: config::ProviderResolver,
+    ) -> SessionOptions {
+        let root = tools::ProjectRoot::open(project).expect("open");
+        let model = self.model;
+        let mut opts = SessionOptions::new(root, sessions_dir, resolver).with(|o| {
+            o.config = AgentConfig::new(model);
+            o.sandboxing = Sandboxing::Off;
+        });
+        for change in self.changes {
+            change(&mut opts);
+        }
+        opts
     }
 }
 
 /// Opens a session, waiting for a previous holder that is closing to let go of it.
 async fn open_when_free(opts: SessionOptions, id: &str) -> (Session, agent::Events) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    let mut opts = Some(opts);
     loop {
-        let Some(o) = opts.take() else {
-            panic!("the session options were used up");
-        };
-        // Options are consumed by an attempt: rebuild them from a clone of their parts.
-        let retry = SessionOptions {
-            root: o.root.clone(),
-            sessions_dir: o.sessions_dir.clone(),
-            policy: o.policy.clone(),
-            config: o.config.clone(),
-            resolver: o.resolver.clone(),
-            sandboxing: agent::Sandboxing::Off,
-            tmp_dir: o.tmp_dir.clone(),
-            web_search: None,
-            extensions: o.extensions.clone(),
-            spend: o.spend.clone(),
-        };
-        match Session::open(o, id) {
+        match Session::open(opts.clone(), id) {
             Ok(s) => return s,
             Err(agent::SessionError::Log(agent::LogError::Busy(_)))
                 if tokio::time::Instant::now() < deadline =>
             {
                 tokio::time::sleep(Duration::from_millis(20)).await;
-                opts = Some(retry);
             }
             Err(e) => panic!("open session: {e}"),
         }
@@ -137,6 +143,7 @@ impl Harness {
         let images = setup.images;
         let local = setup.local_model.clone();
         let default_model = setup.model;
+        let (mode, hold, resume) = (setup.mode, setup.hold_questions, setup.resume.clone());
         let resolver: config::ProviderResolver = Arc::new(move |role: &str| {
             if let Some(model) = &local {
                 return Ok(ResolvedModel {
@@ -175,7 +182,7 @@ impl Harness {
                 fell_back: !roles.contains(&role),
             })
         });
-        let (owned, sessions_dir) = match setup.sessions_dir {
+        let (owned, sessions_dir) = match setup.sessions_dir.clone() {
             Some(d) => (None, d),
             None => {
                 let d = tempfile::tempdir().expect("tempdir");
@@ -183,28 +190,16 @@ impl Harness {
                 (Some(d), p)
             }
         };
-        let opts = SessionOptions {
-            root: tools::ProjectRoot::open(project).expect("open"),
-            sessions_dir: sessions_dir.clone(),
-            policy: setup.policy,
-            config: setup.config,
-            resolver,
-            sandboxing: setup.sandboxing,
-            tmp_dir: setup.tmp_dir,
-            web_search: None,
-            extensions: setup.extensions,
-            spend: setup.spend,
-        };
-        let (session, mut events) = match &setup.resume {
+        let opts = setup.options(project, sessions_dir.clone(), resolver);
+        let (session, mut events) = match &resume {
             Some(id) => open_when_free(opts, id).await,
             None => Session::create(opts, "test task").expect("create session"),
         };
-        session.set_mode(setup.mode);
+        session.set_mode(mode);
         let seen: Arc<Mutex<Vec<AgentEvent>>> = Arc::default();
         let asked: Arc<Mutex<Vec<ApprovalRequest>>> = Arc::default();
         let (seen2, asked2, answerer) = (seen.clone(), asked.clone(), session.approvals());
         let answer: Answerer = Arc::new(answer);
-        let hold = setup.hold_questions;
         tokio::spawn(async move {
             while let Some(e) = events.recv().await {
                 if let Some(req) = question(&e) {

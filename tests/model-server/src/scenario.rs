@@ -60,6 +60,9 @@ pub struct Turn {
     /// Pause before the body.
     #[serde(default)]
     pub delay_ms: u64,
+    /// Pause after each write (with `chunk`): a reply still streaming when the test acts.
+    #[serde(default)]
+    pub chunk_delay_ms: u64,
 }
 
 /// Checks on the request; every failed check is recorded, not panicked, so a test can report

@@ -30,11 +30,16 @@ struct State {
     failures: Vec<String>,
 }
 
+/// A model server that answers with a scenario's script and checks what the client sent. When
+/// it ends, every failure the test has not looked at (`failures`) fails the test: an
+/// expectation the client broke, a request beyond the script, a turn never asked for.
 pub struct ScriptedServer {
     base_url: String,
     state: Arc<Mutex<State>>,
     turns: usize,
     task: tokio::task::JoinHandle<()>,
+    /// How many failures the test has looked at.
+    seen: std::sync::atomic::AtomicUsize,
 }
 
 impl ScriptedServer {
@@ -107,6 +112,7 @@ impl ScriptedServer {
             state,
             turns,
             task,
+            seen: std::sync::atomic::AtomicUsize::new(0),
         })
     }
 
@@ -123,8 +129,15 @@ impl ScriptedServer {
     }
 
     /// Every failed expectation so far, plus a missing-turns failure when not all turns were
-    /// requested.
+    /// requested. The test has looked at them: they no longer fail it when the server ends.
     pub fn failures(&self) -> Vec<String> {
+        let f = self.failures_now();
+        self.seen
+            .fetch_max(f.len(), std::sync::atomic::Ordering::SeqCst);
+        f
+    }
+
+    fn failures_now(&self) -> Vec<String> {
         let st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let mut f = st.failures.clone();
         if st.requests.len() < self.turns {
@@ -141,6 +154,15 @@ impl ScriptedServer {
 impl Drop for ScriptedServer {
     fn drop(&mut self) {
         self.task.abort();
+        if std::thread::panicking() {
+            return;
+        }
+        let failures = self.failures_now();
+        let seen = self.seen.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            failures.len() <= seen,
+            "the scripted model server saw what its script did not expect: {failures:#?}"
+        );
     }
 }
 
@@ -359,6 +381,9 @@ async fn serve(
             return;
         }
         let _ = sock.flush().await;
+        if turn.chunk_delay_ms > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(turn.chunk_delay_ms)).await;
+        }
     }
     let _ = sock.shutdown().await;
 }

@@ -10,5 +10,7 @@ pub mod procs;
 pub mod projects;
 pub mod run;
 pub mod tool_calls;
+pub mod wait;
 
 pub use run::{Ran, git, ran, run, run_async, scripted_run, tandem_cli_in, tandem_cli_scripted};
+pub use wait::{TimedOut, wait_until, wait_until_blocking};

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use tools::{ProjectRoot, SandboxSetup};
 
 /// How commands of the session are sandboxed.
+#[derive(Clone)]
 pub enum Sandboxing {
     /// As this machine allows (the probe decides).
     Machine,
@@ -18,6 +19,7 @@ pub enum Sandboxing {
 }
 
 /// What a session is made of.
+#[derive(Clone)]
 pub struct SessionOptions {
     pub root: ProjectRoot,
     /// Where session logs live; the session's own folder is `<sessions_dir>/<id>/`.
@@ -36,4 +38,32 @@ pub struct SessionOptions {
     pub extensions: config::Extensions,
     /// What the session and the day may spend on models.
     pub spend: crate::spend::SpendOptions,
+}
+
+impl SessionOptions {
+    /// A session of the project at `root`, logged in `sessions_dir`, finding its models with
+    /// `resolver`, and otherwise as a session starts: the built-in rules in their own mode,
+    /// commands in this machine's sandbox, no web search, nothing beyond the registry, no
+    /// spending limits. What a front end or a test needs otherwise it changes (see
+    /// [`SessionOptions::with`]).
+    pub fn new(root: ProjectRoot, sessions_dir: PathBuf, resolver: ProviderResolver) -> Self {
+        SessionOptions {
+            root,
+            sessions_dir,
+            policy: Policy::builtin(),
+            config: AgentConfig::new(String::new()),
+            resolver,
+            sandboxing: Sandboxing::Machine,
+            tmp_dir: None,
+            web_search: None,
+            extensions: config::Extensions::none(),
+            spend: crate::spend::SpendOptions::default(),
+        }
+    }
+
+    /// The same options with what `change` changes.
+    pub fn with(mut self, change: impl FnOnce(&mut SessionOptions)) -> Self {
+        change(&mut self);
+        self
+    }
 }

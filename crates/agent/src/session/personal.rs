@@ -7,7 +7,6 @@
 //! (`test_support::harness`) names every option itself: its folders and models are its own.
 
 use super::options::{Sandboxing, SessionOptions};
-use crate::agent::AgentConfig;
 use crate::spend::SpendOptions;
 use config::ProviderResolver;
 use config::Settings;
@@ -29,24 +28,17 @@ pub struct PersonalSession {
 impl PersonalSession {
     /// The session's options, with `settings` as read from the person's settings file.
     pub fn options(self, settings: &Settings) -> SessionOptions {
-        let mut config = AgentConfig::new(String::new());
-        config.home = std::env::var_os("HOME").map(PathBuf::from);
-        config.user_policy_file = self.user_policy_file;
-        SessionOptions {
-            root: self.root,
-            sessions_dir: config::locations::sessions_dir(),
-            policy: self.policy,
-            config,
-            resolver: self.resolver,
-            sandboxing: Sandboxing::Machine,
-            tmp_dir: None,
-            web_search: config::web_search_of(settings),
-            extensions: config::Extensions::none(),
-            spend: SpendOptions {
+        SessionOptions::new(self.root, config::locations::sessions_dir(), self.resolver).with(|o| {
+            o.policy = self.policy;
+            o.config.home = std::env::var_os("HOME").map(PathBuf::from);
+            o.config.user_policy_file = self.user_policy_file;
+            o.sandboxing = Sandboxing::Machine;
+            o.web_search = config::web_search_of(settings);
+            o.spend = SpendOptions {
                 limits: settings.limits,
                 ledger_dir: Some(config::locations::spend_dir()),
-            },
-        }
+            };
+        })
     }
 }
 
