@@ -4,10 +4,13 @@
 //! WebKitWebDriver), fixture projects made of real git repositories, and screenshots under
 //! `target/e2e/`, and a scripted desktop notification service. Must not reach into the app's internals: the tests see only what a user sees.
 
+use std::cell::Cell;
+use std::future::ready;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use test_support::{wait_until, wait_until_blocking};
 use thirtyfour::prelude::*;
 
 mod notifications;
@@ -91,12 +94,13 @@ impl Drop for DriverProcess {
     fn drop(&mut self) {
         let pid = self.child.id().to_string();
         let _ = Command::new("kill").args(["-TERM", &pid]).status();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
+        let ended = wait_until_blocking(
+            "tauri-driver to end on SIGTERM",
+            Duration::from_secs(5),
+            || matches!(self.child.try_wait(), Ok(Some(_))),
+        );
+        if ended.is_ok() {
+            return;
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -220,13 +224,13 @@ impl App {
             .stderr(Stdio::null())
             .spawn()?;
         let process = DriverProcess { child };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if Instant::now() > deadline {
-                return Err("tauri-driver did not start listening within 20 s".into());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        wait_until(
+            "tauri-driver to start listening",
+            Duration::from_secs(20),
+            || ready(std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()),
+        )
+        .await
+        .map_err(|_| "tauri-driver did not start listening within 20 s")?;
         let mut caps = thirtyfour::Capabilities::new();
         caps.set("browserName", "wry")?;
         caps.set(
@@ -252,67 +256,103 @@ impl App {
     /// still scrolling to its newest item moves what is in it, and WebDriver refuses a click
     /// on an element in motion, as a person would wait for the list to settle.
     pub async fn click(&self, css: &str) -> TestResult {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            // A re-render between finding and clicking leaves a stale element: find it again.
-            let el = self.wait_for(css).await?;
-            let clicked = match el.scroll_into_view().await {
-                Ok(()) => el.click().await,
-                Err(e) => Err(e),
-            };
-            match clicked {
-                Ok(()) => return Ok(()),
-                Err(e) if Instant::now() > deadline => {
-                    return Err(format!("clicking `{css}`: {e}").into());
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-            }
-        }
+        // How the last try went: tried until a click lands, or the element is not found.
+        let tried: Cell<TestResult> = Cell::new(Ok(()));
+        let _ = wait_until(
+            &format!("`{css}` to take a click"),
+            Duration::from_secs(15),
+            || async {
+                // A re-render between finding and clicking leaves a stale element: find it again.
+                let el = match self.wait_for(css).await {
+                    Ok(el) => el,
+                    Err(e) => {
+                        tried.set(Err(e));
+                        return true;
+                    }
+                };
+                let clicked = match el.scroll_into_view().await {
+                    Ok(()) => el.click().await,
+                    Err(e) => Err(e),
+                };
+                let done = clicked.is_ok();
+                tried.set(clicked.map_err(|e| format!("clicking `{css}`: {e}").into()));
+                done
+            },
+        )
+        .await;
+        // In time or not, the last try is the answer (a refused click when time ran out).
+        tried.into_inner()
     }
 
     /// Clicks the first element matching `css` if it shows, and says whether it did: for a
     /// button the window may take away by itself meanwhile (the transcript's "Latest" goes
     /// when the list reaches its end on its own).
     pub async fn click_if_shown(&self, css: &str) -> TestResult<bool> {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let Some(el) = self.driver.find_all(By::Css(css)).await?.into_iter().next() else {
-                return Ok(false);
-            };
-            let clicked = match el.scroll_into_view().await {
-                Ok(()) => el.click().await,
-                Err(e) => Err(e),
-            };
-            match clicked {
-                Ok(()) => return Ok(true),
-                Err(e) if Instant::now() > deadline => {
-                    return Err(format!("clicking `{css}`: {e}").into());
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-            }
-        }
+        // How the last try went: tried until a click lands, or the element is not shown.
+        let tried: Cell<TestResult<bool>> = Cell::new(Ok(false));
+        let _ = wait_until(
+            &format!("`{css}` to take a click"),
+            Duration::from_secs(15),
+            || async {
+                let found = match self.driver.find_all(By::Css(css)).await {
+                    Ok(found) => found,
+                    Err(e) => {
+                        tried.set(Err(e.into()));
+                        return true;
+                    }
+                };
+                let Some(el) = found.into_iter().next() else {
+                    tried.set(Ok(false));
+                    return true;
+                };
+                let clicked = match el.scroll_into_view().await {
+                    Ok(()) => el.click().await,
+                    Err(e) => Err(e),
+                };
+                let done = clicked.is_ok();
+                tried.set(
+                    clicked
+                        .map(|()| true)
+                        .map_err(|e| format!("clicking `{css}`: {e}").into()),
+                );
+                done
+            },
+        )
+        .await;
+        // In time or not, the last try is the answer (a refused click when time ran out).
+        tried.into_inner()
     }
 
     /// Scrolls the first element matching `css` into view, found afresh in the page (a row of
     /// the virtualised transcript may be drawn anew between a lookup and a scroll).
     pub async fn scroll_to(&self, css: &str) -> TestResult {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let found = self
-                .driver
-                .execute(
-                    "const e = document.querySelector(arguments[0]); if (!e) return false; e.scrollIntoView({block: 'nearest'}); return true;",
-                    vec![serde_json::json!(css)],
-                )
-                .await?;
-            if found.json().as_bool() == Some(true) {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                return Err(format!("`{css}` never showed to scroll to").into());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+        // A driver that fails ends the wait with its error.
+        let failed = Cell::new(None);
+        let shown = wait_until(
+            &format!("`{css}` to show to scroll to"),
+            Duration::from_secs(15),
+            || async {
+                let found = self
+                    .driver
+                    .execute(
+                        "const e = document.querySelector(arguments[0]); if (!e) return false; e.scrollIntoView({block: 'nearest'}); return true;",
+                        vec![serde_json::json!(css)],
+                    )
+                    .await;
+                match found {
+                    Ok(found) => found.json().as_bool() == Some(true),
+                    Err(e) => {
+                        failed.set(Some(e));
+                        true
+                    }
+                }
+            },
+        )
+        .await;
+        if let Some(e) = failed.take() {
+            return Err(e.into());
         }
+        shown.map_err(|_| format!("`{css}` never showed to scroll to").into())
     }
 
     /// The attribute `name` (or, for `textContent`, the text) of every element matching `css`,
@@ -330,32 +370,49 @@ impl App {
 
     /// Waits until `css` matches nothing.
     pub async fn wait_gone(&self, css: &str) -> TestResult {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while !self.driver.find_all(By::Css(css)).await?.is_empty() {
-            if Instant::now() > deadline {
-                return Err(format!("`{css}` still present after 15 s").into());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+        // A driver that fails ends the wait with its error.
+        let failed = Cell::new(None);
+        let gone = wait_until(
+            &format!("`{css}` to go"),
+            Duration::from_secs(15),
+            || async {
+                match self.driver.find_all(By::Css(css)).await {
+                    Ok(found) => found.is_empty(),
+                    Err(e) => {
+                        failed.set(Some(e));
+                        true
+                    }
+                }
+            },
+        )
+        .await;
+        if let Some(e) = failed.take() {
+            return Err(e.into());
         }
-        Ok(())
+        gone.map_err(|_| format!("`{css}` still present after 15 s").into())
     }
 
     /// Waits until the text of `css` contains `needle`, and returns the whole text.
     pub async fn wait_text(&self, css: &str, needle: &str) -> TestResult<String> {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let text = match self.driver.find(By::Css(css)).await {
-                Ok(el) => el.text().await.unwrap_or_default(),
-                Err(_) => String::new(),
-            };
-            if text.contains(needle) {
-                return Ok(text);
-            }
-            if Instant::now() > deadline {
-                return Err(format!("`{css}` text {text:?} never contained {needle:?}").into());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        // The text last read: what is returned, or said when it never came.
+        let text = Cell::new(String::new());
+        let came = wait_until(
+            &format!("`{css}` text to contain {needle:?}"),
+            Duration::from_secs(15),
+            || async {
+                let now = match self.driver.find(By::Css(css)).await {
+                    Ok(el) => el.text().await.unwrap_or_default(),
+                    Err(_) => String::new(),
+                };
+                let done = now.contains(needle);
+                text.set(now);
+                done
+            },
+        )
+        .await;
+        let text = text.into_inner();
+        came.map_err(|_| format!("`{css}` text {text:?} never contained {needle:?}"))?;
+        Ok(text)
     }
 
     /// All elements matching `css`, in document order.
@@ -365,17 +422,22 @@ impl App {
 
     /// Waits until at least `n` elements match `css`, and returns them.
     pub async fn wait_count(&self, css: &str, n: usize) -> TestResult<Vec<WebElement>> {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let found = self.all(css).await?;
-            if found.len() >= n {
-                return Ok(found);
-            }
-            if Instant::now() > deadline {
-                return Err(format!("`{css}`: {} found, waited for {n}", found.len()).into());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        // What the last look found (or how it failed: that ends the wait).
+        let looked: Cell<TestResult<Vec<WebElement>>> = Cell::new(Ok(Vec::new()));
+        let came = wait_until(
+            &format!("{n} of `{css}`"),
+            Duration::from_secs(20),
+            || async {
+                let found = self.all(css).await;
+                let done = found.as_ref().map_or(true, |found| found.len() >= n);
+                looked.set(found);
+                done
+            },
+        )
+        .await;
+        let found = looked.into_inner()?;
+        came.map_err(|_| format!("`{css}`: {} found, waited for {n}", found.len()))?;
+        Ok(found)
     }
 
     /// Shows the file tree (the sidebar opens on the sessions).

@@ -7,8 +7,11 @@
 use e2e::thirtyfour::prelude::*;
 use e2e::{App, TestResult, commit_all, preflight, write};
 use model_server::{Scenario, ScriptedServer};
-use std::path::Path;
+use std::cell::Cell;
+use std::future::ready;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+use test_support::wait_until;
 
 /// A git repository holding a 20-line list.
 fn list_project() -> tempfile::TempDir {
@@ -97,29 +100,37 @@ fn kill_apps_using(binary: &std::path::Path, data: &std::path::Path) -> TestResu
     Ok(())
 }
 
-/// Waits until no process holds a session log of `dir` (the app locks the log it writes).
-async fn wait_until_logs_unlocked(dir: &std::path::Path) -> TestResult {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let mut held = Vec::new();
-        for entry in std::fs::read_dir(dir)? {
-            let path = entry?.path();
-            if path.extension().is_some_and(|e| e == "jsonl") {
-                let file = std::fs::OpenOptions::new().append(true).open(&path)?;
-                if file.try_lock().is_err() {
-                    held.push(path);
-                }
+/// The session logs of `dir` a process holds (the app locks the log it writes).
+fn held_logs(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut held = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            let file = std::fs::OpenOptions::new().append(true).open(&path)?;
+            if file.try_lock().is_err() {
+                held.push(path);
             }
         }
-        if held.is_empty() {
-            return Ok(());
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "still locked after 60 s: {held:?}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
+    Ok(held)
+}
+
+/// Waits until no process holds a session log of `dir`.
+async fn wait_until_logs_unlocked(dir: &Path) -> TestResult {
+    // The last look; one that fails ends the wait with its error.
+    let mut looked = Ok(Vec::new());
+    let unlocked = wait_until(
+        "the session logs to be let go",
+        Duration::from_secs(60),
+        || {
+            looked = held_logs(dir);
+            ready(looked.as_ref().map_or(true, Vec::is_empty))
+        },
+    )
+    .await;
+    let held = looked?;
+    assert!(unlocked.is_ok(), "still locked after 60 s: {held:?}");
+    Ok(())
 }
 
 /// Types a message in the composer and sends it.
@@ -149,17 +160,22 @@ async fn text_content(app: &App, css: &str) -> TestResult<String> {
 }
 
 async fn wait_content(app: &App, css: &str, needle: &str) -> TestResult<String> {
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let text = text_content(app, css).await?;
-        if text.contains(needle) {
-            return Ok(text);
-        }
-        if std::time::Instant::now() > deadline {
-            return Err(format!("`{css}` never showed {needle:?}; it shows {text:?}").into());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // The last look; one that fails ends the wait with its error.
+    let looked: Cell<TestResult<String>> = Cell::new(Ok(String::new()));
+    let came = wait_until(
+        &format!("`{css}` to show {needle:?}"),
+        Duration::from_secs(20),
+        || async {
+            let text = text_content(app, css).await;
+            let done = text.as_ref().map_or(true, |t| t.contains(needle));
+            looked.set(text);
+            done
+        },
+    )
+    .await;
+    let text = looked.into_inner()?;
+    came.map_err(|_| format!("`{css}` never showed {needle:?}; it shows {text:?}"))?;
+    Ok(text)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -203,20 +219,23 @@ async fn a_task_reviewed_hunk_by_hunk_a_command_denied_a_task_stopped_and_the_se
         "one accept and one reject per hunk"
     );
     app.screenshot("agent-01-edit-approval").await?;
-    // The native window title counts the waiting approval.
-    let mut titled = false;
-    for _ in 0..50 {
-        let found = std::process::Command::new("xdotool")
-            .args(["search", "--name", r"^\(1\) tandem-e2e-agent-.* — Tandem$"])
-            .output()?;
-        if found.status.success() && !found.stdout.is_empty() {
-            titled = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // The native window title counts the waiting approval. The last look is the answer; one
+    // that cannot run xdotool ends the wait with its error.
+    let mut titled = Ok(false);
+    let _ = wait_until(
+        "the window title to count the waiting approval",
+        Duration::from_secs(5),
+        || {
+            titled = std::process::Command::new("xdotool")
+                .args(["search", "--name", r"^\(1\) tandem-e2e-agent-.* — Tandem$"])
+                .output()
+                .map(|found| found.status.success() && !found.stdout.is_empty());
+            ready(!matches!(titled, Ok(false)))
+        },
+    )
+    .await;
     assert!(
-        titled,
+        titled?,
         "the window title should start with (1) while an approval waits"
     );
     wait_content(&app, "[data-testid=session-item]", "Waiting for you").await?;
@@ -1481,14 +1500,26 @@ async fn settings_sets_up_a_local_server_in_one_place_and_the_window_switches_it
     assert!(!all.contains("paths.protected"), "{all}");
     screenshots(&app, "settings-03-rules").await?;
     app.click("[data-testid=rule-remove]").await?;
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while app.all("[data-testid=own-rule]").await?.len() != 1 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the rule stays listed"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    // A look that fails ends the wait with its error.
+    let failed = Cell::new(None);
+    let removed = wait_until(
+        "the removed rule to leave the list",
+        Duration::from_secs(10),
+        || async {
+            match app.all("[data-testid=own-rule]").await {
+                Ok(rules) => rules.len() == 1,
+                Err(e) => {
+                    failed.set(Some(e));
+                    true
+                }
+            }
+        },
+    )
+    .await;
+    if let Some(e) = failed.take() {
+        return Err(e);
     }
+    assert!(removed.is_ok(), "the rule stays listed");
     let left = std::fs::read_to_string(config.path().join("policy.toml"))?;
     assert!(
         !left.contains("make check")
@@ -1511,15 +1542,22 @@ async fn settings_sets_up_a_local_server_in_one_place_and_the_window_switches_it
     app.wait_count("[data-testid=own-rule]", 2).await?;
     wait_content(&app, "[data-testid=own-rules]", "Never run “make deploy”").await?;
     app.click("[data-testid=trust-project]").await?;
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let saved = loop {
-        let text = std::fs::read_to_string(config.path().join("policy.toml"))?;
-        if text.contains("trusted_projects") {
-            break text;
-        }
-        assert!(std::time::Instant::now() < deadline, "not trusted: {text}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    // The file as last read; a read that fails ends the wait with its error.
+    let mut read = Ok(String::new());
+    let trusted = wait_until(
+        "the project to be trusted in policy.toml",
+        Duration::from_secs(10),
+        || {
+            read = std::fs::read_to_string(config.path().join("policy.toml"));
+            ready(
+                read.as_ref()
+                    .map_or(true, |t| t.contains("trusted_projects")),
+            )
+        },
+    )
+    .await;
+    let saved = read?;
+    assert!(trusted.is_ok(), "not trusted: {saved}");
     assert!(
         saved.contains("make deploy") && saved.contains("# my rules"),
         "{saved}"
@@ -1741,17 +1779,29 @@ async fn extension_tabs(app: &App, name: &str) -> TestResult {
 
 /// The server that cannot start, once it was given up on: its last stderr lines shown.
 async fn failed_server(app: &App, name: &str) -> TestResult {
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while app
-        .all("[data-testid=mcp-server][data-name=broken][data-state=failed]")
-        .await?
-        .is_empty()
-    {
-        if std::time::Instant::now() > deadline {
-            return Err("the broken server was never shown failed".into());
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+    // A look that fails ends the wait with its error.
+    let failed = Cell::new(None);
+    let shown = wait_until(
+        "the broken server to be shown failed",
+        Duration::from_secs(30),
+        || async {
+            match app
+                .all("[data-testid=mcp-server][data-name=broken][data-state=failed]")
+                .await
+            {
+                Ok(servers) => !servers.is_empty(),
+                Err(e) => {
+                    failed.set(Some(e));
+                    true
+                }
+            }
+        },
+    )
+    .await;
+    if let Some(e) = failed.take() {
+        return Err(e);
     }
+    shown.map_err(|_| "the broken server was never shown failed")?;
     let card = app
         .wait_text(
             "[data-testid=mcp-server][data-name=broken] [data-testid=mcp-stderr]",
@@ -2177,13 +2227,21 @@ async fn the_window_works_with_the_keyboard_only() -> TestResult {
     // Keys answer a card that has had the cursor a moment.
     tokio::time::sleep(Duration::from_millis(800)).await;
     app.driver.active_element().await?.send_keys("a").await?;
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while !std::fs::read_to_string(&list)?.contains("line two") {
-        if std::time::Instant::now() > deadline {
-            app.screenshot("keyboard-only-not-approved").await?;
-            return Err("the edit was not approved with the keyboard".into());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    // The file as last read; a read that fails ends the wait with its error.
+    let mut read = Ok(String::new());
+    let approved = wait_until(
+        "the edit to be approved with the keyboard",
+        Duration::from_secs(20),
+        || {
+            read = std::fs::read_to_string(&list);
+            ready(read.as_ref().map_or(true, |t| t.contains("line two")))
+        },
+    )
+    .await;
+    read?;
+    if approved.is_err() {
+        app.screenshot("keyboard-only-not-approved").await?;
+        return Err("the edit was not approved with the keyboard".into());
     }
     wait_content(&app, "[data-testid=transcript]", "Renamed line 2.").await?;
 
@@ -2275,17 +2333,17 @@ async fn a_question_while_the_window_is_away_is_notified_and_the_click_brings_it
         .await?;
     // The person goes to another window while the model thinks.
     app.driver.minimize_window().await?;
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let sent = loop {
-        let sent = notes.sent();
-        if !sent.is_empty() {
-            break sent;
-        }
-        if std::time::Instant::now() > deadline {
-            return Err("no notification came for the question".into());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let mut sent = Vec::new();
+    wait_until(
+        "a notification for the question",
+        Duration::from_secs(20),
+        || {
+            sent = notes.sent();
+            ready(!sent.is_empty())
+        },
+    )
+    .await
+    .map_err(|_| "no notification came for the question")?;
     assert_eq!(sent.len(), 1, "{sent:?}");
     assert_eq!(sent[0].app, "Tandem");
     assert_eq!(sent[0].summary, "Tandem needs your approval");
@@ -2293,23 +2351,33 @@ async fn a_question_while_the_window_is_away_is_notified_and_the_click_brings_it
     assert!(sent[0].actions.contains(&"default".to_string()), "{sent:?}");
 
     notes.click(sent[0].id)?;
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let focused = app
-            .driver
-            .execute_async(
-                "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke('plugin:window|is_focused', {label: 'main'}).then(f => done(f)).catch(() => done(false));",
-                Vec::new(),
-            )
-            .await?;
-        if focused.json().as_bool() == Some(true) {
-            break;
-        }
-        if std::time::Instant::now() > deadline {
-            return Err("the click did not bring the window forward".into());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    // A look that fails ends the wait with its error.
+    let failed = Cell::new(None);
+    let forward = wait_until(
+        "the click to bring the window forward",
+        Duration::from_secs(20),
+        || async {
+            let focused = app
+                .driver
+                .execute_async(
+                    "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke('plugin:window|is_focused', {label: 'main'}).then(f => done(f)).catch(() => done(false));",
+                    Vec::new(),
+                )
+                .await;
+            match focused {
+                Ok(focused) => focused.json().as_bool() == Some(true),
+                Err(e) => {
+                    failed.set(Some(e));
+                    true
+                }
+            }
+        },
+    )
+    .await;
+    if let Some(e) = failed.take() {
+        return Err(e.into());
     }
+    forward.map_err(|_| "the click did not bring the window forward")?;
     app.wait_for("[data-testid=approval-card]").await?;
     app.screenshot("agent-27-notification-click").await?;
     app.quit().await?;

@@ -189,23 +189,26 @@ async fn a_missing_folder_shows_the_welcome_screen_with_the_reason() -> TestResu
 
     // The refusal is in the log file, in the log folder under the config folder.
     let logs = config.path().join("logs");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        let mut text = String::new();
-        for f in std::fs::read_dir(&logs).into_iter().flatten().flatten() {
-            text.push_str(&std::fs::read_to_string(f.path()).unwrap_or_default());
-        }
-        if text.contains("cannot open the project given on the command line") {
-            assert!(text.contains("no-such-project"), "{text}");
-            return Ok(());
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the log in {} never recorded the refusal: {text:?}",
-            logs.display()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let mut text = String::new();
+    let recorded = test_support::wait_until(
+        "the log to record the refusal",
+        std::time::Duration::from_secs(10),
+        || {
+            text.clear();
+            for f in std::fs::read_dir(&logs).into_iter().flatten().flatten() {
+                text.push_str(&std::fs::read_to_string(f.path()).unwrap_or_default());
+            }
+            std::future::ready(text.contains("cannot open the project given on the command line"))
+        },
+    )
+    .await;
+    assert!(
+        recorded.is_ok(),
+        "the log in {} never recorded the refusal: {text:?}",
+        logs.display()
+    );
+    assert!(text.contains("no-such-project"), "{text}");
+    Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -5,8 +5,10 @@
 //! `make test`.
 
 use e2e::{App, TestResult, commit_all, preflight, write};
+use std::cell::Cell;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use test_support::wait_until;
 
 const TASK: &str = "read calc.py, make add return a + b, run the tests, finish";
 
@@ -124,34 +126,51 @@ async fn the_built_in_model_fixes_add_in_the_real_window_in_full_auto() -> TestR
     let started = Instant::now();
 
     // The turn runs on the model's thread; the window stays live (it is polled throughout).
-    let deadline = started + Duration::from_secs(25 * 60);
-    let mut shots = 0;
-    let mut seen_running = false;
+    let shots = Cell::new(0);
+    let seen_running = Cell::new(false);
     // The whole-file draft streams as a write being prepared: seen once, kept as a picture.
-    let mut draft_seen = false;
-    let state = loop {
-        if !draft_seen && writing_call(&app).await?.contains("characters written") {
-            draft_seen = true;
-            app.screenshot("builtin-draft-writing").await?;
-        }
-        let state = session_state(&app).await?;
-        if state == "running" || state == "waiting" {
-            seen_running = true;
-        } else if seen_running && !state.is_empty() {
-            break state;
-        }
-        let minute = started.elapsed().as_secs() / 60;
-        if minute >= shots {
-            app.screenshot(&format!("builtin-{shots:02}-working"))
-                .await?;
-            shots = minute + 1;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the turn did not end within 25 minutes (state {state:?})"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    };
+    let draft_seen = Cell::new(false);
+    // The state last read (the turn's end, once it has ended); a look that fails ends the wait.
+    let state = Cell::new(String::new());
+    let failed = Cell::new(None);
+    let ended = wait_until("the turn to end", Duration::from_secs(25 * 60), || async {
+        // Looked at twice a second: the model works on this machine's two cores meanwhile.
+        tokio::time::sleep(Duration::from_millis(480)).await;
+        let look = async {
+            if !draft_seen.get() && writing_call(&app).await?.contains("characters written") {
+                draft_seen.set(true);
+                app.screenshot("builtin-draft-writing").await?;
+            }
+            let now = session_state(&app).await?;
+            let ended = if now == "running" || now == "waiting" {
+                seen_running.set(true);
+                false
+            } else {
+                seen_running.get() && !now.is_empty()
+            };
+            state.set(now);
+            let minute = started.elapsed().as_secs() / 60;
+            if !ended && minute >= shots.get() {
+                app.screenshot(&format!("builtin-{:02}-working", shots.get()))
+                    .await?;
+                shots.set(minute + 1);
+            }
+            Ok::<_, Box<dyn std::error::Error>>(ended)
+        };
+        look.await.unwrap_or_else(|e| {
+            failed.set(Some(e));
+            true
+        })
+    })
+    .await;
+    if let Some(e) = failed.take() {
+        return Err(e);
+    }
+    let state = state.into_inner();
+    assert!(
+        ended.is_ok(),
+        "the turn did not end within 25 minutes (state {state:?})"
+    );
     eprintln!(
         "the turn ended as {state:?} after {} s",
         started.elapsed().as_secs()

@@ -8,6 +8,7 @@ use config::{Preset, PresetSlot};
 use llm::ProviderKind;
 use protocol::{AgentEvent, FailureCode, TurnOutcome};
 use std::time::Duration;
+use test_support::wait_until;
 
 /// Runs one turn against whatever `preset` points at (None: the empty settings file) and
 /// returns every event and the outcome.
@@ -197,15 +198,22 @@ async fn retry_is_offered_for_a_failed_last_turn_also_after_reopening() {
     let id = session.id().to_string();
     drop(session);
     // The log is let go once the engine has ended.
-    let reopened = loop {
-        match Session::open(opts(), &id) {
-            Ok((s, _)) => break s,
-            Err(agent::SessionError::Log(agent::LogError::Busy(_))) => {
-                tokio::time::sleep(Duration::from_millis(50)).await
+    let mut reopened = None;
+    wait_until(
+        "the ended engine to let go of the log",
+        Duration::from_secs(10),
+        || {
+            match Session::open(opts(), &id) {
+                Ok((s, _)) => reopened = Some(s),
+                Err(agent::SessionError::Log(agent::LogError::Busy(_))) => {}
+                Err(e) => panic!("{e}"),
             }
-            Err(e) => panic!("{e}"),
-        }
-    };
+            std::future::ready(reopened.is_some())
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    let reopened = reopened.expect("reopened");
     let retried = reopened.retry().expect("still failed after reopening");
     assert_eq!(
         failed(&retried.await.expect("outcome")).code,

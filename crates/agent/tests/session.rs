@@ -9,8 +9,10 @@ use model_server::Scenario;
 use policy::Mode;
 use protocol::{AgentEvent, ApprovalAnswer, ToolOutcome, TurnOutcome, WakeReason};
 use serde_json::Value;
+use std::future::ready;
 use std::path::Path;
 use std::time::Duration;
+use test_support::wait_until;
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -318,28 +320,26 @@ async fn stopping_the_parent_ends_every_child_and_its_processes() {
     )
     .await;
     let turn = h.session.submit("Build it").expect("submit");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while sleeping("37") == 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the child's command never started"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(
+        "the child's command to start",
+        Duration::from_secs(20),
+        || ready(sleeping("37") > 0),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
     h.session.stop();
     let outcome = tokio::time::timeout(Duration::from_secs(10), turn)
         .await
         .expect("no hang")
         .expect("outcome");
     assert_eq!(outcome, TurnOutcome::Cancelled);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while sleeping("37") > 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the child's command outlived the stop"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(
+        "the child's command to end with the stop",
+        Duration::from_secs(5),
+        || ready(sleeping("37") == 0),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}: the child's command outlived the stop"));
     let ended = h.events().into_iter().find_map(|e| match e {
         AgentEvent::SubagentEnded { outcome, .. } => Some(outcome),
         _ => None,
@@ -360,14 +360,13 @@ async fn a_sub_agent_is_listed_as_a_task_and_stopping_it_lets_the_parent_go_on()
     )
     .await;
     let turn = h.session.submit("Build it").expect("submit");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while sleeping("41") == 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the child's command never started"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(
+        "the child's command to start",
+        Duration::from_secs(20),
+        || ready(sleeping("41") > 0),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
     let listed = h.session.tasks(false);
     let agent = listed
         .iter()
@@ -382,16 +381,19 @@ async fn a_sub_agent_is_listed_as_a_task_and_stopping_it_lets_the_parent_go_on()
     assert_eq!(outcome, TurnOutcome::Ended);
     // Under load the command may have turned into a background task of the child's before
     // the stop; ending it takes a moment.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while sleeping("41") > 0 || !h.session.tasks(false).is_empty() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "left running: {:?}, sleep 41 × {}",
+    wait_until(
+        "the sub-agent's command and tasks to end",
+        Duration::from_secs(10),
+        || ready(sleeping("41") == 0 && h.session.tasks(false).is_empty()),
+    )
+    .await
+    .unwrap_or_else(|e| {
+        panic!(
+            "{e}: left running: {:?}, sleep 41 × {}",
             h.session.tasks(false),
             sleeping("41")
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        )
+    });
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(
         !h.events()
@@ -582,19 +584,23 @@ async fn one_process_at_a_time_appends_to_a_session() {
     // Once the first one has closed, it opens.
     let mut setup = Setup::new(Mode::Ask);
     setup.sessions_dir = Some(sessions.path().to_path_buf());
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        match agent::Session::open(
-            options(p.path(), in_folder(setup.sessions_dir.clone())),
-            &id,
-        ) {
-            Ok(_) => break,
-            Err(e) => {
-                assert!(tokio::time::Instant::now() < deadline, "still busy: {e}");
-                tokio::time::sleep(Duration::from_millis(20)).await;
+    let mut refused = String::new();
+    wait_until(
+        "the session to open once the first one closed",
+        Duration::from_secs(5),
+        || {
+            let opened = agent::Session::open(
+                options(p.path(), in_folder(setup.sessions_dir.clone())),
+                &id,
+            );
+            if let Err(e) = &opened {
+                refused = e.to_string();
             }
-        }
-    }
+            ready(opened.is_ok())
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}: still busy: {refused}"));
 }
 
 /// Issue 26: `run --project B --session <a session of A>` ran silently in B, and a later
@@ -612,15 +618,23 @@ async fn a_session_continues_only_in_its_own_project() {
     let id = h.session.id().to_string();
     drop(h);
     let in_b = || in_folder(Some(sessions.path().to_path_buf()));
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    let err = loop {
-        match agent::Session::open(options(b.path(), in_b()), &id) {
-            Err(SessionError::Log(LogError::Busy(_))) if tokio::time::Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            Err(e) => break e,
-            Ok(_) => panic!("a session of A continued in B"),
-        }
+    // Tried again while the first holder still lets go of the log; the last try's answer
+    // counts, a busy one included.
+    let mut answer = None;
+    let _ = wait_until(
+        "the session's first holder to let go of it",
+        Duration::from_secs(5),
+        || {
+            let opened = agent::Session::open(options(b.path(), in_b()), &id);
+            let busy = matches!(opened, Err(SessionError::Log(LogError::Busy(_))));
+            answer = Some(opened);
+            ready(!busy)
+        },
+    )
+    .await;
+    let err = match answer.expect("tried at least once") {
+        Err(e) => e,
+        Ok(_) => panic!("a session of A continued in B"),
     };
     assert!(matches!(err, SessionError::OtherProject { .. }), "{err}");
     let words = err.to_string();

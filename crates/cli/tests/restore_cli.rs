@@ -244,23 +244,22 @@ async fn a_crash_during_the_first_checkpoint_keeps_the_task() {
             .map(|d| d.flatten().any(|e| e.file_name().len() == 2))
             .unwrap_or(false)
     };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let session_dir = loop {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the first checkpoint never began"
-        );
-        let found = std::fs::read_dir(&sessions)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .find(|d| copying(d));
-        if let Some(d) = found {
-            break d;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    };
+    let mut found = None;
+    test_support::wait_until_blocking(
+        "the first checkpoint to begin",
+        std::time::Duration::from_secs(60),
+        || {
+            found = std::fs::read_dir(&sessions)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .find(|d| copying(d));
+            found.is_some()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let session_dir = found.expect("found");
     child.kill().expect("SIGKILL the CLI");
     let _ = child.wait();
     let records =

@@ -188,14 +188,13 @@ async fn run_stops_what_is_still_running_when_it_exits_and_says_so() {
         err.contains("stopped task-1 (sleep 33)"),
         "it says what it stopped: {err}"
     );
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while test_support::procs::sleeping("33") > 0 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the background command outlived tandem-cli"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    test_support::wait_until(
+        "the background command to end with tandem-cli",
+        std::time::Duration::from_secs(5),
+        || std::future::ready(test_support::procs::sleeping("33") == 0),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}: the background command outlived tandem-cli"));
 }
 
 #[tokio::test]

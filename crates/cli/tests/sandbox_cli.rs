@@ -4,7 +4,8 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use test_support::wait_until_blocking;
 
 fn tandem_cli(args: &[&str], envs: &[(&str, &str)]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tandem-cli"))
@@ -106,11 +107,10 @@ fn run_command(
 }
 
 fn gone_within(seconds: &str, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
-    while test_support::procs::sleeping(seconds) > 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    test_support::procs::sleeping(seconds) == 0
+    wait_until_blocking(&format!("every `sleep {seconds}` to end"), limit, || {
+        test_support::procs::sleeping(seconds) == 0
+    })
+    .is_ok()
 }
 
 #[test]
@@ -156,16 +156,10 @@ fn killing_the_cli_ends_the_command_it_started() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !(p.path().join("started.txt").exists() && test_support::procs::sleeping("62") > 0)
-        && Instant::now() < deadline
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(
-        test_support::procs::sleeping("62") > 0,
-        "the command did not start"
-    );
+    wait_until_blocking("the command to start", Duration::from_secs(10), || {
+        p.path().join("started.txt").exists() && test_support::procs::sleeping("62") > 0
+    })
+    .unwrap_or_else(|e| panic!("{e}: the command did not start"));
     child.kill().expect("SIGKILL the CLI");
     let _ = child.wait();
     assert!(

@@ -2,9 +2,11 @@
 //! remote, and a fake `gh` (a shell script first on the PATH the tool is given).
 
 use std::ffi::OsString;
+use std::future::ready;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
+use test_support::wait_until;
 use tokio_util::sync::CancellationToken;
 use tools::{ProjectRoot, PullRequestArgs, PullRequestRun};
 
@@ -346,26 +348,31 @@ fn gone(pid: &str) -> bool {
 
 /// Waits (boundedly) for a process to be gone; a killed process is reaped soon after.
 async fn ends(pid: &str) -> bool {
-    for _ in 0..200 {
-        if gone(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    false
+    wait_until(
+        &format!("process {pid} to end"),
+        Duration::from_secs(10),
+        || ready(gone(pid)),
+    )
+    .await
+    .is_ok()
 }
 
 /// A file the fake gh (or a hook) writes once it runs, read when it is there.
 async fn written(file: &Path) -> String {
-    for _ in 0..600 {
-        if let Ok(s) = std::fs::read_to_string(file)
-            && s.ends_with('\n')
-        {
-            return s.trim().to_string();
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{} was never written", file.display());
+    let mut text = None;
+    wait_until(
+        &format!("{} to be written", file.display()),
+        Duration::from_secs(30),
+        || {
+            text = std::fs::read_to_string(file)
+                .ok()
+                .filter(|s| s.ends_with('\n'));
+            ready(text.is_some())
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}: {} was never written", file.display()));
+    text.expect("written").trim().to_string()
 }
 
 /// A gh that never finishes (its own child included) is ended by Stop: the call returns

@@ -452,15 +452,17 @@ async fn a_long_command_shows_its_output_so_far_and_new_output_is_flagged_once()
     );
 
     std::fs::write(&marker, "").expect("write");
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let flagged = loop {
-        let fresh = e.tasks.new_output();
-        if !fresh.is_empty() {
-            break fresh;
-        }
-        assert!(std::time::Instant::now() < deadline, "never flagged");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let mut flagged = Vec::new();
+    test_support::wait_until(
+        "the new output to be flagged",
+        Duration::from_secs(10),
+        || {
+            flagged = e.tasks.new_output();
+            std::future::ready(!flagged.is_empty())
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}: never flagged"));
     assert_eq!(flagged.len(), 1);
     assert_eq!(flagged[0].0.id, *task_id);
     assert_eq!(flagged[0].1, "linking\n".len() as u64);

@@ -540,12 +540,13 @@ async fn a_repository_made_by_a_command_is_disabled() {
     )
     .await
     .expect("starts");
-    for _ in 0..100 {
-        if f.project.join("bg-repo/.git-disabled-by-tandem").exists() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // Given time to end and be disabled; what is checked is that no `.git` is left.
+    let _ = test_support::wait_until(
+        "the background repository to be disabled",
+        Duration::from_secs(10),
+        || std::future::ready(f.project.join("bg-repo/.git-disabled-by-tandem").exists()),
+    )
+    .await;
     assert!(!f.project.join("bg-repo/.git").exists());
 }
 

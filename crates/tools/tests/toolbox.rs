@@ -1,7 +1,9 @@
 //! The toolbox: every tool by name, and the cache of read-only results.
 
 use serde_json::json;
-use test_support::git;
+use std::cell::RefCell;
+use std::time::Duration;
+use test_support::{git, wait_until};
 use tools::{ProjectRoot, TOOLS, Toolbox};
 
 fn toolbox() -> (tempfile::TempDir, tempfile::TempDir, Toolbox) {
@@ -24,14 +26,13 @@ async fn reads_are_cached_until_something_changes() {
     // unseen). Counting hits before that was a race: it failed on an idle machine.
     let before = tb.cache.generation();
     let first = tb.run("read_file", read.clone()).await.expect("read");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while tb.cache.generation() == before {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the project watch never started"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-    }
+    wait_until(
+        "the project watch to start",
+        Duration::from_secs(10),
+        || std::future::ready(tb.cache.generation() != before),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
     // Whether the first read's result counts depends on when the watch started (before or
     // after it was stored): one more read, with the watch set, is cached either way.
     tb.run("read_file", read.clone()).await.expect("read");
@@ -91,29 +92,27 @@ async fn a_file_made_outside_the_tools_shows_in_the_next_listing_search_and_stat
 
     std::fs::write(d.path().join("late.txt"), "findme\n").expect("write");
     // Well within the old 30 seconds, and past the watcher's reaction time.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    loop {
-        let list = tb.run("list_files", json!({})).await.expect("list");
-        let found = tb
-            .run("search_codebase", search.clone())
-            .await
-            .expect("search");
-        let status = tb.run("git_status", json!({})).await.expect("status");
-        if list.text.contains("late.txt")
-            && found.text.contains("late.txt:1")
-            && status.text.contains("late.txt")
-        {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "still stale: {} / {} / {}",
-            list.text,
-            found.text,
-            status.text
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    // What the tools last answered, for the message when they stay stale.
+    let stale = RefCell::new(String::new());
+    wait_until(
+        "the listing, search and status to show late.txt",
+        Duration::from_secs(5),
+        || async {
+            let list = tb.run("list_files", json!({})).await.expect("list");
+            let found = tb
+                .run("search_codebase", search.clone())
+                .await
+                .expect("search");
+            let status = tb.run("git_status", json!({})).await.expect("status");
+            let fresh = list.text.contains("late.txt")
+                && found.text.contains("late.txt:1")
+                && status.text.contains("late.txt");
+            *stale.borrow_mut() = format!("{} / {} / {}", list.text, found.text, status.text);
+            fresh
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}: still stale: {}", stale.borrow()));
 }
 
 /// Bytes this thread has read with read(2) so far (the kernel's per-thread accounting).

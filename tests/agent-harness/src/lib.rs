@@ -8,9 +8,11 @@ use llm::{Provider, ProviderConfig, ProviderKind, RetryPolicy};
 use model_server::{Format, Scenario, ScriptedServer};
 use policy::Mode;
 use protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest, FailureCode, TurnOutcome};
+use std::future::ready;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use test_support::wait_until;
 
 pub fn scenario(name: &str) -> Scenario {
     Scenario::named(name)
@@ -115,18 +117,22 @@ impl Setup {
 
 /// Opens a session, waiting for a previous holder that is closing to let go of it.
 async fn open_when_free(opts: SessionOptions, id: &str) -> (Session, agent::Events) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        match Session::open(opts.clone(), id) {
-            Ok(s) => return s,
-            Err(agent::SessionError::Log(agent::LogError::Busy(_)))
-                if tokio::time::Instant::now() < deadline =>
-            {
-                tokio::time::sleep(Duration::from_millis(20)).await;
+    let mut opened = None;
+    wait_until(
+        "a previous holder of the session to let go of it",
+        Duration::from_secs(10),
+        || {
+            match Session::open(opts.clone(), id) {
+                Ok(s) => opened = Some(s),
+                Err(agent::SessionError::Log(agent::LogError::Busy(_))) => {}
+                Err(e) => panic!("open session: {e}"),
             }
-            Err(e) => panic!("open session: {e}"),
-        }
-    }
+            ready(opened.is_some())
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("open session: {e}"));
+    opened.expect("opened")
 }
 
 impl Harness {
@@ -244,17 +250,17 @@ impl Harness {
 
     /// Waits until `pred` holds for the events seen so far.
     pub async fn until(&self, what: &str, pred: impl Fn(&[AgentEvent]) -> bool) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        while !pred(&self.events()) {
-            if tokio::time::Instant::now() >= deadline {
-                panic!(
-                    "timed out waiting for {what}\nserver failures: {:?}\nevents: {:#?}",
-                    self.server.failures(),
-                    self.events().iter().map(summary).collect::<Vec<_>>()
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_until(what, Duration::from_secs(60), || {
+            ready(pred(&self.events()))
+        })
+        .await
+        .unwrap_or_else(|e| {
+            panic!(
+                "{e}\nserver failures: {:?}\nevents: {:#?}",
+                self.server.failures(),
+                self.events().iter().map(summary).collect::<Vec<_>>()
+            )
+        });
     }
 }
 

@@ -2,7 +2,7 @@
 //! function from the request's text (the whole request, body included).
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 /// The requests a server answered, in order, each whole.
@@ -103,16 +103,15 @@ pub fn serve_on_thread<R: AsRef<[u8]> + Send + 'static>(route: fn(&str) -> R) ->
 
 /// The first request the server was asked, once it comes (`None` when none came in `limit`).
 pub fn first_request(asked: &Asked, limit: Duration) -> Option<String> {
-    let deadline = Instant::now() + limit;
-    loop {
-        let first = asked
+    let mut first = None;
+    // None in time is what the caller is told: the wait's own error adds nothing.
+    let _ = crate::wait::wait_until_blocking("a first request", limit, || {
+        first = asked
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .first()
             .cloned();
-        if first.is_some() || Instant::now() >= deadline {
-            return first;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        first.is_some()
+    });
+    first
 }

@@ -17,7 +17,11 @@ pub struct TimedOut {
 
 impl std::fmt::Display for TimedOut {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "timed out after {:?} waiting for {}", self.limit, self.what)
+        write!(
+            f,
+            "timed out after {:?} waiting for {}",
+            self.limit, self.what
+        )
     }
 }
 
@@ -80,9 +84,11 @@ mod tests {
         .await
         .expect("it comes");
         assert_eq!(looks, 3);
-        let err = wait_until("nothing", Duration::from_millis(50), || std::future::ready(false))
-            .await
-            .expect_err("it never comes");
+        let err = wait_until("nothing", Duration::from_millis(50), || {
+            std::future::ready(false)
+        })
+        .await
+        .expect_err("it never comes");
         assert!(err.to_string().contains("waiting for nothing"), "{err}");
         let err = wait_until_blocking("nothing either", Duration::from_millis(50), || false)
             .expect_err("never");
