@@ -1656,7 +1656,7 @@ async fn a_stopped_model_server_is_explained_in_words_with_retry_and_settings() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn web_search_is_set_up_and_tried_in_settings() -> TestResult {
-    let Some(s) = Scripted::start("app_subagent_approval.json").await? else {
+    let Some(s) = Scripted::start("app_no_model_calls.json").await? else {
         return Ok(());
     };
     // A SearXNG stand-in on loopback: every search gets two results.
