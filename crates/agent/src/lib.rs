@@ -33,21 +33,17 @@ mod turn;
 
 pub use agent::{Agent, AgentConfig};
 pub use call::approvals::{AnswerError, Approvals};
-pub use call::availability::{Situation, Unavailable, on_path};
+pub use call::availability::Unavailable;
 pub use call::desk::{Desk, DeskCall, DeskOutcome, tool_list};
-pub use call::fetch_gate::{FetchJudge, origin as fetch_origin, resolve_fetch};
-pub use call::judge::{judge_call, only_reads};
-pub use call::loop_breaker::LOOP_LIMIT;
-pub use call::rules::ModeSwitch;
-pub use failure::{engine_error, failure, failure_at};
-pub use history::changes::{ChangesError, record_baseline, session_changes};
+pub use call::judge::only_reads;
+pub use failure::{engine_error, failure};
+pub use history::changes::{ChangesError, session_changes};
 pub use history::entry as log_entry;
 pub use history::export::{ExportError, ExportFormat, export_session};
 pub use history::log::{
     Entry, LogError, SessionHeader, SessionLog, SessionRead, SessionSummary, list_sessions,
     read_session, session_path,
 };
-pub use history::replay::replay_messages;
 pub use history::restore::{
     OfflineSession, RestoreError, RestoreRequest, checkpoints_dir, last_restore, turn_checkpoint,
 };

@@ -19,6 +19,7 @@ pub(crate) fn summary_message(summary: &str) -> Message {
 }
 
 /// The messages a logged session amounts to.
+#[cfg(test)]
 pub fn replay_messages(entries: &[Entry<Value>]) -> Vec<Message> {
     replay(entries).0
 }
