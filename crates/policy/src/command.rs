@@ -165,23 +165,41 @@ pub struct Judge<'a> {
     pub ctx: &'a Context<'a>,
     pub mode: Mode,
     out: Vec<Finding>,
-    work: usize,
-    exhausted: bool,
+    budget: Budget,
     seen: HashSet<(Option<PathBuf>, SimpleCommand)>,
     /// Variables the line sets to a known value (`F=.env; cat $F`); `None` once unknown.
     vars: HashMap<String, Option<String>>,
+    pub writes: Writes,
+    tmp: PrivateTmp,
+}
+
+/// How much following a line may take: a line that runs more commands than this is asked about
+/// rather than followed to the end.
+#[derive(Default)]
+struct Budget {
+    spent: usize,
+    exhausted: bool,
+}
+
+/// What the line writes, as far as it is known by name.
+#[derive(Default)]
+pub struct Writes {
     /// Symbolic links the line makes (`ln -s ~/.aws k`): the link's path and its target.
     pub links: Vec<(PathBuf, Word)>,
-    /// Paths the line writes, by name, as far as they are known.
-    pub written: Vec<PathBuf>,
-    /// Variables the source being judged sets to a `mktemp` file only (see
-    /// [`crate::private_tmp`]); only in the sandbox.
-    temp_vars: HashSet<String>,
-    /// The line sets `TMPDIR` itself: `$TMPDIR` is no longer the private folder.
-    tmpdir_moved: bool,
+    /// Paths the line writes.
+    pub paths: Vec<PathBuf>,
     /// Writes judged so far in the private temporary folder, and elsewhere.
-    pub tmp_writes: usize,
-    pub other_writes: usize,
+    pub in_tmp: usize,
+    pub elsewhere: usize,
+}
+
+/// What the line does to the sandbox's private temporary folder (see [`crate::private_tmp`]).
+#[derive(Default)]
+struct PrivateTmp {
+    /// Variables the source being judged sets to a `mktemp` file only; only in the sandbox.
+    vars: HashSet<String>,
+    /// The line sets `TMPDIR` itself: `$TMPDIR` is no longer the private folder.
+    moved: bool,
 }
 
 impl<'a> Judge<'a> {
@@ -191,16 +209,11 @@ impl<'a> Judge<'a> {
             ctx,
             mode,
             out: Vec::new(),
-            work: 0,
-            exhausted: false,
+            budget: Budget::default(),
             seen: HashSet::new(),
             vars: HashMap::new(),
-            links: Vec::new(),
-            written: Vec::new(),
-            temp_vars: HashSet::new(),
-            tmpdir_moved: false,
-            tmp_writes: 0,
-            other_writes: 0,
+            writes: Writes::default(),
+            tmp: PrivateTmp::default(),
         }
     }
 
@@ -254,7 +267,7 @@ impl<'a> Judge<'a> {
 
     /// Whether `$TMPDIR` is the private temporary folder the sandbox gives the command.
     pub fn private_tmpdir(&self) -> bool {
-        self.sandboxed() && !self.tmpdir_moved && !self.vars.contains_key("TMPDIR")
+        self.sandboxed() && !self.tmp.moved && !self.vars.contains_key("TMPDIR")
     }
 
     /// The findings, with read_only's rule applied: there, whatever would ask is refused,
@@ -280,10 +293,10 @@ impl<'a> Judge<'a> {
 
     /// Counts one more command judged; false once the budget is spent.
     fn spend(&mut self) -> bool {
-        self.work += 1;
-        if self.work > MAX_WORK {
-            if !self.exhausted {
-                self.exhausted = true;
+        self.budget.spent += 1;
+        if self.budget.spent > MAX_WORK {
+            if !self.budget.exhausted {
+                self.budget.exhausted = true;
                 self.ask(
                     "the command runs more commands than Tandem can follow in the time it has",
                     "complexity",
@@ -349,12 +362,12 @@ impl<'a> Judge<'a> {
         let parsed = shell::parse(src);
         // Its `mktemp` variables are its own: a shell it starts does not have them.
         let outer = self.sandboxed().then(|| {
-            self.tmpdir_moved |= !private_tmp::tmpdir_kept(src);
-            std::mem::replace(&mut self.temp_vars, private_tmp::mktemp_vars(src, &parsed))
+            self.tmp.moved |= !private_tmp::tmpdir_kept(src);
+            std::mem::replace(&mut self.tmp.vars, private_tmp::mktemp_vars(src, &parsed))
         });
         self.walk_parsed(&parsed, at, as_written);
         if let Some(outer) = outer {
-            self.temp_vars = outer;
+            self.tmp.vars = outer;
         }
     }
 
@@ -454,7 +467,7 @@ impl<'a> Judge<'a> {
             && let Some(cwd) = &at.cwd
         {
             let link = crate::call::normalize(&cwd.join(name));
-            self.links.push((link, operands[0].clone()));
+            self.writes.links.push((link, operands[0].clone()));
         }
     }
 
@@ -610,7 +623,7 @@ impl<'a> Judge<'a> {
             }
             let value = match name.as_str() {
                 "TMPDIR" if self.private_tmpdir() => private_tmp::ROOT.to_string(),
-                n if self.temp_vars.contains(n) => private_tmp::var_path(n),
+                n if self.tmp.vars.contains(n) => private_tmp::var_path(n),
                 "HOME" if !self.vars.contains_key("HOME") => {
                     self.ctx.home?.to_string_lossy().into_owned()
                 }
@@ -692,13 +705,13 @@ impl<'a> Judge<'a> {
         }
 
         let mut facts = Facts::default();
-        let writes_before = (self.tmp_writes, self.other_writes);
+        let writes_before = (self.writes.in_tmp, self.writes.elsewhere);
         if self.dispatch(&name, words, at, &mut facts) == Flow::Done {
             return;
         }
         writers::judge(self, &name, words, at, &mut facts);
         facts.private_tmp_only =
-            self.tmp_writes > writes_before.0 && self.other_writes == writes_before.1;
+            self.writes.in_tmp > writes_before.0 && self.writes.elsewhere == writes_before.1;
         self.rules(&name, words, at, &facts);
     }
 
@@ -867,7 +880,8 @@ impl<'a> Judge<'a> {
         }
         // `echo … > json.py; python3 -m json.tool`: made by the line before it runs.
         let made = self
-            .written
+            .writes
+            .paths
             .iter()
             .find(|w| cwd.starts_with(w) || names.iter().any(|n| w.starts_with(cwd.join(n))))?;
         let shown = made

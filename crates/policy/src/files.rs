@@ -57,7 +57,7 @@ impl Judge<'_> {
     /// A path that starts with a link this command line makes leads where the link points.
     fn through_links(&self, p: &Path, at: &At) -> Option<PathBuf> {
         let lexical = crate::call::normalize(p);
-        for (link, target) in &self.links {
+        for (link, target) in &self.writes.links {
             if let Ok(rest) = lexical.strip_prefix(link) {
                 let target = match target {
                     Word::Literal(t) => t.clone(),
@@ -224,7 +224,7 @@ impl Judge<'_> {
             }
             Word::Glob(p) => {
                 let p = p.clone();
-                self.other_writes += 1;
+                self.writes.elsewhere += 1;
                 self.ask(
                     format!("“{who}” changes “{p}”, which names files only known when it runs"),
                     "computed path",
@@ -238,7 +238,7 @@ impl Judge<'_> {
                 ));
             }
             Word::Dynamic(raw) => {
-                self.other_writes += 1;
+                self.writes.elsewhere += 1;
                 self.ask(
                     format!("“{who}” writes “{raw}”, a file only known when it runs"),
                     "computed path",
@@ -268,8 +268,8 @@ impl Judge<'_> {
             ));
             return;
         }
-        self.other_writes += 1;
-        self.written.push(r.lexical.clone());
+        self.writes.elsewhere += 1;
+        self.writes.paths.push(r.lexical.clone());
         let found = protections(self.policy, self.ctx, &r.real, Access::Write);
         self.out_extend(found);
         if r.climbs_link {
@@ -343,7 +343,7 @@ impl Judge<'_> {
     /// the sandbox it touches nothing of the user's, so it is judged like an edit inside the
     /// project, which the sandbox confines alike.
     pub fn private_tmp_write(&mut self, what: String) {
-        self.tmp_writes += 1;
+        self.writes.in_tmp += 1;
         let f = match self.mode {
             Mode::ReadOnly => Finding::floor(
                 Verdict::Deny,
@@ -428,7 +428,7 @@ impl Judge<'_> {
             {
                 // `"$d/x"` is `/x` when the `mktemp` that set `$d` failed.
                 if (dynamic && private_tmp::below_var(&r.real)) || r.climbs_link {
-                    self.other_writes += 1;
+                    self.writes.elsewhere += 1;
                     self.ask(
                         format!(
                             "“{what}” deletes “{text}”, which is only known when the command runs"
@@ -443,7 +443,7 @@ impl Judge<'_> {
                 }
                 continue;
             }
-            self.other_writes += 1;
+            self.writes.elsewhere += 1;
             let Some(r) = resolved else {
                 self.ask(
                     format!("“{what}” deletes “{text}”, which is only known when the command runs"),

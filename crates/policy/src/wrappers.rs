@@ -11,19 +11,14 @@ pub struct Wrapper {
     /// The sub-command that makes it a wrapper (`uv run`, `poetry run`); empty when the program
     /// always is one.
     pub sub: &'static [&'static str],
-    /// Single-letter options that take a value (glued, `-o0`, or the next word).
-    pub short_values: &'static str,
-    /// Long options that take a value (`--opt=v` or `--opt v`).
-    pub long_values: &'static [&'static str],
+    /// Options that take a value (glued, `-o0`, `--opt=v`, or the next word).
+    pub values: Options,
     /// Options whose value is a shell script the wrapper runs.
-    pub short_scripts: &'static str,
-    pub long_scripts: &'static [&'static str],
+    pub scripts: Options,
     /// Options whose value is a file the wrapper writes.
-    pub short_writes: &'static str,
-    pub long_writes: &'static [&'static str],
+    pub writes: Options,
     /// Options whose value is the folder the command runs in.
-    pub short_chdir: &'static str,
-    pub long_chdir: &'static [&'static str],
+    pub chdir: Options,
     /// Operands before the command: a duration, a CPU mask, a lock file.
     pub operands: usize,
     /// The wrapped command is a package to fetch and run (`npx pkg`): `pkg@1.2` names `pkg`.
@@ -32,18 +27,34 @@ pub struct Wrapper {
     pub joined: bool,
 }
 
+/// A set of a wrapper's options, by their single letters and their long names.
+pub struct Options {
+    pub short: &'static str,
+    pub long: &'static [&'static str],
+}
+
+const NONE: Options = Options {
+    short: "",
+    long: &[],
+};
+
+impl Options {
+    fn has(&self, opt: &Opt) -> bool {
+        match opt {
+            Opt::Short(c) => self.short.contains(*c),
+            Opt::Long(l) => self.long.contains(l),
+        }
+    }
+}
+
 const fn wrapper(names: &'static [&'static str]) -> Wrapper {
     Wrapper {
         names,
         sub: &[],
-        short_values: "",
-        long_values: &[],
-        short_scripts: "",
-        long_scripts: &[],
-        short_writes: "",
-        long_writes: &[],
-        short_chdir: "",
-        long_chdir: &[],
+        values: NONE,
+        scripts: NONE,
+        writes: NONE,
+        chdir: NONE,
         operands: 0,
         package: false,
         joined: false,
@@ -52,7 +63,10 @@ const fn wrapper(names: &'static [&'static str]) -> Wrapper {
 
 pub const WRAPPERS: &[Wrapper] = &[
     Wrapper {
-        short_values: "a",
+        values: Options {
+            short: "a",
+            long: &[],
+        },
         ..wrapper(&["command", "builtin", "exec"])
     },
     wrapper(&[
@@ -64,26 +78,36 @@ pub const WRAPPERS: &[Wrapper] = &[
         "with-contenv",
     ]),
     Wrapper {
-        short_values: "fo",
-        long_values: &["--format", "--output"],
-        short_writes: "o",
-        long_writes: &["--output"],
+        values: Options {
+            short: "fo",
+            long: &["--format", "--output"],
+        },
+        writes: Options {
+            short: "o",
+            long: &["--output"],
+        },
         ..wrapper(&["time"])
     },
     wrapper(&["setsid", "setpriv", "torsocks", "caffeinate"]),
     Wrapper {
-        short_values: "n",
-        long_values: &["--adjustment"],
+        values: Options {
+            short: "n",
+            long: &["--adjustment"],
+        },
         ..wrapper(&["nice"])
     },
     Wrapper {
-        short_values: "cnpPut",
-        long_values: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
+        values: Options {
+            short: "cnpPut",
+            long: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
+        },
         ..wrapper(&["ionice"])
     },
     Wrapper {
-        short_values: "ioe",
-        long_values: &["--input", "--output", "--error"],
+        values: Options {
+            short: "ioe",
+            long: &["--input", "--output", "--error"],
+        },
         ..wrapper(&["stdbuf"])
     },
     Wrapper {
@@ -91,97 +115,136 @@ pub const WRAPPERS: &[Wrapper] = &[
         ..wrapper(&["taskset", "chrt", "faketime"])
     },
     Wrapper {
-        short_values: "skw",
-        long_values: &["--signal", "--kill-after"],
+        values: Options {
+            short: "skw",
+            long: &["--signal", "--kill-after"],
+        },
         operands: 1,
         ..wrapper(&["timeout"])
     },
     Wrapper {
-        short_values: "wEn",
-        long_values: &["--timeout", "--wait", "--conflict-exit-code"],
-        short_scripts: "c",
-        long_scripts: &["--command"],
+        values: Options {
+            short: "wEn",
+            long: &["--timeout", "--wait", "--conflict-exit-code"],
+        },
+        scripts: Options {
+            short: "c",
+            long: &["--command"],
+        },
         operands: 1,
         ..wrapper(&["flock"])
     },
     Wrapper {
-        short_values: "nd",
-        long_values: &["--interval", "--differences"],
+        values: Options {
+            short: "nd",
+            long: &["--interval", "--differences"],
+        },
         joined: true,
         ..wrapper(&["watch"])
     },
     Wrapper {
-        short_values: "eopsuEaIbOSPX",
-        long_values: &["--output", "--trace", "--attach", "--user", "--env"],
-        short_writes: "o",
-        long_writes: &["--output"],
+        values: Options {
+            short: "eopsuEaIbOSPX",
+            long: &["--output", "--trace", "--attach", "--user", "--env"],
+        },
+        writes: Options {
+            short: "o",
+            long: &["--output"],
+        },
         ..wrapper(&["strace"])
     },
     Wrapper {
-        short_values: "eopsuaDnlxLAF",
-        long_values: &["--output", "--library"],
-        short_writes: "o",
-        long_writes: &["--output"],
+        values: Options {
+            short: "eopsuaDnlxLAF",
+            long: &["--output", "--library"],
+        },
+        writes: Options {
+            short: "o",
+            long: &["--output"],
+        },
         ..wrapper(&["ltrace"])
     },
     Wrapper {
-        long_writes: &["--log-file", "--xml-file"],
+        writes: Options {
+            short: "",
+            long: &["--log-file", "--xml-file"],
+        },
         ..wrapper(&["valgrind"])
     },
     Wrapper {
-        short_values: "ansfe",
-        long_values: &[
-            "--server-num",
-            "--server-args",
-            "--auth-file",
-            "--error-file",
-        ],
+        values: Options {
+            short: "ansfe",
+            long: &[
+                "--server-num",
+                "--server-args",
+                "--auth-file",
+                "--error-file",
+            ],
+        },
         ..wrapper(&["xvfb-run"])
     },
     Wrapper {
-        short_values: "fq",
+        values: Options {
+            short: "fq",
+            long: &[],
+        },
         ..wrapper(&["proxychains", "proxychains4"])
     },
     Wrapper {
-        short_values: "pc",
-        long_values: &["--package", "--call"],
-        short_scripts: "c",
-        long_scripts: &["--call"],
+        values: Options {
+            short: "pc",
+            long: &["--package", "--call"],
+        },
+        scripts: Options {
+            short: "c",
+            long: &["--call"],
+        },
         package: true,
         ..wrapper(&["npx", "bunx", "pnpx"])
     },
     Wrapper {
-        long_values: &["--from", "--with", "--python", "--index", "--index-url"],
-        short_values: "pw",
+        values: Options {
+            short: "pw",
+            long: &["--from", "--with", "--python", "--index", "--index-url"],
+        },
         package: true,
         ..wrapper(&["uvx"])
     },
     Wrapper {
         sub: &["run"],
-        short_values: "pw",
-        long_values: &[
-            "--with",
-            "--python",
-            "--directory",
-            "--project",
-            "--extra",
-            "--group",
-            "--package",
-            "--env-file",
-            "--index",
-            "--index-url",
-            "--with-requirements",
-            "--with-editable",
-        ],
-        long_chdir: &["--directory"],
+        values: Options {
+            short: "pw",
+            long: &[
+                "--with",
+                "--python",
+                "--directory",
+                "--project",
+                "--extra",
+                "--group",
+                "--package",
+                "--env-file",
+                "--index",
+                "--index-url",
+                "--with-requirements",
+                "--with-editable",
+            ],
+        },
+        chdir: Options {
+            short: "",
+            long: &["--directory"],
+        },
         ..wrapper(&["uv"])
     },
     Wrapper {
         sub: &["run"],
-        short_values: "PC",
-        long_values: &["--directory", "--project"],
-        short_chdir: "C",
-        long_chdir: &["--directory"],
+        values: Options {
+            short: "PC",
+            long: &["--directory", "--project"],
+        },
+        chdir: Options {
+            short: "C",
+            long: &["--directory"],
+        },
         ..wrapper(&["poetry"])
     },
     Wrapper {
@@ -190,9 +253,14 @@ pub const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         sub: &["run"],
-        short_values: "np",
-        long_values: &["--name", "--prefix", "--cwd"],
-        long_chdir: &["--cwd"],
+        values: Options {
+            short: "np",
+            long: &["--name", "--prefix", "--cwd"],
+        },
+        chdir: Options {
+            short: "",
+            long: &["--cwd"],
+        },
         ..wrapper(&["conda", "mamba", "micromamba"])
     },
     Wrapper {
@@ -201,10 +269,14 @@ pub const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         sub: &["exec", "x", "dlx"],
-        short_values: "p",
-        long_values: &["--package"],
-        short_scripts: "c",
-        long_scripts: &["--call"],
+        values: Options {
+            short: "p",
+            long: &["--package"],
+        },
+        scripts: Options {
+            short: "c",
+            long: &["--call"],
+        },
         package: true,
         ..wrapper(&["npm", "pnpm", "yarn"])
     },
@@ -218,56 +290,81 @@ pub const WRAPPERS: &[Wrapper] = &[
         ..wrapper(&["doppler", "op"])
     },
     Wrapper {
-        short_values: "EeIOBT",
-        long_values: &[
-            "--echo",
-            "--log-in",
-            "--log-out",
-            "--log-io",
-            "--log-timing",
-            "--logging-format",
-        ],
-        short_scripts: "c",
-        long_scripts: &["--command"],
-        short_writes: "IOBT",
-        long_writes: &["--log-in", "--log-out", "--log-io", "--log-timing"],
+        values: Options {
+            short: "EeIOBT",
+            long: &[
+                "--echo",
+                "--log-in",
+                "--log-out",
+                "--log-io",
+                "--log-timing",
+                "--logging-format",
+            ],
+        },
+        scripts: Options {
+            short: "c",
+            long: &["--command"],
+        },
+        writes: Options {
+            short: "IOBT",
+            long: &["--log-in", "--log-out", "--log-io", "--log-timing"],
+        },
         ..wrapper(&["script"])
     },
     Wrapper {
-        long_scripts: &["--run", "--command"],
-        long_values: &[
-            "--run",
-            "--command",
-            "-p",
-            "--packages",
-            "-I",
-            "--arg",
-            "--argstr",
-        ],
+        scripts: Options {
+            short: "",
+            long: &["--run", "--command"],
+        },
+        values: Options {
+            short: "",
+            long: &[
+                "--run",
+                "--command",
+                "-p",
+                "--packages",
+                "-I",
+                "--arg",
+                "--argstr",
+            ],
+        },
         ..wrapper(&["nix-shell"])
     },
     Wrapper {
-        long_scripts: &["--exec"],
-        long_values: &["--exec", "--watch", "--ext", "--ignore", "--delay"],
-        short_values: "weid",
+        scripts: Options {
+            short: "",
+            long: &["--exec"],
+        },
+        values: Options {
+            short: "weid",
+            long: &["--exec", "--watch", "--ext", "--ignore", "--delay"],
+        },
         ..wrapper(&["nodemon"])
     },
     Wrapper {
-        short_values: "wiepWEdc",
-        long_values: &[
-            "--watch",
-            "--exts",
-            "--ignore",
-            "--filter",
-            "--debounce",
-            "--shell",
-            "--workdir",
-        ],
-        long_chdir: &["--workdir"],
+        values: Options {
+            short: "wiepWEdc",
+            long: &[
+                "--watch",
+                "--exts",
+                "--ignore",
+                "--filter",
+                "--debounce",
+                "--shell",
+                "--workdir",
+            ],
+        },
+        chdir: Options {
+            short: "",
+            long: &["--workdir"],
+        },
         ..wrapper(&["watchexec"])
     },
     Wrapper {
-        short_scripts: "s",
+        scripts: Options {
+            short: "s",
+            long: &[],
+        },
         ..wrapper(&["entr"])
     },
 ];
@@ -332,7 +429,7 @@ pub fn read<'w>(w: &Wrapper, words: &'w [Word]) -> Wrapped<'w> {
                 None => (a.to_string(), None),
             };
             let role = Role::of(w, Opt::Long(&name));
-            if role.is_some() || w.long_values.contains(&name.as_str()) {
+            if role.is_some() || w.values.long.contains(&name.as_str()) {
                 let value = match glued {
                     Some(v) => Some(v),
                     None => {
@@ -351,7 +448,7 @@ pub fn read<'w>(w: &Wrapper, words: &'w [Word]) -> Wrapped<'w> {
             let letters: Vec<char> = a.chars().skip(1).collect();
             for (k, c) in letters.iter().enumerate() {
                 let role = Role::of(w, Opt::Short(*c));
-                if role.is_none() && !w.short_values.contains(*c) {
+                if role.is_none() && !w.values.short.contains(*c) {
                     continue;
                 }
                 let rest: String = letters[k + 1..].iter().collect();
@@ -400,15 +497,11 @@ enum Role {
 
 impl Role {
     fn of(w: &Wrapper, opt: Opt) -> Option<Role> {
-        let is = |shorts: &str, longs: &[&str]| match opt {
-            Opt::Short(c) => shorts.contains(c),
-            Opt::Long(l) => longs.contains(&l),
-        };
-        if is(w.short_scripts, w.long_scripts) {
+        if w.scripts.has(&opt) {
             Some(Role::Script)
-        } else if is(w.short_writes, w.long_writes) {
+        } else if w.writes.has(&opt) {
             Some(Role::Write)
-        } else if is(w.short_chdir, w.long_chdir) {
+        } else if w.chdir.has(&opt) {
             Some(Role::Chdir)
         } else {
             None

@@ -2,7 +2,7 @@
 //! starting it plainly, measured in the same run. The goal is at most 20 ms more at the
 //! median. Run with `cargo bench -p sandbox`; docs/benchmarks.md keeps the numbers.
 
-use sandbox::SandboxSpec;
+use sandbox::{Guarded, HomeView, SandboxSpec};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -38,16 +38,20 @@ fn scene() -> &'static Scene {
             project: project.clone(),
             project_writable: true,
             tmp: base.join("tmp"),
-            home: Some(home.clone()),
-            home_visible: Vec::new(),
-            keep_visible: Vec::new(),
-            read_only: vec![project.join(".git/hooks"), project.join(".git/config")],
-            pinned: vec![project.join(".git")],
-            hidden: vec![home.join(".ssh"), home.join(".aws"), project.join(".env")],
+            home: HomeView {
+                folder: Some(home.clone()),
+                visible: Vec::new(),
+                keep_visible: Vec::new(),
+            },
+            guarded: Guarded {
+                read_only: vec![project.join(".git/hooks"), project.join(".git/config")],
+                pinned: vec![project.join(".git")],
+                hidden: vec![home.join(".ssh"), home.join(".aws"), project.join(".env")],
+                git_dir: Some(project.join(".git")),
+            },
             binds: Vec::new(),
             overlays: Vec::new(),
             network: false,
-            git_dir: Some(project.join(".git")),
             limits: Default::default(),
             state_dir: base.join("state"),
         };

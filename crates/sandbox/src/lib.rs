@@ -22,7 +22,9 @@ pub mod helper;
 
 pub use launch::{SETUP_FAILED_EXIT, SetupReport, read_report, wrap, wrap_outside};
 pub use probe::{Capabilities, Layers, Unavailable, find_helper, probe, probe_with};
-pub use spec::{BIND_ROOT, Bind, Limits, Overlay, SandboxSpec, default_memory_limit};
+pub use spec::{
+    BIND_ROOT, Bind, Guarded, HomeView, Limits, Overlay, SandboxSpec, default_memory_limit,
+};
 
 /// The environment switch that turns the sandbox off (`TANDEM_SANDBOX=off`), to see how the
 /// app behaves on a machine without one.

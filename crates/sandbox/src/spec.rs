@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// One command's confinement. Paths are absolute with symlinks resolved (but for
-/// `home_visible`, named as they are under the home folder); paths that do not exist are
+/// `home.visible`, named as they are under the home folder); paths that do not exist are
 /// skipped (there is nothing to hide or protect yet).
 /// A helper that does not know a field refuses the spec (an older helper beside a newer app
 /// would otherwise leave a protection out without a word).
@@ -19,19 +19,52 @@ pub struct SandboxSpec {
     /// holds other programs' sockets and files), so `TMPDIR` is `/tmp` inside; a file made
     /// by `mktemp` in one command is there for the next.
     pub tmp: PathBuf,
+    #[serde(default)]
+    pub home: HomeView,
+    pub guarded: Guarded,
+    /// Files and folders the caller staged for the command (a skill's scripts), shown
+    /// read-only under `/run/tandem`.
+    #[serde(default)]
+    pub binds: Vec<Bind>,
+    /// Files shown, read-only, in place of others: a repository's configuration without the
+    /// programs it names, for a command that only reads or that has the network.
+    #[serde(default)]
+    pub overlays: Vec<Overlay>,
+    /// Whether the command sees the machine's network. Without it, it sees only its own
+    /// loopback interface.
+    pub network: bool,
+    /// How much one command may take.
+    #[serde(default)]
+    pub limits: Limits,
+    /// A folder of the caller's outside the project for the helper's own files. Commands
+    /// never see it.
+    pub state_dir: PathBuf,
+}
+
+/// The user's home folder as a command sees it, and what else stays visible in the places the
+/// sandbox replaces.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HomeView {
     /// The user's home folder. The sandbox shows an empty, read-only folder in its place with
-    /// only `home_visible` in it: keys, tokens, histories and sockets a toolchain never needs
+    /// only `visible` in it: keys, tokens, histories and sockets a toolchain never needs
     /// are simply not there, whatever they are called.
     #[serde(default)]
-    pub home: Option<PathBuf>,
+    pub folder: Option<PathBuf>,
     /// Entries of the home folder a command's toolchains need (`~/.cargo`, `~/.rustup`,
     /// `~/.gitconfig` …), shown read-only at their place. Links are followed.
     #[serde(default)]
-    pub home_visible: Vec<PathBuf>,
+    pub visible: Vec<PathBuf>,
     /// Other folders that must stay visible at their own path although they lie in a place
     /// the sandbox replaces (`/tmp`, the home folder): a test's fake home, say.
     #[serde(default)]
     pub keep_visible: Vec<PathBuf>,
+}
+
+/// What a command may not change, or not even see.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Guarded {
     /// Inside the project, kept read-only: everything git reads configuration, hooks or
     /// programs from (`.git/config`, `.git/hooks`, `.git/modules`, `.git/worktrees`, a `.git`
     /// file, the hooks path), `.tandem`, the policy's protected paths. What a command wrote
@@ -44,30 +77,12 @@ pub struct SandboxSpec {
     /// Files and folders that cannot be read at all: the user's keys and credentials,
     /// Tandem's own configuration and data, the session bus, the project's `.env` files.
     pub hidden: Vec<PathBuf>,
-    /// Files and folders the caller staged for the command (a skill's scripts), shown
-    /// read-only under `/run/tandem`.
-    #[serde(default)]
-    pub binds: Vec<Bind>,
-    /// Files shown, read-only, in place of others: a repository's configuration without the
-    /// programs it names, for a command that only reads or that has the network.
-    #[serde(default)]
-    pub overlays: Vec<Overlay>,
-    /// Whether the command sees the machine's network. Without it, it sees only its own
-    /// loopback interface.
-    pub network: bool,
     /// The git folder whose new `commondir` or `config.worktree` the helper removes while
     /// the command runs: either would point the user's own git at files the command wrote.
     #[serde(default)]
     pub git_dir: Option<PathBuf>,
-    /// How much one command may take.
-    #[serde(default)]
-    pub limits: Limits,
-    /// A folder of the caller's outside the project for the helper's own files. Commands
-    /// never see it.
-    pub state_dir: PathBuf,
 }
 
-/// A caller's file or folder shown inside the sandbox, read-only, at `/run/tandem/<name>`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bind {
     pub source: PathBuf,

@@ -82,20 +82,8 @@ impl RunContext {
 #[derive(Debug, Clone)]
 pub struct CommandConfig {
     pub shell: PathBuf,
-    /// A command still running after this becomes a background task.
-    pub grace: Duration,
-    pub default_timeout: Duration,
-    /// A background command without a timeout of its own is stopped after this long.
-    pub background_timeout: Duration,
-    /// Between SIGTERM and SIGKILL.
-    pub kill_grace: Duration,
-    /// Lines kept from the start and from the end of the output for the model.
-    pub head_lines: usize,
-    pub tail_lines: usize,
-    /// Bytes of the start and of the end of an output its file keeps; the middle of a longer
-    /// one is cut.
-    pub kept_head_bytes: u64,
-    pub kept_tail_bytes: usize,
+    pub timing: Timing,
+    pub kept: Kept,
     /// Where full outputs are saved (the session folder).
     pub output_dir: PathBuf,
     /// Variables of the app's environment the user lets commands see, beyond the built-in
@@ -112,6 +100,30 @@ pub struct CommandConfig {
     pub reaper: Option<PathBuf>,
 }
 
+/// How long a command may take, in each of the ways it can.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    /// A command still running after this becomes a background task.
+    pub grace: Duration,
+    pub default_timeout: Duration,
+    /// A background command without a timeout of its own is stopped after this long.
+    pub background_timeout: Duration,
+    /// Between SIGTERM and SIGKILL.
+    pub kill_grace: Duration,
+}
+
+/// How much of a command's output is kept.
+#[derive(Debug, Clone)]
+pub struct Kept {
+    /// Lines kept from the start and from the end of the output for the model.
+    pub head_lines: usize,
+    pub tail_lines: usize,
+    /// Bytes of the start and of the end of an output its file keeps; the middle of a longer
+    /// one is cut.
+    pub head_bytes: u64,
+    pub tail_bytes: usize,
+}
+
 impl CommandConfig {
     pub fn new(output_dir: PathBuf) -> Self {
         CommandConfig {
@@ -120,14 +132,18 @@ impl CommandConfig {
                 .map(PathBuf::from)
                 .find(|p| p.exists())
                 .unwrap_or_else(|| PathBuf::from("sh")),
-            grace: Duration::from_secs(10),
-            default_timeout: Duration::from_secs(120),
-            background_timeout: Duration::from_secs(30 * 60),
-            kill_grace: Duration::from_secs(5),
-            head_lines: 100,
-            tail_lines: 100,
-            kept_head_bytes: KEPT_HEAD_BYTES,
-            kept_tail_bytes: KEPT_TAIL_BYTES,
+            timing: Timing {
+                grace: Duration::from_secs(10),
+                default_timeout: Duration::from_secs(120),
+                background_timeout: Duration::from_secs(30 * 60),
+                kill_grace: Duration::from_secs(5),
+            },
+            kept: Kept {
+                head_lines: 100,
+                tail_lines: 100,
+                head_bytes: KEPT_HEAD_BYTES,
+                tail_bytes: KEPT_TAIL_BYTES,
+            },
             tmp_dir: output_dir.with_file_name("tmp"),
             output_dir,
             env_extra: Vec::new(),
@@ -446,8 +462,8 @@ async fn run_process(
     let confinement = run.confinement;
     let timeout = match args.timeout {
         Some(s) => Some(Duration::from_secs(s.max(1))),
-        None if args.background => Some(config.background_timeout),
-        None => Some(config.default_timeout),
+        None if args.background => Some(config.timing.background_timeout),
+        None => Some(config.timing.default_timeout),
     };
     std::fs::create_dir_all(&config.output_dir)
         .map_err(|e| ToolError::io(&config.output_dir, e))?;
@@ -499,7 +515,7 @@ async fn run_process(
     let file = tokio::fs::File::create(&output_path)
         .await
         .map_err(|e| ToolError::io(&output_path, e))?;
-    let mut sink = CappedOutput::new(file, config.kept_head_bytes, config.kept_tail_bytes);
+    let mut sink = CappedOutput::new(file, config.kept.head_bytes, config.kept.tail_bytes);
 
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(64);
     let mut pumps = Vec::new();
@@ -518,7 +534,7 @@ async fn run_process(
     let project = ws.root().path().to_path_buf();
     let registry = tasks.clone();
     let task_id = id.clone();
-    let kill_grace = config.kill_grace;
+    let kill_grace = config.timing.kill_grace;
     tokio::spawn(async move {
         let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
         let mut stopped = false;
@@ -625,7 +641,7 @@ async fn run_process(
         }
     };
     let waited = tokio::select! {
-        w = tokio::time::timeout(config.grace, done_rx) => w,
+        w = tokio::time::timeout(config.timing.grace, done_rx) => w,
         () = cancelled => {
             // Stopped: the command ends now (SIGTERM, then SIGKILL), not in the background.
             let _ = tasks.stop(&id);
@@ -638,7 +654,7 @@ async fn run_process(
             tasks.forget(&id);
             // Read a line at a time, never whole: the file holds up to ten megabytes.
             let (output, total_lines) =
-                head_tail(&output_path, config.head_lines, config.tail_lines)
+                head_tail(&output_path, config.kept.head_lines, config.kept.tail_lines)
                     .map_err(|e| ToolError::io(&output_path, e))?;
             let (exit_code, timed_out) = match state {
                 TaskState::Exited { code } => (code, false),
@@ -683,7 +699,7 @@ async fn run_process(
             let so_far = tasks.snapshot(&id, SNAPSHOT_HEAD_LINES, SNAPSHOT_TAIL_LINES);
             let mut out = background(&format!(
                 "still running after {} s, so it continues in the background",
-                config.grace.as_secs_f32()
+                config.timing.grace.as_secs_f32()
             ));
             if let CommandOutcome::Background { so_far: slot, .. } = &mut out {
                 *slot = so_far;

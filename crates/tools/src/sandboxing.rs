@@ -5,7 +5,7 @@
 use crate::git_places::{git_places, repository_configs};
 use crate::project_guard::{Known, ProjectGuard};
 use protocol::{DenialKind, SandboxDenial};
-use sandbox::{Bind, Limits, Overlay, SandboxSpec};
+use sandbox::{Bind, Guarded, HomeView, Limits, Overlay, SandboxSpec};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -142,16 +142,20 @@ impl SandboxSetup {
             project: project.to_path_buf(),
             project_writable: !read_only,
             tmp: tmp.to_path_buf(),
-            home: self.home.clone(),
-            home_visible: self.home_visible.clone(),
-            keep_visible: self.keep_visible.clone(),
-            read_only: places.read_only,
-            pinned: places.pinned,
-            hidden,
+            home: HomeView {
+                folder: self.home.clone(),
+                visible: self.home_visible.clone(),
+                keep_visible: self.keep_visible.clone(),
+            },
+            guarded: Guarded {
+                read_only: places.read_only,
+                pinned: places.pinned,
+                hidden,
+                git_dir: places.git_dir,
+            },
             binds,
             overlays,
             network,
-            git_dir: places.git_dir,
             limits: self.limits,
             state_dir: self.state_dir.clone(),
         }

@@ -67,14 +67,21 @@ struct Entry {
     ended: Option<Instant>,
     state: TaskState,
     output_path: PathBuf,
+    seen: Seen,
+    stop: Option<oneshot::Sender<()>>,
+    /// The agent that started it (a sub-agent's id), if not the session's own.
+    owner: Option<String>,
+}
+
+/// What the model has already been given of a task, so it is not told twice.
+#[derive(Default)]
+struct Seen {
+    /// Output up to here was read by a poll.
     polled: u64,
     /// Output up to here was flagged to the model as new (see [`TaskRegistry::new_output`]).
     flagged: u64,
     /// The model already got this task's result directly (it finished within its grace window).
     reported: bool,
-    stop: Option<oneshot::Sender<()>>,
-    /// The agent that started it (a sub-agent's id), if not the session's own.
-    owner: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,9 +145,7 @@ impl TaskRegistry {
                 ended: None,
                 state: TaskState::Running,
                 output_path,
-                polled: 0,
-                flagged: 0,
-                reported: false,
+                seen: Seen::default(),
                 stop: Some(stop),
                 owner,
             },
@@ -162,7 +167,7 @@ impl TaskRegistry {
             e.state = state.clone();
             e.ended = Some(Instant::now());
             e.stop = None;
-            announce = !e.reported;
+            announce = !e.seen.reported;
         }
         if announce {
             inner.finished.push(Event::TaskFinished {
@@ -220,7 +225,7 @@ impl TaskRegistry {
                 && let Some(tx) = e.stop.take()
             {
                 let _ = tx.send(());
-                e.reported = true;
+                e.seen.reported = true;
             }
         }
     }
@@ -240,7 +245,7 @@ impl TaskRegistry {
     pub fn mark_reported(&self, id: &str) {
         let mut inner = self.lock();
         if let Some(e) = inner.tasks.get_mut(id) {
-            e.reported = true;
+            e.seen.reported = true;
         }
         inner
             .finished
@@ -284,8 +289,8 @@ impl TaskRegistry {
             .map(|(text, _)| text)
             .unwrap_or_default();
         if let Some(e) = self.lock().tasks.get_mut(id) {
-            e.polled = e.polled.max(size);
-            e.flagged = e.flagged.max(size);
+            e.seen.polled = e.seen.polled.max(size);
+            e.seen.flagged = e.seen.flagged.max(size);
         }
         shown
     }
@@ -303,9 +308,9 @@ impl TaskRegistry {
             let size = std::fs::metadata(&e.output_path)
                 .map(|m| m.len())
                 .unwrap_or(0);
-            let seen = e.polled.max(e.flagged);
+            let seen = e.seen.polled.max(e.seen.flagged);
             if size > seen {
-                e.flagged = size;
+                e.seen.flagged = size;
                 out.push((Self::info(id, e), size - seen));
             }
         }
@@ -321,7 +326,7 @@ impl TaskRegistry {
                 .tasks
                 .get(id)
                 .ok_or_else(|| self.unknown(id, &inner))?;
-            (e.output_path.clone(), e.polled, Self::info(id, e))
+            (e.output_path.clone(), e.seen.polled, Self::info(id, e))
         };
         let mut text = Vec::new();
         let mut more = false;
@@ -334,7 +339,7 @@ impl TaskRegistry {
         }
         let mut inner = self.lock();
         if let Some(e) = inner.tasks.get_mut(id) {
-            e.polled = from + text.len() as u64;
+            e.seen.polled = from + text.len() as u64;
         }
         Ok((info, String::from_utf8_lossy(&text).into_owned(), more))
     }
@@ -359,7 +364,7 @@ impl TaskRegistry {
         if let Some(tx) = e.stop.take() {
             let _ = tx.send(());
             // Whoever stops a task knows it ended: it does not wake the agent.
-            e.reported = true;
+            e.seen.reported = true;
         }
         Ok(Self::info(id, e))
     }
@@ -370,7 +375,7 @@ impl TaskRegistry {
         for e in inner.tasks.values_mut() {
             if let Some(tx) = e.stop.take() {
                 let _ = tx.send(());
-                e.reported = true;
+                e.seen.reported = true;
             }
         }
     }

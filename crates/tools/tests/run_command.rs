@@ -25,8 +25,8 @@ fn env() -> Env {
     let out = tempfile::tempdir().expect("tempdir");
     let ws = Workspace::new(ProjectRoot::open(dir.path()).expect("open"));
     let mut config = CommandConfig::new(out.path().to_path_buf());
-    config.grace = Duration::from_secs(5);
-    config.kill_grace = Duration::from_millis(500);
+    config.timing.grace = Duration::from_secs(5);
+    config.timing.kill_grace = Duration::from_millis(500);
     Env {
         _dir: dir,
         _out: out,
@@ -101,8 +101,8 @@ async fn output_exit_code_and_the_project_folder() {
 #[tokio::test]
 async fn long_output_is_cut_to_head_and_tail_but_saved_whole() {
     let mut e = env();
-    e.config.head_lines = 3;
-    e.config.tail_lines = 2;
+    e.config.kept.head_lines = 3;
+    e.config.kept.tail_lines = 2;
     let out = run_command(
         &e.ws,
         &e.tasks,
@@ -248,7 +248,7 @@ async fn a_timeout_kills_the_whole_process_tree() {
 #[tokio::test]
 async fn background_tasks_poll_stop_and_wake_the_agent() {
     let mut e = env();
-    e.config.grace = Duration::from_millis(300);
+    e.config.timing.grace = Duration::from_millis(300);
     // Outlives the grace window: becomes a task.
     let out = run_command(
         &e.ws,
@@ -382,11 +382,11 @@ async fn bad_arguments_are_clear() {
             .contains("at least 1 second")
     );
     assert_eq!(
-        CommandConfig::new("/tmp".into()).kill_grace,
+        CommandConfig::new("/tmp".into()).timing.kill_grace,
         Duration::from_secs(5)
     );
     assert_eq!(
-        CommandConfig::new("/tmp".into()).grace,
+        CommandConfig::new("/tmp".into()).timing.grace,
         Duration::from_secs(10)
     );
 }
@@ -419,7 +419,7 @@ async fn a_missing_program_is_named_with_what_to_run_instead() {
 #[tokio::test]
 async fn a_long_command_shows_its_output_so_far_and_new_output_is_flagged_once() {
     let mut e = env();
-    e.config.grace = Duration::from_millis(300);
+    e.config.timing.grace = Duration::from_millis(300);
     let marker = e.ws.root().path().join("go-on");
     let command = format!(
         "echo compiling 1; echo compiling 2; while [ ! -e {} ]; do sleep 0.05; done; echo linking; sleep 300",

@@ -93,8 +93,8 @@ fn fixture() -> Fixture {
     git(&project, &["config", "user.name", "Test"]);
 
     let mut config = CommandConfig::new(session.join("outputs"));
-    config.grace = Duration::from_secs(20);
-    config.kill_grace = Duration::from_millis(500);
+    config.timing.grace = Duration::from_secs(20);
+    config.timing.kill_grace = Duration::from_millis(500);
     config.tmp_dir = session.join("tmp");
     config.sandbox = Some(
         SandboxSetup::new(helper, session.join("sandbox"), secret)

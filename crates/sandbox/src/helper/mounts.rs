@@ -143,8 +143,13 @@ impl Plan {
                 spec.project.display().to_string(),
             )
         })?;
-        let keep: Vec<Held> = spec.keep_visible.iter().filter_map(|p| hold(p)).collect();
-        let home_visible: Vec<Held> = spec.home_visible.iter().filter_map(|p| hold(p)).collect();
+        let keep: Vec<Held> = spec
+            .home
+            .keep_visible
+            .iter()
+            .filter_map(|p| hold(p))
+            .collect();
+        let home_visible: Vec<Held> = spec.home.visible.iter().filter_map(|p| hold(p)).collect();
         let binds: Vec<(String, Held)> = spec
             .binds
             .iter()
@@ -188,7 +193,7 @@ impl Plan {
             )
             .map_err(step("making the private terminal instance (/dev/pts)"))?;
         }
-        let emptied_home = match &spec.home {
+        let emptied_home = match &spec.home.folder {
             Some(home) => replace_home(home, &home_visible, &spec.project)?,
             None => false,
         };
@@ -197,9 +202,9 @@ impl Plan {
         let mut shown: Vec<&Held> = keep.iter().chain(std::iter::once(&project)).collect();
         shown.sort_by_key(|h| h.path.components().count());
         for h in shown {
-            show_again(h, spec.home.as_deref())?;
+            show_again(h, spec.home.folder.as_deref())?;
         }
-        if let Some(home) = &spec.home
+        if let Some(home) = &spec.home.folder
             && emptied_home
         {
             let flags =
@@ -212,7 +217,7 @@ impl Plan {
             bind(&spec.project, &spec.project, true)
                 .map_err(|e| SetupError::new("making the project read-only", e))?;
         }
-        for p in &spec.pinned {
+        for p in &spec.guarded.pinned {
             // A link is not pinned: the folder it leads to is not what git uses here. In a
             // read-only project nothing moves anyway, and a bind of its own would be writable.
             if spec.project_writable && std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
@@ -220,7 +225,7 @@ impl Plan {
                     .map_err(|e| SetupError::new(format!("pinning {}", p.display()), e))?;
             }
         }
-        for p in &spec.read_only {
+        for p in &spec.guarded.read_only {
             // Links are followed: git follows them too, so the place it ends up is what stays
             // read-only.
             if p.exists() {
@@ -238,7 +243,7 @@ impl Plan {
         }
         // Files first: the empty file may itself sit in a folder that is hidden next.
         let (dirs, files): (Vec<&PathBuf>, Vec<&PathBuf>) =
-            spec.hidden.iter().partition(|p| p.is_dir());
+            spec.guarded.hidden.iter().partition(|p| p.is_dir());
         for p in files.into_iter().chain(dirs) {
             hide(p, &empty)?;
         }

@@ -120,6 +120,7 @@ fn start(inv: &Invocation) -> Result<(i32, Vec<String>), SetupError> {
     forward_signals(child_pid.clone());
     watch_parent(parent, child_pid.clone());
     let guard = spec
+        .guarded
         .git_dir
         .as_deref()
         .filter(|d| d.is_dir())

@@ -1,7 +1,7 @@
 //! `tandem-sandbox probe`: start a real sandboxed process and print what worked, as JSON.
 
 use crate::probe::{Capabilities, Layers, Unavailable};
-use crate::spec::SandboxSpec;
+use crate::spec::{Guarded, HomeView, SandboxSpec};
 use std::process::{Command, Stdio};
 
 /// Exit code of the probe's command; anything else means it did not run as asked.
@@ -51,16 +51,14 @@ fn probe() -> Capabilities {
         project: project.clone(),
         project_writable: true,
         tmp: base.join("tmp"),
-        home: Some(home.clone()),
-        home_visible: Vec::new(),
-        keep_visible: Vec::new(),
-        read_only: Vec::new(),
-        pinned: Vec::new(),
-        hidden: Vec::new(),
+        home: HomeView {
+            folder: Some(home.clone()),
+            ..HomeView::default()
+        },
+        guarded: Guarded::default(),
         binds: Vec::new(),
         overlays: Vec::new(),
         network: false,
-        git_dir: None,
         limits: Default::default(),
         state_dir: base.join("state"),
     };
