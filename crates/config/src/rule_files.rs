@@ -59,7 +59,8 @@ pub fn rules_view(root: &Path, user_file: &Path) -> Result<RulesView, LaunchErro
         limits: policy::hard_limits(),
         notes: policy.notes.clone(),
         trusted: policy
-            .trusted_projects
+            .trust
+            .projects
             .iter()
             .any(|t| Path::new(t) == root || *t == here),
         tools: tools::TOOLS.iter().map(|t| t.name.to_string()).collect(),

@@ -132,7 +132,11 @@ fn judge_write(
     f.extend(thresholds(policy, ctx, diff_lines));
     let rel = ctx.relative(&abs).unwrap_or_default();
     if mode == Mode::Ask
-        && let Some(rule) = policy.allow_write.iter().find(|r| r.glob.is_match(&rel))
+        && let Some(rule) = policy
+            .paths
+            .allow_write
+            .iter()
+            .find(|r| r.glob.is_match(&rel))
     {
         f.push(
             Finding::new(
@@ -278,6 +282,7 @@ fn judge_fetch(
     };
     let mut f = Vec::new();
     if let Some(d) = policy
+        .web
         .denied_domains
         .iter()
         .find(|d| domain_matches(&host, &d.domain))
@@ -331,6 +336,7 @@ fn judge_fetch(
         return f;
     }
     let allowed = policy
+        .web
         .allowed_domains
         .iter()
         .find(|d| domain_matches(&host, &d.domain));
@@ -381,7 +387,7 @@ fn judge_server_tool(policy: &Policy, mode: Mode, name: &str) -> Vec<Finding> {
             "read_only mode",
         )];
     }
-    if let Some(rule) = policy.allowed_tools.iter().find(|r| r.name == name) {
+    if let Some(rule) = policy.tools.allowed.iter().find(|r| r.name == name) {
         return vec![Finding::new(
             Verdict::Allow,
             format!("the tool “{name}” is allowed ({})", rule.source.label()),
@@ -415,7 +421,7 @@ fn judge_search(policy: &Policy, mode: Mode) -> Vec<Finding> {
             policy.network.source.clone(),
         )];
     }
-    if let Some(src) = &policy.allow_search {
+    if let Some(src) = &policy.web.allow_search {
         return vec![Finding::new(
             Verdict::Allow,
             "web searches were allowed",

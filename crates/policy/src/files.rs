@@ -499,7 +499,7 @@ impl Judge<'_> {
                 );
             }
         }
-        for rule in &self.policy.protected {
+        for rule in &self.policy.paths.protected {
             let prefix = fixed_prefix(&rule.text);
             if !prefix.is_empty()
                 && Path::new(&prefix).starts_with(rel)
@@ -576,7 +576,7 @@ impl Judge<'_> {
     pub(crate) fn protected_under(&self, rel: &str, skips_hidden: bool) -> Option<String> {
         let root = Path::new(rel);
         let mut fixed: Vec<String> = vec![".tandem/policy.toml".into()];
-        for rule in &self.policy.protected {
+        for rule in &self.policy.paths.protected {
             let prefix = fixed_prefix(&rule.text);
             if prefix.is_empty() {
                 // `**/x`: anywhere; the sandbox hides it when it is a secret.
@@ -704,7 +704,7 @@ impl Judge<'_> {
             add(&format!("**/{h}"), None);
         }
         let root = self.ctx.project_root.to_path_buf();
-        for rule in &self.policy.protected {
+        for rule in &self.policy.paths.protected {
             add(&rule.text, Some(root.clone()));
         }
         add(".tandem/policy.toml", Some(root));

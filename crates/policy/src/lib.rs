@@ -70,7 +70,7 @@ pub use overview::{hard_limits, own_rules, remove_rule};
 pub use paths::{HOME_SECRETS, SecretGlobs, is_secret, project_secret_globs};
 pub use rule_edit::{add_rule, set_trusted};
 pub use rules::{
-    BUILTIN_TOML, NetworkMode, Policy, PolicyError, RuleText, add_project_grant,
-    project_policy_path, user_policy_path,
+    BUILTIN_TOML, NetworkMode, PathRules, Policy, PolicyError, RuleText, ToolRules, Trust,
+    WebRules, add_project_grant, project_policy_path, user_policy_path,
 };
 pub use source::Source;

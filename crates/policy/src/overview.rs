@@ -90,13 +90,14 @@ impl Policy {
     pub fn groups(&self) -> Vec<RuleGroup> {
         let builtin = |s: &Source| matches!(s, Source::Builtin);
         let mut never_read = Vec::new();
-        for r in self.protected.iter().filter(|r| builtin(&r.source)) {
+        for r in self.paths.protected.iter().filter(|r| builtin(&r.source)) {
             push_unique(&mut never_read, path_words(&r.text));
         }
         never_read
             .push("credentials in your home folder (~/.ssh, ~/.aws, ~/.gnupg, ~/.kube, …)".into());
         let mut not_secret = Vec::new();
         for r in self
+            .paths
             .protected_exceptions
             .iter()
             .filter(|r| builtin(&r.source))
@@ -124,6 +125,7 @@ impl Policy {
             NetworkMode::Deny => "Web access is refused, except for these sites",
         };
         let mut web_items: Vec<String> = self
+            .web
             .allowed_domains
             .iter()
             .filter(|d| builtin(&d.source))

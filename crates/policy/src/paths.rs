@@ -318,7 +318,7 @@ pub fn judge_path(policy: &Policy, ctx: &Context, abs: &Path, access: Access) ->
 
 /// A read outside the project: allowed when granted this session, a question otherwise.
 pub fn read_outside(policy: &Policy, abs: &Path, name: &str) -> Finding {
-    match policy.allow_read.iter().find(|r| r.glob.is_match(abs)) {
+    match policy.paths.allow_read.iter().find(|r| r.glob.is_match(abs)) {
         Some(r) => Finding::new(
             Verdict::Allow,
             format!("reading “{name}” was allowed this session"),
@@ -378,14 +378,15 @@ pub fn protections(policy: &Policy, ctx: &Context, abs: &Path, access: Access) -
     let subject = rel
         .clone()
         .unwrap_or_else(|| abs.to_string_lossy().trim_start_matches('/').to_string());
-    let excepted = policy.exceptions_set.is_match(&subject);
+    let excepted = policy.paths.exceptions_set.is_match(&subject);
     if !excepted {
         // The set says whether any rule matched; the first matching one is named.
         if let Some(rule) = policy
+            .paths
             .protected_set
             .matches(&subject)
             .first()
-            .and_then(|&i| policy.protected.get(i))
+            .and_then(|&i| policy.paths.protected.get(i))
         {
             out.push(Finding::new(
                 Verdict::Deny,

@@ -196,6 +196,17 @@ pub struct Policy {
     pub require_approval_above: Setting<u32>,
     pub network: Setting<NetworkMode>,
     pub commands: Vec<CommandRule>,
+    pub paths: PathRules,
+    pub web: WebRules,
+    pub tools: ToolRules,
+    pub trust: Trust,
+    /// What was left out and why (a looser rule in an untrusted project file).
+    pub notes: Vec<String>,
+}
+
+/// The `[paths]` rules, merged.
+#[derive(Debug, Clone)]
+pub struct PathRules {
     pub protected: Vec<PathRule>,
     pub protected_exceptions: Vec<PathRule>,
     /// `protected` and `protected_exceptions` compiled together, so a path is checked against
@@ -204,18 +215,44 @@ pub struct Policy {
     pub(crate) exceptions_set: GlobSet,
     pub allow_write: Vec<PathRule>,
     pub allow_read: Vec<PathRule>,
+}
+
+/// The `[network]` domain rules and whether web search runs without asking.
+#[derive(Debug, Clone, Default)]
+pub struct WebRules {
     pub allowed_domains: Vec<DomainRule>,
     pub denied_domains: Vec<DomainRule>,
     pub allow_search: Option<Source>,
+}
+
+/// The `[tools]` rules, merged.
+#[derive(Debug, Clone, Default)]
+pub struct ToolRules {
     /// Tools of MCP servers that run without asking.
-    pub allowed_tools: Vec<ToolRule>,
+    pub allowed: Vec<ToolRule>,
     /// Tools turned off (`[tools] off`), for every project or for this one.
-    pub tools_off: Vec<ToolRule>,
-    pub trusted_projects: Vec<String>,
+    pub off: Vec<ToolRule>,
+}
+
+/// Which projects may loosen the rules, and the one being loaded for.
+#[derive(Debug, Clone, Default)]
+pub struct Trust {
+    pub projects: Vec<String>,
     /// The project being loaded for, so the user's per-project grants apply to it alone.
-    current_project: Option<String>,
-    /// What was left out and why (a looser rule in an untrusted project file).
-    pub notes: Vec<String>,
+    current: Option<String>,
+}
+
+impl Default for PathRules {
+    fn default() -> Self {
+        PathRules {
+            protected: Vec::new(),
+            protected_exceptions: Vec::new(),
+            protected_set: GlobSet::empty(),
+            exceptions_set: GlobSet::empty(),
+            allow_write: Vec::new(),
+            allow_read: Vec::new(),
+        }
+    }
 }
 
 /// A rule file's text and where it lives.
@@ -298,19 +335,10 @@ impl Policy {
                 source: Source::Builtin,
             },
             commands: Vec::new(),
-            protected: Vec::new(),
-            protected_exceptions: Vec::new(),
-            protected_set: GlobSet::empty(),
-            exceptions_set: GlobSet::empty(),
-            allow_write: Vec::new(),
-            allow_read: Vec::new(),
-            allowed_domains: Vec::new(),
-            denied_domains: Vec::new(),
-            allow_search: None,
-            allowed_tools: Vec::new(),
-            tools_off: Vec::new(),
-            trusted_projects: Vec::new(),
-            current_project: None,
+            paths: PathRules::default(),
+            web: WebRules::default(),
+            tools: ToolRules::default(),
+            trust: Trust::default(),
             notes: Vec::new(),
         }
     }
@@ -323,7 +351,7 @@ impl Policy {
         project_root: &Path,
     ) -> Result<Policy, PolicyError> {
         let mut policy = Policy::builtin();
-        policy.current_project = Some(project_root.to_string_lossy().into_owned());
+        policy.trust.current = Some(project_root.to_string_lossy().into_owned());
         if let Some(u) = user {
             let file = u.path.display().to_string();
             policy.apply(u.text, &file, Source::User(u.path.to_path_buf()), true)?;
@@ -331,7 +359,8 @@ impl Policy {
         if let Some(p) = project {
             let root = project_root.to_string_lossy();
             let trusted = policy
-                .trusted_projects
+                .trust
+                .projects
                 .iter()
                 .any(|t| Path::new(t) == project_root || t.as_str() == root);
             let file = p.path.display().to_string();
@@ -420,7 +449,7 @@ impl Policy {
                     "trusted_projects belongs in your own rules, not a project's".into(),
                 ));
             } else {
-                self.trusted_projects.extend(t);
+                self.trust.projects.extend(t);
             }
         }
         if let Some(n) = parsed.network.mode {
@@ -438,7 +467,7 @@ impl Policy {
 
         for g in &parsed.paths.protected {
             let glob = path_glob(g).map_err(&invalid)?;
-            self.protected.push(PathRule {
+            self.paths.protected.push(PathRule {
                 text: g.clone(),
                 glob,
                 source: source.clone(),
@@ -446,12 +475,12 @@ impl Policy {
         }
         for (list, texts, name) in [
             (
-                &mut self.protected_exceptions,
+                &mut self.paths.protected_exceptions,
                 &parsed.paths.protected_exceptions,
                 "paths.protected_exceptions",
             ),
             (
-                &mut self.allow_write,
+                &mut self.paths.allow_write,
                 &parsed.paths.allow_write,
                 "paths.allow_write",
             ),
@@ -519,14 +548,14 @@ impl Policy {
         }
 
         for d in &parsed.network.denied_domains {
-            self.denied_domains.push(DomainRule {
+            self.web.denied_domains.push(DomainRule {
                 domain: normalize_domain(d),
                 source: source.clone(),
             });
         }
         for d in &parsed.network.allowed_domains {
             if may_loosen {
-                self.allowed_domains.push(DomainRule {
+                self.web.allowed_domains.push(DomainRule {
                     domain: normalize_domain(d),
                     source: source.clone(),
                 });
@@ -538,7 +567,7 @@ impl Policy {
         }
         for t in &parsed.tools.allow {
             if may_loosen {
-                self.allowed_tools.push(ToolRule {
+                self.tools.allowed.push(ToolRule {
                     name: t.clone(),
                     source: source.clone(),
                 });
@@ -548,7 +577,7 @@ impl Policy {
         }
         // Turning a tool off only tightens: any file may.
         for t in &parsed.tools.off {
-            self.tools_off.push(ToolRule {
+            self.tools.off.push(ToolRule {
                 name: t.clone(),
                 source: source.clone(),
             });
@@ -560,7 +589,7 @@ impl Policy {
                 ));
                 break;
             }
-            if self.current_project.as_deref() != Some(project.as_str()) {
+            if self.trust.current.as_deref() != Some(project.as_str()) {
                 continue;
             }
             for c in &grants.commands.allow {
@@ -582,40 +611,40 @@ impl Policy {
             }
             for g in &grants.paths.allow_write {
                 let glob = path_glob(g).map_err(&invalid)?;
-                self.allow_write.push(PathRule {
+                self.paths.allow_write.push(PathRule {
                     text: g.clone(),
                     glob,
                     source: source.clone(),
                 });
             }
             for d in &grants.network.allowed_domains {
-                self.allowed_domains.push(DomainRule {
+                self.web.allowed_domains.push(DomainRule {
                     domain: normalize_domain(d),
                     source: source.clone(),
                 });
             }
             for t in &grants.tools.allow {
-                self.allowed_tools.push(ToolRule {
+                self.tools.allowed.push(ToolRule {
                     name: t.clone(),
                     source: source.clone(),
                 });
             }
             for t in &grants.tools.off {
-                self.tools_off.push(ToolRule {
+                self.tools.off.push(ToolRule {
                     name: t.clone(),
                     source: source.clone(),
                 });
             }
         }
         self.notes.extend(notes);
-        self.protected_set = compile_set(&self.protected, file)?;
-        self.exceptions_set = compile_set(&self.protected_exceptions, file)?;
+        self.paths.protected_set = compile_set(&self.paths.protected, file)?;
+        self.paths.exceptions_set = compile_set(&self.paths.protected_exceptions, file)?;
         Ok(())
     }
 
     /// The rule that turned a tool off, if one did.
     pub fn turned_off(&self, tool: &str) -> Option<&ToolRule> {
-        self.tools_off.iter().find(|t| t.name == tool)
+        self.tools.off.iter().find(|t| t.name == tool)
     }
 
     /// Adds a rule granted in the approval dialog for the rest of the session.
@@ -630,22 +659,22 @@ impl Policy {
                     source: Source::Session,
                 });
             }
-            Grant::AllowWrite(g) => self.allow_write.push(PathRule {
+            Grant::AllowWrite(g) => self.paths.allow_write.push(PathRule {
                 text: g.clone(),
                 glob: path_glob(g)?,
                 source: Source::Session,
             }),
-            Grant::AllowRead(p) => self.allow_read.push(PathRule {
+            Grant::AllowRead(p) => self.paths.allow_read.push(PathRule {
                 text: p.clone(),
                 glob: path_glob(&globset::escape(p))?,
                 source: Source::Session,
             }),
-            Grant::AllowDomain(d) => self.allowed_domains.push(DomainRule {
+            Grant::AllowDomain(d) => self.web.allowed_domains.push(DomainRule {
                 domain: normalize_domain(d),
                 source: Source::Session,
             }),
-            Grant::AllowSearch => self.allow_search = Some(Source::Session),
-            Grant::AllowTool(name) => self.allowed_tools.push(ToolRule {
+            Grant::AllowSearch => self.web.allow_search = Some(Source::Session),
+            Grant::AllowTool(name) => self.tools.allowed.push(ToolRule {
                 name: name.clone(),
                 source: Source::Session,
             }),
@@ -678,9 +707,12 @@ impl Policy {
             ),
         ];
         for (title, list) in [
-            ("paths.protected", &self.protected),
-            ("paths.protected_exceptions", &self.protected_exceptions),
-            ("paths.allow_write", &self.allow_write),
+            ("paths.protected", &self.paths.protected),
+            (
+                "paths.protected_exceptions",
+                &self.paths.protected_exceptions,
+            ),
+            ("paths.allow_write", &self.paths.allow_write),
         ] {
             for r in list {
                 out.push((format!("{title} \"{}\"", r.text), r.source.to_string()));
@@ -697,22 +729,22 @@ impl Policy {
                 r.source.to_string(),
             ));
         }
-        for d in &self.allowed_domains {
+        for d in &self.web.allowed_domains {
             out.push((
                 format!("network.allowed_domains \"{}\"", d.domain),
                 d.source.to_string(),
             ));
         }
-        for d in &self.denied_domains {
+        for d in &self.web.denied_domains {
             out.push((
                 format!("network.denied_domains \"{}\"", d.domain),
                 d.source.to_string(),
             ));
         }
-        for t in &self.allowed_tools {
+        for t in &self.tools.allowed {
             out.push((format!("tools.allow \"{}\"", t.name), t.source.to_string()));
         }
-        for t in &self.tools_off {
+        for t in &self.tools.off {
             out.push((format!("tools.off \"{}\"", t.name), t.source.to_string()));
         }
         out.push((
@@ -947,7 +979,7 @@ mod tests {
         assert_eq!(p.max_diff_lines.value, 100);
         assert!(p.commands.iter().any(|c| c.pattern.text() == "make deploy"));
         assert!(!p.commands.iter().any(|c| c.pattern.text() == "rm"));
-        assert!(p.allow_write.is_empty());
+        assert!(p.paths.allow_write.is_empty());
         assert_eq!(p.notes.len(), 3, "{:?}", p.notes);
 
         let user = "trusted_projects = [\"/p\"]\n";
@@ -1040,7 +1072,7 @@ mod tests {
                 .iter()
                 .any(|c| c.pattern.text() == "make check" && c.verdict == Verdict::Allow)
         );
-        assert_eq!(here.allow_write.len(), 1);
+        assert_eq!(here.paths.allow_write.len(), 1);
         let elsewhere = Policy::load(
             Some(RuleText {
                 path: Path::new("/u.toml"),
