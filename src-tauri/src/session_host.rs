@@ -165,9 +165,10 @@ fn show_pending(app: &tauri::AppHandle, sessions: &Sessions, arrived: bool) {
 /// A question, in a notification's words: what would run or change.
 fn question_words(q: &protocol::ApprovalRequest) -> String {
     let what = q
+        .run
         .command
         .clone()
-        .or_else(|| q.path.clone())
+        .or_else(|| q.change.path.clone())
         .unwrap_or_else(|| q.tool.clone());
     format!("{}: {what}", q.tool)
 }

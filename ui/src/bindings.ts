@@ -139,38 +139,36 @@ summary: string, };
 
 export type DenialKind = "files" | "network";
 
-export type ApprovalRequest = { 
-/**
- * The tool call's id.
- */
-id: string, tool: string, input: JsonValue, 
-/**
- * The policy's reason, in plain words, and the rule that asked.
- */
-reason: string, rule: string, 
+export type Asked = { reason: string, rule: string, 
 /**
  * Rules the user could grant instead of answering each time, in order.
  */
-suggestions: Array<ApprovalSuggestion>, 
+suggestions: Array<ApprovalSuggestion>, };
+
+export type ChangePreview = { path: string | null, original: string | null, proposed: string | null, hunks: Array<Hunk>, };
+
+export type CommandPreview = { 
 /**
- * For writes and edits: the file, its content now and the proposed content, and the hunks.
- */
-path: string | null, original: string | null, proposed: string | null, hunks: Array<Hunk>, 
-/**
- * For commands: the command line, and each simple command the policy found in it (what
- * really runs, wrappers and substitutions included).
+ * The command line, and each simple command the policy found in it (what really runs,
+ * wrappers and substitutions included).
  */
 command: string | null, commands: Array<string>, 
 /**
- * For commands: where it will run if approved (in the sandbox, with the network, or
- * outside the sandbox).
+ * Where it will run if approved (in the sandbox, with the network, or outside the
+ * sandbox).
  */
 confinement: Confinement | null, 
 /**
  * Set when the sandbox stopped this command and the question is whether to run it once
  * outside: what the sandbox refused.
  */
-sandbox_denial: SandboxDenial | null, 
+sandbox_denial: SandboxDenial | null, };
+
+export type ApprovalRequest = { 
+/**
+ * The tool call's id.
+ */
+id: string, tool: string, input: JsonValue, 
 /**
  * The sub-agent that asks (its name), when it is not the session's own agent.
  */
@@ -182,7 +180,26 @@ title: Array<TitlePart>,
 /**
  * The tool's name in words for people ("Edit a file").
  */
-words: string, };
+words: string, reason: string, rule: string, 
+/**
+ * Rules the user could grant instead of answering each time, in order.
+ */
+suggestions: Array<ApprovalSuggestion>, path: string | null, original: string | null, proposed: string | null, hunks: Array<Hunk>, 
+/**
+ * The command line, and each simple command the policy found in it (what really runs,
+ * wrappers and substitutions included).
+ */
+command: string | null, commands: Array<string>, 
+/**
+ * Where it will run if approved (in the sandbox, with the network, or outside the
+ * sandbox).
+ */
+confinement: Confinement | null, 
+/**
+ * Set when the sandbox stopped this command and the question is whether to run it once
+ * outside: what the sandbox refused.
+ */
+sandbox_denial: SandboxDenial | null, };
 
 export type TitlePart = { text: string, code: boolean, };
 

@@ -308,6 +308,7 @@ async fn an_mcp_servers_tools_are_asked_fenced_and_survive_its_crash() {
     let asked: Vec<&str> = questions.iter().map(|q| q.tool.as_str()).collect();
     assert_eq!(asked, ["tiny__echo", "tiny__inject", "tiny__crash"]);
     let labels: Vec<&str> = questions[0]
+        .asked
         .suggestions
         .iter()
         .map(|s| s.label.as_str())
@@ -319,7 +320,7 @@ async fn an_mcp_servers_tools_are_asked_fenced_and_survive_its_crash() {
             "Allow the tool “tiny__echo” for this session"
         ]
     );
-    assert!(questions[0].suggestions[0].always);
+    assert!(questions[0].asked.suggestions[0].always);
     // The server's words are fenced: its fake closing tag does not close the fence.
     let (out, _) = finished(&h.events(), "i1");
     let open = out.find("<untrusted-tool-result-").expect("fenced");

@@ -98,7 +98,7 @@ fn outputs(events: &[AgentEvent]) -> Vec<(String, String)> {
 }
 
 fn leaves_sandbox(r: &ApprovalRequest) -> bool {
-    matches!(r.confinement, Some(Confinement::Outside { .. }))
+    matches!(r.run.confinement, Some(Confinement::Outside { .. }))
 }
 
 #[tokio::test]
@@ -166,7 +166,7 @@ async fn ordinary_work_runs_in_full_auto_without_a_question() {
         "asked: {:?}",
         r.questions()
             .iter()
-            .map(|q| q.reason.clone())
+            .map(|q| q.asked.reason.clone())
             .collect::<Vec<_>>()
     );
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
@@ -193,7 +193,7 @@ async fn without_a_sandbox_full_auto_asks_before_commands() {
     let questions = r.questions();
     assert_eq!(questions.len(), 1, "{questions:?}");
     assert_eq!(
-        questions[0].confinement,
+        questions[0].run.confinement,
         Some(Confinement::Outside {
             reason: OutsideReason::Unavailable
         })
@@ -219,9 +219,12 @@ async fn a_command_the_sandbox_stops_can_run_once_outside_with_approval() {
     let questions = r.questions();
     let escalation = questions
         .iter()
-        .find(|q| q.sandbox_denial.is_some())
+        .find(|q| q.run.sandbox_denial.is_some())
         .expect("the user was asked to leave the sandbox");
-    assert!(escalation.suggestions.is_empty(), "never offered as a rule");
+    assert!(
+        escalation.asked.suggestions.is_empty(),
+        "never offered as a rule"
+    );
     assert!(f.outside.join("marker").exists());
 
     // Declined: nothing outside, and the model is told.
@@ -231,7 +234,7 @@ async fn a_command_the_sandbox_stops_can_run_once_outside_with_approval() {
         ("@EXPECT@", "chose not to run it outside the sandbox".into()),
     ];
     let (_harness, _) = run(&f, "agent_sandbox_escalation.json", &vars, true, |req| {
-        if req.sandbox_denial.is_some() {
+        if req.run.sandbox_denial.is_some() {
             ApprovalAnswer::Deny { message: None }
         } else {
             ApprovalAnswer::Approve

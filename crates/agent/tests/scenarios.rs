@@ -83,15 +83,15 @@ async fn read_edit_run_and_finish_on_a_real_repository() {
     let tools: Vec<&str> = questions.iter().map(|q| q.tool.as_str()).collect();
     assert_eq!(tools, ["edit_file", "run_command"]);
     let edit = &questions[0];
-    assert_eq!(edit.original.as_deref(), Some("hello, world\n"));
-    assert_eq!(edit.proposed.as_deref(), Some("hello, tandem\n"));
-    assert_eq!(edit.hunks.len(), 1);
+    assert_eq!(edit.change.original.as_deref(), Some("hello, world\n"));
+    assert_eq!(edit.change.proposed.as_deref(), Some("hello, tandem\n"));
+    assert_eq!(edit.change.hunks.len(), 1);
     assert_eq!(
-        questions[1].command.as_deref(),
+        questions[1].run.command.as_deref(),
         Some("grep -c tandem greeting.txt | tee check.log")
     );
     assert_eq!(
-        questions[1].commands,
+        questions[1].run.commands,
         ["grep -c tandem greeting.txt", "tee check.log"]
     );
     assert!(
@@ -164,7 +164,7 @@ async fn a_partial_approval_applies_only_the_accepted_hunk() {
         project.path(),
         Mode::Ask,
         |req| {
-            assert_eq!(req.hunks.len(), 2, "two separate hunks offered");
+            assert_eq!(req.change.hunks.len(), 2, "two separate hunks offered");
             ApprovalAnswer::ApprovePartial {
                 accepted_hunks: vec![0],
             }
@@ -184,9 +184,14 @@ async fn a_partial_approval_applies_only_the_accepted_hunk() {
 async fn edits_three_lines_apart_are_kept_or_rejected_apart() {
     let project = repo();
     let (h, outcome) = run("agent_near_edits.json", project.path(), Mode::Ask, |req| {
-        assert_eq!(req.hunks.len(), 2, "one change per edit: {:#?}", req.hunks);
-        assert!(req.hunks[0].text.contains("+line five\n"));
-        assert!(req.hunks[1].text.contains("+line nine\n"));
+        assert_eq!(
+            req.change.hunks.len(),
+            2,
+            "one change per edit: {:#?}",
+            req.change.hunks
+        );
+        assert!(req.change.hunks[0].text.contains("+line five\n"));
+        assert!(req.change.hunks[1].text.contains("+line nine\n"));
         ApprovalAnswer::ApprovePartial {
             accepted_hunks: vec![1],
         }
@@ -791,7 +796,7 @@ async fn approve_always_keeps_the_rule_in_your_file_for_this_project() {
     let asked: Vec<_> = h
         .questions()
         .iter()
-        .map(|q| q.suggestions.clone())
+        .map(|q| q.asked.suggestions.clone())
         .collect();
     assert_eq!(
         asked.len(),
@@ -1248,9 +1253,10 @@ async fn a_secret_is_neither_shown_by_git_diff_nor_committed_unasked() {
     assert_eq!(questions.len(), 1, "{questions:?}");
     assert_eq!(questions[0].tool, "git_commit");
     assert!(
-        questions[0].reason.contains(".env") && questions[0].reason.contains("holds secrets"),
+        questions[0].asked.reason.contains(".env")
+            && questions[0].asked.reason.contains("holds secrets"),
         "{}",
-        questions[0].reason
+        questions[0].asked.reason
     );
     assert!(
         !h.server

@@ -1011,7 +1011,7 @@ async fn an_approved_change_is_written_as_shown_though_its_file_was_touched_whil
     let touched = file.clone();
     let h = Harness::start(s, p.path(), Setup::new(Mode::Ask), move |q| {
         if q.tool == "edit_file" {
-            assert_eq!(q.proposed.as_deref(), Some("hello\n"));
+            assert_eq!(q.change.proposed.as_deref(), Some("hello\n"));
             let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
             std::fs::File::options()
                 .write(true)

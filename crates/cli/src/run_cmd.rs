@@ -198,27 +198,27 @@ fn only_reads(req: &ApprovalRequest) -> bool {
 fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
     errln(format!(
         "\n── approval needed: {} ──\n{}",
-        req.tool, req.reason
+        req.tool, req.asked.reason
     ));
-    if let Some(c) = &req.command {
+    if let Some(c) = &req.run.command {
         errln(format!("command: {c}"));
     }
-    if let Some(c) = req.confinement {
+    if let Some(c) = req.run.confinement {
         errln(format!("runs:    {}", confinement_words(c)));
     }
-    for h in &req.hunks {
+    for h in &req.change.hunks {
         print_err(&h.text);
     }
-    for (i, s) in req.suggestions.iter().enumerate() {
+    for (i, s) in req.asked.suggestions.iter().enumerate() {
         errln(format!("  [{}] {}", i + 1, s.label));
     }
     loop {
-        if req.suggestions.is_empty() {
+        if req.asked.suggestions.is_empty() {
             print_err("approve? [y]es / [n]o (or type why not): ");
         } else {
             print_err(&format!(
                 "approve? [y]es / [n]o (or type why not) / 1-{} to grant that rule for the session: ",
-                req.suggestions.len()
+                req.asked.suggestions.len()
             ));
         }
         let _ = std::io::stderr().flush();
@@ -234,7 +234,7 @@ fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
         }
         if let Ok(n) = l.parse::<usize>() {
             // Only a number that names an offered rule means anything; any other is asked again.
-            if (1..=req.suggestions.len()).contains(&n) {
+            if (1..=req.asked.suggestions.len()).contains(&n) {
                 return ApprovalAnswer::ApproveForSession {
                     suggestion: u32::try_from(n - 1).unwrap_or(0),
                 };
@@ -401,7 +401,7 @@ fn question(e: &AgentEvent) -> Option<&ApprovalRequest> {
 /// How `--approve` answers a question.
 async fn answer_for(approve: ApproveArg, req: ApprovalRequest) -> ApprovalAnswer {
     let leaves_sandbox = matches!(
-        req.confinement,
+        req.run.confinement,
         Some(Confinement::Outside {
             reason: OutsideReason::Approved
         })

@@ -13,26 +13,12 @@ pub struct ApprovalRequest {
     pub id: String,
     pub tool: String,
     pub input: Value,
-    /// The policy's reason, in plain words, and the rule that asked.
-    pub reason: String,
-    pub rule: String,
-    /// Rules the user could grant instead of answering each time, in order.
-    pub suggestions: Vec<ApprovalSuggestion>,
-    /// For writes and edits: the file, its content now and the proposed content, and the hunks.
-    pub path: Option<String>,
-    pub original: Option<String>,
-    pub proposed: Option<String>,
-    pub hunks: Vec<Hunk>,
-    /// For commands: the command line, and each simple command the policy found in it (what
-    /// really runs, wrappers and substitutions included).
-    pub command: Option<String>,
-    pub commands: Vec<String>,
-    /// For commands: where it will run if approved (in the sandbox, with the network, or
-    /// outside the sandbox).
-    pub confinement: Option<Confinement>,
-    /// Set when the sandbox stopped this command and the question is whether to run it once
-    /// outside: what the sandbox refused.
-    pub sandbox_denial: Option<SandboxDenial>,
+    #[serde(flatten)]
+    pub asked: Asked,
+    #[serde(flatten)]
+    pub change: ChangePreview,
+    #[serde(flatten)]
+    pub run: CommandPreview,
     /// The sub-agent that asks (its name), when it is not the session's own agent.
     #[serde(default)]
     pub agent: Option<String>,
@@ -42,6 +28,39 @@ pub struct ApprovalRequest {
     /// The tool's name in words for people ("Edit a file").
     #[serde(default)]
     pub words: String,
+}
+
+/// Why a call is asked about: the policy's reason, in plain words, and the rule that asked.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+pub struct Asked {
+    pub reason: String,
+    pub rule: String,
+    /// Rules the user could grant instead of answering each time, in order.
+    pub suggestions: Vec<ApprovalSuggestion>,
+}
+
+/// For writes and edits: the file, its content now and the proposed content, and the hunks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+pub struct ChangePreview {
+    pub path: Option<String>,
+    pub original: Option<String>,
+    pub proposed: Option<String>,
+    pub hunks: Vec<Hunk>,
+}
+
+/// For commands: what would run, and where.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+pub struct CommandPreview {
+    /// The command line, and each simple command the policy found in it (what really runs,
+    /// wrappers and substitutions included).
+    pub command: Option<String>,
+    pub commands: Vec<String>,
+    /// Where it will run if approved (in the sandbox, with the network, or outside the
+    /// sandbox).
+    pub confinement: Option<Confinement>,
+    /// Set when the sandbox stopped this command and the question is whether to run it once
+    /// outside: what the sandbox refused.
+    pub sandbox_denial: Option<SandboxDenial>,
 }
 
 /// One piece of a call's title: words, or code (a command, a pattern) that front ends set as

@@ -7,7 +7,9 @@ use super::reply::{Halt, Reply};
 use super::rules::Rules;
 use crate::history::log::LogError;
 use crate::journal::Journal;
-use protocol::{AgentEvent, ApprovalAnswer, ApprovalRequest, TitlePart};
+use protocol::{
+    AgentEvent, ApprovalAnswer, ApprovalRequest, Asked, ChangePreview, CommandPreview, TitlePart,
+};
 use serde_json::Value;
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
@@ -37,17 +39,13 @@ impl Subject<'_> {
             id: journal.event_id(self.id),
             tool: self.name.to_string(),
             input: self.input.clone(),
-            reason: reason.to_string(),
-            rule: rule.to_string(),
-            suggestions: Vec::new(),
-            path: None,
-            original: None,
-            proposed: None,
-            hunks: Vec::new(),
-            commands: Vec::new(),
-            command: None,
-            confinement: None,
-            sandbox_denial: None,
+            asked: Asked {
+                reason: reason.to_string(),
+                rule: rule.to_string(),
+                suggestions: Vec::new(),
+            },
+            change: ChangePreview::default(),
+            run: CommandPreview::default(),
             agent: journal.agent_name().map(str::to_string),
             title: self.title.clone(),
             words: tools::words_for(self.name),
@@ -60,17 +58,16 @@ impl Subject<'_> {
         journal: &Journal,
         decision: &policy::Decision,
     ) -> ApprovalRequest {
-        ApprovalRequest {
-            suggestions: decision
-                .suggestions
-                .iter()
-                .map(|s| protocol::ApprovalSuggestion {
-                    label: s.label.clone(),
-                    always: s.scope == policy::Scope::Project,
-                })
-                .collect(),
-            ..self.card(journal, &decision.reason, &decision.rule.name)
-        }
+        let mut card = self.card(journal, &decision.reason, &decision.rule.name);
+        card.asked.suggestions = decision
+            .suggestions
+            .iter()
+            .map(|s| protocol::ApprovalSuggestion {
+                label: s.label.clone(),
+                always: s.scope == policy::Scope::Project,
+            })
+            .collect();
+        card
     }
 }
 

@@ -491,13 +491,18 @@ fn approval_request(
     let planned = prepared.planned.as_ref();
     let command = confinement.and(prepared.command());
     ApprovalRequest {
-        path: planned.map(|p| p.path.clone()),
-        original: planned.map(|p| p.original.clone().unwrap_or_default()),
-        proposed: planned.map(|p| p.content.clone()),
-        hunks: planned.map(tools::Planned::hunks).unwrap_or_default(),
-        commands: command.map(commands_in).unwrap_or_default(),
-        command: command.map(str::to_string),
-        confinement,
+        change: protocol::ChangePreview {
+            path: planned.map(|p| p.path.clone()),
+            original: planned.map(|p| p.original.clone().unwrap_or_default()),
+            proposed: planned.map(|p| p.content.clone()),
+            hunks: planned.map(tools::Planned::hunks).unwrap_or_default(),
+        },
+        run: protocol::CommandPreview {
+            commands: command.map(commands_in).unwrap_or_default(),
+            command: command.map(str::to_string),
+            confinement,
+            sandbox_denial: None,
+        },
         ..subject.question(asker.journal, decision)
     }
 }

@@ -7,8 +7,8 @@ use super::claims::WorkRecord;
 use super::reply::{Answered, Halt, Ran, Reply};
 use policy::Mode;
 use protocol::{
-    AgentEvent, ApprovalAnswer, ApprovalRequest, Confinement, OutsideReason, SandboxDenial,
-    ToolOutcome,
+    AgentEvent, ApprovalAnswer, ApprovalRequest, CommandPreview, Confinement, OutsideReason,
+    SandboxDenial, ToolOutcome,
 };
 use tokio_util::sync::CancellationToken;
 use tools::{CallContext, Resolved, Toolbox};
@@ -147,12 +147,14 @@ async fn leave_sandbox(
         denial.evidence
     );
     let request = ApprovalRequest {
-        commands: commands_in(command),
-        command: Some(command.to_string()),
-        confinement: Some(Confinement::Outside {
-            reason: OutsideReason::Approved,
-        }),
-        sandbox_denial: Some(denial.clone()),
+        run: CommandPreview {
+            commands: commands_in(command),
+            command: Some(command.to_string()),
+            confinement: Some(Confinement::Outside {
+                reason: OutsideReason::Approved,
+            }),
+            sandbox_denial: Some(denial.clone()),
+        },
         ..subject.card(asker.journal, &reason, "sandbox")
     };
     let answer = asker.ask(request, cancel).await?;

@@ -48,9 +48,9 @@ pub(crate) async fn run_skill_tool(
         Verdict::Deny => return Ok(Reply::refused(&decision)),
         Verdict::Ask => {
             let mut request = subject.question(asker.journal, &decision);
-            request.commands = commands_in(&command);
-            request.command = Some(command.clone());
-            request.confinement = Some(confinement);
+            request.run.commands = commands_in(&command);
+            request.run.command = Some(command.clone());
+            request.run.confinement = Some(confinement);
             if let Settled::Reply(reply) = asker.settle(request, &decision, false, cancel).await? {
                 return Ok(reply);
             }
