@@ -332,10 +332,10 @@ impl Settings {
             config.lenient_tool_calls = lenient;
         }
         if let Some(images) = p.images {
-            config.images = images;
+            config.takes.images = images;
         }
         if let Some(documents) = p.documents {
-            config.documents = documents;
+            config.takes.documents = documents;
         }
         config.small_model = p.small_model;
         Ok((config, r.model.clone()))

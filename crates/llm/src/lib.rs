@@ -36,7 +36,8 @@ pub const BUILTIN_MODEL: &str = "builtin";
 pub use local::{LocalModel, LocalReply, TextStop, reply_from_text};
 pub use prices::{ModelPrice, PriceTable};
 pub use provider::{
-    Provider, ProviderConfig, ProviderKind, Wire, is_loopback, parameters_in_name, small_by_default,
+    Provider, ProviderConfig, ProviderKind, Takes, Wire, is_loopback, parameters_in_name,
+    small_by_default,
 };
 pub use request::{ChatRequest, ChatResponse, MalformedToolCall, StreamEvent};
 pub use retry::RetryPolicy;

@@ -24,13 +24,8 @@ pub struct ProviderConfig {
     pub api_key: Option<String>,
     pub num_ctx: Option<u32>,
     pub lenient_tool_calls: bool,
-    /// The model takes images (read_file of a picture sends it). Anthropic's do; among
-    /// OpenAI-compatible servers only OpenAI's own is assumed to, a local one when the user
-    /// says so (`images = true` in its settings).
-    pub images: bool,
-    /// The model reads PDFs given as files (read_file or web_fetch of one attaches it beside
-    /// its extracted text). Anthropic's and OpenAI's own do; others get the text alone.
-    pub documents: bool,
+    /// What the model reads beside text.
+    pub takes: Takes,
     pub retry: RetryPolicy,
     /// No byte for this long mid-stream: the connection is taken as dead.
     pub idle_timeout: Duration,
@@ -40,6 +35,18 @@ pub struct ProviderConfig {
     /// read first, the compact tool set). `None`: decided by the model (see
     /// [`small_by_default`]).
     pub small_model: Option<bool>,
+}
+
+/// The files a model reads beside text, when a tool gives it one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Takes {
+    /// Images (read_file of a picture sends it). Anthropic's do; among OpenAI-compatible
+    /// servers only OpenAI's own is assumed to, a local one when the user says so
+    /// (`images = true` in its settings).
+    pub images: bool,
+    /// PDFs given as files (read_file or web_fetch of one attaches it beside its extracted
+    /// text). Anthropic's and OpenAI's own do; others get the text alone.
+    pub documents: bool,
 }
 
 impl ProviderConfig {
@@ -70,8 +77,10 @@ impl ProviderConfig {
             api_key,
             num_ctx: None,
             lenient_tool_calls: info.lenient_calls.holds(base_url, here),
-            images: takes_files,
-            documents: takes_files,
+            takes: Takes {
+                images: takes_files,
+                documents: takes_files,
+            },
             retry: RetryPolicy::default(),
             // A model on this machine's CPU may read a long prompt for minutes before its first
             // byte; a hosted API that is silent for two minutes is gone.

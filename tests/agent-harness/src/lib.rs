@@ -174,7 +174,7 @@ impl Harness {
                 ..RetryPolicy::default()
             };
             if let Some(i) = images {
-                pc.images = i;
+                pc.takes.images = i;
             }
             let provider = Provider::new(pc)
                 .map_err(|e| engine_error(FailureCode::Internal, e.to_string()))?;

@@ -65,10 +65,13 @@ impl Model {
 
     /// Whether it takes a file of this kind from a tool (a PDF, or else an image).
     pub(crate) fn takes(&self, pdf: bool) -> bool {
-        self.provider
-            .as_ref()
-            .map(|p| p.config())
-            .is_some_and(|c| if pdf { c.documents } else { c.images })
+        self.provider.as_ref().map(|p| p.config()).is_some_and(|c| {
+            if pdf {
+                c.takes.documents
+            } else {
+                c.takes.images
+            }
+        })
     }
 
     /// The server and model, for the words of a failure.
