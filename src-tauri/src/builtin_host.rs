@@ -44,10 +44,10 @@ pub(crate) fn loader() -> config::BuiltinLoader {
 fn source(settings: &config::Settings) -> (String, String) {
     let p = settings.providers.get(PROVIDER);
     let url = p
-        .and_then(|p| p.download_url.clone())
+        .and_then(|p| p.file.download_url.clone())
         .unwrap_or_else(|| builtin::DEFAULT_MODEL.url.to_string());
     let sha = p
-        .and_then(|p| p.sha256.clone())
+        .and_then(|p| p.file.sha256.clone())
         .unwrap_or_else(|| builtin::DEFAULT_MODEL.sha256.to_string());
     (url, sha)
 }
@@ -59,7 +59,7 @@ fn status(downloads: &BuiltinDownloads) -> BuiltinStatus {
     let own_file = settings
         .providers
         .get(PROVIDER)
-        .and_then(|p| p.model_path.clone());
+        .and_then(|p| p.file.model_path.clone());
     let spec = builtin::DEFAULT_MODEL;
     // The file the model would load decides the memory it needs.
     let size = own_file

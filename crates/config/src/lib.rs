@@ -14,6 +14,7 @@ mod launch;
 pub mod locations;
 pub mod machine_sandbox;
 mod mcp_launch;
+mod provider_table;
 mod rule_files;
 mod settings;
 mod settings_screen;
@@ -38,9 +39,9 @@ pub use rule_files::{
     RuleFileError, add_rule_to_file, remove_rule_from_file, rules_view, set_project_trusted,
 };
 pub use settings::{
-    MemorySecrets, NoSecrets, NotificationSettings, ProviderSettings, ROLES, RoleSettings,
-    SecretStore, Settings, SettingsError, SkillsSettings, WEB_SEARCH_KEY, WebSearchSettings,
-    default_key_env, default_url, is_loopback,
+    MemorySecrets, ModelFile, NoSecrets, NotificationSettings, ProviderSettings, ROLES,
+    RoleSettings, SecretStore, Settings, SettingsError, SkillsSettings, WEB_SEARCH_KEY,
+    WebSearchSettings, default_key_env, default_url, is_loopback,
 };
 pub use settings_screen::{
     BUILTIN_PROVIDER, ScreenSettingsError, settings_from_screen, with_builtin_model,

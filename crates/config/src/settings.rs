@@ -35,39 +35,47 @@ pub enum SettingsError {
     BadAddress(llm::LlmError),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One `[providers.NAME]` table. Read key by key in `provider_table.rs`, so the groups here
+/// stay one flat table in the file and a wrong key is still named at its line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProviderSettings {
     pub kind: ProviderKind,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
     /// The environment variable holding the key (default `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub api_key_env: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub num_ctx: Option<u32>,
     /// Take tool calls a model wrote as text; unset, on for servers on this machine.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lenient_tool_calls: Option<bool>,
     /// Whether its models take images; unset, Anthropic's and OpenAI's own do, others not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<bool>,
     /// Whether its models get the small-model help; unset, the built-in model and models of at
     /// most 4B parameters on a server on this machine do (`llm::small_by_default`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub small_model: Option<bool>,
     /// Whether its models read PDFs given as files; unset, Anthropic's and OpenAI's own do.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub documents: Option<bool>,
-    /// The built-in model's GGUF file (a file the user already has); unset, the file
-    /// downloaded into the data folder.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// For the built-in model: its file. Written in the provider's own table, beside its kind.
+    #[serde(flatten)]
+    pub file: ModelFile,
+}
+
+/// The built-in model's GGUF file: one the user already has, or where to download it from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ModelFile {
+    /// A file the user already has; unset, the file downloaded into the data folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model_path: Option<String>,
-    /// Where the built-in model's file is downloaded from; unset, the default model's address.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Where the file is downloaded from; unset, the default model's address.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub download_url: Option<String>,
     /// The sha256 the downloaded file must have (pinned with `download_url`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
 }
 
@@ -301,7 +309,7 @@ impl Settings {
             // downloaded one when none is named).
             let mut config = ProviderConfig::new(kind, "", None);
             config.num_ctx = p.num_ctx;
-            config.model_path = p.model_path.as_ref().map(std::path::PathBuf::from);
+            config.model_path = p.file.model_path.as_ref().map(std::path::PathBuf::from);
             config.small_model = p.small_model;
             return Ok((config, r.model.clone()));
         }
@@ -515,5 +523,59 @@ fast = { provider = "local", model = "llama3.2:3b" }
         let err =
             Settings::parse("s.toml", "[providers.x]\nkind = \"gemini\"\n").expect_err("kind");
         assert!(err.to_string().starts_with("s.toml:2:"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod provider_table_tests {
+    use super::*;
+
+    const BUILTIN: &str = "[providers.local]\nkind = \"builtin\"\nnum_ctx = 8192\nmodel_path = \"/m/q.gguf\"\ndownload_url = \"https://example.com/q.gguf\"\nsha256 = \"ab\"\n";
+
+    fn parse_error(text: &str) -> (usize, usize, String) {
+        match Settings::parse("settings.toml", text) {
+            Err(SettingsError::Parse {
+                line,
+                column,
+                message,
+                ..
+            }) => (line, column, message),
+            other => panic!("not a parse error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_provider_table_keeps_its_keys_flat_and_writes_back_the_same() {
+        let settings = Settings::parse("settings.toml", BUILTIN).expect("parses");
+        let local = &settings.providers["local"];
+        assert_eq!(local.kind, ProviderKind::Builtin);
+        assert_eq!(local.num_ctx, Some(8192));
+        assert_eq!(local.file.model_path.as_deref(), Some("/m/q.gguf"));
+        assert_eq!(local.file.sha256.as_deref(), Some("ab"));
+        let written = settings.to_toml();
+        assert!(written.contains("\nsha256 = \"ab\"\n"), "{written}");
+        assert!(!written.contains("[providers.local.file]"), "{written}");
+        assert_eq!(
+            Settings::parse("again", &written).expect("reads back"),
+            settings
+        );
+    }
+
+    #[test]
+    fn a_wrong_key_or_value_in_a_provider_table_is_named_where_it_is_written() {
+        let (line, column, message) = parse_error(&format!("{BUILTIN}imagess = true\n"));
+        assert_eq!((line, column), (7, 1), "{message}");
+        assert!(message.contains("unknown field `imagess`"), "{message}");
+        assert!(
+            message.contains("`images`"),
+            "the keys that exist: {message}"
+        );
+
+        let (line, _, message) = parse_error(&BUILTIN.replace("sha256 = \"ab\"", "sha256 = 3"));
+        assert_eq!(line, 6, "{message}");
+        assert!(message.contains("expected a string"), "{message}");
+
+        let (_, _, message) = parse_error("[providers.x]\nbase_url = \"http://127.0.0.1:1/v1\"\n");
+        assert!(message.contains("missing field `kind`"), "{message}");
     }
 }

@@ -4,7 +4,7 @@
 //! model's file, web search, skills). Here, not in the window's shell, so every front end saves
 //! settings by the same rules.
 
-use crate::settings::{ProviderSettings, RoleSettings, Settings, WebSearchSettings};
+use crate::settings::{ModelFile, ProviderSettings, RoleSettings, Settings, WebSearchSettings};
 use llm::{FailureContext, model_failure};
 use protocol::{SaveSettingsArgs, SearchProviderKind};
 
@@ -77,9 +77,10 @@ pub fn with_builtin_model(
             images: None,
             small_model: kept.as_ref().and_then(|k| k.small_model),
             documents: None,
-            model_path: own,
-            download_url: kept.as_ref().and_then(|k| k.download_url.clone()),
-            sha256: kept.as_ref().and_then(|k| k.sha256.clone()),
+            file: ModelFile {
+                model_path: own,
+                ..kept.map(|k| k.file).unwrap_or_default()
+            },
         },
     );
     settings.roles.insert(
@@ -211,9 +212,7 @@ pub fn settings_from_screen(
                 small_model: p.small_model,
                 images: kept.and_then(|k| k.images),
                 documents: kept.and_then(|k| k.documents),
-                model_path: kept.and_then(|k| k.model_path.clone()),
-                download_url: kept.and_then(|k| k.download_url.clone()),
-                sha256: kept.and_then(|k| k.sha256.clone()),
+                file: kept.map(|k| k.file.clone()).unwrap_or_default(),
             },
         );
     }
@@ -403,7 +402,7 @@ mod tests {
         with_builtin_model(&mut settings, path(&model)).expect("saved");
         let p = &settings.providers[BUILTIN_PROVIDER];
         assert_eq!(p.num_ctx, Some(8192));
-        assert_eq!(p.model_path, path(&model));
+        assert_eq!(p.file.model_path, path(&model));
         assert_eq!(settings.roles["default"].provider, BUILTIN_PROVIDER);
     }
 }
