@@ -40,10 +40,9 @@ pub enum ApproveArg {
     Reads,
 }
 
+/// Which model serves the run, and how it is treated.
 #[derive(Args)]
-pub struct RunArgs {
-    #[command(flatten)]
-    project: ProjectArg,
+struct ModelArgs {
     /// The kind of provider: anthropic, openai (any OpenAI-compatible server) or builtin (the
     /// model built into Tandem: a GGUF file run in this process, `--model-path`, else the
     /// downloaded default in the data folder).
@@ -56,6 +55,23 @@ pub struct RunArgs {
     /// The built-in model's GGUF file (with `--provider builtin`).
     #[arg(long)]
     model_path: Option<PathBuf>,
+    /// Take tool calls the model writes as text (```json blocks), as small local models do:
+    /// on or off; by default on for a server on this machine, off for hosted ones.
+    #[arg(long, value_enum)]
+    lenient_tool_calls: Option<OnOff>,
+    /// The help small models need (one form per tool, the files the task names read first, the
+    /// compact tool set): on or off; by default on for the built-in model and for models of at
+    /// most 4B parameters (by their name) on a server on this machine.
+    #[arg(long, value_enum)]
+    small_model: Option<OnOff>,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    project: ProjectArg,
+    #[command(flatten)]
+    model: ModelArgs,
     #[arg(long, value_enum, default_value = "ask")]
     approve: ApproveArg,
     /// Continue this session.
@@ -77,15 +93,6 @@ pub struct RunArgs {
     /// for them (the agent is woken as they finish), then stop what is left.
     #[arg(long, default_value_t = 600)]
     background_wait: u64,
-    /// Take tool calls the model writes as text (```json blocks), as small local models do:
-    /// on or off; by default on for a server on this machine, off for hosted ones.
-    #[arg(long, value_enum)]
-    lenient_tool_calls: Option<OnOff>,
-    /// The help small models need (one form per tool, the files the task names read first, the
-    /// compact tool set): on or off; by default on for the built-in model and for models of at
-    /// most 4B parameters (by their name) on a server on this machine.
-    #[arg(long, value_enum)]
-    small_model: Option<OnOff>,
     /// The task, in words.
     task: String,
 }
@@ -113,7 +120,7 @@ fn sessions_dir() -> PathBuf {
 
 /// `--provider` (with `--model`) first, then TANDEM_PROVIDER; without either, the settings
 /// file. The key comes from the environment, the keychain or the opt-in key file.
-fn preset(a: &RunArgs) -> Result<Option<Preset>> {
+fn preset(a: &ModelArgs) -> Result<Option<Preset>> {
     match a.provider {
         Some(kind) if kind.wire() == protocol::Wire::Builtin => Ok(Some(Preset {
             kind,
@@ -428,7 +435,7 @@ async fn answer_for(approve: ApproveArg, req: ApprovalRequest) -> ApprovalAnswer
 
 pub fn run(a: RunArgs) -> Result<ExitCode> {
     let loaded = load(&a.project)?;
-    let preset = preset(&a)?;
+    let preset = preset(&a.model)?;
     let settings_file = config::locations::settings_file();
     if preset.is_none() {
         // Say it now, in the terminal's words, rather than as a failed turn.
@@ -474,8 +481,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 settings_file,
                 builtin_loader(),
             ),
-            a.lenient_tool_calls,
-            a.small_model,
+            a.model.lenient_tool_calls,
+            a.model.small_model,
         ),
     }
     .options(&settings);
