@@ -70,24 +70,15 @@ pub fn run(a: ToolArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let loaded = load(&project)?;
-    let root = tools::ProjectRoot::open(&loaded.root).map_err(|e| anyhow!("{e}"))?;
+    let rules = load(&project)?;
+    let root = tools::ProjectRoot::open(&rules.root).map_err(|e| anyhow!("{e}"))?;
     // Outputs and the sandbox's files live as long as this one call.
     let scratch = tempfile::Builder::new()
         .prefix("tandem-cli-")
         .tempdir()
         .context("making a scratch folder")?;
-    let desk = Desk::new(
-        root,
-        scratch.path(),
-        loaded.policy,
-        a.mode,
-        loaded.user_file,
-    );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let desk = Desk::new(root, scratch.path(), rules.policy, a.mode, rules.user_file);
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let asked = DeskCall {
         name: a.name.as_deref().unwrap_or_default(),
         input,
