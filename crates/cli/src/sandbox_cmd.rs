@@ -81,6 +81,14 @@ pub fn run(command: SandboxCommand) -> Result<ExitCode> {
                 "NOT scoped (Landlock older than ABI 6): granting the network asks first"
             }
         );
+        println!(
+            "command changes:    {}",
+            if l.project_layer {
+                "on a copy-on-write layer (overlayfs): reviewed before they land"
+            } else {
+                "NOT layered (no unprivileged overlay here): commands write the project directly"
+            }
+        );
         println!();
         println!("{}", caps.summary());
     }

@@ -43,6 +43,7 @@ fn sandbox_check_reports_the_kernel_and_the_switch() {
         "home hidden:        yes",
         "limits:             2048 processes",
         "abstract sockets:   scoped",
+        "command changes:    on a copy-on-write layer",
     ] {
         assert!(out.contains(line), "`{line}` missing:\n{out}");
     }
@@ -57,6 +58,7 @@ fn sandbox_check_reports_the_kernel_and_the_switch() {
         "host_sockets_hidden",
         "home_hidden",
         "abstract_sockets_scoped",
+        "project_layer",
     ] {
         assert_eq!(v["layers"][layer], true, "{layer}: {out}");
     }

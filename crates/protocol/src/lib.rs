@@ -5,6 +5,7 @@
 //! no Tauri, no engine logic, so every other crate (and the UI) can depend on it.
 
 mod agent;
+mod command_changes;
 mod commands;
 mod extensions;
 mod files;
@@ -18,6 +19,7 @@ mod spend;
 mod typescript;
 
 pub use agent::*;
+pub use command_changes::*;
 pub use commands::*;
 pub use extensions::*;
 pub use files::*;

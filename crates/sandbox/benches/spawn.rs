@@ -37,6 +37,7 @@ fn scene() -> &'static Scene {
         let spec = SandboxSpec {
             project: project.clone(),
             project_writable: true,
+            layer: None,
             tmp: base.join("tmp"),
             home: HomeView {
                 folder: Some(home.clone()),
@@ -49,8 +50,7 @@ fn scene() -> &'static Scene {
                 hidden: vec![home.join(".ssh"), home.join(".aws"), project.join(".env")],
                 git_dir: Some(project.join(".git")),
             },
-            binds: Vec::new(),
-            overlays: Vec::new(),
+            shown: Default::default(),
             network: false,
             limits: Default::default(),
             state_dir: base.join("state"),

@@ -52,6 +52,10 @@ pub struct Layers {
     /// with the network granted (Landlock ABI 6 or later). Without it, a command that gets the
     /// network could reach them.
     pub abstract_sockets_scoped: bool,
+    /// A command that may write works on a copy-on-write layer of the project (an
+    /// unprivileged overlay), so its changes can be reviewed before they land.
+    #[serde(default)]
+    pub project_layer: bool,
 }
 
 /// Why there is no sandbox.

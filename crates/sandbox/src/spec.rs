@@ -15,6 +15,11 @@ pub struct SandboxSpec {
     /// is false (read-only mode).
     pub project: PathBuf,
     pub project_writable: bool,
+    /// A copy-on-write layer over the project (overlayfs, the project below): what the
+    /// command writes lands in the layer, and the project stays as it was until the caller
+    /// lands the changes it accepts. `None`: the command writes the project itself.
+    #[serde(default)]
+    pub layer: Option<Layer>,
     /// The session's private temporary folder. It always replaces the machine's `/tmp` (which
     /// holds other programs' sockets and files), so `TMPDIR` is `/tmp` inside; a file made
     /// by `mktemp` in one command is there for the next.
@@ -22,14 +27,8 @@ pub struct SandboxSpec {
     #[serde(default)]
     pub home: HomeView,
     pub guarded: Guarded,
-    /// Files and folders the caller staged for the command (a skill's scripts), shown
-    /// read-only under `/run/tandem`.
     #[serde(default)]
-    pub binds: Vec<Bind>,
-    /// Files shown, read-only, in place of others: a repository's configuration without the
-    /// programs it names, for a command that only reads or that has the network.
-    #[serde(default)]
-    pub overlays: Vec<Overlay>,
+    pub shown: Shown,
     /// Whether the command sees the machine's network. Without it, it sees only its own
     /// loopback interface.
     pub network: bool,
@@ -83,6 +82,31 @@ pub struct Guarded {
     pub git_dir: Option<PathBuf>,
 }
 
+/// A command's copy-on-write layer: two empty folders of the caller's, outside the project
+/// and on its file system (so landing a change is a rename), never visible to the command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Layer {
+    /// What the command wrote, created, deleted (whiteouts) or replaced (opaque folders).
+    pub upper: PathBuf,
+    /// The overlay's own scratch folder.
+    pub work: PathBuf,
+}
+
+/// Files of the caller's shown to the command.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shown {
+    /// Files and folders the caller staged for the command (a skill's scripts), shown
+    /// read-only under `/run/tandem`.
+    #[serde(default)]
+    pub binds: Vec<Bind>,
+    /// Files shown, read-only, in place of others: a repository's configuration without the
+    /// programs it names, for a command that only reads or that has the network.
+    #[serde(default)]
+    pub replaced: Vec<Replacement>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bind {
     pub source: PathBuf,
@@ -92,7 +116,7 @@ pub struct Bind {
 
 /// A file of the caller's shown, read-only, in place of `target`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Overlay {
+pub struct Replacement {
     pub source: PathBuf,
     pub target: PathBuf,
 }

@@ -9,6 +9,7 @@ use crate::command_output::{
     CappedOutput, KEPT_HEAD_BYTES, KEPT_TAIL_BYTES, OutputSize, head_tail,
 };
 use crate::error::{ToolError, ToolResult};
+use crate::layer::CommandLayer;
 use crate::project_guard::Known;
 use crate::sandboxing::{SandboxSetup, sandbox_denial};
 use crate::tasks::{TaskRegistry, TaskState};
@@ -54,6 +55,8 @@ pub struct RunContext {
     pub binds: Vec<sandbox::Bind>,
     /// Told the task id as soon as the command runs, so its output can be shown live.
     pub on_started: Option<OnStarted>,
+    /// Which of its changes land without a question, when it runs over a layer.
+    pub landing: crate::Landing,
 }
 
 /// Told a command's task id as soon as it runs.
@@ -74,6 +77,7 @@ impl RunContext {
             cancel: None,
             binds: Vec::new(),
             on_started: None,
+            landing: crate::Landing { project: true },
         }
     }
 }
@@ -197,6 +201,12 @@ pub enum CommandOutcome {
         /// A limit of the sandbox the command ran into, as its output shows.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         limit_hit: Option<LimitHit>,
+        /// What it changed in the project, when it ran over a layer, and what became of it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        changes: Option<protocol::CommandChanges>,
+        /// The project files that landed and their text before, for the session's record.
+        #[serde(skip)]
+        before: Vec<(String, Option<String>)>,
     },
     Background {
         task_id: String,
@@ -277,16 +287,16 @@ pub enum Program<'a> {
     Argv(&'a [String]),
 }
 
-/// The process to start: inside the sandbox (as `known` of the project, showing `binds`), or
-/// alone.
+/// The process to start: inside the sandbox (as `known` of the project, showing the run's
+/// binds, over `layer`), or alone.
 fn build_command(
     ws: &Workspace,
     config: &CommandConfig,
     program: Program<'_>,
-    confinement: Confinement,
+    run: &RunContext,
     status: &Path,
     known: Option<&Known>,
-    binds: &[sandbox::Bind],
+    layer: Option<&CommandLayer>,
 ) -> ToolResult<std::process::Command> {
     let project = ws.root().path();
     let (exe, args): (&std::ffi::OsStr, Vec<&std::ffi::OsStr>) = match program {
@@ -303,20 +313,25 @@ fn build_command(
             ));
         }
     };
-    let (mut cmd, tmp_inside) = match (confinement, &config.sandbox) {
+    let (mut cmd, tmp_inside) = match (run.confinement, &config.sandbox) {
         (Confinement::Sandboxed { network, read_only }, Some(setup)) => {
             let known = match known {
                 Some(k) => k.clone(),
                 None => setup.known(project),
             };
-            let spec = setup.spec_for(
+            let mut spec = setup.spec_for(
                 project,
                 &config.tmp_dir,
                 network,
                 read_only,
                 &known,
-                binds.to_vec(),
+                run.binds.clone(),
             );
+            if let Some(layer) = layer {
+                spec.layer = Some(layer.spec());
+                // Written to directly, it would be the command's way around the overlay.
+                spec.guarded.hidden.push(layer.folder().to_path_buf());
+            }
             let tmp = spec.tmp_inside();
             let cmd = sandbox::wrap(&setup.helper, &spec, status, exe, args);
             (cmd, tmp)
@@ -347,12 +362,12 @@ fn build_command(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if confinement.is_sandboxed() {
+    if run.confinement.is_sandboxed() {
         // Caches go to the private folder: the home folder is read-only in the sandbox.
         cmd.env("XDG_CACHE_HOME", tmp_inside.join(".cache"))
             .env("npm_config_cache", tmp_inside.join(".npm"));
     }
-    if let Confinement::Sandboxed { network, read_only } = confinement
+    if let Confinement::Sandboxed { network, read_only } = run.confinement
         && (network || read_only)
     {
         // A command that only reads, or that has the network, runs git without the programs
@@ -363,7 +378,7 @@ fn build_command(
     }
     if let Confinement::Sandboxed {
         read_only: true, ..
-    } = confinement
+    } = run.confinement
     {
         // `python3 -m json.tool` would import the project's own `json/` first.
         cmd.env("PYTHONSAFEPATH", "1");
@@ -482,14 +497,28 @@ async fn run_process(
         .filter(|_| confinement.is_sandboxed())
         .cloned();
     let known = sandbox_setup.as_ref().map(|s| s.known(ws.root().path()));
+    // A command that may write works on a layer of the project; what it changed lands when it
+    // ends, as the rules allow.
+    let layer = match (&sandbox_setup, confinement) {
+        (
+            Some(setup),
+            Confinement::Sandboxed {
+                read_only: false, ..
+            },
+        ) if setup.layers => Some(
+            CommandLayer::make(&setup.state_dir, ws.root().path())
+                .map_err(|e| ToolError::io(&setup.state_dir, e))?,
+        ),
+        _ => None,
+    };
     let cmd = build_command(
         ws,
         config,
         program,
-        confinement,
+        run,
         &status_for_cmd,
         known.as_ref(),
-        &run.binds,
+        layer.as_ref(),
     )?;
     let mut wrapped = CommandWrap::from(tokio::process::Command::from(cmd));
     wrapped.wrap(ProcessGroup::leader());
@@ -530,7 +559,10 @@ async fn run_process(
     // Whatever it commits is the agent's, even when it ends in the background.
     let acting = ws.agent_action();
     let started = Instant::now();
-    let (done_tx, done_rx) = oneshot::channel::<(TaskState, u64, OutputSize, Vec<String>)>();
+    let (done_tx, done_rx) = oneshot::channel::<Ended>();
+    let landing = run.landing;
+    let background = args.background;
+    let before_write = ws.before_write_hook();
     let project = ws.root().path().to_path_buf();
     let registry = tasks.clone();
     let task_id = id.clone();
@@ -601,6 +633,34 @@ async fn run_process(
             sink.write(format!("\n{}", undone_note(&undone)).as_bytes())
                 .await;
         }
+        let landed = match layer {
+            Some(layer) => {
+                let landing = tokio::task::spawn_blocking(move || {
+                    let hook = before_write.as_deref();
+                    layer.land(&landing, hook)
+                })
+                .await;
+                match landing {
+                    Ok(Ok(landed)) => {
+                        if background || done_tx.is_closed() {
+                            // Read by task_poll, when no result carries it (it went on in
+                            // the background).
+                            sink.write(
+                                format!("\n{}", crate::changes_words(&landed.changes)).as_bytes(),
+                            )
+                            .await;
+                        }
+                        Some(landed)
+                    }
+                    Ok(Err(e)) => {
+                        sink.write(format!("\n[Tandem could not read what the command changed, so none of it landed: {e}]\n").as_bytes()).await;
+                        None
+                    }
+                    Err(_) => None,
+                }
+            }
+            None => None,
+        };
         let size = sink.finish().await;
         drop(acting);
         let state = if let Some(why) = setup_error {
@@ -620,7 +680,13 @@ async fn run_process(
             }
         };
         let ms = started.elapsed().as_millis() as u64;
-        let _ = done_tx.send((state.clone(), ms, size, undone));
+        let _ = done_tx.send(Ended {
+            state: state.clone(),
+            ms,
+            size,
+            undone,
+            landed,
+        });
         registry.finish(&task_id, state);
     });
 
@@ -650,7 +716,13 @@ async fn run_process(
         }
     };
     match waited {
-        Ok(Ok((state, duration_ms, size, undone))) => {
+        Ok(Ok(Ended {
+            state,
+            ms: duration_ms,
+            size,
+            undone,
+            landed,
+        })) => {
             tasks.forget(&id);
             // Read a line at a time, never whole: the file holds up to ten megabytes.
             let (output, total_lines) =
@@ -688,6 +760,8 @@ async fn run_process(
                 sandbox_denial: denial,
                 undone,
                 limit_hit: limit,
+                changes: landed.as_ref().map(|l| l.changes.clone()),
+                before: landed.map(|l| l.before).unwrap_or_default(),
             })
         }
         Ok(Err(_)) => Err(ToolError::InvalidArgument(
@@ -707,6 +781,15 @@ async fn run_process(
             Ok(out)
         }
     }
+}
+
+/// How a command ended, as its supervisor tells the caller waiting in the foreground.
+struct Ended {
+    state: TaskState,
+    ms: u64,
+    size: OutputSize,
+    undone: Vec<String>,
+    landed: Option<crate::layer::Landed>,
 }
 
 /// Lines of a still-running command's output shown when it goes to the background.
@@ -767,6 +850,7 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
             bytes_total,
             bytes_kept,
             limit_hit,
+            changes,
             ..
         } => {
             let status = match (timed_out, exit_code) {
@@ -795,6 +879,9 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
                 && let Some(program) = missing_program(output)
             {
                 text.push_str(&not_installed_hint(program));
+            }
+            if let Some(changes) = changes {
+                text.push_str(&crate::changes_words(changes));
             }
             if let Some(hit) = limit_hit {
                 text.push_str(&match hit {

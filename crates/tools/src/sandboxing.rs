@@ -5,7 +5,7 @@
 use crate::git_places::{git_places, repository_configs};
 use crate::project_guard::{Known, ProjectGuard};
 use protocol::{DenialKind, SandboxDenial};
-use sandbox::{Bind, Guarded, HomeView, Limits, Overlay, SandboxSpec};
+use sandbox::{Bind, Guarded, HomeView, Limits, Replacement, SandboxSpec, Shown};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -31,6 +31,9 @@ pub struct SandboxSetup {
     pub is_secret: fn(&Path) -> bool,
     /// How much one command may take.
     pub limits: Limits,
+    /// Whether a command that may write runs over a copy-on-write layer of the project, its
+    /// changes landed after it ends (the machine can mount unprivileged overlays).
+    pub layers: bool,
     /// The project's secret files and repositories, kept current from the first command on.
     guard: Arc<Mutex<Option<WatchedProject>>>,
 }
@@ -52,6 +55,7 @@ impl SandboxSetup {
             keep_visible: Vec::new(),
             is_secret,
             limits: Limits::default(),
+            layers: false,
             guard: Arc::new(Mutex::new(None)),
         }
     }
@@ -66,6 +70,12 @@ impl SandboxSetup {
     pub fn with_home(mut self, home: PathBuf, visible: Vec<PathBuf>) -> Self {
         self.home = Some(home);
         self.home_visible = visible;
+        self
+    }
+
+    /// Commands that may write run over a layer of the project (see [`SandboxSetup::layers`]).
+    pub fn with_layers(mut self, layers: bool) -> Self {
+        self.layers = layers;
         self
     }
 
@@ -130,10 +140,10 @@ impl SandboxSetup {
         let places = git_places(project, &known.repositories);
         // A command that only reads, or that has the network, sees the repository's
         // configuration without the programs it names.
-        let overlays = if network || read_only {
+        let replaced = if network || read_only {
             repository_configs(project, &self.state_dir.join("git-config"))
                 .into_iter()
-                .map(|(source, target)| Overlay { source, target })
+                .map(|(source, target)| Replacement { source, target })
                 .collect()
         } else {
             Vec::new()
@@ -141,6 +151,7 @@ impl SandboxSetup {
         SandboxSpec {
             project: project.to_path_buf(),
             project_writable: !read_only,
+            layer: None,
             tmp: tmp.to_path_buf(),
             home: HomeView {
                 folder: self.home.clone(),
@@ -153,8 +164,7 @@ impl SandboxSetup {
                 hidden,
                 git_dir: places.git_dir,
             },
-            binds,
-            overlays,
+            shown: Shown { binds, replaced },
             network,
             limits: self.limits,
             state_dir: self.state_dir.clone(),

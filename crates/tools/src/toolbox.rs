@@ -54,6 +54,9 @@ pub struct CallContext {
     pub cancel: Option<tokio_util::sync::CancellationToken>,
     /// For run_command and a skill's tool: told the task id as soon as the command runs.
     pub on_started: Option<crate::run_command::OnStarted>,
+    /// For commands over a layer: which changes land without a question (unset: project
+    /// files do).
+    pub landing: Option<crate::Landing>,
 }
 
 pub struct Toolbox {
@@ -238,6 +241,7 @@ impl Toolbox {
                 cancel: ctx.cancel.clone(),
                 binds,
                 on_started: ctx.on_started.clone(),
+                landing: ctx.landing.unwrap_or(crate::Landing { project: true }),
             },
         )
         .await;

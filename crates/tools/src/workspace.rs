@@ -155,6 +155,12 @@ impl Workspace {
         self.before_write = Some(hook);
     }
 
+    /// The hook called before each write, for work that outlives this borrow (a command's
+    /// changes land when it ends).
+    pub(crate) fn before_write_hook(&self) -> Option<BeforeWrite> {
+        self.before_write.clone()
+    }
+
     pub(crate) fn before_write(&self, path: &str) {
         if let Some(hook) = &self.before_write {
             hook(path);

@@ -92,13 +92,16 @@ impl Plan {
                 ));
             }
         }
-        for b in &spec.binds {
+        for b in &spec.shown.binds {
             if b.name.is_empty() || b.name.contains('/') || b.name == "." || b.name == ".." {
                 return Err(SetupError::new(
                     "checking what to show under /run/tandem",
                     format!("`{}` is not a plain name", b.name),
                 ));
             }
+        }
+        if let Some(layer) = &spec.layer {
+            prepare_layer(layer, &spec.project)?;
         }
         std::fs::create_dir_all(&spec.tmp)
             .map_err(step(format!("creating {}", spec.tmp.display())))?;
@@ -143,6 +146,12 @@ impl Plan {
                 spec.project.display().to_string(),
             )
         })?;
+        // The layer's folders usually live in Tandem's data folder, under the home folder that
+        // is replaced next.
+        let layer = match &spec.layer {
+            Some(l) => Some(hold_layer(l)?),
+            None => None,
+        };
         let keep: Vec<Held> = spec
             .home
             .keep_visible
@@ -151,12 +160,14 @@ impl Plan {
             .collect();
         let home_visible: Vec<Held> = spec.home.visible.iter().filter_map(|p| hold(p)).collect();
         let binds: Vec<(String, Held)> = spec
+            .shown
             .binds
             .iter()
             .filter_map(|b| hold(&b.source).map(|h| (b.name.clone(), h)))
             .collect();
-        let overlays: Vec<(Held, &PathBuf)> = spec
-            .overlays
+        let replaced: Vec<(Held, &PathBuf)> = spec
+            .shown
+            .replaced
             .iter()
             .filter_map(|o| hold(&o.source).map(|h| (h, &o.target)))
             .collect();
@@ -216,6 +227,10 @@ impl Plan {
         if !spec.project_writable {
             bind(&spec.project, &spec.project, true)
                 .map_err(|e| SetupError::new("making the project read-only", e))?;
+        } else if let Some((upper, work)) = &layer {
+            // Before the places kept read-only, pinned or hidden: those are made on the layer,
+            // as the command sees the project.
+            mount_layer(&project, upper, work, &spec.project)?;
         }
         for p in &spec.guarded.pinned {
             // A link is not pinned: the folder it leads to is not what git uses here. In a
@@ -234,7 +249,7 @@ impl Plan {
                 })?;
             }
         }
-        for (source, target) in &overlays {
+        for (source, target) in &replaced {
             if target.exists() {
                 bind_fd(&source.fd, &target.display().to_string(), target, true).map_err(|e| {
                     SetupError::new(format!("showing a copy of {}", target.display()), e)
@@ -252,6 +267,66 @@ impl Plan {
         }
         Ok(())
     }
+}
+
+/// Checks a layer's folders before the namespaces exist: outside the project (the kernel
+/// refuses layers that overlap), and fresh — what is in them is taken as the command's work.
+fn prepare_layer(layer: &crate::spec::Layer, project: &Path) -> Result<(), SetupError> {
+    for (what, p) in [
+        ("layer's upper folder", &layer.upper),
+        ("layer's work folder", &layer.work),
+    ] {
+        check_absolute(what, p)?;
+        if p.starts_with(project) || project.starts_with(p) {
+            return Err(SetupError::new(
+                format!("checking the {what}"),
+                format!("{} overlaps the project folder", p.display()),
+            ));
+        }
+        std::fs::create_dir_all(p).map_err(step(format!("creating {}", p.display())))?;
+        let empty = std::fs::read_dir(p)
+            .map_err(step(format!("reading {}", p.display())))?
+            .next()
+            .is_none();
+        if !empty {
+            return Err(SetupError::new(
+                format!("checking the {what}"),
+                format!("{} is not empty", p.display()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn hold_layer(layer: &crate::spec::Layer) -> Result<(Held, Held), SetupError> {
+    let open = |p: &Path| {
+        hold(p)
+            .ok_or_else(|| SetupError::new("opening the layer's folders", p.display().to_string()))
+    };
+    Ok((open(&layer.upper)?, open(&layer.work)?))
+}
+
+/// The project as an overlay: the project below (read through the folder held open before
+/// anything was covered), the command's layer above. Folders are named by their descriptors,
+/// so no path needs escaping and none can have moved since it was checked. Unprivileged
+/// overlays keep their marks in `user.overlay.*` attributes (`userxattr`).
+fn mount_layer(project: &Held, upper: &Held, work: &Held, at: &Path) -> Result<(), SetupError> {
+    use std::os::fd::AsRawFd as _;
+    let by_fd = |h: &Held| format!("/proc/self/fd/{}", h.fd.as_raw_fd());
+    let options = format!(
+        "lowerdir={},upperdir={},workdir={},userxattr",
+        by_fd(project),
+        by_fd(upper),
+        by_fd(work)
+    );
+    mount(
+        Some("overlay"),
+        at,
+        Some("overlay"),
+        MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
+        Some(options.as_str()),
+    )
+    .map_err(step("making the project's copy-on-write layer (overlayfs)"))
 }
 
 /// An empty `/run` (and `/var/run` where it is a folder of its own): the system bus, container

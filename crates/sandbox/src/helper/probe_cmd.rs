@@ -50,14 +50,14 @@ fn probe() -> Capabilities {
     let spec = SandboxSpec {
         project: project.clone(),
         project_writable: true,
+        layer: None,
         tmp: base.join("tmp"),
         home: HomeView {
             folder: Some(home.clone()),
             ..HomeView::default()
         },
         guarded: Guarded::default(),
-        binds: Vec::new(),
-        overlays: Vec::new(),
+        shown: Default::default(),
         network: false,
         limits: Default::default(),
         state_dir: base.join("state"),
@@ -98,6 +98,9 @@ fn probe() -> Capabilities {
             out
         });
     let report = crate::launch::read_report(&status).setup_error;
+    let layered = matches!(&result, Ok(out) if out.status.code() == Some(PROBE_EXIT))
+        && report.is_none()
+        && layer_works(&spec, &base);
     let _ = std::fs::remove_dir_all(&base);
     let seccomp = seccomp_available();
     let abi = abi_by_restricting();
@@ -109,7 +112,10 @@ fn probe() -> Capabilities {
             network_namespace: true,
             landlock_abi: abi,
             seccomp,
-            layers: layers(&String::from_utf8_lossy(&out.stdout), abi),
+            layers: Layers {
+                project_layer: layered,
+                ..layers(&String::from_utf8_lossy(&out.stdout), abi)
+            },
             unavailable: None,
         },
         (Ok(out), report) => {
@@ -142,6 +148,49 @@ fn probe() -> Capabilities {
             unavailable: Some(Unavailable::Kernel(e)),
         },
     }
+}
+
+/// Whether a command writes to a layer over the project and not to the project: run with a
+/// layer, it sees its own file, which afterwards is in the layer alone.
+fn layer_works(spec: &SandboxSpec, base: &std::path::Path) -> bool {
+    let layer = crate::spec::Layer {
+        upper: base.join("layer/upper"),
+        work: base.join("layer/work"),
+    };
+    let spec = SandboxSpec {
+        layer: Some(layer.clone()),
+        ..spec.clone()
+    };
+    let Ok(exe) = std::env::current_exe() else {
+        return false;
+    };
+    let status = base.join("layer-status.json");
+    let ran = crate::launch::wrap(
+        &exe,
+        &spec,
+        &status,
+        "/bin/sh",
+        [
+            "-c",
+            "echo x > layer-probe && [ -f layer-probe ] && exit 42",
+        ],
+    )
+    .current_dir(&spec.project)
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .status()
+    .is_ok_and(|s| s.code() == Some(PROBE_EXIT));
+    let _ = crate::launch::read_report(&status);
+    let works = ran
+        && !spec.project.join("layer-probe").exists()
+        && layer.upper.join("layer-probe").is_file();
+    // The overlay leaves its work folder unreadable.
+    let _ = std::fs::set_permissions(
+        layer.work.join("work"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    );
+    works
 }
 
 /// The processes one command may have: its PID namespace's own `pid_max` when the kernel keeps
@@ -182,6 +231,7 @@ fn layers(printed: &str, abi: Option<u32>) -> Layers {
         ),
         memory_limit: limit(get("data"), 1),
         abstract_sockets_scoped: abi.is_some_and(|a| a >= 6),
+        project_layer: false,
     }
 }
 

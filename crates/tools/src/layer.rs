@@ -1,0 +1,124 @@
+//! A command's copy-on-write layer: the project as the command sees it is an overlay (the
+//! project below, this layer above), so nothing it writes reaches the project until it lands.
+//! When the command ends, the layer is read into changes, each sorted by what it could do
+//! (ignored output, a project file, git's own work, a file that makes a program run code),
+//! and the changes the rules allow are moved into the project — renames, not copies, when the
+//! layer is on the project's file system. What does not land is said, typed, never dropped
+//! without a word.
+
+mod kinds;
+mod land;
+mod plan;
+mod read;
+mod words;
+
+pub use land::Landing;
+pub use words::{changes_words, why_words};
+
+use protocol::CommandChanges;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+/// How far before its start a command's changes are compared: a file's change time comes from
+/// the kernel's coarse clock, up to a tick (1–10 ms) behind the precise one. A change the
+/// person made just before the command started reads as made during it (a conflict, never an
+/// overwrite).
+const CLOCK_SLACK: Duration = Duration::from_millis(20);
+
+/// One command's layer, from before it starts until its changes have landed.
+#[derive(Debug)]
+pub struct CommandLayer {
+    root: PathBuf,
+    project: PathBuf,
+    started: SystemTime,
+}
+
+/// What landing a command's changes did, with what the session keeps of each project file it
+/// changed (its text before, for the Changes panel and the export).
+#[derive(Debug, Default)]
+pub struct Landed {
+    pub changes: CommandChanges,
+    /// Project files that landed and their text before (`None`: new, or not text).
+    pub before: Vec<(String, Option<String>)>,
+}
+
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+impl CommandLayer {
+    /// A fresh layer for one command in `project`, under `state_dir` (Tandem's own folder for
+    /// the session, which commands never see).
+    pub fn make(state_dir: &Path, project: &Path) -> std::io::Result<Self> {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let root = state_dir
+            .join("layers")
+            .join(format!("{}-{n}", std::process::id()));
+        if root.exists() {
+            remove(&root)?;
+        }
+        std::fs::create_dir_all(root.join("upper"))?;
+        std::fs::create_dir_all(root.join("work"))?;
+        Ok(CommandLayer {
+            root,
+            project: project.to_path_buf(),
+            started: SystemTime::now() - CLOCK_SLACK,
+        })
+    }
+
+    /// The layer as the sandbox's spec names it.
+    pub fn spec(&self) -> sandbox::Layer {
+        sandbox::Layer {
+            upper: self.upper(),
+            work: self.root.join("work"),
+        }
+    }
+
+    /// The folder that holds the layer, to keep out of the command's sight.
+    pub fn folder(&self) -> &Path {
+        &self.root
+    }
+
+    fn upper(&self) -> PathBuf {
+        self.root.join("upper")
+    }
+
+    /// Reads what the command changed and lands what `landing` allows, then removes the layer.
+    /// `before_write` is called with each project path before it changes (the checkpoint).
+    pub fn land(
+        self,
+        landing: &Landing,
+        before_write: Option<&(dyn Fn(&str) + Send + Sync)>,
+    ) -> std::io::Result<Landed> {
+        let upper = self.upper();
+        let steps = plan::plan(&self.project, &upper)?;
+        let landed = land::land(
+            &self.project,
+            &upper,
+            steps,
+            self.started,
+            landing,
+            before_write,
+        );
+        remove(&self.root)?;
+        Ok(landed)
+    }
+
+    /// Removes the layer and all it holds, landing nothing.
+    pub fn discard(self) -> std::io::Result<()> {
+        remove(&self.root)
+    }
+}
+
+/// Removes a layer's folder. The overlay leaves its work folder unreadable (mode 000), so
+/// permissions are opened first.
+fn remove(root: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let work = root.join("work").join("work");
+    if work.is_dir() {
+        std::fs::set_permissions(&work, std::fs::Permissions::from_mode(0o700))?;
+    }
+    match std::fs::remove_dir_all(root) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,230 @@
+//! What a changed path could do once it is in the project: ignored output, a project file,
+//! git's own work, or a file that makes another program run code.
+
+use protocol::RunsCodeWhy;
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+/// How a path sorts before the mode's rules apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Ignored,
+    Project,
+    Git,
+    RunsCode(RunsCodeWhy),
+}
+
+/// Inside the project's own `.git`: what git's ordinary work writes (a commit, a checkout, a
+/// fetch, a merge). Everything else there — its configuration, hooks, a rebase's to-do list
+/// with its `exec` lines — would make the person's git run what a command chose.
+const GIT_WORK: &[&str] = &[
+    "objects",
+    "refs",
+    "logs",
+    "index",
+    "HEAD",
+    "ORIG_HEAD",
+    "FETCH_HEAD",
+    "COMMIT_EDITMSG",
+    "packed-refs",
+    "MERGE_HEAD",
+    "MERGE_MSG",
+    "MERGE_MODE",
+    "AUTO_MERGE",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+    "REBASE_HEAD",
+];
+
+/// Sorts the paths of one command's layer. `upper` is the layer, `project` the project as it
+/// was (the folder below the layer).
+pub(crate) struct Sorter<'a> {
+    project: &'a Path,
+    upper: &'a Path,
+    repo: Option<git2::Repository>,
+    /// Whether the project had its own `.git` folder when the command started.
+    own_git: bool,
+    shaped: HashMap<PathBuf, bool>,
+}
+
+impl<'a> Sorter<'a> {
+    pub(crate) fn new(project: &'a Path, upper: &'a Path) -> Self {
+        // Only to read ignore rules: libgit2 runs no hooks and no fsmonitor.
+        let repo = git2::Repository::open(project).ok();
+        Sorter {
+            project,
+            upper,
+            repo,
+            own_git: project.join(".git").is_dir(),
+            shaped: HashMap::new(),
+        }
+    }
+
+    /// The kind of `rel` (relative to the project).
+    pub(crate) fn kind(&mut self, rel: &Path, folder: bool) -> Kind {
+        if let Some(why) = self.runs_code(rel) {
+            return Kind::RunsCode(why);
+        }
+        if rel.starts_with(".git") {
+            return Kind::Git;
+        }
+        match &self.repo {
+            Some(repo) if ignored(repo, rel, folder) => Kind::Ignored,
+            _ => Kind::Project,
+        }
+    }
+
+    /// The kind of a path inside a folder that moves as one: only whether it runs code counts.
+    pub(crate) fn kind_inside(&mut self, rel: &Path) -> Kind {
+        self.runs_code(rel).map_or(Kind::Project, Kind::RunsCode)
+    }
+
+    fn runs_code(&mut self, rel: &Path) -> Option<RunsCodeWhy> {
+        let names: Vec<&str> = rel
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(n) => n.to_str(),
+                _ => None,
+            })
+            .collect();
+        let first = names.first().copied().unwrap_or("");
+        if first == ".git" {
+            let second = names.get(1).copied();
+            let ours = self.own_git && second.is_some_and(|n| GIT_WORK.contains(&n));
+            return (!ours).then_some(RunsCodeWhy::GitInternals);
+        }
+        if names.contains(&".git") {
+            return Some(RunsCodeWhy::GitRepository);
+        }
+        if first == ".tandem" {
+            return Some(RunsCodeWhy::Tandem);
+        }
+        if first == ".idea" {
+            return Some(RunsCodeWhy::Jetbrains);
+        }
+        if matches!(first, ".husky" | ".githooks") {
+            return Some(RunsCodeWhy::Hooks);
+        }
+        if let Some(last) = names.last()
+            && last.starts_with(".envrc")
+        {
+            return Some(RunsCodeWhy::Direnv);
+        }
+        if names.len() >= 2
+            && names[names.len() - 2] == ".vscode"
+            && matches!(
+                names[names.len() - 1],
+                "tasks.json" | "settings.json" | "launch.json"
+            )
+        {
+            return Some(RunsCodeWhy::Editor);
+        }
+        // A folder shaped like a repository at or above the path (git finds one by its shape,
+        // whatever its name).
+        let mut at = rel.to_path_buf();
+        loop {
+            if !at.as_os_str().is_empty() && self.repository_shaped(&at) {
+                return Some(RunsCodeWhy::GitRepository);
+            }
+            if !at.pop() {
+                return None;
+            }
+        }
+    }
+
+    /// Whether `dir` holds `HEAD` and `objects` or `refs`, in the layer or in the project.
+    fn repository_shaped(&mut self, dir: &Path) -> bool {
+        if let Some(known) = self.shaped.get(dir) {
+            return *known;
+        }
+        let seen = |name: &str| {
+            let rel = dir.join(name);
+            std::fs::symlink_metadata(self.upper.join(&rel)).is_ok_and(|m| {
+                use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
+                !(m.file_type().is_char_device() && m.rdev() == 0)
+            }) || std::fs::symlink_metadata(self.project.join(&rel)).is_ok()
+        };
+        let shaped = seen("HEAD") && (seen("objects") || seen("refs"));
+        self.shaped.insert(dir.to_path_buf(), shaped);
+        shaped
+    }
+}
+
+fn ignored(repo: &git2::Repository, rel: &Path, folder: bool) -> bool {
+    let shown = if folder {
+        // libgit2 matches folder-only rules (`target/`) when the path ends in a slash.
+        PathBuf::from(format!("{}/", rel.display()))
+    } else {
+        rel.to_path_buf()
+    };
+    repo.is_path_ignored(&shown).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorter_in(project: &Path, upper: &Path) -> Sorter<'static> {
+        let p: &'static Path = Box::leak(project.to_path_buf().into_boxed_path());
+        let u: &'static Path = Box::leak(upper.to_path_buf().into_boxed_path());
+        Sorter::new(p, u)
+    }
+
+    #[test]
+    fn files_that_make_programs_run_code_are_named_for_the_program() {
+        let d = tempfile::tempdir().expect("tmp");
+        let project = d.path().join("p");
+        let upper = d.path().join("u");
+        std::fs::create_dir_all(project.join(".git")).expect("mkdir");
+        std::fs::create_dir_all(&upper).expect("mkdir");
+        git2::Repository::init(&project).expect("init");
+        std::fs::write(project.join(".gitignore"), "target/\n").expect("write");
+        let mut s = sorter_in(&project, &upper);
+        let k = |s: &mut Sorter, p: &str| s.kind(Path::new(p), false);
+        assert_eq!(k(&mut s, "src/main.rs"), Kind::Project);
+        assert_eq!(s.kind(Path::new("target"), true), Kind::Ignored);
+        assert_eq!(k(&mut s, "target/debug/app"), Kind::Ignored);
+        assert_eq!(k(&mut s, ".git/objects/ab/cdef"), Kind::Git);
+        assert_eq!(k(&mut s, ".git/index"), Kind::Git);
+        let runs = |why| Kind::RunsCode(why);
+        assert_eq!(k(&mut s, ".git/config"), runs(RunsCodeWhy::GitInternals));
+        assert_eq!(
+            k(&mut s, ".git/hooks/pre-commit"),
+            runs(RunsCodeWhy::GitInternals)
+        );
+        assert_eq!(
+            k(&mut s, ".git/rebase-merge/git-rebase-todo"),
+            runs(RunsCodeWhy::GitInternals)
+        );
+        assert_eq!(
+            k(&mut s, "vendor/lib/.git/config"),
+            runs(RunsCodeWhy::GitRepository)
+        );
+        assert_eq!(k(&mut s, ".vscode/tasks.json"), runs(RunsCodeWhy::Editor));
+        assert_eq!(k(&mut s, ".vscode/extensions.json"), Kind::Project);
+        assert_eq!(
+            k(&mut s, ".idea/workspace.xml"),
+            runs(RunsCodeWhy::Jetbrains)
+        );
+        assert_eq!(k(&mut s, "sub/.envrc"), runs(RunsCodeWhy::Direnv));
+        assert_eq!(k(&mut s, ".husky/pre-commit"), runs(RunsCodeWhy::Hooks));
+        assert_eq!(k(&mut s, ".tandem/policy.toml"), runs(RunsCodeWhy::Tandem));
+        // A repository by its shape, under any name, even in ignored output.
+        std::fs::create_dir_all(upper.join("target/x/objects")).expect("mkdir");
+        std::fs::write(upper.join("target/x/HEAD"), "ref: refs/heads/main\n").expect("write");
+        assert_eq!(
+            k(&mut s, "target/x/config"),
+            runs(RunsCodeWhy::GitRepository)
+        );
+    }
+
+    #[test]
+    fn without_its_own_repository_a_project_has_no_git_work() {
+        let d = tempfile::tempdir().expect("tmp");
+        let mut s = sorter_in(d.path(), d.path());
+        assert_eq!(
+            s.kind(Path::new(".git/objects/ab/cd"), false),
+            Kind::RunsCode(RunsCodeWhy::GitInternals)
+        );
+    }
+}

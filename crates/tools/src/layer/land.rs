@@ -1,0 +1,332 @@
+//! Moving a command's accepted changes from its layer into the project. Each step is checked
+//! against the project as it is now: what changed there while the command ran (the person's
+//! own work, another program's) is a conflict and stays as it is. Paths are opened below the
+//! project without following links, so no step can lead outside it.
+
+use super::Landed;
+use super::kinds::Kind;
+use super::plan::Step;
+use super::read::strip_marks;
+use protocol::{ChangeClass, ChangeKind, CommandFileChange, Fate, IgnoredOutput, ItemKind};
+use rustix::fs::{Mode, OFlags, ResolveFlags};
+use std::collections::BTreeMap;
+use std::os::fd::{AsRawFd as _, OwnedFd};
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// Which changes land without a person's yes. Ignored output always does; files that make a
+/// program run code never do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Landing {
+    /// Project files, and git's own work with them.
+    pub project: bool,
+}
+
+type Hook<'a> = Option<&'a (dyn Fn(&str) + Send + Sync)>;
+
+pub(crate) fn land(
+    project: &Path,
+    upper: &Path,
+    steps: Vec<Step>,
+    started: SystemTime,
+    landing: &Landing,
+    before_write: Hook<'_>,
+) -> Landed {
+    let (git, rest): (Vec<Step>, Vec<Step>) = steps.into_iter().partition(|s| s.kind == Kind::Git);
+    let mut out = Landed::default();
+    let mut ignored: BTreeMap<String, IgnoredOutput> = BTreeMap::new();
+    let mut all_project_landed = true;
+    for step in rest {
+        // Counted before it lands: a landed folder is no longer where it was.
+        let files = (step.kind == Kind::Ignored).then(|| step.files(project, upper));
+        let text_before = (step.kind == Kind::Project && step.item == ItemKind::File)
+            .then(|| text_of(&project.join(&step.rel)));
+        let fate = decide(project, upper, &step, started, landing, before_write);
+        let landed = fate == Fate::Landed;
+        match step.kind {
+            Kind::Ignored => {
+                let (added, modified, deleted) = files.unwrap_or_default();
+                let top = top_of(&step.rel);
+                let entry = ignored.entry(top.clone()).or_insert(IgnoredOutput {
+                    path: top,
+                    added: 0,
+                    modified: 0,
+                    deleted: 0,
+                    landed: true,
+                });
+                entry.added += added;
+                entry.modified += modified;
+                entry.deleted += deleted;
+                entry.landed &= landed;
+            }
+            _ => {
+                if step.kind == Kind::Project && !landed {
+                    all_project_landed = false;
+                }
+                if let (true, Some(text)) = (landed, text_before) {
+                    out.before.push((slashed(&step.rel), text));
+                }
+                out.changes.files.push(file_change(&step, fate));
+            }
+        }
+    }
+    if !git.is_empty() {
+        // Git's work lands whole or not at all, and only beside the working tree it belongs
+        // to: a commit without the files it committed would leave the repository half-changed.
+        // Objects first: refs that name missing objects would be a broken repository.
+        let conflict = git
+            .iter()
+            .any(|s| changed_since(&project.join(&s.rel), started));
+        let fate = if !landing.project || !all_project_landed {
+            Fate::Refused
+        } else if conflict {
+            Fate::Conflict
+        } else {
+            let mut ordered = git.clone();
+            ordered.sort_by_key(|s| !s.rel.starts_with(".git/objects"));
+            ordered
+                .iter()
+                .map(|s| apply(project, upper, s, before_write))
+                .find(|f| *f != Fate::Landed)
+                .unwrap_or(Fate::Landed)
+        };
+        out.changes.files.push(CommandFileChange {
+            path: ".git".into(),
+            change: ChangeKind::Modified,
+            item: ItemKind::Folder,
+            class: ChangeClass::Git,
+            fate,
+            lines: None,
+        });
+    }
+    out.changes.ignored = ignored.into_values().collect();
+    out
+}
+
+fn decide(
+    project: &Path,
+    upper: &Path,
+    step: &Step,
+    started: SystemTime,
+    landing: &Landing,
+    before_write: Hook<'_>,
+) -> Fate {
+    if step.item == ItemKind::Special {
+        return Fate::NotLandable;
+    }
+    let allowed = match step.kind {
+        Kind::Ignored => true,
+        Kind::Project | Kind::Git => landing.project,
+        Kind::RunsCode(_) => false,
+    };
+    if !allowed {
+        return Fate::Refused;
+    }
+    if changed_since(&project.join(&step.rel), started) {
+        return Fate::Conflict;
+    }
+    apply(project, upper, step, before_write)
+}
+
+/// Whether the project's copy of a path changed after `started` (for a folder: anything in
+/// it). A path that is not there has nothing to lose.
+fn changed_since(path: &Path, started: SystemTime) -> bool {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    let changed = SystemTime::UNIX_EPOCH
+        + std::time::Duration::new(meta.ctime().max(0) as u64, meta.ctime_nsec().max(0) as u32);
+    if changed > started {
+        return true;
+    }
+    meta.is_dir()
+        && std::fs::read_dir(path).is_ok_and(|d| {
+            d.filter_map(Result::ok)
+                .any(|e| changed_since(&e.path(), started))
+        })
+}
+
+fn apply(project: &Path, upper: &Path, step: &Step, before_write: Hook<'_>) -> Fate {
+    match try_apply(project, upper, step, before_write) {
+        Ok(()) => Fate::Landed,
+        Err(e) => {
+            tracing::warn!(%e, path = %step.rel.display(), "a command's change did not land");
+            Fate::Failed {
+                message: e.to_string(),
+            }
+        }
+    }
+}
+
+fn try_apply(
+    project: &Path,
+    upper: &Path,
+    step: &Step,
+    before_write: Hook<'_>,
+) -> std::io::Result<()> {
+    let (parent, name) = parent_of(project, &step.rel)?;
+    let target = PathBuf::from(format!("/proc/self/fd/{}", parent.as_raw_fd())).join(&name);
+    if let Some(hook) = before_write {
+        for rel in files_at(&target, &step.rel) {
+            hook(&rel);
+        }
+    }
+    let source = upper.join(&step.rel);
+    match step.change {
+        ChangeKind::Deleted => remove_any(&target),
+        ChangeKind::ModeChanged if step.item == ItemKind::Folder => {
+            let mode = std::fs::symlink_metadata(&source)?.permissions();
+            std::fs::set_permissions(&target, mode)
+        }
+        _ => {
+            let replaced_kind = std::fs::symlink_metadata(&target).is_ok_and(|m| {
+                m.is_dir() != (step.item == ItemKind::Folder) || step.change == ChangeKind::Replaced
+            });
+            if replaced_kind {
+                remove_any(&target)?;
+            }
+            move_in(&source, &parent, &name, &target)
+        }
+    }
+}
+
+/// The folder that holds `rel`, opened below the project without following a link, and the
+/// last name.
+fn parent_of(project: &Path, rel: &Path) -> std::io::Result<(OwnedFd, std::ffi::OsString)> {
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let root = rustix::fs::open(project, flags, Mode::empty())?;
+    let name = rel
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("a change with no name"))?
+        .to_os_string();
+    let parent = rel.parent().filter(|p| !p.as_os_str().is_empty());
+    let fd = match parent {
+        None => root,
+        Some(p) => rustix::fs::openat2(
+            &root,
+            p,
+            flags,
+            Mode::empty(),
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        )?,
+    };
+    Ok((fd, name))
+}
+
+/// Moves `source` to `name` in `parent`: a rename, which replaces a file in one step; a copy
+/// where the layer is on another file system.
+fn move_in(
+    source: &Path,
+    parent: &OwnedFd,
+    name: &std::ffi::OsStr,
+    target: &Path,
+) -> std::io::Result<()> {
+    match rustix::fs::renameat(rustix::fs::CWD, source, parent, name) {
+        Ok(()) => {
+            strip_tree(target);
+            Ok(())
+        }
+        Err(rustix::io::Errno::XDEV) => {
+            let staged =
+                target.with_file_name(format!(".{}.tandem-landing", name.to_string_lossy()));
+            copy_tree(source, &staged)?;
+            std::fs::rename(&staged, target)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn strip_tree(path: &Path) {
+    strip_marks(path);
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+        && let Ok(d) = std::fs::read_dir(path)
+    {
+        for e in d.filter_map(Result::ok) {
+            strip_tree(&e.path());
+        }
+    }
+}
+
+fn copy_tree(source: &Path, target: &Path) -> std::io::Result<()> {
+    let meta = std::fs::symlink_metadata(source)?;
+    if meta.is_dir() {
+        std::fs::create_dir(target)?;
+        for e in std::fs::read_dir(source)? {
+            let e = e?;
+            copy_tree(&e.path(), &target.join(e.file_name()))?;
+        }
+        std::fs::set_permissions(target, meta.permissions())
+    } else if meta.file_type().is_symlink() {
+        std::os::unix::fs::symlink(std::fs::read_link(source)?, target)
+    } else {
+        std::fs::copy(source, target).map(|_| ())
+    }
+}
+
+fn remove_any(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The project paths of the files at `target` (itself, or all a folder holds), for the
+/// checkpoint before they change.
+fn files_at(target: &Path, rel: &Path) -> Vec<String> {
+    match std::fs::symlink_metadata(target) {
+        Ok(m) if m.is_dir() => std::fs::read_dir(target)
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .flat_map(|e| files_at(&e.path(), &rel.join(e.file_name())))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => vec![slashed(rel)],
+    }
+}
+
+/// A file's text as it is, for the session's record of what it was before (small text files
+/// only: the Changes panel shows text).
+fn text_of(path: &Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > 1024 * 1024 {
+        return None;
+    }
+    String::from_utf8(std::fs::read(path).ok()?).ok()
+}
+
+fn slashed(rel: &Path) -> String {
+    rel.to_string_lossy().into_owned()
+}
+
+/// The folder at the top of a path, for one line of ignored output per folder.
+fn top_of(rel: &Path) -> String {
+    let mut parts = rel.components();
+    let first = parts
+        .next()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if parts.next().is_some() {
+        format!("{first}/")
+    } else {
+        first
+    }
+}
+
+fn file_change(step: &Step, fate: Fate) -> CommandFileChange {
+    CommandFileChange {
+        path: slashed(&step.rel),
+        change: step.change,
+        item: step.item,
+        class: match step.kind {
+            Kind::RunsCode(why) => ChangeClass::RunsCode { why },
+            Kind::Git => ChangeClass::Git,
+            _ => ChangeClass::Project,
+        },
+        fate,
+        lines: step.lines,
+    }
+}
