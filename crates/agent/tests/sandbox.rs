@@ -66,12 +66,24 @@ async fn run(
     sandboxed: bool,
     answer: impl Fn(&ApprovalRequest) -> ApprovalAnswer + Send + Sync + 'static,
 ) -> (Harness, TurnOutcome) {
+    run_with(f, scenario, vars, sandboxed, false, answer).await
+}
+
+async fn run_with(
+    f: &Fixture,
+    scenario: &str,
+    vars: &[(&str, String)],
+    sandboxed: bool,
+    layers: bool,
+    answer: impl Fn(&ApprovalRequest) -> ApprovalAnswer + Send + Sync + 'static,
+) -> (Harness, TurnOutcome) {
     let sandboxing = if sandboxed {
         let helper = sandbox::find_helper().expect("the helper is built (cargo build -p sandbox)");
         Sandboxing::With(
             SandboxSetup::new(helper, f.session.join("sandbox"), policy::is_secret)
                 .hiding(vec![f.home.join(".ssh")])
-                .with_home(f.home.clone(), Vec::new()),
+                .with_home(f.home.clone(), Vec::new())
+                .with_layers(layers),
         )
     } else {
         Sandboxing::Off
@@ -242,4 +254,62 @@ async fn a_command_the_sandbox_stops_can_run_once_outside_with_approval() {
     })
     .await;
     assert!(!f.outside.join("marker").exists());
+}
+
+#[tokio::test]
+async fn a_commands_changes_land_from_its_layer_and_are_the_sessions_changes() {
+    let f = fixture();
+    // The fixture's files are older than the command (a file changed just before a command
+    // counts as changed while it ran).
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let (h, outcome) = run_with(
+        &f,
+        "agent_command_changes_land.json",
+        &[],
+        true,
+        true,
+        |_| ApprovalAnswer::Deny {
+            message: Some("no questions expected".into()),
+        },
+    )
+    .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(f.project.join("notes.txt")).expect("notes"),
+        "gamma\nbeta\n"
+    );
+    assert!(!f.project.join("test.sh").exists());
+    assert!(
+        !f.project.join(".vscode").exists(),
+        "a file VS Code runs does not land unasked"
+    );
+    let result = outputs(&h.events())
+        .into_iter()
+        .find(|(id, _)| id.ends_with("c1"))
+        .map(|(_, out)| out)
+        .expect("the command's result");
+    assert!(result.contains("notes.txt changed (+1 −1)"), "{result}");
+    assert!(result.contains("Not landed: .vscode"), "{result}");
+
+    // The Changes panel and the export see them as they see an edit.
+    let dir = h.sessions_dir.join(h.session.id());
+    let changes = agent::session_changes(&dir, &f.project).expect("changes");
+    let find = |p: &str| {
+        changes
+            .iter()
+            .find(|c| c.path == p)
+            .unwrap_or_else(|| panic!("{p} among the session's changes: {changes:?}"))
+    };
+    assert_eq!(find("notes.txt").before.as_deref(), Some("alpha\nbeta\n"));
+    assert_eq!(find("report.txt").before, None);
+    assert_eq!(find("test.sh").after, None);
+    let log = h.sessions_dir.join(format!("{}.jsonl", h.session.id()));
+    let md = agent::export_session(&log, agent::ExportFormat::Markdown).expect("export");
+    let files = md.split("Files changed").nth(1).unwrap_or_default();
+    for p in ["notes.txt", "report.txt", "test.sh"] {
+        assert!(
+            files.contains(p),
+            "{p} in the export's files changed:\n{md}"
+        );
+    }
 }

@@ -177,8 +177,10 @@ pub fn sandbox_setup(state_dir: PathBuf) -> Option<SandboxSetup> {
                 .map(PathBuf::from)
                 .filter(|h| h.is_absolute())
                 .and_then(|h| h.canonicalize().ok());
+            let layers = caps.layers.project_layer && tools::CommandLayer::can_live_in(&state_dir);
             let setup = SandboxSetup::new(helper.clone(), state_dir, policy::is_secret)
-                .hiding(hidden_locations(home.as_deref()));
+                .hiding(hidden_locations(home.as_deref()))
+                .with_layers(layers);
             Some(match home {
                 Some(h) => {
                     let visible = home_for_toolchains(&h);

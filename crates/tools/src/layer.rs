@@ -65,6 +65,25 @@ impl CommandLayer {
         })
     }
 
+    /// Whether layers can be kept under `state_dir`: the overlay keeps its marks (deletions,
+    /// replaced folders) in `user.*` attributes, which some file systems lack (tmpfs before
+    /// Linux 6.6).
+    pub fn can_live_in(state_dir: &Path) -> bool {
+        let dir = state_dir.join("layers");
+        let probe = dir.join(format!("attribute-probe-{}", std::process::id()));
+        let works = std::fs::create_dir_all(&dir).is_ok()
+            && std::fs::write(&probe, b"").is_ok()
+            && rustix::fs::lsetxattr(
+                &probe,
+                "user.tandem.probe",
+                b"y",
+                rustix::fs::XattrFlags::empty(),
+            )
+            .is_ok();
+        let _ = std::fs::remove_file(&probe);
+        works
+    }
+
     /// The layer as the sandbox's spec names it.
     pub fn spec(&self) -> sandbox::Layer {
         sandbox::Layer {

@@ -368,6 +368,7 @@ impl Calls {
                 confinement,
                 mode,
             };
+            let mut landed = Vec::new();
             let reply = super::command::run(
                 &mut asker,
                 &self.toolbox,
@@ -375,9 +376,11 @@ impl Calls {
                 command,
                 &mut self.record,
                 cancel,
+                &mut landed,
             )
-            .await?;
-            return Ok(Called::Answered(reply));
+            .await;
+            self.note_landed(&landed);
+            return Ok(Called::Answered(reply?));
         }
         if let Some(engine) = prepared.call.engine() {
             return Ok(Called::Engine(engine));
@@ -392,6 +395,21 @@ impl Calls {
             approvals: &self.approvals,
             rules: &self.rules,
             root: self.toolbox.ws.root().path(),
+        }
+    }
+
+    /// Project files a command's layer landed: the session's record of changes (the Changes
+    /// panel, the export) and the files changed this turn take them as they take an edit's.
+    fn note_landed(&mut self, landed: &[(String, Option<String>)]) {
+        for (path, before) in landed {
+            if let Some(dir) = &self.session.dir
+                && let Err(e) =
+                    crate::history::changes::record_baseline(dir, path, before.as_deref())
+            {
+                tracing::warn!(error = %e, "could not keep the file's content before the change");
+            }
+            self.changed_files.insert(path.clone());
+            self.record.written(path);
         }
     }
 

@@ -21,7 +21,8 @@ pub(crate) struct Command<'a> {
     pub mode: Mode,
 }
 
-/// Runs the command; when the sandbox stopped it, asks whether to run it once outside.
+/// Runs the command; when the sandbox stopped it, asks whether to run it once outside. The
+/// project files its layer landed, with their text before, go into `landed`.
 pub(crate) async fn run(
     asker: &mut Asker<'_>,
     toolbox: &Toolbox,
@@ -29,6 +30,7 @@ pub(crate) async fn run(
     command: Command<'_>,
     record: &mut WorkRecord,
     cancel: &CancellationToken,
+    landed: &mut Vec<(String, Option<String>)>,
 ) -> Answered {
     let confinement = command.confinement;
     let ctx = CallContext {
@@ -49,6 +51,9 @@ pub(crate) async fn run(
     let ran = command_ran(&out.details);
     if let Some(passed) = ran.passed {
         record.ran(command.text, ran.exit_code, passed);
+    }
+    if let tools::Details::Command(tools::CommandOutcome::Finished { before, .. }) = &out.details {
+        landed.extend(before.iter().cloned());
     }
     let sandboxed_reply = Reply {
         text: out.text,

@@ -40,8 +40,11 @@ pub(crate) fn land(
     for step in rest {
         // Counted before it lands: a landed folder is no longer where it was.
         let files = (step.kind == Kind::Ignored).then(|| step.files(project, upper));
-        let text_before = (step.kind == Kind::Project && step.item == ItemKind::File)
-            .then(|| text_of(&project.join(&step.rel)));
+        let before = if step.kind == Kind::Project {
+            befores(project, upper, &step)
+        } else {
+            Vec::new()
+        };
         let fate = decide(project, upper, &step, started, landing, before_write);
         let landed = fate == Fate::Landed;
         match step.kind {
@@ -64,8 +67,8 @@ pub(crate) fn land(
                 if step.kind == Kind::Project && !landed {
                     all_project_landed = false;
                 }
-                if let (true, Some(text)) = (landed, text_before) {
-                    out.before.push((slashed(&step.rel), text));
+                if landed {
+                    out.before.extend(before);
                 }
                 out.changes.files.push(file_change(&step, fate));
             }
@@ -288,14 +291,46 @@ fn files_at(target: &Path, rel: &Path) -> Vec<String> {
     }
 }
 
-/// A file's text as it is, for the session's record of what it was before (small text files
-/// only: the Changes panel shows text).
-fn text_of(path: &Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > 1024 * 1024 {
-        return None;
+/// Files one step changes, with their text before (`None`: not there), for the session's
+/// record of changes. A folder gives each file in it, up to a bound: the record is for
+/// reading, and a folder of thousands of project files is summed up by the step itself.
+fn befores(project: &Path, upper: &Path, step: &Step) -> Vec<(String, Option<String>)> {
+    const MOST: usize = 2000;
+    let mut out: Vec<(String, Option<String>)> = files_at(&project.join(&step.rel), &step.rel)
+        .into_iter()
+        .filter(|rel| std::fs::symlink_metadata(project.join(rel)).is_ok_and(|m| m.is_file()))
+        .take(MOST)
+        .map(|rel| {
+            let text = text_of(&project.join(&rel));
+            (rel, text)
+        })
+        .collect();
+    if step.change != ChangeKind::Deleted {
+        for rel in files_at(&upper.join(&step.rel), &step.rel)
+            .into_iter()
+            .take(MOST)
+        {
+            if !out.iter().any(|(p, _)| *p == rel)
+                && std::fs::symlink_metadata(upper.join(&rel)).is_ok_and(|m| m.is_file())
+            {
+                out.push((rel, None));
+            }
+        }
     }
-    String::from_utf8(std::fs::read(path).ok()?).ok()
+    out
+}
+
+/// A file's text as it is, read as text whatever it holds (the Changes panel shows text),
+/// for files up to a megabyte.
+fn text_of(path: &Path) -> Option<String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(1024 * 1024)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn slashed(rel: &Path) -> String {
