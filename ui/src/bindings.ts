@@ -213,7 +213,54 @@ export type OutputForm = "plain" | "terminal" | "search_hits";
 
 export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped" | "background" | "sent_back";
 
-export type ToolSummary = { "kind": "command_ran", exit_code: number | null, timed_out: boolean, duration_ms: number, output: string, cut: boolean, } | { "kind": "command_in_background", task: string, } | { "kind": "file_read", path: string, from: number, to: number, total_lines: number, } | { "kind": "file_seen", path: string, } | { "kind": "file_changed", path: string, created: boolean, added_lines: number, removed_lines: number, } | { "kind": "changes_kept", path: string, kept: number, total: number, } | { "kind": "files_listed", count: number, more: number, } | { "kind": "search_matches", matches: number, files: number, } | { "kind": "page_fetched", url: string, status: number, } | { "kind": "web_results", count: number, } | { "kind": "plan_updated", steps: number, done: number, } | { "kind": "helper_reported", name: string, finished: boolean, files_changed: number, } | { "kind": "sent_back", warnings: Array<DoneWarning>, } | { "kind": "denied", message: string | null, } | { "kind": "refused", reason: string, };
+export type ToolSummary = { "kind": "command_ran", exit_code: number | null, timed_out: boolean, duration_ms: number, output: string, cut: boolean, 
+/**
+ * What it changed in the project (it ran over a layer), and what became of it.
+ */
+changes?: CommandChanges, } | { "kind": "command_in_background", task: string, } | { "kind": "file_read", path: string, from: number, to: number, total_lines: number, } | { "kind": "file_seen", path: string, } | { "kind": "file_changed", path: string, created: boolean, added_lines: number, removed_lines: number, } | { "kind": "changes_kept", path: string, kept: number, total: number, } | { "kind": "files_listed", count: number, more: number, } | { "kind": "search_matches", matches: number, files: number, } | { "kind": "page_fetched", url: string, status: number, } | { "kind": "web_results", count: number, } | { "kind": "plan_updated", steps: number, done: number, } | { "kind": "helper_reported", name: string, finished: boolean, files_changed: number, } | { "kind": "sent_back", warnings: Array<DoneWarning>, } | { "kind": "denied", message: string | null, } | { "kind": "refused", reason: string, };
+
+export type ChangeKind = "deleted" | "replaced" | "created" | "modified" | "mode_changed";
+
+export type ItemKind = "file" | "folder" | "symlink" | "special";
+
+export type RunsCodeWhy = "git_internals" | "git_repository" | "editor" | "jetbrains" | "direnv" | "hooks" | "tandem";
+
+export type ChangeClass = { "kind": "project" } | { "kind": "git" } | { "kind": "runs_code", why: RunsCodeWhy, };
+
+export type Fate = { "kind": "landed" } | { "kind": "refused" } | { "kind": "conflict" } | { "kind": "not_landable" } | { "kind": "failed", message: string, };
+
+export type LineCounts = { added: number, removed: number, };
+
+export type CommandFileChange = { 
+/**
+ * Relative to the project, `/`-separated.
+ */
+path: string, change: ChangeKind, item: ItemKind, class: ChangeClass, fate: Fate, 
+/**
+ * For text files: lines added and removed against the project's copy.
+ */
+lines?: LineCounts | null, };
+
+export type IgnoredOutput = { 
+/**
+ * The folder (or file) at the top of what changed, `/`-separated.
+ */
+path: string, added: number, modified: number, deleted: number, 
+/**
+ * Whether it is in the project now.
+ */
+landed: boolean, };
+
+export type CommandChanges = { 
+/**
+ * Each changed path that is not git-ignored output, deletions and replaced folders first.
+ */
+files: Array<CommandFileChange>, 
+/**
+ * Git-ignored output (build folders, `node_modules`, caches), one line per folder it
+ * went into: these land without a question.
+ */
+ignored: Array<IgnoredOutput>, };
 
 export type DoneWarning = { "kind": "edit_rejected", path: string, } | { "kind": "file_unchanged", path: string, } | { "kind": "check_failed", command: string, exit_code: number | null, } | { "kind": "check_not_run", command: string, };
 

@@ -40,6 +40,8 @@ type State = {
   selected: string | null;
   openFile: OpenFile | null;
   panel: Panel;
+  /** The file the Changes panel shows, when something asked for one (a command's card). */
+  changesFocus: string | null;
   settings: SettingsView | null;
   settingsError: string | null;
   settingsOpen: boolean;
@@ -58,6 +60,8 @@ type State = {
   setShowHidden: (show: boolean) => Promise<void>;
   refresh: () => Promise<void>;
   setPanel: (panel: Panel) => void;
+  /** Shows the Changes panel at one file's change. */
+  showChange: (path: string) => void;
   /** Opens a file in the File panel and shows that panel, optionally at a line. */
   showFile: (path: string, line?: number) => Promise<void>;
   loadSettings: () => Promise<SettingsView | null>;
@@ -80,6 +84,7 @@ export const useApp = create<State>((set, get) => ({
   selected: null,
   openFile: null,
   panel: "tasks",
+  changesFocus: null,
   settings: null,
   settingsError: null,
   settingsOpen: false,
@@ -224,6 +229,10 @@ export const useApp = create<State>((set, get) => ({
       const start = file.content?.kind === "text" ? file.content.start_line : undefined;
       await get().openFileAt(file.path, start, file.focusLine);
     }
+  },
+
+  showChange(path) {
+    set({ panel: "changes", changesFocus: path });
   },
 
   setPanel(panel) {

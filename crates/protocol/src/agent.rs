@@ -147,6 +147,10 @@ pub enum ToolSummary {
         duration_ms: u64,
         output: String,
         cut: bool,
+        /// What it changed in the project (it ran over a layer), and what became of it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        changes: Option<Box<crate::CommandChanges>>,
     },
     /// A command goes on in the background as this task.
     CommandInBackground { task: String },

@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import type { SessionFileChange } from "../bindings";
 import { call, toAppError } from "../api";
 import { useSession } from "../session";
+import { useApp } from "../store";
 import type { DiffLayout } from "./MergeDiff";
 import { MergeDiff } from "./lazy";
 import { FilePath } from "./FilePath";
@@ -13,6 +14,11 @@ export function ChangesPanel() {
   const [changes, setChanges] = useState<{ session: string; list: SessionFileChange[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
+  // A card asked for one file's change (a command's): show it.
+  const focus = useApp((s) => s.changesFocus);
+  useEffect(() => {
+    if (focus !== null) setSelected(focus);
+  }, [focus]);
   const [layout, setLayout] = useState<DiffLayout>("unified");
   const askRestore = useSession((s) => s.askRestore);
   const idle = useSession((s) => s.runningSession === null && !s.restoring);

@@ -2,6 +2,7 @@
 // what it came to in words for people (from the typed summary), and the text the model got,
 // folded under "Details". A finishing call (task_done) the engine sent back is a quiet line,
 // not a card.
+import { CommandChanges } from "./CommandChanges";
 import { createContext, memo, useContext, useEffect, useState } from "react";
 import type { BackgroundTask, Confinement, OutputForm } from "../bindings";
 import { useSession } from "../session";
@@ -170,6 +171,7 @@ function Card({ item }: { item: ToolItem }) {
           </span>
         )}
       </button>
+      {summary?.kind === "command_ran" && summary.changes && <CommandChanges changes={summary.changes} />}
       {item.status === "running" && task?.output_tail ? (
         <div className="tool-result live" data-testid="tool-live-output" aria-live="off">
           <AnsiText text={task.output_tail} />

@@ -324,6 +324,65 @@ describe("a turn", () => {
     expect(within(helper!).getByTestId("tool-details")).toHaveTextContent("has no model of its own");
   });
 
+  it("shows what a command changed on its card, deletions first, with what did not land and why", async () => {
+    const { push, user } = await startTurn();
+    push([
+      { type: "user_message", text: "Run the tests" },
+      proposed("t1", "run_command", { command: "make test" }, title("Run ", { code: "make test" })),
+      {
+        type: "tool_finished",
+        id: "t1",
+        name: "run_command",
+        output: "ok\n[exit code 0; 0.4 s]\n",
+        is_error: false,
+        outcome: "ok",
+        exit_code: 0,
+        summary: {
+          kind: "command_ran",
+          exit_code: 0,
+          timed_out: false,
+          duration_ms: 400,
+          output: "ok\n",
+          cut: false,
+          changes: {
+            files: [
+              { path: "docs/guide.md", change: "deleted", item: "file", class: { kind: "project" }, fate: { kind: "landed" } },
+              { path: "calc.py", change: "modified", item: "file", class: { kind: "project" }, fate: { kind: "landed" }, lines: { added: 3, removed: 1 } },
+              { path: "notes.txt", change: "modified", item: "file", class: { kind: "project" }, fate: { kind: "conflict" } },
+              {
+                path: ".vscode",
+                change: "created",
+                item: "folder",
+                class: { kind: "runs_code", why: "editor" },
+                fate: { kind: "refused" },
+              },
+            ],
+            ignored: [{ path: "node_modules/", added: 1204, modified: 0, deleted: 0, landed: true }],
+          },
+        },
+      },
+    ]);
+    const card = await screen.findByTestId("tool-card");
+    const rows = within(card).getAllByTestId("command-change");
+    expect(rows.map((r) => r.textContent)).toEqual([
+      expect.stringContaining("docs/guide.md"),
+      expect.stringContaining("calc.py"),
+      expect.stringContaining("notes.txt"),
+      expect.stringContaining(".vscode"),
+    ]);
+    expect(rows[0]).toHaveTextContent("deleted");
+    expect(rows[1]).toHaveTextContent("+3−1");
+    expect(rows[2]).toHaveAttribute("data-fate", "conflict");
+    expect(rows[2]).toHaveTextContent("kept yours");
+    expect(rows[3]).toHaveTextContent("not landed");
+    expect(rows[3]!.querySelector(".command-fate")).toHaveAttribute("title", expect.stringContaining("VS Code runs what it names"));
+    expect(within(card).getByTestId("command-ignored")).toHaveTextContent("node_modules/: 1,204 files added (ignored by git)");
+    // A landed file's diff is a click away, in the Changes panel.
+    await user.click(rows[1]!);
+    expect(useApp.getState().panel).toBe("changes");
+    expect(useApp.getState().changesFocus).toBe("calc.py");
+  });
+
   it("shows a task_done the engine sent back as a quiet line, and the end of a task as one block", async () => {
     const { push } = await startTurn();
     const warnings = [{ kind: "check_failed" as const, command: "python3 -m unittest", exit_code: 1 }];

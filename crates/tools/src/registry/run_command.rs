@@ -101,6 +101,7 @@ fn summary(outcome: &CommandOutcome) -> ToolSummary {
             total_lines,
             bytes_total,
             bytes_kept,
+            changes,
             ..
         } => ToolSummary::CommandRan {
             exit_code: *exit_code,
@@ -110,6 +111,11 @@ fn summary(outcome: &CommandOutcome) -> ToolSummary {
             // more than the saved output keeps.
             cut: bytes_total > bytes_kept || output.lines().count() != *total_lines,
             output: output.clone(),
+            // Only when there is something to show: a command that changed nothing has no list.
+            changes: changes
+                .clone()
+                .filter(|c| !c.files.is_empty() || !c.ignored.is_empty())
+                .map(Box::new),
         },
         CommandOutcome::Background { task_id, .. } => ToolSummary::CommandInBackground {
             task: task_id.clone(),
