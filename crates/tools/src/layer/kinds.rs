@@ -62,7 +62,7 @@ impl<'a> Sorter<'a> {
 
     /// The kind of `rel` (relative to the project).
     pub(crate) fn kind(&mut self, rel: &Path, folder: bool) -> Kind {
-        if let Some(why) = self.runs_code(rel) {
+        if let Some(why) = self.runs_code(rel, folder) {
             return Kind::RunsCode(why);
         }
         if rel.starts_with(".git") {
@@ -75,11 +75,12 @@ impl<'a> Sorter<'a> {
     }
 
     /// The kind of a path inside a folder that moves as one: only whether it runs code counts.
-    pub(crate) fn kind_inside(&mut self, rel: &Path) -> Kind {
-        self.runs_code(rel).map_or(Kind::Project, Kind::RunsCode)
+    pub(crate) fn kind_inside(&mut self, rel: &Path, folder: bool) -> Kind {
+        self.runs_code(rel, folder)
+            .map_or(Kind::Project, Kind::RunsCode)
     }
 
-    fn runs_code(&mut self, rel: &Path) -> Option<RunsCodeWhy> {
+    fn runs_code(&mut self, rel: &Path, folder: bool) -> Option<RunsCodeWhy> {
         let names: Vec<&str> = rel
             .components()
             .filter_map(|c| match c {
@@ -120,8 +121,11 @@ impl<'a> Sorter<'a> {
             return Some(RunsCodeWhy::Editor);
         }
         // A folder shaped like a repository at or above the path (git finds one by its shape,
-        // whatever its name).
+        // whatever its name). A file is none: its folder is the first to look at.
         let mut at = rel.to_path_buf();
+        if !folder {
+            at.pop();
+        }
         loop {
             if !at.as_os_str().is_empty() && self.repository_shaped(&at) {
                 return Some(RunsCodeWhy::GitRepository);

@@ -39,7 +39,7 @@ pub(crate) fn land(
     let mut all_project_landed = true;
     for step in rest {
         // Counted before it lands: a landed folder is no longer where it was.
-        let files = (step.kind == Kind::Ignored).then(|| step.files(project, upper));
+        let files = (step.kind == Kind::Ignored).then(|| step.files(project));
         let before = if step.kind == Kind::Project {
             befores(project, upper, &step)
         } else {
@@ -189,7 +189,12 @@ fn try_apply(
             if replaced_kind {
                 remove_any(&target)?;
             }
-            move_in(&source, &parent, &name, &target)
+            move_in(&source, &parent, &name, &target)?;
+            // Landed: the overlay's own attributes go (only where the layer had them).
+            for rel in &step.marked {
+                strip_marks(&project.join(rel));
+            }
+            Ok(())
         }
     }
 }
@@ -226,10 +231,7 @@ fn move_in(
     target: &Path,
 ) -> std::io::Result<()> {
     match rustix::fs::renameat(rustix::fs::CWD, source, parent, name) {
-        Ok(()) => {
-            strip_tree(target);
-            Ok(())
-        }
+        Ok(()) => Ok(()),
         Err(rustix::io::Errno::XDEV) => {
             let staged =
                 target.with_file_name(format!(".{}.tandem-landing", name.to_string_lossy()));
@@ -237,17 +239,6 @@ fn move_in(
             std::fs::rename(&staged, target)
         }
         Err(e) => Err(e.into()),
-    }
-}
-
-fn strip_tree(path: &Path) {
-    strip_marks(path);
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
-        && let Ok(d) = std::fs::read_dir(path)
-    {
-        for e in d.filter_map(Result::ok) {
-            strip_tree(&e.path());
-        }
     }
 }
 

@@ -19,19 +19,27 @@ pub(crate) struct Step {
     pub change: ChangeKind,
     pub item: ItemKind,
     pub kind: Kind,
-    /// A folder that moves as one, with the entries it holds (relative to the project).
-    pub inside: Vec<PathBuf>,
+    /// For a folder that moves as one: the files and links it holds.
+    pub files_inside: u32,
+    /// Paths (relative to the project) that carry the overlay's own attributes once landed.
+    pub marked: Vec<PathBuf>,
     pub lines: Option<LineCounts>,
 }
 
 impl Step {
     /// Files this step adds, changes and removes, for the summaries of ignored output.
-    pub(crate) fn files(&self, project: &Path, upper: &Path) -> (u32, u32, u32) {
-        let files_in = |base: &Path, rel: &Path| files_under(&base.join(rel));
+    /// (What a deletion removes is counted in the project: O(what is deleted).)
+    pub(crate) fn files(&self, project: &Path) -> (u32, u32, u32) {
+        let added = if self.item == ItemKind::Folder {
+            self.files_inside
+        } else {
+            1
+        };
+        let removed = || files_under(&project.join(&self.rel));
         match self.change {
-            ChangeKind::Deleted => (0, 0, files_in(project, &self.rel)),
-            ChangeKind::Replaced => (files_in(upper, &self.rel), 0, files_in(project, &self.rel)),
-            ChangeKind::Created => (files_in(upper, &self.rel), 0, 0),
+            ChangeKind::Deleted => (0, 0, removed()),
+            ChangeKind::Replaced => (added, 0, removed()),
+            ChangeKind::Created => (added, 0, 0),
             ChangeKind::Modified | ChangeKind::ModeChanged => (0, 1, 0),
         }
     }
@@ -57,12 +65,16 @@ pub(crate) fn plan(project: &Path, upper: &Path) -> std::io::Result<Vec<Step>> {
     let mut steps = Vec::new();
     let mut i = 0;
     while i < entries.len() {
-        let (rel, up) = &entries[i];
+        let read::Entry {
+            rel,
+            kind: up,
+            marked,
+        } = &entries[i];
         let end = i
             + 1
             + entries[i + 1..]
                 .iter()
-                .take_while(|(p, _)| p.starts_with(rel))
+                .take_while(|e| e.rel.starts_with(rel))
                 .count();
         let host = std::fs::symlink_metadata(project.join(rel)).ok();
         let new_item = match up {
@@ -76,7 +88,12 @@ pub(crate) fn plan(project: &Path, upper: &Path) -> std::io::Result<Vec<Step>> {
             change,
             item,
             kind,
-            inside: Vec::new(),
+            files_inside: 0,
+            marked: if *marked {
+                vec![rel.clone()]
+            } else {
+                Vec::new()
+            },
             lines: None,
         };
         match up {
@@ -97,19 +114,25 @@ pub(crate) fn plan(project: &Path, upper: &Path) -> std::io::Result<Vec<Step>> {
                         ChangeKind::Created
                     };
                     let mut kind = sorter.kind(rel, true);
-                    let inside: Vec<PathBuf> =
-                        entries[i + 1..end].iter().map(|(p, _)| p.clone()).collect();
+                    let inside = &entries[i + 1..end];
                     // A folder is as risky as the riskiest thing in it.
                     if !matches!(kind, Kind::RunsCode(_))
                         && let Some(risky) = inside
                             .iter()
-                            .map(|p| sorter.kind_inside(p))
+                            .map(|e| {
+                                sorter.kind_inside(&e.rel, matches!(e.kind, Upper::Folder { .. }))
+                            })
                             .find(|k| matches!(k, Kind::RunsCode(_)))
                     {
                         kind = risky;
                     }
                     let mut s = step(change, ItemKind::Folder, kind);
-                    s.inside = inside;
+                    s.files_inside = inside
+                        .iter()
+                        .filter(|e| matches!(e.kind, Upper::File | Upper::Symlink))
+                        .count() as u32;
+                    s.marked
+                        .extend(inside.iter().filter(|e| e.marked).map(|e| e.rel.clone()));
                     steps.push(s);
                     i = end;
                 } else {
@@ -133,6 +156,9 @@ pub(crate) fn plan(project: &Path, upper: &Path) -> std::io::Result<Vec<Step>> {
                 };
                 if let Some(change) = change {
                     let mut s = step(change, new_item, kind);
+                    if !read::overlay_marks(&upper.join(rel)).is_empty() {
+                        s.marked = vec![rel.clone()];
+                    }
                     if new_item == ItemKind::File && matches!(kind, Kind::Project) {
                         s.lines = line_counts(&project.join(rel), &upper.join(rel), &host);
                     }

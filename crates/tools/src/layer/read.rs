@@ -1,15 +1,12 @@
 //! Reading an overlayfs upper folder: what a command wrote, created, deleted and replaced.
 //! The kernel's marks under an unprivileged mount (`userxattr`): a deletion is a character
-//! device 0:0 (or, on newer kernels, an empty file marked `user.overlay.whiteout`), a folder
-//! removed and made again is marked `user.overlay.opaque`. A folder rename is a deletion and a
-//! new folder (no `redirect_dir` without privileges).
+//! device 0:0, a folder removed and made again is marked `user.overlay.opaque`. A folder
+//! rename is a deletion and a new folder (no `redirect_dir` without privileges).
 
-use std::fs::Metadata;
 use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
 use std::path::{Path, PathBuf};
 
 pub(crate) const OPAQUE: &str = "user.overlay.opaque";
-const WHITEOUT: &str = "user.overlay.whiteout";
 /// Every attribute of the overlay's own: none of them belongs in the project.
 pub(crate) const OVERLAY_PREFIX: &str = "user.overlay.";
 
@@ -26,52 +23,67 @@ pub(crate) enum Upper {
     Special,
 }
 
-/// Every entry of `upper`, parents before their children, names in byte order; paths
-/// relative to `upper`. Links are never followed.
-pub(crate) fn read(upper: &Path) -> std::io::Result<Vec<(PathBuf, Upper)>> {
+/// One entry of the upper folder, relative to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub rel: PathBuf,
+    pub kind: Upper,
+    /// It carries attributes of the overlay's own, to be removed when it lands.
+    pub marked: bool,
+}
+
+/// Every entry of `upper`, parents before their children, names in byte order. Links are
+/// never followed. One pass that stats nothing it need not: a file's kind comes with its
+/// folder's listing, and only folders (opaque or not) and character devices (whiteouts) are
+/// looked at more closely — a layer of tens of thousands of files (a `node_modules`) costs its
+/// listings. A file's marks (where a copied-up file came from) are looked at when it is a
+/// change of its own (see `plan`); inside a new folder only a file moved there after copy-up
+/// has one, and nothing reads it in a project.
+pub(crate) fn read(upper: &Path) -> std::io::Result<Vec<Entry>> {
     let mut out = Vec::new();
     walk(upper, Path::new(""), &mut out)?;
     Ok(out)
 }
 
-fn walk(upper: &Path, rel: &Path, out: &mut Vec<(PathBuf, Upper)>) -> std::io::Result<()> {
-    let mut names: Vec<_> = std::fs::read_dir(upper.join(rel))?
-        .map(|e| e.map(|e| e.file_name()))
-        .collect::<Result<_, _>>()?;
-    names.sort();
-    for name in names {
+fn walk(upper: &Path, rel: &Path, out: &mut Vec<Entry>) -> std::io::Result<()> {
+    let mut listed: Vec<(std::ffi::OsString, std::fs::FileType)> =
+        std::fs::read_dir(upper.join(rel))?
+            .map(|e| e.and_then(|e| Ok((e.file_name(), e.file_type()?))))
+            .collect::<Result<_, _>>()?;
+    listed.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, ft) in listed {
         let rel = rel.join(&name);
-        let full = upper.join(&rel);
-        let meta = std::fs::symlink_metadata(&full)?;
-        let kind = kind_of(&full, &meta);
+        let (kind, marked) = if ft.is_dir() {
+            let marks = overlay_marks(&upper.join(&rel));
+            let opaque = marks.iter().any(|m| m == OPAQUE)
+                && xattr(&upper.join(&rel), OPAQUE).is_some_and(|v| v == b"y");
+            (Upper::Folder { opaque }, !marks.is_empty())
+        } else if ft.is_file() {
+            (Upper::File, false)
+        } else if ft.is_symlink() {
+            (Upper::Symlink, false)
+        } else if ft.is_char_device() {
+            let meta = std::fs::symlink_metadata(upper.join(&rel))?;
+            let kind = if meta.rdev() == 0 {
+                Upper::Deleted
+            } else {
+                Upper::Special
+            };
+            (kind, false)
+        } else {
+            (Upper::Special, false)
+        };
         let folder = matches!(kind, Upper::Folder { .. });
-        out.push((rel.clone(), kind));
+        out.push(Entry {
+            rel: rel.clone(),
+            kind,
+            marked,
+        });
         if folder {
             walk(upper, &rel, out)?;
         }
     }
     Ok(())
-}
-
-fn kind_of(full: &Path, meta: &Metadata) -> Upper {
-    let ft = meta.file_type();
-    if ft.is_char_device() && meta.rdev() == 0 {
-        Upper::Deleted
-    } else if ft.is_dir() {
-        Upper::Folder {
-            opaque: xattr(full, OPAQUE).is_some_and(|v| v == b"y"),
-        }
-    } else if ft.is_symlink() {
-        Upper::Symlink
-    } else if ft.is_file() {
-        if meta.len() == 0 && xattr(full, WHITEOUT).is_some() {
-            Upper::Deleted
-        } else {
-            Upper::File
-        }
-    } else {
-        Upper::Special
-    }
 }
 
 /// One extended attribute of `path` (not followed if it is a link), if it has it.
@@ -82,19 +94,25 @@ pub(crate) fn xattr(path: &Path, name: &str) -> Option<Vec<u8>> {
     Some(buf)
 }
 
+/// The names of the overlay's own attributes on `path` (not followed).
+pub(crate) fn overlay_marks(path: &Path) -> Vec<String> {
+    let mut names = [0u8; 1024];
+    let Ok(n) = rustix::fs::llistxattr(path, &mut names) else {
+        return Vec::new();
+    };
+    names[..n]
+        .split(|b| *b == 0)
+        .filter_map(|n| std::str::from_utf8(n).ok())
+        .filter(|n| n.starts_with(OVERLAY_PREFIX))
+        .map(str::to_string)
+        .collect()
+}
+
 /// Removes the overlay's own attributes from `path` (not followed), so nothing of the layer
 /// stays on what lands in the project.
 pub(crate) fn strip_marks(path: &Path) {
-    let mut names = vec![0u8; 4096];
-    let Ok(n) = rustix::fs::llistxattr(path, &mut names) else {
-        return;
-    };
-    for name in names[..n].split(|b| *b == 0).filter(|n| !n.is_empty()) {
-        if let Ok(name) = std::str::from_utf8(name)
-            && name.starts_with(OVERLAY_PREFIX)
-        {
-            let _ = rustix::fs::lremovexattr(path, name);
-        }
+    for name in overlay_marks(path) {
+        let _ = rustix::fs::lremovexattr(path, name.as_str());
     }
 }
 
@@ -112,7 +130,7 @@ mod tests {
         let found = read(d.path()).expect("read");
         let names: Vec<_> = found
             .iter()
-            .map(|(p, k)| (p.to_string_lossy().into_owned(), k.clone()))
+            .map(|e| (e.rel.to_string_lossy().into_owned(), e.kind.clone()))
             .collect();
         assert_eq!(
             names,
