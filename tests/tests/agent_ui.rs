@@ -614,6 +614,78 @@ async fn auto_edit_changes_show_in_the_changes_panel_and_the_plan_in_the_task_li
     Ok(())
 }
 
+/// Issue 44: a command works on a layer of the project; when it ends its card lists what it
+/// changed (a click shows the diff), and a file that would make VS Code run code stays out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commands_changes_show_on_its_card_and_in_the_changes_panel() -> TestResult {
+    let Some(s) = Scripted::start("app_command_changes.json").await? else {
+        return Ok(());
+    };
+    let app = s.launch(&[]).await?;
+    app.wait_for("[data-testid=mode-select]")
+        .await?
+        .click()
+        .await?;
+    app.wait_for("[data-testid=mode-select] option[value=full_auto]")
+        .await?
+        .click()
+        .await?;
+    // The button is enabled once the limits it lists are read.
+    app.wait_for("[data-testid=full-auto-limits]").await?;
+    app.click("[data-testid=full-auto-yes]").await?;
+    app.wait_gone("[data-testid=full-auto-confirm]").await?;
+    send(&app, "Run the tidy script").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "The script renamed line 3 and added NOTES.md.",
+    )
+    .await?;
+    let rows = app.wait_count("[data-testid=command-change]", 3).await?;
+    let mut texts = Vec::new();
+    for r in &rows {
+        texts.push(r.text().await?);
+    }
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("list.txt") && t.contains("+1") && t.contains("−1")),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("NOTES.md") && t.contains("new")),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains(".vscode") && t.contains("not landed")),
+        "{texts:?}"
+    );
+    assert!(!s.project.path().join(".vscode").exists());
+    assert_eq!(
+        std::fs::read_to_string(s.project.path().join("NOTES.md"))?,
+        "# Notes\n"
+    );
+    app.screenshot("agent-15-command-changes").await?;
+    // The diff is a click away, in the Changes panel.
+    let list_row = app
+        .wait_for("[data-testid=command-change][data-fate=landed]")
+        .await?;
+    list_row.click().await?;
+    app.wait_for("[data-testid=change-diff]").await?;
+    let panel = text_content(&app, "[data-testid=changes-panel]").await?;
+    assert!(
+        panel.contains("list.txt") && panel.contains("NOTES.md"),
+        "{panel:?}"
+    );
+    app.screenshot("agent-16-command-changes-panel").await?;
+    app.quit().await?;
+    Ok(())
+}
+
 /// Issue 23: `@` in the composer lists the project's files; the one picked goes in the message
 /// and the model has its contents before its first step.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

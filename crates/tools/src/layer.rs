@@ -65,6 +65,25 @@ impl CommandLayer {
         })
     }
 
+    /// Removes the layers under `state_dir` that no running Tandem owns (the app was killed
+    /// while their commands ran): nothing of them landed, and nothing will.
+    pub fn clear_stale(state_dir: &Path) {
+        let Ok(listed) = std::fs::read_dir(state_dir.join("layers")) else {
+            return;
+        };
+        for entry in listed.filter_map(Result::ok) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name.split('-').next().and_then(|p| p.parse::<i32>().ok()) else {
+                continue;
+            };
+            let alive = pid == std::process::id() as i32
+                || std::path::Path::new(&format!("/proc/{pid}")).exists();
+            if !alive && let Err(e) = remove(&entry.path()) {
+                tracing::warn!(%e, layer = %entry.path().display(), "could not remove a stale layer");
+            }
+        }
+    }
+
     /// Whether layers can be kept under `state_dir`: the overlay keeps its marks (deletions,
     /// replaced folders) in `user.*` attributes, which some file systems lack (tmpfs before
     /// Linux 6.6).

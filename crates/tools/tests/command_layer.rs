@@ -364,3 +364,33 @@ async fn the_persons_edit_during_a_command_is_never_overwritten() {
     assert_eq!(read(&f, "other.txt").as_deref(), Some("done\n"));
     assert!(text.contains("changed while the command ran"), "{text}");
 }
+
+#[tokio::test]
+async fn layers_left_by_a_killed_app_are_cleared_and_never_land() {
+    let f = fixture();
+    let state = f
+        .config
+        .sandbox
+        .as_ref()
+        .expect("sandbox")
+        .state_dir
+        .clone();
+    // A process that is gone: the highest pid the kernel may give, plus one.
+    let dead = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(4_194_304)
+        + 1;
+    let stale = state.join(format!("layers/{dead}-0/upper"));
+    std::fs::create_dir_all(&stale).expect("mkdir");
+    std::fs::write(stale.join("calc.py"), "half of a command\n").expect("write");
+    let mine = tools::CommandLayer::make(&state, &f.project).expect("layer");
+    tools::CommandLayer::clear_stale(&state);
+    assert!(!state.join(format!("layers/{dead}-0")).exists());
+    assert!(mine.folder().exists(), "a running Tandem's layer stays");
+    assert_eq!(
+        read(&f, "calc.py").as_deref(),
+        Some("def add(a, b):\n    return a - b\n")
+    );
+    mine.discard().expect("discard");
+}

@@ -16,6 +16,12 @@ export function CommandChanges({ changes }: { changes: Changes }) {
           {changes.files.map((f) => (
             <li key={f.path}>
               <FileRow file={f} onShow={f.fate.kind === "landed" && f.item !== "folder" ? () => showChange(f.path) : null} />
+              {/* Why it stayed out is said, not left to a tooltip. */}
+              {f.fate.kind !== "landed" && (
+                <p className="command-why muted" data-testid="command-why">
+                  {fateWords(f)}
+                </p>
+              )}
             </li>
           ))}
         </ul>

@@ -375,7 +375,11 @@ describe("a turn", () => {
     expect(rows[2]).toHaveAttribute("data-fate", "conflict");
     expect(rows[2]).toHaveTextContent("kept yours");
     expect(rows[3]).toHaveTextContent("not landed");
-    expect(rows[3]!.querySelector(".command-fate")).toHaveAttribute("title", expect.stringContaining("VS Code runs what it names"));
+    const why = within(card).getAllByTestId("command-why");
+    expect(why.map((w) => w.textContent)).toEqual([
+      "Not landed: your copy changed while the command ran, and your work is never overwritten.",
+      "Not landed: VS Code runs what it names when the folder is opened.",
+    ]);
     expect(within(card).getByTestId("command-ignored")).toHaveTextContent("node_modules/: 1,204 files added (ignored by git)");
     // A landed file's diff is a click away, in the Changes panel.
     await user.click(rows[1]!);
