@@ -65,8 +65,9 @@ impl CommandLayer {
         })
     }
 
-    /// Removes the layers under `state_dir` that no running Tandem owns (the app was killed
-    /// while their commands ran): nothing of them landed, and nothing will.
+    /// Clears the layers under `state_dir` that no running Tandem owns (the app was killed). A
+    /// layer whose landing had begun is landed to the end, as it was decided; one whose
+    /// command was still running is removed, and nothing of it lands.
     pub fn clear_stale(state_dir: &Path) {
         let Ok(listed) = std::fs::read_dir(state_dir.join("layers")) else {
             return;
@@ -78,8 +79,17 @@ impl CommandLayer {
             };
             let alive = pid == std::process::id() as i32
                 || std::path::Path::new(&format!("/proc/{pid}")).exists();
-            if !alive && let Err(e) = remove(&entry.path()) {
-                tracing::warn!(%e, layer = %entry.path().display(), "could not remove a stale layer");
+            if alive {
+                continue;
+            }
+            let layer = entry.path();
+            if layer.join(land::JOURNAL).exists()
+                && let Err(e) = land::finish(&layer)
+            {
+                tracing::warn!(%e, layer = %layer.display(), "could not finish a landing cut short");
+            }
+            if let Err(e) = remove(&layer) {
+                tracing::warn!(%e, layer = %layer.display(), "could not remove a stale layer");
             }
         }
     }
@@ -136,6 +146,7 @@ impl CommandLayer {
             self.started,
             landing,
             before_write,
+            &self.root.join(land::JOURNAL),
         );
         remove(&self.root)?;
         Ok(landed)

@@ -394,3 +394,46 @@ async fn layers_left_by_a_killed_app_are_cleared_and_never_land() {
     );
     mine.discard().expect("discard");
 }
+
+#[tokio::test]
+async fn a_landing_cut_short_by_a_killed_app_is_finished_when_the_session_opens() {
+    let f = fixture();
+    let state = f
+        .config
+        .sandbox
+        .as_ref()
+        .expect("sandbox")
+        .state_dir
+        .clone();
+    // A landing of three changes, written down, cut short after the first: run.sh already
+    // moved in, src/a.txt still in the layer, docs/guide.md not yet deleted.
+    let dead = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(4_194_304)
+        + 1;
+    let layer = state.join(format!("layers/{dead}-3"));
+    std::fs::create_dir_all(layer.join("upper/src")).expect("mkdir");
+    std::fs::create_dir_all(layer.join("work")).expect("mkdir");
+    std::fs::write(layer.join("upper/src/a.txt"), "one, changed\n").expect("write");
+    std::fs::write(f.project.join("run.sh"), "echo landed\n").expect("write");
+    let journal = serde_json::json!({
+        "project": f.project,
+        "steps": [
+            {"rel": "run.sh", "change": "modified", "folder": false},
+            {"rel": "src/a.txt", "change": "modified", "folder": false},
+            {"rel": "docs/guide.md", "change": "deleted", "folder": false}
+        ]
+    });
+    std::fs::write(layer.join("landing.json"), journal.to_string()).expect("journal");
+    tools::CommandLayer::clear_stale(&state);
+    assert_eq!(read(&f, "run.sh").as_deref(), Some("echo landed\n"));
+    assert_eq!(read(&f, "src/a.txt").as_deref(), Some("one, changed\n"));
+    assert_eq!(read(&f, "docs/guide.md"), None);
+    assert_eq!(
+        read(&f, "src/b.txt").as_deref(),
+        Some("two\n"),
+        "what was not in it stays"
+    );
+    assert!(!layer.exists());
+}

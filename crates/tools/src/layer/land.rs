@@ -32,12 +32,50 @@ pub(crate) fn land(
     started: SystemTime,
     landing: &Landing,
     before_write: Hook<'_>,
+    journal: &Path,
 ) -> Landed {
     let (git, rest): (Vec<Step>, Vec<Step>) = steps.into_iter().partition(|s| s.kind == Kind::Git);
+    // Decided before anything moves, and written down: a landing cut short (the app killed)
+    // is finished from this list when the session opens again, so the project is never left
+    // half-landed for good.
+    let verdicts: Vec<Option<Fate>> = rest
+        .iter()
+        .map(|s| verdict(project, s, started, landing))
+        .collect();
+    let all_project_go = rest
+        .iter()
+        .zip(&verdicts)
+        .all(|(s, v)| s.kind != Kind::Project || v.is_none());
+    let git_fate = if git.is_empty() {
+        None
+    } else if !landing.project || !all_project_go {
+        Some(Fate::Refused)
+    } else if git
+        .iter()
+        .any(|s| changed_since(&project.join(&s.rel), started))
+    {
+        Some(Fate::Conflict)
+    } else {
+        None
+    };
+    let mut git = git;
+    // Objects first: refs that name missing objects would be a broken repository.
+    git.sort_by_key(|s| !s.rel.starts_with(".git/objects"));
+    let going: Vec<&Step> = rest
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| v.is_none())
+        .map(|(s, _)| s)
+        .chain(git.iter().filter(|_| git_fate.is_none()))
+        .collect();
+    if !going.is_empty()
+        && let Err(e) = write_journal(journal, project, &going)
+    {
+        tracing::warn!(%e, "could not write down a landing before it starts; it goes ahead");
+    }
     let mut out = Landed::default();
     let mut ignored: BTreeMap<String, IgnoredOutput> = BTreeMap::new();
-    let mut all_project_landed = true;
-    for step in rest {
+    for (step, verdict) in rest.into_iter().zip(verdicts) {
         // Counted before it lands: a landed folder is no longer where it was.
         let files = (step.kind == Kind::Ignored).then(|| step.files(project));
         let before = if step.kind == Kind::Project {
@@ -45,7 +83,7 @@ pub(crate) fn land(
         } else {
             Vec::new()
         };
-        let fate = decide(project, upper, &step, started, landing, before_write);
+        let fate = verdict.unwrap_or_else(|| apply(project, upper, &step, before_write));
         let landed = fate == Fate::Landed;
         match step.kind {
             Kind::Ignored => {
@@ -64,9 +102,6 @@ pub(crate) fn land(
                 entry.landed &= landed;
             }
             _ => {
-                if step.kind == Kind::Project && !landed {
-                    all_project_landed = false;
-                }
                 if landed {
                     out.before.extend(before);
                 }
@@ -77,23 +112,12 @@ pub(crate) fn land(
     if !git.is_empty() {
         // Git's work lands whole or not at all, and only beside the working tree it belongs
         // to: a commit without the files it committed would leave the repository half-changed.
-        // Objects first: refs that name missing objects would be a broken repository.
-        let conflict = git
-            .iter()
-            .any(|s| changed_since(&project.join(&s.rel), started));
-        let fate = if !landing.project || !all_project_landed {
-            Fate::Refused
-        } else if conflict {
-            Fate::Conflict
-        } else {
-            let mut ordered = git.clone();
-            ordered.sort_by_key(|s| !s.rel.starts_with(".git/objects"));
-            ordered
-                .iter()
+        let fate = git_fate.unwrap_or_else(|| {
+            git.iter()
                 .map(|s| apply(project, upper, s, before_write))
                 .find(|f| *f != Fate::Landed)
                 .unwrap_or(Fate::Landed)
-        };
+        });
         out.changes.files.push(CommandFileChange {
             path: ".git".into(),
             change: ChangeKind::Modified,
@@ -107,16 +131,10 @@ pub(crate) fn land(
     out
 }
 
-fn decide(
-    project: &Path,
-    upper: &Path,
-    step: &Step,
-    started: SystemTime,
-    landing: &Landing,
-    before_write: Hook<'_>,
-) -> Fate {
+/// What becomes of a step without landing it (`None`: it lands).
+fn verdict(project: &Path, step: &Step, started: SystemTime, landing: &Landing) -> Option<Fate> {
     if step.item == ItemKind::Special {
-        return Fate::NotLandable;
+        return Some(Fate::NotLandable);
     }
     let allowed = match step.kind {
         Kind::Ignored => true,
@@ -124,12 +142,76 @@ fn decide(
         Kind::RunsCode(_) => false,
     };
     if !allowed {
-        return Fate::Refused;
+        return Some(Fate::Refused);
     }
     if changed_since(&project.join(&step.rel), started) {
-        return Fate::Conflict;
+        return Some(Fate::Conflict);
     }
-    apply(project, upper, step, before_write)
+    None
+}
+
+/// A landing written down before it starts: the project, and each step in the order it runs.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Journal {
+    project: PathBuf,
+    steps: Vec<JournalStep>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct JournalStep {
+    rel: PathBuf,
+    change: ChangeKind,
+    folder: bool,
+    #[serde(default)]
+    marked: Vec<PathBuf>,
+}
+
+pub(crate) const JOURNAL: &str = "landing.json";
+
+fn write_journal(journal: &Path, project: &Path, steps: &[&Step]) -> std::io::Result<()> {
+    let j = Journal {
+        project: project.to_path_buf(),
+        steps: steps
+            .iter()
+            .map(|s| JournalStep {
+                rel: s.rel.clone(),
+                change: s.change,
+                folder: s.item == ItemKind::Folder,
+                marked: s.marked.clone(),
+            })
+            .collect(),
+    };
+    let text = serde_json::to_vec(&j).map_err(std::io::Error::other)?;
+    crate::atomic::write_atomic(journal, &text)
+}
+
+/// Finishes a landing cut short: each step still in the layer is moved in (a deletion is
+/// done again), in the order written down; what already moved is left as it is.
+pub(crate) fn finish(layer: &Path) -> std::io::Result<()> {
+    let text = std::fs::read(layer.join(JOURNAL))?;
+    let j: Journal = serde_json::from_slice(&text).map_err(std::io::Error::other)?;
+    let upper = layer.join("upper");
+    for s in &j.steps {
+        let step = Step {
+            rel: s.rel.clone(),
+            change: s.change,
+            item: if s.folder {
+                ItemKind::Folder
+            } else {
+                ItemKind::File
+            },
+            kind: Kind::Project,
+            files_inside: 0,
+            marked: s.marked.clone(),
+            lines: None,
+        };
+        let moved = s.change != ChangeKind::Deleted
+            && std::fs::symlink_metadata(upper.join(&s.rel)).is_err();
+        if !moved && let Err(e) = try_apply(&j.project, &upper, &step, None) {
+            tracing::warn!(%e, path = %s.rel.display(), "a change cut short did not land");
+        }
+    }
+    Ok(())
 }
 
 /// Whether the project's copy of a path changed after `started` (for a folder: anything in
