@@ -41,7 +41,7 @@ const GIT_WORK: &[&str] = &[
 pub(crate) struct Sorter<'a> {
     project: &'a Path,
     upper: &'a Path,
-    repo: Option<git2::Repository>,
+    ignores: Ignores,
     /// Whether the project had its own `.git` folder when the command started.
     own_git: bool,
     shaped: HashMap<PathBuf, bool>,
@@ -49,12 +49,10 @@ pub(crate) struct Sorter<'a> {
 
 impl<'a> Sorter<'a> {
     pub(crate) fn new(project: &'a Path, upper: &'a Path) -> Self {
-        // Only to read ignore rules: libgit2 runs no hooks and no fsmonitor.
-        let repo = git2::Repository::open(project).ok();
         Sorter {
             project,
             upper,
-            repo,
+            ignores: Ignores::of(project),
             own_git: project.join(".git").is_dir(),
             shaped: HashMap::new(),
         }
@@ -68,9 +66,10 @@ impl<'a> Sorter<'a> {
         if rel.starts_with(".git") {
             return Kind::Git;
         }
-        match &self.repo {
-            Some(repo) if ignored(repo, rel, folder) => Kind::Ignored,
-            _ => Kind::Project,
+        if self.ignores.ignored(rel, folder) {
+            Kind::Ignored
+        } else {
+            Kind::Project
         }
     }
 
@@ -154,6 +153,41 @@ impl<'a> Sorter<'a> {
     }
 }
 
+/// The project's ignore rules as they were when the command started (what a command writes to
+/// `.gitignore` cannot make its own files land unreviewed).
+enum Ignores {
+    /// A repository: git's own rules (every `.gitignore`, `info/exclude`, the user's file).
+    /// Only read through libgit2, which runs no hooks and no fsmonitor.
+    Repository(git2::Repository),
+    /// A folder that is not a repository: its top `.gitignore`, which build tools write all
+    /// the same (reading every `.gitignore` of the tree would be a walk of the project).
+    File(ignore::gitignore::Gitignore),
+    None,
+}
+
+impl Ignores {
+    fn of(project: &Path) -> Self {
+        if let Ok(repo) = git2::Repository::open(project) {
+            return Ignores::Repository(repo);
+        }
+        let file = project.join(".gitignore");
+        if !file.is_file() {
+            return Ignores::None;
+        }
+        let mut builder = ignore::gitignore::GitignoreBuilder::new(project);
+        let _ = builder.add(file);
+        builder.build().map_or(Ignores::None, Ignores::File)
+    }
+
+    fn ignored(&self, rel: &Path, folder: bool) -> bool {
+        match self {
+            Ignores::Repository(repo) => ignored(repo, rel, folder),
+            Ignores::File(rules) => rules.matched_path_or_any_parents(rel, folder).is_ignore(),
+            Ignores::None => false,
+        }
+    }
+}
+
 fn ignored(repo: &git2::Repository, rel: &Path, folder: bool) -> bool {
     let shown = if folder {
         // libgit2 matches folder-only rules (`target/`) when the path ends in a slash.
@@ -220,6 +254,18 @@ mod tests {
             k(&mut s, "target/x/config"),
             runs(RunsCodeWhy::GitRepository)
         );
+    }
+
+    #[test]
+    fn a_folder_that_is_no_repository_ignores_what_its_gitignore_names() {
+        let d = tempfile::tempdir().expect("tmp");
+        std::fs::write(d.path().join(".gitignore"), "build/\n*.log\n").expect("write");
+        let upper = tempfile::tempdir().expect("tmp");
+        let mut s = sorter_in(d.path(), upper.path());
+        assert_eq!(s.kind(Path::new("build"), true), Kind::Ignored);
+        assert_eq!(s.kind(Path::new("build/out/app.js"), false), Kind::Ignored);
+        assert_eq!(s.kind(Path::new("run.log"), false), Kind::Ignored);
+        assert_eq!(s.kind(Path::new("src/app.js"), false), Kind::Project);
     }
 
     #[test]
