@@ -98,8 +98,8 @@ pub use regular_file::{
 };
 pub use result_cap::{MAX_RESULT_CHARS, cap_result};
 pub use run_command::{
-    CommandConfig, CommandOutcome, LimitHit, OnStarted, Program, RunCommandArgs, RunContext,
-    render_outcome, run_command, run_program,
+    CommandConfig, CommandOutcome, LandedFile, LimitHit, OnLanded, OnStarted, Program,
+    RunCommandArgs, RunContext, render_outcome, run_command, run_program,
 };
 pub use sandboxing::{SandboxSetup, sandbox_denial};
 pub use saved_outputs::{SavedOutputs, SavedPath};

@@ -57,6 +57,25 @@ pub struct RunContext {
     pub on_started: Option<OnStarted>,
     /// Which of its changes land without a question, when it runs over a layer.
     pub landing: crate::Landing,
+    /// Told the project files that landed (and their text before) when it ends, in the
+    /// foreground or the background.
+    pub on_landed: Option<OnLanded>,
+}
+
+/// A project file that landed, and its text before (`None`: it was not there).
+pub type LandedFile = (String, Option<String>);
+
+/// Told the project files a command's layer landed, with their text before.
+#[derive(Clone)]
+pub struct OnLanded(pub std::sync::Arc<LandedHook>);
+
+/// What [`OnLanded`] calls.
+pub type LandedHook = dyn Fn(&[LandedFile]) + Send + Sync;
+
+impl std::fmt::Debug for OnLanded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnLanded")
+    }
 }
 
 /// Told a command's task id as soon as it runs.
@@ -78,6 +97,7 @@ impl RunContext {
             binds: Vec::new(),
             on_started: None,
             landing: crate::Landing { project: true },
+            on_landed: None,
         }
     }
 }
@@ -561,6 +581,7 @@ async fn run_process(
     let started = Instant::now();
     let (done_tx, done_rx) = oneshot::channel::<Ended>();
     let landing = run.landing;
+    let on_landed = run.on_landed.clone();
     let background = args.background;
     let before_write = ws.before_write_hook();
     let project = ws.root().path().to_path_buf();
@@ -642,6 +663,11 @@ async fn run_process(
                 .await;
                 match landing {
                     Ok(Ok(landed)) => {
+                        if let Some(told) = &on_landed
+                            && !landed.before.is_empty()
+                        {
+                            (told.0)(&landed.before);
+                        }
                         if background || done_tx.is_closed() {
                             // Read by task_poll, when no result carries it (it went on in
                             // the background).

@@ -57,6 +57,8 @@ pub struct CallContext {
     /// For commands over a layer: which changes land without a question (unset: project
     /// files do).
     pub landing: Option<crate::Landing>,
+    /// For commands over a layer: told the project files that landed, when the command ends.
+    pub on_landed: Option<crate::run_command::OnLanded>,
 }
 
 pub struct Toolbox {
@@ -242,6 +244,7 @@ impl Toolbox {
                 binds,
                 on_started: ctx.on_started.clone(),
                 landing: ctx.landing.unwrap_or(crate::Landing { project: true }),
+                on_landed: ctx.on_landed.clone(),
             },
         )
         .await;

@@ -437,3 +437,44 @@ async fn a_landing_cut_short_by_a_killed_app_is_finished_when_the_session_opens(
     );
     assert!(!layer.exists());
 }
+
+#[tokio::test]
+async fn a_background_commands_landed_files_are_told_when_it_ends() {
+    let f = fixture();
+    let told: std::sync::Arc<std::sync::Mutex<Vec<tools::LandedFile>>> = Default::default();
+    let sink = told.clone();
+    let mut ctx = RunContext::new(SANDBOXED);
+    ctx.on_landed = Some(tools::OnLanded(std::sync::Arc::new(move |landed| {
+        sink.lock().expect("lock").extend(landed.iter().cloned());
+    })));
+    let args = RunCommandArgs {
+        command: "sleep 0.3 && echo later >> calc.py".into(),
+        description: None,
+        timeout: Some(60),
+        background: true,
+    };
+    let out = run_command(&f.ws, &f.tasks, &f.config, &args, &ctx)
+        .await
+        .expect("started");
+    assert!(matches!(out, CommandOutcome::Background { .. }), "{out:?}");
+    assert!(!read(&f, "calc.py").expect("calc").contains("later"));
+    let ended = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            if !told.lock().expect("lock").is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the landing was never told");
+    assert!(read(&f, "calc.py").expect("calc").contains("later"));
+    let told = told.lock().expect("lock").clone();
+    assert_eq!(
+        told,
+        vec![(
+            "calc.py".to_string(),
+            Some("def add(a, b):\n    return a - b\n".to_string())
+        )]
+    );
+}

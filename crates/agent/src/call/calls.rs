@@ -367,6 +367,7 @@ impl Calls {
                 text,
                 confinement,
                 mode,
+                on_landed: self.session.dir.clone().map(keep_baselines),
             };
             let mut landed = Vec::new();
             let reply = super::command::run(
@@ -398,16 +399,10 @@ impl Calls {
         }
     }
 
-    /// Project files a command's layer landed: the session's record of changes (the Changes
-    /// panel, the export) and the files changed this turn take them as they take an edit's.
+    /// Project files a command's layer landed in the foreground: the files changed this turn
+    /// take them as they take an edit's (the session's record has them from `keep_baselines`).
     fn note_landed(&mut self, landed: &[(String, Option<String>)]) {
-        for (path, before) in landed {
-            if let Some(dir) = &self.session.dir
-                && let Err(e) =
-                    crate::history::changes::record_baseline(dir, path, before.as_deref())
-            {
-                tracing::warn!(error = %e, "could not keep the file's content before the change");
-            }
+        for (path, _) in landed {
             self.changed_files.insert(path.clone());
             self.record.written(path);
         }
@@ -523,6 +518,23 @@ fn approval_request(
         },
         ..subject.question(asker.journal, decision)
     }
+}
+
+/// Keeps, in the session's record of changes (the Changes panel, the export), each project
+/// file a command's layer landed and its text before — when the command ends, in the
+/// foreground or the background.
+fn keep_baselines(dir: std::path::PathBuf) -> tools::OnLanded {
+    tools::OnLanded(std::sync::Arc::new(
+        move |landed: &[(String, Option<String>)]| {
+            for (path, before) in landed {
+                if let Err(e) =
+                    crate::history::changes::record_baseline(&dir, path, before.as_deref())
+                {
+                    tracing::warn!(error = %e, "could not keep the file's content before the change");
+                }
+            }
+        },
+    ))
 }
 
 /// A file a tool's output carries for the model itself: an image or a PDF read, an image or

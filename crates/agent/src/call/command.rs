@@ -19,6 +19,9 @@ pub(crate) struct Command<'a> {
     pub text: &'a str,
     pub confinement: Confinement,
     pub mode: Mode,
+    /// Told the project files its layer landed, whenever it ends (it may go on in the
+    /// background).
+    pub on_landed: Option<tools::OnLanded>,
 }
 
 /// Runs the command; when the sandbox stopped it, asks whether to run it once outside. The
@@ -38,6 +41,7 @@ pub(crate) async fn run(
         cancel: Some(cancel.clone()),
         on_started: Some(announce_started(asker, subject.id)),
         owner: asker.journal.agent_id().map(str::to_string),
+        on_landed: command.on_landed.clone(),
         ..Default::default()
     };
     let first = toolbox.run_call(command.call, &ctx).await;

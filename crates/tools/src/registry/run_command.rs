@@ -75,6 +75,7 @@ fn run<'a>(
                 binds: Vec::new(),
                 on_started: ctx.on_started.clone(),
                 landing: ctx.landing.unwrap_or(crate::Landing { project: true }),
+                on_landed: ctx.on_landed.clone(),
             },
         )
         .await;
