@@ -23,7 +23,7 @@ pub fn confine(toolbox: &mut Toolbox, session_id: &str, session_dir: &Path) {
     toolbox.commands.tmp_dir = private_tmp(session_id, session_dir);
     toolbox.scratch = Some(toolbox.commands.tmp_dir.clone());
     toolbox.commands.sandbox = sandbox_setup(session_dir.join("sandbox"));
-    tools::CommandLayer::clear_stale(&session_dir.join("sandbox"));
+    tools::CommandLayer::clear_stale(&session_dir.join("sandbox"), toolbox.ws.root().path());
     toolbox.commands.reaper = sandbox::find_helper().ok();
 }
 

@@ -66,9 +66,10 @@ impl CommandLayer {
     }
 
     /// Clears the layers under `state_dir` that no running Tandem owns (the app was killed). A
-    /// layer whose landing had begun is landed to the end, as it was decided; one whose
+    /// layer whose landing had begun is landed to the end, as it was decided, when it was for
+    /// `project` (a journal is a file on disk: it never chooses where files go); one whose
     /// command was still running is removed, and nothing of it lands.
-    pub fn clear_stale(state_dir: &Path) {
+    pub fn clear_stale(state_dir: &Path, project: &Path) {
         let Ok(listed) = std::fs::read_dir(state_dir.join("layers")) else {
             return;
         };
@@ -84,7 +85,7 @@ impl CommandLayer {
             }
             let layer = entry.path();
             if layer.join(land::JOURNAL).exists()
-                && let Err(e) = land::finish(&layer)
+                && let Err(e) = land::finish(&layer, project)
             {
                 tracing::warn!(%e, layer = %layer.display(), "could not finish a landing cut short");
             }

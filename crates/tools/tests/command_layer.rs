@@ -107,6 +107,15 @@ async fn run(
 const LAND: Landing = Landing { project: true };
 const HOLD: Landing = Landing { project: false };
 
+/// A process id no process has: the highest the kernel may give, plus one.
+fn dead_pid() -> u64 {
+    std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(4_194_304)
+        + 1
+}
+
 fn read(f: &Fixture, rel: &str) -> Option<String> {
     std::fs::read_to_string(f.project.join(rel)).ok()
 }
@@ -376,16 +385,12 @@ async fn layers_left_by_a_killed_app_are_cleared_and_never_land() {
         .state_dir
         .clone();
     // A process that is gone: the highest pid the kernel may give, plus one.
-    let dead = std::fs::read_to_string("/proc/sys/kernel/pid_max")
-        .ok()
-        .and_then(|s| s.trim().parse::<u64>().ok())
-        .unwrap_or(4_194_304)
-        + 1;
+    let dead = dead_pid();
     let stale = state.join(format!("layers/{dead}-0/upper"));
     std::fs::create_dir_all(&stale).expect("mkdir");
     std::fs::write(stale.join("calc.py"), "half of a command\n").expect("write");
     let mine = tools::CommandLayer::make(&state, &f.project).expect("layer");
-    tools::CommandLayer::clear_stale(&state);
+    tools::CommandLayer::clear_stale(&state, &f.project);
     assert!(!state.join(format!("layers/{dead}-0")).exists());
     assert!(mine.folder().exists(), "a running Tandem's layer stays");
     assert_eq!(
@@ -407,11 +412,7 @@ async fn a_landing_cut_short_by_a_killed_app_is_finished_when_the_session_opens(
         .clone();
     // A landing of three changes, written down, cut short after the first: run.sh already
     // moved in, src/a.txt still in the layer, docs/guide.md not yet deleted.
-    let dead = std::fs::read_to_string("/proc/sys/kernel/pid_max")
-        .ok()
-        .and_then(|s| s.trim().parse::<u64>().ok())
-        .unwrap_or(4_194_304)
-        + 1;
+    let dead = dead_pid();
     let layer = state.join(format!("layers/{dead}-3"));
     std::fs::create_dir_all(layer.join("upper/src")).expect("mkdir");
     std::fs::create_dir_all(layer.join("work")).expect("mkdir");
@@ -426,7 +427,7 @@ async fn a_landing_cut_short_by_a_killed_app_is_finished_when_the_session_opens(
         ]
     });
     std::fs::write(layer.join("landing.json"), journal.to_string()).expect("journal");
-    tools::CommandLayer::clear_stale(&state);
+    tools::CommandLayer::clear_stale(&state, &f.project);
     assert_eq!(read(&f, "run.sh").as_deref(), Some("echo landed\n"));
     assert_eq!(read(&f, "src/a.txt").as_deref(), Some("one, changed\n"));
     assert_eq!(read(&f, "docs/guide.md"), None);
@@ -477,4 +478,42 @@ async fn a_background_commands_landed_files_are_told_when_it_ends() {
             Some("def add(a, b):\n    return a - b\n".to_string())
         )]
     );
+}
+
+/// A journal that names another folder as its project (planted by whoever could write the
+/// session's folder) lands nothing anywhere: only the session's own project is finished.
+#[tokio::test]
+async fn a_planted_journal_cannot_land_files_outside_the_project() {
+    let f = fixture();
+    let state = f
+        .config
+        .sandbox
+        .as_ref()
+        .expect("sandbox")
+        .state_dir
+        .clone();
+    let outside = f.project.parent().expect("parent").join("outside");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    let layer = state.join(format!("layers/{}-7", dead_pid()));
+    std::fs::create_dir_all(layer.join("upper")).expect("mkdir");
+    std::fs::write(layer.join("upper/.bashrc"), "touch /tmp/pwned\n").expect("write");
+    std::fs::write(layer.join("upper/calc.py"), "planted\n").expect("write");
+    let journal = serde_json::json!({
+        "project": outside,
+        "steps": [
+            {"rel": ".bashrc", "change": "created", "folder": false},
+            {"rel": "calc.py", "change": "modified", "folder": false}
+        ]
+    });
+    std::fs::write(layer.join("landing.json"), journal.to_string()).expect("journal");
+    tools::CommandLayer::clear_stale(&state, &f.project);
+    assert!(
+        !outside.join(".bashrc").exists(),
+        "nothing lands outside the project"
+    );
+    assert_eq!(
+        read(&f, "calc.py").as_deref(),
+        Some("def add(a, b):\n    return a - b\n")
+    );
+    assert!(!layer.exists(), "the planted layer is removed");
 }

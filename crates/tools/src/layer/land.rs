@@ -187,9 +187,16 @@ fn write_journal(journal: &Path, project: &Path, steps: &[&Step]) -> std::io::Re
 
 /// Finishes a landing cut short: each step still in the layer is moved in (a deletion is
 /// done again), in the order written down; what already moved is left as it is.
-pub(crate) fn finish(layer: &Path) -> std::io::Result<()> {
+pub(crate) fn finish(layer: &Path, project: &Path) -> std::io::Result<()> {
     let text = std::fs::read(layer.join(JOURNAL))?;
     let j: Journal = serde_json::from_slice(&text).map_err(std::io::Error::other)?;
+    if j.project != project {
+        return Err(std::io::Error::other(format!(
+            "the landing names {} as its project, not {}; nothing of it lands",
+            j.project.display(),
+            project.display()
+        )));
+    }
     let upper = layer.join("upper");
     for s in &j.steps {
         let step = Step {
