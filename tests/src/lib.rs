@@ -468,6 +468,22 @@ impl App {
         Ok(out)
     }
 
+    /// Picks Full auto in the mode menu and confirms it, as a person does: the confirmation's
+    /// button is enabled once the limits it lists are read.
+    pub async fn choose_full_auto(&self) -> TestResult {
+        self.wait_for("[data-testid=mode-select]")
+            .await?
+            .click()
+            .await?;
+        self.wait_for("[data-testid=mode-select] option[value=full_auto]")
+            .await?
+            .click()
+            .await?;
+        self.wait_for("[data-testid=full-auto-limits]").await?;
+        self.click("[data-testid=full-auto-yes]").await?;
+        self.wait_gone("[data-testid=full-auto-confirm]").await
+    }
+
     /// Saves a screenshot as `target/e2e/NAME.png`, after two animation frames so the picture
     /// shows what the DOM already says (WebKit's screenshots lag otherwise).
     pub async fn screenshot(&self, name: &str) -> TestResult<PathBuf> {

@@ -622,18 +622,7 @@ async fn a_commands_changes_show_on_its_card_and_in_the_changes_panel() -> TestR
         return Ok(());
     };
     let app = s.launch(&[]).await?;
-    app.wait_for("[data-testid=mode-select]")
-        .await?
-        .click()
-        .await?;
-    app.wait_for("[data-testid=mode-select] option[value=full_auto]")
-        .await?
-        .click()
-        .await?;
-    // The button is enabled once the limits it lists are read.
-    app.wait_for("[data-testid=full-auto-limits]").await?;
-    app.click("[data-testid=full-auto-yes]").await?;
-    app.wait_gone("[data-testid=full-auto-confirm]").await?;
+    app.choose_full_auto().await?;
     send(&app, "Run the tidy script").await?;
     wait_content(
         &app,

@@ -104,19 +104,7 @@ async fn the_built_in_model_fixes_add_in_the_real_window_in_full_auto() -> TestR
     app.click("[data-testid=builtin-use]").await?;
     app.wait_for("[data-testid=project-view]").await?;
 
-    // Full auto, confirmed.
-    app.wait_for("[data-testid=mode-select]")
-        .await?
-        .click()
-        .await?;
-    app.wait_for("[data-testid=mode-select] option[value=full_auto]")
-        .await?
-        .click()
-        .await?;
-    // The button is enabled once the limits it lists are read.
-    app.wait_for("[data-testid=full-auto-limits]").await?;
-    app.click("[data-testid=full-auto-yes]").await?;
-    app.wait_gone("[data-testid=full-auto-confirm]").await?;
+    app.choose_full_auto().await?;
 
     app.wait_for("[data-testid=composer-input]")
         .await?
