@@ -82,18 +82,22 @@ impl Notifier {
             conn,
             sessions: Arc::default(),
         });
-        // Clicks come back as signals: listened to for the app's life.
+        // Clicks come back as signals, listened to for the app's life. The match is added
+        // here, before the first notification is sent: a click on it that came before a
+        // listener thread had subscribed would be lost.
+        let signals = match Proxy::new(&bus.conn, SERVICE, PATH, SERVICE)
+            .and_then(|proxy| proxy.receive_signal("ActionInvoked"))
+        {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::warn!(%e, "notification clicks cannot be heard");
+                None
+            }
+        };
         let listen = bus.clone();
         let app = app.clone();
         std::thread::spawn(move || {
-            let proxy = match Proxy::new(&listen.conn, SERVICE, PATH, SERVICE) {
-                Ok(p) => p,
-                Err(e) => return tracing::warn!(%e, "notification clicks cannot be heard"),
-            };
-            let signals = match proxy.receive_signal("ActionInvoked") {
-                Ok(s) => s,
-                Err(e) => return tracing::warn!(%e, "notification clicks cannot be heard"),
-            };
+            let Some(signals) = signals else { return };
             for msg in signals {
                 let Ok((id, _action)) = msg.body().deserialize::<(u32, String)>() else {
                     continue;
