@@ -1,7 +1,7 @@
 //! What the agent tells its front ends (the GUI, the CLI) while it works, and how they answer
 //! its approval questions.
 
-use crate::{EngineError, Hunk, Message, PlanItem, TurnOutcome, Usage};
+use crate::{ChangeReview, EngineError, Hunk, Message, PlanItem, TurnOutcome, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
@@ -28,6 +28,11 @@ pub struct ApprovalRequest {
     /// The tool's name in words for people ("Edit a file").
     #[serde(default)]
     pub words: String,
+    /// A command that has run: its changes, waiting for a yes before they land. Answered
+    /// with `approve` (all), `deny` (none) or `approve_partial` (the pieces accepted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub review: Option<Box<ChangeReview>>,
 }
 
 /// Why a call is asked about: the policy's reason, in plain words, and the rule that asked.
@@ -309,6 +314,7 @@ pub enum ApprovalAnswer {
         message: Option<String>,
     },
     /// For writes and edits: apply only these hunks (indices into `ApprovalRequest::hunks`).
+    /// For a command's review: land only these pieces.
     ApprovePartial {
         accepted_hunks: Vec<u32>,
     },

@@ -1,6 +1,7 @@
 //! What a command changed in the project: read from its copy-on-write layer when it ended,
 //! sorted by what the change could do, and what became of each change.
 
+use crate::Hunk;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -100,6 +101,8 @@ pub enum Fate {
     Landed,
     /// It did not land: nobody could be asked about it, or it was refused.
     Refused,
+    /// The person reviewed it and said no: the project keeps its own copy.
+    Rejected,
     /// The project's copy changed while the command ran (the person, or another program):
     /// the command's change did not land over it.
     Conflict,
@@ -119,4 +122,39 @@ pub struct IgnoredOutput {
     pub deleted: u32,
     /// Whether it is in the project now.
     pub landed: bool,
+}
+
+/// A command's changes waiting for the person's yes before they land: each file with its
+/// diff, answered piece by piece (a text file's hunks, or a change taken or left whole).
+/// Git-ignored output has landed already, without a question.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ChangeReview {
+    /// Deletions and replaced folders first, as in [`CommandChanges`].
+    pub files: Vec<ReviewFile>,
+    pub ignored: Vec<IgnoredOutput>,
+    /// How many pieces the review has: an answer names the pieces it accepts by index.
+    pub pieces: u32,
+}
+
+/// One path in a review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ReviewFile {
+    pub path: String,
+    pub change: ChangeKind,
+    pub item: ItemKind,
+    pub class: ChangeClass,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<LineCounts>,
+    /// For a text file changed in place: the project's text now and the command's, and the
+    /// hunks between them, each a piece (`Hunk::index` counts across the whole review).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposed: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hunks: Vec<Hunk>,
+    /// For a change taken or left whole (created, deleted, a folder, a link, a binary, a
+    /// mode): its piece.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whole: Option<u32>,
 }

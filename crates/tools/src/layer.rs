@@ -10,9 +10,11 @@ mod kinds;
 mod land;
 mod plan;
 mod read;
+mod review;
 mod words;
 
 pub use land::Landing;
+pub use review::{Held, HeldChanges};
 pub use words::{changes_words, why_words};
 
 use protocol::CommandChanges;
@@ -41,6 +43,23 @@ pub struct Landed {
     pub changes: CommandChanges,
     /// Project files that landed and their text before (`None`: new, or not text).
     pub before: Vec<(String, Option<String>)>,
+    /// What waits in the layer for a review (when the landing holds changes for one).
+    pub held: HeldChanges,
+}
+
+impl Landed {
+    /// Adds what a later landing of the same command did (its held changes, answered): one
+    /// account of the command's changes.
+    pub fn add(&mut self, more: Landed) {
+        self.changes.files.extend(more.changes.files);
+        // Deletions and replaced folders first, as the first account has them.
+        self.changes
+            .files
+            .sort_by(|a, b| (a.change, &a.path).cmp(&(b.change, &b.path)));
+        self.changes.ignored.extend(more.changes.ignored);
+        self.before.extend(more.before);
+        self.held = more.held;
+    }
 }
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -131,8 +150,10 @@ impl CommandLayer {
         self.root.join("upper")
     }
 
-    /// Reads what the command changed and lands what `landing` allows, then removes the layer.
-    /// `before_write` is called with each project path before it changes (the checkpoint).
+    /// Reads what the command changed and lands what `landing` allows. What needs a yes is
+    /// held in the layer for a review when `landing.review` (see [`Landed::held`]), refused
+    /// otherwise; the layer is removed once nothing waits in it. `before_write` is called
+    /// with each project path before it changes (the checkpoint).
     pub fn land(
         self,
         landing: &Landing,
@@ -140,16 +161,30 @@ impl CommandLayer {
     ) -> std::io::Result<Landed> {
         let upper = self.upper();
         let steps = plan::plan(&self.project, &upper)?;
-        let landed = land::land(
+        let (held, now): (Vec<_>, Vec<_>) = steps.into_iter().partition(|s| {
+            landing.review
+                && s.item != protocol::ItemKind::Special
+                && !land::lands_unasked(s, landing)
+        });
+        let decide =
+            |s: &plan::Step| (!land::lands_unasked(s, landing)).then_some(protocol::Fate::Refused);
+        let journal = self.root.join(land::JOURNAL);
+        let mut landed = land::land(
             &self.project,
             &upper,
-            steps,
+            now,
             self.started,
-            landing,
+            &decide,
             before_write,
-            &self.root.join(land::JOURNAL),
+            &journal,
         );
-        remove(&self.root)?;
+        if held.is_empty() {
+            remove(&self.root)?;
+        } else {
+            // What landed is done with; what waits lands later from a journal of its own.
+            let _ = std::fs::remove_file(&journal);
+            landed.held = HeldChanges::new(Held::new(self, held, &landed));
+        }
         Ok(landed)
     }
 

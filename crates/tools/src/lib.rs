@@ -75,7 +75,7 @@ pub use git_tools::{
     commit_files, git_branch, git_commit, git_diff, git_log, render_commit,
 };
 pub use history_secrets::HistorySecrets;
-pub use layer::{CommandLayer, Landed, Landing, changes_words, why_words};
+pub use layer::{CommandLayer, Held, HeldChanges, Landed, Landing, changes_words, why_words};
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
 pub use paths::{ProjectRoot, real_path};
 pub use plan::{TaskDoneArgs, UpdatePlanArgs, render_plan, task_done, update_plan};

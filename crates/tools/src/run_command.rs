@@ -96,7 +96,7 @@ impl RunContext {
             cancel: None,
             binds: Vec::new(),
             on_started: None,
-            landing: crate::Landing { project: true },
+            landing: crate::Landing::UNREVIEWED,
             on_landed: None,
         }
     }
@@ -227,6 +227,10 @@ pub enum CommandOutcome {
         /// The project files that landed and their text before, for the session's record.
         #[serde(skip)]
         before: Vec<(String, Option<String>)>,
+        /// Its changes that wait in its layer for the person's review, when the run asked
+        /// for one ([`crate::Landing::review`]).
+        #[serde(skip)]
+        held: crate::HeldChanges,
     },
     Background {
         task_id: String,
@@ -656,13 +660,16 @@ async fn run_process(
         }
         let landed = match layer {
             Some(layer) => {
-                let landing = tokio::task::spawn_blocking(move || {
-                    let hook = before_write.as_deref();
-                    layer.land(&landing, hook)
-                })
-                .await;
+                let hook = before_write.clone();
+                let landing =
+                    tokio::task::spawn_blocking(move || layer.land(&landing, hook.as_deref()))
+                        .await;
                 match landing {
-                    Ok(Ok(landed)) => {
+                    Ok(Ok(mut landed)) => {
+                        if background || done_tx.is_closed() {
+                            // Nobody waits to review: it lands as it would unasked.
+                            land_unreviewed(&mut landed, before_write.clone()).await;
+                        }
                         if let Some(told) = &on_landed
                             && !landed.before.is_empty()
                         {
@@ -706,13 +713,27 @@ async fn run_process(
             }
         };
         let ms = started.elapsed().as_millis() as u64;
-        let _ = done_tx.send(Ended {
+        let sent = done_tx.send(Ended {
             state: state.clone(),
             ms,
             size,
             undone,
             landed,
         });
+        if let Err(Ended {
+            landed: Some(mut landed),
+            ..
+        }) = sent
+            && landed.held.waiting()
+        {
+            // The wait ended just as the command did: nobody will review what it holds.
+            land_unreviewed(&mut landed, before_write).await;
+            if let Some(told) = &on_landed
+                && !landed.before.is_empty()
+            {
+                (told.0)(&landed.before);
+            }
+        }
         registry.finish(&task_id, state);
     });
 
@@ -787,6 +808,7 @@ async fn run_process(
                 undone,
                 limit_hit: limit,
                 changes: landed.as_ref().map(|l| l.changes.clone()),
+                held: landed.as_ref().map(|l| l.held.clone()).unwrap_or_default(),
                 before: landed.map(|l| l.before).unwrap_or_default(),
             })
         }
@@ -806,6 +828,24 @@ async fn run_process(
             }
             Ok(out)
         }
+    }
+}
+
+/// Lands what `landed` holds for a review as it would land unasked (see
+/// [`crate::Held::land_unreviewed`]), and adds what became of it.
+async fn land_unreviewed(
+    landed: &mut crate::layer::Landed,
+    before_write: Option<crate::workspace::BeforeWrite>,
+) {
+    let Some(held) = landed.held.take() else {
+        return;
+    };
+    let done =
+        tokio::task::spawn_blocking(move || held.land_unreviewed(before_write.as_deref())).await;
+    match done {
+        Ok(Ok(more)) => landed.add(more),
+        Ok(Err(e)) => tracing::warn!(%e, "a command's held changes could not land"),
+        Err(e) => tracing::warn!(%e, "a command's held changes could not land"),
     }
 }
 

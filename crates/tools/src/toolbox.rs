@@ -243,7 +243,7 @@ impl Toolbox {
                 cancel: ctx.cancel.clone(),
                 binds,
                 on_started: ctx.on_started.clone(),
-                landing: ctx.landing.unwrap_or(crate::Landing { project: true }),
+                landing: ctx.landing.unwrap_or(crate::Landing::UNREVIEWED),
                 on_landed: ctx.on_landed.clone(),
             },
         )

@@ -104,8 +104,65 @@ async fn run(
     }
 }
 
-const LAND: Landing = Landing { project: true };
-const HOLD: Landing = Landing { project: false };
+const LAND: Landing = Landing::UNREVIEWED;
+/// Project files wait for a yes nobody gives (no one reviews): they are refused.
+const HOLD: Landing = Landing {
+    project: false,
+    review: false,
+};
+/// Ask mode: project files wait in the layer for the person's review.
+const REVIEW: Landing = Landing {
+    project: false,
+    review: true,
+};
+/// Full auto: project files land; files that make programs run code wait for a yes.
+const LAND_ASK_RISKY: Landing = Landing {
+    project: true,
+    review: true,
+};
+
+/// Runs `command` with its changes held for review: what it said, and what waits.
+async fn run_held(f: &Fixture, command: &str, landing: Landing) -> (CommandChanges, tools::Held) {
+    let args = RunCommandArgs {
+        command: command.into(),
+        description: None,
+        timeout: Some(120),
+        background: false,
+    };
+    let mut ctx = RunContext::new(SANDBOXED);
+    ctx.landing = landing;
+    let out = run_command(&f.ws, &f.tasks, &f.config, &args, &ctx)
+        .await
+        .expect("the command ran");
+    match out {
+        CommandOutcome::Finished {
+            exit_code,
+            changes,
+            held,
+            ..
+        } => {
+            assert_eq!(exit_code, Some(0));
+            (
+                changes.expect("it ran over a layer"),
+                held.take().expect("changes wait for a review"),
+            )
+        }
+        other => panic!("still running: {other:?}"),
+    }
+}
+
+/// The pieces of `path` in a review: its hunks' indices, or its whole piece.
+fn pieces(review: &protocol::ChangeReview, path: &str) -> Vec<u32> {
+    let file = review
+        .files
+        .iter()
+        .find(|f| f.path == path)
+        .unwrap_or_else(|| panic!("{path} is not in the review: {review:#?}"));
+    match file.whole {
+        Some(w) => vec![w],
+        None => file.hunks.iter().map(|h| h.index).collect(),
+    }
+}
 
 /// A process id no process has: the highest the kernel may give, plus one.
 fn dead_pid() -> u64 {
@@ -516,4 +573,198 @@ async fn a_planted_journal_cannot_land_files_outside_the_project() {
         Some("def add(a, b):\n    return a - b\n")
     );
     assert!(!layer.exists(), "the planted layer is removed");
+}
+
+#[tokio::test]
+async fn a_commands_changes_wait_for_review_and_land_as_answered_hunk_by_hunk() {
+    let f = fixture();
+    std::fs::write(
+        f.project.join("notes.txt"),
+        "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n",
+    )
+    .expect("write");
+    std::thread::sleep(Duration::from_millis(100));
+    let (said, held) = run_held(
+        &f,
+        "sed -i -e 's/^a$/A/' -e 's/^l$/L/' notes.txt && sed -i 's/a - b/a + b/' calc.py && echo made > report.txt && rm docs/guide.md && mkdir -p build && echo out > build/o.txt",
+        REVIEW,
+    )
+    .await;
+    // Nothing of the project moved; the ignored output did.
+    assert_eq!(
+        read(&f, "calc.py").as_deref(),
+        Some("def add(a, b):\n    return a - b\n")
+    );
+    assert_eq!(read(&f, "report.txt"), None);
+    assert_eq!(read(&f, "docs/guide.md").as_deref(), Some("# Guide\n"));
+    assert_eq!(read(&f, "build/o.txt").as_deref(), Some("out\n"));
+    assert!(said.files.is_empty(), "{said:#?}");
+    let review = held.review().clone();
+    // Deletions first, each file with its diff.
+    assert_eq!(review.files[0].path, "docs/guide.md", "{review:#?}");
+    assert_eq!(review.files[0].change, ChangeKind::Deleted);
+    let notes = review
+        .files
+        .iter()
+        .find(|x| x.path == "notes.txt")
+        .expect("notes");
+    assert_eq!(notes.hunks.len(), 2, "two changes far apart: {notes:#?}");
+    assert_eq!(
+        notes.original.as_deref().map(|t| t.starts_with("a\n")),
+        Some(true)
+    );
+    assert_eq!(review.ignored.len(), 1, "{review:#?}");
+
+    // The person keeps the first hunk of notes.txt, the fix and the deletion, not the report.
+    let notes_pieces = pieces(&review, "notes.txt");
+    let mut accepted: std::collections::BTreeSet<u32> = [notes_pieces[0]].into();
+    accepted.extend(pieces(&review, "calc.py"));
+    accepted.extend(pieces(&review, "docs/guide.md"));
+    let landed = held.land(&accepted, None).expect("landed");
+    assert_eq!(
+        read(&f, "notes.txt").as_deref(),
+        Some("A\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n"),
+        "only the accepted hunk"
+    );
+    assert_eq!(
+        read(&f, "calc.py").as_deref(),
+        Some("def add(a, b):\n    return a + b\n")
+    );
+    assert_eq!(read(&f, "docs/guide.md"), None);
+    assert_eq!(read(&f, "report.txt"), None, "rejected");
+    assert_eq!(change(&landed.changes, "report.txt").fate, Fate::Rejected);
+    assert_eq!(change(&landed.changes, "notes.txt").fate, Fate::Landed);
+    assert_eq!(change(&landed.changes, "docs/guide.md").fate, Fate::Landed);
+    assert_eq!(
+        change(&landed.changes, "notes.txt").lines,
+        Some(protocol::LineCounts {
+            added: 1,
+            removed: 1
+        }),
+        "what landed of it"
+    );
+    let words = tools::changes_words(&landed.changes);
+    assert!(
+        words.contains("rejected them, so the project keeps what it had there: report.txt created"),
+        "{words}"
+    );
+    // The layer is gone once answered.
+    let layers = f
+        .config
+        .sandbox
+        .as_ref()
+        .expect("sandbox")
+        .state_dir
+        .join("layers");
+    let left: Vec<_> = std::fs::read_dir(&layers)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        left.iter()
+            .all(|n| n.to_string_lossy().starts_with("attribute-probe")),
+        "{left:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_commands_changes_rejected_whole_leave_the_project_as_it_was() {
+    let f = fixture();
+    let (_, held) = run_held(
+        &f,
+        "sed -i 's/a - b/a + b/' calc.py && rm -rf docs && echo x > new.txt",
+        REVIEW,
+    )
+    .await;
+    let landed = held.land(&Default::default(), None).expect("landed");
+    assert_eq!(
+        read(&f, "calc.py").as_deref(),
+        Some("def add(a, b):\n    return a - b\n")
+    );
+    assert_eq!(read(&f, "docs/guide.md").as_deref(), Some("# Guide\n"));
+    assert_eq!(read(&f, "new.txt"), None);
+    assert!(
+        landed
+            .changes
+            .files
+            .iter()
+            .all(|c| c.fate == Fate::Rejected),
+        "{:#?}",
+        landed.changes
+    );
+    assert!(landed.before.is_empty());
+}
+
+#[tokio::test]
+async fn files_that_make_programs_run_code_are_asked_and_land_only_with_a_yes() {
+    let f = fixture();
+    // Full auto: the project file lands at once; the editor's task file waits, with why.
+    let (said, held) = run_held(
+        &f,
+        "mkdir -p .vscode && echo '{}' > .vscode/tasks.json && echo hi > hello.txt",
+        LAND_ASK_RISKY,
+    )
+    .await;
+    assert_eq!(read(&f, "hello.txt").as_deref(), Some("hi\n"));
+    assert_eq!(change(&said, "hello.txt").fate, Fate::Landed);
+    assert_eq!(read(&f, ".vscode/tasks.json"), None, "not before a yes");
+    let review = held.review().clone();
+    assert_eq!(review.files.len(), 1, "{review:#?}");
+    assert!(matches!(
+        review.files[0].class,
+        ChangeClass::RunsCode {
+            why: RunsCodeWhy::Editor
+        }
+    ));
+    let all = held.all();
+    let landed = held.land(&all, None).expect("landed");
+    assert_eq!(read(&f, ".vscode/tasks.json").as_deref(), Some("{}\n"));
+    assert_eq!(landed.changes.files[0].fate, Fate::Landed);
+
+    // Nobody can answer: refused, and the layer goes.
+    let (_, held) = run_held(&f, "echo 'use flake' > .envrc", LAND_ASK_RISKY).await;
+    let refused = held.refuse().expect("refused");
+    assert_eq!(read(&f, ".envrc"), None);
+    assert_eq!(refused.changes.files[0].fate, Fate::Refused);
+}
+
+#[tokio::test]
+async fn a_commit_by_a_command_is_reviewed_with_its_files_and_lands_whole_or_not_at_all() {
+    let f = fixture();
+    let head = || git(&f.project, &["rev-parse", "HEAD"]);
+    let before = head();
+    let (_, held) = run_held(
+        &f,
+        "sed -i 's/a - b/a + b/' calc.py && git add calc.py && git -c user.email=t@e -c user.name=T commit -qm fix",
+        REVIEW,
+    )
+    .await;
+    let review = held.review().clone();
+    let git_piece = pieces(&review, ".git");
+    // The commit kept, its file rejected: the commit cannot land without it.
+    let landed = held
+        .land(&git_piece.into_iter().collect(), None)
+        .expect("landed");
+    assert_eq!(head(), before, "{:#?}", landed.changes);
+    assert_eq!(
+        read(&f, "calc.py").as_deref(),
+        Some("def add(a, b):\n    return a - b\n")
+    );
+    assert_ne!(change(&landed.changes, ".git").fate, Fate::Landed);
+    git(&f.project, &["fsck", "--no-progress"]);
+
+    // All of it kept: the commit and its file land together.
+    let (_, held) = run_held(
+        &f,
+        "sed -i 's/a - b/a + b/' calc.py && git add calc.py && git -c user.email=t@e -c user.name=T commit -qm fix",
+        REVIEW,
+    )
+    .await;
+    let all = held.all();
+    let landed = held.land(&all, None).expect("landed");
+    assert_ne!(head(), before, "{:#?}", landed.changes);
+    assert_eq!(
+        read(&f, "calc.py").as_deref(),
+        Some("def add(a, b):\n    return a + b\n")
+    );
+    assert_eq!(git(&f.project, &["status", "--porcelain"]), "");
 }

@@ -21,16 +21,41 @@ use std::time::SystemTime;
 pub struct Landing {
     /// Project files, and git's own work with them.
     pub project: bool,
+    /// What does not land without a yes is held in the layer for a review
+    /// ([`Landed::held`](super::Landed)), rather than refused: someone waits to answer.
+    pub review: bool,
+}
+
+impl Landing {
+    /// Everything that may land without a question lands; the rest is refused, as nobody
+    /// reviews it.
+    pub const UNREVIEWED: Landing = Landing {
+        project: true,
+        review: false,
+    };
 }
 
 type Hook<'a> = Option<&'a (dyn Fn(&str) + Send + Sync)>;
+
+/// What becomes of a step, decided before anything moves: `None` lands it (unless the
+/// project's copy changed meanwhile), `Some` says why not.
+pub(crate) type Decide<'a> = dyn Fn(&Step) -> Option<Fate> + 'a;
+
+/// Whether a step lands without anyone's yes under `landing`.
+pub(crate) fn lands_unasked(step: &Step, landing: &Landing) -> bool {
+    match step.kind {
+        Kind::Ignored => true,
+        Kind::Project | Kind::Git => landing.project,
+        Kind::RunsCode(_) => false,
+    }
+}
 
 pub(crate) fn land(
     project: &Path,
     upper: &Path,
     steps: Vec<Step>,
     started: SystemTime,
-    landing: &Landing,
+    decide: &Decide<'_>,
     before_write: Hook<'_>,
     journal: &Path,
 ) -> Landed {
@@ -40,7 +65,7 @@ pub(crate) fn land(
     // half-landed for good.
     let verdicts: Vec<Option<Fate>> = rest
         .iter()
-        .map(|s| verdict(project, s, started, landing))
+        .map(|s| verdict(project, s, started, decide))
         .collect();
     let all_project_go = rest
         .iter()
@@ -48,7 +73,9 @@ pub(crate) fn land(
         .all(|(s, v)| s.kind != Kind::Project || v.is_none());
     let git_fate = if git.is_empty() {
         None
-    } else if !landing.project || !all_project_go {
+    } else if let Some(fate) = git.first().and_then(decide) {
+        Some(fate)
+    } else if !all_project_go {
         Some(Fate::Refused)
     } else if git
         .iter()
@@ -132,17 +159,12 @@ pub(crate) fn land(
 }
 
 /// What becomes of a step without landing it (`None`: it lands).
-fn verdict(project: &Path, step: &Step, started: SystemTime, landing: &Landing) -> Option<Fate> {
+fn verdict(project: &Path, step: &Step, started: SystemTime, decide: &Decide<'_>) -> Option<Fate> {
     if step.item == ItemKind::Special {
         return Some(Fate::NotLandable);
     }
-    let allowed = match step.kind {
-        Kind::Ignored => true,
-        Kind::Project | Kind::Git => landing.project,
-        Kind::RunsCode(_) => false,
-    };
-    if !allowed {
-        return Some(Fate::Refused);
+    if let Some(fate) = decide(step) {
+        return Some(fate);
     }
     if changed_since(&project.join(&step.rel), started) {
         return Some(Fate::Conflict);

@@ -61,6 +61,18 @@ pub fn changes_words(changes: &CommandChanges) -> String {
             one(f)
         ));
     }
+    let rejected: Vec<String> = changes
+        .files
+        .iter()
+        .filter(|f| f.fate == Fate::Rejected)
+        .map(one)
+        .collect();
+    if !rejected.is_empty() {
+        text.push_str(&format!(
+            "[The user reviewed these changes and rejected them, so the project keeps what it had there: {}. Do not make them again unless the user asks; ask what they want instead.]\n",
+            rejected.join(", ")
+        ));
+    }
     let conflicts: Vec<String> = changes
         .files
         .iter()

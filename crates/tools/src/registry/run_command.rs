@@ -74,7 +74,7 @@ fn run<'a>(
                 cancel: ctx.cancel.clone(),
                 binds: Vec::new(),
                 on_started: ctx.on_started.clone(),
-                landing: ctx.landing.unwrap_or(crate::Landing { project: true }),
+                landing: ctx.landing.unwrap_or(crate::Landing::UNREVIEWED),
                 on_landed: ctx.on_landed.clone(),
             },
         )

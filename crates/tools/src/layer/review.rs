@@ -1,0 +1,338 @@
+//! A command's changes held in its layer for the person's review: each one read into a diff
+//! (a text file's hunks, or a change taken or left whole), then landed as answered — the
+//! accepted pieces through the same landing as any change, the rest left in the layer and
+//! said to be rejected. A partly accepted file lands as the project's text with only the
+//! accepted hunks applied.
+
+use super::kinds::Kind;
+use super::land;
+use super::plan::Step;
+use super::{CommandLayer, Landed};
+use crate::diff;
+use protocol::{ChangeClass, ChangeKind, ChangeReview, Fate, ItemKind, ReviewFile};
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// Text files larger than this are reviewed whole, without a diff.
+const MAX_DIFFED_BYTES: u64 = 1024 * 1024;
+
+/// What a review's piece stands for.
+#[derive(Debug, Clone, Copy)]
+enum Piece {
+    /// A hunk of the text file at this step (its position among the file's hunks).
+    Hunk { step: usize, at: usize },
+    /// The step taken or left whole.
+    Whole { step: usize },
+    /// Git's own work, all of it.
+    Git,
+}
+
+/// A text file's two sides, kept to merge a partial answer.
+#[derive(Debug)]
+struct Texts {
+    original: String,
+    proposed: String,
+    hunks: usize,
+}
+
+/// A command's changes held for review, in its layer.
+#[derive(Debug)]
+pub struct Held {
+    layer: Option<CommandLayer>,
+    steps: Vec<Step>,
+    texts: Vec<Option<Texts>>,
+    pieces: Vec<Piece>,
+    review: ChangeReview,
+}
+
+/// A handle on held changes that travels in a command's outcome: whoever answers the review
+/// takes them; if nobody does, dropping the last handle removes the layer and nothing lands.
+#[derive(Clone, Default)]
+pub struct HeldChanges(Arc<Mutex<Option<Held>>>);
+
+impl std::fmt::Debug for HeldChanges {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HeldChanges")
+    }
+}
+
+/// Outcomes compare by what they say; held changes are not part of that.
+impl PartialEq for HeldChanges {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for HeldChanges {}
+
+impl HeldChanges {
+    pub(crate) fn new(held: Held) -> Self {
+        HeldChanges(Arc::new(Mutex::new(Some(held))))
+    }
+
+    /// The held changes, once: `None` when there are none, or someone took them.
+    pub fn take(&self) -> Option<Held> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    /// Whether changes wait here.
+    pub fn waiting(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+}
+
+impl Held {
+    pub(crate) fn new(layer: CommandLayer, steps: Vec<Step>, ignored: &Landed) -> Self {
+        let project = layer.project.clone();
+        let upper = layer.upper();
+        let mut pieces = Vec::new();
+        let mut texts = Vec::new();
+        let mut files = Vec::new();
+        let mut git_lines = None;
+        for (i, step) in steps.iter().enumerate() {
+            if step.kind == Kind::Git {
+                texts.push(None);
+                git_lines = Some(());
+                continue;
+            }
+            let sides = text_sides(&project, &upper, step);
+            let mut file = ReviewFile {
+                path: step.rel.to_string_lossy().into_owned(),
+                change: step.change,
+                item: step.item,
+                class: match step.kind {
+                    Kind::RunsCode(why) => ChangeClass::RunsCode { why },
+                    _ => ChangeClass::Project,
+                },
+                lines: step.lines,
+                original: None,
+                proposed: None,
+                hunks: Vec::new(),
+                whole: None,
+            };
+            match sides {
+                Some((original, proposed)) => {
+                    let mut hunks = diff::hunks(&original, &proposed);
+                    for (at, h) in hunks.iter_mut().enumerate() {
+                        h.index = pieces.len() as u32;
+                        pieces.push(Piece::Hunk { step: i, at });
+                    }
+                    if hunks.is_empty() {
+                        // Same text, another mode or a whitespace-free touch: taken whole.
+                        file.whole = Some(pieces.len() as u32);
+                        pieces.push(Piece::Whole { step: i });
+                    }
+                    texts.push(Some(Texts {
+                        original: original.clone(),
+                        proposed: proposed.clone(),
+                        hunks: hunks.len(),
+                    }));
+                    file.original = Some(original);
+                    file.proposed = Some(proposed);
+                    file.hunks = hunks;
+                }
+                None => {
+                    texts.push(None);
+                    file.whole = Some(pieces.len() as u32);
+                    pieces.push(Piece::Whole { step: i });
+                }
+            }
+            files.push(file);
+        }
+        if git_lines.is_some() {
+            files.push(ReviewFile {
+                path: ".git".into(),
+                change: ChangeKind::Modified,
+                item: ItemKind::Folder,
+                class: ChangeClass::Git,
+                lines: None,
+                original: None,
+                proposed: None,
+                hunks: Vec::new(),
+                whole: Some(pieces.len() as u32),
+            });
+            pieces.push(Piece::Git);
+        }
+        let review = ChangeReview {
+            files,
+            ignored: ignored.changes.ignored.clone(),
+            pieces: pieces.len() as u32,
+        };
+        Held {
+            layer: Some(layer),
+            steps,
+            texts,
+            pieces,
+            review,
+        }
+    }
+
+    /// What waits for the person's answer.
+    pub fn review(&self) -> &ChangeReview {
+        &self.review
+    }
+
+    /// Every piece's index: the answer that accepts everything.
+    pub fn all(&self) -> BTreeSet<u32> {
+        (0..self.pieces.len() as u32).collect()
+    }
+
+    /// Lands the accepted pieces (indices into the review) and says what became of every
+    /// change: the rest are rejected and the project keeps its own copy. A change to a file
+    /// the person changed meanwhile is a conflict, never landed over their work.
+    pub fn land(
+        mut self,
+        accepted: &BTreeSet<u32>,
+        before_write: Option<&(dyn Fn(&str) + Send + Sync)>,
+    ) -> std::io::Result<Landed> {
+        let Some(upper) = self.layer.as_ref().map(CommandLayer::upper) else {
+            return Ok(Landed::default());
+        };
+        // Per step: how many of its pieces were accepted, out of how many.
+        let mut taken = vec![(0usize, 0usize); self.steps.len()];
+        let mut git_taken = false;
+        let mut kept_hunks: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); self.steps.len()];
+        for (i, piece) in self.pieces.iter().enumerate() {
+            let yes = accepted.contains(&(i as u32));
+            match *piece {
+                Piece::Hunk { step, at } => {
+                    taken[step].1 += 1;
+                    if yes {
+                        taken[step].0 += 1;
+                        kept_hunks[step].insert(at);
+                    }
+                }
+                Piece::Whole { step } => {
+                    taken[step].1 += 1;
+                    taken[step].0 += usize::from(yes);
+                }
+                Piece::Git => git_taken = yes,
+            }
+        }
+        let mut rejected: HashSet<PathBuf> = HashSet::new();
+        let mut partly = Vec::new();
+        for (i, step) in self.steps.iter().enumerate() {
+            if step.kind == Kind::Git {
+                if !git_taken {
+                    rejected.insert(step.rel.clone());
+                }
+                continue;
+            }
+            let (yes, of) = taken[i];
+            if yes == 0 {
+                rejected.insert(step.rel.clone());
+            } else if yes < of
+                && let Some(t) = &self.texts[i]
+                && t.hunks == of
+            {
+                // Accepted in part: the layer's copy becomes the project's text with only
+                // those hunks in, and lands as a whole.
+                let merged = diff::merge_hunks(&t.original, &t.proposed, &kept_hunks[i]);
+                write_in_place(&upper.join(&step.rel), merged.as_bytes())?;
+                let (added, removed) = diff::line_counts(&t.original, &merged);
+                partly.push((i, protocol::LineCounts { added, removed }));
+            }
+        }
+        for (i, lines) in partly {
+            if let Some(step) = self.steps.get_mut(i) {
+                step.lines = Some(lines);
+            }
+        }
+        let decide = |s: &Step| rejected.contains(&s.rel).then_some(Fate::Rejected);
+        self.land_deciding(&decide, before_write)
+    }
+
+    /// Lands what no review is needed for — the project's files and git's work — and
+    /// refuses the files that make programs run code: for a command nobody waits on (it went
+    /// on in the background).
+    pub fn land_unreviewed(
+        self,
+        before_write: Option<&(dyn Fn(&str) + Send + Sync)>,
+    ) -> std::io::Result<Landed> {
+        let decide = |s: &Step| matches!(s.kind, Kind::RunsCode(_)).then_some(Fate::Refused);
+        self.land_deciding(&decide, before_write)
+    }
+
+    /// Lands nothing: every change is refused (nobody could answer), and the layer goes.
+    pub fn refuse(self) -> std::io::Result<Landed> {
+        let refuse = |_: &Step| Some(Fate::Refused);
+        self.land_deciding(&refuse, None)
+    }
+
+    fn land_deciding(
+        mut self,
+        decide: &land::Decide<'_>,
+        before_write: Option<&(dyn Fn(&str) + Send + Sync)>,
+    ) -> std::io::Result<Landed> {
+        let Some(layer) = self.layer.take() else {
+            return Ok(Landed::default());
+        };
+        let landed = land::land(
+            &layer.project,
+            &layer.upper(),
+            std::mem::take(&mut self.steps),
+            layer.started,
+            decide,
+            before_write,
+            &layer.root.join(land::JOURNAL),
+        );
+        layer.discard()?;
+        Ok(landed)
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(layer) = self.layer.take()
+            && let Err(e) = layer.discard()
+        {
+            tracing::warn!(%e, "could not remove a command's layer nobody reviewed");
+        }
+    }
+}
+
+/// A file's text in the project and in the layer, when both sides are text a person can
+/// read as a diff (a side that is not there reads as empty).
+fn text_sides(project: &Path, upper: &Path, step: &Step) -> Option<(String, String)> {
+    if step.item != ItemKind::File
+        || !matches!(
+            step.change,
+            ChangeKind::Modified | ChangeKind::Created | ChangeKind::Deleted
+        )
+    {
+        return None;
+    }
+    let read = |path: &Path| -> Option<String> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        if !meta.is_file() || meta.len() > MAX_DIFFED_BYTES {
+            return None;
+        }
+        let bytes = std::fs::read(path).ok()?;
+        if bytes.contains(&0) {
+            return None;
+        }
+        String::from_utf8(bytes).ok()
+    };
+    let original = match step.change {
+        ChangeKind::Created => String::new(),
+        _ => read(&project.join(&step.rel))?,
+    };
+    let proposed = match step.change {
+        ChangeKind::Deleted => String::new(),
+        _ => read(&upper.join(&step.rel))?,
+    };
+    Some((original, proposed))
+}
+
+/// Rewrites the layer's copy of a file in place, keeping its mode.
+fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)?;
+    f.write_all(bytes)
+}
