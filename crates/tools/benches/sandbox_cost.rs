@@ -231,7 +231,7 @@ fn changes_of_3_files_collected_and_landed(bencher: divan::Bencher) {
         })
         .bench_values(|layer| {
             let landed = layer
-                .land(&Landing { project: true }, None)
+                .land(&Landing::UNREVIEWED, None)
                 .expect("landed");
             assert_eq!(landed.changes.files.len(), 3);
         });
@@ -252,7 +252,7 @@ fn land_20000_ignored_files(bencher: divan::Bencher) {
         })
         .bench_values(|layer| {
             let landed = layer
-                .land(&Landing { project: true }, None)
+                .land(&Landing::UNREVIEWED, None)
                 .expect("landed");
             assert_eq!(landed.changes.ignored.len(), 1);
         });
