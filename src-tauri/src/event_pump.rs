@@ -152,6 +152,7 @@ mod tests {
             agent: None,
             title: Vec::new(),
             words: String::new(),
+            review: None,
         };
         tx.send(AgentEvent::ApprovalNeeded {
             request: Box::new(request),

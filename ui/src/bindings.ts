@@ -180,7 +180,12 @@ title: Array<TitlePart>,
 /**
  * The tool's name in words for people ("Edit a file").
  */
-words: string, reason: string, rule: string, 
+words: string, 
+/**
+ * A command that has run: its changes, waiting for a yes before they land. Answered
+ * with `approve` (all), `deny` (none) or `approve_partial` (the pieces accepted).
+ */
+review?: ChangeReview, reason: string, rule: string, 
 /**
  * Rules the user could grant instead of answering each time, in order.
  */
@@ -227,7 +232,7 @@ export type RunsCodeWhy = "git_internals" | "git_repository" | "editor" | "jetbr
 
 export type ChangeClass = { "kind": "project" } | { "kind": "git" } | { "kind": "runs_code", why: RunsCodeWhy, };
 
-export type Fate = { "kind": "landed" } | { "kind": "refused" } | { "kind": "conflict" } | { "kind": "not_landable" } | { "kind": "failed", message: string, };
+export type Fate = { "kind": "landed" } | { "kind": "refused" } | { "kind": "rejected" } | { "kind": "conflict" } | { "kind": "not_landable" } | { "kind": "failed", message: string, };
 
 export type LineCounts = { added: number, removed: number, };
 

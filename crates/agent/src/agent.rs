@@ -65,6 +65,8 @@ pub struct AgentConfig {
     pub user_policy_file: Option<PathBuf>,
     /// Sub-agents may start sub-agents down to this depth.
     pub max_depth: u32,
+    /// In Ask mode, ask before every command instead of reviewing what it changed.
+    pub ask_before_commands: bool,
 }
 
 impl AgentConfig {
@@ -79,6 +81,7 @@ impl AgentConfig {
             home: None,
             user_policy_file: None,
             max_depth: 2,
+            ask_before_commands: false,
         }
     }
 }
@@ -145,6 +148,7 @@ impl Agent {
             mode: config.mode,
             home: config.home.clone(),
             user_policy_file: config.user_policy_file.clone(),
+            ask_before_commands: config.ask_before_commands,
         };
         Agent {
             model: Model::new(None, config.model.clone(), shared.spend),

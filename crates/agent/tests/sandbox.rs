@@ -77,6 +77,27 @@ async fn run_with(
     layers: bool,
     answer: impl Fn(&ApprovalRequest) -> ApprovalAnswer + Send + Sync + 'static,
 ) -> (Harness, TurnOutcome) {
+    run_in(
+        f,
+        scenario,
+        vars,
+        (sandboxed, layers),
+        (Mode::FullAuto, false),
+        answer,
+    )
+    .await
+}
+
+/// A session over the fixture: sandboxed (with layers or not), in `mode` (asking before
+/// every command or not), answering questions with `answer`.
+async fn run_in(
+    f: &Fixture,
+    scenario: &str,
+    vars: &[(&str, String)],
+    (sandboxed, layers): (bool, bool),
+    (mode, ask_first): (Mode, bool),
+    answer: impl Fn(&ApprovalRequest) -> ApprovalAnswer + Send + Sync + 'static,
+) -> (Harness, TurnOutcome) {
     let sandboxing = if sandboxed {
         let helper = sandbox::find_helper().expect("the helper is built (cargo build -p sandbox)");
         Sandboxing::With(
@@ -89,9 +110,10 @@ async fn run_with(
         Sandboxing::Off
     };
     let (tmp, home) = (f.session.join("tmp"), f.home.clone());
-    let setup = Setup::new(Mode::FullAuto).with_options(move |o| {
+    let setup = Setup::new(mode).with_options(move |o| {
         o.tmp_dir = Some(tmp);
         o.config.home = Some(home);
+        o.config.ask_before_commands = ask_first;
         o.sandboxing = sandboxing;
     });
     let h = Harness::start(scenario_with(scenario, vars), &f.project, setup, answer).await;
@@ -269,7 +291,7 @@ async fn a_commands_changes_land_from_its_layer_and_are_the_sessions_changes() {
         true,
         true,
         |_| ApprovalAnswer::Deny {
-            message: Some("no questions expected".into()),
+            message: Some("not the editor's tasks".into()),
         },
     )
     .await;
@@ -289,7 +311,28 @@ async fn a_commands_changes_land_from_its_layer_and_are_the_sessions_changes() {
         .map(|(_, out)| out)
         .expect("the command's result");
     assert!(result.contains("notes.txt changed (+1 −1)"), "{result}");
-    assert!(result.contains("Not landed: .vscode"), "{result}");
+    assert!(
+        result.contains("rejected them, so the project keeps what it had there: .vscode created"),
+        "{result}"
+    );
+    assert!(result.contains("not the editor's tasks"), "{result}");
+    // Full auto lands the project's files; the file VS Code would run is asked, saying why.
+    let questions = h.questions();
+    assert_eq!(questions.len(), 1, "{questions:#?}");
+    let review = questions[0]
+        .review
+        .as_deref()
+        .expect("a review of its changes");
+    assert_eq!(review.files.len(), 1, "{review:#?}");
+    assert_eq!(review.files[0].path, ".vscode");
+    assert!(
+        questions[0]
+            .asked
+            .reason
+            .contains("VS Code runs what it names"),
+        "{}",
+        questions[0].asked.reason
+    );
 
     // The Changes panel and the export see them as they see an edit.
     let dir = h.sessions_dir.join(h.session.id());
@@ -312,4 +355,93 @@ async fn a_commands_changes_land_from_its_layer_and_are_the_sessions_changes() {
             "{p} in the export's files changed:\n{md}"
         );
     }
+}
+
+/// The person of the review tests: keeps the change to notes.txt and not the report, runs
+/// commands asked about before they run, except a recursive delete.
+fn keep_notes_only(req: &ApprovalRequest) -> ApprovalAnswer {
+    match &req.review {
+        Some(review) => ApprovalAnswer::ApprovePartial {
+            accepted_hunks: review
+                .files
+                .iter()
+                .filter(|x| x.path == "notes.txt")
+                .flat_map(|x| x.hunks.iter().map(|h| h.index))
+                .collect(),
+        },
+        None if req.run.command.as_deref() == Some("rm -rf docs") => {
+            ApprovalAnswer::Deny { message: None }
+        }
+        None => ApprovalAnswer::Approve,
+    }
+}
+
+fn with_docs() -> Fixture {
+    let f = fixture();
+    std::fs::create_dir_all(f.project.join("docs")).expect("mkdir");
+    std::fs::write(f.project.join("docs/guide.md"), "# Guide\n").expect("write");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    f
+}
+
+#[tokio::test]
+async fn in_ask_mode_a_command_runs_unasked_and_its_changes_are_reviewed_before_they_land() {
+    let f = with_docs();
+    let (h, outcome) = run_in(
+        &f,
+        "agent_command_reviewed.json",
+        &[],
+        (true, true),
+        (Mode::Ask, false),
+        keep_notes_only,
+    )
+    .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let questions = h.questions();
+    assert_eq!(questions.len(), 2, "{questions:#?}");
+    // No question before the first command: its changes are the question, with their diff.
+    let review = questions[0]
+        .review
+        .as_deref()
+        .expect("the first question is a review");
+    let paths: Vec<&str> = review.files.iter().map(|x| x.path.as_str()).collect();
+    assert_eq!(paths, ["report.txt", "notes.txt"], "{review:#?}");
+    assert_eq!(review.files[1].original.as_deref(), Some("alpha\nbeta\n"));
+    assert_eq!(review.files[1].proposed.as_deref(), Some("gamma\nbeta\n"));
+    // A recursive delete still asks before it runs.
+    assert!(questions[1].review.is_none(), "{:#?}", questions[1]);
+    assert_eq!(questions[1].run.command.as_deref(), Some("rm -rf docs"));
+    assert_eq!(
+        std::fs::read_to_string(f.project.join("notes.txt")).expect("notes"),
+        "gamma\nbeta\n"
+    );
+    assert!(!f.project.join("report.txt").exists(), "rejected");
+    assert!(f.project.join("docs/guide.md").exists(), "denied");
+    let dir = h.sessions_dir.join(h.session.id());
+    let changes = agent::session_changes(&dir, &f.project).expect("changes");
+    assert_eq!(
+        changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>(),
+        ["notes.txt"],
+        "what landed is the session's change: {changes:?}"
+    );
+}
+
+#[tokio::test]
+async fn asked_before_every_command_the_question_comes_first_and_the_changes_are_still_reviewed() {
+    let f = with_docs();
+    let (h, outcome) = run_in(
+        &f,
+        "agent_command_reviewed.json",
+        &[],
+        (true, true),
+        (Mode::Ask, true),
+        keep_notes_only,
+    )
+    .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let questions = h.questions();
+    assert_eq!(questions.len(), 3, "{questions:#?}");
+    assert!(questions[0].review.is_none(), "{:#?}", questions[0]);
+    assert!(questions[1].review.is_some(), "{:#?}", questions[1]);
+    assert!(!f.project.join("report.txt").exists(), "rejected");
 }

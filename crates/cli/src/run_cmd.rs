@@ -216,6 +216,26 @@ fn ask_stdin(req: &ApprovalRequest) -> ApprovalAnswer {
     for h in &req.change.hunks {
         print_err(&h.text);
     }
+    if let Some(review) = &req.review {
+        errln("its changes, waiting for your yes (y lands them all, n none):");
+        for f in &review.files {
+            let why = match f.class {
+                protocol::ChangeClass::RunsCode { why } => format!(" — {}", tools::why_words(why)),
+                _ => String::new(),
+            };
+            let what = match f.change {
+                protocol::ChangeKind::Deleted => "deleted",
+                protocol::ChangeKind::Replaced => "replaced",
+                protocol::ChangeKind::Created => "created",
+                protocol::ChangeKind::Modified => "changed",
+                protocol::ChangeKind::ModeChanged => "permissions changed",
+            };
+            errln(format!("  {} {what}{why}", f.path));
+            for h in &f.hunks {
+                print_err(&h.text);
+            }
+        }
+    }
     for (i, s) in req.asked.suggestions.iter().enumerate() {
         errln(format!("  [{}] {}", i + 1, s.label));
     }

@@ -210,12 +210,23 @@ fn tool_runs_through_the_policy() {
 #[test]
 fn tool_runs_commands_only_with_approval_and_never_a_denied_one() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (code, _, err) = tool(
+    let layered = sandbox::probe().layers.project_layer;
+    let (code, out, err) = tool(
         dir.path(),
         &["run_command", r#"{"command": "touch made-it"}"#],
     );
-    assert_eq!(code, 1);
-    assert!(err.contains("--approve"), "{err}");
+    if layered {
+        // Ask mode: it runs over a copy of the project, its changes are printed, and they
+        // land only with --approve.
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("Not landed: made-it created") && out.contains("--approve"),
+            "{out}"
+        );
+    } else {
+        assert_eq!(code, 1);
+        assert!(err.contains("--approve"), "{err}");
+    }
     assert!(!dir.path().join("made-it").exists());
     let (code, out, err) = tool(
         dir.path(),

@@ -39,8 +39,8 @@ pub use rule_files::{
     RuleFileError, add_rule_to_file, remove_rule_from_file, rules_view, set_project_trusted,
 };
 pub use settings::{
-    MemorySecrets, ModelFile, NoSecrets, NotificationSettings, ProviderSettings, ROLES,
-    RoleSettings, SecretStore, Settings, SettingsError, SkillsSettings, WEB_SEARCH_KEY,
+    CommandSettings, MemorySecrets, ModelFile, NoSecrets, NotificationSettings, ProviderSettings,
+    ROLES, RoleSettings, SecretStore, Settings, SettingsError, SkillsSettings, WEB_SEARCH_KEY,
     WebSearchSettings, default_key_env, default_url, is_loopback,
 };
 pub use settings_screen::{

@@ -105,6 +105,29 @@ pub struct Settings {
     /// `[notifications]`: which desktop notifications the window shows.
     #[serde(default, skip_serializing_if = "NotificationSettings::is_default")]
     pub notifications: NotificationSettings,
+    /// `[commands]`: how Ask mode asks about commands.
+    #[serde(default, skip_serializing_if = "CommandSettings::is_default")]
+    pub commands: CommandSettings,
+}
+
+/// `[commands]` in settings.toml.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandSettings {
+    /// In Ask mode, ask before every command runs (the way before commands ran over a copy
+    /// of the project), rather than run it in the sandbox and review what it changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ask_first: Option<bool>,
+}
+
+impl CommandSettings {
+    fn is_default(&self) -> bool {
+        *self == CommandSettings::default()
+    }
+
+    pub fn ask_first(&self) -> bool {
+        self.ask_first.unwrap_or(false)
+    }
 }
 
 /// `[notifications]` in settings.toml; each on unless turned off.

@@ -230,9 +230,7 @@ fn changes_of_3_files_collected_and_landed(bencher: divan::Bencher) {
             layer_with(&files)
         })
         .bench_values(|layer| {
-            let landed = layer
-                .land(&Landing::UNREVIEWED, None)
-                .expect("landed");
+            let landed = layer.land(&Landing::UNREVIEWED, None).expect("landed");
             assert_eq!(landed.changes.files.len(), 3);
         });
 }
@@ -251,9 +249,7 @@ fn land_20000_ignored_files(bencher: divan::Bencher) {
             layer
         })
         .bench_values(|layer| {
-            let landed = layer
-                .land(&Landing::UNREVIEWED, None)
-                .expect("landed");
+            let landed = layer.land(&Landing::UNREVIEWED, None).expect("landed");
             assert_eq!(landed.changes.ignored.len(), 1);
         });
 }

@@ -277,3 +277,45 @@ impl Drop for Toolbox {
         }
     }
 }
+
+impl Toolbox {
+    /// Lands a command's held changes as the person answered (the pieces of its review they
+    /// accepted), each project file kept by the checkpoint before it changes; the command's
+    /// result is said again with what became of every change, and the project files that
+    /// landed are returned with their text before.
+    pub async fn land_reviewed(
+        &self,
+        outcome: crate::CommandOutcome,
+        held: crate::Held,
+        accepted: std::collections::BTreeSet<u32>,
+    ) -> ToolResult<(ToolOutput, Vec<crate::LandedFile>)> {
+        let hook = self.ws.before_write_hook();
+        let landed = tokio::task::spawn_blocking(move || held.land(&accepted, hook.as_deref()))
+            .await
+            .map_err(|e| ToolError::InvalidArgument(format!("landing stopped: {e}")))?
+            .map_err(|e| {
+                ToolError::InvalidArgument(format!(
+                    "the command's changes could not land, and the project keeps what it had: {e}"
+                ))
+            })?;
+        self.cache.clear();
+        let mut outcome = outcome;
+        if let crate::CommandOutcome::Finished {
+            changes, before, ..
+        } = &mut outcome
+        {
+            let mut all = crate::Landed {
+                changes: changes.take().unwrap_or_default(),
+                ..Default::default()
+            };
+            all.add(crate::Landed {
+                changes: landed.changes,
+                before: Vec::new(),
+                held: Default::default(),
+            });
+            *changes = Some(all.changes);
+            before.extend(landed.before.iter().cloned());
+        }
+        Ok((crate::registry::command_output(outcome), landed.before))
+    }
+}

@@ -120,6 +120,7 @@ mod tests {
             agent: None,
             title: Vec::new(),
             words: String::new(),
+            review: None,
         }
     }
 

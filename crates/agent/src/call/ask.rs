@@ -49,6 +49,7 @@ impl Subject<'_> {
             agent: journal.agent_name().map(str::to_string),
             title: self.title.clone(),
             words: tools::words_for(self.name),
+            review: None,
         }
     }
 

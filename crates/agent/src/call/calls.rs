@@ -333,8 +333,30 @@ impl Calls {
         let confinement = prepared
             .command()
             .map(|_| crate::sandboxing::confinement(&decision, mode, sandboxed));
+        let background = prepared
+            .call
+            .input
+            .get("background")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let reviewed = prepared.command().is_some_and(|text| {
+            super::command::reviewed_instead(
+                &decision,
+                confinement,
+                text,
+                self.toolbox
+                    .commands
+                    .sandbox
+                    .as_ref()
+                    .is_some_and(|s| s.layers),
+                self.rules.ask_before_commands,
+                background,
+            )
+        });
         let accepted = match decision.decision {
             Verdict::Deny => return Ok(Called::Answered(Reply::refused(&decision))),
+            // What it changes is what the person is asked about, once it has run.
+            Verdict::Ask if reviewed => None,
             Verdict::Ask => {
                 let request = approval_request(&asker, subject, &decision, &prepared, confinement);
                 let splits = prepared.planned.is_some();
@@ -368,6 +390,7 @@ impl Calls {
                 confinement,
                 mode,
                 on_landed: self.session.dir.clone().map(keep_baselines),
+                landing: super::command::landing_for(mode, background),
             };
             let mut landed = Vec::new();
             let reply = super::command::run(

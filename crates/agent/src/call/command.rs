@@ -7,9 +7,10 @@ use super::claims::WorkRecord;
 use super::reply::{Answered, Halt, Ran, Reply};
 use policy::Mode;
 use protocol::{
-    AgentEvent, ApprovalAnswer, ApprovalRequest, CommandPreview, Confinement, OutsideReason,
-    SandboxDenial, ToolOutcome,
+    AgentEvent, ApprovalAnswer, ApprovalRequest, ChangeClass, CommandPreview, Confinement,
+    OutsideReason, SandboxDenial, ToolOutcome,
 };
+use std::collections::BTreeSet;
 use tokio_util::sync::CancellationToken;
 use tools::{CallContext, Resolved, Toolbox};
 
@@ -22,6 +23,75 @@ pub(crate) struct Command<'a> {
     /// Told the project files its layer landed, whenever it ends (it may go on in the
     /// background).
     pub on_landed: Option<tools::OnLanded>,
+    /// Which of its changes land without a question; the rest are reviewed when it ends.
+    pub landing: tools::Landing,
+}
+
+/// Where a command's changes land without a question: in Ask mode, none of the project's
+/// (they are reviewed as an edit is); in every mode, never a file that makes another program
+/// run code. A command nobody waits on (started in the background) cannot be reviewed when it
+/// ends, so it lands what may land and refuses the rest.
+pub(crate) fn landing_for(mode: Mode, background: bool) -> tools::Landing {
+    if background {
+        return tools::Landing::UNREVIEWED;
+    }
+    tools::Landing {
+        project: !matches!(mode, Mode::Ask | Mode::ReadOnly),
+        review: true,
+    }
+}
+
+/// Whether Ask mode's question before a command gives way to the review of what it changed:
+/// a command the policy asks about only because Ask mode asks before commands, that runs in
+/// the sandbox over a layer of the project (so nothing it does reaches the project before the
+/// person's yes), with no network, in the foreground (someone waits to review), and that
+/// deletes nothing recursively — and unless the person chose to be asked before every command.
+/// Every other question stays as it is: the network, the outside, the dangerous patterns, the
+/// person's own rules.
+pub(crate) fn reviewed_instead(
+    decision: &policy::Decision,
+    confinement: Option<Confinement>,
+    command: &str,
+    layered: bool,
+    ask_first: bool,
+    background: bool,
+) -> bool {
+    decision.decision == policy::Verdict::Ask
+        && decision.rule.name == ASK_MODE_RULE
+        && layered
+        && !ask_first
+        && !background
+        && confinement
+            == Some(Confinement::Sandboxed {
+                network: false,
+                read_only: false,
+            })
+        && !deletes_recursively(command)
+}
+
+/// The rule by which Ask mode asks before commands and their writes.
+const ASK_MODE_RULE: &str = "floor: ask mode";
+
+/// Whether a command line removes folders with all they hold (`rm -r`, `git clean`, `find
+/// -delete`): a dangerous pattern, asked about before it runs in every mode.
+fn deletes_recursively(command: &str) -> bool {
+    policy::shell::parse(command).commands.iter().any(|c| {
+        let words: Vec<&str> = c.words.iter().map(|w| w.shown()).collect();
+        let program = words
+            .first()
+            .map(|w| w.rsplit('/').next().unwrap_or(w))
+            .unwrap_or_default();
+        let mut flags = words.iter().skip(1).filter(|w| w.starts_with('-'));
+        match program {
+            "rm" => flags.any(|f| {
+                *f == "--recursive"
+                    || (!f.starts_with("--") && (f.contains('r') || f.contains('R')))
+            }),
+            "git" => words.iter().skip(1).any(|w| *w == "clean"),
+            "find" => words.contains(&"-delete"),
+            _ => false,
+        }
+    })
 }
 
 /// Runs the command; when the sandbox stopped it, asks whether to run it once outside. The
@@ -42,16 +112,42 @@ pub(crate) async fn run(
         on_started: Some(announce_started(asker, subject.id)),
         owner: asker.journal.agent_id().map(str::to_string),
         on_landed: command.on_landed.clone(),
+        landing: Some(command.landing),
         ..Default::default()
     };
     let first = toolbox.run_call(command.call, &ctx).await;
     if cancel.is_cancelled() {
         return Err(Halt::Stop);
     }
-    let out = match first {
+    let mut out = match first {
         Ok(out) => out,
         Err(e) => return Ok(Reply::err(e.to_string()).at(confinement)),
     };
+    let mut said = None;
+    if let tools::Details::Command(outcome @ tools::CommandOutcome::Finished { held, .. }) =
+        &out.details
+        && let Some(held) = held.take()
+    {
+        let outcome = outcome.clone();
+        let (answer, message) =
+            review(asker, subject, command.text, confinement, &held, cancel).await?;
+        match toolbox.land_reviewed(outcome, held, answer).await {
+            Ok((reviewed, newly)) => {
+                if let Some(told) = &command.on_landed
+                    && !newly.is_empty()
+                {
+                    (told.0)(&newly);
+                }
+                out = reviewed;
+            }
+            Err(e) => return Ok(Reply::err(e.to_string()).at(confinement)),
+        }
+        said = message;
+    }
+    if let Some(message) = said {
+        out.text
+            .push_str(&format!("[What the user said of its changes: {message}]\n"));
+    }
     let ran = command_ran(&out.details);
     if let Some(passed) = ran.passed {
         record.ran(command.text, ran.exit_code, passed);
@@ -122,6 +218,61 @@ pub(crate) async fn run(
             }
         }
         Err(e) => Reply::err(e.to_string()).at(outside),
+    })
+}
+
+/// Puts a command's changes to the person: each file with its diff, the files that would make
+/// other programs run code named with why. Returns the pieces they accepted, and what they
+/// said when they turned the changes down.
+async fn review(
+    asker: &mut Asker<'_>,
+    subject: &Subject<'_>,
+    command: &str,
+    confinement: Confinement,
+    held: &tools::Held,
+    cancel: &CancellationToken,
+) -> Result<(BTreeSet<u32>, Option<String>), Halt> {
+    let review = held.review().clone();
+    let files = review.files.len();
+    let risky: Vec<String> = review
+        .files
+        .iter()
+        .filter_map(|f| match f.class {
+            ChangeClass::RunsCode { why } => {
+                Some(format!("{} ({})", f.path, tools::why_words(why)))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut reason = format!(
+        "The command ran in the sandbox and changed {files} {} of your project. None of it is in your project yet: what you keep lands, the rest is thrown away.",
+        if files == 1 { "file" } else { "files" }
+    );
+    if !risky.is_empty() {
+        reason.push_str(&format!(
+            " Careful: some of these would make other programs run code — {}.",
+            risky.join("; ")
+        ));
+    }
+    let request = ApprovalRequest {
+        run: CommandPreview {
+            commands: commands_in(command),
+            command: Some(command.to_string()),
+            confinement: Some(confinement),
+            sandbox_denial: None,
+        },
+        review: Some(Box::new(review)),
+        ..subject.card(asker.journal, &reason, "review")
+    };
+    let answer = asker.ask(request, cancel).await?;
+    Ok(match answer {
+        ApprovalAnswer::Approve
+        | ApprovalAnswer::ApproveForSession { .. }
+        | ApprovalAnswer::ApproveAlways { .. } => (held.all(), None),
+        ApprovalAnswer::ApprovePartial { accepted_hunks } => {
+            (accepted_hunks.into_iter().collect(), None)
+        }
+        ApprovalAnswer::Deny { message } => (BTreeSet::new(), message),
     })
 }
 

@@ -65,6 +65,9 @@ impl Desk {
             mode,
             home: std::env::var_os("HOME").map(PathBuf::from),
             user_policy_file,
+            ask_before_commands: config::read_settings(&config::locations::settings_file())
+                .map(|s| s.commands.ask_first())
+                .unwrap_or(false),
         };
         Desk { toolbox, rules }
     }
@@ -112,6 +115,30 @@ impl Desk {
                     .into(),
             );
         }
+        let mode = self.rules.mode();
+        let confinement = if asked.outside {
+            Confinement::Outside {
+                reason: OutsideReason::Approved,
+            }
+        } else {
+            crate::sandboxing::confinement(&decision, mode, self.toolbox.commands.sandbox.is_some())
+        };
+        // As in a session: Ask mode's question before a command gives way to its changes,
+        // which land only with --approve.
+        let reviewed = prepared.command().is_some_and(|text| {
+            super::command::reviewed_instead(
+                &decision,
+                Some(confinement),
+                text,
+                self.toolbox
+                    .commands
+                    .sandbox
+                    .as_ref()
+                    .is_some_and(|s| s.layers),
+                self.rules.ask_before_commands,
+                false,
+            )
+        });
         match decision.decision {
             Verdict::Deny => {
                 return NotRun(format!(
@@ -119,7 +146,7 @@ impl Desk {
                     decision.reason, decision.rule.name
                 ));
             }
-            Verdict::Ask if !asked.approve => {
+            Verdict::Ask if !asked.approve && !reviewed => {
                 return NotRun(format!(
                     "{}; pass --approve to approve it [{}]",
                     decision.reason, decision.rule.name
@@ -133,17 +160,6 @@ impl Desk {
                 prepared.call.name()
             ));
         }
-        let confinement = if asked.outside {
-            Confinement::Outside {
-                reason: OutsideReason::Approved,
-            }
-        } else {
-            crate::sandboxing::confinement(
-                &decision,
-                self.rules.mode(),
-                self.toolbox.commands.sandbox.is_some(),
-            )
-        };
         let result = match &prepared.planned {
             // A change is written as it was planned and judged.
             Some(p) => self.toolbox.apply_change(p),
@@ -158,6 +174,12 @@ impl Desk {
                                 .fetch_gate(&self.toolbox, url, prepared.addrs.clone())
                         }),
                     },
+                    // Nobody reviews here: in Ask mode a command's project changes are
+                    // printed, and land only with --approve.
+                    landing: Some(tools::Landing {
+                        project: asked.approve || !matches!(mode, Mode::Ask | Mode::ReadOnly),
+                        review: false,
+                    }),
                     ..Default::default()
                 };
                 self.toolbox.run_call(&prepared.call, &ctx).await

@@ -38,6 +38,9 @@ pub(crate) struct Rules {
     pub home: Option<PathBuf>,
     /// The person's own rule file, where "always in this project" is written.
     pub user_policy_file: Option<PathBuf>,
+    /// In Ask mode, ask before every command, rather than review what a command changed
+    /// (the way before commands ran over a layer; a setting).
+    pub ask_before_commands: bool,
 }
 
 impl Rules {

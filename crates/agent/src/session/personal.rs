@@ -32,6 +32,7 @@ impl PersonalSession {
             o.policy = self.policy;
             o.config.home = std::env::var_os("HOME").map(PathBuf::from);
             o.config.user_policy_file = self.user_policy_file;
+            o.config.ask_before_commands = settings.commands.ask_first();
             o.sandboxing = Sandboxing::Machine;
             o.web_search = config::web_search_of(settings);
             o.spend = SpendOptions {
@@ -53,7 +54,7 @@ mod tests {
     fn a_personal_session_takes_the_settings_and_the_persons_folders() {
         let dir = tempfile::tempdir().expect("tempdir");
         let settings: Settings = toml::from_str(
-            "[web_search]\nprovider = \"searxng\"\nbase_url = \"http://127.0.0.1:8888\"\n\n[limits]\nsession_usd = 2.5\nday_usd = 10.0\n",
+            "[commands]\nask_first = true\n\n[web_search]\nprovider = \"searxng\"\nbase_url = \"http://127.0.0.1:8888\"\n\n[limits]\nsession_usd = 2.5\nday_usd = 10.0\n",
         )
         .expect("settings");
         let rules = dir.path().join("policy.toml");
@@ -76,6 +77,10 @@ mod tests {
             "the settings' web search is lost"
         );
         assert_eq!(opts.spend.limits.session_usd, Some(2.5));
+        assert!(
+            opts.config.ask_before_commands,
+            "the settings' choice to be asked before every command is lost"
+        );
         assert_eq!(opts.spend.limits.day_usd, Some(10.0));
         assert_eq!(opts.spend.ledger_dir, Some(config::locations::spend_dir()));
         assert_eq!(opts.sessions_dir, config::locations::sessions_dir());

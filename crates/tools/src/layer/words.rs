@@ -54,7 +54,9 @@ pub fn changes_words(changes: &CommandChanges) -> String {
                 "git's work lands only with the files it belongs to, and some of them did not land"
                     .to_string()
             }
-            ChangeClass::Project => "project files wait for the person's review".to_string(),
+            ChangeClass::Project => {
+                "in Ask mode project files land only with the person's yes (tandem-cli tool: --approve)".to_string()
+            }
         };
         text.push_str(&format!(
             "[Not landed: {} ({why}). The project keeps what it had there.]\n",
