@@ -267,6 +267,28 @@ files: Array<CommandFileChange>,
  */
 ignored: Array<IgnoredOutput>, };
 
+export type ReviewFile = { path: string, change: ChangeKind, item: ItemKind, class: ChangeClass, lines?: LineCounts | null, 
+/**
+ * For a text file changed in place: the project's text now and the command's, and the
+ * hunks between them, each a piece (`Hunk::index` counts across the whole review).
+ */
+original?: string | null, proposed?: string | null, hunks: Array<Hunk>, 
+/**
+ * For a change taken or left whole (created, deleted, a folder, a link, a binary, a
+ * mode): its piece.
+ */
+whole?: number | null, };
+
+export type ChangeReview = { 
+/**
+ * Deletions and replaced folders first, as in [`CommandChanges`].
+ */
+files: Array<ReviewFile>, ignored: Array<IgnoredOutput>, 
+/**
+ * How many pieces the review has: an answer names the pieces it accepts by index.
+ */
+pieces: number, };
+
 export type DoneWarning = { "kind": "edit_rejected", path: string, } | { "kind": "file_unchanged", path: string, } | { "kind": "check_failed", command: string, exit_code: number | null, } | { "kind": "check_not_run", command: string, };
 
 export type WakeReason = { "kind": "task_finished", task: string, title: string, state: string, } | { "kind": "timer", hint: string | null, } | { "kind": "retry" };

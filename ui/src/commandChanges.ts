@@ -29,6 +29,11 @@ const RUNS_CODE: Record<RunsCodeWhy, string> = {
   tandem: "it holds Tandem's own rules and settings for this project",
 };
 
+/** Why a file would make another program run code, in words. */
+export function runsCodeWords(why: RunsCodeWhy): string {
+  return RUNS_CODE[why];
+}
+
 /** Why a change did not land, in a sentence. */
 export function fateWords(f: CommandFileChange): string {
   switch (f.fate.kind) {
@@ -40,6 +45,8 @@ export function fateWords(f: CommandFileChange): string {
       return "Not landed: a pipe, socket or device is never made in the project.";
     case "failed":
       return `Not landed: ${f.fate.message}.`;
+    case "rejected":
+      return "Not landed: you rejected it in the review; the project keeps what it had.";
     case "refused":
       if (f.class.kind === "runs_code") return `Not landed: ${RUNS_CODE[f.class.why]}.`;
       if (f.class.kind === "git") return "Not landed: git's work lands only with the files it belongs to.";

@@ -151,7 +151,7 @@ pub struct ReviewFile {
     pub original: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub hunks: Vec<Hunk>,
     /// For a change taken or left whole (created, deleted, a folder, a link, a binary, a
     /// mode): its piece.

@@ -50,6 +50,8 @@ pub fn typescript() -> String {
         CommandFileChange::decl(&cfg),
         IgnoredOutput::decl(&cfg),
         CommandChanges::decl(&cfg),
+        ReviewFile::decl(&cfg),
+        ChangeReview::decl(&cfg),
         DoneWarning::decl(&cfg),
         WakeReason::decl(&cfg),
         EngineError::decl(&cfg),

@@ -16,6 +16,8 @@ import {
 import { focusComposer } from "../composerInput";
 import { CallTitle } from "./CallTitle";
 import { DiffReview } from "./DiffReview";
+import { CommandReview } from "./CommandReview";
+import { answerForReview, initialChoice, keptCount, reviewLabel, type ReviewChoice } from "../commandReview";
 
 export function ApprovalCard() {
   const pending = useSession((s) => s.transcript.pending);
@@ -47,8 +49,12 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
   const [message, setMessage] = useState("");
   const [busy, setBusy] = useState(false);
   const isDiff = request.path !== null && request.proposed !== null;
+  const review = request.review ?? null;
+  // A diff or a command's changes: the card sizes itself to what it shows.
+  const isBig = isDiff || review !== null;
   const hunks = request.hunks;
   const [accepted, setAccepted] = useState<boolean[]>(() => hunks.map(() => true));
+  const [choice, setChoice] = useState<ReviewChoice>(() => (review ? initialChoice(review) : {}));
   const [focused, setFocused] = useState(0);
   const cardRef = useRef<HTMLElement>(null);
   const bodyRef = useRef<HTMLDivElement>(null);
@@ -61,7 +67,7 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
   useLayoutEffect(() => {
     const card = cardRef.current;
     const body = bodyRef.current;
-    if (!isDiff || !card || !body) return;
+    if (!isBig || !card || !body) return;
     // What scrolls is the diff's own area: the card's height plus what it hides.
     const scroller = body.querySelector(".diff-scroll") ?? body;
     const measure = () => {
@@ -73,7 +79,7 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
     const observer = new ResizeObserver(measure);
     observer.observe(content);
     return () => observer.disconnect();
-  }, [isDiff]);
+  }, [isBig]);
   const freeze = () => {
     frozen.current = true;
   };
@@ -90,8 +96,15 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
   );
 
   const approve = useCallback(
-    () => void send(isDiff ? answerForHunks(hunks, accepted) : { answer: "approve" }),
-    [send, isDiff, hunks, accepted],
+    () =>
+      void send(
+        review !== null
+          ? answerForReview(review, choice)
+          : isDiff
+            ? answerForHunks(hunks, accepted)
+            : { answer: "approve" },
+      ),
+    [send, isDiff, hunks, accepted, review, choice],
   );
   const deny = useCallback(
     () => void send({ answer: "deny", message: message.trim() === "" ? null : message.trim() }),
@@ -175,8 +188,10 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
   const acceptedCount = accepted.filter(Boolean).length;
   const leaves = request.confinement?.kind === "outside" && request.confinement.reason === "approved";
   // With every hunk rejected the answer is a deny: the button says so.
-  const rejectsAll = isDiff && hunks.length > 0 && acceptedCount === 0;
-  const label = request.sandbox_denial !== null
+  const rejectsAll = review !== null ? keptCount(review, choice) === 0 : isDiff && hunks.length > 0 && acceptedCount === 0;
+  const label = review !== null
+    ? reviewLabel(review, choice)
+    : request.sandbox_denial !== null
     ? "Run once outside the sandbox"
     : isDiff
       ? approveLabel(hunks.length, acceptedCount)
@@ -186,7 +201,7 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
 
   return (
     <section
-      className={isDiff ? "approval-card diff" : "approval-card"}
+      className={review !== null ? "approval-card diff review" : isDiff ? "approval-card diff" : "approval-card"}
       data-testid="approval-card"
       data-request={request.id}
       aria-label="Tandem needs your approval"
@@ -212,7 +227,7 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
           ?
         </span>
         <div className="approval-heading">
-          <strong>Tandem needs your approval</strong>
+          <strong>{review !== null ? "Keep what this command changed?" : "Tandem needs your approval"}</strong>
           {request.agent && (
             <span className="approval-agent" data-testid="approval-agent">
               Asked by the sub-agent “{request.agent}”
@@ -228,7 +243,7 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
         >
           <span>
             {!hasFocus && "Click here, then "}
-            <kbd>a</kbd> {rejectsAll ? "reject the edit" : "approve"} · <kbd>d</kbd> deny
+            <kbd>a</kbd> {rejectsAll ? (review !== null ? "reject all" : "reject the edit") : review !== null ? "keep" : "approve"} · <kbd>d</kbd> deny
           </span>
           {isDiff && hunks.length > 1 && (
             <span>
@@ -254,7 +269,14 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
         </p>
       )}
       <div className="approval-body" ref={bodyRef}>
-        {isDiff ? (
+        {review !== null ? (
+          <>
+            <CommandRan request={request} />
+            <div className="diff-scroll review-scroll">
+              <CommandReview review={review} choice={choice} onChange={setChoice} />
+            </div>
+          </>
+        ) : isDiff ? (
           <DiffReview
             path={request.path ?? ""}
             original={request.original ?? ""}
@@ -300,13 +322,33 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
             data-answer={rejectsAll ? "deny" : "approve"}
             disabled={busy}
             onClick={approve}
-            title={rejectsAll ? "Nothing will be written: the edit is rejected (a)" : "Approve (a)"}
+            title={
+              rejectsAll
+                ? review !== null
+                  ? "Nothing lands: the project stays as it was (a)"
+                  : "Nothing will be written: the edit is rejected (a)"
+                : "Approve (a)"
+            }
           >
             {label}
           </button>
         </footer>
       </div>
     </section>
+  );
+}
+
+/** The command whose changes are reviewed: it has run, in the sandbox, over a copy. */
+function CommandRan({ request }: { request: ApprovalRequest }) {
+  const input = request.input && typeof request.input === "object" && !Array.isArray(request.input) ? request.input : {};
+  const description = typeof input.description === "string" ? input.description : null;
+  return (
+    <div className="command-details review-command">
+      {description && <p className="command-description">{description}</p>}
+      <pre className="command-line" data-testid="approval-command">
+        <code>{request.command}</code>
+      </pre>
+    </div>
   );
 }
 

@@ -69,7 +69,7 @@ function FileRow({ file, onShow }: { file: CommandFileChange; onShow: (() => voi
 function FateNote({ fate, file }: { fate: Fate; file: CommandFileChange }) {
   return (
     <span className={`command-fate ${fate.kind}`} title={fateWords(file)}>
-      {fate.kind === "conflict" ? "kept yours" : "not landed"}
+      {fate.kind === "conflict" ? "kept yours" : fate.kind === "rejected" ? "rejected" : "not landed"}
     </span>
   );
 }

@@ -19,7 +19,7 @@ import {
   type FakeProject,
   type FakeTurn,
 } from "./fakeBackend";
-import { PLAIN, editRequest, proposed, request, title, writing } from "./fixtures";
+import { PLAIN, editRequest, proposed, request, reviewRequest, title, writing } from "./fixtures";
 import { APPROVAL_KEY_DELAY_MS } from "../approvalKeys";
 
 const project: FakeProject = {
@@ -706,6 +706,48 @@ describe("approvals", () => {
     expect(screen.getByTestId("approve-button")).toHaveTextContent("Apply 2 of 3 changes");
     await user.click(screen.getByTestId("approve-button"));
     await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve_partial", accepted_hunks: [0, 2] }]));
+  });
+
+  it("reviews a command's changes file by file and hunk by hunk; what would run code starts rejected", async () => {
+    const { calls, user, push } = await startTurn();
+    push([{ type: "approval_needed", request: reviewRequest("r") }]);
+    const card = await screen.findByTestId("approval-card");
+    expect(card).toHaveTextContent("Keep what this command changed?");
+    expect(within(card).getByTestId("approval-command")).toHaveTextContent("make gen");
+    const files = within(card).getAllByTestId("review-file");
+    // Deletions first, never folded away; the risky one says why and waits for an opt-in.
+    expect(files.map((f) => f.getAttribute("data-path"))).toEqual(["docs/guide.md", "notes.txt", "logo.png", ".vscode"]);
+    expect(files.map((f) => f.getAttribute("data-state"))).toEqual(["accepted", "accepted", "accepted", "rejected"]);
+    expect(within(files[3]!).getByTestId("review-risk")).toHaveTextContent("VS Code runs what it names when the folder is opened");
+    expect(within(card).getByTestId("review-ignored")).toHaveTextContent("build/: 12 files added");
+    expect(within(files[1]!).getAllByTestId("hunk")).toHaveLength(2);
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Keep 4 of 5 changes");
+    // The person rejects the second hunk of notes.txt and the new binary.
+    await user.click(within(files[1]!).getAllByTestId("hunk-reject")[1]!);
+    await user.click(within(files[2]!).getByTestId("review-file-reject"));
+    expect(within(card).getAllByTestId("review-file").map((f) => f.getAttribute("data-state"))).toEqual([
+      "accepted",
+      "partly",
+      "rejected",
+      "rejected",
+    ]);
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Keep 2 of 5 changes");
+    await user.click(screen.getByTestId("approve-button"));
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve_partial", accepted_hunks: [0, 1] }]));
+  });
+
+  it("a command's changes all rejected: the answer is a denial and the button says so", async () => {
+    const { calls, user, push } = await startTurn();
+    push([{ type: "approval_needed", request: reviewRequest("r") }]);
+    const card = await screen.findByTestId("approval-card");
+    const files = within(card).getAllByTestId("review-file");
+    await user.click(within(files[0]!).getByTestId("review-file-reject"));
+    await user.click(within(files[1]!).getByTestId("reject-all"));
+    await user.click(within(files[2]!).getByTestId("review-file-reject"));
+    expect(screen.getByTestId("approve-button")).toHaveTextContent("Reject all changes");
+    expect(screen.getByTestId("approve-button")).toHaveAttribute("data-answer", "deny");
+    await user.click(screen.getByTestId("approve-button"));
+    await waitFor(() => expect(answers(calls)).toEqual([{ answer: "deny", message: null }]));
   });
 
   it("reviews an edit hunk by hunk: all rejected → deny", async () => {

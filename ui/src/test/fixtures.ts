@@ -112,3 +112,42 @@ export function editRequest(id: string): ApprovalRequest {
     commands: [],
   });
 }
+
+/**
+ * A command that ran and whose changes wait for review: a deletion first, then notes.txt with
+ * two hunks (pieces 0 and 1), a new binary (piece 2), and `.vscode` (piece 3), which VS Code
+ * would run.
+ */
+export function reviewRequest(id: string): ApprovalRequest {
+  const original = Array.from({ length: 21 }, (_, i) => `line ${i + 1}`);
+  const proposed = original.slice();
+  proposed[0] = "LINE 1";
+  proposed[10] = "LINE 11";
+  return request(id, {
+    input: { command: "make gen" },
+    command: "make gen",
+    commands: ["make gen"],
+    title: title("Run ", { code: "make gen" }),
+    reason: "The command ran in the sandbox and changed 4 files of your project.",
+    rule: "review",
+    review: {
+      pieces: 5,
+      ignored: [{ path: "build/", added: 12, modified: 0, deleted: 0, landed: true }],
+      files: [
+        { path: "docs/guide.md", change: "deleted", item: "file", class: { kind: "project" }, hunks: [], whole: 0 },
+        {
+          path: "notes.txt",
+          change: "modified",
+          item: "file",
+          class: { kind: "project" },
+          lines: { added: 2, removed: 2 },
+          original: original.join("\n") + "\n",
+          proposed: proposed.join("\n") + "\n",
+          hunks: [hunk(1, "line 1", "LINE 1"), hunk(2, "line 11", "LINE 11")],
+        },
+        { path: "logo.png", change: "created", item: "file", class: { kind: "project" }, hunks: [], whole: 3 },
+        { path: ".vscode", change: "created", item: "folder", class: { kind: "runs_code", why: "editor" }, hunks: [], whole: 4 },
+      ],
+    },
+  });
+}
