@@ -624,6 +624,23 @@ async fn a_commands_changes_show_on_its_card_and_in_the_changes_panel() -> TestR
     let app = s.launch(&[]).await?;
     app.choose_full_auto().await?;
     send(&app, "Run the tidy script").await?;
+    // Full auto lands the project's files; the file VS Code would run is asked, saying why,
+    // and starts rejected.
+    let risky = app
+        .wait_for("[data-testid=review-file][data-class=runs_code]")
+        .await?;
+    assert_eq!(risky.attr("data-state").await?.as_deref(), Some("rejected"));
+    let why = text_content(&app, "[data-testid=review-risk]").await?;
+    assert!(why.contains("VS Code runs what it names"), "{why:?}");
+    assert_eq!(
+        app.wait_for("[data-testid=approve-button]")
+            .await?
+            .text()
+            .await?,
+        "Reject all changes"
+    );
+    app.screenshot("agent-15a-command-risky-review").await?;
+    app.click("[data-testid=approve-button]").await?;
     wait_content(
         &app,
         "[data-testid=transcript]",
@@ -650,7 +667,7 @@ async fn a_commands_changes_show_on_its_card_and_in_the_changes_panel() -> TestR
     assert!(
         texts
             .iter()
-            .any(|t| t.contains(".vscode") && t.contains("not landed")),
+            .any(|t| t.contains(".vscode") && t.contains("rejected")),
         "{texts:?}"
     );
     assert!(!s.project.path().join(".vscode").exists());
@@ -671,6 +688,78 @@ async fn a_commands_changes_show_on_its_card_and_in_the_changes_panel() -> TestR
         "{panel:?}"
     );
     app.screenshot("agent-16-command-changes-panel").await?;
+    app.quit().await?;
+    Ok(())
+}
+
+/// Issue 44: in Ask mode a command runs without a question, over a copy of the project; what
+/// it changed is the question, file by file and hunk by hunk. One hunk rejected: the file
+/// lands with the other; the Changes panel has what landed, and Undo takes it back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commands_changes_are_reviewed_with_one_hunk_rejected_and_undone() -> TestResult {
+    let Some(s) = Scripted::start("app_command_review.json").await? else {
+        return Ok(());
+    };
+    let list = s.project.path().join("list.txt");
+    let before = std::fs::read_to_string(&list)?;
+    let app = s.launch(&[]).await?;
+    send(&app, "Tidy the list").await?;
+    app.wait_for("[data-testid=approval-card] [data-testid=command-review]")
+        .await?;
+    // It has run, and nothing of it is in the project yet.
+    assert_eq!(std::fs::read_to_string(&list)?, before);
+    assert!(!s.project.path().join("NOTES.md").exists());
+    app.wait_count("[data-testid=review-file]", 2).await?;
+    let paths = app.attrs("[data-testid=review-file]", "data-path").await?;
+    assert_eq!(paths, ["NOTES.md", "list.txt"]);
+    app.wait_count(
+        "[data-testid=review-file][data-path='list.txt'] [data-testid=hunk]",
+        2,
+    )
+    .await?;
+    app.wait_for("[data-testid=review-file] .cm-editor").await?;
+    app.screenshot("agent-30-command-review").await?;
+    let rejects = app
+        .all("[data-testid=review-file][data-path='list.txt'] [data-testid=hunk-reject]")
+        .await?;
+    rejects
+        .get(1)
+        .ok_or("the second hunk's reject button")?
+        .click()
+        .await?;
+    app.wait_text("[data-testid=approve-button]", "Keep 2 of 3 changes")
+        .await?;
+    app.screenshot("agent-31-command-review-one-rejected")
+        .await?;
+    app.click("[data-testid=approve-button]").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "Spelled out line 2 and started NOTES.md.",
+    )
+    .await?;
+    let now = std::fs::read_to_string(&list)?;
+    assert!(now.contains("line two\n"), "{now}");
+    assert!(
+        now.contains("line 19\n") && !now.contains("nineteen"),
+        "{now}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.project.path().join("NOTES.md"))?,
+        "# Notes\n"
+    );
+    // The Changes panel has what landed; Undo takes it back.
+    app.wait_for("[data-testid=changes-tab]")
+        .await?
+        .click()
+        .await?;
+    app.wait_count("[data-testid=change-item]", 2).await?;
+    app.screenshot("agent-32-command-review-changes").await?;
+    app.click("[data-testid=undo-button]").await?;
+    app.wait_for("[data-testid=restored]").await?;
+    app.wait_gone("[data-testid=change-item]").await?;
+    assert_eq!(std::fs::read_to_string(&list)?, before);
+    assert!(!s.project.path().join("NOTES.md").exists());
     app.quit().await?;
     Ok(())
 }

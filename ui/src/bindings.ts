@@ -267,6 +267,16 @@ files: Array<CommandFileChange>,
  */
 ignored: Array<IgnoredOutput>, };
 
+export type InsideFile = { 
+/**
+ * Relative to the project, `/`-separated.
+ */
+path: string, 
+/**
+ * Its text, when it is text of at most 16 KB.
+ */
+text: string | null, };
+
 export type ReviewFile = { path: string, change: ChangeKind, item: ItemKind, class: ChangeClass, lines?: LineCounts | null, 
 /**
  * For a text file changed in place: the project's text now and the command's, and the
@@ -277,7 +287,16 @@ original?: string | null, proposed?: string | null, hunks: Array<Hunk>,
  * For a change taken or left whole (created, deleted, a folder, a link, a binary, a
  * mode): its piece.
  */
-whole?: number | null, };
+whole?: number | null, 
+/**
+ * For a folder the command made or replaced: what it holds, so a yes is never blind
+ * (the first files, each with its text when it is short text).
+ */
+inside: Array<InsideFile>, 
+/**
+ * Files in the folder beyond those listed.
+ */
+more_inside: number, };
 
 export type ChangeReview = { 
 /**

@@ -157,4 +157,20 @@ pub struct ReviewFile {
     /// mode): its piece.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub whole: Option<u32>,
+    /// For a folder the command made or replaced: what it holds, so a yes is never blind
+    /// (the first files, each with its text when it is short text).
+    #[serde(default)]
+    pub inside: Vec<InsideFile>,
+    /// Files in the folder beyond those listed.
+    #[serde(default)]
+    pub more_inside: u32,
+}
+
+/// A file in a folder under review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct InsideFile {
+    /// Relative to the project, `/`-separated.
+    pub path: String,
+    /// Its text, when it is text of at most 16 KB.
+    pub text: Option<String>,
 }

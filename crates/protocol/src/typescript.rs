@@ -50,6 +50,7 @@ pub fn typescript() -> String {
         CommandFileChange::decl(&cfg),
         IgnoredOutput::decl(&cfg),
         CommandChanges::decl(&cfg),
+        InsideFile::decl(&cfg),
         ReviewFile::decl(&cfg),
         ChangeReview::decl(&cfg),
         DoneWarning::decl(&cfg),

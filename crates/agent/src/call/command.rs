@@ -145,8 +145,7 @@ pub(crate) async fn run(
         said = message;
     }
     if let Some(message) = said {
-        out.text
-            .push_str(&format!("[What the user said of its changes: {message}]\n"));
+        out.text.push_str(&format!("[{message}]\n"));
     }
     let ran = command_ran(&out.details);
     if let Some(passed) = ran.passed {
@@ -244,9 +243,13 @@ async fn review(
             _ => None,
         })
         .collect();
+    let waiting = if files == 1 {
+        "One of its changes waits for your yes; it is not in your project yet.".to_string()
+    } else {
+        format!("{files} of its changes wait for your yes; none of them is in your project yet.")
+    };
     let mut reason = format!(
-        "The command ran in the sandbox and changed {files} {} of your project. None of it is in your project yet: what you keep lands, the rest is thrown away.",
-        if files == 1 { "file" } else { "files" }
+        "The command ran in the sandbox, over a copy of your project. {waiting} What you keep lands; the rest is thrown away."
     );
     if !risky.is_empty() {
         reason.push_str(&format!(
@@ -270,10 +273,35 @@ async fn review(
         | ApprovalAnswer::ApproveForSession { .. }
         | ApprovalAnswer::ApproveAlways { .. } => (held.all(), None),
         ApprovalAnswer::ApprovePartial { accepted_hunks } => {
-            (accepted_hunks.into_iter().collect(), None)
+            let kept: BTreeSet<u32> = accepted_hunks.into_iter().collect();
+            let note = kept_in_part(held.review(), &kept);
+            (kept, note)
         }
-        ApprovalAnswer::Deny { message } => (BTreeSet::new(), message),
+        ApprovalAnswer::Deny { message } => (
+            BTreeSet::new(),
+            message.map(|m| format!("What the user said of its changes: {m}")),
+        ),
     })
+}
+
+/// The files the person kept only some hunks of, in words for the model (the landing says
+/// each file changed; this says it is not all the command did to it).
+fn kept_in_part(review: &protocol::ChangeReview, kept: &BTreeSet<u32>) -> Option<String> {
+    let parts: Vec<String> = review
+        .files
+        .iter()
+        .filter_map(|f| {
+            let total = f.hunks.len();
+            let yes = f.hunks.iter().filter(|h| kept.contains(&h.index)).count();
+            (yes > 0 && yes < total).then(|| {
+                format!(
+                    "The user kept {yes} of {total} changes to {} and left the others out. Read it again before changing it further.",
+                    f.path
+                )
+            })
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" "))
 }
 
 /// Tells the front end which task holds a command's output as soon as it runs, so the card

@@ -112,7 +112,22 @@ impl Held {
                 proposed: None,
                 hunks: Vec::new(),
                 whole: None,
+                inside: Vec::new(),
+                more_inside: 0,
             };
+            if step.item == ItemKind::Folder {
+                // What it makes, or what a deletion takes away.
+                let from = match step.change {
+                    ChangeKind::Created | ChangeKind::Replaced => Some(&upper),
+                    ChangeKind::Deleted => Some(&project),
+                    _ => None,
+                };
+                if let Some(from) = from {
+                    let (inside, more) = inside_of(from, &step.rel);
+                    file.inside = inside;
+                    file.more_inside = more;
+                }
+            }
             match sides {
                 Some((original, proposed)) => {
                     let mut hunks = diff::hunks(&original, &proposed);
@@ -153,6 +168,8 @@ impl Held {
                 proposed: None,
                 hunks: Vec::new(),
                 whole: Some(pieces.len() as u32),
+                inside: Vec::new(),
+                more_inside: 0,
             });
             pieces.push(Piece::Git);
         }
@@ -325,6 +342,48 @@ fn text_sides(project: &Path, upper: &Path, step: &Step) -> Option<(String, Stri
         _ => read(&upper.join(&step.rel))?,
     };
     Some((original, proposed))
+}
+
+/// Files listed of a folder under review, and the text shown of each.
+const INSIDE_LISTED: usize = 20;
+const INSIDE_TEXT_BYTES: u64 = 16 * 1024;
+
+/// The first files of a folder (in the layer, or in the project), in name order, with their text when short; and
+/// how many more there are.
+fn inside_of(root: &Path, rel: &Path) -> (Vec<protocol::InsideFile>, u32) {
+    let mut files = Vec::new();
+    let mut more = 0u32;
+    let mut stack = vec![rel.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(listed) = std::fs::read_dir(root.join(&dir)) else {
+            continue;
+        };
+        let mut names: Vec<_> = listed.filter_map(Result::ok).collect();
+        names.sort_by_key(|e| std::cmp::Reverse(e.file_name()));
+        for e in names {
+            let path = dir.join(e.file_name());
+            let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+                continue;
+            };
+            if meta.is_dir() {
+                stack.push(path);
+            } else if files.len() < INSIDE_LISTED {
+                let text = (meta.is_file() && meta.len() <= INSIDE_TEXT_BYTES)
+                    .then(|| std::fs::read(e.path()).ok())
+                    .flatten()
+                    .filter(|b| !b.contains(&0))
+                    .and_then(|b| String::from_utf8(b).ok());
+                files.push(protocol::InsideFile {
+                    path: path.to_string_lossy().into_owned(),
+                    text,
+                });
+            } else {
+                more += 1;
+            }
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    (files, more)
 }
 
 /// Rewrites the layer's copy of a file in place, keeping its mode.
