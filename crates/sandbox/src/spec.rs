@@ -139,6 +139,11 @@ pub struct Limits {
     pub processes: u64,
     /// Bytes of data memory one of its processes may take.
     pub memory_bytes: u64,
+    /// Bytes a command may write into its copy-on-write layer of the project (less when the
+    /// disk has less room): past it the command is stopped and nothing of it lands. Kept
+    /// by whoever lands the layer; the helper does not see it.
+    #[serde(default = "default_layer_limit")]
+    pub layer_bytes: u64,
 }
 
 impl Default for Limits {
@@ -146,8 +151,14 @@ impl Default for Limits {
         Limits {
             processes: 2048,
             memory_bytes: default_memory_limit(),
+            layer_bytes: default_layer_limit(),
         }
     }
+}
+
+/// 20 GiB: a large build folder fits; a runaway writer stops before it fills a disk.
+pub fn default_layer_limit() -> u64 {
+    20 << 30
 }
 
 /// Half the machine's memory, at least 2 GiB: a big link or test run fits, a runaway

@@ -141,6 +141,23 @@ impl CommandLayer {
         }
     }
 
+    /// The most a command may write into this layer: `limit`, or less when the disk has
+    /// less room (nine tenths of what is free now, so the app and the person keep some).
+    pub fn cap(&self, limit: u64) -> u64 {
+        limit.min(free_bytes(&self.root).saturating_mul(9) / 10)
+    }
+
+    /// What the disk holding the layer has free now.
+    pub fn free_now(&self) -> u64 {
+        free_bytes(&self.root)
+    }
+
+    /// Bytes the layer takes on disk now: a walk of what the command wrote (never of the
+    /// project).
+    pub fn written(&self) -> u64 {
+        disk_usage(&self.upper())
+    }
+
     /// The folder that holds the layer, to keep out of the command's sight.
     pub fn folder(&self) -> &Path {
         &self.root
@@ -192,6 +209,31 @@ impl CommandLayer {
     pub fn discard(self) -> std::io::Result<()> {
         remove(&self.root)
     }
+}
+
+fn free_bytes(path: &Path) -> u64 {
+    rustix::fs::statvfs(path)
+        .map(|s| s.f_bavail.saturating_mul(s.f_frsize))
+        .unwrap_or(u64::MAX)
+}
+
+fn disk_usage(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    let own = meta.blocks().saturating_mul(512);
+    if !meta.is_dir() {
+        return own;
+    }
+    std::fs::read_dir(path)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| disk_usage(&e.path()))
+                .sum::<u64>()
+        })
+        .unwrap_or(0)
+        .saturating_add(own)
 }
 
 /// Removes a layer's folder. The overlay leaves its work folder unreadable (mode 000), so

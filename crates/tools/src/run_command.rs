@@ -261,6 +261,9 @@ pub enum LimitHit {
     Processes { limit: u64 },
     /// A process could not get more memory.
     Memory { bytes: u64 },
+    /// It wrote more into its layer of the project than it may (see
+    /// [`sandbox::Limits::layer_bytes`]).
+    Layer { bytes: u64 },
 }
 
 /// Which limit a failed command's output shows it reached: the kernel tells the command, not
@@ -592,11 +595,19 @@ async fn run_process(
     let registry = tasks.clone();
     let task_id = id.clone();
     let kill_grace = config.timing.kill_grace;
+    // What the layer may hold, and the disk's room as the command starts: the disk is looked
+    // at often (cheap), the layer walked only once the disk has lost that much.
+    let layer_watch = layer.as_ref().and_then(|l| {
+        let limit = sandbox_setup.as_ref()?.limits.layer_bytes;
+        Some((l.cap(limit), l.free_now()))
+    });
     tokio::spawn(async move {
         let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
         let mut stopped = false;
         let mut timed_out = false;
+        let mut over_cap = None;
         let mut output_open = true;
+        let mut look = tokio::time::interval(LAYER_LOOK);
         let status = loop {
             let timer = async {
                 match deadline {
@@ -623,6 +634,16 @@ async fn run_process(
                     let term_deadline = tokio::time::Instant::now() + kill_grace;
                     let _ = tokio::time::timeout_at(term_deadline, child.wait()).await;
                     let _ = child.signal(SIGKILL);
+                }
+                _ = look.tick(), if layer_watch.is_some() && over_cap.is_none() => {
+                    if let (Some(l), Some((cap, free_then))) = (&layer, layer_watch)
+                        && free_then.saturating_sub(l.free_now()) > cap
+                        && l.written() > cap
+                    {
+                        // Past its cap: stopped at once, and nothing of it will land.
+                        over_cap = Some(cap);
+                        let _ = child.signal(SIGKILL);
+                    }
                 }
             }
         };
@@ -658,7 +679,14 @@ async fn run_process(
             sink.write(format!("\n{}", undone_note(&undone)).as_bytes())
                 .await;
         }
+        if let Some(cap) = over_cap {
+            sink.write(layer_full_note(cap).as_bytes()).await;
+        }
         let landed = match layer {
+            Some(layer) if over_cap.is_some() => {
+                let _ = tokio::task::spawn_blocking(move || layer.discard()).await;
+                None
+            }
             Some(layer) => {
                 let hook = before_write.clone();
                 let landing =
@@ -719,6 +747,7 @@ async fn run_process(
             size,
             undone,
             landed,
+            over_cap,
         });
         if let Err(Ended {
             landed: Some(mut landed),
@@ -769,6 +798,7 @@ async fn run_process(
             size,
             undone,
             landed,
+            over_cap,
         })) => {
             tasks.forget(&id);
             // Read a line at a time, never whole: the file holds up to ten megabytes.
@@ -788,6 +818,7 @@ async fn run_process(
                 _ => None,
             };
             let limit = match (&config.sandbox, confinement.is_sandboxed()) {
+                _ if over_cap.is_some() => over_cap.map(|bytes| LimitHit::Layer { bytes }),
                 (Some(setup), true) if exit_code != Some(0) || timed_out => {
                     limit_hit(&output, &setup.limits)
                 }
@@ -856,6 +887,19 @@ struct Ended {
     size: OutputSize,
     undone: Vec<String>,
     landed: Option<crate::layer::Landed>,
+    /// The layer's cap, when the command wrote past it.
+    over_cap: Option<u64>,
+}
+
+/// How often a layered command's disk use is looked at.
+const LAYER_LOOK: Duration = Duration::from_millis(250);
+
+/// Said when a command wrote past its layer's cap.
+fn layer_full_note(cap: u64) -> String {
+    format!(
+        "\n[The command wrote more than {} into its copy of the project, the most a command may write here (less when the disk has less room), so it was stopped and none of its changes landed. Write less at once (clean old build output first), or ask the user to run it themselves.]\n",
+        size_words(cap)
+    )
 }
 
 /// Lines of a still-running command's output shown when it goes to the background.
@@ -958,6 +1002,10 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
                         "[The command reached the sandbox's limit of {:.1} GB of memory per process. Work on less at once, or find what grows without end.]\n",
                         *bytes as f64 / 1e9
                     ),
+                    LimitHit::Layer { bytes } => format!(
+                        "[The command reached the limit of {} it may write, so it was stopped and none of its changes landed.]\n",
+                        size_words(*bytes)
+                    ),
                 });
             }
             if let Some(d) = sandbox_denial {
@@ -999,6 +1047,7 @@ mod tests {
         let limits = sandbox::Limits {
             processes: 400,
             memory_bytes: 1 << 30,
+            layer_bytes: 1 << 30,
         };
         for (output, hit) in [
             (

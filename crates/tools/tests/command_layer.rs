@@ -776,3 +776,54 @@ async fn a_commit_by_a_command_is_reviewed_with_its_files_and_lands_whole_or_not
     );
     assert_eq!(git(&f.project, &["status", "--porcelain"]), "");
 }
+
+#[tokio::test]
+async fn a_command_that_writes_past_its_layers_cap_is_stopped_and_nothing_of_it_lands() {
+    let mut f = fixture();
+    if let Some(s) = f.config.sandbox.as_mut() {
+        s.limits.layer_bytes = 1 << 20;
+    }
+    let args = RunCommandArgs {
+        command: "echo small > small.txt && head -c 8388608 /dev/zero > big.bin && sleep 60 && echo late > late.txt".into(),
+        description: None,
+        timeout: Some(120),
+        background: false,
+    };
+    let mut ctx = RunContext::new(SANDBOXED);
+    ctx.landing = LAND;
+    let out = run_command(&f.ws, &f.tasks, &f.config, &args, &ctx)
+        .await
+        .expect("the command ran");
+    let text = tools::render_outcome(&out);
+    let CommandOutcome::Finished {
+        exit_code,
+        limit_hit,
+        changes,
+        ..
+    } = out
+    else {
+        panic!("still running: {text}");
+    };
+    assert_ne!(exit_code, Some(0), "{text}");
+    assert_eq!(limit_hit, Some(tools::LimitHit::Layer { bytes: 1 << 20 }));
+    assert!(text.contains("none of its changes landed"), "{text}");
+    assert!(changes.is_none(), "{changes:?}");
+    for name in ["small.txt", "big.bin", "late.txt"] {
+        assert!(!f.project.join(name).exists(), "{name} landed");
+    }
+    let layers = f
+        .config
+        .sandbox
+        .as_ref()
+        .expect("sandbox")
+        .state_dir
+        .join("layers");
+    let left: Vec<_> = std::fs::read_dir(&layers)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        left.iter()
+            .all(|n| n.to_string_lossy().starts_with("attribute-probe")),
+        "the layer is gone: {left:?}"
+    );
+}

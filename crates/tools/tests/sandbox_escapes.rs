@@ -886,6 +886,7 @@ async fn a_fork_bomb_and_a_memory_hog_end_with_the_limits() {
         s.limits = sandbox::Limits {
             processes: 400,
             memory_bytes: 256 << 20,
+            ..s.limits
         };
         config.sandbox = Some(s);
     }
