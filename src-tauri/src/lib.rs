@@ -10,6 +10,7 @@
 
 mod builtin_host;
 mod cli_args;
+mod command_prefs;
 mod commands;
 mod event_pump;
 mod extensions_host;
@@ -203,6 +204,8 @@ pub fn run() {
             session_host::search_sessions,
             notify_host::get_notifications,
             notify_host::save_notifications,
+            command_prefs::get_command_prefs,
+            command_prefs::save_command_prefs,
             spend_host::get_limits,
             spend_host::save_limits,
             spend_host::spend_status,

@@ -565,6 +565,18 @@ questions: boolean,
  */
 turns: boolean, };
 
+export type CommandPrefs = { 
+/**
+ * Ask before every command runs, rather than run it in the sandbox over a copy of the
+ * project and ask about what it changed.
+ */
+ask_first: boolean, 
+/**
+ * Whether this computer can run commands over a copy of the project at all (when it
+ * cannot, every command in Ask mode is asked about before it runs). Read only.
+ */
+copies: boolean, };
+
 export type RaiseLimitsArgs = { session: string, limits: SpendLimits, };
 
 export type ExportKind = "markdown" | "jsonl";
@@ -1142,5 +1154,7 @@ export interface Commands {
   export_session: { args: ExportSessionArgs; result: string };
   search_sessions: { args: SearchSessionsArgs; result: Array<SearchHit> };
   get_notifications: { args: null; result: NotificationPrefs };
+  get_command_prefs: { args: null; result: CommandPrefs };
+  save_command_prefs: { args: CommandPrefs; result: CommandPrefs };
   save_notifications: { args: NotificationPrefs; result: NotificationPrefs };
 }

@@ -167,6 +167,13 @@ pub fn home_for_toolchains(home: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Whether commands can run over a copy-on-write layer of the project with their layers kept
+/// under `state_dir`: the machine mounts unprivileged overlays, and the folder keeps the
+/// overlay's marks.
+pub fn layers_in(state_dir: &Path) -> bool {
+    capabilities().layers.project_layer && tools::CommandLayer::can_live_in(state_dir)
+}
+
 /// The sandbox for a session's (or a tool server's) processes, with its helper's files in
 /// `state_dir`; `None` on a machine without one.
 pub fn sandbox_setup(state_dir: PathBuf) -> Option<SandboxSetup> {
@@ -177,7 +184,7 @@ pub fn sandbox_setup(state_dir: PathBuf) -> Option<SandboxSetup> {
                 .map(PathBuf::from)
                 .filter(|h| h.is_absolute())
                 .and_then(|h| h.canonicalize().ok());
-            let layers = caps.layers.project_layer && tools::CommandLayer::can_live_in(&state_dir);
+            let layers = layers_in(&state_dir);
             let setup = SandboxSetup::new(helper.clone(), state_dir, policy::is_secret)
                 .hiding(hidden_locations(home.as_deref()))
                 .with_layers(layers);

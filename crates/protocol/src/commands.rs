@@ -257,6 +257,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("export_session", "ExportSessionArgs", "string"),
     ("search_sessions", "SearchSessionsArgs", "Array<SearchHit>"),
     ("get_notifications", "null", "NotificationPrefs"),
+    ("get_command_prefs", "null", "CommandPrefs"),
+    ("save_command_prefs", "CommandPrefs", "CommandPrefs"),
     (
         "save_notifications",
         "NotificationPrefs",

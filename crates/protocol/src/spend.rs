@@ -74,3 +74,14 @@ pub struct NotificationPrefs {
     /// A turn that took over a minute ended.
     pub turns: bool,
 }
+
+/// How Ask mode asks about commands (Settings → Rules).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CommandPrefs {
+    /// Ask before every command runs, rather than run it in the sandbox over a copy of the
+    /// project and ask about what it changed.
+    pub ask_first: bool,
+    /// Whether this computer can run commands over a copy of the project at all (when it
+    /// cannot, every command in Ask mode is asked about before it runs). Read only.
+    pub copies: bool,
+}

@@ -84,6 +84,7 @@ pub fn typescript() -> String {
         LimitReached::decl(&cfg),
         SpendStatus::decl(&cfg),
         NotificationPrefs::decl(&cfg),
+        CommandPrefs::decl(&cfg),
         RaiseLimitsArgs::decl(&cfg),
         ExportKind::decl(&cfg),
         ExportSessionArgs::decl(&cfg),

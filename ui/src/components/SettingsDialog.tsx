@@ -18,6 +18,7 @@ import { McpTab } from "./McpTab";
 import { LimitsTab } from "./LimitsTab";
 import { NotificationsTab } from "./NotificationsTab";
 import { BuiltinCard } from "./BuiltinCard";
+import { CommandsSetting } from "./CommandsSetting";
 import { settingsCards } from "../modelChoice";
 import { LOCAL_SERVER_KIND, hostedKinds, isBuiltin, kindInfo, needsKey, serviceWords, takesAddress } from "../providerKinds";
 
@@ -569,7 +570,12 @@ export function SettingsDialog() {
               </details>
             </section>
           )}
-          {tab === "rules" && <RulesTab root={root} />}
+          {tab === "rules" && (
+            <>
+              <CommandsSetting />
+              <RulesTab root={root} />
+            </>
+          )}
           {tab === "web" && settings && <WebSearchTab settings={settings} allowFile={allowFile} />}
           {tab === "skills" && <SkillsTab root={root} />}
           {tab === "mcp" && <McpTab root={root} />}

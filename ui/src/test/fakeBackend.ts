@@ -4,6 +4,7 @@ import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type {
   RaiseLimitsArgs,
   NotificationPrefs,
+  CommandPrefs,
   SearchHit,
   SpendLimits,
   SpendStatus,
@@ -90,6 +91,8 @@ export type FakeAgent = {
   savedFile?: string;
   /** The spending limits in Settings (default: none). */
   limits?: SpendLimits;
+  /** How commands are asked about in Ask mode (Settings → Rules); copies on by default. */
+  commandPrefs?: CommandPrefs;
   /** Called when a turn starts; the test drives it. */
   onTurn?: (turn: FakeTurn) => void;
   /** What list_sessions answers, from the sessions the fake holds (default: them as they are). */
@@ -285,6 +288,7 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
   let created = 0;
   let limits: SpendLimits = agent.limits ?? {};
   let notifications: NotificationPrefs = { questions: true, turns: true };
+  let commandPrefs: CommandPrefs = agent.commandPrefs ?? { ask_first: false, copies: true };
   const spendStatus = (l: SpendLimits): SpendStatus => ({
     limits: l,
     session_usd: 0.6,
@@ -558,6 +562,11 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
       }
       case "get_notifications":
         return notifications;
+      case "get_command_prefs":
+        return commandPrefs;
+      case "save_command_prefs":
+        commandPrefs = { ...(args as unknown as CommandPrefs), copies: commandPrefs.copies };
+        return commandPrefs;
       case "save_notifications":
         notifications = args as unknown as NotificationPrefs;
         return notifications;

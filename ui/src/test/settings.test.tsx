@@ -841,3 +841,26 @@ describe("settings: notifications", () => {
     expect(args(calls, "save_notifications")).toEqual({ questions: true, turns: false });
   });
 });
+
+// Issue 44: in Ask mode a command runs on a copy and what it changed is asked about; a setting
+// keeps the old way (ask before every command), and says when this computer has no copies.
+describe("settings: commands in Ask mode", () => {
+  it("chooses to be asked before every command, saved at once", async () => {
+    const { calls, user } = await openSettings();
+    await user.click(screen.getByTestId("settings-tab-rules"));
+    const review = await screen.findByTestId("commands-review");
+    expect(review).toBeChecked();
+    expect(screen.queryByTestId("commands-no-copies")).toBeNull();
+    await user.click(screen.getByTestId("commands-ask-first"));
+    await waitFor(() => expect(screen.getByTestId("commands-ask-first")).toBeChecked());
+    expect(args(calls, "save_command_prefs")).toEqual({ ask_first: true, copies: true });
+  });
+
+  it("says so where this computer cannot run commands on a copy, and every command is asked first", async () => {
+    const { user } = await openSettings({ commandPrefs: { ask_first: false, copies: false } });
+    await user.click(screen.getByTestId("settings-tab-rules"));
+    expect(await screen.findByTestId("commands-no-copies")).toHaveTextContent("cannot run commands on a copy");
+    expect(screen.getByTestId("commands-ask-first")).toBeChecked();
+    expect(screen.getByTestId("commands-review")).toBeDisabled();
+  });
+});

@@ -1,0 +1,80 @@
+// Settings → Rules, "Commands in Ask mode": run a command in the sandbox on a copy of the
+// project and ask about what it changed (each file as a diff), or ask before every command
+// runs. Saved at once; sessions started afterwards follow it. Where this computer cannot run
+// commands on a copy, it says so and every command is asked about first.
+import { useEffect, useState } from "react";
+import type { CommandPrefs } from "../bindings";
+import { call, toAppError } from "../api";
+
+export function CommandsSetting() {
+  const [prefs, setPrefs] = useState<CommandPrefs | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    call("get_command_prefs")
+      .then(setPrefs)
+      .catch((err) => setError(toAppError(err).message));
+  }, []);
+
+  const choose = async (askFirst: boolean) => {
+    if (!prefs) return;
+    setError(null);
+    try {
+      setPrefs(await call("save_command_prefs", { ...prefs, ask_first: askFirst }));
+    } catch (err) {
+      setError(`Not saved: ${toAppError(err).message}`);
+    }
+  };
+
+  return (
+    <fieldset className="settings-section commands-setting" data-testid="commands-setting">
+      <legend>Commands in Ask mode</legend>
+      {prefs && !prefs.copies && (
+        <p className="banner warn" data-testid="commands-no-copies">
+          This computer cannot run commands on a copy of the project, so in Ask mode every command is asked about before
+          it runs, and what it changes lands at once.
+        </p>
+      )}
+      {prefs && (
+        <>
+          <label className="toggle">
+            <input
+              type="radio"
+              name="commands-ask"
+              data-testid="commands-review"
+              checked={!prefs.ask_first && prefs.copies}
+              disabled={!prefs.copies}
+              onChange={() => void choose(false)}
+            />
+            <span>
+              Run them in the sandbox on a copy of the project, then ask about what they changed
+              <span className="muted small"> — recommended: you see each file's diff and keep what you want</span>
+            </span>
+          </label>
+          <label className="toggle">
+            <input
+              type="radio"
+              name="commands-ask"
+              data-testid="commands-ask-first"
+              checked={prefs.ask_first || !prefs.copies}
+              disabled={!prefs.copies}
+              onChange={() => void choose(true)}
+            />
+            <span>
+              Ask before every command runs
+              <span className="muted small"> — what it changes is still shown for your yes</span>
+            </span>
+          </label>
+          <p className="muted small">
+            Network access, recursive deletes and your own rules are asked about first either way. Sessions started from
+            now on follow this choice.
+          </p>
+        </>
+      )}
+      {error && (
+        <p className="error small" role="alert">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
