@@ -763,7 +763,8 @@ async fn a_commands_changes_are_reviewed_with_one_hunk_rejected_and_undone() -> 
     // Settings keep the old way for who wants it: asked before every command.
     app.click("[data-testid=settings-button]").await?;
     app.click("[data-testid=settings-tab-rules]").await?;
-    app.wait_for("[data-testid=commands-review]:checked").await?;
+    app.wait_for("[data-testid=commands-review]:checked")
+        .await?;
     app.screenshot("agent-33-commands-setting").await?;
     app.quit().await?;
     Ok(())

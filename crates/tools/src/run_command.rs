@@ -662,7 +662,9 @@ async fn run_process(
             .unwrap_or_default();
         let setup_error = report.setup_error;
         let mut undone = report.undone;
-        if let (Some(setup), Some(before)) = (&sandbox_setup, &known) {
+        // Over a layer a command's repositories are in its layer (and land only with a yes);
+        // one that appeared in the project meanwhile is the person's, never touched.
+        if let (Some(setup), Some(before), None) = (&sandbox_setup, &known, &layer) {
             let project = project.clone();
             let setup = setup.clone();
             let before = before.clone();

@@ -827,3 +827,30 @@ async fn a_command_that_writes_past_its_layers_cap_is_stopped_and_nothing_of_it_
         "the layer is gone: {left:?}"
     );
 }
+
+#[tokio::test]
+async fn a_repository_the_person_makes_while_a_command_runs_is_never_touched() {
+    let f = fixture();
+    let args = RunCommandArgs {
+        command: "sleep 2 && echo done > done.txt".into(),
+        description: None,
+        timeout: Some(120),
+        background: false,
+    };
+    let mut ctx = RunContext::new(SANDBOXED);
+    ctx.landing = LAND;
+    let person = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        std::fs::create_dir_all(f.project.join("mine")).expect("mkdir");
+        git(&f.project.join("mine"), &["init", "-q"]);
+    };
+    let (out, ()) = tokio::join!(run_command(&f.ws, &f.tasks, &f.config, &args, &ctx), person);
+    let out = out.expect("the command ran");
+    let text = tools::render_outcome(&out);
+    assert!(
+        f.project.join("mine/.git/HEAD").is_file(),
+        "the person's repository was renamed: {text}"
+    );
+    assert!(!text.contains("renamed"), "{text}");
+    assert_eq!(read(&f, "done.txt").as_deref(), Some("done\n"));
+}
