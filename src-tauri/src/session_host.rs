@@ -571,6 +571,7 @@ fn task_list(tasks: Vec<TaskInfo>) -> Vec<BackgroundTask> {
             title: t.title,
             runtime_ms: t.runtime_ms,
             output_tail: output_tail(&t.output_path),
+            changes_waiting: t.changes_waiting,
         })
         .collect()
 }

@@ -643,7 +643,12 @@ state: string, runtime_ms: number,
 /**
  * The end of its output so far.
  */
-output_tail: string, };
+output_tail: string, 
+/**
+ * It ended and some of its changes wait for the person's review (asked when the agent
+ * hears it ended).
+ */
+changes_waiting: boolean, };
 
 export type ProviderKind = string;
 

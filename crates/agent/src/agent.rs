@@ -232,7 +232,12 @@ impl Agent {
     /// Runs one turn started by the user and says how it ended, in the event stream and the
     /// log. A model failure is an outcome here, not an error: the session stays usable.
     pub async fn run_turn(&mut self, task: &str, cancel: &CancellationToken) -> TurnOutcome {
-        let result = self.run_task(task, cancel).await;
+        let mut result = self.run_task(task, cancel).await;
+        if result.is_ok()
+            && let Err(e) = self.review_left_waiting(cancel).await
+        {
+            result = Err(e);
+        }
         self.end_turn(result)
     }
 
@@ -246,9 +251,30 @@ impl Agent {
     ) -> TurnOutcome {
         let result = async {
             let checkpoint = self.conversation.turn_checkpoint.take();
+            let task = match &reason {
+                WakeReason::TaskFinished { task, title, .. } => Some((task.clone(), title.clone())),
+                _ => None,
+            };
             self.journal.emit(AgentEvent::Wake { reason, checkpoint })?;
-            self.conversation.say(message);
-            self.run_loop(cancel).await
+            let mut message = message.to_string();
+            // A command that ended in the background left its changes waiting: the person
+            // says what lands before the model hears it ended.
+            if let Some((task, title)) = task {
+                match self
+                    .calls
+                    .review_waiting(&mut self.journal, &task, &title, cancel)
+                    .await
+                {
+                    Ok(Some(words)) => message.push_str(&words),
+                    Ok(None) => {}
+                    Err(Halt::Stop) => return Ok(Outcome::Cancelled),
+                    Err(Halt::Fatal(e)) => return Err(e),
+                }
+            }
+            self.conversation.say(&message);
+            let outcome = self.run_loop(cancel).await?;
+            self.review_left_waiting(cancel).await?;
+            Ok(outcome)
         }
         .await;
         self.end_turn(result)
@@ -270,6 +296,40 @@ impl Agent {
         }
         .await;
         self.end_turn(result)
+    }
+
+    /// Changes background commands left waiting that no wake-up reviewed (the model read
+    /// their end with task_poll, or they ended during the turn): put to the person before the
+    /// turn ends, and what became of them kept for the model's next request.
+    async fn review_left_waiting(&mut self, cancel: &CancellationToken) -> Result<(), AgentError> {
+        for task in self.calls.toolbox.tasks.held_ids() {
+            let title = self
+                .calls
+                .toolbox
+                .tasks
+                .list(true)
+                .into_iter()
+                .find(|t| t.id == task)
+                .map(|t| t.title)
+                .unwrap_or_default();
+            match self
+                .calls
+                .review_waiting(&mut self.journal, &task, &title, cancel)
+                .await
+            {
+                Ok(Some(words)) => {
+                    let note =
+                        format!("[Tandem] Background task {task} ({title}) ended earlier.{words}");
+                    self.journal
+                        .append(&crate::log_entry::EngineEntry::ModelNote { text: note.clone() })?;
+                    self.conversation.notes.push(note);
+                }
+                Ok(None) => {}
+                Err(Halt::Stop) => return Ok(()),
+                Err(Halt::Fatal(e)) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     fn end_turn(&mut self, result: Result<Outcome, AgentError>) -> TurnOutcome {

@@ -445,3 +445,47 @@ async fn asked_before_every_command_the_question_comes_first_and_the_changes_are
     assert!(questions[1].review.is_some(), "{:#?}", questions[1]);
     assert!(!f.project.join("report.txt").exists(), "rejected");
 }
+
+#[tokio::test]
+async fn a_background_commands_changes_wait_for_review_when_it_ends() {
+    let f = with_docs();
+    let (h, outcome) = run_in(
+        &f,
+        "agent_background_changes_reviewed.json",
+        &[],
+        (true, true),
+        (Mode::Ask, false),
+        keep_notes_only,
+    )
+    .await;
+    assert_eq!(outcome, TurnOutcome::Ended);
+    h.until("the woken agent finishes", |events| {
+        events.iter().any(|e| matches!(e, AgentEvent::Done { .. }))
+    })
+    .await;
+    let questions = h.questions();
+    // Asked before it ran (a background command has nobody waiting on its end), then its
+    // changes when it ended.
+    assert_eq!(questions.len(), 2, "{questions:#?}");
+    assert!(questions[0].review.is_none());
+    let review = questions[1].review.as_deref().expect("its changes");
+    assert_eq!(
+        review
+            .files
+            .iter()
+            .map(|x| x.path.as_str())
+            .collect::<Vec<_>>(),
+        ["report.txt", "notes.txt"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.project.join("notes.txt")).expect("notes"),
+        "gamma\nbeta\n"
+    );
+    assert!(!f.project.join("report.txt").exists());
+    let dir = h.sessions_dir.join(h.session.id());
+    let changes = agent::session_changes(&dir, &f.project).expect("changes");
+    assert_eq!(
+        changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>(),
+        ["notes.txt"]
+    );
+}

@@ -358,6 +358,10 @@ pub struct BackgroundTask {
     pub runtime_ms: u64,
     /// The end of its output so far.
     pub output_tail: String,
+    /// It ended and some of its changes wait for the person's review (asked when the agent
+    /// hears it ended).
+    #[serde(default)]
+    pub changes_waiting: bool,
 }
 
 /// The address a model server on this computer is offered at when none is typed yet (the

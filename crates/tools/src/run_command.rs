@@ -695,10 +695,12 @@ async fn run_process(
                     tokio::task::spawn_blocking(move || layer.land(&landing, hook.as_deref()))
                         .await;
                 match landing {
-                    Ok(Ok(mut landed)) => {
-                        if background || done_tx.is_closed() {
-                            // Nobody waits to review: it lands as it would unasked.
-                            land_unreviewed(&mut landed, before_write.clone()).await;
+                    Ok(Ok(landed)) => {
+                        if (background || done_tx.is_closed()) && landed.held.waiting() {
+                            // Nobody waits on it now: what needs a yes waits in its layer
+                            // until the person reviews it (when the agent hears it ended).
+                            registry.hold_changes(&task_id, landed.held.clone());
+                            sink.write(HELD_NOTE.as_bytes()).await;
                         }
                         if let Some(told) = &on_landed
                             && !landed.before.is_empty()
@@ -752,18 +754,13 @@ async fn run_process(
             over_cap,
         });
         if let Err(Ended {
-            landed: Some(mut landed),
+            landed: Some(landed),
             ..
         }) = sent
             && landed.held.waiting()
         {
-            // The wait ended just as the command did: nobody will review what it holds.
-            land_unreviewed(&mut landed, before_write).await;
-            if let Some(told) = &on_landed
-                && !landed.before.is_empty()
-            {
-                (told.0)(&landed.before);
-            }
+            // The wait ended just as the command did: its changes wait for a review.
+            registry.hold_changes(&task_id, landed.held);
         }
         registry.finish(&task_id, state);
     });
@@ -864,23 +861,9 @@ async fn run_process(
     }
 }
 
-/// Lands what `landed` holds for a review as it would land unasked (see
-/// [`crate::Held::land_unreviewed`]), and adds what became of it.
-async fn land_unreviewed(
-    landed: &mut crate::layer::Landed,
-    before_write: Option<crate::workspace::BeforeWrite>,
-) {
-    let Some(held) = landed.held.take() else {
-        return;
-    };
-    let done =
-        tokio::task::spawn_blocking(move || held.land_unreviewed(before_write.as_deref())).await;
-    match done {
-        Ok(Ok(more)) => landed.add(more),
-        Ok(Err(e)) => tracing::warn!(%e, "a command's held changes could not land"),
-        Err(e) => tracing::warn!(%e, "a command's held changes could not land"),
-    }
-}
+/// Said in a command's output when its changes wait for a review after it ended in the
+/// background.
+const HELD_NOTE: &str = "\n[Some of its changes wait for the user's review; they land only once the user has answered.]\n";
 
 /// How a command ended, as its supervisor tells the caller waiting in the foreground.
 struct Ended {

@@ -58,6 +58,9 @@ pub struct TaskInfo {
     pub state: TaskState,
     pub runtime_ms: u64,
     pub output_path: PathBuf,
+    /// It ended in the background and some of its changes wait for the person's review.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub changes_waiting: bool,
 }
 
 struct Entry {
@@ -107,6 +110,9 @@ struct Inner {
     /// What wakes the agent, in order: finished tasks and agents' reports.
     finished: Vec<Event>,
     wake_at: Option<(Instant, Option<String>)>,
+    /// Changes of commands that ended with nobody waiting on them (in the background), held
+    /// in their layers until the person reviews them.
+    held: HashMap<String, crate::HeldChanges>,
 }
 
 /// The session's tasks. Cheap to clone (shared).
@@ -160,6 +166,30 @@ impl TaskRegistry {
     }
 
     /// A task ended (a command exited, an agent was stopped).
+    /// Keeps the changes of task `id` waiting for a review (see [`Self::take_held`]).
+    pub fn hold_changes(&self, id: &str, held: crate::HeldChanges) {
+        self.lock().held.insert(id.to_string(), held);
+    }
+
+    /// The changes task `id` left waiting for a review, once.
+    pub fn take_held(&self, id: &str) -> Option<crate::Held> {
+        let held = self.lock().held.remove(id)?;
+        held.take()
+    }
+
+    /// The tasks with changes waiting for a review.
+    pub fn held_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .lock()
+            .held
+            .iter()
+            .filter(|(_, h)| h.waiting())
+            .map(|(id, _)| id.clone())
+            .collect();
+        ids.sort();
+        ids
+    }
+
     pub fn finish(&self, id: &str, state: TaskState) {
         let mut inner = self.lock();
         let mut announce = false;
@@ -261,6 +291,7 @@ impl TaskRegistry {
             state: e.state.clone(),
             runtime_ms: end.duration_since(e.started).as_millis() as u64,
             output_path: e.output_path.clone(),
+            changes_waiting: false,
         }
     }
 
@@ -270,7 +301,10 @@ impl TaskRegistry {
             .tasks
             .iter()
             .filter(|(_, e)| include_finished || e.state.is_running() || e.state == TaskState::Idle)
-            .map(|(id, e)| Self::info(id, e))
+            .map(|(id, e)| TaskInfo {
+                changes_waiting: inner.held.get(id).is_some_and(crate::HeldChanges::waiting),
+                ..Self::info(id, e)
+            })
             .collect();
         v.sort_by_key(|t| t.id.trim_start_matches("task-").parse::<u64>().unwrap_or(0));
         v

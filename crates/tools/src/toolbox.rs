@@ -289,16 +289,7 @@ impl Toolbox {
         held: crate::Held,
         accepted: std::collections::BTreeSet<u32>,
     ) -> ToolResult<(ToolOutput, Vec<crate::LandedFile>)> {
-        let hook = self.ws.before_write_hook();
-        let landed = tokio::task::spawn_blocking(move || held.land(&accepted, hook.as_deref()))
-            .await
-            .map_err(|e| ToolError::InvalidArgument(format!("landing stopped: {e}")))?
-            .map_err(|e| {
-                ToolError::InvalidArgument(format!(
-                    "the command's changes could not land, and the project keeps what it had: {e}"
-                ))
-            })?;
-        self.cache.clear();
+        let landed = self.land_held(held, accepted).await?;
         let mut outcome = outcome;
         if let crate::CommandOutcome::Finished {
             changes, before, ..
@@ -317,5 +308,25 @@ impl Toolbox {
             before.extend(landed.before.iter().cloned());
         }
         Ok((crate::registry::command_output(outcome), landed.before))
+    }
+
+    /// Lands a command's held changes as the person answered (the pieces of its review they
+    /// accepted), each project file kept by the checkpoint before it changes.
+    pub async fn land_held(
+        &self,
+        held: crate::Held,
+        accepted: std::collections::BTreeSet<u32>,
+    ) -> ToolResult<crate::Landed> {
+        let hook = self.ws.before_write_hook();
+        let landed = tokio::task::spawn_blocking(move || held.land(&accepted, hook.as_deref()))
+            .await
+            .map_err(|e| ToolError::InvalidArgument(format!("landing stopped: {e}")))?
+            .map_err(|e| {
+                ToolError::InvalidArgument(format!(
+                    "the command's changes could not land, and the project keeps what it had: {e}"
+                ))
+            })?;
+        self.cache.clear();
+        Ok(landed)
     }
 }

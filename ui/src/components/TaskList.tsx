@@ -69,6 +69,11 @@ export function TaskList() {
                 <div className="bg-task-meta muted">
                   <span data-testid="task-state">{t.state}</span> · {formatDuration(t.runtime_ms)} · {t.kind}
                 </div>
+                {t.changes_waiting && (
+                  <p className="bg-task-waiting" data-testid="task-changes-waiting">
+                    Its changes wait for your review: nothing of them is in the project yet.
+                  </p>
+                )}
                 {t.output_tail && (
                   <details className="bg-task-output" open={t.running}>
                     <summary>Output</summary>

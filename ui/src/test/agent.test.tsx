@@ -210,7 +210,7 @@ describe("a turn", () => {
 
   it("shows a failed command in red with its exit code, and a background one as still running until it ends", async () => {
     const bg: BackgroundTask[] = [
-      { id: "task-2", kind: "command", title: "npm run dev", running: true, state: "running", runtime_ms: 0, output_tail: "" },
+      { id: "task-2", kind: "command", title: "npm run dev", running: true, state: "running", runtime_ms: 0, output_tail: "", changes_waiting: false },
     ];
     const { push } = await startTurn({ tasks: bg });
     push([
@@ -251,7 +251,7 @@ describe("a turn", () => {
 
   it("shows a running command's output live on its card, until it ends", async () => {
     const bg: BackgroundTask[] = [
-      { id: "task-5", kind: "command", title: "cargo build", running: true, state: "running", runtime_ms: 0, output_tail: "compiling 1\n" },
+      { id: "task-5", kind: "command", title: "cargo build", running: true, state: "running", runtime_ms: 0, output_tail: "compiling 1\n", changes_waiting: false },
     ];
     const { push } = await startTurn({ tasks: bg });
     push([
@@ -973,10 +973,21 @@ describe("room for a question (issue 22, item 3)", () => {
 });
 
 describe("task list", () => {
+  it("says when a background command's changes wait for review", async () => {
+    const { push } = await startTurn({
+      tasks: [
+        { id: "bg2", kind: "command", title: "make gen", running: false, state: "exited with code 0", runtime_ms: 3_000, output_tail: "", changes_waiting: true },
+      ],
+    });
+    push([{ type: "plan_updated", items: [{ text: "Generate", status: "in_progress" }] }]);
+    const list = screen.getByTestId("task-list");
+    await waitFor(() => expect(within(list).getByTestId("task-changes-waiting")).toHaveTextContent("Its changes wait for your review"));
+  });
+
   it("shows the plan and background tasks, and stops a task", async () => {
     const { calls, user, push } = await startTurn({
       tasks: [
-        { id: "bg1", kind: "command", title: "npm run dev", running: true, state: "running", runtime_ms: 65_000, output_tail: "\x1b[36mready\x1b[0m on :5173" },
+        { id: "bg1", kind: "command", title: "npm run dev", running: true, state: "running", runtime_ms: 65_000, output_tail: "\x1b[36mready\x1b[0m on :5173", changes_waiting: false },
       ],
     });
     push([

@@ -390,7 +390,7 @@ impl Calls {
                 confinement,
                 mode,
                 on_landed: self.session.dir.clone().map(keep_baselines),
-                landing: super::command::landing_for(mode, background),
+                landing: super::command::landing_for(mode),
             };
             let mut landed = Vec::new();
             let reply = super::command::run(
@@ -420,6 +420,47 @@ impl Calls {
             rules: &self.rules,
             root: self.toolbox.ws.root().path(),
         }
+    }
+
+    /// The changes a command left waiting in its layer when it ended in the background: put
+    /// to the person as any command's changes, and landed as answered. What became of them,
+    /// in words for the model; `None` when nothing waited.
+    pub(crate) async fn review_waiting(
+        &mut self,
+        journal: &mut Journal,
+        task: &str,
+        title: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Option<String>, Halt> {
+        let Some(held) = self.toolbox.tasks.take_held(task) else {
+            return Ok(None);
+        };
+        let input = serde_json::json!({ "command": title, "task": task });
+        let subject = Subject {
+            id: task,
+            name: "run_command",
+            input: &input,
+            title: vec![
+                protocol::TitlePart::words(format!("What background task {task} changed: ")),
+                protocol::TitlePart::code(title),
+            ],
+        };
+        let mut asker = self.asker(journal);
+        let (accepted, said) =
+            super::command::review(&mut asker, &subject, title, None, &held, cancel).await?;
+        let landed = match self.toolbox.land_held(held, accepted).await {
+            Ok(landed) => landed,
+            Err(e) => return Ok(Some(format!("\n[Its changes: {e}]"))),
+        };
+        if let Some(dir) = &self.session.dir {
+            (keep_baselines(dir.clone()).0)(&landed.before);
+        }
+        self.note_landed(&landed.before);
+        let mut words = format!("\n{}", tools::changes_words(&landed.changes));
+        if let Some(said) = said {
+            words.push_str(&format!("[{said}]\n"));
+        }
+        Ok(Some(words))
     }
 
     /// Project files a command's layer landed in the foreground: the files changed this turn

@@ -29,12 +29,9 @@ pub(crate) struct Command<'a> {
 
 /// Where a command's changes land without a question: in Ask mode, none of the project's
 /// (they are reviewed as an edit is); in every mode, never a file that makes another program
-/// run code. A command nobody waits on (started in the background) cannot be reviewed when it
-/// ends, so it lands what may land and refuses the rest.
-pub(crate) fn landing_for(mode: Mode, background: bool) -> tools::Landing {
-    if background {
-        return tools::Landing::UNREVIEWED;
-    }
+/// run code. What needs a yes is reviewed when the command ends — by the call waiting on it,
+/// or, for a command that went on in the background, when the agent hears it ended.
+pub(crate) fn landing_for(mode: Mode) -> tools::Landing {
     tools::Landing {
         project: !matches!(mode, Mode::Ask | Mode::ReadOnly),
         review: true,
@@ -129,8 +126,15 @@ pub(crate) async fn run(
         && let Some(held) = held.take()
     {
         let outcome = outcome.clone();
-        let (answer, message) =
-            review(asker, subject, command.text, confinement, &held, cancel).await?;
+        let (answer, message) = review(
+            asker,
+            subject,
+            command.text,
+            Some(confinement),
+            &held,
+            cancel,
+        )
+        .await?;
         match toolbox.land_reviewed(outcome, held, answer).await {
             Ok((reviewed, newly)) => {
                 if let Some(told) = &command.on_landed
@@ -223,11 +227,11 @@ pub(crate) async fn run(
 /// Puts a command's changes to the person: each file with its diff, the files that would make
 /// other programs run code named with why. Returns the pieces they accepted, and what they
 /// said when they turned the changes down.
-async fn review(
+pub(crate) async fn review(
     asker: &mut Asker<'_>,
     subject: &Subject<'_>,
     command: &str,
-    confinement: Confinement,
+    confinement: Option<Confinement>,
     held: &tools::Held,
     cancel: &CancellationToken,
 ) -> Result<(BTreeSet<u32>, Option<String>), Halt> {
@@ -261,7 +265,7 @@ async fn review(
         run: CommandPreview {
             commands: commands_in(command),
             command: Some(command.to_string()),
-            confinement: Some(confinement),
+            confinement,
             sandbox_denial: None,
         },
         review: Some(Box::new(review)),

@@ -262,17 +262,6 @@ impl Held {
         self.land_deciding(&decide, before_write)
     }
 
-    /// Lands what no review is needed for — the project's files and git's work — and
-    /// refuses the files that make programs run code: for a command nobody waits on (it went
-    /// on in the background).
-    pub fn land_unreviewed(
-        self,
-        before_write: Option<&(dyn Fn(&str) + Send + Sync)>,
-    ) -> std::io::Result<Landed> {
-        let decide = |s: &Step| matches!(s.kind, Kind::RunsCode(_)).then_some(Fate::Refused);
-        self.land_deciding(&decide, before_write)
-    }
-
     /// Lands nothing: every change is refused (nobody could answer), and the layer goes.
     pub fn refuse(self) -> std::io::Result<Landed> {
         let refuse = |_: &Step| Some(Fate::Refused);
