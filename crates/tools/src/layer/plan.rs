@@ -60,7 +60,7 @@ fn files_under(path: &Path) -> u32 {
 }
 
 pub(crate) fn plan(project: &Path, upper: &Path) -> std::io::Result<Vec<Step>> {
-    let entries = read::read(upper)?;
+    let entries = read::read(upper, project)?;
     let mut sorter = Sorter::new(project, upper);
     let mut steps = Vec::new();
     let mut i = 0;

@@ -38,14 +38,23 @@ pub(crate) struct Entry {
 /// looked at more closely — a layer of tens of thousands of files (a `node_modules`) costs its
 /// listings. A file's marks (where a copied-up file came from) are looked at when it is a
 /// change of its own (see `plan`); inside a new folder only a file moved there after copy-up
-/// has one, and nothing reads it in a project.
-pub(crate) fn read(upper: &Path) -> std::io::Result<Vec<Entry>> {
+/// has one, and nothing reads it in a project. Nor are the marks of folders inside a folder
+/// the project (`project`, below the layer) does not have: with nothing below, none is
+/// opaque, and the rest only the overlay reads — and reading them is most of the cost of a
+/// fresh `node_modules` (the file system reads each new folder's attributes from disk).
+pub(crate) fn read(upper: &Path, project: &Path) -> std::io::Result<Vec<Entry>> {
     let mut out = Vec::new();
-    walk(upper, Path::new(""), &mut out)?;
+    walk(upper, Some(project), Path::new(""), &mut out)?;
     Ok(out)
 }
 
-fn walk(upper: &Path, rel: &Path, out: &mut Vec<Entry>) -> std::io::Result<()> {
+/// `below` is the project while `rel` may be in it; `None` inside a folder it does not have.
+fn walk(
+    upper: &Path,
+    below: Option<&Path>,
+    rel: &Path,
+    out: &mut Vec<Entry>,
+) -> std::io::Result<()> {
     let mut listed: Vec<(std::ffi::OsString, std::fs::FileType)> =
         std::fs::read_dir(upper.join(rel))?
             .map(|e| e.and_then(|e| Ok((e.file_name(), e.file_type()?))))
@@ -53,7 +62,9 @@ fn walk(upper: &Path, rel: &Path, out: &mut Vec<Entry>) -> std::io::Result<()> {
     listed.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, ft) in listed {
         let rel = rel.join(&name);
-        let (kind, marked) = if ft.is_dir() {
+        let (kind, marked) = if ft.is_dir() && below.is_none() {
+            (Upper::Folder { opaque: false }, false)
+        } else if ft.is_dir() {
             let marks = overlay_marks(&upper.join(&rel));
             let opaque = marks.iter().any(|m| m == OPAQUE)
                 && xattr(&upper.join(&rel), OPAQUE).is_some_and(|v| v == b"y");
@@ -80,7 +91,8 @@ fn walk(upper: &Path, rel: &Path, out: &mut Vec<Entry>) -> std::io::Result<()> {
             marked,
         });
         if folder {
-            walk(upper, &rel, out)?;
+            let below = below.filter(|p| std::fs::symlink_metadata(p.join(&rel)).is_ok());
+            walk(upper, below, &rel, out)?;
         }
     }
     Ok(())
@@ -127,7 +139,7 @@ mod tests {
         std::fs::write(d.path().join("b/c/f"), "x").expect("write");
         std::fs::write(d.path().join("a"), "x").expect("write");
         std::os::unix::fs::symlink("a", d.path().join("l")).expect("link");
-        let found = read(d.path()).expect("read");
+        let found = read(d.path(), Path::new("/nonexistent-project")).expect("read");
         let names: Vec<_> = found
             .iter()
             .map(|e| (e.rel.to_string_lossy().into_owned(), e.kind.clone()))
