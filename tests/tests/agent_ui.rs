@@ -1056,6 +1056,13 @@ async fn always_allow_is_offered_only_where_it_holds_and_holds_after_a_restart()
         return Ok(());
     };
     write(s.project.path(), "gen.py", b"print('report ready')\n");
+    // "Always allow" answers the question asked before a command runs: the person here keeps
+    // that question for every command (Settings → Rules), as before commands ran on a copy.
+    write(
+        s.config.path(),
+        "settings.toml",
+        b"[commands]\nask_first = true\n",
+    );
     let app = s.launch(&[]).await?;
     send(&app, "Make the report").await?;
     // The redirect writes out.txt, which ask mode asks about whatever the command: "always
@@ -1064,6 +1071,10 @@ async fn always_allow_is_offered_only_where_it_holds_and_holds_after_a_restart()
     let command = text_content(&app, "[data-testid=approval-command]").await?;
     assert!(command.contains("> out.txt"), "{command:?}");
     assert!(app.all("[data-testid=approve-always]").await?.is_empty());
+    app.click("[data-testid=approve-button]").await?;
+    // What it wrote is shown before it lands, and kept.
+    app.wait_for("[data-testid=review-file][data-path='out.txt']")
+        .await?;
     app.click("[data-testid=approve-button]").await?;
     // The plain command offers it, and the user takes it.
     wait_content(&app, "[data-testid=transcript]", "Now printing it.").await?;

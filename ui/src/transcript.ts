@@ -424,13 +424,18 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
     }
     case "approval_answered":
       dropPending(s, e.id);
-      updateTool(s, e.id, (t) => ({
-        ...t,
-        answer: e.answer,
-        status: e.answer.answer === "deny" ? "denied" : "running",
-        startedMs: opts.live ? opts.now : t.startedMs,
-        endedMs: e.answer.answer === "deny" && opts.live ? opts.now : t.endedMs,
-      }));
+      updateTool(s, e.id, (t) => {
+        // Turning down a command's changes is no denial of the command: it has run, and
+        // its card says how it ended and what of it landed.
+        const denied = e.answer.answer === "deny" && !t.request?.review;
+        return {
+          ...t,
+          answer: e.answer,
+          status: denied ? "denied" : "running",
+          startedMs: opts.live && !t.request?.review ? opts.now : t.startedMs,
+          endedMs: denied && opts.live ? opts.now : t.endedMs,
+        };
+      });
       break;
     case "command_started":
       // Its output is this task's until it ends: the card shows it live.

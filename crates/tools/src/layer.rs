@@ -48,6 +48,21 @@ pub struct Landed {
 }
 
 impl Landed {
+    /// Lines added and removed in the project's text files that landed: what the policy's
+    /// limits on changed lines count.
+    pub fn lines(&self) -> (u32, u32) {
+        self.changes
+            .files
+            .iter()
+            .filter(|f| {
+                f.fate == protocol::Fate::Landed && f.class == protocol::ChangeClass::Project
+            })
+            .filter_map(|f| f.lines)
+            .fold((0u32, 0u32), |(a, r), l| {
+                (a.saturating_add(l.added), r.saturating_add(l.removed))
+            })
+    }
+
     /// Adds what a later landing of the same command did (its held changes, answered): one
     /// account of the command's changes.
     pub fn add(&mut self, more: Landed) {

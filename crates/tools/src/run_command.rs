@@ -726,6 +726,10 @@ async fn run_process(
             }
             None => None,
         };
+        if let Some(landed) = &landed {
+            let (added, removed) = landed.lines();
+            acting.count(added, removed);
+        }
         let size = sink.finish().await;
         drop(acting);
         let state = if let Some(why) = setup_error {

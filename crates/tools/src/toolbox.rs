@@ -327,6 +327,8 @@ impl Toolbox {
                 ))
             })?;
         self.cache.clear();
+        let (added, removed) = landed.lines();
+        self.ws.record_diff(added, removed);
         Ok(landed)
     }
 }

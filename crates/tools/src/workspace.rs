@@ -126,6 +126,16 @@ pub struct AgentAction {
     uncommitted: SharedCount,
 }
 
+impl AgentAction {
+    /// Lines the action changed in the project's files (a command's landed changes): they
+    /// count toward the policy's limits on uncommitted lines as an edit's do.
+    pub fn count(&self, added: u32, removed: u32) {
+        let mut u = lock(&self.uncommitted);
+        u.totals.added = u.totals.added.saturating_add(added);
+        u.totals.removed = u.totals.removed.saturating_add(removed);
+    }
+}
+
 impl Drop for AgentAction {
     fn drop(&mut self) {
         if let Some(head) = head_commit(&self.root) {

@@ -854,3 +854,21 @@ async fn a_repository_the_person_makes_while_a_command_runs_is_never_touched() {
     assert!(!text.contains("renamed"), "{text}");
     assert_eq!(read(&f, "done.txt").as_deref(), Some("done\n"));
 }
+
+#[tokio::test]
+async fn a_commands_landed_lines_count_toward_the_limits_on_changed_lines() {
+    let f = fixture();
+    assert_eq!(f.ws.uncommitted_totals().changed(), 0);
+    let (code, text, _) = run(
+        &f,
+        "sed -i 's/a - b/a + b/' calc.py && printf 'x\\ny\\n' > new.txt && mkdir -p build && seq 100 > build/out.txt",
+        LAND,
+    )
+    .await;
+    assert_eq!(code, Some(0), "{text}");
+    // calc.py +1 −1 and new.txt +2; ignored output is not the person's to review.
+    assert_eq!(f.ws.uncommitted_totals().changed(), 4, "{text}");
+    // Held and refused: nothing landed, nothing counted.
+    let (_, text, _) = run(&f, "echo more >> new.txt", HOLD).await;
+    assert_eq!(f.ws.uncommitted_totals().changed(), 4, "{text}");
+}

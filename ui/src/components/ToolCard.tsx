@@ -172,6 +172,13 @@ function Card({ item }: { item: ToolItem }) {
         )}
       </button>
       {summary?.kind === "command_ran" && summary.changes && <CommandChanges changes={summary.changes} />}
+      {/* The person turned down a command's changes, with words: said on its card as for a
+          denied call. */}
+      {summary?.kind === "command_ran" && item.answer?.answer === "deny" && item.answer.message && (
+        <p className="command-said muted" data-testid="command-said">
+          You said no: “{item.answer.message}”
+        </p>
+      )}
       {item.status === "running" && task?.output_tail ? (
         <div className="tool-result live" data-testid="tool-live-output" aria-live="off">
           <AnsiText text={task.output_tail} />

@@ -738,6 +738,40 @@ describe("approvals", () => {
     await waitFor(() => expect(answers(calls)).toEqual([{ answer: "approve_partial", accepted_hunks: [0, 1] }]));
   });
 
+  it("a command whose changes were turned down says what the person said, and that it ran", async () => {
+    const { push } = await startTurn();
+    push([
+      proposed("r", "run_command", { command: "make gen" }, title("Run ", { code: "make gen" })),
+      { type: "approval_needed", request: reviewRequest("r") },
+      { type: "approval_answered", id: "r", answer: { answer: "deny", message: "Not the logo" } },
+      {
+        type: "tool_finished",
+        id: "r",
+        name: "run_command",
+        output: "ok\n[exit code 0; 0.4 s]\n",
+        is_error: false,
+        outcome: "ok",
+        exit_code: 0,
+        summary: {
+          kind: "command_ran",
+          exit_code: 0,
+          timed_out: false,
+          duration_ms: 400,
+          output: "ok\n",
+          cut: false,
+          changes: {
+            files: [{ path: "logo.png", change: "created", item: "file", class: { kind: "project" }, fate: { kind: "rejected" } }],
+            ignored: [],
+          },
+        },
+      },
+    ]);
+    const card = await screen.findByTestId("tool-card");
+    await waitFor(() => expect(within(card).getByTestId("command-said")).toHaveTextContent("You said no: “Not the logo”"));
+    expect(card).not.toHaveTextContent("Denied");
+    expect(within(card).getByTestId("command-change")).toHaveTextContent("rejected");
+  });
+
   it("a command's changes all rejected: the answer is a denial and the button says so", async () => {
     const { calls, user, push } = await startTurn();
     push([{ type: "approval_needed", request: reviewRequest("r") }]);
