@@ -872,3 +872,56 @@ async fn a_commands_landed_lines_count_toward_the_limits_on_changed_lines() {
     let (_, text, _) = run(&f, "echo more >> new.txt", HOLD).await;
     assert_eq!(f.ws.uncommitted_totals().changed(), 4, "{text}");
 }
+
+#[tokio::test]
+async fn a_checkout_by_a_command_is_reviewed_and_lands_whole_or_not_at_all() {
+    let f = fixture();
+    // The person's repository has a branch with the fix.
+    let start = git(&f.project, &["rev-parse", "--abbrev-ref", "HEAD"]);
+    let start = start.trim();
+    git(&f.project, &["checkout", "-q", "-b", "fix"]);
+    std::fs::write(
+        f.project.join("calc.py"),
+        "def add(a, b):\n    return a + b\n",
+    )
+    .expect("write");
+    git(&f.project, &["commit", "-qam", "fix"]);
+    git(&f.project, &["checkout", "-q", start]);
+    std::thread::sleep(Duration::from_millis(100));
+    let branch = || {
+        git(&f.project, &["rev-parse", "--abbrev-ref", "HEAD"])
+            .trim()
+            .to_string()
+    };
+
+    // Rejected: the branch, the index and the working tree stay as they were.
+    let (_, held) = run_held(&f, "git checkout -q fix", REVIEW).await;
+    let review = held.review().clone();
+    assert!(
+        review.files.iter().any(|x| x.path == "calc.py")
+            && review.files.iter().any(|x| x.path == ".git"),
+        "{review:#?}"
+    );
+    let landed = held.land(&Default::default(), None).expect("landed");
+    assert_eq!(branch(), start, "{:#?}", landed.changes);
+    assert_eq!(
+        read(&f, "calc.py").as_deref(),
+        Some("def add(a, b):\n    return a - b\n")
+    );
+    assert_eq!(git(&f.project, &["status", "--porcelain"]), "");
+
+    // Accepted: on the branch, its files in the working tree, nothing half-changed. (The
+    // person's `git status` above refreshed the index: a change just before a command starts
+    // counts as made during it.)
+    std::thread::sleep(Duration::from_millis(100));
+    let (_, held) = run_held(&f, "git checkout -q fix", REVIEW).await;
+    let all = held.all();
+    let landed = held.land(&all, None).expect("landed");
+    assert_eq!(branch(), "fix", "{:#?}", landed.changes);
+    assert_eq!(
+        read(&f, "calc.py").as_deref(),
+        Some("def add(a, b):\n    return a + b\n")
+    );
+    assert_eq!(git(&f.project, &["status", "--porcelain"]), "");
+    git(&f.project, &["fsck", "--no-progress"]);
+}
