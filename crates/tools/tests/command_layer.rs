@@ -151,6 +151,25 @@ async fn run_held(f: &Fixture, command: &str, landing: Landing) -> (CommandChang
     }
 }
 
+/// No command's layer is left in the session's folder (the probe of its attributes aside).
+fn assert_no_layer_left(f: &Fixture) {
+    let layers = f
+        .config
+        .sandbox
+        .as_ref()
+        .expect("sandbox")
+        .state_dir
+        .join("layers");
+    let left: Vec<_> = std::fs::read_dir(&layers)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        left.iter()
+            .all(|n| n.to_string_lossy().starts_with("attribute-probe")),
+        "a layer is left: {left:?}"
+    );
+}
+
 /// The pieces of `path` in a review: its hunks' indices, or its whole piece.
 fn pieces(review: &protocol::ChangeReview, path: &str) -> Vec<u32> {
     let file = review
@@ -649,21 +668,7 @@ async fn a_commands_changes_wait_for_review_and_land_as_answered_hunk_by_hunk() 
         "{words}"
     );
     // The layer is gone once answered.
-    let layers = f
-        .config
-        .sandbox
-        .as_ref()
-        .expect("sandbox")
-        .state_dir
-        .join("layers");
-    let left: Vec<_> = std::fs::read_dir(&layers)
-        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
-        .unwrap_or_default();
-    assert!(
-        left.iter()
-            .all(|n| n.to_string_lossy().starts_with("attribute-probe")),
-        "{left:?}"
-    );
+    assert_no_layer_left(&f);
 }
 
 #[tokio::test]
@@ -811,21 +816,7 @@ async fn a_command_that_writes_past_its_layers_cap_is_stopped_and_nothing_of_it_
     for name in ["small.txt", "big.bin", "late.txt"] {
         assert!(!f.project.join(name).exists(), "{name} landed");
     }
-    let layers = f
-        .config
-        .sandbox
-        .as_ref()
-        .expect("sandbox")
-        .state_dir
-        .join("layers");
-    let left: Vec<_> = std::fs::read_dir(&layers)
-        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
-        .unwrap_or_default();
-    assert!(
-        left.iter()
-            .all(|n| n.to_string_lossy().starts_with("attribute-probe")),
-        "the layer is gone: {left:?}"
-    );
+    assert_no_layer_left(&f);
 }
 
 #[tokio::test]

@@ -344,12 +344,7 @@ impl Calls {
                 &decision,
                 confinement,
                 text,
-                self.toolbox
-                    .commands
-                    .sandbox
-                    .as_ref()
-                    .is_some_and(|s| s.layers),
-                self.rules.ask_before_commands,
+                (&self.toolbox, &self.rules),
                 background,
             )
         });

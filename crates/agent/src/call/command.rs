@@ -49,14 +49,13 @@ pub(crate) fn reviewed_instead(
     decision: &policy::Decision,
     confinement: Option<Confinement>,
     command: &str,
-    layered: bool,
-    ask_first: bool,
+    (toolbox, rules): (&Toolbox, &super::rules::Rules),
     background: bool,
 ) -> bool {
     decision.decision == policy::Verdict::Ask
         && decision.rule.name == ASK_MODE_RULE
-        && layered
-        && !ask_first
+        && toolbox.commands.sandbox.as_ref().is_some_and(|s| s.layers)
+        && !rules.ask_before_commands
         && !background
         && confinement
             == Some(Confinement::Sandboxed {

@@ -130,12 +130,7 @@ impl Desk {
                 &decision,
                 Some(confinement),
                 text,
-                self.toolbox
-                    .commands
-                    .sandbox
-                    .as_ref()
-                    .is_some_and(|s| s.layers),
-                self.rules.ask_before_commands,
+                (&self.toolbox, &self.rules),
                 false,
             )
         });
