@@ -1,8 +1,9 @@
 //! Settings → Rules, "Commands in Ask mode": whether a command is asked about before it runs,
 //! or runs in the sandbox over a copy of the project and what it changed is asked about.
-//! Kept in settings.toml's `[commands]`; sessions started afterwards follow it.
+//! Kept in settings.toml's `[commands]`; open sessions follow it from their next call.
 
 use config::locations;
+use tauri::Manager as _;
 
 /// Whether this computer can run commands over a copy of the project, as a session would
 /// keep its layers (in the data folder).
@@ -33,8 +34,10 @@ pub async fn get_command_prefs() -> crate::commands::CmdResult<protocol::Command
 #[tauri::command]
 pub async fn save_command_prefs(
     args: protocol::CommandPrefs,
+    app: tauri::AppHandle,
 ) -> crate::commands::CmdResult<protocol::CommandPrefs> {
-    crate::commands::blocking(move || {
+    let ask_first = args.ask_first;
+    let saved = crate::commands::blocking(move || {
         let mut settings = config::read_settings(&locations::settings_file()).map_err(|e| {
             crate::commands::invalid(format!(
                 "settings.toml cannot be read ({e}); fix it before changing how commands are asked about."
@@ -46,5 +49,10 @@ pub async fn save_command_prefs(
         crate::settings_host::write_settings(&settings)?;
         Ok(prefs_of(&settings.commands))
     })
-    .await
+    .await?;
+    // Kept first: the open sessions follow what is saved.
+    for session in app.state::<crate::session_host::Sessions>().all() {
+        session.set_ask_before_commands(ask_first);
+    }
+    Ok(saved)
 }

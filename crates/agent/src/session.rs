@@ -454,6 +454,12 @@ impl Session {
         self.shared.mode.set(mode);
     }
 
+    /// Whether Ask mode asks before every command (`true`) or reviews what each changed,
+    /// from the next call on (the person changed the setting).
+    pub fn set_ask_before_commands(&self, on: bool) {
+        self.shared.mode.set_ask_first(on);
+    }
+
     /// Stops the running turn, its sub-agents and the commands they run in the foreground;
     /// open questions are dropped (never approved). Background commands keep running.
     pub fn stop(&self) {

@@ -89,15 +89,29 @@ async fn run_with(
 }
 
 /// A session over the fixture: sandboxed (with layers or not), in `mode` (asking before
-/// every command or not), answering questions with `answer`.
+/// every command or not), answering questions with `answer`; its first turn run.
 async fn run_in(
+    f: &Fixture,
+    scenario: &str,
+    vars: &[(&str, String)],
+    sandboxing: (bool, bool),
+    asking: (Mode, bool),
+    answer: impl Fn(&ApprovalRequest) -> ApprovalAnswer + Send + Sync + 'static,
+) -> (Harness, TurnOutcome) {
+    let h = start_in(f, scenario, vars, sandboxing, asking, answer).await;
+    let outcome = h.run("work").await;
+    (h, outcome)
+}
+
+/// The session of [`run_in`], before its first turn.
+async fn start_in(
     f: &Fixture,
     scenario: &str,
     vars: &[(&str, String)],
     (sandboxed, layers): (bool, bool),
     (mode, ask_first): (Mode, bool),
     answer: impl Fn(&ApprovalRequest) -> ApprovalAnswer + Send + Sync + 'static,
-) -> (Harness, TurnOutcome) {
+) -> Harness {
     let sandboxing = if sandboxed {
         let helper = sandbox::find_helper().expect("the helper is built (cargo build -p sandbox)");
         Sandboxing::With(
@@ -116,9 +130,7 @@ async fn run_in(
         o.config.ask_before_commands = ask_first;
         o.sandboxing = sandboxing;
     });
-    let h = Harness::start(scenario_with(scenario, vars), &f.project, setup, answer).await;
-    let outcome = h.run("work").await;
-    (h, outcome)
+    Harness::start(scenario_with(scenario, vars), &f.project, setup, answer).await
 }
 
 fn outputs(events: &[AgentEvent]) -> Vec<(String, String)> {
@@ -488,4 +500,29 @@ async fn a_background_commands_changes_wait_for_review_when_it_ends() {
         changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>(),
         ["notes.txt"]
     );
+}
+
+#[tokio::test]
+async fn the_setting_changed_in_an_open_session_holds_from_its_next_command() {
+    let f = with_docs();
+    let h = start_in(
+        &f,
+        "agent_command_reviewed.json",
+        &[],
+        (true, true),
+        (Mode::Ask, false),
+        keep_notes_only,
+    )
+    .await;
+    // The person turns on "ask before every command" in Settings while the session is open.
+    h.session.set_ask_before_commands(true);
+    let outcome = h.run("work").await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let questions = h.questions();
+    assert!(
+        questions[0].review.is_none(),
+        "asked first: {:#?}",
+        questions[0]
+    );
+    assert!(questions[1].review.is_some(), "{:#?}", questions[1]);
 }

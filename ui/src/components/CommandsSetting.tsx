@@ -1,6 +1,6 @@
 // Settings → Rules, "Commands in Ask mode": run a command in the sandbox on a copy of the
 // project and ask about what it changed (each file as a diff), or ask before every command
-// runs. Saved at once; sessions started afterwards follow it. Where this computer cannot run
+// runs. Saved at once; open sessions follow it from their next call. Where this computer cannot run
 // commands on a copy, it says so and every command is asked about first.
 import { useEffect, useState } from "react";
 import type { CommandPrefs } from "../bindings";
@@ -65,8 +65,8 @@ export function CommandsSetting() {
             </span>
           </label>
           <p className="muted small">
-            Network access, recursive deletes and your own rules are asked about first either way. Sessions started from
-            now on follow this choice.
+            Network access, recursive deletes and your own rules are asked about first either way. Open sessions follow
+            this choice from their next command.
           </p>
         </>
       )}

@@ -55,7 +55,7 @@ pub(crate) fn reviewed_instead(
     decision.decision == policy::Verdict::Ask
         && decision.rule.name == ASK_MODE_RULE
         && toolbox.commands.sandbox.as_ref().is_some_and(|s| s.layers)
-        && !rules.ask_before_commands
+        && !rules.asks_before_commands()
         && !background
         && confinement
             == Some(Confinement::Sandboxed {

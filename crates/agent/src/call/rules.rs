@@ -12,18 +12,37 @@ use tools::{Resolved, Toolbox, Worked};
 /// The rules of a session, shared by its agents.
 pub type SharedPolicy = Arc<RwLock<Policy>>;
 
-/// The mode a front end can change while a turn runs (the next call is judged in it). Unset,
-/// the configured mode holds. Sub-agents share their parent's: never more permissive.
+/// How the session asks, as a front end can change it while a turn runs (the next call is
+/// judged by it): the mode, and whether Ask mode asks before every command. Unset, what the
+/// session was made with holds. Sub-agents share their parent's: never more permissive.
 #[derive(Clone, Default)]
-pub struct ModeSwitch(Arc<std::sync::Mutex<Option<Mode>>>);
+pub struct ModeSwitch {
+    mode: Arc<std::sync::Mutex<Option<Mode>>>,
+    ask_first: Arc<std::sync::Mutex<Option<bool>>>,
+}
 
 impl ModeSwitch {
     pub fn set(&self, mode: Mode) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(mode);
+        *self.mode.lock().unwrap_or_else(PoisonError::into_inner) = Some(mode);
     }
 
     pub fn get(&self) -> Option<Mode> {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        *self.mode.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Ask mode asks before every command (`true`), or reviews what it changed.
+    pub fn set_ask_first(&self, on: bool) {
+        *self
+            .ask_first
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(on);
+    }
+
+    pub fn ask_first(&self) -> Option<bool> {
+        *self
+            .ask_first
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -39,11 +58,18 @@ pub(crate) struct Rules {
     /// The person's own rule file, where "always in this project" is written.
     pub user_policy_file: Option<PathBuf>,
     /// In Ask mode, ask before every command, rather than review what a command changed
-    /// (the way before commands ran over a layer; a setting).
+    /// (the way before commands ran over a layer; a setting), as the session was made.
     pub ask_before_commands: bool,
 }
 
 impl Rules {
+    /// Whether Ask mode asks before every command now (the setting, as last changed).
+    pub(crate) fn asks_before_commands(&self) -> bool {
+        self.mode_now
+            .ask_first()
+            .unwrap_or(self.ask_before_commands)
+    }
+
     /// The mode calls are judged in now.
     pub(crate) fn mode(&self) -> Mode {
         self.mode_now.get().or(self.mode).unwrap_or_else(|| {
