@@ -526,3 +526,28 @@ async fn the_setting_changed_in_an_open_session_holds_from_its_next_command() {
     );
     assert!(questions[1].review.is_some(), "{:#?}", questions[1]);
 }
+
+/// The policy names only the first reason it asks: a write before `git reset --hard` is asked
+/// about by Ask mode's own rule first. The reset still asks before it runs.
+#[tokio::test]
+async fn a_dangerous_pattern_after_a_write_still_asks_before_it_runs() {
+    let f = with_docs();
+    let (h, outcome) = run_in(
+        &f,
+        "agent_command_dangerous_after_a_write.json",
+        &[],
+        (true, true),
+        (Mode::Ask, false),
+        |_| ApprovalAnswer::Deny { message: None },
+    )
+    .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let questions = h.questions();
+    assert_eq!(questions.len(), 1, "{questions:#?}");
+    assert!(
+        questions[0].review.is_none(),
+        "asked before it ran: {:#?}",
+        questions[0]
+    );
+    assert!(!f.project.join("a.txt").exists());
+}

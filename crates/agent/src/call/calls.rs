@@ -339,15 +339,13 @@ impl Calls {
             .get("background")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let reviewed = prepared.command().is_some_and(|text| {
-            super::command::reviewed_instead(
-                &decision,
-                confinement,
-                text,
-                (&self.toolbox, &self.rules),
-                background,
-            )
-        });
+        let reviewed = super::command::reviewed_instead(
+            &decision,
+            confinement,
+            &prepared.call,
+            (&self.toolbox, &self.rules),
+            background,
+        );
         let accepted = match decision.decision {
             Verdict::Deny => return Ok(Called::Answered(Reply::refused(&decision))),
             // What it changes is what the person is asked about, once it has run.

@@ -39,21 +39,25 @@ pub(crate) fn landing_for(mode: Mode) -> tools::Landing {
 }
 
 /// Whether Ask mode's question before a command gives way to the review of what it changed:
-/// a command the policy asks about only because Ask mode asks before commands, that runs in
-/// the sandbox over a layer of the project (so nothing it does reaches the project before the
-/// person's yes), with no network, in the foreground (someone waits to review), and that
-/// deletes nothing recursively — and unless the person chose to be asked before every command.
-/// Every other question stays as it is: the network, the outside, the dangerous patterns, the
-/// person's own rules.
+/// a command Ask mode asks about only because it asks before commands — judged in Full auto,
+/// the same rules let it run (no dangerous pattern, no rule of the person's, no secret in
+/// git's history asks about it) — that runs in the sandbox over a layer of the project (so
+/// nothing it does reaches the project before the person's yes), with no network, in the
+/// foreground (someone waits to review), and that deletes nothing recursively; and unless the
+/// person chose to be asked before every command. The policy names only the first reason it
+/// asks, so the rule it names is not enough: a write before `git reset --hard` is asked about
+/// by Ask mode's rule first.
 pub(crate) fn reviewed_instead(
     decision: &policy::Decision,
     confinement: Option<Confinement>,
-    command: &str,
+    call: &Resolved,
     (toolbox, rules): (&Toolbox, &super::rules::Rules),
     background: bool,
 ) -> bool {
+    let Some(command) = super::prepare::command_of(call) else {
+        return false;
+    };
     decision.decision == policy::Verdict::Ask
-        && decision.rule.name == ASK_MODE_RULE
         && toolbox.commands.sandbox.as_ref().is_some_and(|s| s.layers)
         && !rules.asks_before_commands()
         && !background
@@ -63,10 +67,11 @@ pub(crate) fn reviewed_instead(
                 read_only: false,
             })
         && !deletes_recursively(command)
+        && rules
+            .judge_in(toolbox, call, &tools::Worked::default(), Mode::FullAuto)
+            .decision
+            == policy::Verdict::Allow
 }
-
-/// The rule by which Ask mode asks before commands and their writes.
-const ASK_MODE_RULE: &str = "floor: ask mode";
 
 /// Whether a command line removes folders with all they hold (`rm -r`, `git clean`, `find
 /// -delete`): a dangerous pattern, asked about before it runs in every mode.

@@ -125,15 +125,13 @@ impl Desk {
         };
         // As in a session: Ask mode's question before a command gives way to its changes,
         // which land only with --approve.
-        let reviewed = prepared.command().is_some_and(|text| {
-            super::command::reviewed_instead(
-                &decision,
-                Some(confinement),
-                text,
-                (&self.toolbox, &self.rules),
-                false,
-            )
-        });
+        let reviewed = super::command::reviewed_instead(
+            &decision,
+            Some(confinement),
+            &prepared.call,
+            (&self.toolbox, &self.rules),
+            false,
+        );
         match decision.decision {
             Verdict::Deny => {
                 return NotRun(format!(

@@ -98,10 +98,32 @@ impl Rules {
         self.with_policy(toolbox, |policy, ctx| judge_one(policy, call, ctx))
     }
 
+    /// A registry tool's call, judged as if the session were in `mode`.
+    pub(crate) fn judge_in(
+        &self,
+        toolbox: &Toolbox,
+        call: &Resolved,
+        worked: &Worked<'_>,
+        mode: Mode,
+    ) -> Decision {
+        self.with_policy_in(toolbox, mode, |policy, ctx| {
+            judge_call(policy, ctx, &toolbox.ws, call, worked)
+        })
+    }
+
     /// Hands `judge` the rules in force and the situation a call is judged in now.
     pub(crate) fn with_policy<R>(
         &self,
         toolbox: &Toolbox,
+        judge: impl FnOnce(&Policy, &Context<'_>) -> R,
+    ) -> R {
+        self.with_policy_in(toolbox, self.mode(), judge)
+    }
+
+    fn with_policy_in<R>(
+        &self,
+        toolbox: &Toolbox,
+        mode: Mode,
         judge: impl FnOnce(&Policy, &Context<'_>) -> R,
     ) -> R {
         let ws = &toolbox.ws;
@@ -111,7 +133,7 @@ impl Rules {
         let ctx = Context {
             project_root: ws.root().path(),
             home: self.home.as_deref(),
-            mode: Some(self.mode()),
+            mode: Some(mode),
             session_diff_lines: ws.uncommitted_totals().changed(),
             user_policy_file: self.user_policy_file.as_deref(),
             sandboxed: toolbox.commands.sandbox.is_some(),
