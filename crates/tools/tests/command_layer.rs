@@ -916,3 +916,42 @@ async fn a_checkout_by_a_command_is_reviewed_and_lands_whole_or_not_at_all() {
     assert_eq!(git(&f.project, &["status", "--porcelain"]), "");
     git(&f.project, &["fsck", "--no-progress"]);
 }
+
+#[tokio::test]
+async fn a_review_of_many_large_files_carries_a_bounded_text_and_every_file() {
+    let f = fixture();
+    // Twelve text files of 900 KB each, rewritten by one command: 21 MB of both sides.
+    let body: String = (0..90_000).map(|i| format!("line{i:04}\n")).collect();
+    for n in 0..12 {
+        std::fs::write(f.project.join(format!("big{n}.txt")), &body).expect("write");
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let (_, held) = run_held(&f, "sed -i 's/^line0000$/LINE/' big*.txt", REVIEW).await;
+    let review = held.review().clone();
+    assert_eq!(review.files.len(), 12, "every file is in the review");
+    let text: usize = review
+        .files
+        .iter()
+        .map(|x| {
+            x.original.as_deref().map_or(0, str::len) + x.proposed.as_deref().map_or(0, str::len)
+        })
+        .sum();
+    assert!(text <= 8 << 20, "{text} bytes of text in one question");
+    let whole = review.files.iter().filter(|x| x.whole.is_some()).count();
+    assert!(whole > 0 && whole < 12, "{whole} files reviewed whole");
+    assert!(
+        review.files.iter().all(|x| x.lines.is_some()),
+        "each still counts its lines"
+    );
+    // Kept whole, a file past the bound lands as the command left it.
+    let all = held.all();
+    held.land(&all, None).expect("landed");
+    for n in 0..12 {
+        assert!(
+            read(&f, &format!("big{n}.txt"))
+                .expect("big")
+                .starts_with("LINE\n"),
+            "big{n}.txt"
+        );
+    }
+}

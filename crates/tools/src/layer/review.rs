@@ -16,6 +16,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 /// Text files larger than this are reviewed whole, without a diff.
 const MAX_DIFFED_BYTES: u64 = 1024 * 1024;
+/// The text one review carries at most (both sides of every file): a command that rewrote
+/// thousands of files is reviewed without a question of gigabytes. Files past it are kept or
+/// rejected whole, with their line counts.
+const REVIEW_TEXT_BYTES: usize = 8 * 1024 * 1024;
 
 /// What a review's piece stands for.
 #[derive(Debug, Clone, Copy)]
@@ -92,13 +96,18 @@ impl Held {
         let mut texts = Vec::new();
         let mut files = Vec::new();
         let mut git_lines = None;
+        let mut text_left = REVIEW_TEXT_BYTES;
         for (i, step) in steps.iter().enumerate() {
             if step.kind == Kind::Git {
                 texts.push(None);
                 git_lines = Some(());
                 continue;
             }
-            let sides = text_sides(&project, &upper, step);
+            let sides =
+                text_sides(&project, &upper, step).filter(|(o, p)| o.len() + p.len() <= text_left);
+            if let Some((o, p)) = &sides {
+                text_left -= o.len() + p.len();
+            }
             let mut file = ReviewFile {
                 path: step.rel.to_string_lossy().into_owned(),
                 change: step.change,
