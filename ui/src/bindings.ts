@@ -244,7 +244,12 @@ path: string, change: ChangeKind, item: ItemKind, class: ChangeClass, fate: Fate
 /**
  * For text files: lines added and removed against the project's copy.
  */
-lines?: LineCounts | null, };
+lines?: LineCounts | null, 
+/**
+ * The person changed the file while the command ran, on other lines: it landed as the
+ * two merged (their lines and the command's), and `lines` count only the command's.
+ */
+merged?: boolean, };
 
 export type IgnoredOutput = { 
 /**

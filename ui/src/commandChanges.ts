@@ -38,9 +38,11 @@ export function runsCodeWords(why: RunsCodeWhy): string {
 export function fateWords(f: CommandFileChange): string {
   switch (f.fate.kind) {
     case "landed":
-      return "In the project now.";
+      return f.merged
+        ? "In the project now, merged with the lines you changed while the command ran."
+        : "In the project now.";
     case "conflict":
-      return "Not landed: your copy changed while the command ran, and your work is never overwritten.";
+      return "Not landed: you changed the same lines while the command ran, and your work is never overwritten.";
     case "not_landable":
       return "Not landed: a pipe, socket or device is never made in the project.";
     case "failed":

@@ -267,6 +267,10 @@ impl Session {
                     tracing::warn!(%e, path, "could not keep a file's content before a write");
                 }
             }));
+            let base = cps.clone();
+            toolbox
+                .ws
+                .set_base_of(Arc::new(move |path: &str| base.text_at_last(path)));
             // Watching is set up off the hot path; the first checkpoint waits for it.
             let watch = cps.clone();
             tokio::task::spawn_blocking(move || watch.watch());

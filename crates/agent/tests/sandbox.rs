@@ -369,6 +369,36 @@ async fn a_commands_changes_land_from_its_layer_and_are_the_sessions_changes() {
     }
 }
 
+#[tokio::test]
+async fn the_persons_edit_while_a_command_runs_is_merged_with_its_change() {
+    let f = fixture();
+    std::fs::write(f.project.join("notes.txt"), "alpha\nbeta\n\n\n\nend\n").expect("write");
+    git(&f.project, &["commit", "-qam", "longer notes"]);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let notes = f.project.join("notes.txt");
+    // The person adds a line at the end while the command sleeps.
+    let person = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(900));
+        std::fs::write(&notes, "alpha\nbeta\n\n\n\nend\nmine\n").expect("write");
+    });
+    let (h, outcome) = run_with(
+        &f,
+        "agent_command_merges_the_persons_edit.json",
+        &[],
+        true,
+        true,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    person.join().expect("person");
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        std::fs::read_to_string(f.project.join("notes.txt")).expect("notes"),
+        "gamma\nbeta\n\n\n\nend\nmine\n"
+    );
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+}
+
 /// The person of the review tests: keeps the change to notes.txt and not the report, runs
 /// commands asked about before they run, except a recursive delete.
 fn keep_notes_only(req: &ApprovalRequest) -> ApprovalAnswer {

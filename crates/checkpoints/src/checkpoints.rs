@@ -456,10 +456,38 @@ impl Checkpoints {
         Ok(plan)
     }
 
+    /// The text `path` (project-relative) held at the last checkpoint, or before the tools
+    /// first wrote it since: the common ancestor when a change made since is merged with
+    /// another. `None` when there is no checkpoint yet, or it was not text.
+    pub fn text_at_last(&self, path: &str) -> Option<String> {
+        // Each look takes the lock on its own: `text` and `preview` take it again.
+        let before_tools = self.inner().tool_pre.get(path).cloned();
+        if let Some(state) = before_tools {
+            return self.text(&state);
+        }
+        let last = self.inner().checkpoints.last().map(|c| c.id)?;
+        let plan = self.preview(last, Some(&[path.to_string()])).ok()?;
+        match plan.writes.iter().find(|w| w.path == path) {
+            Some(w) => self.text(&w.to),
+            // Nothing to restore: it is as it was then.
+            None if plan.not_restorable.is_empty() => {
+                std::fs::read_to_string(self.root.join(path_text::to_path(path))).ok()
+            }
+            None => None,
+        }
+    }
+
     /// The text of a state, for the preview's diff: None when absent, not UTF-8 or too big.
     pub fn text(&self, state: &FileState) -> Option<String> {
         let oid = state.oid()?;
-        let bytes = self.inner().blobs.get(oid).ok()?;
+        let bytes = {
+            let inner = self.inner();
+            // A file unchanged since the session began is in the user's repository only.
+            match inner.blobs.get(oid) {
+                Ok(bytes) => bytes,
+                Err(_) => inner.git.as_ref()?.blob(oid)?,
+            }
+        };
         if bytes.len() > PREVIEW_TEXT_BYTES {
             return None;
         }

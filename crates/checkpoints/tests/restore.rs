@@ -545,3 +545,37 @@ fn a_missing_copy_is_named_in_the_preview() {
         plan.not_restorable
     );
 }
+
+#[test]
+fn a_files_text_at_the_last_checkpoint_is_the_ancestor_of_a_merge() {
+    for git in [true, false] {
+        let p = Project::new(git);
+        let cps = p.open();
+        cps.watch();
+        assert_eq!(
+            cps.text_at_last("notes/todo.txt"),
+            None,
+            "no checkpoint yet"
+        );
+        cps.checkpoint(1).expect("cp");
+        // Changed by hand since the checkpoint: the ancestor is what the checkpoint holds
+        // (outside git, a file nobody wrote since the session began was never kept).
+        write(&p.root, "notes/todo.txt", "one\ntwo\nmine\n");
+        assert_eq!(
+            cps.text_at_last("notes/todo.txt").as_deref(),
+            git.then_some("one\ntwo\n")
+        );
+        // Unchanged since: what it holds now.
+        assert_eq!(
+            cps.text_at_last("README.md").as_deref(),
+            Some("# Project\n")
+        );
+        // Written by a tool since: what it held before that write.
+        tool_write(&cps, &p.root, "src/main.rs", "fn main() { run() }\n");
+        assert_eq!(
+            cps.text_at_last("src/main.rs").as_deref(),
+            Some("fn main() {}\n")
+        );
+        assert_eq!(cps.text_at_last("nowhere.txt"), None);
+    }
+}

@@ -27,6 +27,10 @@ pub struct CommandFileChange {
     /// For text files: lines added and removed against the project's copy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines: Option<LineCounts>,
+    /// The person changed the file while the command ran, on other lines: it landed as the
+    /// two merged (their lines and the command's), and `lines` count only the command's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub merged: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]

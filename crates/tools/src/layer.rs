@@ -8,12 +8,14 @@
 
 mod kinds;
 mod land;
+mod merge;
 mod plan;
 mod read;
 mod review;
 mod words;
 
 pub use land::Landing;
+pub use merge::BaseOf;
 pub use review::{Held, HeldChanges};
 pub use words::{changes_words, why_words};
 
@@ -29,11 +31,22 @@ use std::time::{Duration, SystemTime};
 const CLOCK_SLACK: Duration = Duration::from_millis(20);
 
 /// One command's layer, from before it starts until its changes have landed.
-#[derive(Debug)]
 pub struct CommandLayer {
     root: PathBuf,
     project: PathBuf,
     started: SystemTime,
+    /// The common ancestor of a file the person changed while the command ran.
+    base_of: Option<BaseOf>,
+}
+
+impl std::fmt::Debug for CommandLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandLayer")
+            .field("root", &self.root)
+            .field("project", &self.project)
+            .field("started", &self.started)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What landing a command's changes did, with what the session keeps of each project file it
@@ -96,7 +109,15 @@ impl CommandLayer {
             root,
             project: project.to_path_buf(),
             started: SystemTime::now() - CLOCK_SLACK,
+            base_of: None,
         })
+    }
+
+    /// Files the person changes while the command runs are merged with the command's changes,
+    /// with what `base_of` gives as their common ancestor (without it, they are conflicts).
+    pub fn merging_with(mut self, base_of: Option<BaseOf>) -> Self {
+        self.base_of = base_of;
+        self
     }
 
     /// Clears the layers under `state_dir` that no running Tandem owns (the app was killed). A
@@ -192,9 +213,18 @@ impl CommandLayer {
         before_write: Option<&(dyn Fn(&str) + Send + Sync)>,
     ) -> std::io::Result<Landed> {
         let upper = self.upper();
-        let steps = plan::plan(&self.project, &upper)?;
+        let mut steps = plan::plan(&self.project, &upper)?;
+        let conflicts = merge::reconcile(
+            &self.project,
+            &upper,
+            self.started,
+            &mut steps,
+            self.base_of.as_ref(),
+        );
+        // A conflict is decided now: nobody is asked about a change that cannot land.
         let (held, now): (Vec<_>, Vec<_>) = steps.into_iter().partition(|s| {
             landing.review
+                && !conflicts.contains(&s.rel)
                 && s.item != protocol::ItemKind::Special
                 && !land::lands_unasked(s, landing)
         });

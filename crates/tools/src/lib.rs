@@ -50,6 +50,7 @@ mod search;
 mod skills;
 mod stoppable_process;
 mod tasks;
+mod three_way;
 mod toolbox;
 pub mod tree_feed;
 mod tree_order;
@@ -75,7 +76,9 @@ pub use git_tools::{
     commit_files, git_branch, git_commit, git_diff, git_log, render_commit,
 };
 pub use history_secrets::HistorySecrets;
-pub use layer::{CommandLayer, Held, HeldChanges, Landed, Landing, changes_words, why_words};
+pub use layer::{
+    BaseOf, CommandLayer, Held, HeldChanges, Landed, Landing, changes_words, why_words,
+};
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
 pub use paths::{ProjectRoot, real_path};
 pub use plan::{TaskDoneArgs, UpdatePlanArgs, render_plan, task_done, update_plan};

@@ -534,7 +534,8 @@ async fn run_process(
             },
         ) if setup.layers => Some(
             CommandLayer::make(&setup.state_dir, ws.root().path())
-                .map_err(|e| ToolError::io(&setup.state_dir, e))?,
+                .map_err(|e| ToolError::io(&setup.state_dir, e))?
+                .merging_with(ws.base_of_hook()),
         ),
         _ => None,
     };

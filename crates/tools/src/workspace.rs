@@ -108,6 +108,7 @@ fn lock(count: &SharedCount) -> std::sync::MutexGuard<'_, Uncommitted> {
 pub struct Workspace {
     root: ProjectRoot,
     before_write: Option<BeforeWrite>,
+    base_of: Option<crate::BaseOf>,
     seen: Mutex<HashMap<PathBuf, Stamp>>,
     /// Where what the agent has seen is kept, so it survives a restart (see
     /// [`Workspace::keep_seen_in`]).
@@ -149,6 +150,7 @@ impl Workspace {
         Workspace {
             root,
             before_write: None,
+            base_of: None,
             seen: Mutex::new(HashMap::new()),
             seen_log: Mutex::new(None),
             diff: Mutex::new(DiffTotals::default()),
@@ -169,6 +171,16 @@ impl Workspace {
     /// changes land when it ends).
     pub(crate) fn before_write_hook(&self) -> Option<BeforeWrite> {
         self.before_write.clone()
+    }
+
+    /// Has `base_of` give the common ancestor when a command's change to a file is merged with
+    /// the person's own, made while it ran.
+    pub fn set_base_of(&mut self, base_of: crate::BaseOf) {
+        self.base_of = Some(base_of);
+    }
+
+    pub(crate) fn base_of_hook(&self) -> Option<crate::BaseOf> {
+        self.base_of.clone()
     }
 
     pub(crate) fn before_write(&self, path: &str) {

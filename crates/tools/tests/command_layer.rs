@@ -450,6 +450,124 @@ async fn the_persons_edit_during_a_command_is_never_overwritten() {
     assert!(text.contains("changed while the command ran"), "{text}");
 }
 
+/// The common ancestor a session's checkpoints give: here, the file as last committed.
+fn base_from_head(f: &mut Fixture) {
+    let project = f.project.clone();
+    f.ws.set_base_of(std::sync::Arc::new(move |path: &str| {
+        let out = std::process::Command::new("git")
+            .args(["show", &format!("HEAD:{path}")])
+            .current_dir(&project)
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8(out.stdout).ok())
+            .flatten()
+    }));
+}
+
+const LONG: &str =
+    "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n\n\n# end\n";
+
+/// The fixture's calc.py made longer and committed, so its two ends are far apart.
+fn long_calc(f: &Fixture) {
+    std::fs::write(f.project.join("calc.py"), LONG).expect("write");
+    git(&f.project, &["commit", "-qam", "longer"]);
+    std::thread::sleep(Duration::from_millis(100));
+}
+
+#[tokio::test]
+async fn the_persons_edit_on_other_lines_is_merged_with_the_commands_change() {
+    let mut f = fixture();
+    base_from_head(&mut f);
+    long_calc(&f);
+    let project = f.project.clone();
+    let person = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let mine = LONG.replace("# end\n", "# end\n# the person's own line\n");
+        std::fs::write(project.join("calc.py"), mine).expect("write");
+    });
+    let (code, text, changes) = run(&f, "sed -i '2s/a - b/a + b/' calc.py && sleep 2", LAND).await;
+    person.await.expect("person");
+    assert_eq!(code, Some(0), "{text}");
+    let both = LONG
+        .replacen("a - b", "a + b", 1)
+        .replace("# end\n", "# end\n# the person's own line\n");
+    assert_eq!(read(&f, "calc.py").as_deref(), Some(both.as_str()));
+    let calc = change(&changes, "calc.py");
+    assert_eq!(calc.fate, Fate::Landed);
+    assert!(calc.merged, "{calc:?}");
+    // Only the command's own line counts as its change.
+    assert_eq!(
+        calc.lines,
+        Some(protocol::LineCounts {
+            added: 1,
+            removed: 1
+        })
+    );
+    assert!(text.contains("merged"), "{text}");
+    assert_no_layer_left(&f);
+}
+
+#[tokio::test]
+async fn a_review_of_a_file_the_person_edited_meanwhile_shows_only_the_commands_lines() {
+    let mut f = fixture();
+    base_from_head(&mut f);
+    long_calc(&f);
+    let project = f.project.clone();
+    let person = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let mine = LONG.replace("# end\n", "# end\n# the person's own line\n");
+        std::fs::write(project.join("calc.py"), mine).expect("write");
+    });
+    let (_, held) = run_held(&f, "sed -i '2s/a - b/a + b/' calc.py && sleep 2", REVIEW).await;
+    person.await.expect("person");
+    let file = held
+        .review()
+        .files
+        .iter()
+        .find(|r| r.path == "calc.py")
+        .expect("calc.py is reviewed");
+    assert!(
+        !file.proposed.as_deref().unwrap_or("").is_empty()
+            && file
+                .proposed
+                .as_deref()
+                .unwrap_or("")
+                .contains("the person's own line"),
+        "the review does not offer to remove the person's line: {file:?}"
+    );
+    let all = held.all();
+    let landed = held.land(&all, None).expect("landed");
+    assert_eq!(change(&landed.changes, "calc.py").fate, Fate::Landed);
+    let text = read(&f, "calc.py").expect("calc.py");
+    assert!(
+        text.contains("a + b") && text.contains("the person's own line"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn the_persons_edit_to_the_same_lines_is_a_conflict_even_with_an_ancestor() {
+    let mut f = fixture();
+    base_from_head(&mut f);
+    long_calc(&f);
+    let project = f.project.clone();
+    let person = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let mine = LONG.replacen("a - b", "a * b", 1);
+        std::fs::write(project.join("calc.py"), mine).expect("write");
+    });
+    let (code, text, changes) = run(&f, "sed -i '2s/a - b/a + b/' calc.py && sleep 2", LAND).await;
+    person.await.expect("person");
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(
+        read(&f, "calc.py").as_deref(),
+        Some(LONG.replacen("a - b", "a * b", 1).as_str())
+    );
+    assert_eq!(change(&changes, "calc.py").fate, Fate::Conflict);
+}
+
 #[tokio::test]
 async fn layers_left_by_a_killed_app_are_cleared_and_never_land() {
     let f = fixture();

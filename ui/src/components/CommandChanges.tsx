@@ -47,6 +47,11 @@ function FileRow({ file, onShow }: { file: CommandFileChange; onShow: (() => voi
         </>
       )}
       {file.fate.kind !== "landed" && <FateNote fate={file.fate} file={file} />}
+      {file.fate.kind === "landed" && file.merged && (
+        <span className="command-fate merged" data-testid="command-merged" title={fateWords(file)}>
+          merged with your edits
+        </span>
+      )}
     </>
   );
   return onShow ? (

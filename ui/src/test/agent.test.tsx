@@ -350,6 +350,15 @@ describe("a turn", () => {
               { path: "calc.py", change: "modified", item: "file", class: { kind: "project" }, fate: { kind: "landed" }, lines: { added: 3, removed: 1 } },
               { path: "notes.txt", change: "modified", item: "file", class: { kind: "project" }, fate: { kind: "conflict" } },
               {
+                path: "report.py",
+                change: "modified",
+                item: "file",
+                class: { kind: "project" },
+                fate: { kind: "landed" },
+                lines: { added: 1, removed: 1 },
+                merged: true,
+              },
+              {
                 path: ".vscode",
                 change: "created",
                 item: "folder",
@@ -368,16 +377,20 @@ describe("a turn", () => {
       expect.stringContaining("docs/guide.md"),
       expect.stringContaining("calc.py"),
       expect.stringContaining("notes.txt"),
+      expect.stringContaining("report.py"),
       expect.stringContaining(".vscode"),
     ]);
     expect(rows[0]).toHaveTextContent("deleted");
     expect(rows[1]).toHaveTextContent("+3−1");
     expect(rows[2]).toHaveAttribute("data-fate", "conflict");
     expect(rows[2]).toHaveTextContent("kept yours");
-    expect(rows[3]).toHaveTextContent("not landed");
+    // Landed over the person's own edits of other lines: said so, as merged.
+    expect(rows[3]).toHaveAttribute("data-fate", "landed");
+    expect(within(rows[3]!).getByTestId("command-merged")).toHaveTextContent("merged with your edits");
+    expect(rows[4]).toHaveTextContent("not landed");
     const why = within(card).getAllByTestId("command-why");
     expect(why.map((w) => w.textContent)).toEqual([
-      "Not landed: your copy changed while the command ran, and your work is never overwritten.",
+      "Not landed: you changed the same lines while the command ran, and your work is never overwritten.",
       "Not landed: VS Code runs what it names when the folder is opened.",
     ]);
     expect(within(card).getByTestId("command-ignored")).toHaveTextContent("node_modules/: 1,204 files added (ignored by git)");

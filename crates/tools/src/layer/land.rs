@@ -152,6 +152,7 @@ pub(crate) fn land(
             class: ChangeClass::Git,
             fate,
             lines: None,
+            merged: false,
         });
     }
     out.changes.ignored = ignored.into_values().collect();
@@ -166,7 +167,9 @@ fn verdict(project: &Path, step: &Step, started: SystemTime, decide: &Decide<'_>
     if let Some(fate) = decide(step) {
         return Some(fate);
     }
-    if changed_since(&project.join(&step.rel), started) {
+    let path = project.join(&step.rel);
+    let merged_over = step.merged.is_some() && change_stamp(&path) == step.merged;
+    if !merged_over && changed_since(&path, started) {
         return Some(Fate::Conflict);
     }
     None
@@ -233,6 +236,7 @@ pub(crate) fn finish(layer: &Path, project: &Path) -> std::io::Result<()> {
             files_inside: 0,
             marked: s.marked.clone(),
             lines: None,
+            merged: None,
         };
         let moved = s.change != ChangeKind::Deleted
             && std::fs::symlink_metadata(upper.join(&s.rel)).is_err();
@@ -245,7 +249,7 @@ pub(crate) fn finish(layer: &Path, project: &Path) -> std::io::Result<()> {
 
 /// Whether the project's copy of a path changed after `started` (for a folder: anything in
 /// it). A path that is not there has nothing to lose.
-fn changed_since(path: &Path, started: SystemTime) -> bool {
+pub(crate) fn changed_since(path: &Path, started: SystemTime) -> bool {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return false;
     };
@@ -259,6 +263,12 @@ fn changed_since(path: &Path, started: SystemTime) -> bool {
             d.filter_map(Result::ok)
                 .any(|e| changed_since(&e.path(), started))
         })
+}
+
+/// A path's change time (seconds, nanoseconds), to tell whether it changed after a look.
+pub(crate) fn change_stamp(path: &Path) -> Option<(i64, i64)> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    Some((meta.ctime(), meta.ctime_nsec()))
 }
 
 fn apply(project: &Path, upper: &Path, step: &Step, before_write: Hook<'_>) -> Fate {
@@ -465,5 +475,6 @@ fn file_change(step: &Step, fate: Fate) -> CommandFileChange {
         },
         fate,
         lines: step.lines,
+        merged: step.merged.is_some(),
     }
 }

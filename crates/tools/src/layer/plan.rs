@@ -24,6 +24,9 @@ pub(crate) struct Step {
     /// Paths (relative to the project) that carry the overlay's own attributes once landed.
     pub marked: Vec<PathBuf>,
     pub lines: Option<LineCounts>,
+    /// The project's copy was merged into the layer's at this change time (see
+    /// [`super::merge`]): only a change after it is a conflict.
+    pub merged: Option<(i64, i64)>,
 }
 
 impl Step {
@@ -95,6 +98,7 @@ pub(crate) fn plan(project: &Path, upper: &Path) -> std::io::Result<Vec<Step>> {
                 Vec::new()
             },
             lines: None,
+            merged: None,
         };
         match up {
             Upper::Deleted => {

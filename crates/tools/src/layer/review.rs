@@ -257,7 +257,7 @@ impl Held {
                 // Accepted in part: the layer's copy becomes the project's text with only
                 // those hunks in, and lands as a whole.
                 let merged = diff::merge_hunks(&t.original, &t.proposed, &kept_hunks[i]);
-                write_in_place(&upper.join(&step.rel), merged.as_bytes())?;
+                super::merge::write_in_place(&upper.join(&step.rel), merged.as_bytes())?;
                 let (added, removed) = diff::line_counts(&t.original, &merged);
                 partly.push((i, protocol::LineCounts { added, removed }));
             }
@@ -382,14 +382,4 @@ fn inside_of(root: &Path, rel: &Path) -> (Vec<protocol::InsideFile>, u32) {
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     (files, more)
-}
-
-/// Rewrites the layer's copy of a file in place, keeping its mode.
-fn write_in_place(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(path)?;
-    f.write_all(bytes)
 }

@@ -75,6 +75,18 @@ pub fn changes_words(changes: &CommandChanges) -> String {
             rejected.join(", ")
         ));
     }
+    let merged: Vec<&str> = changes
+        .files
+        .iter()
+        .filter(|f| f.fate == Fate::Landed && f.merged)
+        .map(|f| f.path.as_str())
+        .collect();
+    if !merged.is_empty() {
+        text.push_str(&format!(
+            "[The person changed other lines of these files while the command ran; both changes are in them now, merged: {}. Read them again before changing them.]\n",
+            merged.join(", ")
+        ));
+    }
     let conflicts: Vec<String> = changes
         .files
         .iter()
@@ -83,7 +95,7 @@ pub fn changes_words(changes: &CommandChanges) -> String {
         .collect();
     if !conflicts.is_empty() {
         text.push_str(&format!(
-            "[Not landed, because the project's copy changed while the command ran (the person's own work is never overwritten): {}. Read them again before changing them.]\n",
+            "[Not landed, because the project's copy changed while the command ran, on the same lines or where the two could not be merged (the person's own work is never overwritten): {}. Read them again before changing them.]\n",
             conflicts.join(", ")
         ));
     }
