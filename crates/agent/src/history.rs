@@ -6,6 +6,7 @@
 pub(crate) mod changes;
 pub mod entry;
 pub(crate) mod export;
+pub(crate) mod found;
 pub(crate) mod log;
 pub(crate) mod received_task;
 pub(crate) mod replay;

@@ -271,6 +271,11 @@ impl Session {
             toolbox
                 .ws
                 .set_base_of(Arc::new(move |path: &str| base.text_at_last(path)));
+            toolbox
+                .ws
+                .set_change_finder(Arc::new(crate::history::found::CheckpointFinder(
+                    cps.clone(),
+                )));
             // Watching is set up off the hot path; the first checkpoint waits for it.
             let watch = cps.clone();
             tokio::task::spawn_blocking(move || watch.watch());

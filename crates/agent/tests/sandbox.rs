@@ -469,6 +469,87 @@ async fn in_ask_mode_a_command_runs_unasked_and_its_changes_are_reviewed_before_
 }
 
 #[tokio::test]
+async fn without_layers_a_commands_changes_are_found_afterwards_and_a_rejected_one_is_put_back() {
+    let f = with_docs();
+    // The machine (or the project's file system) has no overlays: the command runs as before
+    // layers, asked first in Ask mode, and what it changed is found and reviewed afterwards.
+    let (h, outcome) = run_in(
+        &f,
+        "agent_command_reviewed.json",
+        &[],
+        (true, false),
+        (Mode::Ask, false),
+        keep_notes_only,
+    )
+    .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let questions = h.questions();
+    assert_eq!(questions.len(), 3, "{questions:#?}");
+    assert!(questions[0].review.is_none(), "{:#?}", questions[0]);
+    let review = questions[1]
+        .review
+        .as_deref()
+        .expect("the changes it made are reviewed");
+    let paths: Vec<&str> = review.files.iter().map(|x| x.path.as_str()).collect();
+    assert_eq!(paths, ["report.txt", "notes.txt"], "{review:#?}");
+    assert_eq!(review.files[1].original.as_deref(), Some("alpha\nbeta\n"));
+    assert_eq!(review.files[1].proposed.as_deref(), Some("gamma\nbeta\n"));
+    assert_eq!(
+        std::fs::read_to_string(f.project.join("notes.txt")).expect("notes"),
+        "gamma\nbeta\n"
+    );
+    assert!(
+        !f.project.join("report.txt").exists(),
+        "rejected, so put back"
+    );
+    assert!(f.project.join("docs/guide.md").exists(), "denied");
+    let dir = h.sessions_dir.join(h.session.id());
+    let changes = agent::session_changes(&dir, &f.project).expect("changes");
+    assert_eq!(
+        changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>(),
+        ["notes.txt"],
+        "what was kept is the session's change: {changes:?}"
+    );
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn without_layers_full_auto_shows_what_a_command_changed_on_its_card() {
+    let f = with_docs();
+    let (h, outcome) = run_in(
+        &f,
+        "agent_command_changes_land.json",
+        &[],
+        (true, false),
+        (Mode::FullAuto, false),
+        |_| ApprovalAnswer::Deny {
+            message: Some("not the editor's tasks".into()),
+        },
+    )
+    .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let result = outputs(&h.events())
+        .into_iter()
+        .find(|(id, _)| id.ends_with("c1"))
+        .map(|(_, out)| out)
+        .expect("the command's result");
+    assert!(result.contains("notes.txt changed (+1 −1)"), "{result}");
+    assert!(result.contains("report.txt created"), "{result}");
+    assert!(result.contains("test.sh deleted"), "{result}");
+    // The file VS Code would run is asked about, and put back (removed) on a no.
+    let questions = h.questions();
+    assert_eq!(questions.len(), 1, "{questions:#?}");
+    let review = questions[0].review.as_deref().expect("a review");
+    assert_eq!(review.files.len(), 1, "{review:#?}");
+    assert_eq!(review.files[0].path, ".vscode/tasks.json");
+    assert!(
+        !f.project.join(".vscode/tasks.json").exists(),
+        "a file VS Code runs is asked about and put back"
+    );
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+}
+
+#[tokio::test]
 async fn asked_before_every_command_the_question_comes_first_and_the_changes_are_still_reviewed() {
     let f = with_docs();
     let (h, outcome) = run_in(

@@ -78,10 +78,23 @@ async fn read_edit_run_and_finish_on_a_real_repository() {
         .expect("greeting");
     assert_eq!(g.before.as_deref(), Some("hello, world\n"));
     assert_eq!(g.after.as_deref(), Some("hello, tandem\n"));
-    // Ask mode asked for the edit (with the diff) and for the command, not for the read.
+    // Ask mode asked for the edit (with the diff) and for the command, not for the read; and
+    // what the command wrote (it ran without a layer) was reviewed after it ran.
     let questions = h.questions();
     let tools: Vec<&str> = questions.iter().map(|q| q.tool.as_str()).collect();
-    assert_eq!(tools, ["edit_file", "run_command"]);
+    assert_eq!(tools, ["edit_file", "run_command", "run_command"]);
+    let review = questions[2]
+        .review
+        .as_deref()
+        .expect("a review of its changes");
+    assert_eq!(
+        review
+            .files
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect::<Vec<_>>(),
+        ["check.log"]
+    );
     let edit = &questions[0];
     assert_eq!(edit.change.original.as_deref(), Some("hello, world\n"));
     assert_eq!(edit.change.proposed.as_deref(), Some("hello, tandem\n"));

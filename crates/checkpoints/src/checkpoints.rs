@@ -477,17 +477,20 @@ impl Checkpoints {
         }
     }
 
+    /// The bytes a state names (of its target, for a link): from the session's store, or
+    /// from the user's repository for a file unchanged since the session began.
+    pub fn bytes(&self, state: &FileState) -> Option<Vec<u8>> {
+        let oid = state.oid()?;
+        let inner = self.inner();
+        match inner.blobs.get(oid) {
+            Ok(bytes) => Some(bytes),
+            Err(_) => inner.git.as_ref()?.blob(oid),
+        }
+    }
+
     /// The text of a state, for the preview's diff: None when absent, not UTF-8 or too big.
     pub fn text(&self, state: &FileState) -> Option<String> {
-        let oid = state.oid()?;
-        let bytes = {
-            let inner = self.inner();
-            // A file unchanged since the session began is in the user's repository only.
-            match inner.blobs.get(oid) {
-                Ok(bytes) => bytes,
-                Err(_) => inner.git.as_ref()?.blob(oid)?,
-            }
-        };
+        let bytes = self.bytes(state)?;
         if bytes.len() > PREVIEW_TEXT_BYTES {
             return None;
         }

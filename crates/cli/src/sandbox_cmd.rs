@@ -86,7 +86,7 @@ pub fn run(command: SandboxCommand) -> Result<ExitCode> {
             if l.project_layer {
                 "on a copy-on-write layer (overlayfs): reviewed before they land"
             } else {
-                "NOT layered (no unprivileged overlay here): commands write the project directly"
+                "NOT layered (no unprivileged overlay here): commands write the project directly; what they changed is found afterwards, shown, and in Ask mode reviewed (a rejected change is put back)"
             }
         );
         println!();

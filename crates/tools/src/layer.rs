@@ -6,6 +6,8 @@
 //! layer is on the project's file system. What does not land is said, typed, never dropped
 //! without a word.
 
+mod found;
+mod held;
 mod kinds;
 mod land;
 mod merge;
@@ -14,9 +16,10 @@ mod read;
 mod review;
 mod words;
 
+pub use found::{Before, ChangeFinder, FoundFile, found_changes};
+pub use held::{Held, HeldChanges};
 pub use land::Landing;
 pub use merge::BaseOf;
-pub use review::{Held, HeldChanges};
 pub use words::{changes_words, why_words};
 
 use protocol::CommandChanges;
@@ -245,7 +248,8 @@ impl CommandLayer {
         } else {
             // What landed is done with; what waits lands later from a journal of its own.
             let _ = std::fs::remove_file(&journal);
-            landed.held = HeldChanges::new(Held::new(self, held, &landed));
+            landed.held =
+                HeldChanges::new(Held::layer(review::LayerHeld::new(self, held, &landed)));
         }
         Ok(landed)
     }

@@ -77,7 +77,8 @@ pub use git_tools::{
 };
 pub use history_secrets::HistorySecrets;
 pub use layer::{
-    BaseOf, CommandLayer, Held, HeldChanges, Landed, Landing, changes_words, why_words,
+    BaseOf, Before, ChangeFinder, CommandLayer, FoundFile, Held, HeldChanges, Landed, Landing,
+    changes_words, found_changes, why_words,
 };
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
 pub use paths::{ProjectRoot, real_path};

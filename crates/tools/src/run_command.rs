@@ -539,6 +539,28 @@ async fn run_process(
         ),
         _ => None,
     };
+    // Without a layer, what a command that may write changes is found afterwards, from a mark
+    // of the project taken now.
+    let finder = ws.change_finder().filter(|_| {
+        layer.is_none()
+            && !matches!(
+                confinement,
+                Confinement::Sandboxed {
+                    read_only: true,
+                    ..
+                }
+            )
+    });
+    let mark = match &finder {
+        Some(f) => {
+            let f = f.clone();
+            tokio::task::spawn_blocking(move || f.mark())
+                .await
+                .ok()
+                .flatten()
+        }
+        None => None,
+    };
     let cmd = build_command(
         ws,
         config,
@@ -685,7 +707,7 @@ async fn run_process(
         if let Some(cap) = over_cap {
             sink.write(layer_full_note(cap).as_bytes()).await;
         }
-        let landed = match layer {
+        let read = match layer {
             Some(layer) if over_cap.is_some() => {
                 let _ = tokio::task::spawn_blocking(move || layer.discard()).await;
                 None
@@ -696,34 +718,51 @@ async fn run_process(
                     tokio::task::spawn_blocking(move || layer.land(&landing, hook.as_deref()))
                         .await;
                 match landing {
-                    Ok(Ok(landed)) => {
-                        if (background || done_tx.is_closed()) && landed.held.waiting() {
-                            // Nobody waits on it now: what needs a yes waits in its layer
-                            // until the person reviews it (when the agent hears it ended).
-                            registry.hold_changes(&task_id, landed.held.clone());
-                            sink.write(HELD_NOTE.as_bytes()).await;
-                        }
-                        if let Some(told) = &on_landed
-                            && !landed.before.is_empty()
-                        {
-                            (told.0)(&landed.before);
-                        }
-                        if background || done_tx.is_closed() {
-                            // Read by task_poll, when no result carries it (it went on in
-                            // the background).
-                            sink.write(
-                                format!("\n{}", crate::changes_words(&landed.changes)).as_bytes(),
-                            )
-                            .await;
-                        }
-                        Some(landed)
-                    }
+                    Ok(Ok(landed)) => Some(landed),
                     Ok(Err(e)) => {
                         sink.write(format!("\n[Tandem could not read what the command changed, so none of it landed: {e}]\n").as_bytes()).await;
                         None
                     }
                     Err(_) => None,
                 }
+            }
+            // No layer: what it changed is in the project already, found now.
+            None => match (&finder, mark) {
+                (Some(finder), Some(mark)) => {
+                    let finder = finder.clone();
+                    let project = project.clone();
+                    tokio::task::spawn_blocking(move || {
+                        finder
+                            .since(mark)
+                            .map(|found| crate::layer::found_changes(&project, found, &landing))
+                    })
+                    .await
+                    .ok()
+                    .flatten()
+                }
+                _ => None,
+            },
+        };
+        let landed = match read {
+            Some(landed) => {
+                if (background || done_tx.is_closed()) && landed.held.waiting() {
+                    // Nobody waits on it now: what needs a yes waits (in its layer, or as
+                    // found) until the person reviews it (when the agent hears it ended).
+                    registry.hold_changes(&task_id, landed.held.clone());
+                    sink.write(HELD_NOTE.as_bytes()).await;
+                }
+                if let Some(told) = &on_landed
+                    && !landed.before.is_empty()
+                {
+                    (told.0)(&landed.before);
+                }
+                if background || done_tx.is_closed() {
+                    // Read by task_poll, when no result carries it (it went on in the
+                    // background).
+                    sink.write(format!("\n{}", crate::changes_words(&landed.changes)).as_bytes())
+                        .await;
+                }
+                Some(landed)
             }
             None => None,
         };

@@ -109,6 +109,7 @@ pub struct Workspace {
     root: ProjectRoot,
     before_write: Option<BeforeWrite>,
     base_of: Option<crate::BaseOf>,
+    finder: Option<Arc<dyn crate::ChangeFinder>>,
     seen: Mutex<HashMap<PathBuf, Stamp>>,
     /// Where what the agent has seen is kept, so it survives a restart (see
     /// [`Workspace::keep_seen_in`]).
@@ -151,6 +152,7 @@ impl Workspace {
             root,
             before_write: None,
             base_of: None,
+            finder: None,
             seen: Mutex::new(HashMap::new()),
             seen_log: Mutex::new(None),
             diff: Mutex::new(DiffTotals::default()),
@@ -177,6 +179,15 @@ impl Workspace {
     /// the person's own, made while it ran.
     pub fn set_base_of(&mut self, base_of: crate::BaseOf) {
         self.base_of = Some(base_of);
+    }
+
+    /// Has `finder` find what a command changed where it runs without a layer of the project.
+    pub fn set_change_finder(&mut self, finder: Arc<dyn crate::ChangeFinder>) {
+        self.finder = Some(finder);
+    }
+
+    pub(crate) fn change_finder(&self) -> Option<Arc<dyn crate::ChangeFinder>> {
+        self.finder.clone()
     }
 
     pub(crate) fn base_of_hook(&self) -> Option<crate::BaseOf> {

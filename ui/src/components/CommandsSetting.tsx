@@ -31,7 +31,8 @@ export function CommandsSetting() {
       {prefs && !prefs.copies && (
         <p className="banner warn" data-testid="commands-no-copies">
           This computer cannot run commands on a copy of the project, so in Ask mode every command is asked about before
-          it runs, and what it changes lands at once.
+          it runs, and what it changes lands at once. Those changes are found afterwards and shown for review: a change
+          you reject is put back.
         </p>
       )}
       {prefs && (

@@ -322,7 +322,10 @@ fn try_apply(
 
 /// The folder that holds `rel`, opened below the project without following a link, and the
 /// last name.
-fn parent_of(project: &Path, rel: &Path) -> std::io::Result<(OwnedFd, std::ffi::OsString)> {
+pub(crate) fn parent_of(
+    project: &Path,
+    rel: &Path,
+) -> std::io::Result<(OwnedFd, std::ffi::OsString)> {
     let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
     let root = rustix::fs::open(project, flags, Mode::empty())?;
     let name = rel
@@ -379,7 +382,7 @@ fn copy_tree(source: &Path, target: &Path) -> std::io::Result<()> {
     }
 }
 
-fn remove_any(path: &Path) -> std::io::Result<()> {
+pub(crate) fn remove_any(path: &Path) -> std::io::Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
         Ok(_) => std::fs::remove_file(path),
@@ -450,7 +453,7 @@ fn slashed(rel: &Path) -> String {
 }
 
 /// The folder at the top of a path, for one line of ignored output per folder.
-fn top_of(rel: &Path) -> String {
+pub(crate) fn top_of(rel: &Path) -> String {
     let mut parts = rel.components();
     let first = parts
         .next()

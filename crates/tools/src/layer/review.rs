@@ -12,14 +12,13 @@ use crate::diff;
 use protocol::{ChangeClass, ChangeKind, ChangeReview, Fate, ItemKind, ReviewFile};
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
 
 /// Text files larger than this are reviewed whole, without a diff.
-const MAX_DIFFED_BYTES: u64 = 1024 * 1024;
+pub(super) const MAX_DIFFED_BYTES: u64 = 1024 * 1024;
 /// The text one review carries at most (both sides of every file): a command that rewrote
 /// thousands of files is reviewed without a question of gigabytes. Files past it are kept or
 /// rejected whole, with their line counts.
-const REVIEW_TEXT_BYTES: usize = 8 * 1024 * 1024;
+pub(super) const REVIEW_TEXT_BYTES: usize = 8 * 1024 * 1024;
 
 /// What a review's piece stands for.
 #[derive(Debug, Clone, Copy)]
@@ -42,7 +41,7 @@ struct Texts {
 
 /// A command's changes held for review, in its layer.
 #[derive(Debug)]
-pub struct Held {
+pub(crate) struct LayerHeld {
     layer: Option<CommandLayer>,
     steps: Vec<Step>,
     texts: Vec<Option<Texts>>,
@@ -50,45 +49,7 @@ pub struct Held {
     review: ChangeReview,
 }
 
-/// A handle on held changes that travels in a command's outcome: whoever answers the review
-/// takes them; if nobody does, dropping the last handle removes the layer and nothing lands.
-#[derive(Clone, Default)]
-pub struct HeldChanges(Arc<Mutex<Option<Held>>>);
-
-impl std::fmt::Debug for HeldChanges {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("HeldChanges")
-    }
-}
-
-/// Outcomes compare by what they say; held changes are not part of that.
-impl PartialEq for HeldChanges {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-impl Eq for HeldChanges {}
-
-impl HeldChanges {
-    pub(crate) fn new(held: Held) -> Self {
-        HeldChanges(Arc::new(Mutex::new(Some(held))))
-    }
-
-    /// The held changes, once: `None` when there are none, or someone took them.
-    pub fn take(&self) -> Option<Held> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
-    }
-
-    /// Whether changes wait here.
-    pub fn waiting(&self) -> bool {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some()
-    }
-}
-
-impl Held {
+impl LayerHeld {
     pub(crate) fn new(layer: CommandLayer, steps: Vec<Step>, ignored: &Landed) -> Self {
         let project = layer.project.clone();
         let upper = layer.upper();
@@ -187,7 +148,7 @@ impl Held {
             ignored: ignored.changes.ignored.clone(),
             pieces: pieces.len() as u32,
         };
-        Held {
+        LayerHeld {
             layer: Some(layer),
             steps,
             texts,
@@ -197,19 +158,14 @@ impl Held {
     }
 
     /// What waits for the person's answer.
-    pub fn review(&self) -> &ChangeReview {
+    pub(crate) fn review(&self) -> &ChangeReview {
         &self.review
-    }
-
-    /// Every piece's index: the answer that accepts everything.
-    pub fn all(&self) -> BTreeSet<u32> {
-        (0..self.pieces.len() as u32).collect()
     }
 
     /// Lands the accepted pieces (indices into the review) and says what became of every
     /// change: the rest are rejected and the project keeps its own copy. A change to a file
     /// the person changed meanwhile is a conflict, never landed over their work.
-    pub fn land(
+    pub(crate) fn land(
         mut self,
         accepted: &BTreeSet<u32>,
         before_write: Option<&(dyn Fn(&str) + Send + Sync)>,
@@ -272,7 +228,7 @@ impl Held {
     }
 
     /// Lands nothing: every change is refused (nobody could answer), and the layer goes.
-    pub fn refuse(self) -> std::io::Result<Landed> {
+    pub(crate) fn refuse(self) -> std::io::Result<Landed> {
         let refuse = |_: &Step| Some(Fate::Refused);
         self.land_deciding(&refuse, None)
     }
@@ -299,7 +255,7 @@ impl Held {
     }
 }
 
-impl Drop for Held {
+impl Drop for LayerHeld {
     fn drop(&mut self) {
         if let Some(layer) = self.layer.take()
             && let Err(e) = layer.discard()
