@@ -16,6 +16,26 @@ pub struct CheckArgs {
     /// Print the findings as JSON.
     #[arg(long)]
     json: bool,
+    /// Also try a layer over this project: overlayfs refuses some file systems below it, and
+    /// commands there then run without one (their changes found afterwards).
+    #[arg(long)]
+    project: Option<std::path::PathBuf>,
+}
+
+/// Whether commands in `project` would run over a layer of it (`None`: the machine has none).
+fn project_layered(project: &std::path::Path) -> Result<Option<bool>> {
+    let project = project
+        .canonicalize()
+        .map_err(|e| anyhow::anyhow!("{} cannot be opened: {e}", project.display()))?;
+    let state = tempfile::tempdir()?;
+    if !config::machine_sandbox::layers_in(state.path()) {
+        return Ok(None);
+    }
+    let Some(setup) = config::machine_sandbox::sandbox_setup(state.path().join("sandbox")) else {
+        return Ok(None);
+    };
+    let setup = setup.with_layers(true);
+    Ok(Some(setup.layers_for(&project, &state.path().join("tmp"))))
 }
 
 fn yes(b: bool) -> &'static str {
@@ -25,8 +45,16 @@ fn yes(b: bool) -> &'static str {
 pub fn run(command: SandboxCommand) -> Result<ExitCode> {
     let SandboxCommand::Check(a) = command;
     let caps = agent::sandboxing::capabilities();
+    let project = a.project.as_deref().map(project_layered).transpose()?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(caps)?);
+        let mut value = serde_json::to_value(caps)?;
+        if let (Some(layered), Some(map)) = (project, value.as_object_mut()) {
+            map.insert(
+                "project_layered".into(),
+                serde_json::json!(layered.unwrap_or(false)),
+            );
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         println!(
             "sandbox:            {}",
@@ -89,6 +117,17 @@ pub fn run(command: SandboxCommand) -> Result<ExitCode> {
                 "NOT layered (no unprivileged overlay here): commands write the project directly; what they changed is found afterwards, shown, and in Ask mode reviewed (a rejected change is put back)"
             }
         );
+        if let Some(layered) = project {
+            println!(
+                "this project:       {}",
+                match layered {
+                    Some(true) => "commands run over a layer of it",
+                    Some(false) =>
+                        "NOT layered: its file system refuses to be below an overlay, so commands write it directly and what they changed is found afterwards",
+                    None => "NOT layered: this machine has no layers",
+                }
+            );
+        }
         println!();
         println!("{}", caps.summary());
     }

@@ -32,6 +32,9 @@ use std::path::PathBuf;
 pub struct SetupError {
     pub step: String,
     pub detail: String,
+    /// The project's file system would not be the folder below an overlay: commands there
+    /// run without a layer.
+    pub layer_refused: bool,
 }
 
 impl SetupError {
@@ -39,6 +42,7 @@ impl SetupError {
         SetupError {
             step: step.into(),
             detail: detail.to_string(),
+            layer_refused: false,
         }
     }
 }

@@ -19,6 +19,10 @@ pub struct SetupReport {
     /// and the helper removed (`.git/commondir`, `.git/config.worktree`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub undone: Vec<String>,
+    /// The setup failed because the project's file system would not be the folder below the
+    /// command's copy-on-write layer (overlayfs refuses some file systems as its lower layer).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub layer_refused: bool,
 }
 
 /// A command that runs `program args…` inside the sandbox described by `spec`, through the
@@ -74,5 +78,6 @@ pub fn read_report(status: &Path) -> SetupReport {
     serde_json::from_str::<SetupReport>(&text).unwrap_or_else(|_| SetupReport {
         setup_error: Some(format!("the sandbox reported something unreadable: {text}")),
         undone: Vec::new(),
+        layer_refused: false,
     })
 }

@@ -526,13 +526,31 @@ async fn run_process(
     let known = sandbox_setup.as_ref().map(|s| s.known(ws.root().path()));
     // A command that may write works on a layer of the project; what it changed lands when it
     // ends, as the rules allow.
+    let layered = match (&sandbox_setup, confinement) {
+        (
+            Some(setup),
+            Confinement::Sandboxed {
+                read_only: false, ..
+            },
+        ) if setup.layers => {
+            let (setup, project, tmp) = (
+                setup.clone(),
+                ws.root().path().to_path_buf(),
+                config.tmp_dir.clone(),
+            );
+            tokio::task::spawn_blocking(move || setup.layers_for(&project, &tmp))
+                .await
+                .unwrap_or(false)
+        }
+        _ => false,
+    };
     let layer = match (&sandbox_setup, confinement) {
         (
             Some(setup),
             Confinement::Sandboxed {
                 read_only: false, ..
             },
-        ) if setup.layers => Some(
+        ) if layered => Some(
             CommandLayer::make(&setup.state_dir, ws.root().path())
                 .map_err(|e| ToolError::io(&setup.state_dir, e))?
                 .merging_with(ws.base_of_hook()),

@@ -6,6 +6,7 @@ use crate::git_places::{git_places, repository_configs};
 use crate::project_guard::{Known, ProjectGuard};
 use protocol::{DenialKind, SandboxDenial};
 use sandbox::{Bind, Guarded, HomeView, Limits, Replacement, SandboxSpec, Shown};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -36,6 +37,8 @@ pub struct SandboxSetup {
     pub layers: bool,
     /// The project's secret files and repositories, kept current from the first command on.
     guard: Arc<Mutex<Option<WatchedProject>>>,
+    /// Per project: whether its file system takes being the folder below a layer (tried once).
+    layer_tried: Arc<Mutex<HashMap<PathBuf, bool>>>,
 }
 
 /// A project and the guard that watches it.
@@ -57,6 +60,7 @@ impl SandboxSetup {
             limits: Limits::default(),
             layers: false,
             guard: Arc::new(Mutex::new(None)),
+            layer_tried: Arc::new(Mutex::new(HashMap::new())),
         }
     }
 
@@ -77,6 +81,54 @@ impl SandboxSetup {
     pub fn with_layers(mut self, layers: bool) -> Self {
         self.layers = layers;
         self
+    }
+
+    /// Whether commands in `project` run over a layer: the machine mounts overlays, and the
+    /// project's file system takes being the folder below one (overlayfs refuses some). Tried
+    /// once per project with a command that does nothing (`tmp`: its temporary folder); where
+    /// it is refused, commands run as before layers and their changes are found afterwards.
+    pub fn layers_for(&self, project: &Path, tmp: &Path) -> bool {
+        if !self.layers {
+            return false;
+        }
+        let mut tried = self
+            .layer_tried
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(ok) = tried.get(project) {
+            return *ok;
+        }
+        let ok = self.try_layer(project, tmp);
+        if !ok {
+            tracing::warn!(project = %project.display(), "the project's file system refuses an overlay: its commands run without a layer");
+        }
+        tried.insert(project.to_path_buf(), ok);
+        ok
+    }
+
+    fn try_layer(&self, project: &Path, tmp: &Path) -> bool {
+        let Ok(layer) = crate::CommandLayer::make(&self.state_dir, project) else {
+            return false;
+        };
+        let _ = std::fs::create_dir_all(tmp);
+        let mut spec = self.spec(project, tmp, false, false);
+        spec.layer = Some(layer.spec());
+        spec.guarded.hidden.push(layer.folder().to_path_buf());
+        let status = self
+            .state_dir
+            .join(format!("layer-probe-{}.json", std::process::id()));
+        let ran = sandbox::wrap(&self.helper, &spec, &status, "true", Vec::<&str>::new())
+            .current_dir(project)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+        let report = sandbox::read_report(&status);
+        if let Err(e) = layer.discard() {
+            tracing::warn!(%e, "could not remove the layer of the project's probe");
+        }
+        // A helper that did not start says nothing of the project: the command will say why.
+        ran.is_err() || !report.layer_refused
     }
 
     /// These folders stay visible at their path.

@@ -326,7 +326,10 @@ fn mount_layer(project: &Held, upper: &Held, work: &Held, at: &Path) -> Result<(
         MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
         Some(options.as_str()),
     )
-    .map_err(step("making the project's copy-on-write layer (overlayfs)"))
+    .map_err(|e| SetupError {
+        layer_refused: true,
+        ..step("making the project's copy-on-write layer (overlayfs)")(e)
+    })
 }
 
 /// An empty `/run` (and `/var/run` where it is a folder of its own): the system bus, container

@@ -41,6 +41,7 @@ pub(super) fn run(inv: Invocation) -> i32 {
             SetupReport {
                 setup_error: None,
                 undone,
+                layer_refused: false,
             },
         ),
         Err(e) => {
@@ -50,6 +51,7 @@ pub(super) fn run(inv: Invocation) -> i32 {
                 SetupReport {
                     setup_error: Some(e.to_string()),
                     undone: Vec::new(),
+                    layer_refused: e.layer_refused,
                 },
             )
         }

@@ -359,8 +359,12 @@ fn move_in(
         Err(rustix::io::Errno::XDEV) => {
             let staged =
                 target.with_file_name(format!(".{}.tandem-landing", name.to_string_lossy()));
-            copy_tree(source, &staged)?;
-            std::fs::rename(&staged, target)
+            // A copy cut short (a full disk) leaves nothing of itself in the project.
+            let copied = copy_tree(source, &staged).and_then(|()| std::fs::rename(&staged, target));
+            if copied.is_err() {
+                let _ = remove_any(&staged);
+            }
+            copied
         }
         Err(e) => Err(e.into()),
     }
