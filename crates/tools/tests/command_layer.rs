@@ -14,7 +14,7 @@ use tools::{
 };
 
 struct Fixture {
-    _root: tempfile::TempDir,
+    _root: Option<tempfile::TempDir>,
     project: PathBuf,
     ws: Workspace,
     tasks: TaskRegistry,
@@ -26,6 +26,15 @@ fn no_secrets(_: &Path) -> bool {
 }
 
 fn fixture() -> Fixture {
+    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+    let base = root.path().canonicalize().expect("canonical");
+    let mut f = fixture_at(&base, true);
+    f._root = Some(root);
+    f
+}
+
+/// The fixture's project and session under `base`; its files made when `make`.
+fn fixture_at(base: &Path, make: bool) -> Fixture {
     let helper = sandbox::find_helper()
         .expect("the tandem-sandbox helper is built beside the tests (cargo build -p sandbox)");
     assert!(
@@ -33,11 +42,28 @@ fn fixture() -> Fixture {
         "this machine can run commands over a layer: {:?}",
         sandbox::probe()
     );
-    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
-    let base = root.path().canonicalize().expect("canonical");
     let project = base.join("project");
     let session = base.join("session");
-    for d in [&project.join("docs"), &project.join("src"), &session] {
+    if make {
+        make_files(&project, &session);
+    }
+    let mut config = CommandConfig::new(session.join("outputs"));
+    config.timing.grace = Duration::from_secs(30);
+    config.timing.kill_grace = Duration::from_millis(500);
+    config.tmp_dir = session.join("tmp");
+    config.sandbox =
+        Some(SandboxSetup::new(helper, session.join("sandbox"), no_secrets).with_layers(true));
+    Fixture {
+        ws: Workspace::new(ProjectRoot::open(&project).expect("open")),
+        tasks: TaskRegistry::new(),
+        config,
+        project,
+        _root: None,
+    }
+}
+
+fn make_files(project: &Path, session: &Path) {
+    for d in [&project.join("docs"), &project.join("src"), session] {
         std::fs::create_dir_all(d).expect("mkdir");
     }
     std::fs::write(
@@ -50,28 +76,14 @@ fn fixture() -> Fixture {
     std::fs::write(project.join("src/b.txt"), "two\n").expect("write");
     std::fs::write(project.join("run.sh"), "echo hi\n").expect("write");
     std::fs::write(project.join(".gitignore"), "node_modules/\nbuild/\n").expect("write");
-    git(&project, &["init", "-q"]);
-    git(&project, &["config", "user.email", "t@example.com"]);
-    git(&project, &["config", "user.name", "Test"]);
-    git(&project, &["add", "-A"]);
-    git(&project, &["commit", "-qm", "start"]);
+    git(project, &["init", "-q"]);
+    git(project, &["config", "user.email", "t@example.com"]);
+    git(project, &["config", "user.name", "Test"]);
+    git(project, &["add", "-A"]);
+    git(project, &["commit", "-qm", "start"]);
     // What changed just before a command started counts as changed while it ran (the
     // kernel's file times run a tick behind): the fixture is older than that.
     std::thread::sleep(Duration::from_millis(100));
-
-    let mut config = CommandConfig::new(session.join("outputs"));
-    config.timing.grace = Duration::from_secs(30);
-    config.timing.kill_grace = Duration::from_millis(500);
-    config.tmp_dir = session.join("tmp");
-    config.sandbox =
-        Some(SandboxSetup::new(helper, session.join("sandbox"), no_secrets).with_layers(true));
-    Fixture {
-        ws: Workspace::new(ProjectRoot::open(&project).expect("open")),
-        tasks: TaskRegistry::new(),
-        config,
-        project,
-        _root: root,
-    }
 }
 
 const SANDBOXED: Confinement = Confinement::Sandboxed {
@@ -1072,4 +1084,92 @@ async fn a_review_of_many_large_files_carries_a_bounded_text_and_every_file() {
             "big{n}.txt"
         );
     }
+}
+
+/// How many files the killed landing changes: enough that landing them takes a while.
+const KILLED_FILES: usize = 4000;
+
+/// The child of the kill test: runs a command that rewrites every file under `many/` and
+/// lands it, until the test kills it with SIGKILL.
+async fn land_until_killed(base: &Path) {
+    let f = fixture_at(base, false);
+    let (code, text, _) = run(&f, "for f in many/*; do echo after > \"$f\"; done", LAND).await;
+    assert_eq!(code, Some(0), "{text}");
+}
+
+#[tokio::test]
+async fn an_app_killed_while_a_change_lands_leaves_each_file_whole_and_the_landing_is_finished() {
+    if let Some(base) = std::env::var_os("TANDEM_TEST_LANDING_CHILD") {
+        land_until_killed(Path::new(&base)).await;
+        return;
+    }
+    let f = fixture();
+    let base = f.project.parent().expect("base").to_path_buf();
+    std::fs::create_dir_all(f.project.join("many")).expect("mkdir");
+    for i in 0..KILLED_FILES {
+        std::fs::write(f.project.join(format!("many/{i:05}.txt")), "before\n").expect("write");
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let layers = f
+        .config
+        .sandbox
+        .as_ref()
+        .expect("sandbox")
+        .state_dir
+        .join("layers");
+    // The app is this test itself, run again as a child that lands and is killed mid-way.
+    let mut child = std::process::Command::new(std::env::current_exe().expect("exe"))
+        .args([
+            "--exact",
+            "an_app_killed_while_a_change_lands_leaves_each_file_whole_and_the_landing_is_finished",
+            "--nocapture",
+        ])
+        .env("TANDEM_TEST_LANDING_CHILD", &base)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("child");
+    // Killed as soon as its landing is written down and its first file has landed, before
+    // it can be done.
+    let first = f.project.join("many/00000.txt");
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let journal_seen = loop {
+        let written = std::fs::read_dir(&layers).is_ok_and(|d| {
+            d.filter_map(Result::ok)
+                .any(|e| e.path().join("landing.json").exists())
+        }) && std::fs::read_to_string(&first).is_ok_and(|t| t == "after\n");
+        if written || std::time::Instant::now() > deadline {
+            break written;
+        }
+        if child.try_wait().expect("wait").is_some() {
+            break false;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(journal_seen, "the child's landing began");
+    let count = |what: &str| {
+        (0..KILLED_FILES)
+            .filter(|i| {
+                std::fs::read_to_string(f.project.join(format!("many/{i:05}.txt")))
+                    .is_ok_and(|t| t == what)
+            })
+            .count()
+    };
+    // Each file is whole, before or after; none half-written.
+    let (before, after) = (count("before\n"), count("after\n"));
+    assert_eq!(
+        before + after,
+        KILLED_FILES,
+        "{before} before, {after} after"
+    );
+    eprintln!("killed with {after} of {KILLED_FILES} files landed");
+    // The session opening again finishes what was decided: the project is as after.
+    tools::CommandLayer::clear_stale(
+        &f.config.sandbox.as_ref().expect("sandbox").state_dir,
+        &f.project,
+    );
+    assert_eq!(count("after\n"), KILLED_FILES);
+    assert_no_layer_left(&f);
 }
