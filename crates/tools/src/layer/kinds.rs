@@ -75,6 +75,12 @@ impl<'a> Sorter<'a> {
 
     /// The kind of a path inside a folder that moves as one: only whether it runs code counts.
     pub(crate) fn kind_inside(&mut self, rel: &Path, folder: bool) -> Kind {
+        // A file in such a folder runs code only by its own name (a `.git` link, `.envrc`, the
+        // editor's files): the shape of the folders it is in is their own entries' to say.
+        // Thousands of files (a `node_modules`) cost a name each, not a look at the disk.
+        if !folder && !named_to_run_code(rel) {
+            return Kind::Project;
+        }
         self.runs_code(rel, folder)
             .map_or(Kind::Project, Kind::RunsCode)
     }
@@ -151,6 +157,26 @@ impl<'a> Sorter<'a> {
         self.shaped.insert(dir.to_path_buf(), shaped);
         shaped
     }
+}
+
+/// Whether a file's own name (or its folder's, `.vscode`) could make a program run it.
+fn named_to_run_code(rel: &Path) -> bool {
+    let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let folder = rel
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    name == ".git"
+        || name.starts_with(".envrc")
+        || matches!(name, "HEAD" | "config")
+        || folder == ".vscode"
+        || rel.components().any(|c| {
+            matches!(
+                c.as_os_str().to_str(),
+                Some(".git" | ".tandem" | ".idea" | ".husky" | ".githooks")
+            )
+        })
 }
 
 /// The project's ignore rules as they were when the command started (what a command writes to
