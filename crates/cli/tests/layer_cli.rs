@@ -104,14 +104,14 @@ fn a_landing_that_fills_the_projects_disk_leaves_nothing_half_copied() {
         return;
     }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
-    // The layer is on another disk than the project (landing copies), and the project's
-    // 2 MB disk has no room for the 1.2 MB the command rewrote.
+    // The project is the top of its own 2 MB disk, so its layer is on another disk (the
+    // session's) and landing copies; the disk has no room for the 1.2 MB the command rewrote.
     let script = r#"
-        mkdir -p "$D/disk" && mount -t tmpfs -o size=2m tmpfs "$D/disk" || exit 97
-        mkdir -p "$D/disk/project" && cd "$D/disk/project" || exit 97
+        mkdir -p "$D/project" && mount -t tmpfs -o size=2m tmpfs "$D/project" || exit 97
+        cd "$D/project" || exit 97
         head -c 1200000 /dev/zero | tr '\0' 'a' > big.txt
         before=$(md5sum big.txt)
-        "$CLI" tool run_command '{"command": "sed -i s/a/b/ big.txt"}' --approve --mode full_auto --project "$D/disk/project"
+        "$CLI" tool run_command '{"command": "sed -i s/a/b/ big.txt"}' --approve --mode full_auto --project "$D/project"
         echo "exit=$?"
         [ "$(md5sum big.txt)" = "$before" ] && echo "big.txt unchanged"
         printf 'project: '; ls -A | grep -vx .tandem | tr '\n' ' '; echo
@@ -124,4 +124,37 @@ fn a_landing_that_fills_the_projects_disk_leaves_nothing_half_copied() {
     );
     assert!(stdout.contains("big.txt unchanged"), "{stdout}{stderr}");
     assert!(stdout.contains("project: big.txt \n"), "{stdout}{stderr}");
+}
+
+#[test]
+fn a_project_on_another_disk_than_the_session_keeps_its_layers_on_its_own_disk() {
+    if !sandbox::probe().layers.project_layer {
+        eprintln!("no unprivileged overlays on this machine");
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+    // The session (TMPDIR) is on the machine's disk, the project below the top of a 3 MB disk
+    // of its own: its layers go to that disk's top (only the user may enter), so what the
+    // command rewrote lands by a rename, not a copy across disks.
+    let script = r#"
+        mkdir -p "$D/disk" && mount -t tmpfs -o size=3m tmpfs "$D/disk" || exit 97
+        mkdir -p "$D/disk/project" && cd "$D/disk/project" || exit 97
+        head -c 1000000 /dev/zero | tr '\0' 'a' > big.txt
+        head -c 600000 /dev/zero > other.bin
+        "$CLI" tool run_command '{"command": "sed -i s/a/b/ big.txt"}' --approve --mode full_auto --project "$D/disk/project"
+        echo "exit=$?"
+        printf 'first: '; head -c 3 big.txt; echo
+        printf 'layers folder: '; stat -c %a "$D/disk/.tandem-layers-0"
+        printf 'layers left: '; ls -A "$D/disk/.tandem-layers-0" | grep -v attribute-probe | wc -l
+        printf 'project: '; ls -A | grep -vx .tandem | tr '\n' ' '; echo
+    "#;
+    let (code, stdout, stderr) = in_namespace(dir.path(), script);
+    assert_ne!(code, Some(97), "could not mount the disk: {stderr}");
+    assert!(stdout.contains("first: baa"), "{stdout}{stderr}");
+    assert!(stdout.contains("layers folder: 700"), "{stdout}{stderr}");
+    assert!(stdout.contains("layers left: 0"), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("project: big.txt other.bin \n"),
+        "{stdout}{stderr}"
+    );
 }

@@ -100,9 +100,7 @@ impl CommandLayer {
     /// the session, which commands never see).
     pub fn make(state_dir: &Path, project: &Path) -> std::io::Result<Self> {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let root = state_dir
-            .join("layers")
-            .join(format!("{}-{n}", std::process::id()));
+        let root = layers_folder(state_dir, project).join(format!("{}-{n}", std::process::id()));
         if root.exists() {
             remove(&root)?;
         }
@@ -128,7 +126,16 @@ impl CommandLayer {
     /// `project` (a journal is a file on disk: it never chooses where files go); one whose
     /// command was still running is removed, and nothing of it lands.
     pub fn clear_stale(state_dir: &Path, project: &Path) {
-        let Ok(listed) = std::fs::read_dir(state_dir.join("layers")) else {
+        Self::clear_stale_in(&state_dir.join("layers"), project, false);
+        if let Some(shared) = top_layers(project) {
+            Self::clear_stale_in(&shared, project, true);
+        }
+    }
+
+    /// Clears the stale layers in `folder`; in a folder `shared` with other projects, only
+    /// this project's landings are finished, and another's are left for its own session.
+    fn clear_stale_in(folder: &Path, project: &Path, shared: bool) {
+        let Ok(listed) = std::fs::read_dir(folder) else {
             return;
         };
         for entry in listed.filter_map(Result::ok) {
@@ -142,6 +149,9 @@ impl CommandLayer {
                 continue;
             }
             let layer = entry.path();
+            if shared && land::journal_project(&layer).is_some_and(|p| p != project) {
+                continue;
+            }
             if layer.join(land::JOURNAL).exists()
                 && let Err(e) = land::finish(&layer, project)
             {
@@ -158,9 +168,12 @@ impl CommandLayer {
     /// Linux 6.6).
     pub fn can_live_in(state_dir: &Path) -> bool {
         let dir = state_dir.join("layers");
+        std::fs::create_dir_all(&dir).is_ok() && Self::keeps_marks(&dir)
+    }
+
+    fn keeps_marks(dir: &Path) -> bool {
         let probe = dir.join(format!("attribute-probe-{}", std::process::id()));
-        let works = std::fs::create_dir_all(&dir).is_ok()
-            && std::fs::write(&probe, b"").is_ok()
+        let works = std::fs::write(&probe, b"").is_ok()
             && rustix::fs::lsetxattr(
                 &probe,
                 "user.tandem.probe",
@@ -260,6 +273,61 @@ impl CommandLayer {
     }
 }
 
+/// Where a command's layers are kept for `project`: the session's folder when it is on the
+/// project's file system (landing is then renames, not copies); else a folder of Tandem's at the
+/// top of the project's file system (`.tandem-layers-<uid>`, as desktops keep `.Trash-<uid>`
+/// there), when the project is below that top and the folder keeps the overlay's marks; else
+/// the session's folder all the same (a landing copies).
+fn layers_folder(state_dir: &Path, project: &Path) -> PathBuf {
+    let own = state_dir.join("layers");
+    let _ = std::fs::create_dir_all(&own);
+    let same = |a: &Path, b: &Path| {
+        use std::os::unix::fs::MetadataExt as _;
+        matches!((std::fs::metadata(a), std::fs::metadata(b)), (Ok(x), Ok(y)) if x.dev() == y.dev())
+    };
+    if same(&own, project) {
+        return own;
+    }
+    match top_layers(project) {
+        Some(top) if usable(&top) => top,
+        _ => own,
+    }
+}
+
+/// The shared layers folder at the top of the file system `project` is on, when the project
+/// is below that top (a layer must never be inside the folder below it).
+fn top_layers(project: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt as _;
+    let dev = std::fs::metadata(project).ok()?.dev();
+    let mut top = project;
+    while let Some(parent) = top.parent() {
+        if std::fs::metadata(parent).map(|m| m.dev()).ok() != Some(dev) {
+            break;
+        }
+        top = parent;
+    }
+    if top == project {
+        return None;
+    }
+    let uid = rustix::process::getuid().as_raw();
+    Some(top.join(format!(".tandem-layers-{uid}")))
+}
+
+/// Whether layers can be kept in `folder`: made (only the user may enter it) and able to keep
+/// the overlay's `user.*` marks.
+fn usable(folder: &Path) -> bool {
+    use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
+    let made = std::fs::DirBuilder::new().mode(0o700).create(folder);
+    if made.is_err() && !folder.is_dir() {
+        return false;
+    }
+    // Another user's folder of the same name is never used.
+    let own = std::fs::symlink_metadata(folder).is_ok_and(|m| {
+        m.is_dir() && m.uid() == rustix::process::getuid().as_raw() && m.mode() & 0o077 == 0
+    });
+    own && CommandLayer::keeps_marks(folder)
+}
+
 fn free_bytes(path: &Path) -> u64 {
     rustix::fs::statvfs(path)
         .map(|s| s.f_bavail.saturating_mul(s.f_frsize))
@@ -296,5 +364,37 @@ fn remove(root: &Path) -> std::io::Result<()> {
     match std::fs::remove_dir_all(root) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pid no process has (the highest the kernel hands out, plus one).
+    fn dead_pid() -> u64 {
+        std::fs::read_to_string("/proc/sys/kernel/pid_max")
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok())
+            .unwrap_or(4_194_304)
+            + 1
+    }
+
+    #[test]
+    fn a_shared_layers_folder_leaves_another_projects_cut_short_landing_alone() {
+        let d = tempfile::tempdir().expect("tmp");
+        let (mine, theirs) = (d.path().join("mine"), d.path().join("theirs"));
+        let shared = d.path().join(".tandem-layers");
+        let layer = shared.join(format!("{}-0", dead_pid()));
+        std::fs::create_dir_all(layer.join("upper")).expect("mkdir");
+        let journal = serde_json::json!({"project": theirs, "steps": []});
+        std::fs::write(layer.join(land::JOURNAL), journal.to_string()).expect("write");
+        CommandLayer::clear_stale_in(&shared, &mine, true);
+        assert!(
+            layer.exists(),
+            "another project's landing waits for its own session"
+        );
+        CommandLayer::clear_stale_in(&shared, &theirs, true);
+        assert!(!layer.exists(), "its own session finishes and clears it");
     }
 }

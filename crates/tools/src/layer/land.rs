@@ -210,6 +210,14 @@ fn write_journal(journal: &Path, project: &Path, steps: &[&Step]) -> std::io::Re
     crate::atomic::write_atomic(journal, &text)
 }
 
+/// The project a layer's landing was written down for, if one was.
+pub(crate) fn journal_project(layer: &Path) -> Option<PathBuf> {
+    let text = std::fs::read(layer.join(JOURNAL)).ok()?;
+    serde_json::from_slice::<Journal>(&text)
+        .ok()
+        .map(|j| j.project)
+}
+
 /// Finishes a landing cut short: each step still in the layer is moved in (a deletion is
 /// done again), in the order written down; what already moved is left as it is.
 pub(crate) fn finish(layer: &Path, project: &Path) -> std::io::Result<()> {
