@@ -47,6 +47,10 @@ fn a_project_whose_file_system_refuses_an_overlay_still_runs_its_commands() {
     let (code, stdout, stderr) = in_namespace(dir.path(), script);
     assert_ne!(code, Some(97), "could not mount the overlays: {stderr}");
     assert!(stdout.contains("ran\n"), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("does not take a copy-on-write layer"),
+        "the first command says why it ran without one: {stdout}{stderr}"
+    );
     assert!(stdout.contains("exit=0"), "{stdout}{stderr}");
     assert!(stdout.contains("made: made"), "{stdout}{stderr}");
     assert!(!stderr.contains("could not start"), "{stderr}");

@@ -544,6 +544,9 @@ async fn run_process(
         }
         _ => false,
     };
+    let refusal_note = sandbox_setup
+        .as_ref()
+        .is_some_and(|s| s.refusal_to_tell(ws.root().path()));
     let layer = match (&sandbox_setup, confinement) {
         (
             Some(setup),
@@ -724,6 +727,9 @@ async fn run_process(
         }
         if let Some(cap) = over_cap {
             sink.write(layer_full_note(cap).as_bytes()).await;
+        }
+        if refusal_note {
+            sink.write(LAYER_REFUSED_NOTE.as_bytes()).await;
         }
         let read = match layer {
             Some(layer) if over_cap.is_some() => {
@@ -942,6 +948,10 @@ struct Ended {
 const LAYER_LOOK: Duration = Duration::from_millis(250);
 
 /// Said when a command wrote past its layer's cap.
+/// Said once per project, on the first command that runs without a layer because the
+/// project's file system refused one.
+const LAYER_REFUSED_NOTE: &str = "\n[This project's file system does not take a copy-on-write layer (overlayfs refuses it), so commands here write the project directly, as they did before layers; what each one changes is found afterwards and shown for review.]\n";
+
 fn layer_full_note(cap: u64) -> String {
     format!(
         "\n[The command wrote more than {} into its copy of the project, the most a command may write here (less when the disk has less room), so it was stopped and none of its changes landed. Write less at once (clean old build output first), or ask the user to run it themselves.]\n",

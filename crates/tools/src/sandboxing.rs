@@ -37,8 +37,9 @@ pub struct SandboxSetup {
     pub layers: bool,
     /// The project's secret files and repositories, kept current from the first command on.
     guard: Arc<Mutex<Option<WatchedProject>>>,
-    /// Per project: whether its file system takes being the folder below a layer (tried once).
-    layer_tried: Arc<Mutex<HashMap<PathBuf, bool>>>,
+    /// Per project: whether its file system takes being the folder below a layer (tried once),
+    /// and whether a refusal was told yet.
+    layer_tried: Arc<Mutex<HashMap<PathBuf, (bool, bool)>>>,
 }
 
 /// A project and the guard that watches it.
@@ -95,15 +96,31 @@ impl SandboxSetup {
             .layer_tried
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(ok) = tried.get(project) {
+        if let Some((ok, _)) = tried.get(project) {
             return *ok;
         }
         let ok = self.try_layer(project, tmp);
         if !ok {
             tracing::warn!(project = %project.display(), "the project's file system refuses an overlay: its commands run without a layer");
         }
-        tried.insert(project.to_path_buf(), ok);
+        tried.insert(project.to_path_buf(), (ok, false));
         ok
+    }
+
+    /// Whether `project` was found to refuse a layer and that has not been told yet: the
+    /// first command that runs without one says why, once.
+    pub fn refusal_to_tell(&self, project: &Path) -> bool {
+        let mut tried = self
+            .layer_tried
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match tried.get_mut(project) {
+            Some((false, told)) if !*told => {
+                *told = true;
+                true
+            }
+            _ => false,
+        }
     }
 
     fn try_layer(&self, project: &Path, tmp: &Path) -> bool {
