@@ -11,6 +11,7 @@ mod held;
 mod kinds;
 mod land;
 mod merge;
+mod mirror;
 mod plan;
 mod read;
 mod review;
@@ -20,11 +21,13 @@ pub use found::{Before, ChangeFinder, FoundFile, found_changes};
 pub use held::{Held, HeldChanges};
 pub use land::Landing;
 pub use merge::BaseOf;
+pub use mirror::Mirror;
 pub use words::{changes_words, why_words};
 
 use protocol::CommandChanges;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 /// How far before its start a command's changes are compared: a file's change time comes from
@@ -40,6 +43,8 @@ pub struct CommandLayer {
     started: SystemTime,
     /// The common ancestor of a file the person changed while the command ran.
     base_of: Option<BaseOf>,
+    /// Where its ignored output was copied into the project while it ran ([`Mirror`]).
+    mirrored: Arc<Mutex<land::Mirrored>>,
 }
 
 impl std::fmt::Debug for CommandLayer {
@@ -111,7 +116,25 @@ impl CommandLayer {
             project: project.to_path_buf(),
             started: SystemTime::now() - CLOCK_SLACK,
             base_of: None,
+            mirrored: Arc::default(),
         })
+    }
+
+    /// What copies the command's ignored output into the project while it still runs.
+    pub fn mirror(&self) -> Mirror {
+        Mirror::new(
+            self.project.clone(),
+            self.upper(),
+            self.started,
+            self.mirrored.clone(),
+        )
+    }
+
+    fn mirrored(&self) -> land::Mirrored {
+        self.mirrored
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Files the person changes while the command runs are merged with the command's changes,
@@ -251,7 +274,7 @@ impl CommandLayer {
             &self.project,
             &upper,
             now,
-            self.started,
+            (self.started, &self.mirrored()),
             &decide,
             before_write,
             &journal,

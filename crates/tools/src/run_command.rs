@@ -645,8 +645,12 @@ async fn run_process(
         let limit = sandbox_setup.as_ref()?.limits.layer_bytes;
         Some((l.cap(limit), l.free_now()))
     });
+    // Ignored output of a command nobody waits on (a server, a watcher) is copied into the
+    // project as it comes; the rest of its changes wait until it ends.
+    let mut mirror = layer.as_ref().map(CommandLayer::mirror);
     tokio::spawn(async move {
         let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
+        let mut mirror_look = tokio::time::interval(MIRROR_LOOK);
         let mut stopped = false;
         let mut timed_out = false;
         let mut over_cap = None;
@@ -678,6 +682,16 @@ async fn run_process(
                     let term_deadline = tokio::time::Instant::now() + kill_grace;
                     let _ = tokio::time::timeout_at(term_deadline, child.wait()).await;
                     let _ = child.signal(SIGKILL);
+                }
+                _ = mirror_look.tick(), if mirror.is_some() && over_cap.is_none() && (background || done_tx.is_closed()) => {
+                    if let Some(mut m) = mirror.take() {
+                        mirror = tokio::task::spawn_blocking(move || {
+                            m.sync();
+                            m
+                        })
+                        .await
+                        .ok();
+                    }
                 }
                 _ = look.tick(), if layer_watch.is_some() && over_cap.is_none() => {
                     if let (Some(l), Some((cap, free_then))) = (&layer, layer_watch)
@@ -946,6 +960,8 @@ struct Ended {
 
 /// How often a layered command's disk use is looked at.
 const LAYER_LOOK: Duration = Duration::from_millis(250);
+/// How often a running command's ignored output is copied into the project.
+const MIRROR_LOOK: Duration = Duration::from_secs(2);
 
 /// Said when a command wrote past its layer's cap.
 /// Said once per project, on the first command that runs without a layer because the

@@ -1173,3 +1173,67 @@ async fn an_app_killed_while_a_change_lands_leaves_each_file_whole_and_the_landi
     assert_eq!(count("after\n"), KILLED_FILES);
     assert_no_layer_left(&f);
 }
+
+#[tokio::test]
+async fn a_running_background_commands_ignored_output_reaches_the_project_as_it_comes() {
+    let f = fixture();
+    // The person's own file git ignores, changed before the watcher writes it: never copied over.
+    std::fs::create_dir_all(f.project.join("build")).expect("mkdir");
+    let args = RunCommandArgs {
+        command: "mkdir -p build && for i in 1 2 3; do echo $i > build/out.txt; sleep 1; done; \
+                  echo later >> calc.py; echo mine-no-more > build/keep.txt; sleep 60"
+            .into(),
+        description: None,
+        timeout: Some(120),
+        background: true,
+    };
+    let mut ctx = RunContext::new(SANDBOXED);
+    ctx.landing = LAND;
+    let out = run_command(&f.ws, &f.tasks, &f.config, &args, &ctx)
+        .await
+        .expect("started");
+    let CommandOutcome::Background { task_id, .. } = out else {
+        panic!("in the background: {out:?}");
+    };
+    std::fs::write(f.project.join("build/keep.txt"), "the person's\n").expect("write");
+    // While it runs: the build output is in the project, and keeps up with it.
+    let came = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            if read(&f, "build/out.txt").as_deref() == Some("3\n") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    assert!(
+        came.is_ok(),
+        "the output never reached the project: {:?}",
+        read(&f, "build/out.txt")
+    );
+    // Its project file waits for the end, as ever; the person's ignored file stays theirs.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(!read(&f, "calc.py").expect("calc").contains("later"));
+    assert_eq!(
+        read(&f, "build/keep.txt").as_deref(),
+        Some("the person's\n")
+    );
+    f.tasks.stop(&task_id).expect("stop");
+    let ended = tokio::time::timeout(Duration::from_secs(30), async {
+        while !read(&f, "calc.py").expect("calc").contains("later") {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(
+        ended.is_ok(),
+        "its project change landed when it was stopped"
+    );
+    // Its own output landed over the copies; the person's file is a conflict, kept.
+    assert_eq!(read(&f, "build/out.txt").as_deref(), Some("3\n"));
+    assert_eq!(
+        read(&f, "build/keep.txt").as_deref(),
+        Some("the person's\n")
+    );
+    assert_no_layer_left(&f);
+}

@@ -50,11 +50,16 @@ pub(crate) fn lands_unasked(step: &Step, landing: &Landing) -> bool {
     }
 }
 
+/// Project paths a command's ignored output was copied to while it ran, with the change time
+/// the copy left them at: what the copy changed is not a conflict, a change after it is.
+pub(crate) type Mirrored = std::collections::HashMap<PathBuf, (i64, i64)>;
+
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn land(
     project: &Path,
     upper: &Path,
     steps: Vec<Step>,
-    started: SystemTime,
+    (started, mirrored): (SystemTime, &Mirrored),
     decide: &Decide<'_>,
     before_write: Hook<'_>,
     journal: &Path,
@@ -65,7 +70,7 @@ pub(crate) fn land(
     // half-landed for good.
     let verdicts: Vec<Option<Fate>> = rest
         .iter()
-        .map(|s| verdict(project, s, started, decide))
+        .map(|s| verdict(project, s, (started, mirrored), decide))
         .collect();
     let all_project_go = rest
         .iter()
@@ -160,7 +165,12 @@ pub(crate) fn land(
 }
 
 /// What becomes of a step without landing it (`None`: it lands).
-fn verdict(project: &Path, step: &Step, started: SystemTime, decide: &Decide<'_>) -> Option<Fate> {
+fn verdict(
+    project: &Path,
+    step: &Step,
+    (started, mirrored): (SystemTime, &Mirrored),
+    decide: &Decide<'_>,
+) -> Option<Fate> {
     if step.item == ItemKind::Special {
         return Some(Fate::NotLandable);
     }
@@ -169,7 +179,7 @@ fn verdict(project: &Path, step: &Step, started: SystemTime, decide: &Decide<'_>
     }
     let path = project.join(&step.rel);
     let merged_over = step.merged.is_some() && change_stamp(&path) == step.merged;
-    if !merged_over && changed_since(&path, started) {
+    if !merged_over && changed_since_except(&path, started, mirrored) {
         return Some(Fate::Conflict);
     }
     None
@@ -258,9 +268,25 @@ pub(crate) fn finish(layer: &Path, project: &Path) -> std::io::Result<()> {
 /// Whether the project's copy of a path changed after `started` (for a folder: anything in
 /// it). A path that is not there has nothing to lose.
 pub(crate) fn changed_since(path: &Path, started: SystemTime) -> bool {
+    changed_since_except(path, started, &Mirrored::new())
+}
+
+/// [`changed_since`], but a path the command's own output was copied to counts as changed
+/// only if it changed again after the copy.
+fn changed_since_except(path: &Path, started: SystemTime, mirrored: &Mirrored) -> bool {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return false;
     };
+    if let Some(stamp) = mirrored.get(path) {
+        if *stamp != (meta.ctime(), meta.ctime_nsec()) {
+            return true;
+        }
+        return meta.is_dir()
+            && std::fs::read_dir(path).is_ok_and(|d| {
+                d.filter_map(Result::ok)
+                    .any(|e| changed_since_except(&e.path(), started, mirrored))
+            });
+    }
     let changed = SystemTime::UNIX_EPOCH
         + std::time::Duration::new(meta.ctime().max(0) as u64, meta.ctime_nsec().max(0) as u32);
     if changed > started {
@@ -269,7 +295,7 @@ pub(crate) fn changed_since(path: &Path, started: SystemTime) -> bool {
     meta.is_dir()
         && std::fs::read_dir(path).is_ok_and(|d| {
             d.filter_map(Result::ok)
-                .any(|e| changed_since(&e.path(), started))
+                .any(|e| changed_since_except(&e.path(), started, mirrored))
         })
 }
 

@@ -245,7 +245,7 @@ impl LayerHeld {
             &layer.project,
             &layer.upper(),
             std::mem::take(&mut self.steps),
-            layer.started,
+            (layer.started, &layer.mirrored()),
             decide,
             before_write,
             &layer.root.join(land::JOURNAL),
