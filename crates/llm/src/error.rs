@@ -33,6 +33,11 @@ pub enum LlmError {
     /// The stream ended before the message did.
     #[error("the response stream was cut off mid-message")]
     StreamCut,
+    /// The stream stayed open but brought nothing of the reply for this long: only keep-alive
+    /// signals (SSE comments, `ping` events), which a stuck server can send forever. Not
+    /// retried by itself: the person decides (Retry).
+    #[error("the model sent nothing of its reply for {seconds} s (only keep-alive signals)")]
+    Silent { seconds: u64 },
     /// 4xx other than auth and rate limits: the request itself is wrong.
     #[error("the provider refused the request (HTTP {status}): {message}")]
     BadRequest { status: u16, message: String },

@@ -85,6 +85,13 @@ pub fn model_failure(e: &LlmError, at: FailureContext<'_>) -> EngineError {
             "The model's reply was cut off before it ended. Press Retry.".into(),
             None,
         ),
+        LlmError::Silent { seconds } => (
+            FailureCode::StreamBroken,
+            format!(
+                "{server_cap} kept the reply open for {seconds} seconds without sending any of it, so Tandem stopped waiting. Press Retry; if it happens again, the server may be stuck."
+            ),
+            None,
+        ),
         LlmError::Protocol(detail) => (
             FailureCode::StreamBroken,
             format!(

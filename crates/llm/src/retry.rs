@@ -54,6 +54,7 @@ impl RetryPolicy {
             }
             LlmError::StreamCut => (retries < self.cut_stream_retries).then_some(Duration::ZERO),
             LlmError::Auth { .. }
+            | LlmError::Silent { .. }
             | LlmError::BadRequest { .. }
             | LlmError::Protocol(_)
             | LlmError::BadAddress { .. }

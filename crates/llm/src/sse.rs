@@ -4,7 +4,7 @@
 use crate::error::LlmError;
 use crate::retry;
 use std::collections::VecDeque;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 use tokio_util::sync::CancellationToken;
 
 /// The largest event accepted. Real events are a few hundred bytes; a whole tool call's
@@ -174,12 +174,16 @@ fn too_large(max: usize) -> LlmError {
 pub(crate) struct Events {
     response: reqwest::Response,
     decoder: Decoder,
+    /// How long the stream may bring nothing of the reply, and when it last did.
+    idle: Duration,
+    last_news: tokio::time::Instant,
 }
 
 /// Sends the request; an HTTP error becomes the matching [`LlmError`], a success the event
 /// stream.
 pub(crate) async fn open(
     req: reqwest::RequestBuilder,
+    idle: Duration,
     cancel: &CancellationToken,
 ) -> Result<Events, LlmError> {
     let mut resp = tokio::select! {
@@ -216,6 +220,8 @@ pub(crate) async fn open(
     Ok(Events {
         response: resp,
         decoder: Decoder::new(MAX_EVENT_BYTES, MAX_REPLY_BYTES),
+        idle,
+        last_news: tokio::time::Instant::now(),
     })
 }
 
@@ -239,11 +245,20 @@ impl Events {
     pub async fn next(&mut self, cancel: &CancellationToken) -> Result<Option<SseEvent>, LlmError> {
         loop {
             if let Some(e) = self.decoder.next_event() {
+                // A ping is a keep-alive, not news: a stuck server can send them forever.
+                if e.event != "ping" {
+                    self.last_news = tokio::time::Instant::now();
+                }
                 return Ok(Some(e));
             }
+            // The client's read timeout restarts with every byte, so comments alone would keep
+            // a stuck stream open for good: the reply's own silence is timed here.
             let chunk = tokio::select! {
                 c = self.response.chunk() => c,
                 _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+                () = tokio::time::sleep_until(self.last_news + self.idle) => {
+                    return Err(LlmError::Silent { seconds: self.idle.as_secs() });
+                }
             };
             match chunk {
                 Ok(Some(bytes)) => self.decoder.push(&bytes)?,

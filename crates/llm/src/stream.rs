@@ -73,7 +73,7 @@ pub(crate) async fn receive(
     on_event: &mut (dyn FnMut(StreamEvent) + Send),
     cancel: &CancellationToken,
 ) -> Result<ChatResponse, LlmError> {
-    let mut events = sse::open(request, cancel).await?;
+    let mut events = sse::open(request, config.idle_timeout, cancel).await?;
     let mut assembler = Assembler::new(config);
     while let Some(ev) = events.next(cancel).await? {
         if assembler.event(&ev, on_event)? == Flow::Done {

@@ -22,6 +22,8 @@ struct Reply {
     cut_after: Option<usize>,
     /// Pause before the body, for cancellation tests.
     delay: Duration,
+    /// After the body, keep the connection open sending only this keep-alive, this often.
+    keep_alive: Option<(&'static str, Duration)>,
 }
 
 fn sse(status: u16, body: String) -> Reply {
@@ -32,6 +34,7 @@ fn sse(status: u16, body: String) -> Reply {
         chunk: 1,
         cut_after: None,
         delay: Duration::ZERO,
+        keep_alive: None,
     }
 }
 
@@ -110,6 +113,15 @@ async fn server(replies: Vec<Reply>) -> (String, Seen) {
                     break;
                 }
                 let _ = sock.flush().await;
+            }
+            if let Some((signal, every)) = reply.keep_alive {
+                loop {
+                    tokio::time::sleep(every).await;
+                    if sock.write_all(signal.as_bytes()).await.is_err() {
+                        break;
+                    }
+                    let _ = sock.flush().await;
+                }
             }
             let _ = sock.shutdown().await;
         }
@@ -741,4 +753,33 @@ async fn test_connection_lists_models_in_both_formats() {
         .await
         .expect_err("401");
     assert!(err.to_string().contains("check your API key"), "{err}");
+}
+
+/// Issue 47: a stream of keep-alive comments (`: ping`) every 100 ms kept a run waiting for
+/// good, the read timeout restarting at every byte. The reply's own silence is timed: past the
+/// idle timeout it ends with an error the person can Retry, not retried by itself. Anthropic's
+/// `ping` events count as keep-alives too.
+#[tokio::test]
+async fn a_stream_of_keep_alives_alone_ends_after_the_idle_timeout() {
+    let start = anthropic_events(&[(
+        "message_start",
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 12, "output_tokens": 1}}}),
+    )]);
+    for signal in [": ping\n\n", "event: ping\ndata: {\"type\": \"ping\"}\n\n"] {
+        let mut stuck = sse(200, start.clone());
+        stuck.chunk = 4096;
+        stuck.keep_alive = Some((signal, Duration::from_millis(100)));
+        let (base, seen) = server(vec![stuck]).await;
+        let mut c = ProviderConfig::new(ProviderKind::Anthropic, &base, Some("test-key".into()));
+        c.retry = fast_retries();
+        c.idle_timeout = Duration::from_secs(1);
+        let p = Provider::new(c).expect("provider");
+        let (r, _) = run(&p).await;
+        assert_eq!(
+            r.expect_err("it gives up"),
+            LlmError::Silent { seconds: 1 },
+            "{signal}"
+        );
+        assert_eq!(seen.count(), 1, "not retried by itself");
+    }
 }
