@@ -8,6 +8,8 @@ connection to 127.0.0.1:PORT: whether the sandbox let it reach the network).
 
     --marker FILE   append one line to FILE (relative to the working folder) at each start
     --fail-start    write a reason to stderr and exit at once (a server that cannot start)
+    --noisy         at each echo, write bytes that are not UTF-8 and then 2 MB without a
+                    newline to stderr (a server that logs binary, or never ends a line)
 """
 import json
 import socket
@@ -41,6 +43,9 @@ def text(t, error=False):
 
 def call(name, args):
     if name == "echo":
+        if "--noisy" in sys.argv:
+            sys.stderr.buffer.write(b"tiny server: \xff\xfe not text\n" + b"x" * 2_000_000)
+            sys.stderr.flush()
         # "times" repeats the text: a result as large as a test needs.
         return text("echo: " + str(args.get("text", "")) * int(args.get("times", 1)))
     if name == "add":

@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
-use tokio::io::AsyncBufReadExt as _;
+use tokio::io::AsyncReadExt as _;
 use tokio_util::sync::CancellationToken;
 
 /// Times a server is started again after failing, before it is given up on.
@@ -434,14 +434,48 @@ impl Slot {
             }
         }
         tokio::spawn(async move {
-            let mut lines = tokio::io::BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let line: String = line.chars().take(STDERR_LINE_CHARS).collect();
+            // Read as bytes to the end: a byte that is not UTF-8 or a line that never ends
+            // must neither stop the reading (the server would die on a closed pipe) nor grow
+            // without bound. A line is kept up to its first STDERR_LINE_CHARS characters.
+            let mut stderr = stderr;
+            let mut chunk = vec![0u8; 8192];
+            let mut line: Vec<u8> = Vec::new();
+            let mut overlong = false;
+            let keep_line = |line: &[u8], overlong: bool| {
+                let text = String::from_utf8_lossy(line);
+                let mut kept: String = text.chars().take(STDERR_LINE_CHARS).collect();
+                if overlong {
+                    kept.push('…');
+                }
                 let mut k = lock(&keep);
                 if k.len() == STDERR_LINES {
                     k.pop_front();
                 }
-                k.push_back(line);
+                k.push_back(kept);
+            };
+            loop {
+                let n = match stderr.read(&mut chunk).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                for piece in chunk[..n].split_inclusive(|b| *b == b'\n') {
+                    let (body, ends) = match piece.strip_suffix(b"\n") {
+                        Some(body) => (body, true),
+                        None => (piece, false),
+                    };
+                    // Four bytes a character at most: enough for the kept characters.
+                    let room = (STDERR_LINE_CHARS * 4).saturating_sub(line.len());
+                    line.extend_from_slice(&body[..body.len().min(room)]);
+                    overlong |= body.len() > room;
+                    if ends {
+                        keep_line(&line, overlong);
+                        line.clear();
+                        overlong = false;
+                    }
+                }
+            }
+            if !line.is_empty() {
+                keep_line(&line, overlong);
             }
         });
     }

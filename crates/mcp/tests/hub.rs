@@ -352,3 +352,36 @@ async fn a_result_too_large_fails_its_call_in_words_and_the_server_stays() {
     assert_eq!(starts(&f), 1, "the server was started again");
     assert_eq!(hub.view().servers[0].restarts, 0);
 }
+
+/// Issue 47: one byte that is not UTF-8 on a server's stderr stopped the reader, the pipe was
+/// dropped, and every later call "stopped during the call"; and stderr without newlines grew
+/// without bound. Read as bytes and bounded, the server goes on.
+#[tokio::test]
+async fn a_server_that_writes_binary_or_endless_lines_to_stderr_goes_on() {
+    let f = fixture();
+    write_user(&f, json!({"tiny": entry(&["--noisy"], json!({}))}));
+    let hub = hub(&f);
+    hub.start();
+    hub.settle(Duration::from_secs(30)).await;
+    for i in 0..3 {
+        let out = call(&hub, "tiny__echo", json!({"text": format!("call {i}")}))
+            .await
+            .unwrap_or_else(|e| panic!("call {i}: {e}"));
+        assert_eq!(out.text, format!("echo: call {i}"));
+    }
+    let view = hub.view();
+    let tiny = &view.servers[0];
+    assert_eq!(tiny.state, McpState::Running, "{tiny:?}");
+    assert!(
+        tiny.stderr
+            .iter()
+            .any(|l| l.starts_with("tiny server: \u{fffd}")),
+        "{:?}",
+        tiny.stderr
+    );
+    assert!(
+        tiny.stderr.iter().all(|l| l.chars().count() <= 401),
+        "each line kept is bounded"
+    );
+    assert_eq!(starts(&f), 1, "never restarted");
+}
