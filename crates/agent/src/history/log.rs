@@ -315,7 +315,11 @@ impl SessionLog {
 
     /// Makes everything written so far durable: called at the end of every turn.
     pub fn sync(&mut self) -> Result<(), LogError> {
-        self.file.sync_data().map_err(io(&self.path))
+        self.file.sync_data().map_err(io(&self.path))?;
+        if let Some(search) = &mut self.search {
+            search.sync();
+        }
+        Ok(())
     }
 }
 

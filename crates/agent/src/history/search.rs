@@ -4,7 +4,7 @@
 //! measured against the goal in `benches/session_search.rs`.
 
 use super::log::{LogError, read_session};
-use super::search_text::{Head, SearchText, extract_path};
+use super::search_text::{Head, SearchText, covered, extract_path, sound, text_of};
 use protocol::{SearchHit, SearchHitKind};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -12,11 +12,29 @@ use std::path::{Path, PathBuf};
 /// Sessions a search answers with, newest first.
 pub const MAX_HITS: usize = 50;
 
-/// The searchable text of the log at `log`, written from the log when it is missing.
+/// The searchable text of the log at `log`: its file when that is whole and covers the log;
+/// read from the log when the file is damaged or behind it (in memory only: its session may be
+/// writing the file); written from the log when it is missing or from before coverage was kept.
 fn extract_of(log: &Path) -> Option<Vec<u8>> {
     let path = extract_path(log);
-    if let Ok(bytes) = std::fs::read(&path) {
-        return Some(bytes);
+    let covers = covered(log);
+    match std::fs::read(&path) {
+        Ok(bytes)
+            if sound(&bytes)
+                && covers.is_some_and(|c| {
+                    bytes.len() as u64 >= c.text
+                        && std::fs::metadata(log).is_ok_and(|m| m.len() <= c.log)
+                }) =>
+        {
+            return Some(bytes);
+        }
+        Ok(_) if covers.is_some() => {
+            let read = read_session::<Value>(log).ok()?;
+            let entries = read.entries.iter().map(|e| (e.seq, &e.event));
+            let text = text_of(&read.header.project, &read.header.task, entries).ok()?;
+            return Some(text.into_bytes());
+        }
+        _ => {}
     }
     let read = read_session::<Value>(log).ok()?;
     let entries = read.entries.iter().map(|e| (e.seq, &e.event));
@@ -296,5 +314,47 @@ mod tests {
             "{}",
             hits[0].snippet
         );
+    }
+
+    /// Issue 47: an emptied search file, one left with its first line only (what a power cut
+    /// leaves: the log is synced at each turn's end), one full of NULs, and one behind its log
+    /// each hid the session from the search for good; only a missing file was rebuilt.
+    #[test]
+    fn a_damaged_or_stale_search_file_never_hides_a_session() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let message = |seq, text: &str| entry(seq, json!({"type": "user_message", "text": text}));
+        session(
+            dir.path(),
+            "s1",
+            "/p",
+            &[message(1, "fix the flaky parser")],
+        );
+        let found = |word: &str| {
+            search_sessions(dir.path(), "/p", word)
+                .expect("search")
+                .iter()
+                .any(|h| h.session == "s1")
+        };
+        assert!(found("flaky"), "written from the log");
+        let search = dir.path().join("s1.search");
+        let whole = std::fs::read(&search).expect("written");
+        let head = whole[..=whole.iter().position(|b| *b == b'\n').expect("head")].to_vec();
+        for (what, damaged) in [
+            ("empty", Vec::new()),
+            ("its first line only", head),
+            ("NULs", vec![0u8; whole.len()]),
+        ] {
+            std::fs::write(&search, &damaged).expect("damage");
+            assert!(found("flaky"), "a search file that is {what}");
+        }
+        // Behind its log: a message the text never got (appended after its last sync).
+        std::fs::write(&search, &whole).expect("restore");
+        let log = dir.path().join("s1.jsonl");
+        let more = serde_json::to_string(&message(2, "and the broken lexer")).expect("json");
+        let mut text = std::fs::read_to_string(&log).expect("log");
+        text.push_str(&more);
+        text.push('\n');
+        std::fs::write(&log, text).expect("append");
+        assert!(found("lexer"), "a search file behind its log");
     }
 }

@@ -28,6 +28,66 @@ pub(crate) fn extract_path(log: &Path) -> PathBuf {
     log.with_extension(EXTENSION)
 }
 
+/// Beside the text: how much of the log (its length in bytes) the text is known to cover, and
+/// how long the text was then, written when the text is written afresh and at each of the
+/// log's syncs. A log longer than that (a session still being written, a power cut between
+/// syncs) or a text shorter (cut) is read from the log for the search.
+fn covered_path(log: &Path) -> PathBuf {
+    log.with_extension("search-at")
+}
+
+/// What the searchable text was known to cover when last written down.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Covered {
+    pub log: u64,
+    pub text: u64,
+}
+
+/// What the searchable text covers, if it was written down.
+pub(crate) fn covered(log: &Path) -> Option<Covered> {
+    let s = std::fs::read_to_string(covered_path(log)).ok()?;
+    let (log, text) = s.trim().split_once(' ')?;
+    Some(Covered {
+        log: log.parse().ok()?,
+        text: text.parse().ok()?,
+    })
+}
+
+fn write_covered(log: &Path, text_len: u64) -> std::io::Result<()> {
+    let len = std::fs::metadata(log)?.len();
+    tools::write_atomic(&covered_path(log), format!("{len} {text_len}").as_bytes())
+}
+
+/// Whether searchable text read from disk is whole as far as it can tell: a head line that
+/// reads, lines that end, and no NUL bytes (what a crash leaves in a file's unwritten end).
+pub(crate) fn sound(text: &[u8]) -> bool {
+    let Some(head_end) = memchr::memchr(b'\n', text) else {
+        return false;
+    };
+    text.last() == Some(&b'\n')
+        && memchr::memchr(0, text).is_none()
+        && serde_json::from_slice::<Head>(&text[..head_end]).is_ok()
+}
+
+/// The searchable text of `entries`, head first.
+pub(crate) fn text_of<'a>(
+    project: &str,
+    title: &str,
+    entries: impl IntoIterator<Item = (u64, &'a Value)>,
+) -> std::io::Result<String> {
+    let mut text = serde_json::to_string(&Head {
+        v: 1,
+        project: project.to_string(),
+        title: title.to_string(),
+    })
+    .map_err(std::io::Error::other)?;
+    text.push('\n');
+    for (seq, event) in entries {
+        text.push_str(&lines_of(seq, event));
+    }
+    Ok(text)
+}
+
 fn cap(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
@@ -93,6 +153,7 @@ pub(crate) fn lines_of(seq: u64, event: &Value) -> String {
 /// The searchable text of a log being written.
 pub(crate) struct SearchText {
     file: File,
+    log: PathBuf,
 }
 
 impl SearchText {
@@ -105,21 +166,30 @@ impl SearchText {
         entries: impl IntoIterator<Item = (u64, &'a Value)>,
     ) -> std::io::Result<SearchText> {
         let path = extract_path(log);
-        let mut text = serde_json::to_string(&Head {
-            v: 1,
-            project: project.to_string(),
-            title: title.to_string(),
-        })
-        .map_err(std::io::Error::other)?;
-        text.push('\n');
-        for (seq, event) in entries {
-            text.push_str(&lines_of(seq, event));
-        }
+        let text = text_of(project, title, entries)?;
         tools::write_atomic(&path, text.as_bytes())?;
         // What the tools answered, as private as the log it comes from.
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
         let file = OpenOptions::new().append(true).mode(0o600).open(&path)?;
-        Ok(SearchText { file })
+        write_covered(log, text.len() as u64)?;
+        Ok(SearchText {
+            file,
+            log: log.to_path_buf(),
+        })
+    }
+
+    /// Made durable with the log (at the log's sync): the text and how much of the log it
+    /// covers now.
+    pub(crate) fn sync(&mut self) {
+        let synced = self
+            .file
+            .sync_data()
+            .and_then(|()| self.file.metadata())
+            .and_then(|m| write_covered(&self.log, m.len()));
+        if let Err(e) = synced {
+            // The search reads the log itself where the text falls behind.
+            tracing::warn!(%e, "the session's searchable text could not be synced");
+        }
     }
 
     /// Adds the searchable lines of one event (most have none).
