@@ -53,7 +53,11 @@ created: boolean, added_lines: number, removed_lines: number,
 /**
  * Size of the new content.
  */
-chars: number, lines: number, };
+chars: number, lines: number, 
+/**
+ * The file already held exactly this text: nothing was written.
+ */
+unchanged?: boolean, };
 
 export type Hunk = { index: number, 
 /**

@@ -128,6 +128,9 @@ pub struct FileChange {
     /// Size of the new content.
     pub chars: u32,
     pub lines: u32,
+    /// The file already held exactly this text: nothing was written.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unchanged: bool,
 }
 
 /// One hunk of a proposed change, for per-hunk review.

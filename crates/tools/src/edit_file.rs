@@ -202,7 +202,11 @@ pub fn plan_edit(ws: &Workspace, args: &EditFileArgs) -> ToolResult<Planned> {
         let new = if crlf { new.replace('\n', "\r\n") } else { new };
         result.replace_range(s..e, &new);
     }
-    if final_newline && !result.is_empty() && !result.ends_with('\n') {
+    if final_newline
+        && !result.is_empty()
+        && !result.ends_with('\n')
+        && !removes_final_newline(&text, &spans, &edits)
+    {
         result.push_str(if original.ends_with("\r\n") {
             "\r\n"
         } else {
@@ -247,6 +251,17 @@ fn adds_final_newline(text: &str, spans: &[(usize, usize, usize)], edits: &[Edit
         *end == text.len()
             && edits.get(*i).is_some_and(|e| {
                 !to_lf(&e.old_string).ends_with('\n') && to_lf(&e.new_string).ends_with('\n')
+            })
+    })
+}
+
+/// Whether an edit reaching the end of the file takes its final newline away: its old text
+/// ends with the newline and its new text does not (the person asked for a file without one).
+fn removes_final_newline(text: &str, spans: &[(usize, usize, usize)], edits: &[Edit]) -> bool {
+    spans.iter().any(|(_, end, i)| {
+        *end == text.len()
+            && edits.get(*i).is_some_and(|e| {
+                to_lf(&e.old_string).ends_with('\n') && !to_lf(&e.new_string).ends_with('\n')
             })
     })
 }

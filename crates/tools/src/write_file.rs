@@ -134,7 +134,10 @@ pub fn apply_planned(ws: &Workspace, planned: &Planned, content: &str) -> ToolRe
             why: "it changed on disk while this change waited (another session or program wrote it), so nothing was written",
         });
     }
-    write_atomic(real, content.as_bytes()).map_err(|e| ToolError::write(shown, e))?;
+    let unchanged = planned.original.as_deref() == Some(content);
+    if !unchanged {
+        write_atomic(real, content.as_bytes()).map_err(|e| ToolError::write(shown, e))?;
+    }
     ws.note_written(real, content.as_bytes());
     let old = planned.original.as_deref().unwrap_or("");
     let (added, removed) = line_counts(old, content);
@@ -146,6 +149,7 @@ pub fn apply_planned(ws: &Workspace, planned: &Planned, content: &str) -> ToolRe
         removed_lines: removed,
         chars: content.chars().count() as u32,
         lines: content.lines().count() as u32,
+        unchanged,
     })
 }
 
@@ -155,6 +159,12 @@ pub fn write_file(ws: &Workspace, args: &WriteFileArgs) -> ToolResult<FileChange
 }
 
 pub fn render_change(change: &FileChange, verb: &str) -> String {
+    if change.unchanged {
+        return format!(
+            "Nothing changed: {} already holds exactly this text ({} characters, {} lines), so nothing was written. If it still needs a change, read it again and change what differs.",
+            change.path, change.chars, change.lines
+        );
+    }
     let what = if change.created { "Created" } else { verb };
     format!(
         "{what} {} ({} characters, {} lines; +{} -{} lines).",

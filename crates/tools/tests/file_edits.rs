@@ -676,3 +676,48 @@ fn an_edit_that_adds_the_missing_final_newline_is_written() {
         b"a\r\nb\r\n"
     );
 }
+
+/// Issue 47: a write or an edit that changed nothing reported "Wrote … +0 −0" as if it had
+/// changed the file; it says nothing changed, and writes nothing.
+#[test]
+fn a_write_that_changes_nothing_says_so_and_writes_nothing() {
+    let (dir, ws) = ws();
+    std::fs::write(dir.path().join("f.txt"), "a\nb\n").expect("write");
+    read(&ws, "f.txt");
+    let before = std::fs::metadata(dir.path().join("f.txt"))
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let change = write(&ws, "f.txt", "a\nb\n").expect("write");
+    assert!(change.unchanged, "{change:?}");
+    let words = tools::render_change(&change, "Wrote");
+    assert!(words.starts_with("Nothing changed: f.txt"), "{words}");
+    let after = std::fs::metadata(dir.path().join("f.txt"))
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    assert_eq!(before, after, "nothing was written");
+    let change = write(&ws, "f.txt", "a\nc\n").expect("write");
+    assert!(!change.unchanged);
+}
+
+/// Issue 47: an edit that took the file's final newline away was silently undone (the final
+/// newline was put back as if the model had dropped it by habit).
+#[test]
+fn an_edit_that_removes_the_final_newline_removes_it() {
+    let (dir, ws) = ws();
+    std::fs::write(dir.path().join("f.txt"), "a\nb\n").expect("write");
+    read(&ws, "f.txt");
+    edit(&ws, "f.txt", &[("b\n", "b")]).expect("edit");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("f.txt")).expect("read"),
+        "a\nb"
+    );
+    // A replacement in the middle that drops a newline by habit still keeps the final one.
+    std::fs::write(dir.path().join("g.txt"), "x\ny\n").expect("write");
+    read(&ws, "g.txt");
+    edit(&ws, "g.txt", &[("y", "z")]).expect("edit");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("g.txt")).expect("read"),
+        "x\nz\n"
+    );
+}

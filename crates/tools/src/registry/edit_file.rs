@@ -55,7 +55,8 @@ fn run(ws: &Workspace, a: &EditFileArgs) -> ToolResult<ToolOutput> {
 /// What a write or an edit reports: the change in words for the model (`verb` unless the file
 /// was created), as data, and for people.
 pub(super) fn change_output(c: &FileChange, verb: &str) -> ToolOutput {
-    ToolOutput::new(render_change(c, verb), to_value(c)).summed(Some(changed(c)))
+    // Nothing written is no change to show: the card says so in words.
+    ToolOutput::new(render_change(c, verb), to_value(c)).summed((!c.unchanged).then(|| changed(c)))
 }
 
 /// A write's or an edit's change, for people.
