@@ -16,8 +16,14 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-/// Folders (device, inode) this process has swept of temporary names left by killed writers.
-static SWEPT: Mutex<Option<HashSet<(u64, u64)>>> = Mutex::new(None);
+/// Folders (path, device, inode) this process has swept of temporary names left by killed
+/// writers. The path too: a deleted folder's inode number is soon another folder's.
+static SWEPT: Mutex<Option<HashSet<(std::path::PathBuf, u64, u64)>>> = Mutex::new(None);
+
+/// Marks a temporary file as this app's while it has a temporary name (removed once it has
+/// its own): the sweep removes only files carrying it, never another program's file that
+/// happens to be named like one (a repository may hold `.x.tandem-1-0.tmp`).
+const MARK: &str = "user.tandem.temp";
 
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_with(path, |file| file.write_all(bytes))
@@ -91,9 +97,18 @@ fn write_unnamed(
             AtFlags::SYMLINK_FOLLOW,
         ) {
             Ok(()) => {
+                // Marked and unmarked by name: through the descriptor, watchers of the folder
+                // would hear of a change to the unnamed file's own name (`#inode`).
+                let in_dir = |n: &std::ffi::OsStr| {
+                    std::path::PathBuf::from(format!("/proc/self/fd/{}", dir_fd.as_raw_fd()))
+                        .join(n)
+                };
+                mark(&in_dir(tmp.as_ref()));
                 let renamed = rustix::fs::renameat(dir_fd, tmp.as_str(), dir_fd, name);
                 if renamed.is_err() {
                     let _ = rustix::fs::unlinkat(dir_fd, tmp.as_str(), AtFlags::empty());
+                } else {
+                    let _ = rustix::fs::lremovexattr(in_dir(name), MARK);
                 }
                 return renamed.map_err(std::io::Error::from);
             }
@@ -105,6 +120,12 @@ fn write_unnamed(
         || std::io::Error::other("no temporary name was free"),
         Into::into,
     ))
+}
+
+/// Marks a temporary name as this app's. Where the file system keeps no such attribute,
+/// leftovers are never swept: safe.
+fn mark(path: &Path) {
+    let _ = rustix::fs::lsetxattr(path, MARK, b"1", rustix::fs::XattrFlags::empty());
 }
 
 fn temp_name(name: &std::ffi::OsStr, attempt: u32) -> String {
@@ -125,10 +146,11 @@ fn sweep_once(dir: &Path, dir_fd: &File) {
     };
     {
         let mut swept = SWEPT.lock().unwrap_or_else(PoisonError::into_inner);
-        if !swept
-            .get_or_insert_with(HashSet::new)
-            .insert((meta.dev(), meta.ino()))
-        {
+        if !swept.get_or_insert_with(HashSet::new).insert((
+            dir.to_path_buf(),
+            meta.dev(),
+            meta.ino(),
+        )) {
             return;
         }
     }
@@ -138,24 +160,29 @@ fn sweep_once(dir: &Path, dir_fd: &File) {
     let me = std::process::id();
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(temp_name_writer) else {
+        let Some((target, pid)) = name.to_str().and_then(temp_name_parts) else {
             continue;
         };
         let is_file = entry.file_type().is_ok_and(|t| t.is_file());
-        if pid != me && is_file && !Path::new(&format!("/proc/{pid}")).exists() {
+        // Only a leftover of this app's for a file that is there: the target beside it, and
+        // the mark this app puts on its temporary files.
+        let ours = is_file
+            && std::fs::symlink_metadata(dir.join(target)).is_ok()
+            && rustix::fs::lgetxattr(entry.path(), MARK, &mut [0u8; 8]).is_ok();
+        if ours && pid != me && !Path::new(&format!("/proc/{pid}")).exists() {
             let _ = std::fs::remove_file(entry.path());
         }
     }
 }
 
-/// The process id in a name `temp_name` made (`.NAME.tandem-PID-N.tmp`), or None for any
-/// other name.
-fn temp_name_writer(name: &str) -> Option<u32> {
+/// The target and the process id in a name `temp_name` made (`.NAME.tandem-PID-N.tmp`), or
+/// None for any other name.
+fn temp_name_parts(name: &str) -> Option<(&str, u32)> {
     let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    let (_, tail) = inner.rsplit_once(".tandem-")?;
+    let (target, tail) = inner.rsplit_once(".tandem-")?;
     let (pid, attempt) = tail.split_once('-')?;
     attempt.parse::<u32>().ok()?;
-    pid.parse().ok()
+    Some((target, pid.parse().ok()?))
 }
 
 fn write_named(
@@ -184,9 +211,12 @@ fn write_named(
         let Some(write) = write.take() else {
             break;
         };
+        mark(&tmp);
         let result = fill(&mut file, write, permissions).and_then(|()| std::fs::rename(&tmp, path));
         if result.is_err() {
             let _ = std::fs::remove_file(&tmp);
+        } else {
+            let _ = rustix::fs::lremovexattr(path, MARK);
         }
         return result;
     }
@@ -230,7 +260,9 @@ mod tests {
 
     /// A writer killed between naming its file and the rename left `.a.txt.tandem-PID-0.tmp`
     /// in the project for good (the soak test found one). The next write into the folder
-    /// removes those of writers that are gone, and leaves a live writer's alone.
+    /// removes those of writers that are gone, and leaves a live writer's alone. Issue 47: only
+    /// this app's (they carry its mark) and only beside their target — a file of another
+    /// program's named like one (a repository's) is never removed.
     #[test]
     fn temporary_names_of_killed_writers_are_swept_and_a_live_writers_kept() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -243,28 +275,51 @@ mod tests {
             .expect("a number");
         let gone = pid_max + 1;
         let alive = std::os::unix::process::parent_id();
+        std::fs::write(dir.path().join("c.txt"), "the target").expect("seed");
+        let marked = |n: &str| {
+            let p = dir.path().join(n);
+            std::fs::write(&p, "left").expect("seed");
+            rustix::fs::lsetxattr(&p, MARK, b"1", rustix::fs::XattrFlags::empty()).expect("mark");
+        };
         for n in [
             format!(".a.txt.tandem-{gone}-0.tmp"),
-            format!(".b.md.tandem-{gone}-3.tmp"),
+            format!(".c.txt.tandem-{gone}-3.tmp"),
             format!(".a.txt.tandem-{alive}-0.tmp"),
+            // Its target is not there: not a leftover of a write.
+            format!(".b.md.tandem-{gone}-3.tmp"),
             ".a.txt.tandem-x-0.tmp".to_string(),
-            "notes.tandem-1-0.tmp".to_string(),
         ] {
-            std::fs::write(dir.path().join(n), "left").expect("seed");
+            marked(&n);
         }
+        // Named like one, but not this app's: a file the repository holds.
+        std::fs::write(
+            dir.path().join(format!(".c.txt.tandem-{gone}-1.tmp")),
+            "theirs",
+        )
+        .expect("seed");
+        std::fs::write(dir.path().join("notes.tandem-1-0.tmp"), "left").expect("seed");
+        std::fs::write(dir.path().join("a.txt"), "old").expect("seed");
         write_atomic(&dir.path().join("a.txt"), b"new").expect("write");
         assert_eq!(
             names(dir.path()),
             [
                 format!(".a.txt.tandem-{alive}-0.tmp"),
                 ".a.txt.tandem-x-0.tmp".to_string(),
+                format!(".b.md.tandem-{gone}-3.tmp"),
+                format!(".c.txt.tandem-{gone}-1.tmp"),
                 "a.txt".to_string(),
+                "c.txt".to_string(),
                 "notes.tandem-1-0.tmp".to_string(),
             ]
         );
         assert_eq!(
-            temp_name_writer(&temp_name("a.txt".as_ref(), 2)),
-            Some(std::process::id())
+            temp_name_parts(&temp_name("a.txt".as_ref(), 2)),
+            Some(("a.txt", std::process::id()))
+        );
+        // The file written keeps no mark of its temporary name.
+        assert!(
+            rustix::fs::lgetxattr(dir.path().join("a.txt"), MARK, &mut [0u8; 8]).is_err(),
+            "the mark is gone once it has its name"
         );
     }
 
