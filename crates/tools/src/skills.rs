@@ -49,6 +49,8 @@ struct ToolManifest {
     name: String,
     description: String,
     input_schema: Value,
+    /// Absent in the seed's own example: said as the line to add, not as a parse error.
+    #[serde(default)]
     run: Vec<String>,
 }
 
@@ -166,9 +168,17 @@ impl ToolManifest {
             ));
         };
         let Some(program) = self.run.first() else {
+            let mut example = vec![format!("\"{{{{{SKILL_DIR_PARAM}}}}}/{}.sh\"", self.name)];
+            example.extend(
+                props
+                    .into_iter()
+                    .flat_map(|m| m.keys())
+                    .map(|k| format!("\"{{{{{k}}}}}\"")),
+            );
             return Err(format!(
-                "the tool {}: run is empty; give the program and its arguments",
-                self.name
+                "the tool {} has no \"run\": the program Tandem runs when the model calls it, and its arguments. Add it beside inputSchema, for example \"run\": [{}] (each {{{{property}}}} of inputSchema becomes one argument; {{{{{SKILL_DIR_PARAM}}}}} is the skill's folder)",
+                self.name,
+                example.join(", ")
             ));
         };
         if !placeholders(program).is_empty() {

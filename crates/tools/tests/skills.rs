@@ -217,3 +217,26 @@ async fn a_skill_tool_gets_the_models_value_as_one_argument_in_the_sandbox() {
         );
     }
 }
+
+/// Issue 47: the seed's own example of a skill tool (no `run`) was refused as "missing field
+/// `run`". It is refused with the line to add.
+#[test]
+fn a_skill_tool_without_run_is_refused_with_the_line_to_add() {
+    let f = fixture();
+    write(
+        &f.project.join(".tandem/skills/deploy/skill.json"),
+        r#"{"name": "deploy", "description": "Deploy the application",
+            "triggers": ["deploy", "release", "ship"],
+            "tools": [{"name": "deploy_staging", "description": "Deploy to staging environment",
+              "inputSchema": {"type": "object", "properties": {"version": {"type": "string"}}}}]}"#,
+    );
+    let root = ProjectRoot::open(&f.project).expect("open");
+    let set = SkillSet::discover(&root, Some(&f.user));
+    assert_eq!(set.problems.len(), 1, "{:#?}", set.problems);
+    let error = &set.problems[0].error;
+    assert!(!error.contains("missing field"), "{error}");
+    assert!(
+        error.contains(r#""run": ["{{skill_dir}}/deploy_staging.sh", "{{version}}"]"#),
+        "{error}"
+    );
+}
