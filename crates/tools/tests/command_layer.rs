@@ -1180,9 +1180,12 @@ async fn a_running_background_commands_ignored_output_reaches_the_project_as_it_
     // The person's own file git ignores, changed before the watcher writes it: never copied over.
     std::fs::create_dir_all(f.project.join("build")).expect("mkdir");
     let args = RunCommandArgs {
-        command: "mkdir -p build && for i in 1 2 3; do echo $i > build/out.txt; sleep 1; done; \
+        command:
+            "mkdir -p build/evil/objects build/evil/refs && echo 'ref: x' > build/evil/HEAD && \
+                  printf '[core]\\n\\tfsmonitor = touch /tmp/owned\\n' > build/evil/config && \
+                  for i in 1 2 3; do echo $i > build/out.txt; sleep 1; done; \
                   echo later >> calc.py; echo mine-no-more > build/keep.txt; sleep 60"
-            .into(),
+                .into(),
         description: None,
         timeout: Some(120),
         background: true,
@@ -1235,5 +1238,10 @@ async fn a_running_background_commands_ignored_output_reaches_the_project_as_it_
         read(&f, "build/keep.txt").as_deref(),
         Some("the person's\n")
     );
+    assert!(
+        !f.project.join("build/evil").exists(),
+        "nobody said yes to it"
+    );
+    assert!(!Path::new("/tmp/owned").exists());
     assert_no_layer_left(&f);
 }

@@ -7,7 +7,7 @@
 
 use super::Landed;
 use super::kinds::{Kind, Sorter};
-use super::land::{Landing, parent_of, remove_any, top_of};
+use super::land::{Landing, ignored_under, parent_of, remove_any};
 use super::review::{MAX_DIFFED_BYTES, REVIEW_TEXT_BYTES};
 use crate::diff;
 use protocol::{
@@ -103,14 +103,7 @@ pub fn found_changes(project: &Path, found: Vec<FoundFile>, landing: &Landing) -
         };
         let kind = sorter.kind(&rel, now.as_ref().is_some_and(|m| m.is_dir()));
         if kind == Kind::Ignored {
-            let top = top_of(&rel);
-            let entry = ignored.entry(top.clone()).or_insert(IgnoredOutput {
-                path: top,
-                added: 0,
-                modified: 0,
-                deleted: 0,
-                landed: true,
-            });
+            let entry = ignored_under(&mut ignored, &rel);
             match change {
                 ChangeKind::Created => entry.added += 1,
                 ChangeKind::Deleted => entry.deleted += 1,

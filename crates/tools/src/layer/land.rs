@@ -120,14 +120,7 @@ pub(crate) fn land(
         match step.kind {
             Kind::Ignored => {
                 let (added, modified, deleted) = files.unwrap_or_default();
-                let top = top_of(&step.rel);
-                let entry = ignored.entry(top.clone()).or_insert(IgnoredOutput {
-                    path: top,
-                    added: 0,
-                    modified: 0,
-                    deleted: 0,
-                    landed: true,
-                });
+                let entry = ignored_under(&mut ignored, &step.rel);
                 entry.added += added;
                 entry.modified += modified;
                 entry.deleted += deleted;
@@ -490,8 +483,23 @@ fn slashed(rel: &Path) -> String {
     rel.to_string_lossy().into_owned()
 }
 
+/// The summary line of ignored output that `rel` counts toward (one per top folder).
+pub(crate) fn ignored_under<'a>(
+    ignored: &'a mut BTreeMap<String, IgnoredOutput>,
+    rel: &Path,
+) -> &'a mut IgnoredOutput {
+    let top = top_of(rel);
+    ignored.entry(top.clone()).or_insert(IgnoredOutput {
+        path: top,
+        added: 0,
+        modified: 0,
+        deleted: 0,
+        landed: true,
+    })
+}
+
 /// The folder at the top of a path, for one line of ignored output per folder.
-pub(crate) fn top_of(rel: &Path) -> String {
+fn top_of(rel: &Path) -> String {
     let mut parts = rel.components();
     let first = parts
         .next()

@@ -10,7 +10,7 @@ use super::land::{Mirrored, parent_of, remove_any};
 use super::read::{self, Upper};
 use std::collections::HashMap;
 use std::os::fd::AsRawFd as _;
-use std::os::unix::fs::MetadataExt as _;
+use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
@@ -54,20 +54,29 @@ impl Mirror {
         // writes are in the layer), so nothing it writes becomes ignored output by its say.
         let mut sorter = Sorter::new(&project, &upper);
         let mut ignored_below: Option<PathBuf> = None;
+        // A folder that could make a program run code (a repository's shape) is never copied,
+        // nor anything in it: it waits for the landing, which asks.
+        let mut refused_below: Option<PathBuf> = None;
         let mut done = 0;
         for e in entries {
+            if refused_below.as_ref().is_some_and(|p| e.rel.starts_with(p)) {
+                continue;
+            }
             let folder = matches!(e.kind, Upper::Folder { .. });
             let inside = ignored_below.as_ref().is_some_and(|p| e.rel.starts_with(p));
             let kind = if inside {
                 // In an ignored folder everything is ignored, but for what runs code.
                 match sorter.kind_inside(&e.rel, folder) {
-                    Kind::RunsCode(_) => continue,
+                    Kind::RunsCode(why) => Kind::RunsCode(why),
                     _ => Kind::Ignored,
                 }
             } else {
                 sorter.kind(&e.rel, folder)
             };
             if kind != Kind::Ignored {
+                if folder {
+                    refused_below = Some(e.rel.clone());
+                }
                 continue;
             }
             if folder && !inside {
@@ -160,8 +169,17 @@ impl Mirror {
         if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
             remove_any(&target)?;
         }
-        let bytes = std::fs::read(&source)?;
-        crate::atomic::write_atomic(&target, &bytes)?;
+        // Opened without following a link or waiting on a pipe (the command may swap the
+        // file for either meanwhile), and copied as a stream: an output of gigabytes never
+        // sits in memory.
+        let mut from = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc_flags())
+            .open(&source)?;
+        if !from.metadata()?.is_file() {
+            return Ok(false);
+        }
+        crate::atomic::write_atomic_with(&target, |to| std::io::copy(&mut from, to).map(|_| ()))?;
         std::fs::set_permissions(&target, meta.permissions())?;
         self.copied.insert(rel.to_path_buf(), seen);
         self.note(rel);
@@ -190,6 +208,11 @@ fn changed_here(path: &Path, started: SystemTime) -> bool {
             + std::time::Duration::new(m.ctime().max(0) as u64, m.ctime_nsec().max(0) as u32)
             > started
     })
+}
+
+/// `O_NOFOLLOW | O_NONBLOCK`: a link is refused, a FIFO does not block the open.
+fn libc_flags() -> i32 {
+    (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32
 }
 
 fn in_folder(parent: &std::os::fd::OwnedFd, name: &std::ffi::OsStr) -> PathBuf {
