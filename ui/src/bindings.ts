@@ -298,8 +298,7 @@ original?: string | null, proposed?: string | null, hunks: Array<Hunk>,
  */
 whole?: number | null, 
 /**
- * For a folder the command made or replaced: what it holds, so a yes is never blind
- * (the first files, each with its text when it is short text).
+ * The first files, each with its text when it is short text.
  */
 inside: Array<InsideFile>, 
 /**

@@ -161,8 +161,15 @@ pub struct ReviewFile {
     /// mode): its piece.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub whole: Option<u32>,
-    /// For a folder the command made or replaced: what it holds, so a yes is never blind
-    /// (the first files, each with its text when it is short text).
+    /// For a folder the command made or replaced: what it holds.
+    #[serde(flatten)]
+    pub folder: FolderContents,
+}
+
+/// What a folder under review holds, so a yes is never blind.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct FolderContents {
+    /// The first files, each with its text when it is short text.
     #[serde(default)]
     pub inside: Vec<InsideFile>,
     /// Files in the folder beyond those listed.

@@ -35,11 +35,18 @@ pub struct SandboxSetup {
     /// Whether a command that may write runs over a copy-on-write layer of the project, its
     /// changes landed after it ends (the machine can mount unprivileged overlays).
     pub layers: bool,
+    /// What the setup learns about projects as commands run (shared by its clones).
+    learned: Arc<Learned>,
+}
+
+/// What a setup learns about the projects its commands run in.
+#[derive(Debug, Default)]
+struct Learned {
     /// The project's secret files and repositories, kept current from the first command on.
-    guard: Arc<Mutex<Option<WatchedProject>>>,
+    guard: Mutex<Option<WatchedProject>>,
     /// Per project: whether its file system takes being the folder below a layer (tried once),
     /// and whether a refusal was told yet.
-    layer_tried: Arc<Mutex<HashMap<PathBuf, (bool, bool)>>>,
+    layer_tried: Mutex<HashMap<PathBuf, (bool, bool)>>,
 }
 
 /// A project and the guard that watches it.
@@ -60,8 +67,7 @@ impl SandboxSetup {
             is_secret,
             limits: Limits::default(),
             layers: false,
-            guard: Arc::new(Mutex::new(None)),
-            layer_tried: Arc::new(Mutex::new(HashMap::new())),
+            learned: Arc::default(),
         }
     }
 
@@ -93,6 +99,7 @@ impl SandboxSetup {
             return false;
         }
         let mut tried = self
+            .learned
             .layer_tried
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
@@ -111,6 +118,7 @@ impl SandboxSetup {
     /// first command that runs without one says why, once.
     pub fn refusal_to_tell(&self, project: &Path) -> bool {
         let mut tried = self
+            .learned
             .layer_tried
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
@@ -157,7 +165,11 @@ impl SandboxSetup {
     /// The guard of `project`, started now when it is not yet (reading a big tree takes a
     /// moment: a session starts it early, with [`SandboxSetup::watch`]).
     fn guard(&self, project: &Path) -> Arc<ProjectGuard> {
-        let mut slot = self.guard.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut slot = self
+            .learned
+            .guard
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         match &*slot {
             Some((p, g)) if p == project => g.clone(),
             _ => {

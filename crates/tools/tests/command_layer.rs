@@ -852,7 +852,7 @@ async fn files_that_make_programs_run_code_are_asked_and_land_only_with_a_yes() 
     ));
     // What the folder holds is shown, never a blind yes.
     assert_eq!(
-        review.files[0].inside,
+        review.files[0].folder.inside,
         [protocol::InsideFile {
             path: ".vscode/tasks.json".into(),
             text: Some("{}\n".into())

@@ -11,8 +11,8 @@ use super::land::{Landing, ignored_under, parent_of, remove_any};
 use super::review::{MAX_DIFFED_BYTES, REVIEW_TEXT_BYTES};
 use crate::diff;
 use protocol::{
-    ChangeClass, ChangeKind, ChangeReview, CommandFileChange, Fate, IgnoredOutput, ItemKind,
-    LineCounts, ReviewFile,
+    ChangeClass, ChangeKind, ChangeReview, CommandFileChange, Fate, FolderContents, IgnoredOutput,
+    ItemKind, LineCounts, ReviewFile,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash as _, Hasher as _};
@@ -213,8 +213,7 @@ impl FoundHeld {
                 proposed: None,
                 hunks: Vec::new(),
                 whole: None,
-                inside: Vec::new(),
-                more_inside: 0,
+                folder: FolderContents::default(),
             };
             let hunks = sides
                 .as_ref()

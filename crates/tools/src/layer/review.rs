@@ -9,7 +9,7 @@ use super::land;
 use super::plan::Step;
 use super::{CommandLayer, Landed};
 use crate::diff;
-use protocol::{ChangeClass, ChangeKind, ChangeReview, Fate, ItemKind, ReviewFile};
+use protocol::{ChangeClass, ChangeKind, ChangeReview, Fate, FolderContents, ItemKind, ReviewFile};
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -82,8 +82,7 @@ impl LayerHeld {
                 proposed: None,
                 hunks: Vec::new(),
                 whole: None,
-                inside: Vec::new(),
-                more_inside: 0,
+                folder: FolderContents::default(),
             };
             if step.item == ItemKind::Folder {
                 // What it makes, or what a deletion takes away.
@@ -93,9 +92,11 @@ impl LayerHeld {
                     _ => None,
                 };
                 if let Some(from) = from {
-                    let (inside, more) = inside_of(from, &step.rel);
-                    file.inside = inside;
-                    file.more_inside = more;
+                    let (inside, more_inside) = inside_of(from, &step.rel);
+                    file.folder = FolderContents {
+                        inside,
+                        more_inside,
+                    };
                 }
             }
             match sides {
@@ -138,8 +139,7 @@ impl LayerHeld {
                 proposed: None,
                 hunks: Vec::new(),
                 whole: Some(pieces.len() as u32),
-                inside: Vec::new(),
-                more_inside: 0,
+                folder: FolderContents::default(),
             });
             pieces.push(Piece::Git);
         }
