@@ -6,6 +6,7 @@
 //! layer is on the project's file system. What does not land is said, typed, never dropped
 //! without a word.
 
+mod early;
 mod found;
 mod held;
 mod kinds;
@@ -17,6 +18,7 @@ mod read;
 mod review;
 mod words;
 
+pub use early::LayerView;
 pub use found::{Before, ChangeFinder, FoundFile, found_changes};
 pub use held::{Held, HeldChanges};
 pub use land::Landing;
@@ -43,8 +45,11 @@ pub struct CommandLayer {
     started: SystemTime,
     /// The common ancestor of a file the person changed while the command ran.
     base_of: Option<BaseOf>,
-    /// Where its ignored output was copied into the project while it ran ([`Mirror`]).
+    /// Where its ignored output (or changes taken out early) was copied into the project
+    /// while it ran ([`Mirror`], [`LayerView::take`]).
     mirrored: Arc<Mutex<land::Mirrored>>,
+    /// Changes taken out of it while it ran.
+    early: Arc<early::Early>,
 }
 
 impl std::fmt::Debug for CommandLayer {
@@ -117,6 +122,7 @@ impl CommandLayer {
             started: SystemTime::now() - CLOCK_SLACK,
             base_of: None,
             mirrored: Arc::default(),
+            early: Arc::default(),
         })
     }
 
@@ -251,12 +257,15 @@ impl CommandLayer {
         landing: &Landing,
         before_write: Option<&(dyn Fn(&str) + Send + Sync)>,
     ) -> std::io::Result<Landed> {
+        // No change is taken out early from here on (one under way finishes first).
+        self.early.close();
         let upper = self.upper();
         let mut steps = plan::plan(&self.project, &upper)?;
+        self.early.drop_taken(&upper, &mut steps);
         let conflicts = merge::reconcile(
             &self.project,
             &upper,
-            self.started,
+            (self.started, &self.mirrored()),
             &mut steps,
             self.base_of.as_ref(),
         );
@@ -279,6 +288,9 @@ impl CommandLayer {
             before_write,
             &journal,
         );
+        if self.early.copy {
+            land::note_landed(&self.mirrored, &self.project, &landed);
+        }
         if held.is_empty() {
             remove(&self.root)?;
         } else {

@@ -78,7 +78,7 @@ pub use git_tools::{
 pub use history_secrets::HistorySecrets;
 pub use layer::{
     BaseOf, Before, ChangeFinder, CommandLayer, FoundFile, Held, HeldChanges, Landed, Landing,
-    changes_words, found_changes, why_words,
+    LayerView, changes_words, found_changes, why_words,
 };
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
 pub use paths::{ProjectRoot, real_path};

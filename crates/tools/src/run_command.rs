@@ -612,6 +612,11 @@ async fn run_process(
     }
     let output_path = config.output_dir.join(format!("{id}.log"));
     tasks.set_output_path(&id, output_path.clone());
+    if let Some(l) = &layer {
+        // Should it go on in the background, its changes can be counted and reviewed on
+        // request while it runs.
+        tasks.watch_layer(&id, l.view(run.landing));
+    }
     let file = tokio::fs::File::create(&output_path)
         .await
         .map_err(|e| ToolError::io(&output_path, e))?;

@@ -61,6 +61,14 @@ pub struct TaskInfo {
     /// It ended in the background and some of its changes wait for the person's review.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub changes_waiting: bool,
+    /// It still runs, and this many of its changes wait in its layer (nothing of them is in
+    /// the project yet): reviewed when it ends, when stopped, or on request.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub changes_so_far: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 struct Entry {
@@ -102,6 +110,11 @@ pub enum Event {
         title: String,
         report: String,
     },
+    /// The person asked to review what a running command changed so far.
+    ChangesAsked {
+        id: String,
+        title: String,
+    },
 }
 
 #[derive(Default)]
@@ -113,6 +126,8 @@ struct Inner {
     /// Changes of commands that ended with nobody waiting on them (in the background), held
     /// in their layers until the person reviews them.
     held: HashMap<String, crate::HeldChanges>,
+    /// The layers of commands still running, to count and take out their changes.
+    views: HashMap<String, crate::LayerView>,
 }
 
 /// The session's tasks. Cheap to clone (shared).
@@ -171,6 +186,58 @@ impl TaskRegistry {
         self.lock().held.insert(id.to_string(), held);
     }
 
+    /// Task `id` runs over a layer: its changes can be counted and taken out while it runs.
+    pub fn watch_layer(&self, id: &str, view: crate::LayerView) {
+        self.lock().views.insert(id.to_string(), view);
+    }
+
+    /// The layer of running task `id`, if it runs over one.
+    pub fn layer_view(&self, id: &str) -> Option<crate::LayerView> {
+        self.lock().views.get(id).cloned()
+    }
+
+    /// The person asks to review what running task `id` changed so far: the agent is woken
+    /// (or, in a turn, does it at its next step). Refused, in words, when nothing can wait.
+    pub fn ask_review(&self, id: &str) -> Result<(), String> {
+        let mut inner = self.lock();
+        let unknown = self.unknown(id, &inner);
+        let e = inner.tasks.get(id).ok_or(unknown)?;
+        let title = e.title.clone();
+        if !inner.views.contains_key(id) {
+            return Err(if e.state.is_running() {
+                format!(
+                    "`{title}` does not run over a layer: its changes are in the project already"
+                )
+            } else {
+                format!("`{title}` has ended: its changes are reviewed now, or were")
+            });
+        }
+        let asked = Event::ChangesAsked {
+            id: id.to_string(),
+            title,
+        };
+        if !inner.finished.contains(&asked) {
+            inner.finished.push(asked);
+        }
+        drop(inner);
+        self.notify.notify_waiters();
+        Ok(())
+    }
+
+    /// The reviews the person asked for and nobody did yet, each once: `(id, title)`.
+    pub fn take_asked(&self) -> Vec<(String, String)> {
+        let mut inner = self.lock();
+        let mut asked = Vec::new();
+        inner.finished.retain(|e| match e {
+            Event::ChangesAsked { id, title } => {
+                asked.push((id.clone(), title.clone()));
+                false
+            }
+            _ => true,
+        });
+        asked
+    }
+
     /// The changes task `id` left waiting for a review, once.
     pub fn take_held(&self, id: &str) -> Option<crate::Held> {
         let held = self.lock().held.remove(id)?;
@@ -199,6 +266,7 @@ impl TaskRegistry {
             e.stop = None;
             announce = !e.seen.reported;
         }
+        inner.views.remove(id);
         if announce {
             inner.finished.push(Event::TaskFinished {
                 id: id.to_string(),
@@ -292,20 +360,39 @@ impl TaskRegistry {
             runtime_ms: end.duration_since(e.started).as_millis() as u64,
             output_path: e.output_path.clone(),
             changes_waiting: false,
+            changes_so_far: 0,
         }
     }
 
     pub fn list(&self, include_finished: bool) -> Vec<TaskInfo> {
-        let inner = self.lock();
-        let mut v: Vec<TaskInfo> = inner
-            .tasks
-            .iter()
-            .filter(|(_, e)| include_finished || e.state.is_running() || e.state == TaskState::Idle)
-            .map(|(id, e)| TaskInfo {
-                changes_waiting: inner.held.get(id).is_some_and(crate::HeldChanges::waiting),
-                ..Self::info(id, e)
-            })
-            .collect();
+        let (mut v, views): (Vec<TaskInfo>, Vec<_>) = {
+            let inner = self.lock();
+            let v = inner
+                .tasks
+                .iter()
+                .filter(|(_, e)| {
+                    include_finished || e.state.is_running() || e.state == TaskState::Idle
+                })
+                .map(|(id, e)| TaskInfo {
+                    changes_waiting: inner.held.get(id).is_some_and(crate::HeldChanges::waiting),
+                    ..Self::info(id, e)
+                })
+                .collect();
+            (
+                v,
+                inner
+                    .views
+                    .iter()
+                    .map(|(id, l)| (id.clone(), l.clone()))
+                    .collect(),
+            )
+        };
+        // Counted outside the lock: a count reads the layer.
+        for (id, view) in views {
+            if let Some(t) = v.iter_mut().find(|t| t.id == id && t.state.is_running()) {
+                t.changes_so_far = view.waiting();
+            }
+        }
         v.sort_by_key(|t| t.id.trim_start_matches("task-").parse::<u64>().unwrap_or(0));
         v
     }
@@ -461,6 +548,18 @@ impl TaskRegistry {
         }
     }
 
+    /// What waits of a task's changes, in words for the model ("" when nothing does).
+    pub fn waiting_words(t: &TaskInfo) -> String {
+        match (t.changes_so_far, t.changes_waiting) {
+            (0, false) => String::new(),
+            (0, true) => " — its changes wait for the person's review".into(),
+            (n, _) => format!(
+                " — {n} {} so far wait in its layer (not in the project yet): the person reviews them when it ends or is stopped, or sooner from its card",
+                if n == 1 { "change" } else { "changes" }
+            ),
+        }
+    }
+
     pub fn render_list(tasks: &[TaskInfo]) -> String {
         if tasks.is_empty() {
             return "No background tasks.\n".into();
@@ -469,12 +568,13 @@ impl TaskRegistry {
             .iter()
             .map(|t| {
                 format!(
-                    "{} [{}] {} — {} ({:.1} s)\n",
+                    "{} [{}] {} — {} ({:.1} s){}\n",
                     t.id,
                     t.kind,
                     t.title,
                     t.state.describe(),
-                    t.runtime_ms as f64 / 1000.0
+                    t.runtime_ms as f64 / 1000.0,
+                    Self::waiting_words(t)
                 )
             })
             .collect()

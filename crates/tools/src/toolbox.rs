@@ -279,6 +279,28 @@ impl Drop for Toolbox {
 }
 
 impl Toolbox {
+    /// Takes what running background task `task` changed so far out of its layer and lands
+    /// it as its end would (see [`crate::LayerView::take`]): what needs a yes comes back held.
+    /// `None` when it runs over no layer.
+    pub async fn take_running(&self, task: &str) -> ToolResult<Option<crate::Landed>> {
+        let Some(view) = self.tasks.layer_view(task) else {
+            return Ok(None);
+        };
+        let hook = self.ws.before_write_hook();
+        let landed = tokio::task::spawn_blocking(move || view.take(hook.as_deref()))
+            .await
+            .map_err(|e| ToolError::InvalidArgument(format!("taking its changes stopped: {e}")))?
+            .map_err(|e| {
+                ToolError::InvalidArgument(format!(
+                    "its changes so far could not be read, and the project keeps what it had: {e}"
+                ))
+            })?;
+        self.cache.clear();
+        let (added, removed) = landed.lines();
+        self.ws.record_diff(added, removed);
+        Ok(Some(landed))
+    }
+
     /// Lands a command's held changes as the person answered (the pieces of its review they
     /// accepted), each project file kept by the checkpoint before it changes; the command's
     /// result is said again with what became of every change, and the project files that

@@ -1245,3 +1245,130 @@ async fn a_running_background_commands_ignored_output_reaches_the_project_as_it_
     assert!(!Path::new("/tmp/owned").exists());
     assert_no_layer_left(&f);
 }
+
+/// Waits (up to 60 s) until `what` holds.
+async fn until(what: impl Fn() -> bool, why: &str) {
+    let came = tokio::time::timeout(Duration::from_secs(60), async {
+        while !what() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    assert!(came.is_ok(), "{why}");
+}
+
+#[tokio::test]
+async fn a_running_commands_changes_are_reviewed_on_request_and_its_end_asks_only_what_changed_after()
+ {
+    let f = fixture();
+    let args = RunCommandArgs {
+        command: "echo one-changed > src/a.txt; echo two-changed > src/b.txt; rm docs/guide.md; \
+                  mkdir -p gen; echo g1 > gen/one.txt; sleep 8; \
+                  echo later > src/a.txt; echo g2 > gen/two.txt; echo new > src/c.txt; sleep 60"
+            .into(),
+        description: Some("dev server".into()),
+        timeout: Some(120),
+        background: true,
+    };
+    let mut ctx = RunContext::new(SANDBOXED);
+    ctx.landing = REVIEW;
+    let out = run_command(&f.ws, &f.tasks, &f.config, &args, &ctx)
+        .await
+        .expect("started");
+    let CommandOutcome::Background { task_id, .. } = out else {
+        panic!("in the background: {out:?}");
+    };
+    let so_far = |f: &Fixture| {
+        f.tasks
+            .list(true)
+            .into_iter()
+            .find(|t| t.id == task_id)
+            .map_or(0, |t| t.changes_so_far)
+    };
+    // The task says what waits while it runs: two files changed, one deleted, a new folder.
+    until(|| so_far(&f) == 4, "its changes so far are counted").await;
+    let listed = TaskRegistry::render_list(&f.tasks.list(true));
+    assert!(
+        listed.contains("4 changes so far wait in its layer"),
+        "{listed}"
+    );
+
+    // The person asks: the changes so far are put to them while it goes on running.
+    f.tasks.ask_review(&task_id).expect("it runs over a layer");
+    assert_eq!(
+        f.tasks.take_asked(),
+        vec![(task_id.clone(), "dev server".to_string())]
+    );
+    let view = f.tasks.layer_view(&task_id).expect("its layer");
+    let taken = view.take(None).expect("taken out");
+    assert!(
+        taken.changes.files.is_empty(),
+        "nothing lands unasked in Ask mode: {taken:?}"
+    );
+    let held = taken.held.take().expect("a review");
+    let review = held.review().clone();
+    let paths: Vec<&str> = review.files.iter().map(|x| x.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        vec!["docs/guide.md", "gen", "src/a.txt", "src/b.txt"],
+        "{review:#?}"
+    );
+    let mut yes: std::collections::BTreeSet<u32> =
+        pieces(&review, "src/a.txt").into_iter().collect();
+    yes.extend(pieces(&review, "docs/guide.md"));
+    yes.extend(pieces(&review, "gen"));
+    let landed = held.land(&yes, None).expect("landed");
+    assert_eq!(change(&landed.changes, "src/b.txt").fate, Fate::Rejected);
+    assert_eq!(read(&f, "src/a.txt").as_deref(), Some("one-changed\n"));
+    assert_eq!(read(&f, "gen/one.txt").as_deref(), Some("g1\n"));
+    assert_eq!(read(&f, "docs/guide.md"), None);
+    assert_eq!(read(&f, "src/b.txt").as_deref(), Some("two\n"), "rejected");
+    assert!(
+        f.tasks
+            .list(true)
+            .iter()
+            .any(|t| t.id == task_id && t.state.is_running()),
+        "it goes on running"
+    );
+    // Nothing waits now until it changes more.
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(so_far(&f), 0, "what was answered no longer waits");
+
+    // It changes more; stopped, its end asks only about what changed after the review.
+    until(|| so_far(&f) == 3, "its later changes are counted").await;
+    f.tasks.stop(&task_id).expect("stop");
+    until(
+        || f.tasks.held_ids().contains(&task_id),
+        "its later changes wait for a review when it ends",
+    )
+    .await;
+    let held = f.tasks.take_held(&task_id).expect("held");
+    let review = held.review().clone();
+    let paths: Vec<&str> = review.files.iter().map(|x| x.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        vec!["gen/two.txt", "src/c.txt", "src/a.txt"],
+        "not b.txt (answered, unchanged), not the deletion; a.txt against what landed: {review:#?}"
+    );
+    let a = review
+        .files
+        .iter()
+        .find(|x| x.path == "src/a.txt")
+        .expect("a");
+    assert_eq!(a.original.as_deref(), Some("one-changed\n"));
+    let landed = held.land(&held_all(&review), None).expect("landed");
+    assert!(
+        landed.changes.files.iter().all(|c| c.fate == Fate::Landed),
+        "what landed early is the command's own, not a conflict: {:#?}",
+        landed.changes
+    );
+    assert_eq!(read(&f, "src/a.txt").as_deref(), Some("later\n"));
+    assert_eq!(read(&f, "src/c.txt").as_deref(), Some("new\n"));
+    assert_eq!(read(&f, "gen/two.txt").as_deref(), Some("g2\n"));
+    assert_eq!(read(&f, "src/b.txt").as_deref(), Some("two\n"));
+    assert_no_layer_left(&f);
+}
+
+fn held_all(review: &protocol::ChangeReview) -> std::collections::BTreeSet<u32> {
+    (0..review.pieces).collect()
+}

@@ -54,6 +54,61 @@ pub(crate) fn lands_unasked(step: &Step, landing: &Landing) -> bool {
 /// the copy left them at: what the copy changed is not a conflict, a change after it is.
 pub(crate) type Mirrored = std::collections::HashMap<PathBuf, (i64, i64)>;
 
+/// Notes `rel` (and each folder above it: adding an entry changes a folder's own change
+/// time) as the command's own, at their change times now.
+pub(crate) fn note_ours(mirrored: &mut Mirrored, project: &Path, rel: &Path) {
+    let mut at = Some(rel);
+    while let Some(p) = at.filter(|p| !p.as_os_str().is_empty()) {
+        let full = project.join(p);
+        if let Some(stamp) = change_stamp(&full) {
+            mirrored.insert(full, stamp);
+        }
+        at = p.parent();
+    }
+}
+
+/// Notes what `landed` put in the project as the command's own (each landed path, all a
+/// landed folder holds, the folders above), so a later landing of the same command does not
+/// take it for the person's work.
+pub(crate) fn note_landed(mirrored: &std::sync::Mutex<Mirrored>, project: &Path, landed: &Landed) {
+    let mut mirrored = mirrored
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for f in &landed.changes.files {
+        if f.fate != Fate::Landed || f.class == ChangeClass::Git {
+            continue;
+        }
+        let rel = Path::new(&f.path);
+        if f.change == ChangeKind::Deleted {
+            note_ours(
+                &mut mirrored,
+                project,
+                rel.parent().unwrap_or(Path::new("")),
+            );
+            continue;
+        }
+        note_ours(&mut mirrored, project, rel);
+        if f.item == ItemKind::Folder {
+            note_inside(&mut mirrored, &project.join(rel));
+        }
+    }
+}
+
+fn note_inside(mirrored: &mut Mirrored, folder: &Path) {
+    let Ok(listed) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for e in listed.filter_map(Result::ok) {
+        let path = e.path();
+        if let Some(stamp) = change_stamp(&path) {
+            mirrored.insert(path.clone(), stamp);
+        }
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            note_inside(mirrored, &path);
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn land(
     project: &Path,
@@ -266,7 +321,7 @@ pub(crate) fn changed_since(path: &Path, started: SystemTime) -> bool {
 
 /// [`changed_since`], but a path the command's own output was copied to counts as changed
 /// only if it changed again after the copy.
-fn changed_since_except(path: &Path, started: SystemTime, mirrored: &Mirrored) -> bool {
+pub(crate) fn changed_since_except(path: &Path, started: SystemTime, mirrored: &Mirrored) -> bool {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return false;
     };

@@ -4,7 +4,7 @@
 //! session's checkpoint holds of the file (`BaseOf`); without one, it is a conflict.
 
 use super::kinds::Kind;
-use super::land::{change_stamp, changed_since};
+use super::land::{Mirrored, change_stamp, changed_since_except};
 use super::plan::Step;
 use protocol::{ChangeKind, ItemKind, LineCounts};
 use std::path::Path;
@@ -17,13 +17,14 @@ pub type BaseOf = std::sync::Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 /// Files larger than this are not merged (a conflict, as before).
 const MAX_MERGED_BYTES: u64 = 1024 * 1024;
 
-/// Merges each step whose project copy changed since `started`; a step that merges to the
+/// Merges each step whose project copy changed since `started` (not by the command's own
+/// copies, `mirrored`); a step that merges to the
 /// project's own text (the command wrote back what it read) is dropped. Returns the paths that
 /// could not be merged: conflicts, decided now.
 pub(crate) fn reconcile(
     project: &Path,
     upper: &Path,
-    started: SystemTime,
+    (started, mirrored): (SystemTime, &Mirrored),
     steps: &mut Vec<Step>,
     base_of: Option<&BaseOf>,
 ) -> Vec<std::path::PathBuf> {
@@ -32,7 +33,7 @@ pub(crate) fn reconcile(
         if step.kind != Kind::Project
             || !matches!(step.item, ItemKind::File)
             || step.change != ChangeKind::Modified
-            || !changed_since(&project.join(&step.rel), started)
+            || !changed_since_except(&project.join(&step.rel), started, mirrored)
         {
             return true;
         }

@@ -116,16 +116,7 @@ impl Mirror {
     /// Notes `rel` (and its folder, whose entries changed) as this mirror left them.
     fn note(&self, rel: &Path) {
         let mut mirrored = self.mirrored.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut at = Some(rel);
-        // The path and each folder up to the top of the project: adding an entry changes a
-        // folder's own change time.
-        while let Some(p) = at.filter(|p| !p.as_os_str().is_empty()) {
-            let full = self.project.join(p);
-            if let Ok(m) = std::fs::symlink_metadata(&full) {
-                mirrored.insert(full, (m.ctime(), m.ctime_nsec()));
-            }
-            at = p.parent();
-        }
+        super::land::note_ours(&mut mirrored, &self.project, rel);
     }
 
     fn remove(&mut self, rel: &Path) -> std::io::Result<bool> {

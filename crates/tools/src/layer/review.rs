@@ -250,6 +250,9 @@ impl LayerHeld {
             before_write,
             &layer.root.join(land::JOURNAL),
         );
+        if layer.early.copy {
+            land::note_landed(&layer.mirrored, &layer.project, &landed);
+        }
         layer.discard()?;
         Ok(landed)
     }

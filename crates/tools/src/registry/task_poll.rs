@@ -37,14 +37,20 @@ impl Tool for TaskPoll {
 }
 
 fn run(toolbox: &Toolbox, a: &TaskIdArgs, _: &CallContext) -> ToolResult<ToolOutput> {
-    let (info, output, more) = toolbox
+    let (mut info, output, more) = toolbox
         .tasks
         .poll(&a.id)
         .map_err(ToolError::InvalidArgument)?;
+    if info.state.is_running()
+        && let Some(view) = toolbox.tasks.layer_view(&info.id)
+    {
+        info.changes_so_far = view.waiting();
+    }
     let mut text = format!(
-        "{} is {}.\n",
+        "{} is {}{}.\n",
         info.id,
-        TaskRegistry::describe_state(&info.state)
+        TaskRegistry::describe_state(&info.state),
+        TaskRegistry::waiting_words(&info)
     );
     if output.is_empty() {
         text.push_str("(no new output)\n");
