@@ -56,3 +56,26 @@ pub async fn save_command_prefs(
     }
     Ok(saved)
 }
+
+/// Whether commands in the project at `root` run over a copy of it (`None`: this computer runs
+/// none over a copy). Tried with a command that does nothing; Settings says so when the
+/// project's file system refuses.
+#[tauri::command]
+pub async fn project_copies(
+    args: protocol::ProjectArgs,
+) -> crate::commands::CmdResult<Option<bool>> {
+    crate::commands::blocking(move || {
+        let root = std::path::Path::new(&args.root)
+            .canonicalize()
+            .map_err(|e| {
+                crate::commands::invalid(format!("{} cannot be opened: {e}", args.root))
+            })?;
+        // Beside the sessions' own layers (the probe's files go with it).
+        let state =
+            locations::sessions_dir().join(format!(".project-probe-{}", std::process::id()));
+        let layered = config::machine_sandbox::project_layered(&root, &state);
+        let _ = std::fs::remove_dir_all(&state);
+        Ok(layered)
+    })
+    .await
+}

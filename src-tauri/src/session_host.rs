@@ -572,6 +572,7 @@ fn task_list(tasks: Vec<TaskInfo>) -> Vec<BackgroundTask> {
             runtime_ms: t.runtime_ms,
             output_tail: output_tail(&t.output_path),
             changes_waiting: t.changes_waiting,
+            changes_so_far: t.changes_so_far,
         })
         .collect()
 }
@@ -681,4 +682,21 @@ mod notice_tests {
             Some("Tandem's task failed")
         );
     }
+}
+
+/// The person asks to review what a running background command changed so far: the review
+/// card comes as for any command's changes (at the agent's next step, or at once when idle).
+#[tauri::command]
+pub async fn review_task(
+    args: StopTaskArgs,
+    app: tauri::AppHandle,
+) -> CmdResult<Vec<BackgroundTask>> {
+    let live = app
+        .state::<Sessions>()
+        .get(&args.session)
+        .ok_or_else(|| invalid("This session has no running tasks."))?;
+    live.session
+        .review_task(&args.task)
+        .map_err(|e| invalid(e.to_string()))?;
+    blocking(move || Ok(task_list(live.session.tasks(true)))).await
 }

@@ -318,7 +318,7 @@ pieces: number, };
 
 export type DoneWarning = { "kind": "edit_rejected", path: string, } | { "kind": "file_unchanged", path: string, } | { "kind": "check_failed", command: string, exit_code: number | null, } | { "kind": "check_not_run", command: string, };
 
-export type WakeReason = { "kind": "task_finished", task: string, title: string, state: string, } | { "kind": "timer", hint: string | null, } | { "kind": "retry" };
+export type WakeReason = { "kind": "task_finished", task: string, title: string, state: string, } | { "kind": "changes_asked", task: string, title: string, } | { "kind": "timer", hint: string | null, } | { "kind": "retry" };
 
 export type EngineError = { code: FailureCode, 
 /**
@@ -656,7 +656,12 @@ output_tail: string,
  * It ended and some of its changes wait for the person's review (asked when the agent
  * hears it ended).
  */
-changes_waiting: boolean, };
+changes_waiting: boolean, 
+/**
+ * It still runs, and this many of its changes wait in its layer (nothing of them is in
+ * the project yet); the person may review them now.
+ */
+changes_so_far: number, };
 
 export type ProviderKind = string;
 
@@ -1130,6 +1135,7 @@ export interface Commands {
   set_mode: { args: SetModeArgs; result: null };
   session_tasks: { args: SessionArgs; result: Array<BackgroundTask> };
   stop_task: { args: StopTaskArgs; result: Array<BackgroundTask> };
+  review_task: { args: StopTaskArgs; result: Array<BackgroundTask> };
   session_changes: { args: SessionArgs; result: Array<SessionFileChange> };
   restore_preview: { args: RestoreArgs; result: RestorePreview };
   restore: { args: RestoreArgs; result: RestoreRecord };
@@ -1169,5 +1175,6 @@ export interface Commands {
   get_notifications: { args: null; result: NotificationPrefs };
   get_command_prefs: { args: null; result: CommandPrefs };
   save_command_prefs: { args: CommandPrefs; result: CommandPrefs };
+  project_copies: { args: ProjectArgs; result: boolean | null };
   save_notifications: { args: NotificationPrefs; result: NotificationPrefs };
 }

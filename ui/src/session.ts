@@ -90,6 +90,7 @@ type SessionState = {
   answer: (request: ApprovalRequest, answer: ApprovalAnswer) => Promise<boolean>;
   refreshTasks: () => Promise<void>;
   stopTask: (task: string) => Promise<void>;
+  reviewTask: (task: string) => Promise<void>;
   setMode: (mode: Mode) => void;
   clearError: () => void;
   askRestore: (ask: RestoreAsk | null) => void;
@@ -313,6 +314,17 @@ export const useSession = create<SessionState>((set, get) => ({
       if (get().current?.id === id) set({ tasks, tasksError: null });
     } catch (err) {
       set({ tasksError: `The task could not be stopped: ${toAppError(err).message}` });
+    }
+  },
+
+  async reviewTask(task) {
+    const id = get().current?.id;
+    if (!id) return;
+    try {
+      const tasks = await call("review_task", { session: id, task });
+      if (get().current?.id === id) set({ tasks, tasksError: null });
+    } catch (err) {
+      set({ tasksError: `Its changes could not be put to you now: ${toAppError(err).message}` });
     }
   },
 

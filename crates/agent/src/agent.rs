@@ -252,19 +252,30 @@ impl Agent {
         let result = async {
             let checkpoint = self.conversation.turn_checkpoint.take();
             let task = match &reason {
-                WakeReason::TaskFinished { task, title, .. } => Some((task.clone(), title.clone())),
+                WakeReason::TaskFinished { task, title, .. } => {
+                    Some((task.clone(), title.clone(), false))
+                }
+                WakeReason::ChangesAsked { task, title } => {
+                    Some((task.clone(), title.clone(), true))
+                }
                 _ => None,
             };
             self.journal.emit(AgentEvent::Wake { reason, checkpoint })?;
             let mut message = message.to_string();
-            // A command that ended in the background left its changes waiting: the person
-            // says what lands before the model hears it ended.
-            if let Some((task, title)) = task {
-                match self
-                    .calls
-                    .review_waiting(&mut self.journal, &task, &title, cancel)
-                    .await
-                {
+            // A command that ended in the background left its changes waiting (or the person
+            // asked about one still running): the person says what lands before the model
+            // hears of it.
+            if let Some((task, title, running)) = task {
+                let reviewed = if running {
+                    self.calls
+                        .review_running(&mut self.journal, &task, &title, cancel)
+                        .await
+                } else {
+                    self.calls
+                        .review_waiting(&mut self.journal, &task, &title, cancel)
+                        .await
+                };
+                match reviewed {
                     Ok(Some(words)) => message.push_str(&words),
                     Ok(None) => {}
                     Err(Halt::Stop) => return Ok(Outcome::Cancelled),
@@ -330,6 +341,34 @@ impl Agent {
             }
         }
         Ok(())
+    }
+
+    /// Reviews the person asked for, of running background commands' changes, while a turn
+    /// goes on: done at the start of a step, and the model told in a note.
+    async fn review_asked(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> Result<Option<Outcome>, AgentError> {
+        for (task, title) in self.calls.toolbox.tasks.take_asked() {
+            match self
+                .calls
+                .review_running(&mut self.journal, &task, &title, cancel)
+                .await
+            {
+                Ok(Some(words)) => {
+                    let note = format!(
+                        "[Tandem] The person reviewed what background task {task} ({title}) changed so far; it goes on running.{words}"
+                    );
+                    self.journal
+                        .append(&crate::log_entry::EngineEntry::ModelNote { text: note.clone() })?;
+                    self.conversation.notes.push(note);
+                }
+                Ok(None) => {}
+                Err(Halt::Stop) => return Ok(Some(Outcome::Cancelled)),
+                Err(Halt::Fatal(e)) => return Err(e),
+            }
+        }
+        Ok(None)
     }
 
     fn end_turn(&mut self, result: Result<Outcome, AgentError>) -> TurnOutcome {
@@ -414,6 +453,9 @@ impl Agent {
                 return Ok(stop);
             }
             self.journal.emit(AgentEvent::StepStarted { step })?;
+            if let Some(stop) = self.review_asked(cancel).await? {
+                return Ok(stop);
+            }
             // Skills activated and servers started since the last step change both.
             let system = format!("{base}{}", self.skills.prompt());
             let tools = {

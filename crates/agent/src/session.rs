@@ -503,6 +503,13 @@ impl Session {
         self.shared.tasks.stop(id).map_err(SessionError::Task)
     }
 
+    /// The person asks to review what running background command `id` changed so far: put to
+    /// them at the agent's next step, or at once when no turn runs (a turn of its own, so the
+    /// model hears what landed and the landing can be undone).
+    pub fn review_task(&self, id: &str) -> Result<(), SessionError> {
+        self.shared.tasks.ask_review(id).map_err(SessionError::Task)
+    }
+
     /// Waits until nothing can wake the agent any more (no background task or agent running,
     /// no wake-up due) and no turn runs, or `limit` passes; then stops what is left and says
     /// what it stopped. For `tandem-cli run`, which must not leave processes behind.
@@ -593,6 +600,7 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                 let (reason, mut message) = wake_words(&event, &shared.tasks);
                 let cause = match &event {
                     Event::TaskFinished { .. } => Some("a background task ending"),
+                    Event::ChangesAsked { .. } => Some("your review of a running task's changes"),
                     Event::AgentReport { .. } => Some("an agent's report"),
                     Event::Wakeup { .. } => None,
                 };

@@ -662,3 +662,79 @@ async fn a_dangerous_pattern_after_a_write_still_asks_before_it_runs() {
     );
     assert!(!f.project.join("a.txt").exists());
 }
+
+#[tokio::test]
+async fn a_running_background_commands_changes_are_reviewed_when_the_person_asks() {
+    let f = with_docs();
+    let (h, outcome) = run_in(
+        &f,
+        "agent_background_changes_reviewed_on_request.json",
+        &[],
+        (true, true),
+        (Mode::Ask, false),
+        keep_notes_only,
+    )
+    .await;
+    assert_eq!(outcome, TurnOutcome::Ended);
+    let so_far = || {
+        h.session
+            .tasks(true)
+            .into_iter()
+            .find(|t| t.id == "task-1")
+            .map(|t| (t.state.is_running(), t.changes_so_far))
+    };
+    let counted = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while so_far() != Some((true, 2)) {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    assert!(
+        counted.is_ok(),
+        "its two changes are counted: {:?}",
+        so_far()
+    );
+    h.session.review_task("task-1").expect("asked");
+    h.until("the woken agent answers", |events| {
+        events.iter().any(|e| {
+            matches!(e, AgentEvent::AssistantMessage { message } if message.text().contains("Noted"))
+        })
+    })
+    .await;
+    let questions = h.questions();
+    assert_eq!(questions.len(), 2, "{questions:#?}");
+    let review = questions[1].review.as_deref().expect("its changes so far");
+    assert_eq!(
+        review
+            .files
+            .iter()
+            .map(|x| x.path.as_str())
+            .collect::<Vec<_>>(),
+        ["report.txt", "notes.txt"]
+    );
+    // What the person kept is in the project while the command still runs.
+    assert_eq!(so_far().map(|s| s.0), Some(true), "it goes on running");
+    assert_eq!(
+        std::fs::read_to_string(f.project.join("notes.txt")).expect("notes"),
+        "gamma\nbeta\n"
+    );
+    assert!(!f.project.join("report.txt").exists());
+    // Stopped, it asks nothing more: what it changed was answered.
+    h.session.stop_task("task-1").expect("stop");
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while so_far().is_some_and(|s| s.0) {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "it stopped");
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(h.questions().len(), 2, "nothing more to review");
+    assert!(!f.project.join("report.txt").exists());
+    let dir = h.sessions_dir.join(h.session.id());
+    let changes = agent::session_changes(&dir, &f.project).expect("changes");
+    assert_eq!(
+        changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>(),
+        ["notes.txt"]
+    );
+}

@@ -331,6 +331,9 @@ fn print_plain(e: &AgentEvent, agent: &str) {
                         hint.as_ref().map(|h| format!(": {h}")).unwrap_or_default()
                     )
                 }
+                protocol::WakeReason::ChangesAsked { task, title } => {
+                    format!("review asked of {task} ({title}), still running")
+                }
                 protocol::WakeReason::Retry => "trying again".into(),
             };
             outln(format!("\n{tag}⏰ woken: {why}"));
@@ -714,6 +717,9 @@ fn turns(entries: &[agent::Entry<Value>]) -> Vec<TurnLine> {
                         format!("(woken: {task} {state})")
                     }
                     protocol::WakeReason::Timer { .. } => "(woken: wake-up)".into(),
+                    protocol::WakeReason::ChangesAsked { task, .. } => {
+                        format!("(woken: review of {task} asked)")
+                    }
                     protocol::WakeReason::Retry => "(tried again)".into(),
                 },
                 _ => String::new(),

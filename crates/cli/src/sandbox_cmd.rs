@@ -28,14 +28,10 @@ fn project_layered(project: &std::path::Path) -> Result<Option<bool>> {
         .canonicalize()
         .map_err(|e| anyhow::anyhow!("{} cannot be opened: {e}", project.display()))?;
     let state = tempfile::tempdir()?;
-    if !config::machine_sandbox::layers_in(state.path()) {
-        return Ok(None);
-    }
-    let Some(setup) = config::machine_sandbox::sandbox_setup(state.path().join("sandbox")) else {
-        return Ok(None);
-    };
-    let setup = setup.with_layers(true);
-    Ok(Some(setup.layers_for(&project, &state.path().join("tmp"))))
+    Ok(config::machine_sandbox::project_layered(
+        &project,
+        state.path(),
+    ))
 }
 
 fn yes(b: bool) -> &'static str {

@@ -174,6 +174,19 @@ pub fn layers_in(state_dir: &Path) -> bool {
     capabilities().layers.project_layer && tools::CommandLayer::can_live_in(state_dir)
 }
 
+/// Whether commands in `project` (canonical) would run over a layer of it, tried with a
+/// command that does nothing, its files kept under `state_dir` (`None`: this machine runs no
+/// command over a layer at all). Overlayfs refuses some file systems below it (FUSE, some
+/// network ones); commands there write the project directly and their changes are found
+/// afterwards.
+pub fn project_layered(project: &Path, state_dir: &Path) -> Option<bool> {
+    if !layers_in(state_dir) {
+        return None;
+    }
+    let setup = sandbox_setup(state_dir.join("sandbox"))?.with_layers(true);
+    Some(setup.layers_for(project, &state_dir.join("tmp")))
+}
+
 /// The sandbox for a session's (or a tool server's) processes, with its helper's files in
 /// `state_dir`; `None` on a machine without one.
 pub fn sandbox_setup(state_dir: PathBuf) -> Option<SandboxSetup> {

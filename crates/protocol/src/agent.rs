@@ -231,6 +231,8 @@ pub enum WakeReason {
         title: String,
         state: String,
     },
+    /// The person asked to review what a background command changed so far (it still runs).
+    ChangesAsked { task: String, title: String },
     /// The wake-up the agent asked for with `wakeup`.
     Timer { hint: Option<String> },
     /// The user asked to try the failed turn again.

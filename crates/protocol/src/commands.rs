@@ -101,6 +101,7 @@ pub struct SetModeArgs {
     pub mode: crate::Mode,
 }
 
+/// A background task of a session (to stop it, or to review its changes so far).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct StopTaskArgs {
     pub session: String,
@@ -220,6 +221,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("set_mode", "SetModeArgs", "null"),
     ("session_tasks", "SessionArgs", "Array<BackgroundTask>"),
     ("stop_task", "StopTaskArgs", "Array<BackgroundTask>"),
+    ("review_task", "StopTaskArgs", "Array<BackgroundTask>"),
     ("session_changes", "SessionArgs", "Array<SessionFileChange>"),
     ("restore_preview", "RestoreArgs", "RestorePreview"),
     ("restore", "RestoreArgs", "RestoreRecord"),
@@ -259,6 +261,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("get_notifications", "null", "NotificationPrefs"),
     ("get_command_prefs", "null", "CommandPrefs"),
     ("save_command_prefs", "CommandPrefs", "CommandPrefs"),
+    ("project_copies", "ProjectArgs", "boolean | null"),
     (
         "save_notifications",
         "NotificationPrefs",

@@ -362,6 +362,10 @@ pub struct BackgroundTask {
     /// hears it ended).
     #[serde(default)]
     pub changes_waiting: bool,
+    /// It still runs, and this many of its changes wait in its layer (nothing of them is in
+    /// the project yet); the person may review them now.
+    #[serde(default)]
+    pub changes_so_far: u32,
 }
 
 /// The address a model server on this computer is offered at when none is typed yet (the

@@ -572,7 +572,7 @@ export function SettingsDialog() {
           )}
           {tab === "rules" && (
             <>
-              <CommandsSetting />
+              <CommandsSetting root={root} />
               <RulesTab root={root} />
             </>
           )}

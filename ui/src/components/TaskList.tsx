@@ -1,4 +1,5 @@
 // The agent's plan and the session's background tasks (commands it left running).
+import { useState } from "preact/hooks";
 import type { PlanStatus } from "../bindings";
 import { useSession } from "../session";
 import { formatDuration } from "../format";
@@ -12,6 +13,9 @@ export function TaskList() {
   const tasks = useSession((s) => s.tasks);
   const error = useSession((s) => s.tasksError);
   const stopTask = useSession((s) => s.stopTask);
+  const reviewTask = useSession((s) => s.reviewTask);
+  // Tasks whose review was asked for, with the count then: the button waits until it comes.
+  const [asked, setAsked] = useState<Record<string, number>>({});
 
   return (
     <div className="task-list" data-testid="task-list">
@@ -69,6 +73,25 @@ export function TaskList() {
                 <div className="bg-task-meta muted">
                   <span data-testid="task-state">{t.state}</span> · {formatDuration(t.runtime_ms)} · {t.kind}
                 </div>
+                {t.running && t.changes_so_far > 0 && (
+                  <div className="bg-task-waiting" data-testid="task-changes-so-far">
+                    <p>
+                      {t.changes_so_far === 1 ? "1 change" : `${t.changes_so_far} changes`} so far, not in the
+                      project yet: you review {t.changes_so_far === 1 ? "it" : "them"} when it ends, or now.
+                    </p>
+                    <button
+                      className="small"
+                      data-testid="task-review-now"
+                      disabled={asked[t.id] === t.changes_so_far}
+                      onClick={() => {
+                        setAsked({ ...asked, [t.id]: t.changes_so_far });
+                        void reviewTask(t.id);
+                      }}
+                    >
+                      {asked[t.id] === t.changes_so_far ? "Review asked…" : "Review now"}
+                    </button>
+                  </div>
+                )}
                 {t.changes_waiting && (
                   <p className="bg-task-waiting" data-testid="task-changes-waiting">
                     Its changes wait for your review: nothing of them is in the project yet.

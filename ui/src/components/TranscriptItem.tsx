@@ -16,6 +16,8 @@ function wakeText(r: WakeReason): string {
   switch (r.kind) {
     case "task_finished":
       return r.state === "reported" ? `${r.title} reported back` : `Background task ${r.title} ended: ${r.state}`;
+    case "changes_asked":
+      return `You asked to review what ${r.title} changed so far (it goes on running)`;
     case "timer":
       return r.hint ? `Woke up as planned: ${r.hint}` : "Woke up as planned";
     case "retry":

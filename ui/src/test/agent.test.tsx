@@ -210,7 +210,7 @@ describe("a turn", () => {
 
   it("shows a failed command in red with its exit code, and a background one as still running until it ends", async () => {
     const bg: BackgroundTask[] = [
-      { id: "task-2", kind: "command", title: "npm run dev", running: true, state: "running", runtime_ms: 0, output_tail: "", changes_waiting: false },
+      { id: "task-2", kind: "command", title: "npm run dev", running: true, state: "running", runtime_ms: 0, output_tail: "", changes_waiting: false, changes_so_far: 0 },
     ];
     const { push } = await startTurn({ tasks: bg });
     push([
@@ -251,7 +251,7 @@ describe("a turn", () => {
 
   it("shows a running command's output live on its card, until it ends", async () => {
     const bg: BackgroundTask[] = [
-      { id: "task-5", kind: "command", title: "cargo build", running: true, state: "running", runtime_ms: 0, output_tail: "compiling 1\n", changes_waiting: false },
+      { id: "task-5", kind: "command", title: "cargo build", running: true, state: "running", runtime_ms: 0, output_tail: "compiling 1\n", changes_waiting: false, changes_so_far: 0 },
     ];
     const { push } = await startTurn({ tasks: bg });
     push([
@@ -1023,7 +1023,7 @@ describe("task list", () => {
   it("says when a background command's changes wait for review", async () => {
     const { push } = await startTurn({
       tasks: [
-        { id: "bg2", kind: "command", title: "make gen", running: false, state: "exited with code 0", runtime_ms: 3_000, output_tail: "", changes_waiting: true },
+        { id: "bg2", kind: "command", title: "make gen", running: false, state: "exited with code 0", runtime_ms: 3_000, output_tail: "", changes_waiting: true, changes_so_far: 0 },
       ],
     });
     push([{ type: "plan_updated", items: [{ text: "Generate", status: "in_progress" }] }]);
@@ -1031,10 +1031,29 @@ describe("task list", () => {
     await waitFor(() => expect(within(list).getByTestId("task-changes-waiting")).toHaveTextContent("Its changes wait for your review"));
   });
 
+  it("offers a review of a running command's changes so far, once until they change", async () => {
+    const { calls, user, push } = await startTurn({
+      tasks: [
+        { id: "bg3", kind: "command", title: "npm run dev", running: true, state: "running", runtime_ms: 9_000, output_tail: "", changes_waiting: false, changes_so_far: 3 },
+      ],
+    });
+    push([{ type: "plan_updated", items: [{ text: "Serve", status: "in_progress" }] }]);
+    const list = screen.getByTestId("task-list");
+    const waiting = await waitFor(() => within(list).getByTestId("task-changes-so-far"));
+    expect(waiting).toHaveTextContent("3 changes so far, not in the project yet");
+    const button = within(waiting).getByTestId("task-review-now");
+    expect(button).toHaveTextContent("Review now");
+    await user.click(button);
+    expect((calls.find((c) => c.cmd === "review_task")?.payload as { args: unknown }).args).toEqual({ session: "new-1", task: "bg3" });
+    // Asked: not asked twice for the same changes.
+    await waitFor(() => expect(within(list).getByTestId("task-review-now")).toBeDisabled());
+    expect(within(list).getByTestId("task-review-now")).toHaveTextContent("Review asked");
+  });
+
   it("shows the plan and background tasks, and stops a task", async () => {
     const { calls, user, push } = await startTurn({
       tasks: [
-        { id: "bg1", kind: "command", title: "npm run dev", running: true, state: "running", runtime_ms: 65_000, output_tail: "\x1b[36mready\x1b[0m on :5173", changes_waiting: false },
+        { id: "bg1", kind: "command", title: "npm run dev", running: true, state: "running", runtime_ms: 65_000, output_tail: "\x1b[36mready\x1b[0m on :5173", changes_waiting: false, changes_so_far: 0 },
       ],
     });
     push([

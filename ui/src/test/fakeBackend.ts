@@ -93,6 +93,8 @@ export type FakeAgent = {
   limits?: SpendLimits;
   /** How commands are asked about in Ask mode (Settings → Rules); copies on by default. */
   commandPrefs?: CommandPrefs;
+  /** Whether the open project's disk takes a copy (`project_copies`); true by default. */
+  projectCopies?: boolean | null;
   /** Called when a turn starts; the test drives it. */
   onTurn?: (turn: FakeTurn) => void;
   /** What list_sessions answers, from the sessions the fake holds (default: them as they are). */
@@ -545,6 +547,8 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
       case "stop_task":
         tasks = tasks.map((t) => (t.id === args.task ? { ...t, running: false, state: "stopped" } : t));
         return tasks;
+      case "review_task":
+        return tasks;
       case "sandbox_status":
         return agent.sandbox ?? { sandboxed: true, summary: "Commands run in a sandbox." };
       case "session_changes":
@@ -564,6 +568,8 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         return notifications;
       case "get_command_prefs":
         return commandPrefs;
+      case "project_copies":
+        return agent.projectCopies === undefined ? true : agent.projectCopies;
       case "save_command_prefs":
         commandPrefs = { ...(args as unknown as CommandPrefs), copies: commandPrefs.copies };
         return commandPrefs;

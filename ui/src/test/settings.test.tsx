@@ -851,9 +851,20 @@ describe("settings: commands in Ask mode", () => {
     const review = await screen.findByTestId("commands-review");
     expect(review).toBeChecked();
     expect(screen.queryByTestId("commands-no-copies")).toBeNull();
+    expect(screen.queryByTestId("commands-project-no-copies")).toBeNull();
     await user.click(screen.getByTestId("commands-ask-first"));
     await waitFor(() => expect(screen.getByTestId("commands-ask-first")).toBeChecked());
     expect(args(calls, "save_command_prefs")).toEqual({ ask_first: true, copies: true });
+  });
+
+  it("says so where the open project's disk cannot hold a copy (its commands change it directly)", async () => {
+    const { calls, user } = await openSettings({ projectCopies: false });
+    await user.click(screen.getByTestId("settings-tab-rules"));
+    expect(await screen.findByTestId("commands-project-no-copies")).toHaveTextContent("This project is on a kind of disk that cannot hold a copy");
+    expect(args(calls, "project_copies")).toEqual({ root: "/work/demo" });
+    expect(screen.queryByTestId("commands-no-copies")).toBeNull();
+    // The choice still holds for projects that do take a copy.
+    expect(screen.getByTestId("commands-review")).toBeEnabled();
   });
 
   it("says so where this computer cannot run commands on a copy, and every command is asked first", async () => {

@@ -428,13 +428,67 @@ impl Calls {
         let Some(held) = self.toolbox.tasks.take_held(task) else {
             return Ok(None);
         };
+        let heading = format!("What background task {task} changed: ");
+        self.answer_held(
+            journal,
+            (task, title, heading),
+            held,
+            tools::Landed::default(),
+            cancel,
+        )
+        .await
+        .map(Some)
+    }
+
+    /// The changes a background command made so far, while it still runs (the person asked):
+    /// taken out of its layer, what lands unasked lands, the rest is put to the person; the
+    /// command goes on, and its end asks only about what it changes after. What became of
+    /// them, in words for the model; `None` when nothing waited.
+    pub(crate) async fn review_running(
+        &mut self,
+        journal: &mut Journal,
+        task: &str,
+        title: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Option<String>, Halt> {
+        let first = match self.toolbox.take_running(task).await {
+            Ok(Some(landed)) => landed,
+            Ok(None) => return Ok(None),
+            Err(e) => return Ok(Some(format!("\n[{e}]"))),
+        };
+        let held = first.held.take();
+        let heading = format!("What background task {task} changed so far (it goes on running): ");
+        let words = match held {
+            Some(held) => {
+                self.answer_held(journal, (task, title, heading), held, first, cancel)
+                    .await?
+            }
+            None if first.changes.files.is_empty() => return Ok(None),
+            None => {
+                self.keep_landed(&first.before);
+                format!("\n{}", tools::changes_words(&first.changes))
+            }
+        };
+        Ok(Some(words))
+    }
+
+    /// Puts `held` to the person and lands it as answered, after what already landed
+    /// unasked (`first`); what became of all of it, in words for the model.
+    async fn answer_held(
+        &mut self,
+        journal: &mut Journal,
+        (task, title, heading): (&str, &str, String),
+        held: tools::Held,
+        mut first: tools::Landed,
+        cancel: &CancellationToken,
+    ) -> Result<String, Halt> {
         let input = serde_json::json!({ "command": title, "task": task });
         let subject = Subject {
             id: task,
             name: "run_command",
             input: &input,
             title: vec![
-                protocol::TitlePart::words(format!("What background task {task} changed: ")),
+                protocol::TitlePart::words(heading),
                 protocol::TitlePart::code(title),
             ],
         };
@@ -443,17 +497,30 @@ impl Calls {
             super::command::review(&mut asker, &subject, title, None, &held, cancel).await?;
         let landed = match self.toolbox.land_held(held, accepted).await {
             Ok(landed) => landed,
-            Err(e) => return Ok(Some(format!("\n[Its changes: {e}]"))),
+            Err(e) => {
+                self.keep_landed(&first.before);
+                return Ok(format!("\n[Its changes: {e}]"));
+            }
         };
-        if let Some(dir) = &self.session.dir {
-            (keep_baselines(dir.clone()).0)(&landed.before);
-        }
-        self.note_landed(&landed.before);
-        let mut words = format!("\n{}", tools::changes_words(&landed.changes));
+        first.add(landed);
+        self.keep_landed(&first.before);
+        let mut words = format!("\n{}", tools::changes_words(&first.changes));
         if let Some(said) = said {
             words.push_str(&format!("[{said}]\n"));
         }
-        Ok(Some(words))
+        Ok(words)
+    }
+
+    /// Files a command's reviewed changes put in the project: the session's record keeps
+    /// their text before, and the turn counts them as changed.
+    fn keep_landed(&mut self, before: &[(String, Option<String>)]) {
+        if before.is_empty() {
+            return;
+        }
+        if let Some(dir) = &self.session.dir {
+            (keep_baselines(dir.clone()).0)(before);
+        }
+        self.note_landed(before);
     }
 
     /// Project files a command's layer landed in the foreground: the files changed this turn

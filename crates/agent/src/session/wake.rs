@@ -47,6 +47,15 @@ pub(super) fn wake_words(event: &Event, tasks: &TaskRegistry) -> (WakeReason, St
                     .unwrap_or_default()
             ),
         ),
+        Event::ChangesAsked { id, title } => (
+            WakeReason::ChangesAsked {
+                task: id.clone(),
+                title: title.clone(),
+            },
+            format!(
+                "[Tandem] The person asked to review what background task {id} ({title}) changed so far. It goes on running; what it changes from now on is reviewed when it ends."
+            ),
+        ),
         Event::AgentReport { id, title, report } => (
             WakeReason::TaskFinished {
                 task: id.clone(),
