@@ -770,6 +770,61 @@ async fn a_commands_changes_are_reviewed_with_one_hunk_rejected_and_undone() -> 
     Ok(())
 }
 
+/// Issue 44: a background command's changes so far are reviewed from its task card while it
+/// goes on running; what the person keeps is in the project before it ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_commands_changes_are_reviewed_from_its_task_card() -> TestResult {
+    let Some(s) = Scripted::start("app_background_review_now.json").await? else {
+        return Ok(());
+    };
+    let list = s.project.path().join("list.txt");
+    let app = s.launch(&[]).await?;
+    send(&app, "Start the dev server").await?;
+    // Ask mode: a command nobody waits on is asked about before it starts.
+    app.wait_text("[data-testid=approval-card]", "sleep 300")
+        .await?;
+    app.click("[data-testid=approve-button]").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "The dev server runs in the background.",
+    )
+    .await?;
+    let waiting = app
+        .wait_text("[data-testid=task-changes-so-far]", "2 changes so far")
+        .await?;
+    assert!(waiting.contains("not in the project yet"), "{waiting}");
+    assert!(!s.project.path().join("status.txt").exists());
+    app.screenshot("agent-34-task-changes-so-far").await?;
+    app.click("[data-testid=task-review-now]").await?;
+    app.wait_for("[data-testid=approval-card] [data-testid=command-review]")
+        .await?;
+    app.wait_count("[data-testid=review-file]", 2).await?;
+    let paths = app.attrs("[data-testid=review-file]", "data-path").await?;
+    assert_eq!(paths, ["status.txt", "list.txt"]);
+    app.screenshot("agent-35-task-review-now").await?;
+    app.click("[data-testid=approve-button]").await?;
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "Both changes are in the project now",
+    )
+    .await?;
+    assert_eq!(
+        std::fs::read_to_string(s.project.path().join("status.txt"))?,
+        "built\n"
+    );
+    assert!(std::fs::read_to_string(&list)?.contains("line two\n"));
+    // It still runs, with nothing left to review; then stopped.
+    let state = text_content(&app, "[data-testid=task-item][data-kind=task] [data-testid=task-state]").await?;
+    assert_eq!(state, "running");
+    app.wait_gone("[data-testid=task-changes-so-far]").await?;
+    app.click("[data-testid=task-stop]").await?;
+    wait_content(&app, "[data-testid=task-list]", "stopped").await?;
+    app.quit().await?;
+    Ok(())
+}
+
 /// Issue 23: `@` in the composer lists the project's files; the one picked goes in the message
 /// and the model has its contents before its first step.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
