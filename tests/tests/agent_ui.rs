@@ -816,7 +816,11 @@ async fn a_running_commands_changes_are_reviewed_from_its_task_card() -> TestRes
     );
     assert!(std::fs::read_to_string(&list)?.contains("line two\n"));
     // It still runs, with nothing left to review; then stopped.
-    let state = text_content(&app, "[data-testid=task-item][data-kind=task] [data-testid=task-state]").await?;
+    let state = text_content(
+        &app,
+        "[data-testid=task-item][data-kind=task] [data-testid=task-state]",
+    )
+    .await?;
     assert_eq!(state, "running");
     app.wait_gone("[data-testid=task-changes-so-far]").await?;
     app.click("[data-testid=task-stop]").await?;
