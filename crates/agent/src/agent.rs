@@ -261,6 +261,8 @@ impl Agent {
                 _ => None,
             };
             self.journal.emit(AgentEvent::Wake { reason, checkpoint })?;
+            // A wake-up is new work: the calls of earlier turns are no circle of this one.
+            self.calls.breaker.new_task();
             let mut message = message.to_string();
             // A command that ended in the background left its changes waiting (or the person
             // asked about one still running): the person says what lands before the model

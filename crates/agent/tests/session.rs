@@ -242,6 +242,46 @@ async fn two_named_agents_talk_and_the_parent_hears_both_reports() {
         2,
         "{tasks:?}"
     );
+    // Issue 47: idle agents are not work. `tandem-cli run` waits for what can still wake the
+    // agent: with only idle agents left it ends at once, stopping nothing (it waited out the
+    // whole limit, then stopped both).
+    let stopped = h.session.settle(std::time::Duration::from_secs(60)).await;
+    assert!(stopped.is_empty(), "{stopped:?}");
+}
+
+/// Issue 47: turns started by a wake-up kept the loop breaker's memory, so the third identical
+/// `task_done` over three reports was refused as a circle ("Read the failing assertion…").
+#[tokio::test]
+async fn a_task_done_at_each_of_three_reports_is_never_refused_as_a_repeat() {
+    let p = project();
+    let h = Harness::start(
+        scenario("agent_three_reports_then_done.json"),
+        p.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert_eq!(h.run("Gather the reports").await, TurnOutcome::Ended);
+    h.until("three wake-ups, each ended", |events| {
+        let wakes = events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::Wake { .. }))
+            .count();
+        let dones = events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::Done { .. }))
+            .count();
+        wakes == 3 && dones == 3
+    })
+    .await;
+    for e in h.events() {
+        if let AgentEvent::ToolFinished { name, output, is_error, .. } = e {
+            assert!(
+                !(name == "task_done" && is_error),
+                "a task_done was refused: {output}"
+            );
+        }
+    }
 }
 
 /// A named agent's question, asked after the session's own turn ended, showed the session as

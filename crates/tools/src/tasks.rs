@@ -304,15 +304,13 @@ impl TaskRegistry {
         }
     }
 
-    /// Whether anything may still wake the agent: a task running or idle, or a wake-up due.
+    /// Whether anything may still wake the agent: a task running, or a wake-up due. A named
+    /// agent idle after its report is not work: only a message (from a turn) wakes it.
     pub fn has_pending(&self) -> bool {
         let inner = self.lock();
         !inner.finished.is_empty()
             || inner.wake_at.is_some()
-            || inner
-                .tasks
-                .values()
-                .any(|e| e.state.is_running() || e.state == TaskState::Idle)
+            || inner.tasks.values().any(|e| e.state.is_running())
     }
 
     /// Stops every task the agent `owner` started (it is being stopped itself).

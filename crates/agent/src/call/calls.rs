@@ -112,7 +112,10 @@ impl Calls {
             return Ok((Called::Answered(Reply::err(text)), facts));
         }
         let circle = {
-            let polls = matches!(&target, Target::Registry(c) if c.spec.step == tools::Step::Polls);
+            // Waiting on a task is no circle, nor is finishing: a task_done repeated over
+            // several wake-ups (each after a report) is the model saying it is done again.
+            let polls = matches!(&target, Target::Registry(c)
+                if matches!(c.spec.step, tools::Step::Polls | tools::Step::Finishes));
             let root = self.toolbox.ws.root();
             let read = |p: &str| crate::assist::project_text::read(root, p);
             self.breaker

@@ -68,7 +68,7 @@ impl LoopBreaker {
     }
 
     /// Before a call runs: whether it closes a circle of calls. A call that `polls` (looks at
-    /// a running task again) is waiting, not looping. `read` gives a project file's text (for
+    /// a running task again, or finishes the task) is waiting, not looping. `read` gives a project file's text (for
     /// the function shown in a step back).
     pub fn before_call(
         &mut self,
