@@ -451,7 +451,8 @@ impl Agent {
                 self.journal.sync()?;
                 return Ok(Outcome::BudgetSpent { used: used_tokens });
             }
-            if let Some(stop) = self.model.spending_stop(&mut self.journal.log)? {
+            let prompt = crate::turn::prompt::estimate_tokens(&self.conversation.messages);
+            if let Some(stop) = self.model.spending_stop(&mut self.journal.log, prompt)? {
                 return Ok(stop);
             }
             self.journal.emit(AgentEvent::StepStarted { step })?;
@@ -574,10 +575,12 @@ impl Agent {
                 None => r,
             },
             Err(AgentError::Model(LlmError::Cancelled)) => {
+                self.model.call_ended();
                 self.journal.sync()?;
                 return Ok(None);
             }
             Err(e) => {
+                self.model.call_ended();
                 let error = failure_at(&e, self.model.failure_context());
                 self.journal.emit(AgentEvent::Error { error })?;
                 self.journal.sync()?;

@@ -1,8 +1,12 @@
 //! The spending meter a session's agents share (its sub-agents too): what the session and the
-//! day have spent, checked before every model call against the limits, so a limit is never
-//! passed by more than the one call in flight. The day's spending is a ledger of one line per
-//! reply in the data folder (`spend/YYYY-MM-DD.jsonl`, UTC), appended by every process, so the
-//! window and the CLI running at once count against the same day.
+//! day have spent, checked before every model call against the limits. A call reserves what it
+//! is expected to cost before it is sent (released when its reply is counted, or when it fails),
+//! and a call may start only while what is spent and reserved is under the limit: agents working
+//! at once pass a limit by at most one call, as one agent does. The day's spending is a ledger
+//! of one line per reply in the data folder (`spend/YYYY-MM-DD.jsonl`, UTC), appended by every
+//! process, so the window and the CLI running at once count against the same day — what another
+//! process has in flight is not in it, so across processes the day can be passed by one call
+//! per process.
 
 use protocol::{Amount, LimitReached, SpendLimits, SpendScope, SpendStatus};
 use serde::{Deserialize, Serialize};
@@ -30,10 +34,27 @@ struct Spent {
     tokens: u64,
 }
 
+/// What one call is expected to cost, reserved while it is in flight.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Estimate {
+    pub usd: f64,
+    pub tokens: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counted {
+    /// What this session's replies cost.
+    spent: Spent,
+    /// What the calls in flight are expected to cost.
+    reserved: Spent,
+    /// The last reply's cost: the next call's estimate when its prompt tells less.
+    last: Estimate,
+}
+
 #[derive(Debug)]
 pub struct SpendMeter {
     limits: Mutex<SpendLimits>,
-    session: Mutex<Spent>,
+    session: Mutex<Counted>,
     ledger_dir: Option<PathBuf>,
 }
 
@@ -66,7 +87,10 @@ impl SpendMeter {
     pub fn new(options: SpendOptions, usd: f64, tokens: u64) -> SpendMeter {
         SpendMeter {
             limits: Mutex::new(options.limits),
-            session: Mutex::new(Spent { usd, tokens }),
+            session: Mutex::new(Counted {
+                spent: Spent { usd, tokens },
+                ..Counted::default()
+            }),
             ledger_dir: options.ledger_dir,
         }
     }
@@ -101,13 +125,17 @@ impl SpendMeter {
         out
     }
 
+    fn counted(&self) -> std::sync::MutexGuard<'_, Counted> {
+        self.session.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     pub fn status(&self) -> SpendStatus {
         let day = self.day();
-        let s = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        let s = self.counted();
         SpendStatus {
             limits: self.limits(),
-            session_usd: s.usd,
-            session_tokens: s.tokens,
+            session_usd: s.spent.usd,
+            session_tokens: s.spent.tokens,
             day_usd: day.usd,
             day_tokens: day.tokens,
         }
@@ -119,21 +147,67 @@ impl SpendMeter {
         if limits.is_empty() {
             return Ok(());
         }
-        // Before every model call: today's ledger is read only when a day's limit needs it.
-        let day = if limits.day_usd.is_some() || limits.day_tokens.is_some() {
+        let day = self.day_if_limited(&limits);
+        let s = self.counted();
+        Self::over(limits, &s, &day)
+    }
+
+    /// Before a call is sent: whether it may be made (what is spent and reserved by the calls
+    /// in flight is under every limit), and if so `estimate` is reserved until the reply is
+    /// counted ([`Self::settle`]) or the call fails ([`Self::release`]). Checked and reserved
+    /// at once, so agents asking together cannot all pass on the same room.
+    pub fn reserve(&self, estimate: Estimate) -> Result<(), LimitReached> {
+        let limits = self.limits();
+        let day = self.day_if_limited(&limits);
+        let mut s = self.counted();
+        if !limits.is_empty() {
+            Self::over(limits, &s, &day)?;
+        }
+        s.reserved.usd += estimate.usd;
+        s.reserved.tokens += estimate.tokens;
+        Ok(())
+    }
+
+    /// A call reserved with `estimate` ended without a reply to count.
+    pub fn release(&self, estimate: Estimate) {
+        let mut s = self.counted();
+        s.reserved.usd = (s.reserved.usd - estimate.usd).max(0.0);
+        s.reserved.tokens = s.reserved.tokens.saturating_sub(estimate.tokens);
+    }
+
+    /// A call reserved with `estimate` got its reply: what it really used is recorded.
+    pub fn settle(&self, estimate: Estimate, tokens: u64, usd: Option<f64>) {
+        self.release(estimate);
+        self.record(tokens, usd);
+    }
+
+    /// What the next call is expected to cost: what its prompt holds (`input_tokens`, priced
+    /// by `price`), or the last reply's cost when that was more (a prompt grows).
+    pub fn estimate(&self, input_tokens: u64, price: impl Fn(u64) -> Option<f64>) -> Estimate {
+        let last = self.counted().last;
+        Estimate {
+            usd: price(input_tokens).unwrap_or(0.0).max(last.usd),
+            tokens: input_tokens.max(last.tokens),
+        }
+    }
+
+    /// Today's spending when a day's limit needs it (the ledger is read before every call).
+    fn day_if_limited(&self, limits: &SpendLimits) -> Spent {
+        if limits.day_usd.is_some() || limits.day_tokens.is_some() {
             self.day()
         } else {
             Spent::default()
-        };
-        let status = {
-            let s = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-            SpendStatus {
-                limits,
-                session_usd: s.usd,
-                session_tokens: s.tokens,
-                day_usd: day.usd,
-                day_tokens: day.tokens,
-            }
+        }
+    }
+
+    /// The first limit that what is spent and reserved has reached, if any.
+    fn over(limits: SpendLimits, s: &Counted, day: &Spent) -> Result<(), LimitReached> {
+        let status = SpendStatus {
+            limits,
+            session_usd: s.spent.usd + s.reserved.usd,
+            session_tokens: s.spent.tokens + s.reserved.tokens,
+            day_usd: day.usd + s.reserved.usd,
+            day_tokens: day.tokens + s.reserved.tokens,
         };
         let usd = |scope, spent: f64, limit: Option<f64>| {
             limit.filter(|l| spent >= *l).map(|l| LimitReached {
@@ -168,9 +242,13 @@ impl SpendMeter {
     /// One reply's use: `usd` is None when its price is unknown (it counts in tokens only).
     pub fn record(&self, tokens: u64, usd: Option<f64>) {
         {
-            let mut s = self.session.lock().unwrap_or_else(PoisonError::into_inner);
-            s.tokens += tokens;
-            s.usd += usd.unwrap_or(0.0);
+            let mut s = self.counted();
+            s.spent.tokens += tokens;
+            s.spent.usd += usd.unwrap_or(0.0);
+            s.last = Estimate {
+                usd: usd.unwrap_or(0.0),
+                tokens,
+            };
         }
         let Some(dir) = &self.ledger_dir else {
             return;
@@ -299,6 +377,76 @@ mod tests {
         });
         assert!(meter.check().is_ok());
         assert_eq!(meter.status().day_tokens, 2000);
+    }
+
+    /// Issue 47: four workers under a $2 limit at $0.45 a call spent $3.60: each checked what
+    /// was recorded while the others' calls were in flight. Each call now reserves what it is
+    /// expected to cost before it is sent, checked and reserved at once.
+    #[test]
+    fn agents_calling_at_once_pass_a_limit_by_at_most_one_call() {
+        let meter = std::sync::Arc::new(SpendMeter::new(
+            SpendOptions {
+                limits: SpendLimits {
+                    session_usd: Some(2.0),
+                    ..SpendLimits::default()
+                },
+                ledger_dir: None,
+            },
+            0.0,
+            0,
+        ));
+        // Each call's prompt prices at $0.45.
+        let price = |_| Some(0.45);
+        // Four workers, each calling until the limit stops it; all four ask before any reply.
+        let mut spent_calls = 0;
+        loop {
+            let asked: Vec<Estimate> = (0..4)
+                .filter_map(|_| {
+                    let e = meter.estimate(10, price);
+                    meter.reserve(e).ok().map(|()| e)
+                })
+                .collect();
+            if asked.is_empty() {
+                break;
+            }
+            for e in asked {
+                meter.settle(e, 1000, Some(0.45));
+                spent_calls += 1;
+            }
+        }
+        let spent = meter.status().session_usd;
+        assert!(
+            spent <= 2.0 + 0.45 + 1e-9,
+            "spent ${spent} in {spent_calls} calls"
+        );
+        assert!(
+            spent >= 2.0,
+            "the limit lets calls through until it is reached: ${spent}"
+        );
+        // A call that fails gives its room back.
+        let meter = SpendMeter::new(
+            SpendOptions {
+                limits: SpendLimits {
+                    session_usd: Some(1.0),
+                    ..SpendLimits::default()
+                },
+                ledger_dir: None,
+            },
+            0.0,
+            0,
+        );
+        let big = Estimate {
+            usd: 0.9,
+            tokens: 1,
+        };
+        meter.reserve(big).expect("room");
+        meter
+            .reserve(big)
+            .expect("under the limit when asked: one call may pass it");
+        assert!(meter.reserve(big).is_err(), "reserved past the limit");
+        meter.release(big);
+        meter.release(big);
+        assert!(meter.reserve(big).is_ok(), "released");
     }
 
     #[test]

@@ -275,7 +275,13 @@ async fn a_task_done_at_each_of_three_reports_is_never_refused_as_a_repeat() {
     })
     .await;
     for e in h.events() {
-        if let AgentEvent::ToolFinished { name, output, is_error, .. } = e {
+        if let AgentEvent::ToolFinished {
+            name,
+            output,
+            is_error,
+            ..
+        } = e
+        {
             assert!(
                 !(name == "task_done" && is_error),
                 "a task_done was refused: {output}"

@@ -129,7 +129,8 @@ impl Conversation {
                 Err(e) => return Err(e),
             }
             // The summary was a call of its own: the limit may be reached now.
-            if let Some(stop) = model.spending_stop(&mut journal.log)? {
+            let prompt = super::prompt::estimate_tokens(&self.messages);
+            if let Some(stop) = model.spending_stop(&mut journal.log, prompt)? {
                 return Ok(Some(stop));
             }
         }

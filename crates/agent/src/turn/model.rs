@@ -5,7 +5,7 @@
 use crate::event_sink::EventSink;
 use crate::history::log::LogError;
 use crate::outcome::{AgentError, AgentStats, Outcome};
-use crate::spend::SpendMeter;
+use crate::spend::{Estimate, SpendMeter};
 use llm::{ChatRequest, ChatResponse, Provider, StreamEvent};
 use llm::{FailureContext, retry_notice};
 use protocol::AgentEvent;
@@ -19,6 +19,15 @@ pub(crate) struct Model {
     stats: AgentStats,
     /// What the session may spend, shared by its agents.
     spend: Arc<SpendMeter>,
+    /// What the call being made was expected to cost, reserved in `spend` until its reply is
+    /// counted or it fails.
+    in_flight: Option<Estimate>,
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        self.call_ended();
+    }
 }
 
 impl Model {
@@ -29,6 +38,7 @@ impl Model {
             prices: llm::PriceTable::default(),
             stats: AgentStats::default(),
             spend,
+            in_flight: None,
         }
     }
 
@@ -100,17 +110,43 @@ impl Model {
         }
     }
 
-    /// The turn's end when a spending limit is reached, the log made durable.
+    /// Before a call: the turn's end when a spending limit is reached (the log made
+    /// durable); else the call's expected cost (its prompt of `input_tokens`, or the last
+    /// reply's cost) is reserved until its reply is counted, so agents calling at once cannot
+    /// all pass on the same room.
     pub(crate) fn spending_stop(
-        &self,
+        &mut self,
         log: &mut crate::history::log::SessionLog,
+        input_tokens: u64,
     ) -> Result<Option<Outcome>, LogError> {
-        let Err(reached) = self.spend.check() else {
-            return Ok(None);
+        self.call_ended();
+        let price = |tokens: u64| {
+            self.cost_of(&protocol::Usage {
+                input_tokens: u32::try_from(tokens).unwrap_or(u32::MAX),
+                ..protocol::Usage::default()
+            })
         };
-        // The outcome carries it, typed: the window shows it as a card, the CLI in words.
-        log.sync()?;
-        Ok(Some(Outcome::LimitReached { reached }))
+        let estimate = self.spend.estimate(input_tokens, price);
+        match self.spend.reserve(estimate) {
+            Ok(()) => {
+                self.in_flight = Some(estimate);
+                Ok(None)
+            }
+            Err(reached) => {
+                // The outcome carries it, typed: the window shows it as a card, the CLI in
+                // words.
+                log.sync()?;
+                Ok(Some(Outcome::LimitReached { reached }))
+            }
+        }
+    }
+
+    /// The call reserved for ended without a reply to count (it failed, was cancelled, or
+    /// the agent stopped): its reservation is released.
+    pub(crate) fn call_ended(&mut self) {
+        if let Some(estimate) = self.in_flight.take() {
+            self.spend.release(estimate);
+        }
     }
 
     /// A reply's cost: the price table's, else nothing for a model on this computer (it is
@@ -127,8 +163,12 @@ impl Model {
     /// A reply's usage counted in the session's spending and this agent's totals: its cost,
     /// and the tokens it used.
     pub(crate) fn count(&mut self, usage: &protocol::Usage) -> (Option<f64>, u64) {
-        let cost_usd = self.count_aside(usage);
+        let cost_usd = self.cost_of(usage);
         let tokens = u64::from(usage.input_tokens) + u64::from(usage.output_tokens);
+        match self.in_flight.take() {
+            Some(estimate) => self.spend.settle(estimate, tokens, cost_usd),
+            None => self.spend.record(tokens, cost_usd),
+        }
         self.stats.tokens += tokens;
         match cost_usd {
             Some(c) => self.stats.cost_usd += c,
