@@ -587,6 +587,14 @@ impl Agent {
                 return Err(e);
             }
         };
+        let mut resp = resp;
+        // Megabytes of text (a broken server) are kept cut, here as in the log and the next
+        // request; the whole of it is saved beside the command outputs.
+        crate::turn::reply_cap::fit(
+            &mut resp.message,
+            &self.calls.toolbox.commands.output_dir,
+            config::locations::now_ms(),
+        );
         let (cost_usd, tokens) = self.model.count(&resp.usage);
         self.journal.emit(AgentEvent::Usage {
             usage: resp.usage,

@@ -6,4 +6,5 @@ pub(crate) mod compaction;
 pub(crate) mod conversation;
 pub(crate) mod model;
 pub(crate) mod prompt;
+pub(crate) mod reply_cap;
 pub(crate) mod subagents;

@@ -1101,3 +1101,50 @@ async fn an_approved_change_to_a_file_rewritten_meanwhile_writes_nothing() {
         "hi there, from the person\n"
     );
 }
+
+/// Issue 47: megabytes of model text in one reply were logged whole and sent back on every
+/// later request. The reply is kept cut (in the log, the window and the next request) and the
+/// whole of it saved beside the command outputs.
+#[tokio::test]
+async fn a_reply_of_megabytes_is_logged_cut_and_not_sent_back_whole() {
+    let p = project();
+    let flood = format!("BEGIN {} FINAL", "la ".repeat(300_000));
+    let s = Scenario::from_json(
+        &serde_json::json!({"name": "a flood of text, then a question", "format": "openai", "turns": [
+            {"reply": {"text": flood}},
+            {"reply": {"text": "Short now."}}
+        ]})
+        .to_string(),
+    )
+    .expect("scenario");
+    let h = Harness::start(s, p.path(), Setup::new(Mode::Ask), |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    h.run("Talk").await;
+    h.run("Again").await;
+    let log_dir = h.sessions_dir.join(h.session.id());
+    let logged = std::fs::metadata(h.sessions_dir.join(format!("{}.jsonl", h.session.id())))
+        .map_or(0, |m| m.len());
+    assert!(
+        logged > 0 && logged < 400_000,
+        "the log holds {logged} bytes"
+    );
+    let second = h.server.requests()[1].body.to_string();
+    assert!(
+        second.len() < 400_000,
+        "the next request carries {} bytes",
+        second.len()
+    );
+    assert!(
+        second.contains("BEGIN") && second.contains("FINAL"),
+        "its start and end are kept"
+    );
+    assert!(second.contains("it was cut here to fit"));
+    let saved = std::fs::read_dir(log_dir.join("outputs"))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .any(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t == flood));
+    assert!(saved, "the whole reply is saved beside the outputs");
+}
