@@ -375,7 +375,12 @@ binary: boolean, added_lines: number, removed_lines: number,
  * (`__pycache__/`, `*.pyc`, `node_modules/`). The preview lists these after the person's
  * own files, folded.
  */
-generated: boolean, };
+generated: boolean, 
+/**
+ * Changed since then, but never by the agent (its tools or its commands): the person's
+ * own change, or another program's. Restoring takes it away too; the preview says so.
+ */
+not_by_agent: boolean, };
 
 export type RestorePreview = { checkpoint: number, 
 /**

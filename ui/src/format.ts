@@ -46,10 +46,18 @@ export function formatDuration(ms: number): string {
 
 /**
  * A project path as people read it. The engine keeps each byte of a file name that is not
- * UTF-8 as NUL and two hex digits (NUL cannot be in a name); it is shown as `\xE9`.
+ * UTF-8 as NUL and two hex digits (NUL cannot be in a name); it is shown as `\xE9`. Control
+ * characters are shown escaped (`\n`, `\x1B`), as the engine shows them.
  */
 export function shownPath(path: string): string {
-  return path.replace(/\0([89a-fA-F][0-9a-fA-F])/g, (_, hex: string) => `\\x${hex.toUpperCase()}`);
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  return path.replace(/\0([89a-fA-F][0-9a-fA-F])|[\u0000-\u001f\u007f-\u009f]/g, (c: string, hex?: string) => {
+    if (hex) return `\\x${hex.toUpperCase()}`;
+    // A control character in a name (a newline, an escape) is shown as the engine shows it,
+    // never obeyed: the name stays on its line.
+    const named: Record<string, string> = { "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0" };
+    return named[c] ?? `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
+  });
 }
 
 /** Dollars as people read them: cents from a dollar up, and below it as many digits as it takes

@@ -413,3 +413,43 @@ async fn a_restore_preview_lists_the_persons_files_before_generated_ones() {
         "generated files come last: {files:?}"
     );
 }
+
+/// Issue 47: the restore preview did not say which changes were the person's own. A file the
+/// person changed after the agent's turn is marked as not the agent's; the agent's edit and
+/// what its command made are not.
+#[tokio::test]
+async fn a_restore_preview_marks_the_changes_the_agent_did_not_make() {
+    let p = project(true);
+    let h = Harness::start(
+        scenario("agent_restore_generated_last.json"),
+        p.path(),
+        Setup::new(Mode::FullAuto),
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    assert!(matches!(
+        h.run("Fix calc.py and check it compiles").await,
+        TurnOutcome::Done { .. }
+    ));
+    std::fs::write(p.path().join("mine.txt"), "the person's own\n").expect("write");
+    let turns = checkpoints_of_turns(&h.events());
+    let preview = h
+        .session
+        .preview_restore(request(turns[0], RestoreScope::FilesOnly))
+        .await
+        .expect("preview");
+    let whose: Vec<(&str, bool)> = preview
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.not_by_agent))
+        .collect();
+    assert!(whose.contains(&("mine.txt", true)), "{whose:?}");
+    assert!(whose.contains(&("calc.py", false)), "{whose:?}");
+    assert!(
+        whose
+            .iter()
+            .filter(|(p, _)| p.starts_with("__pycache__/"))
+            .all(|(_, mine)| !mine),
+        "what the agent's command made is the agent's: {whose:?}"
+    );
+}

@@ -68,10 +68,20 @@ struct Inner {
     /// Every path whose content at the last checkpoint is recorded.
     recorded: BTreeMap<String, FileState>,
     tool_pre: BTreeMap<String, FileState>,
+    /// Each path the agent changed (its tools, its commands), with the checkpoint after
+    /// which it last did: a change since a checkpoint to a path not here was not the agent's.
+    tool_wrote: BTreeMap<String, u32>,
     checkpoints: Vec<CheckpointRecord>,
     /// Every change since the last checkpoint was seen by the watcher (false at first: this
     /// process was not watching before).
     observed: bool,
+}
+
+impl Inner {
+    /// The last checkpoint's id (0 before the first).
+    fn last_id(&self) -> u32 {
+        self.checkpoints.last().map_or(0, |c| c.id)
+    }
 }
 
 pub struct Checkpoints {
@@ -102,6 +112,7 @@ impl Checkpoints {
             git: None,
             recorded: BTreeMap::new(),
             tool_pre: BTreeMap::new(),
+            tool_wrote: BTreeMap::new(),
             checkpoints: Vec::new(),
             observed: false,
         };
@@ -112,7 +123,13 @@ impl Checkpoints {
                     inner.base = Some(b);
                 }
                 Record::ToolPre { path, state } => {
+                    let at = inner.last_id();
+                    inner.tool_wrote.insert(path.clone(), at);
                     inner.tool_pre.entry(path).or_insert(state);
+                }
+                Record::ToolWrote { path } => {
+                    let at = inner.last_id();
+                    inner.tool_wrote.insert(path, at);
                 }
                 Record::Checkpoint(c) => {
                     for ch in &c.changes {
@@ -248,6 +265,8 @@ impl Checkpoints {
         if inner.tool_pre.contains_key(path) {
             return Ok(());
         }
+        let at = inner.last_id();
+        inner.tool_wrote.insert(path.to_string(), at);
         let full = self.root.join(path_text::to_path(path));
         let state = match read_now(&full).map_err(io(&full))? {
             OnDisk::Absent => FileState::Absent,
@@ -273,6 +292,30 @@ impl Checkpoints {
         })?;
         inner.tool_pre.insert(path.to_string(), state);
         Ok(())
+    }
+
+    /// The agent changed `path` where nothing kept it first (a command without a layer; its
+    /// change was found afterwards): recorded, so a restore never calls it the person's.
+    pub fn agent_wrote(&self, path: &str) -> Result<()> {
+        let mut inner = self.inner();
+        let at = inner.last_id();
+        if inner.tool_wrote.get(path) == Some(&at) {
+            return Ok(());
+        }
+        inner.records.append(&Record::ToolWrote {
+            path: path.to_string(),
+        })?;
+        inner.tool_wrote.insert(path.to_string(), at);
+        Ok(())
+    }
+
+    /// Whether the agent (its tools, its commands) changed `path` after checkpoint `target`:
+    /// a change since then that it did not make is the person's own, or another program's.
+    pub fn agent_changed_since(&self, target: u32, path: &str) -> bool {
+        self.inner()
+            .tool_wrote
+            .get(path)
+            .is_some_and(|at| *at >= target)
     }
 
     /// Records the project as it is now: a new checkpoint, with what changed since the last

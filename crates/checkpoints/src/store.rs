@@ -60,6 +60,11 @@ pub enum Record {
         path: String,
         state: FileState,
     },
+    /// A command that ran without a layer changed a path (found afterwards): the agent's
+    /// change, not the person's.
+    ToolWrote {
+        path: String,
+    },
     Checkpoint(CheckpointRecord),
 }
 

@@ -90,7 +90,12 @@ fn print_preview(p: &RestorePreview) {
             } else {
                 format!(" (+{} −{})", f.added_lines, f.removed_lines)
             };
-            println!("  {action:<7} {}{counts}", path_text::shown(&f.path));
+            let whose = if f.not_by_agent {
+                " — not the agent's change (yours, or another program's)"
+            } else {
+                ""
+            };
+            println!("  {action:<7} {}{counts}{whose}", path_text::shown(&f.path));
         }
         for n in &p.not_restorable {
             println!(

@@ -103,6 +103,10 @@ pub struct RestoreFile {
     /// (`__pycache__/`, `*.pyc`, `node_modules/`). The preview lists these after the person's
     /// own files, folded.
     pub generated: bool,
+    /// Changed since then, but never by the agent (its tools or its commands): the person's
+    /// own change, or another program's. Restoring takes it away too; the preview says so.
+    #[serde(default)]
+    pub not_by_agent: bool,
 }
 
 /// What a restore would do, shown before it happens.

@@ -77,34 +77,55 @@ pub fn to_path(text: &str) -> Cow<'_, Path> {
     }
 }
 
-/// How people see the path: each byte that is not UTF-8 as `\xE9`.
+/// How people see the path: each byte that is not UTF-8 as `\xE9`, and each control
+/// character escaped (`\n`, `\t`, `\x1B`): a name with a newline or an escape sequence in it
+/// must not break a listing into lines of its own or drive the terminal.
 pub fn shown(text: &str) -> Cow<'_, str> {
-    if !text.contains('\0') {
+    if !text.chars().any(char::is_control) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     let mut rest = text;
-    while let Some(at) = rest.find('\0') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        match hex_byte(after) {
-            Some(b) => {
-                let _ = write!(out, "\\x{b:02X}");
-                rest = &after[2..];
-            }
-            None => {
-                out.push_str("\\0");
-                rest = after;
-            }
+    while let Some(c) = rest.chars().next() {
+        rest = &rest[c.len_utf8()..];
+        match c {
+            '\0' => match hex_byte(rest) {
+                Some(b) => {
+                    let _ = write!(out, "\\x{b:02X}");
+                    rest = &rest[2..];
+                }
+                None => out.push_str("\\0"),
+            },
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => match u8::try_from(u32::from(c)) {
+                Ok(b) => {
+                    let _ = write!(out, "\\x{b:02X}");
+                }
+                Err(_) => {
+                    let _ = write!(out, "\\u{{{:X}}}", u32::from(c));
+                }
+            },
+            c => out.push(c),
         }
     }
-    out.push_str(rest);
     Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_is_shown_on_one_line_with_its_control_characters_escaped() {
+        assert_eq!(shown("plain/ünï.txt"), "plain/ünï.txt");
+        assert_eq!(shown("two\nlines.txt"), "two\\nlines.txt");
+        assert_eq!(shown("tab\there\r"), "tab\\there\\r");
+        assert_eq!(shown("esc\u{1b}[31mred"), "esc\\x1B[31mred");
+        assert_eq!(shown("c1\u{9b}x"), "c1\\x9Bx");
+        assert_eq!(shown(&from_bytes(b"caf\xe9\n.txt")), "caf\\xE9\\n.txt");
+    }
 
     #[test]
     fn every_name_comes_back_as_the_same_bytes() {

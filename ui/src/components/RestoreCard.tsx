@@ -55,6 +55,7 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
   // The person's own files first; caches and build output a program made fold away below them.
   const own = files.filter((f) => !f.generated);
   const generated = files.filter((f) => f.generated);
+  const notByAgent = own.filter((f) => f.not_by_agent).length;
   const chosen = files.find((f) => f.path === selected) ?? own[0] ?? generated[0];
   const nothing = shown !== null && scope !== "conversation_only" && files.length === 0;
   return (
@@ -96,6 +97,13 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
         {nothing && <p data-testid="restore-nothing">The files are already as they were then: nothing to change.</p>}
         {files.length > 0 && (
           <>
+            {notByAgent > 0 && (
+              <p className="banner warn" data-testid="restore-not-by-agent-note">
+                {notByAgent === 1
+                  ? "1 of these changes was not made by the agent — your own edit, or another program's. Restoring takes it away too."
+                  : `${notByAgent} of these changes were not made by the agent — your own edits, or another program's. Restoring takes them away too.`}
+              </p>
+            )}
             {own.length > 0 && <FileList files={own} chosen={chosen} choose={setSelected} />}
             {generated.length > 0 && (
               <details className="restore-generated" data-testid="restore-generated" open={own.length === 0 || undefined}>
@@ -159,6 +167,15 @@ function FileList({
           >
             <FilePath className="change-path" path={f.path} />
             <ActionPill file={f} />
+            {f.not_by_agent && (
+              <span
+                className="pill warn"
+                data-testid="restore-not-by-agent"
+                title="The agent did not make this change: it is yours, or another program's"
+              >
+                not the agent's
+              </span>
+            )}
             {!f.binary && (
               <>
                 <span className="plus">+{f.added_lines}</span>

@@ -68,7 +68,7 @@ describe("a path kept to its end", () => {
       checkpoint: 0,
       turn: 1,
       scope: args.scope,
-      files: PATHS.map((path) => ({ path, action: "modify", current: "a\n", restored: "b\n", binary: false, added_lines: 1, removed_lines: 1, generated: false })),
+      files: PATHS.map((path) => ({ path, action: "modify", current: "a\n", restored: "b\n", binary: false, added_lines: 1, removed_lines: 1, generated: false, not_by_agent: false })),
       not_restorable: [],
       git: true,
       turns_removed: 0,
@@ -89,6 +89,12 @@ describe("a name that is not UTF-8", () => {
   it("shows its bytes in hex, not an invisible NUL", () => {
     const { container } = render(<FilePath path={"notes/caf\u0000e9.txt"} />);
     expect(shownPaths(container, ".file-path")).toEqual(["notes/caf\\xE9.txt"]);
+  });
+
+  // Issue 47: a newline in a name was printed raw in the restore preview.
+  it("shows control characters escaped, on one line", () => {
+    const { container } = render(<FilePath path={"two\nlines\u001b[31m.txt"} />);
+    expect(shownPaths(container, ".file-path")).toEqual(["two\\nlines\\x1B[31m.txt"]);
   });
 });
 

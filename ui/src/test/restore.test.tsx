@@ -66,6 +66,7 @@ const preview = (args: RestoreArgs): RestorePreview => ({
             added_lines: 1,
             removed_lines: 1,
             generated: false,
+            not_by_agent: false,
           },
           {
             path: "src/new.rs",
@@ -76,6 +77,7 @@ const preview = (args: RestoreArgs): RestorePreview => ({
             added_lines: 0,
             removed_lines: 1,
             generated: false,
+            not_by_agent: false,
           },
         ],
   not_restorable: args.scope === "conversation_only" ? [] : [{ path: "target/", reason: "git_ignored" }],
@@ -186,6 +188,7 @@ describe("undo and restore", () => {
       added_lines: 0,
       removed_lines: 0,
       generated: true,
+      not_by_agent: false,
     };
     const calc = {
       path: "calc.py",
@@ -196,6 +199,7 @@ describe("undo and restore", () => {
       added_lines: 1,
       removed_lines: 1,
       generated: false,
+      not_by_agent: false,
     };
     // In the order a name sort gives: the cache first.
     const { user } = await twoTurns({ restorePreview: (a) => ({ ...preview(a), files: [pyc, calc] }) });
@@ -211,6 +215,31 @@ describe("undo and restore", () => {
     expect(folded).not.toHaveAttribute("open");
     expect(folded.querySelector("summary")).toHaveTextContent("1 generated file also goes back");
     expect(within(folded).getByTestId("restore-file")).toHaveAttribute("data-generated", "true");
+  });
+
+  // Issue 47: the preview did not say which changes were the person's own.
+  it("marks the changes the agent did not make, and says restoring takes them away too", async () => {
+    const mine = {
+      path: "notes.md",
+      action: "modify" as const,
+      current: "my line\n",
+      restored: "",
+      binary: false,
+      added_lines: 0,
+      removed_lines: 1,
+      generated: false,
+      not_by_agent: true,
+    };
+    const { user } = await twoTurns({ restorePreview: (a) => ({ ...preview(a), files: [...preview(a).files, mine] }) });
+    await user.click(within(screen.getAllByTestId("message-user")[0]!).getByTestId("restore-button"));
+    const card = await screen.findByTestId("restore-card");
+    await waitFor(() => expect(within(card).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
+    expect(within(card).getByTestId("restore-not-by-agent-note")).toHaveTextContent(
+      "1 of these changes was not made by the agent — your own edit, or another program's. Restoring takes it away too.",
+    );
+    const marked = within(card).getAllByTestId("restore-not-by-agent");
+    expect(marked).toHaveLength(1);
+    expect(marked[0]!.closest("[data-testid=restore-file]")).toHaveTextContent("notes.md");
   });
 
   it("reverts one file or all of them from the Changes panel, previewed as a restore to the session's start", async () => {

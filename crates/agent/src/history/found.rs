@@ -56,6 +56,12 @@ impl ChangeFinder for CheckpointFinder {
             path: n.path.clone(),
             before: Before::Unknown,
         }));
+        // The command's changes are the agent's: a restore never calls them the person's.
+        for f in &found {
+            if let Err(e) = self.0.agent_wrote(&f.path) {
+                tracing::warn!(%e, path = %f.path, "a command's change could not be noted as the agent's");
+            }
+        }
         Some(found)
     }
 }

@@ -191,6 +191,7 @@ pub(crate) fn preview(
                     added_lines,
                     removed_lines,
                     generated: cps.generated(&w.path),
+                    not_by_agent: !cps.agent_changed_since(pending.checkpoint, &w.path),
                 }
             })
             .collect::<Vec<RestoreFile>>();
