@@ -316,7 +316,7 @@ files: Array<ReviewFile>, ignored: Array<IgnoredOutput>,
  */
 pieces: number, };
 
-export type DoneWarning = { "kind": "edit_rejected", path: string, } | { "kind": "file_unchanged", path: string, } | { "kind": "check_failed", command: string, exit_code: number | null, } | { "kind": "check_not_run", command: string, };
+export type DoneWarning = { "kind": "edit_rejected", path: string, } | { "kind": "file_unchanged", path: string, } | { "kind": "check_failed", command: string, exit_code: number | null, } | { "kind": "check_not_run", command: string, } | { "kind": "file_missing", path: string, } | { "kind": "command_denied", command: string, } | { "kind": "call_denied", title: string, } | { "kind": "edit_partly_kept", path: string, kept: number, total: number, } | { "kind": "changes_rejected", command: string, paths: Array<string>, };
 
 export type WakeReason = { "kind": "task_finished", task: string, title: string, state: string, } | { "kind": "changes_asked", task: string, title: string, } | { "kind": "timer", hint: string | null, } | { "kind": "retry" };
 

@@ -27,7 +27,23 @@ export function warningPhrase(w: DoneWarning): string {
         : `the last check (${w.command}) failed with exit code ${w.exit_code}`;
     case "check_not_run":
       return `the check the task asked for (${w.command}) did not run after the last change`;
+    case "file_missing":
+      return `${w.path} is listed as changed, but it does not exist`;
+    case "command_denied":
+      return `you denied ${w.command}: it did not run`;
+    case "call_denied":
+      return `you said no to: ${w.title}`;
+    case "edit_partly_kept":
+      return `you kept ${w.kept} of ${w.total} changes to ${w.path}`;
+    case "changes_rejected":
+      return `you rejected what ${w.command} did to ${listed(w.paths)}`;
   }
+}
+
+/** Paths in a phrase: the first three, and how many more. */
+export function listed(paths: string[]): string {
+  const shown = paths.slice(0, 3).join(", ");
+  return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
 }
 
 /** The summary in a line of words. */

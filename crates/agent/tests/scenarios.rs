@@ -222,12 +222,20 @@ async fn edits_three_lines_apart_are_kept_or_rejected_apart() {
         expected,
         "the file holds exactly the kept edit"
     );
-    // It claimed list.txt, which did change: nothing contradicts it.
+    // It claimed list.txt, which did change — in part: the end says which part (issue 46),
+    // and the model is not sent back for it (it heard what was kept when it happened).
     let done = h.events().into_iter().find_map(|e| match e {
         AgentEvent::Done { warnings, .. } => Some(warnings),
         _ => None,
     });
-    assert_eq!(done, Some(Vec::new()));
+    assert_eq!(
+        done,
+        Some(vec![DoneWarning::EditPartlyKept {
+            path: "list.txt".into(),
+            kept: 1,
+            total: 2
+        }])
+    );
 }
 
 /// "Edited greeting.txt; the tests pass" after the user rejected the edit and the tests
@@ -1663,4 +1671,59 @@ async fn attaching_a_secret_or_a_file_outside_with_an_at_reads_none_of_it() {
         .map(|r| r.body.to_string())
         .collect();
     assert!(!sent.contains("harmless-marker-72") && !sent.contains("harmless-marker-73"));
+}
+
+/// Issue 46: a denied command and an edit kept in part still ended in a green "Task done" that
+/// claimed both ("Generated report.txt", no report.txt exists). The end names what the person
+/// said no to, and a listed file that does not exist.
+#[tokio::test]
+async fn a_task_done_after_denials_names_what_did_not_happen() {
+    let project = repo();
+    std::fs::write(
+        project.path().join("notes.txt"),
+        "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n",
+    )
+    .expect("write");
+    std::fs::write(
+        project.path().join("gen.py"),
+        "open('report.txt','w').write('r')\n",
+    )
+    .expect("write");
+    // Files older than the session were not changed by it; the clock must move on first.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let (h, outcome) = run(
+        "agent_done_after_denials.json",
+        project.path(),
+        Mode::Ask,
+        |req| match req.tool.as_str() {
+            "run_command" => ApprovalAnswer::Deny { message: None },
+            "write_file" => ApprovalAnswer::ApprovePartial {
+                accepted_hunks: vec![0],
+            },
+            _ => ApprovalAnswer::Approve,
+        },
+    )
+    .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert!(!project.path().join("report.txt").exists());
+    let warnings = h.events().iter().find_map(|e| match e {
+        AgentEvent::Done { warnings, .. } => Some(warnings.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        warnings,
+        Some(vec![
+            DoneWarning::FileMissing {
+                path: "report.txt".into()
+            },
+            DoneWarning::CommandDenied {
+                command: "python3 gen.py".into()
+            },
+            DoneWarning::EditPartlyKept {
+                path: "notes.txt".into(),
+                kept: 1,
+                total: 2
+            },
+        ])
+    );
 }

@@ -416,6 +416,20 @@ fn done_warning_text(w: &protocol::DoneWarning) -> String {
         protocol::DoneWarning::CheckNotRun { command } => {
             format!("the check the task asked for did not run after the last change: `{command}`")
         }
+        protocol::DoneWarning::FileMissing { path } => {
+            format!("{path} is listed as changed, but it does not exist")
+        }
+        protocol::DoneWarning::CommandDenied { command } => {
+            format!("you denied `{command}`: it did not run")
+        }
+        protocol::DoneWarning::CallDenied { title } => format!("you said no to: {title}"),
+        protocol::DoneWarning::EditPartlyKept { path, kept, total } => {
+            format!("{path}: you kept {kept} of its {total} changes")
+        }
+        protocol::DoneWarning::ChangesRejected { command, paths } => format!(
+            "you rejected what `{command}` did to {}: it did not land",
+            paths.join(", ")
+        ),
     }
 }
 

@@ -219,6 +219,32 @@ pub enum DoneWarning {
     /// The task named a check (`command`, in backticks) and none ran after the last change
     /// (or none at all).
     CheckNotRun { command: String },
+    /// A file it lists as changed does not exist, and nothing in the task changed it.
+    FileMissing { path: String },
+    /// The person denied a command in this task: it did not run.
+    CommandDenied { command: String },
+    /// The person said no to another call in this task (a fetch, a commit, a pull request).
+    CallDenied { title: String },
+    /// The person kept only some of the changes of an edit to `path`.
+    EditPartlyKept { path: String, kept: u32, total: u32 },
+    /// The person rejected changes a command made: they did not land.
+    ChangesRejected { command: String, paths: Vec<String> },
+}
+
+impl DoneWarning {
+    /// Whether it contradicts what the summary claims, so the model hears it before the task
+    /// ends; the rest (what the person said no to) the model was told as it happened, and the
+    /// person sees them beside the summary.
+    pub fn contradicts_claim(&self) -> bool {
+        matches!(
+            self,
+            DoneWarning::EditRejected { .. }
+                | DoneWarning::FileUnchanged { .. }
+                | DoneWarning::CheckFailed { .. }
+                | DoneWarning::CheckNotRun { .. }
+                | DoneWarning::FileMissing { .. }
+        )
+    }
 }
 
 /// Why the agent woke without a message from the user.

@@ -1,6 +1,7 @@
 // The agent's task_done: its summary, marked green only when nothing the engine knows
 // contradicts it; otherwise what does, first, in words.
 import type { DoneWarning } from "../bindings";
+import { listed } from "../toolSummary";
 import { Markdown } from "./lazy";
 
 /** One contradiction in a sentence, chosen by its kind. */
@@ -16,6 +17,16 @@ function warningText(w: DoneWarning): { lead: string; code?: string; tail?: stri
         : { lead: "The last check failed: ", code: w.command, tail: ` ended with exit code ${w.exit_code}.` };
     case "check_not_run":
       return { lead: "The check the task asked for did not run after the last change: ", code: w.command };
+    case "file_missing":
+      return { lead: "", code: w.path, tail: " is listed as changed, but it does not exist." };
+    case "command_denied":
+      return { lead: "You denied ", code: w.command, tail: ": it did not run." };
+    case "call_denied":
+      return { lead: `You said no to: ${w.title}.` };
+    case "edit_partly_kept":
+      return { lead: `You kept ${w.kept} of ${w.total} changes to `, code: w.path, tail: "." };
+    case "changes_rejected":
+      return { lead: "You rejected what ", code: w.command, tail: ` did to ${listed(w.paths)}: it did not land.` };
   }
 }
 

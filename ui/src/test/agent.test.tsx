@@ -461,6 +461,36 @@ describe("a turn", () => {
     expect(plain).toHaveTextContent("✓ Task done");
   });
 
+  // Issue 46: a denied command and an edit kept in part ended in a green "Task done".
+  it("never ends green over what the person said no to, and names it", async () => {
+    const { push } = await startTurn();
+    push([
+      { type: "user_message", text: "Generate the report" },
+      {
+        type: "done",
+        summary: "Generated report.txt and edited calc.py in two places.",
+        warnings: [
+          { kind: "file_missing", path: "report.txt" },
+          { kind: "command_denied", command: "python3 gen.py" },
+          { kind: "edit_partly_kept", path: "calc.py", kept: 1, total: 2 },
+          { kind: "changes_rejected", command: "make docs", paths: ["docs/a.md", "docs/b.md", "docs/c.md", "docs/d.md"] },
+          { kind: "call_denied", title: "Fetch https://example.com" },
+        ],
+      },
+    ]);
+    const summary = await screen.findByTestId("done-summary");
+    expect(summary).toHaveAttribute("data-kind", "warning");
+    expect(summary).not.toHaveTextContent("✓");
+    const warnings = within(summary).getAllByTestId("done-warning");
+    expect(warnings.map((w) => w.textContent)).toEqual([
+      "report.txt is listed as changed, but it does not exist.",
+      "You denied python3 gen.py: it did not run.",
+      "You kept 1 of 2 changes to calc.py.",
+      "You rejected what make docs did to docs/a.md, docs/b.md, docs/c.md and 1 more: it did not land.",
+      "You said no to: Fetch https://example.com.",
+    ]);
+  });
+
   it("shows denied calls, policy refusals and a readable error with a next step", async () => {
     const { push, turn } = await startTurn();
     push([

@@ -359,8 +359,15 @@ impl Calls {
                 match asker.settle(request, &decision, splits, cancel).await? {
                     Settled::Go(accepted) => accepted,
                     Settled::Reply(reply) => {
-                        if let Some(p) = &prepared.planned {
-                            self.record.rejected(&p.path, p.original.as_deref());
+                        // What the person said no to is named at the task's end.
+                        match (&prepared.planned, prepared.command()) {
+                            (Some(p), _) => self.record.rejected(&p.path, p.original.as_deref()),
+                            (None, Some(command)) => self.record.command_denied(command),
+                            (None, None) => {
+                                let title: String =
+                                    subject.title.iter().map(|t| t.text.as_str()).collect();
+                                self.record.call_denied(&title);
+                            }
                         }
                         return Ok(Called::Answered(reply));
                     }
@@ -551,6 +558,9 @@ impl Calls {
                 self.changed_files.insert(change.path.clone());
                 if set.is_empty() {
                     self.record.rejected(&p.path, p.original.as_deref());
+                } else if set.len() < total {
+                    self.record
+                        .kept_in_part(&p.path, set.len() as u32, total as u32);
                 } else {
                     self.record.written(&p.path);
                 }

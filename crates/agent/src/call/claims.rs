@@ -20,6 +20,11 @@ pub struct WorkRecord {
     asked_checks: Vec<String>,
     /// A write went through after the last check of this task, or before any.
     written_since_check: bool,
+    /// What the person said no to in this task (denied calls, rejected changes, edits kept in
+    /// part): the task's end names them, so it never claims in green what was refused.
+    refused: Vec<DoneWarning>,
+    /// Paths changed in this task (by the tools, or by a command's landed changes).
+    touched: std::collections::BTreeSet<String>,
 }
 
 /// What the model said it did.
@@ -47,6 +52,49 @@ impl WorkRecord {
     pub fn written(&mut self, path: &str) {
         self.rejected.remove(path);
         self.written_since_check = true;
+        self.touched.insert(path.to_string());
+        self.refused
+            .retain(|w| !matches!(w, DoneWarning::EditPartlyKept { path: p, .. } if p == path));
+    }
+
+    /// The person kept `kept` of the `total` changes of an edit to `path`.
+    pub fn kept_in_part(&mut self, path: &str, kept: u32, total: u32) {
+        self.written(path);
+        self.refused.push(DoneWarning::EditPartlyKept {
+            path: path.to_string(),
+            kept,
+            total,
+        });
+    }
+
+    /// The person denied `command`: it did not run.
+    pub fn command_denied(&mut self, command: &str) {
+        let w = DoneWarning::CommandDenied {
+            command: command.to_string(),
+        };
+        if !self.refused.contains(&w) {
+            self.refused.push(w);
+        }
+    }
+
+    /// The person said no to another call, named for people by `title`.
+    pub fn call_denied(&mut self, title: &str) {
+        let w = DoneWarning::CallDenied {
+            title: title.to_string(),
+        };
+        if !self.refused.contains(&w) {
+            self.refused.push(w);
+        }
+    }
+
+    /// The person rejected what `command` did to `paths` (none of it landed).
+    pub fn changes_rejected(&mut self, command: &str, paths: Vec<String>) {
+        if !paths.is_empty() {
+            self.refused.push(DoneWarning::ChangesRejected {
+                command: command.to_string(),
+                paths,
+            });
+        }
     }
 
     /// A new task from the user begins. A check that failed in an earlier task says nothing
@@ -56,10 +104,15 @@ impl WorkRecord {
         self.last_check = None;
         self.written_since_check = false;
         self.asked_checks = asked_checks(task);
+        self.refused.clear();
+        self.touched.clear();
     }
 
     /// A command ran to its end; a check among them is remembered as the last one.
     pub fn ran(&mut self, command: &str, exit_code: Option<i32>, passed: bool) {
+        // Run after all: its denial is no longer what happened.
+        self.refused
+            .retain(|w| !matches!(w, DoneWarning::CommandDenied { command: c } if c == command));
         if is_check(command) {
             self.written_since_check = false;
             self.last_check = Some(CheckRun {
@@ -111,8 +164,15 @@ impl WorkRecord {
             }
             if listed && untouched_since(&real, project.session_started_ms) {
                 out.push(DoneWarning::FileUnchanged { path });
+            } else if listed
+                && !self.touched.contains(&path)
+                && std::fs::symlink_metadata(&real).is_err()
+            {
+                // "Generated report.txt" after the command that would have made it was denied.
+                out.push(DoneWarning::FileMissing { path });
             }
         }
+        out.extend(self.refused.iter().cloned());
         if let Some(check) = self.last_check.as_ref().filter(|c| !c.passed) {
             out.push(DoneWarning::CheckFailed {
                 command: check.command.clone(),

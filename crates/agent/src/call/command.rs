@@ -151,6 +151,19 @@ pub(crate) async fn run(
             Err(e) => return Ok(Reply::err(e.to_string()).at(confinement)),
         }
         said = message;
+        if let tools::Details::Command(tools::CommandOutcome::Finished {
+            changes: Some(changes),
+            ..
+        }) = &out.details
+        {
+            let rejected = changes
+                .files
+                .iter()
+                .filter(|f| f.fate == protocol::Fate::Rejected)
+                .map(|f| f.path.clone())
+                .collect();
+            record.changes_rejected(command.text, rejected);
+        }
     }
     if let Some(message) = said {
         out.text.push_str(&format!("[{message}]\n"));

@@ -292,10 +292,15 @@ fn weigh_done(
     // at once when offered to (make bench-agent): it hears twice, the first time with the
     // failing assertion and its function, and only the second time that it may stop.
     let allowed = if reader.small { 2 } else { 1 };
-    if !warnings.is_empty() && *done_pushbacks < allowed {
+    let contradicting: Vec<DoneWarning> = warnings
+        .iter()
+        .filter(|w| w.contradicts_claim())
+        .cloned()
+        .collect();
+    if !contradicting.is_empty() && *done_pushbacks < allowed {
         *done_pushbacks += 1;
         let last = *done_pushbacks == allowed;
-        reply.text = done_pushback(&warnings, last);
+        reply.text = done_pushback(&contradicting, last);
         if !last {
             let root = calls.toolbox.ws.root();
             let read = |p: &str| project_text::read(root, p);
@@ -305,7 +310,9 @@ fn weigh_done(
         // going on.
         reply.is_error = true;
         reply.outcome = ToolOutcome::SentBack;
-        reply.summary = Some(protocol::ToolSummary::SentBack { warnings });
+        reply.summary = Some(protocol::ToolSummary::SentBack {
+            warnings: contradicting,
+        });
         return None;
     }
     Some((
@@ -343,6 +350,14 @@ fn done_pushback(warnings: &[DoneWarning], may_stop: bool) -> String {
             DoneWarning::CheckNotRun { command } => format!(
                 "- The task asks for `{command}`, and it has not run since your last change. Run it (run_command) and read what it reports."
             ),
+            DoneWarning::FileMissing { path } => format!(
+                "- {path} does not exist, and nothing in this task made it. Make it if the task needs it, or do not list it in files_changed."
+            ),
+            // What the person said no to: the model was told as it happened.
+            DoneWarning::CommandDenied { .. }
+            | DoneWarning::CallDenied { .. }
+            | DoneWarning::EditPartlyKept { .. }
+            | DoneWarning::ChangesRejected { .. } => continue,
         };
         text.push_str(&line);
         text.push('\n');
