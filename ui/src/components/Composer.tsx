@@ -78,6 +78,14 @@ export function Composer() {
   const waiting = useSession((s) => s.current !== null && s.runningSession === s.current.id && pendingApprovals(s).length > 0);
   const running = runningSession !== null;
   const runningHere = running && runningSession === current?.id;
+  // Another session holds the agent: said in words above the box, with the way to it (a
+  // disabled Send never shows its tooltip).
+  const elsewhere = useSession((s) =>
+    s.runningSession !== null && s.runningSession !== s.current?.id
+      ? (s.sessions.find((x) => x.id === s.runningSession) ?? { id: s.runningSession, title: "", state: "running" as const })
+      : null,
+  );
+  const openSession = useSession((s) => s.openSession);
 
   const submit = async () => {
     if (running || sending || text.trim() === "") return;
@@ -97,6 +105,22 @@ export function Composer() {
           </div>
           <button className="link-button" onClick={clearError} aria-label="Dismiss">
             Dismiss
+          </button>
+        </div>
+      )}
+      {elsewhere && (
+        <div className="composer-busy" data-testid="composer-busy" role="status">
+          <span>
+            {elsewhere.state === "waiting" ? "Another session waits for your answer" : "Another session is working"}
+            {elsewhere.title ? (
+              <>
+                : <strong>{elsewhere.title}</strong>
+              </>
+            ) : null}
+            . You can send here when it is done.
+          </span>
+          <button className="link-button" data-testid="composer-busy-open" onClick={() => void openSession(elsewhere.id)}>
+            {elsewhere.state === "waiting" ? "Answer it" : "Open it"}
           </button>
         </div>
       )}

@@ -1369,6 +1369,19 @@ describe("errors", () => {
     expect(within(last!).getByTestId("retry-button")).toBeInTheDocument();
   });
 
+  // Issue 46: a session waiting for an answer blocked a new one, and only a tooltip on the
+  // disabled Send said why.
+  it("names the session that holds the agent above the box, and opens it", async () => {
+    const { user, calls } = await startTurn();
+    await user.click(screen.getByTestId("new-session"));
+    const busy = await screen.findByTestId("composer-busy");
+    expect(busy).toHaveTextContent("Another session is working: Fix the bug. You can send here when it is done.");
+    expect(screen.getByTestId("send-button")).toBeDisabled();
+    await user.click(within(busy).getByTestId("composer-busy-open"));
+    await waitFor(() => expect(screen.queryByTestId("composer-busy")).toBeNull());
+    expect(calls.filter((c) => c.cmd === "load_session").map((c) => (c.payload as { args: unknown }).args)).toContainEqual({ session: "new-1" });
+  });
+
   it("says a session busy elsewhere is busy, from its code", async () => {
     const { turn } = await startTurn();
     // Rust's words are shown as they come; what the window offers follows the code
