@@ -34,6 +34,9 @@ struct Live {
     root: PathBuf,
     sink: Sink,
     turn_flushed: Arc<Notify>,
+    /// The last task_done of the session's own agent had warnings: a notification of its end
+    /// says "Check this", not "Done".
+    done_checked: Arc<std::sync::atomic::AtomicBool>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -162,37 +165,87 @@ fn show_pending(app: &tauri::AppHandle, sessions: &Sessions, arrived: bool) {
     }
 }
 
-/// A question, in a notification's words: what would run or change.
-fn question_words(q: &protocol::ApprovalRequest) -> String {
-    let what = q
-        .run
-        .command
-        .clone()
-        .or_else(|| q.change.path.clone())
-        .unwrap_or_else(|| q.tool.clone());
-    format!("{}: {what}", q.tool)
+/// A question, in a notification's words: the card's title and the project ("Edit calc.py —
+/// myproject"), never the tool's name.
+fn question_words(q: &protocol::ApprovalRequest, project: &str) -> String {
+    let title: String = q.title.iter().map(|t| t.text.as_str()).collect();
+    let what = if title.is_empty() {
+        q.run
+            .command
+            .clone()
+            .or_else(|| q.change.path.clone())
+            .unwrap_or_else(|| q.words.clone())
+    } else {
+        title
+    };
+    format!("{what} — {project}")
+}
+
+/// The project's name as people know it: its folder's.
+fn project_name(root: &Path) -> String {
+    root.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| root.display().to_string())
+}
+
+/// A task in a notification's title: its first line, short.
+fn task_line(task: &str) -> String {
+    let line = task.lines().next().unwrap_or("").trim();
+    let mut short: String = line.chars().take(60).collect();
+    if line.chars().count() > 60 {
+        short.push('…');
+    }
+    short
 }
 
 /// What the desktop is told when a turn ends: only for a long one the person did not stop.
-fn turn_end_notice(outcome: &TurnOutcome, took: Duration) -> Option<(&'static str, String)> {
+/// Its title says how it ended and which task; its body what came of it, and the project.
+fn turn_end_notice(
+    outcome: &TurnOutcome,
+    took: Duration,
+    (task, project): (&str, &str),
+    checked: bool,
+) -> Option<(String, String)> {
     if took < crate::notify_host::LONG_TURN {
         return None;
     }
-    Some(match outcome {
-        TurnOutcome::Done { summary } => ("Tandem finished the task", summary.clone()),
-        TurnOutcome::Failed { error } => ("Tandem's task failed", error.message.clone()),
+    let task = task_line(task);
+    let (how, body) = match outcome {
+        TurnOutcome::Done { summary } if checked => ("Check this", summary.clone()),
+        TurnOutcome::Done { summary } => ("Done", summary.clone()),
+        TurnOutcome::Failed { error } => ("Failed", error.message.clone()),
         TurnOutcome::LimitReached { reached } => (
-            "Tandem stopped at a spending limit",
+            "Stopped at a spending limit",
             agent::spend::limit_words(reached),
         ),
+        TurnOutcome::Paused { reason } => ("Paused", format!("{reason}: tell it how to go on")),
         TurnOutcome::Cancelled => return None,
-        _ => ("Tandem's turn ended", "It is waiting for you.".to_string()),
-    })
+        _ => (
+            "Waiting for you",
+            "The agent stopped and waits for your reply.".to_string(),
+        ),
+    };
+    let title = if task.is_empty() {
+        how.to_string()
+    } else {
+        format!("{how}: {task}")
+    };
+    Some((title, format!("{body} — {project}")))
 }
 
 /// Tells the desktop a long turn ended, when the window is not in front.
-fn notify_turn_end(app: &tauri::AppHandle, session: &str, outcome: &TurnOutcome, took: Duration) {
-    let Some((summary, body)) = turn_end_notice(outcome, took) else {
+fn notify_turn_end(
+    app: &tauri::AppHandle,
+    (session, live): (&str, &Live),
+    task: &str,
+    outcome: &TurnOutcome,
+    took: Duration,
+) {
+    let checked = live
+        .done_checked
+        .swap(false, std::sync::atomic::Ordering::SeqCst);
+    let project = project_name(&live.root);
+    let Some((summary, body)) = turn_end_notice(outcome, took, (task, &project), checked) else {
         return;
     };
     let (app, session) = (app.clone(), session.to_string());
@@ -201,7 +254,7 @@ fn notify_turn_end(app: &tauri::AppHandle, session: &str, outcome: &TurnOutcome,
             &app,
             crate::notify_host::Kind::TurnEnded,
             &session,
-            summary,
+            &summary,
             &body,
         );
     });
@@ -235,9 +288,24 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
         root: root.path().to_path_buf(),
         sink: Arc::new(Mutex::new(None)),
         turn_flushed: Arc::new(Notify::new()),
+        done_checked: Arc::default(),
+    });
+    // On the way to the window, the end of a task is noted (for its notification).
+    let (forward, to_pump) = tokio::sync::mpsc::unbounded_channel();
+    let checked = live.done_checked.clone();
+    tauri::async_runtime::spawn(async move {
+        let mut events = events;
+        while let Some(e) = events.recv().await {
+            if let protocol::AgentEvent::Done { warnings, .. } = &e {
+                checked.store(!warnings.is_empty(), std::sync::atomic::Ordering::SeqCst);
+            }
+            if forward.send(e).is_err() {
+                break;
+            }
+        }
     });
     tauri::async_runtime::spawn(event_pump::pump(
-        events,
+        to_pump,
         live.sink.clone(),
         live.turn_flushed.clone(),
     ));
@@ -245,6 +313,7 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
     // one arrives.
     let weak = Arc::downgrade(&live);
     let app2 = app.clone();
+    let project = project_name(&live.root);
     tauri::async_runtime::spawn(async move {
         let mut before = 0;
         loop {
@@ -261,7 +330,7 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
             if now > before
                 && let Some(q) = questions.last()
             {
-                let body = question_words(q);
+                let body = question_words(q, &project);
                 let app3 = app2.clone();
                 tauri::async_runtime::spawn_blocking(move || {
                     app3.state::<crate::notify_host::Notifier>().notify(
@@ -479,7 +548,13 @@ pub async fn send_message(
         tracing::warn!("the last events of the turn were not confirmed sent");
     }
     show_pending(&app, &sessions, false);
-    notify_turn_end(&app, &args.session, &outcome, started.elapsed());
+    notify_turn_end(
+        &app,
+        (&args.session, &live),
+        &args.text,
+        &outcome,
+        started.elapsed(),
+    );
     Ok(outcome)
 }
 
@@ -498,7 +573,13 @@ pub async fn retry_turn(
     let started = std::time::Instant::now();
     let turn = live.session.retry().map_err(session_error)?;
     let outcome = turn.await.map_err(internal)?;
-    notify_turn_end(&app, &args.session, &outcome, started.elapsed());
+    notify_turn_end(
+        &app,
+        (&args.session, &live),
+        "",
+        &outcome,
+        started.elapsed(),
+    );
     if tokio::time::timeout(Duration::from_secs(2), live.turn_flushed.notified())
         .await
         .is_err()
@@ -661,13 +742,30 @@ mod notice_tests {
         let done = TurnOutcome::Done {
             summary: "Fixed the parser.".into(),
         };
-        assert_eq!(turn_end_notice(&done, Duration::from_secs(59)), None);
+        let task = ("Fix the parser\nIt breaks on tabs", "myproject");
         assert_eq!(
-            turn_end_notice(&done, Duration::from_secs(61)),
-            Some(("Tandem finished the task", "Fixed the parser.".to_string()))
+            turn_end_notice(&done, Duration::from_secs(59), task, false),
+            None
         );
         assert_eq!(
-            turn_end_notice(&TurnOutcome::Cancelled, Duration::from_secs(600)),
+            turn_end_notice(&done, Duration::from_secs(61), task, false),
+            Some((
+                "Done: Fix the parser".to_string(),
+                "Fixed the parser. — myproject".to_string()
+            ))
+        );
+        // Issue 46: a task_done with warnings is no "finished".
+        assert_eq!(
+            turn_end_notice(&done, Duration::from_secs(61), task, true).map(|n| n.0),
+            Some("Check this: Fix the parser".to_string())
+        );
+        assert_eq!(
+            turn_end_notice(
+                &TurnOutcome::Cancelled,
+                Duration::from_secs(600),
+                task,
+                false
+            ),
             None
         );
         let failed = TurnOutcome::Failed {
@@ -678,9 +776,33 @@ mod notice_tests {
             ),
         };
         assert_eq!(
-            turn_end_notice(&failed, Duration::from_secs(90)).map(|n| n.0),
-            Some("Tandem's task failed")
+            turn_end_notice(&failed, Duration::from_secs(90), task, false).map(|n| n.0),
+            Some("Failed: Fix the parser".to_string())
         );
+        let ended = turn_end_notice(
+            &TurnOutcome::Ended,
+            Duration::from_secs(90),
+            ("", "p"),
+            false,
+        );
+        assert_eq!(ended.map(|n| n.0), Some("Waiting for you".to_string()));
+    }
+
+    #[test]
+    fn a_question_is_told_in_the_cards_words_with_the_project() {
+        let q = protocol::ApprovalRequest {
+            title: vec![
+                protocol::TitlePart::words("Edit "),
+                protocol::TitlePart::code("calc.py"),
+            ],
+            tool: "edit_file".into(),
+            ..serde_json::from_value(
+                serde_json::json!({"id": "a", "tool": "edit_file", "input": {},
+                    "reason": "", "rule": "", "suggestions": [], "hunks": [], "commands": []}),
+            )
+            .expect("a request")
+        };
+        assert_eq!(question_words(&q, "myproject"), "Edit calc.py — myproject");
     }
 }
 

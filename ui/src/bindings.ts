@@ -220,9 +220,9 @@ ends_task: boolean, };
 
 export type OutputForm = "plain" | "terminal" | "search_hits";
 
-export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped" | "background" | "sent_back";
+export type ToolOutcome = "ok" | "failed" | "denied" | "refused" | "stopped" | "background" | "sent_back" | "repeated";
 
-export type ToolSummary = { "kind": "command_ran", exit_code: number | null, timed_out: boolean, duration_ms: number, output: string, cut: boolean, 
+export type ToolSummary = { "kind": "repeated", paused: boolean, } | { "kind": "command_ran", exit_code: number | null, timed_out: boolean, duration_ms: number, output: string, cut: boolean, 
 /**
  * What it changed in the project (it ran over a layer), and what became of it.
  */
@@ -596,7 +596,7 @@ export type ExportKind = "markdown" | "jsonl";
 
 export type ExportSessionArgs = { session: string, format: ExportKind, path: string, };
 
-export type SessionState = "running" | "waiting" | "done" | "done_with_warnings" | "ended" | "stopped" | "failed" | "interrupted";
+export type SessionState = "running" | "waiting" | "done" | "done_with_warnings" | "ended" | "paused" | "stopped" | "failed" | "interrupted";
 
 export type Mode = "read_only" | "ask" | "auto_edit" | "full_auto";
 

@@ -93,5 +93,9 @@ export function summaryWords(s: ToolSummary): string {
       return s.message ? `You said no: “${s.message}”` : "You said no";
     case "refused":
       return `Not allowed: ${s.reason}`;
+    case "repeated":
+      return s.paused
+        ? "the agent went round in circles, so the task is paused: tell it how to go on"
+        : "the agent was asked to try something different";
   }
 }

@@ -22,7 +22,7 @@ import type {
 
 /** `sent_back`: a task_done the engine sent back to the agent (what happened contradicts it):
  * the work goes on, nothing failed. */
-export type ToolStatus = "running" | "waiting" | "done" | "failed" | "denied" | "unfinished" | "background" | "sent_back";
+export type ToolStatus = "running" | "waiting" | "done" | "failed" | "denied" | "unfinished" | "background" | "sent_back" | "repeated";
 
 export type ToolItem = {
   kind: "tool";
@@ -173,6 +173,8 @@ function statusOf(outcome: ToolOutcome | undefined, isError: boolean): ToolStatu
       return "background";
     case "sent_back":
       return "sent_back";
+    case "repeated":
+      return "repeated";
     default:
       return isError ? "failed" : "done";
   }

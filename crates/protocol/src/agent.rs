@@ -136,6 +136,9 @@ pub enum ToolOutcome {
     /// A task_done the engine sent back to the model, because what happened contradicts it
     /// (a failed check, a rejected edit): the work goes on. Not a failure of anything.
     SentBack,
+    /// Tandem did not run it: the agent had made the same calls before, round in a circle.
+    /// It is asked to do something different, or the task pauses for the person.
+    Repeated,
 }
 
 /// What a tool call came to, as facts a front end puts in words for people. The text the
@@ -143,6 +146,9 @@ pub enum ToolOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ToolSummary {
+    /// A call Tandem stopped as a repeat of the agent's last ones: `paused` when the task
+    /// paused for the person (the second circle), else the agent was asked to change course.
+    Repeated { paused: bool },
     /// A command ended: its exit code (none when it was killed, at its timeout or by a
     /// signal), how long it ran, and what it printed (its start and end when long: `cut`).
     CommandRan {

@@ -194,8 +194,11 @@ pub enum SessionState {
     /// The agent called task_done, but what it saw contradicts its summary (a command failed
     /// after its last change, an edit was rejected…): the user should check.
     DoneWithWarnings,
-    /// The last turn ended without task_done, was paused or hit a limit: continue it.
+    /// The last turn ended without task_done, or hit a limit: continue it.
     Ended,
+    /// Tandem paused the last turn (the agent went round in circles): the person tells it how
+    /// to go on.
+    Paused,
     Stopped,
     Failed,
     /// The app died (or was killed) mid-turn: resumable.

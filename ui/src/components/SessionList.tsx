@@ -12,6 +12,7 @@ const STATE_LABEL: Record<SessionState, string> = {
   done: "Done",
   done_with_warnings: "Done — check it",
   ended: "Ended",
+  paused: "Paused — tell it how to go on",
   stopped: "Stopped",
   failed: "Failed",
   interrupted: "Interrupted — resumable",

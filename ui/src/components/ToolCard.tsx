@@ -24,6 +24,7 @@ const STATUS: Record<ToolStatus, string> = {
   unfinished: "Not finished",
   background: "Running in the background",
   sent_back: "Sent back",
+  repeated: "Stopped as a repeat",
 };
 
 /** The state in words; a failed command says how it ended, from its exit code; a background
@@ -87,8 +88,23 @@ export function confinementLabel(c: Confinement): { kind: string; label: string;
 
 export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   if (item.status === "sent_back") return <SentBack item={item} />;
+  if (item.status === "repeated") return <Repeated item={item} />;
   return <Card item={item} />;
 });
+
+/** A call Tandem stopped because the agent went round in circles: not a failure of the call,
+ * a quiet line in people's words; what the agent was told is under Details. */
+function Repeated({ item }: { item: ToolItem }) {
+  return (
+    <div className="tool-quiet repeated" data-testid="tool-repeated" data-id={item.id}>
+      <span data-testid="tool-repeated-words">
+        Tandem stopped a repeated step: <CallTitle title={item.title} /> again
+        {item.summary ? ` — ${summaryWords(item.summary)}.` : "."}
+      </span>
+      {item.output && <Details output={item.output} form={item.look.output} />}
+    </div>
+  );
+}
 
 /** A task_done the engine sent back: the agent goes on, so it is a quiet line, with the words
  * the agent got under Details. */

@@ -400,6 +400,32 @@ describe("a turn", () => {
     expect(useApp.getState().changesFocus).toBe("calc.py");
   });
 
+  // Issue 46: the loop guard showed a red "Read calc.py · Failed" with words written for the model.
+  it("shows a call Tandem stopped as a repeat as a quiet line in people's words, the model's under Details", async () => {
+    const { push } = await startTurn();
+    push([
+      { type: "user_message", text: "What does calc.py do?" },
+      proposed("r3", "read_file", { path: "calc.py" }, title("Read ", { code: "calc.py" })),
+      {
+        type: "tool_finished",
+        id: "r3",
+        name: "read_file",
+        output: "You have called read_file with the same arguments 3 times in a row. The task is paused for the user; try a different approach.",
+        is_error: true,
+        outcome: "repeated",
+        summary: { kind: "repeated", paused: true },
+      },
+      { type: "turn_ended", outcome: { kind: "paused", reason: "the model called read_file with the same arguments 3 times in a row" } },
+    ]);
+    const quiet = await screen.findByTestId("tool-repeated");
+    expect(within(quiet).getByTestId("tool-repeated-words")).toHaveTextContent(
+      "Tandem stopped a repeated step: Read calc.py again — the agent went round in circles, so the task is paused: tell it how to go on.",
+    );
+    expect(within(quiet).getByTestId("tool-repeated-words")).not.toHaveTextContent("You have called");
+    expect(within(quiet).getByTestId("tool-details")).toHaveTextContent("You have called read_file");
+    expect(screen.queryAllByTestId("tool-card")).toHaveLength(0);
+  });
+
   it("shows a task_done the engine sent back as a quiet line, and the end of a task as one block", async () => {
     const { push } = await startTurn();
     const warnings = [{ kind: "check_failed" as const, command: "python3 -m unittest", exit_code: 1 }];
@@ -1120,6 +1146,14 @@ describe("sessions", () => {
     proposed("x", "edit_file", { path: "src/cli.rs" }, "Edit src/cli.rs"),
     { type: "tool_finished", id: "x", name: "edit_file", output: "Edited src/cli.rs", is_error: false },
   ];
+
+  it("says a session the loop guard paused is paused, and how to go on", async () => {
+    installFakeBackend(project, { sessions: [sessionInfo("p1", { title: "Explain calc.py", state: "paused" })] });
+    render(<App />);
+    const item = await screen.findByTestId("session-item");
+    expect(item).toHaveAttribute("data-state", "paused");
+    expect(item).toHaveTextContent("Paused — tell it how to go on");
+  });
 
   it("lists sessions, reopens one and continues in it", async () => {
     let turn: FakeTurn | null = null;

@@ -122,14 +122,18 @@ impl Calls {
                 .before_call(asked.name, &asked.input.to_string(), polls, &read)
         };
         if let Some(circle) = circle {
-            let text = match circle {
-                Circle::StepBack { text } => text,
+            let (text, paused) = match circle {
+                Circle::StepBack { text } => (text, false),
                 Circle::Pause { reason, text } => {
                     facts.paused = Some(reason);
-                    text
+                    (text, true)
                 }
             };
-            return Ok((Called::Answered(Reply::err(text)), facts));
+            // The words are the model's; people see a quiet line, typed.
+            let mut reply = Reply::err(text);
+            reply.outcome = protocol::ToolOutcome::Repeated;
+            reply.summary = Some(protocol::ToolSummary::Repeated { paused });
+            return Ok((Called::Answered(reply), facts));
         }
         let (target, note) = match target {
             Target::Registry(call) => {

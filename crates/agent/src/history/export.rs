@@ -100,6 +100,7 @@ fn outcome_words(o: Option<&ToolOutcome>, is_error: bool) -> &'static str {
         Some(ToolOutcome::Stopped) => "stopped",
         Some(ToolOutcome::Background) => "running in the background",
         Some(ToolOutcome::SentBack) => "sent back",
+        Some(ToolOutcome::Repeated) => "stopped by Tandem as a repeated step",
         None if is_error => "failed",
         None => "done",
     }

@@ -66,8 +66,8 @@ pub fn session_state(events: &[AgentEvent], live: Option<SessionState>) -> Sessi
                     TurnOutcome::Done { .. } => SessionState::Done,
                     TurnOutcome::Cancelled => SessionState::Stopped,
                     TurnOutcome::Failed { .. } => SessionState::Failed,
+                    TurnOutcome::Paused { .. } => SessionState::Paused,
                     TurnOutcome::Ended
-                    | TurnOutcome::Paused { .. }
                     | TurnOutcome::StepLimit
                     | TurnOutcome::BudgetSpent { .. }
                     | TurnOutcome::LimitReached { .. } => SessionState::Ended,
@@ -436,5 +436,18 @@ mod tests {
             SessionState::Running
         );
         assert_eq!(session_state(&[], None), SessionState::Ended);
+        // Issue 46: a turn the loop guard paused read "Ended".
+        assert_eq!(
+            session_state(
+                &[
+                    user(),
+                    ended(TurnOutcome::Paused {
+                        reason: "a circle".into()
+                    })
+                ],
+                None
+            ),
+            SessionState::Paused
+        );
     }
 }
