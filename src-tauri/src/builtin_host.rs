@@ -52,6 +52,18 @@ fn source(settings: &config::Settings) -> (String, String) {
     (url, sha)
 }
 
+/// Whether the built-in model has a file to load: the checked download, or the person's own
+/// GGUF file. Blocking (reads the settings and the file system).
+pub(crate) fn model_file_present() -> bool {
+    let settings = config::read_settings(&locations::settings_file()).unwrap_or_default();
+    let own = settings
+        .providers
+        .get(PROVIDER)
+        .and_then(|p| p.file.model_path.clone());
+    config::default_model_path().is_file()
+        || own.is_some_and(|f| std::path::Path::new(&f).is_file())
+}
+
 /// Blocking (reads the settings and the file system).
 fn status(downloads: &BuiltinDownloads) -> BuiltinStatus {
     let settings = config::read_settings(&locations::settings_file()).unwrap_or_default();

@@ -218,8 +218,22 @@ fn key_for(kind: ProviderKind, typed: Option<String>, provider: Option<&str>) ->
 
 /// The models a server lists, or what went wrong in words.
 async fn models_of(kind: ProviderKind, base: &str, key: Option<String>) -> ConnectionTest {
-    // One model, on this computer: nothing to ask (its problems show in builtin_status).
+    // One model, on this computer: nothing to ask, but whether it has its file yet (the
+    // rest of its problems show in builtin_status).
     if kind == ProviderKind::Builtin {
+        let present = blocking(|| Ok(crate::builtin_host::model_file_present()))
+            .await
+            .unwrap_or(false);
+        if !present {
+            return ConnectionTest::Failed {
+                error: llm::model_failure(
+                    &llm::LlmError::BuiltinNotDownloaded(
+                        config::default_model_path().display().to_string(),
+                    ),
+                    FailureContext::default(),
+                ),
+            };
+        }
         return ConnectionTest::Connected {
             models: vec![llm::BUILTIN_MODEL.to_string()],
         };

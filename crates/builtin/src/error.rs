@@ -31,6 +31,9 @@ pub enum BuiltinError {
 impl From<BuiltinError> for llm::LlmError {
     fn from(e: BuiltinError) -> Self {
         match e {
+            BuiltinError::Unavailable(crate::machine::Unavailable::NoModelFile(path)) => {
+                llm::LlmError::BuiltinNotDownloaded(path)
+            }
             BuiltinError::Unavailable(u) => llm::LlmError::BuiltinUnavailable(u.to_string()),
             e @ BuiltinError::Load { .. } => llm::LlmError::BuiltinUnavailable(e.to_string()),
             BuiltinError::TooLong { tokens, context } => llm::LlmError::ContextFull {
@@ -39,5 +42,30 @@ impl From<BuiltinError> for llm::LlmError {
             },
             other => llm::LlmError::Builtin(other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 46: with no file, using the built-in model said it "cannot run on this computer",
+    /// when it only needs the download.
+    #[test]
+    fn no_model_file_is_said_as_not_downloaded_yet() {
+        let e: llm::LlmError = BuiltinError::Unavailable(crate::machine::Unavailable::NoModelFile(
+            "/data/models/qwen.gguf".into(),
+        ))
+        .into();
+        assert!(matches!(e, llm::LlmError::BuiltinNotDownloaded(_)), "{e:?}");
+        let shown = llm::model_failure(&e, llm::FailureContext::default());
+        assert_eq!(shown.code, protocol::FailureCode::BuiltinNotDownloaded);
+        assert!(
+            shown.message.contains("not downloaded yet"),
+            "{}",
+            shown.message
+        );
+        assert!(!shown.message.contains("cannot run"), "{}", shown.message);
+        assert!(shown.next_step.settings && !shown.next_step.retry);
     }
 }

@@ -47,6 +47,10 @@ pub enum LlmError {
     /// memory, no model file, a file that fails its checksum): not retried.
     #[error("the built-in model cannot run: {0}")]
     BuiltinUnavailable(String),
+    /// The built-in model has no file yet: it only needs the download (or a GGUF file the
+    /// person has). Not retried: the person downloads it first.
+    #[error("the built-in model is not downloaded yet (no file at {0})")]
+    BuiltinNotDownloaded(String),
     /// The built-in model failed while answering (llama.cpp refused a batch, the prompt does
     /// not fit its context): not retried.
     #[error("the built-in model failed: {0}")]

@@ -128,6 +128,11 @@ pub fn model_failure(e: &LlmError, at: FailureContext<'_>) -> EngineError {
             ),
             Some(message.clone()).filter(|m| !m.trim().is_empty()),
         ),
+        LlmError::BuiltinNotDownloaded(path) => (
+            FailureCode::BuiltinNotDownloaded,
+            "The built-in model is not downloaded yet. Download it in Settings (about 1 GB, once), or choose a GGUF model file you already have.".into(),
+            Some(format!("no model file at {path}")),
+        ),
         LlmError::BuiltinUnavailable(why) => (
             FailureCode::BuiltinUnavailable,
             "The built-in model cannot run on this computer as set up. Settings says why; a model server or an API key still works.".into(),

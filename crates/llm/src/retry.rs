@@ -60,6 +60,7 @@ impl RetryPolicy {
             | LlmError::BadAddress { .. }
             | LlmError::NotAnApi { .. }
             | LlmError::BuiltinUnavailable(_)
+            | LlmError::BuiltinNotDownloaded(_)
             | LlmError::Builtin(_)
             | LlmError::ContextFull { .. }
             | LlmError::Cancelled => None,

@@ -125,8 +125,10 @@ pub enum FailureCode {
     ContextTooLong,
     /// The provider refused the request for another reason (4xx).
     BadRequest,
-    /// The built-in model cannot run here (no AVX2, too little memory, no model file).
+    /// The built-in model cannot run here (no AVX2, too little memory, a file it cannot load).
     BuiltinUnavailable,
+    /// The built-in model has no file yet: it needs the download (Settings offers it).
+    BuiltinNotDownloaded,
     /// The session's log could not be written.
     LogFailed,
     /// Another window or `tandem-cli` has this session open, or a turn runs in it.
@@ -158,7 +160,8 @@ impl FailureCode {
             | FailureCode::BadAddress
             | FailureCode::NotAModelServer
             | FailureCode::ModelNotFound
-            | FailureCode::BuiltinUnavailable => (false, true),
+            | FailureCode::BuiltinUnavailable
+            | FailureCode::BuiltinNotDownloaded => (false, true),
             FailureCode::RateLimited
             | FailureCode::ServerError
             | FailureCode::StreamBroken

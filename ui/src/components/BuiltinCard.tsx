@@ -17,6 +17,14 @@ export function formatBytes(n: number): string {
 
 const POLL_MS = 500;
 
+/** The download button's words: a cut download resumes where it stopped; a failed one that got
+ * nothing tries again. */
+export function downloadLabel(d: BuiltinStatus["download"] | undefined, size: number): string {
+  if (d && d.done > 0) return `Resume download (${formatBytes(d.done)} of ${formatBytes(d.total ?? size)})`;
+  if (d?.error) return `Try the download again (${formatBytes(size)})`;
+  return `Download (${formatBytes(size)})`;
+}
+
 export function BuiltinCard({
   busy,
   onUsed,
@@ -109,8 +117,8 @@ export function BuiltinCard({
               {words?.name} is downloaded.
             </p>
           ) : (
-            <p className="muted">
-              {words?.name}. A {formatBytes(status.download_size)} download, once.
+            <p className="muted" data-testid="builtin-not-downloaded">
+              {words?.name}: not downloaded yet — a {formatBytes(status.download_size)} download, once.
             </p>
           )}
           {running && d && (
@@ -154,13 +162,16 @@ export function BuiltinCard({
                   disabled={busy}
                   onClick={() => void act(() => call("start_builtin_download"))}
                 >
-                  {d && d.done > 0 ? `Resume download (${formatBytes(d.done)} done)` : `Download (${formatBytes(status.download_size)})`}
+                  {downloadLabel(d, status.download_size)}
                 </button>
               )
             )}
-            <button className="link-button" data-testid="builtin-own-file" disabled={busy} onClick={() => void chooseFile()}>
-              Use a model file I already have…
-            </button>
+            {/* Once: a failed download offers it in its own banner. */}
+            {!(d?.error && !running) && (
+              <button className="link-button" data-testid="builtin-own-file" disabled={busy} onClick={() => void chooseFile()}>
+                Use a model file I already have…
+              </button>
+            )}
           </div>
           <details className="builtin-details" data-testid="builtin-details">
             <summary>Details</summary>

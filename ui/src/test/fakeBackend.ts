@@ -113,6 +113,7 @@ const NEXT_STEP: Record<FailureCode, NextStep> = {
   not_a_model_server: { retry: false, settings: true },
   model_not_found: { retry: false, settings: true },
   builtin_unavailable: { retry: false, settings: true },
+  builtin_not_downloaded: { retry: false, settings: true },
   rate_limited: { retry: true, settings: false },
   server_error: { retry: true, settings: false },
   stream_broken: { retry: true, settings: false },

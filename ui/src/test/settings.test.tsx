@@ -659,7 +659,7 @@ describe("first run: the model built in", () => {
     const progress = await within(card).findByTestId("builtin-progress");
     expect(progress).toHaveTextContent("300 MB of 1.1 GB (26%)");
     await user.click(within(card).getByTestId("builtin-cancel"));
-    expect(await within(card).findByTestId("builtin-download")).toHaveTextContent("Resume download (300 MB done)");
+    expect(await within(card).findByTestId("builtin-download")).toHaveTextContent("Resume download (300 MB of 1.1 GB)");
     expect(calls.map((c) => c.cmd)).toEqual(expect.arrayContaining(["start_builtin_download", "cancel_builtin_download"]));
   });
 
@@ -703,9 +703,25 @@ describe("first run: the model built in", () => {
     expect(detail).not.toHaveAttribute("open");
     expect(detail).toHaveTextContent("dns error");
     expect(shown.querySelector(".error-words")).not.toHaveTextContent("https://");
-    expect(within(card).getByTestId("builtin-download")).toHaveTextContent("Resume download (300 MB done)");
+    expect(within(card).getByTestId("builtin-download")).toHaveTextContent("Resume download (300 MB of 1.1 GB)");
+    // One way to a file of one's own, in the banner: not twice.
+    expect(within(card).getAllByText("Use a model file I already have…")).toHaveLength(1);
     await user.click(within(shown).getByTestId("builtin-error-own-file"));
     await waitFor(() => expect(args<{ model_path: string | null }>(calls, "use_builtin")).toEqual({ model_path: "/home/me/models/mine.gguf" }));
+  });
+
+  // Issue 46: a download that failed before any byte came offered the same "Download" again.
+  it("offers to try a download again that failed before anything came", async () => {
+    installFakeBackend(project, {
+      settings: unconfigured,
+      builtin: builtinStatus({
+        download: { running: false, done: 0, total: 1_117_320_768, error: { code: "unreachable", message: "Tandem could not reach huggingface.co.", detail: null } },
+      }),
+    });
+    render(<App />);
+    const card = await screen.findByTestId("builtin-card");
+    expect(await within(card).findByTestId("builtin-download")).toHaveTextContent("Try the download again (1.1 GB)");
+    expect(within(card).getByTestId("builtin-not-downloaded")).toHaveTextContent("not downloaded yet");
   });
 
   it("on a computer that cannot run it, says why and offers no download", async () => {
@@ -745,7 +761,7 @@ describe("the way in for people with no account", () => {
     // Outside the fold, plain words.
     const outside = (card.textContent ?? "").replace(details.textContent ?? "", "");
     expect(outside).not.toMatch(/Q4_K_M|GGUF|quanti/i);
-    expect(outside).toContain("A 1.1 GB download, once.");
+    expect(outside).toContain("not downloaded yet — a 1.1 GB download, once.");
     expect(within(card).getByTestId("builtin-download")).toHaveTextContent("Download (1.1 GB)");
   });
 
