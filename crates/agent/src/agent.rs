@@ -200,8 +200,8 @@ impl Agent {
     }
 
     /// The model for the next request (the session finds it at the start of each turn).
-    pub(crate) fn use_model(&mut self, provider: Provider, name: String) {
-        self.model.set(provider, name);
+    pub(crate) fn use_model(&mut self, provider: Provider, name: String, window: Option<u32>) {
+        self.model.set(provider, name, window);
     }
 
     pub(crate) fn journal(&mut self) -> &mut Journal {
@@ -471,7 +471,7 @@ impl Agent {
             if let Some(stop) = self
                 .conversation
                 .mind_the_context(
-                    self.config.context_window,
+                    self.model.window().unwrap_or(self.config.context_window),
                     &mut self.model,
                     &mut self.journal,
                     &system,
@@ -736,6 +736,8 @@ impl Agent {
         };
         let mut config = self.config.clone();
         config.max_steps = CHILD_MAX_STEPS.min(self.config.max_steps);
+        // The parent's model's context holds for a child on the same model.
+        let parent = (self.model.name().to_string(), self.model.window());
         config.token_budget = Some(
             self.config
                 .token_budget
@@ -760,7 +762,8 @@ impl Agent {
                 Some(kit),
                 depth,
             );
-            child.use_model(plan.model.provider, plan.model.model);
+            let window = parent.1.filter(|_| parent.0 == plan.model.model);
+            child.use_model(plan.model.provider, plan.model.model, window);
             child
         }
     }

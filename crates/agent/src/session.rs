@@ -790,7 +790,11 @@ async fn turn(agent: &mut Agent, shared: &Shared, start: Start) -> TurnOutcome {
         None => Err(config::no_provider()),
     };
     match resolved {
-        Ok(r) => agent.use_model(r.provider, r.model),
+        Ok(r) => {
+            // The model's own context, where it can say (a local server is asked quickly).
+            let window = r.provider.context_window(&r.model).await;
+            agent.use_model(r.provider, r.model, window);
+        }
         Err(error) => {
             let outcome = TurnOutcome::Failed {
                 error: error.clone(),

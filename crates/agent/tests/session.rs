@@ -1148,3 +1148,31 @@ async fn a_reply_of_megabytes_is_logged_cut_and_not_sent_back_whole() {
         .any(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t == flood));
     assert!(saved, "the whole reply is saved beside the outputs");
 }
+
+/// Issue 46: with a local server at a 4096-token context, no warning came until ~145k tokens:
+/// the window was 200,000 for every model. The server's own context (llama-server's `/props`)
+/// is the meter's now.
+#[tokio::test]
+async fn the_context_meter_uses_the_local_servers_own_context() {
+    let p = project();
+    let s = Scenario::from_json(
+        r#"{"name": "a server with a small context", "format": "openai", "context": 4096,
+            "turns": [{"reply": {"text": "Read it."}}]}"#,
+    )
+    .expect("scenario");
+    let h = Harness::start(s, p.path(), Setup::new(Mode::Ask), |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    // About 3,000 tokens: three quarters of 4096, a sliver of 200,000.
+    let task = format!("Summarise this: {}", "word ".repeat(2_400));
+    h.run(&task).await;
+    let filling = h.events().into_iter().find_map(|e| match e {
+        AgentEvent::ContextFilling { used_percent, .. } => Some(used_percent),
+        _ => None,
+    });
+    assert!(
+        filling.is_some_and(|p| (70..=80).contains(&p)),
+        "the meter warns against the server's 4096 tokens: {filling:?}"
+    );
+}

@@ -89,6 +89,7 @@ fn no_scenario() -> Scenario {
         format: Format::Openai,
         turns: Vec::new(),
         models: Vec::new(),
+        context: None,
     }
 }
 

@@ -351,4 +351,8 @@ impl LocalModel for Engine {
     ) -> LocalReply<'a> {
         Box::pin(self.reply(req, Generation::default(), on_event, cancel))
     }
+
+    fn context(&self) -> Option<u32> {
+        Some(self.info.n_ctx)
+    }
 }

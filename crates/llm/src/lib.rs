@@ -12,6 +12,7 @@
 
 mod anthropic;
 mod call_text;
+mod context;
 mod error;
 mod failure_words;
 mod lenient;
@@ -27,6 +28,7 @@ mod stream;
 mod wire;
 
 pub use call_text::{CALL_STARTS, CallTextStream, TEXT_CALL_ID};
+pub use context::OLLAMA_DEFAULT_CONTEXT;
 pub use error::{AddressProblem, ConnectCause, LlmError, check_address};
 pub use failure_words::{FailureContext, model_failure, retry_notice};
 pub use lenient::{LenientCalls, NotRun, NotRunReason};

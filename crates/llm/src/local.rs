@@ -23,6 +23,11 @@ pub trait LocalModel: Send + Sync {
         on_event: &'a mut (dyn FnMut(StreamEvent) + Send),
         cancel: &'a CancellationToken,
     ) -> LocalReply<'a>;
+
+    /// The tokens its context holds, as loaded.
+    fn context(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// Why a local model stopped writing.

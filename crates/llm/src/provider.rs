@@ -231,6 +231,11 @@ impl Provider {
         self.config.small_model = Some(on);
     }
 
+    /// The in-process model, for the built-in provider.
+    pub(crate) fn local_model(&self) -> Option<&std::sync::Arc<dyn LocalModel>> {
+        self.local.as_ref()
+    }
+
     pub(crate) fn http(&self) -> &reqwest::Client {
         &self.http
     }

@@ -21,6 +21,11 @@ pub struct Scenario {
     /// What `GET …/models` lists (answered at any time, outside the turns).
     #[serde(default = "default_models")]
     pub models: Vec<String>,
+    /// The context this server says it holds at `GET /props` (as llama-server does); without
+    /// it `/props` and Ollama's `/api/show` answer 404, as a plain OpenAI-compatible server's
+    /// would. Both are answered outside the turns.
+    #[serde(default)]
+    pub context: Option<u32>,
 }
 
 fn default_models() -> Vec<String> {

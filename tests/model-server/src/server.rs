@@ -62,6 +62,7 @@ impl ScriptedServer {
         let shared = state.clone();
         let task = tokio::spawn(async move {
             let models = scenario.models.clone();
+            let context = scenario.context;
             let format = scenario.format;
             let mut left: Vec<Option<Turn>> = scenario.turns.into_iter().map(Some).collect();
             loop {
@@ -72,6 +73,10 @@ impl ScriptedServer {
                 // Model listings (Settings' "Test connection") are answered beside the script.
                 if req.as_ref().is_some_and(is_model_listing) {
                     answer_models(sock, &models).await;
+                    continue;
+                }
+                if req.as_ref().is_some_and(is_context_question) {
+                    answer_context(sock, req.as_ref(), context).await;
                     continue;
                 }
                 let text = req.as_ref().map(|r| r.body.to_string()).unwrap_or_default();
@@ -298,6 +303,31 @@ fn check(i: usize, expect: &Expect, req: &Recorded) -> Vec<String> {
         ));
     }
     f
+}
+
+/// A client asking how much context the server holds (llama-server's `/props`, Ollama's
+/// `/api/show`), not a turn of the script.
+fn is_context_question(r: &Recorded) -> bool {
+    let path = r.method_and_path.split_whitespace().nth(1).unwrap_or("");
+    path.ends_with("/props") || path.ends_with("/api/show")
+}
+
+async fn answer_context(mut sock: TcpStream, req: Option<&Recorded>, context: Option<u32>) {
+    let props = req.is_some_and(|r| r.method_and_path.contains("/props"));
+    let head = match context.filter(|_| props) {
+        Some(n) => {
+            let body = serde_json::json!({"default_generation_settings": {"n_ctx": n}}).to_string();
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        }
+        None => {
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+        }
+    };
+    let _ = sock.write_all(head.as_bytes()).await;
+    let _ = sock.shutdown().await;
 }
 
 fn is_model_listing(r: &Recorded) -> bool {

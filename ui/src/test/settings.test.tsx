@@ -715,7 +715,7 @@ describe("first run: the model built in", () => {
     installFakeBackend(project, {
       settings: unconfigured,
       builtin: builtinStatus({
-        download: { running: false, done: 0, total: 1_117_320_768, error: { code: "unreachable", message: "Tandem could not reach huggingface.co.", detail: null } },
+        download: { running: false, done: 0, total: 1_117_320_768, error: { code: "unreachable", message: "Tandem could not reach huggingface.co." } },
       }),
     });
     render(<App />);

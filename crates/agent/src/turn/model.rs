@@ -22,6 +22,8 @@ pub(crate) struct Model {
     /// What the call being made was expected to cost, reserved in `spend` until its reply is
     /// counted or it fails.
     in_flight: Option<Estimate>,
+    /// The tokens its context holds, where the model says (see `llm::Provider::context_window`).
+    window: Option<u32>,
 }
 
 impl Drop for Model {
@@ -39,13 +41,20 @@ impl Model {
             stats: AgentStats::default(),
             spend,
             in_flight: None,
+            window: None,
         }
     }
 
     /// The model for the next request (the session finds it at the start of each turn).
-    pub(crate) fn set(&mut self, provider: Provider, name: String) {
+    pub(crate) fn set(&mut self, provider: Provider, name: String, window: Option<u32>) {
         self.provider = Some(provider);
         self.name = name;
+        self.window = window;
+    }
+
+    /// The tokens its context holds, when the model said.
+    pub(crate) fn window(&self) -> Option<u32> {
+        self.window
     }
 
     pub(crate) fn name(&self) -> &str {
