@@ -1484,9 +1484,10 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
     // "The tests pass": the engine knows better, and the window says so.
     app.scroll_to("[data-testid=done-summary][data-kind=warning]")
         .await?;
+    // Issue 46: the edit kept in part is named too.
     assert_eq!(
         app.attrs("[data-testid=done-warning]", "data-kind").await?,
-        ["file_unchanged", "check_failed"]
+        ["file_unchanged", "edit_partly_kept", "check_failed"]
     );
     let said = text_content(&app, "[data-testid=done-summary]").await?;
     assert!(
@@ -2573,7 +2574,14 @@ async fn a_question_while_the_window_is_away_is_notified_and_the_click_brings_it
     assert_eq!(sent.len(), 1, "{sent:?}");
     assert_eq!(sent[0].app, "Tandem");
     assert_eq!(sent[0].summary, "Tandem needs your approval");
-    assert_eq!(sent[0].body, "write_file: notes.txt");
+    // The card's words and the project, never the tool's name (issue 46).
+    let project = s
+        .project
+        .path()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    assert_eq!(sent[0].body, format!("Write notes.txt — {project}"));
     assert!(sent[0].actions.contains(&"default".to_string()), "{sent:?}");
 
     notes.click(sent[0].id)?;

@@ -471,7 +471,11 @@ impl Agent {
             if let Some(stop) = self
                 .conversation
                 .mind_the_context(
-                    self.model.window().unwrap_or(self.config.context_window),
+                    // The model's own context, never more than the agent's setting (its default
+                    // is a hosted model's 200k; a test or a person may set less).
+                    self.model.window().map_or(self.config.context_window, |w| {
+                        w.min(self.config.context_window)
+                    }),
                     &mut self.model,
                     &mut self.journal,
                     &system,

@@ -110,8 +110,11 @@ async fn a_stopped_server_says_so_once_while_retrying_then_what_to_do() {
 async fn a_web_page_at_the_address_is_named_a_wrong_address_once() {
     // Counted here: a route is a plain function, and this one test serves it.
     static REQUESTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let url = test_support::http::serve(|_| {
-        REQUESTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let url = test_support::http::serve(|request| {
+        // The chat requests (the client may also ask the server its context first).
+        if request.contains("chat/completions") {
+            REQUESTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
         let page = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>";
         test_support::http::respond("502 Bad Gateway", "text/html", page, "")
     })

@@ -1232,6 +1232,12 @@ async fn a_running_background_commands_ignored_output_reaches_the_project_as_it_
         ended.is_ok(),
         "its project change landed when it was stopped"
     );
+    // Its layer goes once the landing is done, just before the task is marked ended.
+    until(
+        || f.tasks.list(true).iter().all(|t| !t.state.is_running()),
+        "the task ends",
+    )
+    .await;
     // Its own output landed over the copies; the person's file is a conflict, kept.
     assert_eq!(read(&f, "build/out.txt").as_deref(), Some("3\n"));
     assert_eq!(
