@@ -375,6 +375,8 @@ impl Agent {
 
     fn end_turn(&mut self, result: Result<Outcome, AgentError>) -> TurnOutcome {
         self.drafts.drop_pending();
+        // A call reserved and never made (the turn stopped before it) gives its room back.
+        self.model.call_ended();
         let outcome = match result {
             Ok(o) => o.to_turn_outcome(),
             Err(e) => TurnOutcome::Failed {

@@ -33,6 +33,11 @@ impl Provider {
     /// The context window of `model` here, or `None` when nothing says (the agent then keeps
     /// its default). A local server is asked (`/props`, Ollama's `/api/show`).
     pub async fn context_window(&self, model: &str) -> Option<u32> {
+        // A context of nothing is no answer (the agent would compact at every step).
+        self.ask_context(model).await.filter(|n| *n > 0)
+    }
+
+    async fn ask_context(&self, model: &str) -> Option<u32> {
         let c = self.config();
         if let Some(n) = c.num_ctx {
             return Some(n);

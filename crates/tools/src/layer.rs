@@ -279,6 +279,7 @@ impl CommandLayer {
         let decide =
             |s: &plan::Step| (!land::lands_unasked(s, landing)).then_some(protocol::Fate::Refused);
         let journal = self.root.join(land::JOURNAL);
+        let landing_now = self.early.landing();
         let mut landed = land::land(
             &self.project,
             &upper,
@@ -291,6 +292,7 @@ impl CommandLayer {
         if self.early.copy {
             land::note_landed(&self.mirrored, &self.project, &landed);
         }
+        drop(landing_now);
         if held.is_empty() {
             remove(&self.root)?;
         } else {

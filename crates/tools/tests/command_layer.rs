@@ -1378,3 +1378,51 @@ async fn a_running_commands_changes_are_reviewed_on_request_and_its_end_asks_onl
 fn held_all(review: &protocol::ChangeReview) -> std::collections::BTreeSet<u32> {
     (0..review.pieces).collect()
 }
+
+/// Changes taken out of a running command and never answered (the review was dropped, a turn
+/// stopped) are not lost: they wait again, and its end asks about them.
+#[tokio::test]
+async fn changes_taken_early_and_never_answered_wait_again_for_the_end() {
+    let f = fixture();
+    let args = RunCommandArgs {
+        command: "echo changed > src/a.txt; sleep 60".into(),
+        description: None,
+        timeout: Some(120),
+        background: true,
+    };
+    let mut ctx = RunContext::new(SANDBOXED);
+    ctx.landing = REVIEW;
+    let CommandOutcome::Background { task_id, .. } =
+        run_command(&f.ws, &f.tasks, &f.config, &args, &ctx)
+            .await
+            .expect("started")
+    else {
+        panic!("in the background");
+    };
+    let so_far = |f: &Fixture| {
+        f.tasks
+            .list(true)
+            .into_iter()
+            .find(|t| t.id == task_id)
+            .map_or(0, |t| t.changes_so_far)
+    };
+    until(|| so_far(&f) == 1, "its change is counted").await;
+    let taken = f
+        .tasks
+        .layer_view(&task_id)
+        .expect("its layer")
+        .take(None)
+        .expect("taken");
+    drop(taken.held.take().expect("a review"));
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(so_far(&f), 1, "the unanswered change waits again");
+    f.tasks.stop(&task_id).expect("stop");
+    until(
+        || f.tasks.held_ids().contains(&task_id),
+        "it waits for a review at the end",
+    )
+    .await;
+    let held = f.tasks.take_held(&task_id).expect("held");
+    assert_eq!(held.review().files[0].path, "src/a.txt");
+    assert_eq!(read(&f, "src/a.txt").as_deref(), Some("one\n"));
+}

@@ -9,9 +9,11 @@ use super::kinds::Kind;
 use super::land::{self, Landing, Mirrored};
 use super::read::{self, OPAQUE};
 use super::{CommandLayer, Landed, plan};
+use rustix::fs::{FileType, OFlags};
 use std::collections::HashMap;
 use std::hash::{Hash as _, Hasher as _};
-use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
+use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -27,6 +29,11 @@ pub(crate) struct Early {
     /// This layer is itself a copy taken out of a running command's: what it lands is noted
     /// as that command's own.
     pub(crate) copy: bool,
+    /// For a copy: the running command's layer it was taken from.
+    parent: Option<Arc<Early>>,
+    /// Held while changes land in the project, by the command's own landing and by those of
+    /// copies taken from it: one after the other, each seeing what the other noted.
+    landing: Mutex<()>,
 }
 
 #[derive(Debug, Default)]
@@ -37,13 +44,39 @@ struct EarlyState {
     closed: bool,
     /// The last count of changes waiting, and when it was made.
     counted: Option<(Instant, u32)>,
+    /// For a copy: the entries it took from its command's layer, given back if nobody answers.
+    given: Vec<PathBuf>,
 }
 
 impl Early {
-    pub(crate) fn for_copy() -> Self {
+    pub(crate) fn for_copy(parent: Arc<Early>) -> Self {
         Early {
             copy: true,
+            parent: Some(parent),
             ..Early::default()
+        }
+    }
+
+    /// Lands one after another: a copy's landing and its command's own never interleave.
+    pub(crate) fn landing(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.parent
+            .as_deref()
+            .unwrap_or(self)
+            .landing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A copy's changes were never answered (its review was dropped): its command's end
+    /// asks about them again.
+    pub(crate) fn untake(&self) {
+        if let Some(parent) = &self.parent {
+            let took = std::mem::take(&mut self.state().given);
+            let mut state = parent.state();
+            for rel in took {
+                state.taken.remove(&rel);
+            }
+            state.counted = None;
         }
     }
 
@@ -70,7 +103,7 @@ fn drop_taken(taken: &HashMap<PathBuf, u64>, upper: &Path, steps: &mut Vec<plan:
     steps.retain(|s| {
         taken
             .get(&s.rel)
-            .is_none_or(|t| stamp(&upper.join(&s.rel)) != Some(*t))
+            .is_none_or(|t| stamp(upper, &s.rel) != Some(*t))
     });
 }
 
@@ -164,14 +197,14 @@ impl LayerView {
         }
         let copy = CommandLayer::copy_of(self)?;
         let (upper, to) = (self.upper(), copy.upper());
-        let mut any = false;
+        let mut taken = Vec::new();
         for step in &steps {
-            let from = upper.join(&step.rel);
-            let Some(before) = stamp(&from) else { continue };
-            let copied = copy_entry(&from, &to.join(&step.rel), &to);
-            if copied.is_ok() && stamp(&from) == Some(before) {
-                state.taken.insert(step.rel.clone(), before);
-                any = true;
+            let Some(before) = stamp(&upper, &step.rel) else {
+                continue;
+            };
+            let copied = copy_entry(&upper, &to, &step.rel);
+            if copied.is_ok() && stamp(&upper, &step.rel) == Some(before) {
+                taken.push((step.rel.clone(), before));
             } else {
                 if let Err(e) = &copied {
                     tracing::debug!(%e, path = %step.rel.display(), "a change not taken out yet");
@@ -180,12 +213,25 @@ impl LayerView {
             }
         }
         state.counted = None;
-        drop(state);
-        if !any {
+        if taken.is_empty() {
             copy.discard()?;
             return Ok(Landed::default());
         }
-        copy.land(&self.landing, before_write)
+        state.taken.extend(taken.iter().cloned());
+        // The copy knows what it took, to give it back if nobody answers.
+        copy.early
+            .state()
+            .given
+            .extend(taken.iter().map(|(rel, _)| rel.clone()));
+        // Landed with the lock held: the command's own landing (which closes it first) waits
+        // for this one, and sees what it noted.
+        let landed = copy.land(&self.landing, before_write);
+        if landed.is_err() {
+            for (rel, _) in &taken {
+                state.taken.remove(rel);
+            }
+        }
+        landed
     }
 }
 
@@ -207,94 +253,178 @@ impl CommandLayer {
             started: view.started,
             base_of: view.base_of.clone(),
             mirrored: view.mirrored.clone(),
-            early: Arc::new(Early::for_copy()),
+            early: Arc::new(Early::for_copy(view.early.clone())),
         })
     }
 }
 
 /// An entry's stamp: what it is and when it last changed (for a folder, all it holds), to
-/// tell whether it changed after it was taken out.
-pub(crate) fn stamp(path: &Path) -> Option<u64> {
+/// tell whether it changed after it was taken out. Read below `root` without following links.
+pub(crate) fn stamp(root: &Path, rel: &Path) -> Option<u64> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    stamp_into(path, &mut h)?;
+    stamp_into(root, rel, &mut h)?;
     Some(h.finish())
 }
 
-fn stamp_into(path: &Path, h: &mut impl std::hash::Hasher) -> Option<()> {
-    let m = std::fs::symlink_metadata(path).ok()?;
+fn stamp_into(root: &Path, rel: &Path, h: &mut impl std::hash::Hasher) -> Option<()> {
+    let fd = read::open_beneath(root, rel, OFlags::PATH).ok()?;
+    let m = rustix::fs::fstat(&fd).ok()?;
     (
-        m.ino(),
-        m.mode(),
-        m.len(),
-        m.rdev(),
-        m.mtime(),
-        m.mtime_nsec(),
-        m.ctime(),
-        m.ctime_nsec(),
+        m.st_ino,
+        m.st_mode,
+        m.st_size,
+        m.st_rdev,
+        m.st_mtime,
+        m.st_mtime_nsec,
+        m.st_ctime,
+        m.st_ctime_nsec,
     )
         .hash(h);
-    if m.is_dir() {
-        let mut names: Vec<_> = std::fs::read_dir(path)
-            .ok()?
-            .filter_map(Result::ok)
-            .map(|e| e.file_name())
-            .collect();
-        names.sort();
-        for name in names {
+    if FileType::from_raw_mode(m.st_mode) == FileType::Directory {
+        for name in listing(root, rel)? {
             name.hash(h);
-            stamp_into(&path.join(&name), h)?;
+            stamp_into(root, &rel.join(&name), h)?;
         }
     }
     Some(())
 }
 
-/// Copies one entry of a layer (a file, a link, a deletion mark, a folder with all it holds)
-/// to `to` in another layer rooted at `root`, making the folders above it as plain folders.
-fn copy_entry(from: &Path, to: &Path, root: &Path) -> std::io::Result<()> {
-    if let Some(parent) = to.parent()
-        && parent.starts_with(root)
-    {
-        std::fs::create_dir_all(parent)?;
+/// The names in folder `rel` below `root`, sorted (not followed if it became a link).
+fn listing(root: &Path, rel: &Path) -> Option<Vec<std::ffi::OsString>> {
+    let fd = read::open_beneath(root, rel, OFlags::RDONLY | OFlags::DIRECTORY).ok()?;
+    let mut names: Vec<std::ffi::OsString> = rustix::fs::Dir::read_from(&fd)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| std::ffi::OsStr::from_bytes(e.file_name().to_bytes()).to_os_string())
+        .filter(|n| n != "." && n != "..")
+        .collect();
+    names.sort();
+    Some(names)
+}
+
+/// Copies entry `rel` of the layer at `from` (a file, a link, a deletion mark, a folder with
+/// all it holds) to the same place in the layer at `to`. Nothing is followed: a command that
+/// swaps a folder for a link to the rest of the machine meanwhile gets an error, not a copy
+/// of what the link names. The folders above it are made with the layer's own modes.
+fn copy_entry(from: &Path, to: &Path, rel: &Path) -> std::io::Result<()> {
+    make_parents(from, to, rel)?;
+    copy_one(from, to, rel)
+}
+
+fn make_parents(from: &Path, to: &Path, rel: &Path) -> std::io::Result<()> {
+    let mut at = PathBuf::new();
+    for part in rel.parent().into_iter().flat_map(Path::components) {
+        at.push(part);
+        let there = to.join(&at);
+        if std::fs::symlink_metadata(&there).is_ok() {
+            continue;
+        }
+        let fd = read::open_beneath(from, &at, OFlags::PATH | OFlags::DIRECTORY)?;
+        let mode = rustix::fs::fstat(&fd)?.st_mode & 0o7777;
+        std::fs::create_dir(&there)?;
+        std::fs::set_permissions(&there, std::fs::Permissions::from_mode(mode))?;
     }
-    let meta = std::fs::symlink_metadata(from)?;
-    let ft = meta.file_type();
-    if ft.is_dir() {
-        std::fs::create_dir(to)?;
-        if read::xattr(from, OPAQUE).is_some_and(|v| v == b"y") {
-            rustix::fs::lsetxattr(to, OPAQUE, b"y", rustix::fs::XattrFlags::empty())?;
-        }
-        for e in std::fs::read_dir(from)? {
-            let e = e?;
-            copy_entry(&e.path(), &to.join(e.file_name()), root)?;
-        }
-        std::fs::set_permissions(to, meta.permissions())?;
-    } else if ft.is_symlink() {
-        std::os::unix::fs::symlink(std::fs::read_link(from)?, to)?;
-    } else if ft.is_file() {
-        // Opened without following a link or blocking on a FIFO the command swapped in.
-        use std::os::unix::fs::OpenOptionsExt as _;
-        let mut src = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(
-                (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
-            )
-            .open(from)?;
-        if !src.metadata()?.is_file() {
-            return Err(std::io::Error::other("not a file any more"));
-        }
-        let mut dst = std::fs::File::create(to)?;
-        std::io::copy(&mut src, &mut dst)?;
-        std::fs::set_permissions(to, meta.permissions())?;
-    } else if ft.is_char_device() && meta.rdev() == 0 {
-        // A deletion: the overlay's own mark, which any user may make.
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            to,
-            rustix::fs::FileType::CharacterDevice,
-            rustix::fs::Mode::from(0o600),
-            0,
-        )?;
-    }
-    // FIFOs, sockets and devices never land: not taken out.
     Ok(())
+}
+
+fn copy_one(from: &Path, to: &Path, rel: &Path) -> std::io::Result<()> {
+    let target = to.join(rel);
+    let fd = read::open_beneath(from, rel, OFlags::PATH)?;
+    let meta = rustix::fs::fstat(&fd)?;
+    let mode = meta.st_mode & 0o7777;
+    match FileType::from_raw_mode(meta.st_mode) {
+        FileType::Directory => {
+            std::fs::create_dir(&target)?;
+            let dir = read::open_beneath(from, rel, OFlags::RDONLY | OFlags::DIRECTORY)?;
+            let mut buf = [0u8; 8];
+            if rustix::fs::fgetxattr(&dir, OPAQUE, &mut buf).is_ok_and(|n| &buf[..n] == b"y") {
+                rustix::fs::lsetxattr(&target, OPAQUE, b"y", rustix::fs::XattrFlags::empty())?;
+            }
+            for name in listing(from, rel).ok_or_else(|| std::io::Error::other("unreadable"))? {
+                copy_one(from, to, &rel.join(name))?;
+            }
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode))?;
+        }
+        FileType::Symlink => {
+            let link = rustix::fs::readlinkat(&fd, "", Vec::new())?;
+            std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(link.as_bytes()), &target)?;
+        }
+        FileType::RegularFile => {
+            let mut src = read::open_regular(from, rel)?
+                .ok_or_else(|| std::io::Error::other("not a file any more"))?;
+            let mut dst = std::fs::File::create(&target)?;
+            std::io::copy(&mut src, &mut dst)?;
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode))?;
+        }
+        FileType::CharacterDevice if meta.st_rdev == 0 => {
+            // A deletion: the overlay's own mark, which any user may make.
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &target,
+                FileType::CharacterDevice,
+                rustix::fs::Mode::from(0o600),
+                0,
+            )?;
+        }
+        // FIFOs, sockets and devices never land: not taken out.
+        _ => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A running command may swap a folder of its layer for a link to the rest of the machine
+    /// between the look and the copy: nothing is followed, so nothing outside is copied.
+    #[test]
+    fn a_folder_swapped_for_a_link_is_never_followed() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let (outside, upper, to) = (
+            tmp.path().join("outside"),
+            tmp.path().join("upper"),
+            tmp.path().join("copy"),
+        );
+        for d in [&outside, &upper, &to] {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        std::fs::write(outside.join("id_rsa"), "PRIVATE-KEY").expect("write");
+        std::os::unix::fs::symlink(&outside, upper.join("d")).expect("link");
+        assert!(copy_entry(&upper, &to, Path::new("d/id_rsa")).is_err());
+        assert!(!to.join("d/id_rsa").exists());
+        assert_eq!(stamp(&upper, Path::new("d/id_rsa")), None);
+        // The link itself is copied as a link, never as what it names.
+        copy_entry(&upper, &to, Path::new("d")).expect("the link");
+        assert!(
+            std::fs::symlink_metadata(to.join("d"))
+                .expect("there")
+                .file_type()
+                .is_symlink()
+        );
+    }
+
+    /// A folder made above a copied entry keeps the layer's mode: a 0700 folder landed as
+    /// 0755 would loosen the project's, unasked.
+    #[test]
+    fn the_folders_above_a_copied_entry_keep_their_modes() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let (upper, to) = (tmp.path().join("upper"), tmp.path().join("copy"));
+        std::fs::create_dir_all(upper.join("private")).expect("mkdir");
+        std::fs::create_dir_all(&to).expect("mkdir");
+        std::fs::set_permissions(
+            upper.join("private"),
+            std::fs::Permissions::from_mode(0o700),
+        )
+        .expect("chmod");
+        std::fs::write(upper.join("private/notes.txt"), "x").expect("write");
+        copy_entry(&upper, &to, Path::new("private/notes.txt")).expect("copied");
+        use std::os::unix::fs::MetadataExt as _;
+        let mode = std::fs::metadata(to.join("private")).expect("there").mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        assert_eq!(
+            std::fs::read_to_string(to.join("private/notes.txt")).expect("read"),
+            "x"
+        );
+    }
 }

@@ -10,7 +10,7 @@ use super::land::{Mirrored, parent_of, remove_any};
 use super::read::{self, Upper};
 use std::collections::HashMap;
 use std::os::fd::AsRawFd as _;
-use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
@@ -149,8 +149,13 @@ impl Mirror {
     }
 
     fn file(&mut self, rel: &Path) -> std::io::Result<bool> {
-        let source = self.upper.join(rel);
-        let meta = std::fs::symlink_metadata(&source)?;
+        // Opened below the layer without following a link on the way or waiting on a pipe
+        // (the command may swap the file, or a folder above it, for either meanwhile), and
+        // copied as a stream: an output of gigabytes never sits in memory.
+        let Some(mut from) = super::read::open_regular(&self.upper, rel)? else {
+            return Ok(false);
+        };
+        let meta = from.metadata()?;
         let seen = (meta.len(), meta.mtime(), meta.mtime_nsec());
         if self.copied.get(rel) == Some(&seen) {
             return Ok(false);
@@ -159,16 +164,6 @@ impl Mirror {
         let target = in_folder(&parent, &name);
         if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) {
             remove_any(&target)?;
-        }
-        // Opened without following a link or waiting on a pipe (the command may swap the
-        // file for either meanwhile), and copied as a stream: an output of gigabytes never
-        // sits in memory.
-        let mut from = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc_flags())
-            .open(&source)?;
-        if !from.metadata()?.is_file() {
-            return Ok(false);
         }
         crate::atomic::write_atomic_with(&target, |to| std::io::copy(&mut from, to).map(|_| ()))?;
         std::fs::set_permissions(&target, meta.permissions())?;
@@ -199,11 +194,6 @@ fn changed_here(path: &Path, started: SystemTime) -> bool {
             + std::time::Duration::new(m.ctime().max(0) as u64, m.ctime_nsec().max(0) as u32)
             > started
     })
-}
-
-/// `O_NOFOLLOW | O_NONBLOCK`: a link is refused, a FIFO does not block the open.
-fn libc_flags() -> i32 {
-    (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32
 }
 
 fn in_folder(parent: &std::os::fd::OwnedFd, name: &std::ffi::OsStr) -> PathBuf {

@@ -156,7 +156,7 @@ pub(crate) fn plan(project: &Path, upper: &Path) -> std::io::Result<Vec<Step>> {
                 let change = match &host {
                     None => Some(ChangeKind::Created),
                     Some(_) if *up == Upper::Special => Some(ChangeKind::Modified),
-                    Some(h) => compare(&project.join(rel), h, &upper.join(rel))?,
+                    Some(h) => compare(&project.join(rel), h, (upper, rel))?,
                 };
                 if let Some(change) = change {
                     let mut s = step(change, new_item, kind);
@@ -164,7 +164,7 @@ pub(crate) fn plan(project: &Path, upper: &Path) -> std::io::Result<Vec<Step>> {
                         s.marked = vec![rel.clone()];
                     }
                     if new_item == ItemKind::File && matches!(kind, Kind::Project) {
-                        s.lines = line_counts(&project.join(rel), &upper.join(rel), &host);
+                        s.lines = line_counts(&project.join(rel), (upper, rel), &host);
                     }
                     steps.push(s);
                 }
@@ -192,7 +192,12 @@ fn item_of(m: &Metadata) -> ItemKind {
 
 /// How the layer's copy differs from the project's, if it does (a file opened for writing
 /// and left as it was is copied up all the same).
-fn compare(host: &Path, host_meta: &Metadata, upper: &Path) -> std::io::Result<Option<ChangeKind>> {
+fn compare(
+    host: &Path,
+    host_meta: &Metadata,
+    (root, rel): (&Path, &Path),
+) -> std::io::Result<Option<ChangeKind>> {
+    let upper = &root.join(rel);
     let up = std::fs::symlink_metadata(upper)?;
     if item_of(host_meta) != item_of(&up) {
         return Ok(Some(ChangeKind::Modified));
@@ -202,14 +207,20 @@ fn compare(host: &Path, host_meta: &Metadata, upper: &Path) -> std::io::Result<O
         return Ok((!same).then_some(ChangeKind::Modified));
     }
     let same_mode = host_meta.permissions().mode() & 0o7777 == up.permissions().mode() & 0o7777;
-    if host_meta.len() != up.len() || !same_bytes(host, upper)? {
+    if host_meta.len() != up.len() || !same_bytes(host, (root, rel))? {
         return Ok(Some(ChangeKind::Modified));
     }
     Ok((!same_mode).then_some(ChangeKind::ModeChanged))
 }
 
-fn same_bytes(a: &Path, b: &Path) -> std::io::Result<bool> {
-    let (mut fa, mut fb) = (std::fs::File::open(a)?, std::fs::File::open(b)?);
+/// Whether the project's file `a` and the layer's file `rel` hold the same bytes. The layer's
+/// is opened below its root without following links or waiting on a FIFO: a command still
+/// running may swap it (or a folder above it) for one meanwhile.
+fn same_bytes(a: &Path, (root, rel): (&Path, &Path)) -> std::io::Result<bool> {
+    let Some(mut fb) = super::read::open_regular(root, rel)? else {
+        return Ok(false);
+    };
+    let mut fa = std::fs::File::open(a)?;
     let (mut ba, mut bb) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
     loop {
         let na = read_full(&mut fa, &mut ba)?;
@@ -235,16 +246,29 @@ fn read_full(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
-fn line_counts(host: &Path, upper: &Path, host_meta: &Option<Metadata>) -> Option<LineCounts> {
-    let small = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.len() <= MAX_COUNTED_BYTES);
-    if !small(upper)
-        || host_meta
-            .as_ref()
-            .is_some_and(|m| m.len() > MAX_COUNTED_BYTES)
+fn line_counts(
+    host: &Path,
+    (root, rel): (&Path, &Path),
+    host_meta: &Option<Metadata>,
+) -> Option<LineCounts> {
+    use std::io::Read as _;
+    if host_meta
+        .as_ref()
+        .is_some_and(|m| m.len() > MAX_COUNTED_BYTES)
     {
         return None;
     }
-    let new = String::from_utf8(std::fs::read(upper).ok()?).ok()?;
+    // Read as [`same_bytes`] reads it, and never more than is counted.
+    let mut bytes = Vec::new();
+    super::read::open_regular(root, rel)
+        .ok()??
+        .take(MAX_COUNTED_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if bytes.len() as u64 > MAX_COUNTED_BYTES {
+        return None;
+    }
+    let new = String::from_utf8(bytes).ok()?;
     let old = match host_meta {
         Some(_) => String::from_utf8(std::fs::read(host).ok()?).ok()?,
         None => String::new(),

@@ -128,9 +128,79 @@ pub(crate) fn strip_marks(path: &Path) {
     }
 }
 
+/// Opens `rel` below `root` without following a link anywhere on the way (a running command
+/// may swap a folder of its layer for a link to anywhere on the machine meanwhile) and
+/// without blocking on a FIFO. `flags` adds what the open is for (`PATH`, `RDONLY`,
+/// `DIRECTORY`); the entry itself may be a link only with `PATH` (it is then not followed).
+pub(crate) fn open_beneath(
+    root: &Path,
+    rel: &Path,
+    flags: rustix::fs::OFlags,
+) -> std::io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    let dir = rustix::fs::open(
+        root,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    // openat2 takes no other flag beside `O_PATH` (a path handle opens nothing to block on).
+    let flags = if flags.contains(OFlags::PATH) {
+        flags | OFlags::CLOEXEC
+    } else {
+        flags | OFlags::CLOEXEC | OFlags::NONBLOCK
+    };
+    if rel.as_os_str().is_empty() {
+        return Ok(rustix::fs::openat(&dir, ".", flags, Mode::empty())?);
+    }
+    Ok(rustix::fs::openat2(
+        &dir,
+        rel,
+        flags | OFlags::NOFOLLOW,
+        Mode::empty(),
+        ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+    )?)
+}
+
+/// A regular file below `root`, opened for reading as [`open_beneath`] does; `None` when it is
+/// anything else now (a link, a FIFO, a folder, a device).
+pub(crate) fn open_regular(root: &Path, rel: &Path) -> std::io::Result<Option<std::fs::File>> {
+    let fd = open_beneath(root, rel, rustix::fs::OFlags::RDONLY)?;
+    let file = std::fs::File::from(fd);
+    Ok(file.metadata()?.is_file().then_some(file))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_below_a_link_or_a_fifo_is_never_opened() {
+        let d = tempfile::tempdir().expect("tmp");
+        let outside = d.path().join("outside");
+        let root = d.path().join("layer");
+        std::fs::create_dir_all(&outside).expect("mkdir");
+        std::fs::create_dir_all(&root).expect("mkdir");
+        std::fs::write(outside.join("secret"), "s").expect("write");
+        std::os::unix::fs::symlink(&outside, root.join("d")).expect("link");
+        assert!(open_regular(&root, Path::new("d/secret")).is_err());
+        std::os::unix::fs::symlink(outside.join("secret"), root.join("l")).expect("link");
+        assert!(open_regular(&root, Path::new("l")).is_err());
+        // A FIFO nobody writes to: answered at once, as not a file.
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("fifo"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from(0o600),
+            0,
+        )
+        .expect("fifo");
+        assert!(matches!(open_regular(&root, Path::new("fifo")), Ok(None)));
+        std::fs::write(root.join("plain"), "p").expect("write");
+        assert!(matches!(
+            open_regular(&root, Path::new("plain")),
+            Ok(Some(_))
+        ));
+    }
 
     #[test]
     fn a_plain_folder_reads_parents_first_and_sorted() {

@@ -241,6 +241,7 @@ impl LayerHeld {
         let Some(layer) = self.layer.take() else {
             return Ok(Landed::default());
         };
+        let landing_now = layer.early.landing();
         let landed = land::land(
             &layer.project,
             &layer.upper(),
@@ -253,6 +254,7 @@ impl LayerHeld {
         if layer.early.copy {
             land::note_landed(&layer.mirrored, &layer.project, &landed);
         }
+        drop(landing_now);
         layer.discard()?;
         Ok(landed)
     }
@@ -260,10 +262,12 @@ impl LayerHeld {
 
 impl Drop for LayerHeld {
     fn drop(&mut self) {
-        if let Some(layer) = self.layer.take()
-            && let Err(e) = layer.discard()
-        {
-            tracing::warn!(%e, "could not remove a command's layer nobody reviewed");
+        if let Some(layer) = self.layer.take() {
+            // Nobody answered: changes taken early from a running command are its again.
+            layer.early.untake();
+            if let Err(e) = layer.discard() {
+                tracing::warn!(%e, "could not remove a command's layer nobody reviewed");
+            }
         }
     }
 }
