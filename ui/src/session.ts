@@ -15,6 +15,7 @@ import type {
   SpendLimits,
   SpendStatus,
   RestoreScope,
+  RestorePreview,
   RestoreTarget,
   SandboxStatus,
   SessionInfo,
@@ -31,6 +32,9 @@ export type RestoreAsk = {
   title: string;
   /** The message the turn began with: back in the composer when the conversation goes back. */
   text: string | null;
+  /** Files changed since that the agent did not change (the person's own): left out of `paths`
+   * and named, so an Undo keeps them unless the person chooses otherwise. */
+  keeps?: string[];
 };
 
 type SessionState = {
@@ -94,6 +98,9 @@ type SessionState = {
   setMode: (mode: Mode) => void;
   clearError: () => void;
   askRestore: (ask: RestoreAsk | null) => void;
+  /** Undo of the last turn: at once when only the agent's changes go back; otherwise the
+   * preview, naming the person's own changes, which stay unless they choose otherwise. */
+  undo: (checkpoint: number, text: string, title: string) => Promise<void>;
   setDraft: (text: string | null, chosen?: boolean) => void;
   /** Restores the open session; true when it happened. */
   restore: (target: RestoreTarget, scope: RestoreScope, paths: string[] | null) => Promise<RestoreRecord | null>;
@@ -345,6 +352,32 @@ export const useSession = create<SessionState>((set, get) => ({
 
   askRestore(ask) {
     set({ restoreAsk: ask });
+  },
+
+  async undo(checkpoint, text, title) {
+    const id = get().current?.id;
+    if (!id || get().runningSession !== null || get().restoring) return;
+    const target: RestoreTarget = { kind: "checkpoint", id: checkpoint };
+    let preview: RestorePreview;
+    try {
+      preview = await call("restore_preview", { session: id, target, scope: "both", paths: null });
+    } catch (err) {
+      set({ error: `The undo did not happen: ${toAppError(err).message}` });
+      return;
+    }
+    const yours = preview.files.filter((f) => f.not_by_agent && !f.generated).map((f) => f.path);
+    if (yours.length === 0) {
+      if (await get().restore(target, "both", null)) get().setDraft(text);
+      return;
+    }
+    get().askRestore({
+      target,
+      scopes: ["both", "files_only", "conversation_only"],
+      paths: preview.files.filter((f) => !yours.includes(f.path)).map((f) => f.path),
+      title,
+      text,
+      keeps: yours,
+    });
   },
 
   setDraft(text, chosen = false) {

@@ -94,6 +94,23 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
         )}
         {!shown && !error && <p className="muted">Looking at what would change…</p>}
         {shown && <PreviewSummary preview={shown} />}
+        {ask.keeps && ask.keeps.length > 0 && (
+          <div className="banner warn restore-keeps" data-testid="restore-keeps">
+            <span>
+              {ask.keeps.length === 1 ? "Your own change stays as it is: " : "Your own changes stay as they are: "}
+              {ask.keeps.map((p, i) => (
+                <span key={p}>
+                  {i > 0 && ", "}
+                  <code>{shownPath(p)}</code>
+                </span>
+              ))}
+              . The agent did not make {ask.keeps.length === 1 ? "it" : "them"}.
+            </span>
+            <button className="small" data-testid="restore-keeps-undo-too" onClick={() => askRestore({ ...ask, paths: null, keeps: [] })}>
+              Undo {ask.keeps.length === 1 ? "it" : "them"} too
+            </button>
+          </div>
+        )}
         {nothing && <p data-testid="restore-nothing">The files are already as they were then: nothing to change.</p>}
         {files.length > 0 && (
           <>

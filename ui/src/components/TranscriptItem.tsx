@@ -145,8 +145,7 @@ function UserMessage({ item }: { item: UserItem }) {
   const isLast = useSession((s) => lastUserKey(s.transcript.items) === item.key);
   const idle = useSession((s) => s.runningSession === null && !s.restoring && s.current !== null);
   const askRestore = useSession((s) => s.askRestore);
-  const restore = useSession((s) => s.restore);
-  const setDraft = useSession((s) => s.setDraft);
+  const undo = useSession((s) => s.undo);
   const checkpoint = item.checkpoint;
   return (
     <div className="msg user" data-testid="message-user">
@@ -157,9 +156,7 @@ function UserMessage({ item }: { item: UserItem }) {
               className="link-button"
               data-testid="undo-button"
               disabled={!idle}
-              onClick={() =>
-                void restore({ kind: "checkpoint", id: checkpoint }, "both", null).then((r) => r && setDraft(item.text))
-              }
+              onClick={() => void undo(checkpoint, item.text, `Undo “${quoted(item.text)}”`)}
               title="Undo this turn: the files and the conversation go back to before it (the undo can be undone)"
             >
               ↶ Undo
@@ -214,6 +211,18 @@ function Restored({ item }: { item: Extract<Item, { kind: "restored" }> }) {
           Undo this restore
         </button>
       </div>
+      {r.files.length > 0 && (
+        <p className="muted restored-files" data-testid="restored-files">
+          Changed back:{" "}
+          {r.files.slice(0, 5).map((f, i) => (
+            <span key={f}>
+              {i > 0 && ", "}
+              <code>{shownPath(f)}</code>
+            </span>
+          ))}
+          {r.files.length > 5 && ` and ${r.files.length - 5} more`}.
+        </p>
+      )}
       {r.not_restorable.length > 0 && (
         <ul className="muted restored-kept">
           {r.not_restorable.map((n) => (

@@ -125,6 +125,7 @@ describe("undo and restore", () => {
     });
     const first: AgentEvent = { type: "user_message", text: "Write a", checkpoint: 0 };
     const { calls, user } = await twoTurns({
+      restorePreview: preview,
       restore: (a) =>
         a.target.kind === "checkpoint" && a.target.id === 1
           ? after(record(), [first, { type: "restored", record: record() }])
@@ -136,11 +137,15 @@ describe("undo and restore", () => {
     expect(within(messages[0]!).getByTestId("restore-button")).toBeEnabled();
     await user.click(within(messages[1]!).getByTestId("undo-button"));
     await waitFor(() => expect(restores(calls)).toHaveLength(1));
-    // One click, nothing to confirm: the restore itself is the way back.
+    // One click, nothing to confirm when only the agent's changes go back (looked at first):
+    // the restore itself is the way back.
     expect(restores(calls)[0]).toEqual({ session: "new-1", target: { kind: "checkpoint", id: 1 }, scope: "both", paths: null });
-    expect(restores(calls, "restore_preview")).toHaveLength(0);
+    expect(restores(calls, "restore_preview")).toHaveLength(1);
+    expect(screen.queryByTestId("restore-card")).toBeNull();
     const note = await screen.findByTestId("restored");
     expect(note).toHaveTextContent("Restored the files and the conversation to when turn 2 began: 1 file changed back, 1 turn left the conversation.");
+    // The note names the files.
+    expect(within(note).getByTestId("restored-files")).toHaveTextContent("Changed back: src/a.rs.");
     expect(screen.getAllByTestId("message-user")).toHaveLength(1);
     // The undone message is back in the composer, to send again or change.
     expect(screen.getByTestId("composer-input")).toHaveValue("Now break it");
@@ -150,6 +155,58 @@ describe("undo and restore", () => {
     await waitFor(() => expect(screen.getAllByTestId("message-user")).toHaveLength(2));
     // The message is in the conversation again: the composer lets go of it.
     expect(screen.getByTestId("composer-input")).toHaveValue("");
+  });
+
+  // Issue 46: one click on Undo silently threw away the person's own later edit.
+  const withMine = () => {
+    const mine = {
+      path: "notes.md",
+      action: "modify" as const,
+      current: "my line\n",
+      restored: "",
+      binary: false,
+      added_lines: 0,
+      removed_lines: 1,
+      generated: false,
+      not_by_agent: true,
+    };
+    return twoTurns({
+      restorePreview: (a) => {
+        const base = preview(a);
+        return { ...base, files: a.paths === null ? [...base.files, mine] : base.files.filter((f) => a.paths!.includes(f.path)) };
+      },
+      restore: () => ({ record: record(), transcript: { info: sessionInfo("new-1"), events: [], warnings: [] } }),
+    });
+  };
+
+  it("on Undo, previews when the person's own changes would go, names them and keeps them", async () => {
+    const { calls, user } = await withMine();
+    await user.click(within(screen.getAllByTestId("message-user")[1]!).getByTestId("undo-button"));
+    const card = await screen.findByTestId("restore-card");
+    // Nothing happened yet; the person's file is named, and left out.
+    expect(restores(calls)).toHaveLength(0);
+    expect(within(card).getByTestId("restore-keeps")).toHaveTextContent(
+      "Your own change stays as it is: notes.md. The agent did not make it.",
+    );
+    await waitFor(() => expect(within(card).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
+    expect(within(card).getAllByTestId("restore-file").map((f) => f.textContent)).not.toContainEqual(expect.stringContaining("notes.md"));
+    await user.click(within(card).getByTestId("restore-confirm"));
+    await waitFor(() => expect(restores(calls)).toHaveLength(1));
+    expect(restores(calls)[0]!.paths).toEqual(["src/a.rs", "src/new.rs"]);
+  });
+
+  it("on Undo, takes back the person's own change too when they choose so", async () => {
+    const { calls, user } = await withMine();
+    await user.click(within(screen.getAllByTestId("message-user")[1]!).getByTestId("undo-button"));
+    const card = await screen.findByTestId("restore-card");
+    await user.click(within(card).getByTestId("restore-keeps-undo-too"));
+    await waitFor(() => expect(within(screen.getByTestId("restore-card")).queryByTestId("restore-keeps")).toBeNull());
+    const now = screen.getByTestId("restore-card");
+    await waitFor(() => expect(within(now).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
+    expect(within(now).getByTestId("restore-not-by-agent-note")).toHaveTextContent("1 of these changes was not made by the agent");
+    await user.click(within(now).getByTestId("restore-confirm"));
+    await waitFor(() => expect(restores(calls)).toHaveLength(1));
+    expect(restores(calls)[0]!.paths).toBeNull();
   });
 
   it("previews a restore to any message with the three choices, the files in a diff and what stays, then restores", async () => {
