@@ -340,10 +340,13 @@ async fn export_writes_markdown_and_the_json_log_and_search_finds_the_session() 
         "{md}"
     );
     assert!(
-        md.contains("- **write_file** `note.txt` — you approved it — done: "),
+        md.contains("- Write note.txt — you approved it — done: "),
         "{md}"
     );
     assert!(md.contains("**Turn ended:** done — note written"), "{md}");
+    // Issue 46: people's words, not the tool's name and a rule for a call nobody decided on.
+    assert!(!md.contains("**task_done**"), "{md}");
+    assert!(!md.contains("your rules allowed it"), "{md}");
     assert!(
         md.contains("### `note.txt` (+1 −0)\n\n```diff\n--- /dev/null\n+++ note.txt\n@@ -0,0 +1 @@\n+one\n```"),
         "{md}"

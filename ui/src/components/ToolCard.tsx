@@ -86,6 +86,15 @@ export function confinementLabel(c: Confinement): { kind: string; label: string;
   };
 }
 
+/** What the agent said a command is for (its `description`), shown under its title as on its
+ * approval card. */
+function description(item: ToolItem): string | null {
+  const input = item.input;
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return null;
+  const d = (input as Record<string, unknown>).description;
+  return typeof d === "string" && d.trim() !== "" ? d.trim() : null;
+}
+
 export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   if (item.status === "sent_back") return <SentBack item={item} />;
   if (item.status === "repeated") return <Repeated item={item} />;
@@ -187,6 +196,11 @@ function Card({ item }: { item: ToolItem }) {
           </span>
         )}
       </button>
+      {description(item) && (
+        <p className="tool-description muted" data-testid="tool-description">
+          {description(item)}
+        </p>
+      )}
       {summary?.kind === "command_ran" && summary.changes && <CommandChanges changes={summary.changes} />}
       {/* The person turned down a command's changes, with words: said on its card as for a
           denied call. */}

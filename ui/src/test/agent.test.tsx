@@ -400,6 +400,25 @@ describe("a turn", () => {
     expect(useApp.getState().changesFocus).toBe("calc.py");
   });
 
+  // Issue 46: a command's description was on its approval card only; a background command's
+  // card lost its command to a long summary.
+  it("names a command on its card with what it is for", async () => {
+    const { push } = await startTurn();
+    push([
+      { type: "user_message", text: "Generate the report" },
+      proposed(
+        "g1",
+        "run_command",
+        { command: "python3 gen.py", description: "Generate report.txt from the data" },
+        title("Run ", { code: "python3 gen.py" }),
+      ),
+      { type: "tool_finished", id: "g1", name: "run_command", output: "done", is_error: false, outcome: "ok" },
+    ]);
+    const card = await screen.findByTestId("tool-card");
+    expect(within(card).getByTestId("tool-description")).toHaveTextContent("Generate report.txt from the data");
+    expect(card.querySelector(".tool-title")).toHaveTextContent("Run python3 gen.py");
+  });
+
   // Issue 46: the loop guard showed a red "Read calc.py · Failed" with words written for the model.
   it("shows a call Tandem stopped as a repeat as a quiet line in people's words, the model's under Details", async () => {
     const { push } = await startTurn();

@@ -207,7 +207,41 @@ struct Story {
     asked: HashMap<String, String>,
     /// Each call's tool and input, by id, as the model made it.
     calls: HashMap<String, (String, Value)>,
+    /// Each call in words for people ("Read `calc.py`"), by id, where the log has them.
+    titles: HashMap<String, String>,
     turn: u32,
+}
+
+/// A call's title as Markdown: its code parts in backticks.
+fn title_words(title: &[protocol::TitlePart]) -> String {
+    title
+        .iter()
+        .map(|p| {
+            if p.code {
+                format!("`{}`", first_line(&p.text, 100).replace('`', "'"))
+            } else {
+                p.text.clone()
+            }
+        })
+        .collect()
+}
+
+/// Why the agent woke, in words.
+fn wake_words(reason: &protocol::WakeReason) -> String {
+    match reason {
+        protocol::WakeReason::TaskFinished { title, state, .. } if state == "reported" => {
+            format!("`{title}` reported back")
+        }
+        protocol::WakeReason::TaskFinished { title, state, .. } => {
+            format!("background task `{title}` ended: {state}")
+        }
+        protocol::WakeReason::ChangesAsked { title, .. } => {
+            format!("you asked to review what `{title}` changed so far")
+        }
+        protocol::WakeReason::Timer { hint: Some(h) } => format!("the wake-up it asked for: {h}"),
+        protocol::WakeReason::Timer { hint: None } => "the wake-up it asked for".into(),
+        protocol::WakeReason::Retry => "you asked it to try again".into(),
+    }
 }
 
 impl Story {
@@ -223,7 +257,12 @@ impl Story {
             }
             AgentEvent::Wake { reason, .. } => {
                 self.turn += 1;
-                let _ = writeln!(out, "## {}. The agent woke up ({reason:?})\n", self.turn);
+                let _ = writeln!(
+                    out,
+                    "## {}. The agent went on: {}\n",
+                    self.turn,
+                    wake_words(reason)
+                );
             }
             AgentEvent::AssistantMessage { message } if message.role == Role::Assistant => {
                 for b in &message.content {
@@ -238,6 +277,9 @@ impl Story {
                     }
                 }
             }
+            AgentEvent::ToolCallProposed { id, title, .. } if !title.is_empty() => {
+                self.titles.insert(id.clone(), title_words(title));
+            }
             AgentEvent::ToolFinished {
                 id,
                 name,
@@ -246,19 +288,24 @@ impl Story {
                 outcome,
                 ..
             } => {
-                let subject = self
-                    .calls
-                    .get(id)
-                    .map(|(_, input)| call_subject(input))
-                    .unwrap_or_default();
+                // The call as people read it; a log from before titles names the tool.
+                let what = self.titles.get(id).cloned().unwrap_or_else(|| {
+                    let subject = self
+                        .calls
+                        .get(id)
+                        .map(|(_, input)| call_subject(input))
+                        .unwrap_or_default();
+                    format!("**{name}**{subject}")
+                });
+                // Who decided, where someone did: the person's answer, or a refusal.
                 let decided = match (self.asked.get(id), outcome) {
-                    (Some(a), _) => a.clone(),
-                    (None, Some(ToolOutcome::Refused)) => "the rules refused it".into(),
-                    (None, _) => "your rules allowed it".into(),
+                    (Some(a), _) => format!(" — {a}"),
+                    (None, Some(ToolOutcome::Refused)) => " — the rules refused it".into(),
+                    (None, _) => String::new(),
                 };
                 let _ = writeln!(
                     out,
-                    "- **{name}**{subject} — {decided} — {}: {}",
+                    "- {what}{decided} — {}: {}",
                     outcome_words(outcome.as_ref(), *is_error),
                     first_line(output, 160)
                 );
