@@ -380,7 +380,12 @@ generated: boolean,
  * Changed since then, but never by the agent (its tools or its commands): the person's
  * own change, or another program's. Restoring takes it away too; the preview says so.
  */
-not_by_agent: boolean, };
+not_by_agent: boolean, 
+/**
+ * The agent changed it, and it changed again after (the person's edit on top): going
+ * back takes both away.
+ */
+changed_after_agent: boolean, };
 
 export type RestorePreview = { checkpoint: number, 
 /**

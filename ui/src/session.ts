@@ -365,7 +365,10 @@ export const useSession = create<SessionState>((set, get) => ({
       set({ error: `The undo did not happen: ${toAppError(err).message}` });
       return;
     }
-    const yours = preview.files.filter((f) => f.not_by_agent && !f.generated).map((f) => f.path);
+    // The person's own: files the agent never changed, and the agent's files changed again after.
+    const yours = preview.files
+      .filter((f) => (f.not_by_agent || f.changed_after_agent) && !f.generated)
+      .map((f) => f.path);
     if (yours.length === 0) {
       if (await get().restore(target, "both", null)) get().setDraft(text);
       return;

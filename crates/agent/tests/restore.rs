@@ -432,6 +432,10 @@ async fn a_restore_preview_marks_the_changes_the_agent_did_not_make() {
         TurnOutcome::Done { .. }
     ));
     std::fs::write(p.path().join("mine.txt"), "the person's own\n").expect("write");
+    // Issue 46: and a line of theirs on top of the agent's edit, a moment later.
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+    let calc = std::fs::read_to_string(p.path().join("calc.py")).expect("calc");
+    std::fs::write(p.path().join("calc.py"), format!("{calc}# mine\n")).expect("write");
     let turns = checkpoints_of_turns(&h.events());
     let preview = h
         .session
@@ -445,6 +449,16 @@ async fn a_restore_preview_marks_the_changes_the_agent_did_not_make() {
         .collect();
     assert!(whose.contains(&("mine.txt", true)), "{whose:?}");
     assert!(whose.contains(&("calc.py", false)), "{whose:?}");
+    let after: Vec<(&str, bool)> = preview
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.changed_after_agent))
+        .collect();
+    assert!(
+        after.contains(&("calc.py", true)),
+        "the person's line on top: {after:?}"
+    );
+    assert!(after.contains(&("mine.txt", false)), "{after:?}");
     assert!(
         whose
             .iter()

@@ -70,14 +70,32 @@ struct Inner {
     tool_pre: BTreeMap<String, FileState>,
     /// Each path the agent changed (its tools, its commands), with the checkpoint after
     /// which it last did: a change since a checkpoint to a path not here was not the agent's.
-    tool_wrote: BTreeMap<String, u32>,
+    tool_wrote: BTreeMap<String, Wrote>,
     checkpoints: Vec<CheckpointRecord>,
     /// Every change since the last checkpoint was seen by the watcher (false at first: this
     /// process was not watching before).
     observed: bool,
 }
 
+/// When the agent last changed a path: after which checkpoint, and at what time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Wrote {
+    after: u32,
+    at_ms: u64,
+}
+
+/// How long after the agent's write a file may still show that write's time (the write comes
+/// just after its record; a landing keeps the command's own times, which are earlier).
+const WRITE_SLACK_MS: u64 = 2_000;
+
 impl Inner {
+    /// The agent changed `path` now.
+    fn wrote(&mut self, path: &str, at_ms: u64) {
+        let after = self.last_id();
+        self.tool_wrote
+            .insert(path.to_string(), Wrote { after, at_ms });
+    }
+
     /// The last checkpoint's id (0 before the first).
     fn last_id(&self) -> u32 {
         self.checkpoints.last().map_or(0, |c| c.id)
@@ -122,15 +140,11 @@ impl Checkpoints {
                     inner.recorded = b.dirty.clone();
                     inner.base = Some(b);
                 }
-                Record::ToolPre { path, state } => {
-                    let at = inner.last_id();
-                    inner.tool_wrote.insert(path.clone(), at);
+                Record::ToolPre { path, state, at_ms } => {
+                    inner.wrote(&path, at_ms);
                     inner.tool_pre.entry(path).or_insert(state);
                 }
-                Record::ToolWrote { path } => {
-                    let at = inner.last_id();
-                    inner.tool_wrote.insert(path, at);
-                }
+                Record::ToolWrote { path, at_ms } => inner.wrote(&path, at_ms),
                 Record::Checkpoint(c) => {
                     for ch in &c.changes {
                         inner.recorded.insert(ch.path.clone(), ch.after.clone());
@@ -262,11 +276,18 @@ impl Checkpoints {
     /// the last checkpoint. Called just before the write.
     pub fn before_write(&self, path: &str) -> Result<()> {
         let mut inner = self.inner();
+        let at_ms = now_ms();
         if inner.tool_pre.contains_key(path) {
+            // A later write: only its time is kept (a restore tells the person's changes
+            // after it from the agent's).
+            inner.records.append(&Record::ToolWrote {
+                path: path.to_string(),
+                at_ms,
+            })?;
+            inner.wrote(path, at_ms);
             return Ok(());
         }
-        let at = inner.last_id();
-        inner.tool_wrote.insert(path.to_string(), at);
+        inner.wrote(path, at_ms);
         let full = self.root.join(path_text::to_path(path));
         let state = match read_now(&full).map_err(io(&full))? {
             OnDisk::Absent => FileState::Absent,
@@ -289,6 +310,7 @@ impl Checkpoints {
         inner.records.append(&Record::ToolPre {
             path: path.to_string(),
             state: state.clone(),
+            at_ms,
         })?;
         inner.tool_pre.insert(path.to_string(), state);
         Ok(())
@@ -298,15 +320,30 @@ impl Checkpoints {
     /// change was found afterwards): recorded, so a restore never calls it the person's.
     pub fn agent_wrote(&self, path: &str) -> Result<()> {
         let mut inner = self.inner();
-        let at = inner.last_id();
-        if inner.tool_wrote.get(path) == Some(&at) {
-            return Ok(());
-        }
+        let at_ms = now_ms();
         inner.records.append(&Record::ToolWrote {
             path: path.to_string(),
+            at_ms,
         })?;
-        inner.tool_wrote.insert(path.to_string(), at);
+        inner.wrote(path, at_ms);
         Ok(())
+    }
+
+    /// Whether `path` changed after the agent last changed it (the person's edit on top of
+    /// the agent's): its time is later than that write's. Unknown times say no.
+    pub fn changed_after_agent(&self, path: &str) -> bool {
+        let Some(wrote) = self.inner().tool_wrote.get(path).copied() else {
+            return false;
+        };
+        if wrote.at_ms == 0 {
+            return false;
+        }
+        let full = self.root.join(path_text::to_path(path));
+        std::fs::symlink_metadata(&full)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .is_some_and(|d| d.as_millis() as u64 > wrote.at_ms + WRITE_SLACK_MS)
     }
 
     /// Whether the agent (its tools, its commands) changed `path` after checkpoint `target`:
@@ -315,7 +352,7 @@ impl Checkpoints {
         self.inner()
             .tool_wrote
             .get(path)
-            .is_some_and(|at| *at >= target)
+            .is_some_and(|w| w.after >= target)
     }
 
     /// Records the project as it is now: a new checkpoint, with what changed since the last

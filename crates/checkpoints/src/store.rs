@@ -59,11 +59,16 @@ pub enum Record {
     ToolPre {
         path: String,
         state: FileState,
+        /// When (ms since the epoch; 0 in logs from before it was kept).
+        #[serde(default)]
+        at_ms: u64,
     },
     /// A command that ran without a layer changed a path (found afterwards): the agent's
     /// change, not the person's.
     ToolWrote {
         path: String,
+        #[serde(default)]
+        at_ms: u64,
     },
     Checkpoint(CheckpointRecord),
 }

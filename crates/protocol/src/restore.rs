@@ -107,6 +107,10 @@ pub struct RestoreFile {
     /// own change, or another program's. Restoring takes it away too; the preview says so.
     #[serde(default)]
     pub not_by_agent: bool,
+    /// The agent changed it, and it changed again after (the person's edit on top): going
+    /// back takes both away.
+    #[serde(default)]
+    pub changed_after_agent: bool,
 }
 
 /// What a restore would do, shown before it happens.

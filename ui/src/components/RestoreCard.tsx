@@ -55,7 +55,7 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
   // The person's own files first; caches and build output a program made fold away below them.
   const own = files.filter((f) => !f.generated);
   const generated = files.filter((f) => f.generated);
-  const notByAgent = own.filter((f) => f.not_by_agent).length;
+  const notByAgent = own.filter((f) => f.not_by_agent || f.changed_after_agent).length;
   const chosen = files.find((f) => f.path === selected) ?? own[0] ?? generated[0];
   const nothing = shown !== null && scope !== "conversation_only" && files.length === 0;
   return (
@@ -104,7 +104,7 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
                   <code>{shownPath(p)}</code>
                 </span>
               ))}
-              . The agent did not make {ask.keeps.length === 1 ? "it" : "them"}.
+              . Going back would take {ask.keeps.length === 1 ? "it" : "them"} away too.
             </span>
             <button className="small" data-testid="restore-keeps-undo-too" onClick={() => askRestore({ ...ask, paths: null, keeps: [] })}>
               Undo {ask.keeps.length === 1 ? "it" : "them"} too
@@ -191,6 +191,15 @@ function FileList({
                 title="The agent did not make this change: it is yours, or another program's"
               >
                 not the agent's
+              </span>
+            )}
+            {f.changed_after_agent && (
+              <span
+                className="pill warn"
+                data-testid="restore-changed-after-agent"
+                title="It changed again after the agent's edit: going back takes both away"
+              >
+                changed since the agent
               </span>
             )}
             {!f.binary && (

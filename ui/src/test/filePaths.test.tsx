@@ -68,7 +68,7 @@ describe("a path kept to its end", () => {
       checkpoint: 0,
       turn: 1,
       scope: args.scope,
-      files: PATHS.map((path) => ({ path, action: "modify", current: "a\n", restored: "b\n", binary: false, added_lines: 1, removed_lines: 1, generated: false, not_by_agent: false })),
+      files: PATHS.map((path) => ({ path, action: "modify", current: "a\n", restored: "b\n", binary: false, added_lines: 1, removed_lines: 1, generated: false, not_by_agent: false, changed_after_agent: false })),
       not_restorable: [],
       git: true,
       turns_removed: 0,

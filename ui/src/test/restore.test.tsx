@@ -67,6 +67,7 @@ const preview = (args: RestoreArgs): RestorePreview => ({
             removed_lines: 1,
             generated: false,
             not_by_agent: false,
+            changed_after_agent: false,
           },
           {
             path: "src/new.rs",
@@ -78,6 +79,7 @@ const preview = (args: RestoreArgs): RestorePreview => ({
             removed_lines: 1,
             generated: false,
             not_by_agent: false,
+            changed_after_agent: false,
           },
         ],
   not_restorable: args.scope === "conversation_only" ? [] : [{ path: "target/", reason: "git_ignored" }],
@@ -169,6 +171,7 @@ describe("undo and restore", () => {
       removed_lines: 1,
       generated: false,
       not_by_agent: true,
+      changed_after_agent: false,
     };
     return twoTurns({
       restorePreview: (a) => {
@@ -186,13 +189,28 @@ describe("undo and restore", () => {
     // Nothing happened yet; the person's file is named, and left out.
     expect(restores(calls)).toHaveLength(0);
     expect(within(card).getByTestId("restore-keeps")).toHaveTextContent(
-      "Your own change stays as it is: notes.md. The agent did not make it.",
+      "Your own change stays as it is: notes.md. Going back would take it away too.",
     );
     await waitFor(() => expect(within(card).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
     expect(within(card).getAllByTestId("restore-file").map((f) => f.textContent)).not.toContainEqual(expect.stringContaining("notes.md"));
     await user.click(within(card).getByTestId("restore-confirm"));
     await waitFor(() => expect(restores(calls)).toHaveLength(1));
     expect(restores(calls)[0]!.paths).toEqual(["src/a.rs", "src/new.rs"]);
+  });
+
+  it("on Undo, counts a line the person added on top of the agent's edit as theirs", async () => {
+    const { calls, user } = await twoTurns({
+      restorePreview: (a) => {
+        const base = preview(a);
+        const files = base.files.map((f) => (f.path === "src/a.rs" ? { ...f, changed_after_agent: true } : f));
+        return { ...base, files: a.paths === null ? files : files.filter((f) => a.paths!.includes(f.path)) };
+      },
+      restore: () => ({ record: record(), transcript: { info: sessionInfo("new-1"), events: [], warnings: [] } }),
+    });
+    await user.click(within(screen.getAllByTestId("message-user")[1]!).getByTestId("undo-button"));
+    const card = await screen.findByTestId("restore-card");
+    expect(within(card).getByTestId("restore-keeps")).toHaveTextContent("Your own change stays as it is: src/a.rs.");
+    expect(restores(calls)).toHaveLength(0);
   });
 
   it("on Undo, takes back the person's own change too when they choose so", async () => {
@@ -246,6 +264,7 @@ describe("undo and restore", () => {
       removed_lines: 0,
       generated: true,
       not_by_agent: false,
+      changed_after_agent: false,
     };
     const calc = {
       path: "calc.py",
@@ -257,6 +276,7 @@ describe("undo and restore", () => {
       removed_lines: 1,
       generated: false,
       not_by_agent: false,
+      changed_after_agent: false,
     };
     // In the order a name sort gives: the cache first.
     const { user } = await twoTurns({ restorePreview: (a) => ({ ...preview(a), files: [pyc, calc] }) });
@@ -286,6 +306,7 @@ describe("undo and restore", () => {
       removed_lines: 1,
       generated: false,
       not_by_agent: true,
+      changed_after_agent: false,
     };
     const { user } = await twoTurns({ restorePreview: (a) => ({ ...preview(a), files: [...preview(a).files, mine] }) });
     await user.click(within(screen.getAllByTestId("message-user")[0]!).getByTestId("restore-button"));

@@ -192,6 +192,8 @@ pub(crate) fn preview(
                     removed_lines,
                     generated: cps.generated(&w.path),
                     not_by_agent: !cps.agent_changed_since(pending.checkpoint, &w.path),
+                    changed_after_agent: cps.agent_changed_since(pending.checkpoint, &w.path)
+                        && cps.changed_after_agent(&w.path),
                 }
             })
             .collect::<Vec<RestoreFile>>();
