@@ -704,6 +704,11 @@ async fn a_running_background_commands_changes_are_reviewed_when_the_person_asks
     let questions = h.questions();
     assert_eq!(questions.len(), 2, "{questions:#?}");
     let review = questions[1].review.as_deref().expect("its changes so far");
+    assert!(
+        questions[1].asked.reason.contains("still runs"),
+        "{}",
+        questions[1].asked.reason
+    );
     assert_eq!(
         review
             .files

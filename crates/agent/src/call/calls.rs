@@ -445,7 +445,7 @@ impl Calls {
         let heading = format!("What background task {task} changed: ");
         self.answer_held(
             journal,
-            (task, title, heading),
+            (task, title, heading, false),
             held,
             tools::Landed::default(),
             cancel,
@@ -474,7 +474,7 @@ impl Calls {
         let heading = format!("What background task {task} changed so far (it goes on running): ");
         let words = match held {
             Some(held) => {
-                self.answer_held(journal, (task, title, heading), held, first, cancel)
+                self.answer_held(journal, (task, title, heading, true), held, first, cancel)
                     .await?
             }
             None if first.changes.files.is_empty() => return Ok(None),
@@ -491,7 +491,7 @@ impl Calls {
     async fn answer_held(
         &mut self,
         journal: &mut Journal,
-        (task, title, heading): (&str, &str, String),
+        (task, title, heading, running): (&str, &str, String, bool),
         held: tools::Held,
         mut first: tools::Landed,
         cancel: &CancellationToken,
@@ -508,7 +508,8 @@ impl Calls {
         };
         let mut asker = self.asker(journal);
         let (accepted, said) =
-            super::command::review(&mut asker, &subject, title, None, &held, cancel).await?;
+            super::command::review(&mut asker, &subject, (title, running), None, &held, cancel)
+                .await?;
         let landed = match self.toolbox.land_held(held, accepted).await {
             Ok(landed) => landed,
             Err(e) => {

@@ -133,7 +133,7 @@ pub(crate) async fn run(
         let (answer, message) = review(
             asker,
             subject,
-            command.text,
+            (command.text, false),
             Some(confinement),
             &held,
             cancel,
@@ -247,7 +247,7 @@ pub(crate) async fn run(
 pub(crate) async fn review(
     asker: &mut Asker<'_>,
     subject: &Subject<'_>,
-    command: &str,
+    (command, still_running): (&str, bool),
     confinement: Option<Confinement>,
     held: &tools::Held,
     cancel: &CancellationToken,
@@ -269,9 +269,15 @@ pub(crate) async fn review(
     } else {
         format!("{files} of its changes wait for your yes; none of them is in your project yet.")
     };
-    let mut reason = format!(
-        "The command ran in the sandbox, over a copy of your project. {waiting} What you keep lands; the rest is thrown away."
-    );
+    let mut reason = if still_running {
+        format!(
+            "The command still runs in the sandbox, over a copy of your project; these are its changes so far. {waiting} What you keep lands now; the rest is thrown away, and what it changes from now on is asked when it ends."
+        )
+    } else {
+        format!(
+            "The command ran in the sandbox, over a copy of your project. {waiting} What you keep lands; the rest is thrown away."
+        )
+    };
     if !risky.is_empty() {
         reason.push_str(&format!(
             " Careful: some of these would make other programs run code — {}.",
