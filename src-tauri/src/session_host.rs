@@ -669,20 +669,38 @@ pub async fn session_tasks(
     blocking(move || Ok(task_list(live.session.tasks(true)))).await
 }
 
+/// The open session a task belongs to, for an action on the task.
+fn session_of_task(app: &tauri::AppHandle, session: &str) -> CmdResult<Arc<Live>> {
+    app.state::<Sessions>()
+        .get(session)
+        .ok_or_else(|| invalid("This session has no running tasks."))
+}
+
 #[tauri::command]
 pub async fn stop_task(
     args: StopTaskArgs,
     app: tauri::AppHandle,
 ) -> CmdResult<Vec<BackgroundTask>> {
-    let live = app
-        .state::<Sessions>()
-        .get(&args.session)
-        .ok_or_else(|| invalid("This session has no running tasks."))?;
+    let live = session_of_task(&app, &args.session)?;
     live.session
         .stop_task(&args.task)
         .map_err(|e| invalid(e.to_string()))?;
     // The task ends within moments (SIGTERM, then SIGKILL); show it ended if it already has.
     tokio::time::sleep(Duration::from_millis(150)).await;
+    blocking(move || Ok(task_list(live.session.tasks(true)))).await
+}
+
+/// The person asks to review what a running background command changed so far: the review
+/// card comes as for any command's changes (at the agent's next step, or at once when idle).
+#[tauri::command]
+pub async fn review_task(
+    args: StopTaskArgs,
+    app: tauri::AppHandle,
+) -> CmdResult<Vec<BackgroundTask>> {
+    let live = session_of_task(&app, &args.session)?;
+    live.session
+        .review_task(&args.task)
+        .map_err(|e| invalid(e.to_string()))?;
     blocking(move || Ok(task_list(live.session.tasks(true)))).await
 }
 
@@ -804,21 +822,4 @@ mod notice_tests {
         };
         assert_eq!(question_words(&q, "myproject"), "Edit calc.py — myproject");
     }
-}
-
-/// The person asks to review what a running background command changed so far: the review
-/// card comes as for any command's changes (at the agent's next step, or at once when idle).
-#[tauri::command]
-pub async fn review_task(
-    args: StopTaskArgs,
-    app: tauri::AppHandle,
-) -> CmdResult<Vec<BackgroundTask>> {
-    let live = app
-        .state::<Sessions>()
-        .get(&args.session)
-        .ok_or_else(|| invalid("This session has no running tasks."))?;
-    live.session
-        .review_task(&args.task)
-        .map_err(|e| invalid(e.to_string()))?;
-    blocking(move || Ok(task_list(live.session.tasks(true)))).await
 }

@@ -1263,34 +1263,54 @@ async fn until(what: impl Fn() -> bool, why: &str) {
     assert!(came.is_ok(), "{why}");
 }
 
-#[tokio::test]
-async fn a_running_commands_changes_are_reviewed_on_request_and_its_end_asks_only_what_changed_after()
- {
-    let f = fixture();
+/// Starts `command` in the background over a layer, its changes landed as `landing` says: the
+/// task's id.
+async fn start_background(
+    f: &Fixture,
+    command: &str,
+    description: Option<&str>,
+    landing: Landing,
+) -> String {
     let args = RunCommandArgs {
-        command: "echo one-changed > src/a.txt; echo two-changed > src/b.txt; rm docs/guide.md; \
-                  mkdir -p gen; echo g1 > gen/one.txt; sleep 8; \
-                  echo later > src/a.txt; echo g2 > gen/two.txt; echo new > src/c.txt; sleep 60"
-            .into(),
-        description: Some("dev server".into()),
+        command: command.into(),
+        description: description.map(str::to_string),
         timeout: Some(120),
         background: true,
     };
     let mut ctx = RunContext::new(SANDBOXED);
-    ctx.landing = REVIEW;
+    ctx.landing = landing;
     let out = run_command(&f.ws, &f.tasks, &f.config, &args, &ctx)
         .await
         .expect("started");
-    let CommandOutcome::Background { task_id, .. } = out else {
-        panic!("in the background: {out:?}");
-    };
-    let so_far = |f: &Fixture| {
-        f.tasks
-            .list(true)
-            .into_iter()
-            .find(|t| t.id == task_id)
-            .map_or(0, |t| t.changes_so_far)
-    };
+    match out {
+        CommandOutcome::Background { task_id, .. } => task_id,
+        other => panic!("in the background: {other:?}"),
+    }
+}
+
+/// How many changes of running task `id` wait in its layer now.
+fn changes_so_far(f: &Fixture, id: &str) -> u32 {
+    f.tasks
+        .list(true)
+        .into_iter()
+        .find(|t| t.id == id)
+        .map_or(0, |t| t.changes_so_far)
+}
+
+#[tokio::test]
+async fn a_running_commands_changes_are_reviewed_on_request_and_its_end_asks_only_what_changed_after()
+ {
+    let f = fixture();
+    let task_id = start_background(
+        &f,
+        "echo one-changed > src/a.txt; echo two-changed > src/b.txt; rm docs/guide.md; \
+         mkdir -p gen; echo g1 > gen/one.txt; sleep 8; \
+         echo later > src/a.txt; echo g2 > gen/two.txt; echo new > src/c.txt; sleep 60",
+        Some("dev server"),
+        REVIEW,
+    )
+    .await;
+    let so_far = |f: &Fixture| changes_so_far(f, &task_id);
     // The task says what waits while it runs: two files changed, one deleted, a new folder.
     until(|| so_far(&f) == 4, "its changes so far are counted").await;
     let listed = TaskRegistry::render_list(&f.tasks.list(true));
@@ -1384,28 +1404,8 @@ fn held_all(review: &protocol::ChangeReview) -> std::collections::BTreeSet<u32> 
 #[tokio::test]
 async fn changes_taken_early_and_never_answered_wait_again_for_the_end() {
     let f = fixture();
-    let args = RunCommandArgs {
-        command: "echo changed > src/a.txt; sleep 60".into(),
-        description: None,
-        timeout: Some(120),
-        background: true,
-    };
-    let mut ctx = RunContext::new(SANDBOXED);
-    ctx.landing = REVIEW;
-    let CommandOutcome::Background { task_id, .. } =
-        run_command(&f.ws, &f.tasks, &f.config, &args, &ctx)
-            .await
-            .expect("started")
-    else {
-        panic!("in the background");
-    };
-    let so_far = |f: &Fixture| {
-        f.tasks
-            .list(true)
-            .into_iter()
-            .find(|t| t.id == task_id)
-            .map_or(0, |t| t.changes_so_far)
-    };
+    let task_id = start_background(&f, "echo changed > src/a.txt; sleep 60", None, REVIEW).await;
+    let so_far = |f: &Fixture| changes_so_far(f, &task_id);
     until(|| so_far(&f) == 1, "its change is counted").await;
     let taken = f
         .tasks
@@ -1425,4 +1425,88 @@ async fn changes_taken_early_and_never_answered_wait_again_for_the_end() {
     let held = f.tasks.take_held(&task_id).expect("held");
     assert_eq!(held.review().files[0].path, "src/a.txt");
     assert_eq!(read(&f, "src/a.txt").as_deref(), Some("one\n"));
+}
+
+/// Attack: a running command swaps a folder of its layer for a link to a folder of the
+/// person's outside the project (its secret a fake key). Taken out early, the link is a link:
+/// nothing of what it names is copied, shown in the review or landed.
+#[tokio::test]
+async fn a_folder_swapped_for_a_link_to_the_machine_copies_nothing_from_outside() {
+    let f = fixture();
+    let outside = f.project.parent().expect("base").join("outside-ssh");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    std::fs::write(outside.join("id_rsa"), "FAKE-PRIVATE-KEY\n").expect("write");
+    let command = format!(
+        "mkdir -p keys && echo mine > keys/id_rsa; sleep 2; rm -rf keys; ln -s {} keys; sleep 60",
+        outside.display()
+    );
+    let task_id = start_background(&f, &command, None, REVIEW).await;
+    until(
+        || {
+            f.tasks.layer_view(&task_id).is_some()
+                && changes_so_far(&f, &task_id) == 1
+                && std::fs::symlink_metadata(
+                    std::fs::read_dir(
+                        f.config
+                            .sandbox
+                            .as_ref()
+                            .expect("sandbox")
+                            .state_dir
+                            .join("layers"),
+                    )
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Result::ok)
+                    .map(|e| e.path().join("upper/keys"))
+                    .find(|p| std::fs::symlink_metadata(p).is_ok())
+                    .unwrap_or_default(),
+                )
+                .is_ok_and(|m| m.file_type().is_symlink())
+        },
+        "the folder became a link",
+    )
+    .await;
+    let taken = f
+        .tasks
+        .layer_view(&task_id)
+        .expect("its layer")
+        .take(None)
+        .expect("taken");
+    let held = taken.held.take().expect("a review");
+    let review = format!("{:?}", held.review());
+    assert!(!review.contains("FAKE-PRIVATE-KEY"), "{review}");
+    let all = held.all();
+    held.land(&all, None).expect("landed");
+    let landed = std::fs::symlink_metadata(f.project.join("keys")).expect("landed");
+    assert!(
+        landed.file_type().is_symlink(),
+        "a link, as the command made it"
+    );
+    let mut found = false;
+    for e in walk(&f.project) {
+        if std::fs::symlink_metadata(&e).is_ok_and(|m| m.is_file())
+            && std::fs::read_to_string(&e).is_ok_and(|t| t.contains("FAKE-PRIVATE-KEY"))
+        {
+            found = true;
+        }
+    }
+    assert!(!found, "the secret's bytes are in the project");
+    f.tasks.stop(&task_id).expect("stop");
+}
+
+/// Every path below `dir`, links not followed.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+    {
+        let p = e.path();
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            out.extend(walk(&p));
+        }
+        out.push(p);
+    }
+    out
 }
