@@ -354,7 +354,7 @@ export type RestoreScope = "both" | "files_only" | "conversation_only";
 
 export type RestoreTarget = { "kind": "checkpoint", id: number, } | { "kind": "session_start" };
 
-export type NotRestorableReason = "outside_git" | "git_ignored" | "git_filter" | "too_large" | "not_tracked" | "folder_in_the_way" | "copy_missing" | "write_failed" | "unreadable";
+export type NotRestorableReason = "outside_git" | "git_ignored" | "git_filter" | "too_large" | "not_tracked" | "folder_in_the_way" | "copy_missing" | "write_failed" | "unreadable" | "not_copied";
 
 export type NotRestorable = { path: string, reason: NotRestorableReason, };
 

@@ -25,6 +25,8 @@ export function reasonWords(r: NotRestorableReason): string {
       return "its saved copy is missing";
     case "write_failed":
       return "it could not be written";
+    case "not_copied":
+      return "git did not track it and, with so many such files, Tandem copies only those the agent changes; this one changed another way, so what it held before is not known";
     case "unreadable":
       return "it could not be read when the checkpoint was made (no permission), so what it held then is not known";
   }

@@ -14,6 +14,7 @@ use crate::plan::{Plan, Write, wanted};
 use crate::scan::{Known, Scanned, full_candidates};
 use crate::state::{FileState, OnDisk, PutError, blob_id, put, read_now};
 use crate::store::{Base, Blobs, Cause, Change, CheckpointRecord, GitBase, Record, Records};
+use crate::uncopied::{Stamp, Uncopied};
 use protocol::{NotRestorable, NotRestorableReason};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,6 +30,11 @@ const PREVIEW_TEXT_BYTES: usize = 512 * 1024;
 /// How long a checkpoint waits for the watcher being set up (a big tree) before it looks at
 /// the whole project instead.
 const FEED_WAIT: Duration = Duration::from_secs(60);
+/// Untracked files the session begins with are copied when there are at most this many, this
+/// big in all; beyond, only their names and stamps are kept (a copy of 200,000 files took
+/// minutes and as much disk as the project).
+const COPY_AT_START_FILES: usize = 2_000;
+const COPY_AT_START_BYTES: u64 = 32 * 1024 * 1024;
 
 /// A restore in progress, written before the first file is touched: what it writes, so the
 /// next start can finish it.
@@ -72,6 +78,8 @@ struct Inner {
     /// which it last did: a change since a checkpoint to a path not here was not the agent's.
     tool_wrote: BTreeMap<String, Wrote>,
     checkpoints: Vec<CheckpointRecord>,
+    /// Untracked files the session began with and did not copy (a project with many).
+    uncopied: Uncopied,
     /// Every change since the last checkpoint was seen by the watcher (false at first: this
     /// process was not watching before).
     observed: bool,
@@ -132,12 +140,16 @@ impl Checkpoints {
             tool_pre: BTreeMap::new(),
             tool_wrote: BTreeMap::new(),
             checkpoints: Vec::new(),
+            uncopied: Uncopied::default(),
             observed: false,
         };
         for r in read {
             match r {
                 Record::Base(b) => {
                     inner.recorded = b.dirty.clone();
+                    if b.uncopied > 0 {
+                        inner.uncopied = Uncopied::read(dir, b.uncopied);
+                    }
                     inner.base = Some(b);
                 }
                 Record::ToolPre { path, state, at_ms } => {
@@ -193,10 +205,14 @@ impl Checkpoints {
             skip_ignored: true,
             report_git: false,
         };
+        let began = std::time::Instant::now();
         let started = TreeFeed::start(&self.root, &self.dir.join("sync"), options, &mut |_, _| {});
         let mut feed = self.feed();
         *feed = match started {
-            Ok(f) => Feed::On(f),
+            Ok(f) => {
+                tracing::debug!(ms = began.elapsed().as_millis(), "the project is watched");
+                Feed::On(f)
+            }
             Err(e) => {
                 tracing::info!(%e, "the project cannot be watched; each checkpoint looks at the whole project");
                 Feed::Failed
@@ -355,16 +371,33 @@ impl Checkpoints {
             .is_some_and(|w| w.after >= target)
     }
 
+    /// The id the next checkpoint taken will have (a turn that goes on while its checkpoint is
+    /// taken names it as its own).
+    pub fn next_id(&self) -> u32 {
+        let inner = self.inner();
+        match inner.base {
+            None => 0,
+            Some(_) => inner.checkpoints.last().map_or(0, |c| c.id + 1),
+        }
+    }
+
     /// Records the project as it is now: a new checkpoint, with what changed since the last
     /// one. `log_seq` is the session log's next sequence number (the conversation's position).
     pub fn checkpoint(&self, log_seq: u64) -> Result<u32> {
         if self.dir.join(JOURNAL).exists() {
             return Err(CheckpointError::Unfinished);
         }
+        let began = std::time::Instant::now();
         let watched = self.watched(true);
         let mut inner = self.inner();
         if inner.base.is_none() {
-            return self.make_base(&mut inner, log_seq);
+            tracing::debug!(ms = began.elapsed().as_millis(), "the watcher is ready");
+            let id = self.make_base(&mut inner, log_seq);
+            tracing::debug!(
+                ms = began.elapsed().as_millis(),
+                "the first checkpoint is taken"
+            );
+            return id;
         }
         // Outside git, what the watcher did not see is not known at all.
         let unwatched = inner.git.is_none()
@@ -397,6 +430,7 @@ impl Checkpoints {
             git: inner.git.as_ref(),
             recorded: &inner.recorded,
             tool_pre: &inner.tool_pre,
+            uncopied: &inner.uncopied,
             // Only a feed that saw every change since the last checkpoint knows what was new.
             created: match &watched {
                 Some(w) if complete => &w.created,
@@ -427,15 +461,37 @@ impl Checkpoints {
     }
 
     /// The first checkpoint: which files git saw as changed (their content kept: every other
-    /// file held what HEAD holds), or, outside git, nothing.
+    /// file held what HEAD holds), or, outside git, nothing. In a project with many untracked
+    /// files, those are not copied: their names and stamps are kept instead (`uncopied`).
     fn make_base(&self, inner: &mut Inner, log_seq: u64) -> Result<u32> {
         let mut dirty = BTreeMap::new();
         let mut git_base = None;
         let mut written = Vec::new();
+        let mut uncopied = BTreeMap::new();
         if let Some((repo, prefix)) = GitView::discover(&self.root) {
             let tree = GitView::head_tree(&repo);
             let view = GitView::new(repo, prefix.clone(), tree);
-            for path in view.changed_files(true)? {
+            let status: Vec<(String, bool, Option<std::fs::Metadata>)> = view
+                .status(true)?
+                .into_iter()
+                .map(|(path, untracked)| {
+                    let meta = std::fs::symlink_metadata(self.root.join(path_text::to_path(&path)));
+                    (path, untracked, meta.ok())
+                })
+                .collect();
+            let bytes: u64 = status
+                .iter()
+                .filter_map(|(_, _, m)| m.as_ref().filter(|m| m.is_file()).map(|m| m.len()))
+                .sum();
+            let copy_all = status.len() <= COPY_AT_START_FILES && bytes <= COPY_AT_START_BYTES;
+            for (path, untracked, meta) in status {
+                if !copy_all
+                    && untracked
+                    && let Some(meta) = meta.filter(|m| m.is_file() || m.is_symlink())
+                {
+                    uncopied.insert(path, Stamp::of(&meta));
+                    continue;
+                }
                 let full = self.root.join(path_text::to_path(&path));
                 let state = match read_now(&full).map_err(io(&full))? {
                     OnDisk::File { bytes, mode } => {
@@ -459,11 +515,21 @@ impl Checkpoints {
             });
             inner.git = Some(view);
         }
+        let uncopied = Uncopied::new(uncopied);
+        if uncopied.len() > 0 {
+            tracing::info!(
+                files = uncopied.len(),
+                "many untracked files: their content is copied only before the agent changes them"
+            );
+            uncopied.write(&self.dir)?;
+        }
         inner.blobs.sync(&written)?;
         let base = Base {
             git: git_base,
             dirty,
+            uncopied: uncopied.len() as u64,
         };
+        inner.uncopied = uncopied;
         inner.records.append(&Record::Base(base.clone()))?;
         inner.recorded = base.dirty.clone();
         inner.base = Some(base);
@@ -492,9 +558,15 @@ impl Checkpoints {
                 return s.clone();
             }
             match &inner.git {
-                Some(g) => g.at_start(path).unwrap_or(FileState::Unknown {
-                    reason: NotRestorableReason::NotTracked,
-                }),
+                Some(g) => match g.at_start(path) {
+                    Ok(FileState::Absent) if inner.uncopied.holds(path) => FileState::Unknown {
+                        reason: NotRestorableReason::NotCopied,
+                    },
+                    Ok(state) => state,
+                    Err(_) => FileState::Unknown {
+                        reason: NotRestorableReason::NotTracked,
+                    },
+                },
                 None => FileState::Unknown {
                     reason: NotRestorableReason::OutsideGit,
                 },

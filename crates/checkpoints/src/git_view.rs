@@ -6,7 +6,7 @@
 use crate::error::{CheckpointError, Result};
 use crate::state::{FileMode, FileState};
 use protocol::NotRestorableReason;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use tools::path_text;
 
@@ -88,6 +88,11 @@ impl GitView {
     /// at in the worktree. Reads the whole worktree: used once at the start, and when changes
     /// may have gone unseen.
     pub fn changed_files(&self, skipped: bool) -> Result<BTreeSet<String>> {
+        Ok(self.status(skipped)?.into_keys().collect())
+    }
+
+    /// [`GitView::changed_files`], each with whether git does not track it (untracked).
+    pub fn status(&self, skipped: bool) -> Result<BTreeMap<String, bool>> {
         let mut opts = git2::StatusOptions::new();
         opts.include_untracked(true)
             .recurse_untracked_dirs(true)
@@ -102,10 +107,10 @@ impl GitView {
             .repo
             .statuses(Some(&mut opts))
             .map_err(CheckpointError::Git)?;
-        let mut out = BTreeSet::new();
+        let mut out = BTreeMap::new();
         for s in statuses.iter() {
             if let Some(p) = self.in_project(&path_text::from_bytes(s.path_bytes())) {
-                out.insert(p);
+                out.insert(p, s.status() == git2::Status::WT_NEW);
             }
         }
         if skipped {
@@ -114,7 +119,7 @@ impl GitView {
                 let unlooked =
                     e.flags & ENTRY_VALID != 0 || e.flags_extended & ENTRY_SKIP_WORKTREE != 0;
                 if unlooked && let Some(p) = self.in_project(&path_text::from_bytes(&e.path)) {
-                    out.insert(p);
+                    out.insert(p, false);
                 }
             }
         }

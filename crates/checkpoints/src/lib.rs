@@ -16,6 +16,7 @@ mod plan;
 mod scan;
 mod state;
 mod store;
+mod uncopied;
 
 pub use checkpoints::{Checkpoints, Restored};
 pub use error::{CheckpointError, Result};

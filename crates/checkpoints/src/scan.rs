@@ -7,6 +7,7 @@ use crate::error::{CheckpointError, Result, io};
 use crate::git_view::GitView;
 use crate::state::{FileState, OnDisk, blob_id, read_now};
 use crate::store::{Blobs, Change};
+use crate::uncopied::Uncopied;
 use protocol::NotRestorableReason;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -22,6 +23,8 @@ pub(crate) struct Known<'a> {
     pub recorded: &'a BTreeMap<String, FileState>,
     /// What tools found before first writing a path since the last checkpoint.
     pub tool_pre: &'a BTreeMap<String, FileState>,
+    /// Untracked files the session began with, not copied.
+    pub uncopied: &'a Uncopied,
     /// Paths the watcher saw made since the last checkpoint (so absent at it), when it saw
     /// every change.
     pub created: &'a BTreeSet<String>,
@@ -59,6 +62,7 @@ impl Known<'_> {
             }
             let before_under = keys_under(self.recorded, c)
                 .chain(keys_under(self.tool_pre, c))
+                .chain(self.uncopied.under(c))
                 .cloned()
                 .chain(self.git.map(|g| g.files_under(c)).unwrap_or_default());
             files.extend(before_under);
@@ -108,6 +112,13 @@ impl Known<'_> {
         };
         match self.git {
             Some(g) if !ignored => match g.at_start(path) {
+                Ok(FileState::Absent)
+                    if self.uncopied.holds(path) && !self.created.contains(path) =>
+                {
+                    tool.unwrap_or(FileState::Unknown {
+                        reason: NotRestorableReason::NotCopied,
+                    })
+                }
                 Ok(s) => self.keep_start_blob(g, s),
                 Err(reason) => unknown(reason),
             },
@@ -140,8 +151,16 @@ impl Known<'_> {
             if in_git_dir(&path) {
                 continue;
             }
-            let ignored = self.git.is_some_and(|g| g.is_ignored(&path));
             let written_by_tool = self.tool_pre.contains_key(&path);
+            let full = self.root.join(path_text::to_path(&path));
+            if !written_by_tool
+                && !self.recorded.contains_key(&path)
+                && self.uncopied.unchanged(&path, &full)
+            {
+                // As it was at the start, by its stamp: not read, not copied.
+                continue;
+            }
+            let ignored = self.git.is_some_and(|g| g.is_ignored(&path));
             if ignored && !written_by_tool && !self.recorded.contains_key(&path) {
                 // A build output or the like: named in the preview, never kept.
                 out.ignored.push(path);
@@ -155,7 +174,6 @@ impl Known<'_> {
                     reason: NotRestorableReason::GitIgnored,
                 };
             }
-            let full = self.root.join(path_text::to_path(&path));
             let after = match read_now(&full).map_err(io(&full))? {
                 OnDisk::Absent | OnDisk::Folder | OnDisk::Other => FileState::Absent,
                 OnDisk::TooLarge => FileState::Unknown {
@@ -199,7 +217,17 @@ pub(crate) fn full_candidates(known: &Known<'_>) -> Result<BTreeSet<String>> {
     let mut out: BTreeSet<String> = known.recorded.keys().cloned().collect();
     out.extend(known.tool_pre.keys().cloned());
     if let Some(g) = known.git {
-        out.extend(g.changed_files(false)?);
+        let changed = g.changed_files(false)?;
+        // An uncopied file git no longer lists as untracked was removed (or added, or is
+        // ignored now): look at it.
+        out.extend(
+            known
+                .uncopied
+                .names()
+                .filter(|n| !changed.contains(*n))
+                .cloned(),
+        );
+        out.extend(changed);
         let repo_head = g.head_now().map_err(CheckpointError::Git)?;
         out.extend(g.changed_since_start(repo_head)?);
     }

@@ -41,6 +41,14 @@ pub struct Base {
     /// Files git saw as changed, untracked or skipped then, with their content: every other
     /// file held what the HEAD tree holds.
     pub dirty: BTreeMap<String, FileState>,
+    /// How many untracked files were not copied (a project with too many to copy): their names
+    /// and stamps are in `start-uncopied.jsonl` (see `uncopied`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub uncopied: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -57,6 +57,9 @@ fn reason_words(r: NotRestorableReason) -> &'static str {
         NotRestorableReason::FolderInTheWay => "a folder is in the way",
         NotRestorableReason::CopyMissing => "its saved copy is missing",
         NotRestorableReason::WriteFailed => "it could not be written",
+        NotRestorableReason::NotCopied => {
+            "git did not track it and, with so many such files, only those the agent changes are copied; it changed another way"
+        }
     }
 }
 

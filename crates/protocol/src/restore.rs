@@ -65,6 +65,10 @@ pub enum NotRestorableReason {
     /// It could not be read when the checkpoint was made (no permission, an I/O error), so
     /// what it held then is not known. Every other file is kept.
     Unreadable,
+    /// Git did not track it when the session began, and the project had too many such files to
+    /// copy them all: only what the agent was about to change was copied, and this one changed
+    /// another way (an editor, a command without a layer).
+    NotCopied,
 }
 
 /// A changed file a restore leaves as it is, and why.
