@@ -20,6 +20,7 @@ use crate::call::skills::Skills;
 use crate::event_sink::EventSink;
 use crate::failure::failure_at;
 use crate::history::log::SessionLog;
+use crate::history::turn_checkpoint::TurnCheckpoint;
 use crate::journal::{Identity, Journal};
 use crate::outcome::{AgentError, AgentStats, Outcome};
 use crate::spend::SpendMeter;
@@ -160,6 +161,7 @@ impl Agent {
                 changed_files: Default::default(),
                 breaker: Default::default(),
                 session: shared.session,
+                checkpoint: None,
             },
             config,
             depth,
@@ -206,6 +208,19 @@ impl Agent {
 
     pub(crate) fn journal(&mut self) -> &mut Journal {
         &mut self.journal
+    }
+
+    /// The turn's checkpoint is still being taken: calls that may change the project wait for
+    /// it, and so does the turn's end.
+    pub(crate) fn checkpoint_pending(&mut self, pending: TurnCheckpoint) {
+        self.calls.checkpoint = Some(pending);
+    }
+
+    /// Waits for the turn's checkpoint, when it is still being taken.
+    pub(crate) async fn checkpoint_taken(&mut self) {
+        if let Err(e) = self.calls.checkpoint_taken(&mut self.journal).await {
+            tracing::warn!(%e, "the checkpoint's end could not be logged");
+        }
     }
 
     pub(crate) fn conversation(&mut self) -> &mut Conversation {

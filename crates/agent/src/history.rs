@@ -14,4 +14,5 @@ pub(crate) mod restore;
 pub(crate) mod rewind;
 pub(crate) mod search;
 pub(crate) mod search_text;
+pub(crate) mod turn_checkpoint;
 pub(crate) mod view;

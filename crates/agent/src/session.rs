@@ -19,6 +19,7 @@ use crate::failure::engine_error;
 use crate::history::entry::EngineEntry;
 use crate::history::log::{LogError, SessionHeader, SessionLog};
 use crate::history::restore::{RestoreError, RestoreRequest};
+use crate::history::turn_checkpoint::{Started, TurnCheckpoint};
 use crate::turn::subagents::Kit;
 use checkpoints::Checkpoints;
 use policy::Mode;
@@ -565,9 +566,11 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                         }
                         keep_received(&mut agent, text);
                     }
-                    agent.conversation().turn_checkpoint = checkpoint(&mut agent, &shared, at).await;
+                    // A retry goes on where the turn stood; a task's first call is the model's.
+                    agent.conversation().turn_checkpoint = checkpoint(&mut agent, &shared, at, false).await;
                     shared.turns.last_failed.store(false, Ordering::SeqCst);
                     let outcome = turn(&mut agent, &shared, start).await;
+                    agent.checkpoint_taken().await;
                     shared.turns.last_failed.store(
                         outcome.goes_on_with_retry(),
                         Ordering::SeqCst,
@@ -609,12 +612,14 @@ async fn drive(mut agent: Agent, mut ops: mpsc::UnboundedReceiver<Op>, shared: A
                 }
                 // Before the model's message is logged: going back to this turn takes it away.
                 let at = agent.journal().log.next_seq();
-                agent.conversation().turn_checkpoint = checkpoint(&mut agent, &shared, at).await;
+                // A wake-up may land a command's changes at once: its checkpoint comes first.
+                agent.conversation().turn_checkpoint = checkpoint(&mut agent, &shared, at, true).await;
                 let _ = agent.journal().append(&EngineEntry::WakeMessage {
                     text: message.clone(),
                 });
                 shared.turns.last_failed.store(false, Ordering::SeqCst);
                 let outcome = turn(&mut agent, &shared, Start::Wake(reason, message)).await;
+                agent.checkpoint_taken().await;
                 shared.turns.last_failed.store(
                     outcome.goes_on_with_retry(),
                     Ordering::SeqCst,
@@ -654,22 +659,20 @@ fn keep_received(agent: &mut Agent, text: &str) {
     }
 }
 
-/// Takes the checkpoint a turn begins at; `seq` is where the turn begins in the log.
-async fn checkpoint(agent: &mut Agent, shared: &Shared, seq: u64) -> Option<u32> {
+/// Takes the checkpoint a turn begins at; `seq` is where the turn begins in the log. A turn
+/// whose first step cannot change the project (`wait` false) goes on while a slow one is still
+/// taken; its calls that may change something wait for it.
+async fn checkpoint(agent: &mut Agent, shared: &Shared, seq: u64, wait: bool) -> Option<u32> {
     let cps = shared.checkpoints.as_ref().ok()?.clone();
-    let taken = tokio::task::spawn_blocking(move || cps.checkpoint(seq))
-        .await
-        .map_err(|e| e.to_string())
-        .and_then(|r| r.map_err(|e| e.to_string()));
-    match taken {
-        Ok(id) => Some(id),
-        Err(e) => {
-            tracing::warn!(%e, "no checkpoint for this turn");
-            let _ = agent.journal().emit(AgentEvent::Notice {
-                text: format!(
-                    "this turn cannot be undone: its checkpoint could not be taken ({e})"
-                ),
-            });
+    match TurnCheckpoint::start(cps, seq, wait).await {
+        Started::Taken(id) => Some(id),
+        Started::Taking(pending) => {
+            let id = pending.id();
+            agent.checkpoint_pending(pending);
+            Some(id)
+        }
+        Started::Failed(e) => {
+            let _ = crate::history::turn_checkpoint::failed(agent.journal(), &e);
             None
         }
     }

@@ -13,6 +13,8 @@ pub struct Recorded {
     pub method_and_path: String,
     pub headers: Vec<(String, String)>,
     pub body: Value,
+    /// When it arrived (its whole body read).
+    pub at: std::time::Instant,
 }
 
 impl Recorded {
@@ -209,6 +211,7 @@ async fn read_request(sock: &mut TcpStream) -> Option<Recorded> {
             method_and_path,
             headers,
             body,
+            at: std::time::Instant::now(),
         });
     }
 }

@@ -14,6 +14,8 @@ use super::prepare::{Prepared, prepare};
 use super::reply::{Answered, Attachment, Halt, Reply};
 use super::rules::Rules;
 use super::skills::{Elsewhere, Skills};
+use crate::history::log::LogError;
+use crate::history::turn_checkpoint::TurnCheckpoint;
 use crate::journal::Journal;
 use policy::Verdict;
 use protocol::{AgentEvent, ApprovalRequest, Confinement, ToolSummary};
@@ -44,6 +46,9 @@ pub(crate) struct Calls {
     /// Circles of calls and of failing checks.
     pub(crate) breaker: LoopBreaker,
     pub(crate) session: SessionFiles,
+    /// The turn's checkpoint, while it is still being taken: a call that may change the
+    /// project waits for it.
+    pub(crate) checkpoint: Option<TurnCheckpoint>,
 }
 
 /// Who makes a call, and what it may reach: the agent's journal, its skills and servers, and
@@ -266,6 +271,14 @@ impl Calls {
             input: asked.input,
             title,
         };
+        let may_change = match &target {
+            Target::Registry(call) => !call.spec.read_only,
+            Target::Elsewhere(_) => true,
+            Target::Mistake(_) => false,
+        };
+        if may_change {
+            self.checkpoint_taken(caller.journal).await?;
+        }
         let call = match target {
             Target::Mistake(text) => return answered(Reply::err(text)),
             Target::Elsewhere(elsewhere) => {
@@ -418,6 +431,14 @@ impl Calls {
         }
         let reply = self.run(caller.journal, &prepared, cancel).await?;
         Ok(Called::Answered(reply))
+    }
+
+    /// Waits for the turn's checkpoint, when it is still being taken.
+    pub(crate) async fn checkpoint_taken(&mut self, journal: &mut Journal) -> Result<(), LogError> {
+        match self.checkpoint.take() {
+            Some(pending) => pending.settle(journal).await,
+            None => Ok(()),
+        }
     }
 
     fn asker<'a>(&'a self, journal: &'a mut Journal) -> Asker<'a> {
