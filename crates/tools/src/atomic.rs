@@ -2,7 +2,8 @@
 //! half of one, and no stray file: the bytes go to an unnamed file in the same folder
 //! (`O_TMPFILE`), which gets a name only once it is complete and synced, and that name is
 //! renamed over the target at once; then the folder itself is synced, so the rename survives
-//! a power cut. The target's permissions are kept. Where the file system has no unnamed
+//! a power cut (a new file is linked under its own name at once: no temporary name at all).
+//! The target's permissions are kept. Where the file system has no unnamed
 //! files, a named temporary file is used instead. A writer killed between naming and renaming
 //! leaves its temporary name behind: the first write into a folder sweeps those of writers no
 //! longer alive.
@@ -82,10 +83,27 @@ fn write_unnamed(
     permissions: Option<std::fs::Permissions>,
 ) -> std::io::Result<()> {
     let mut file = File::from(fd);
+    let new = permissions.is_none();
     fill(&mut file, write, permissions)?;
+    let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+    // A new file gets its own name at once, whole: no temporary name exists, so a kill leaves
+    // nothing behind (the sweep removes only leftovers whose target is there).
+    if new {
+        match rustix::fs::linkat(
+            CWD,
+            proc_path.as_str(),
+            dir_fd,
+            name,
+            AtFlags::SYMLINK_FOLLOW,
+        ) {
+            Ok(()) => return Ok(()),
+            // Made meanwhile: replaced as any file is.
+            Err(rustix::io::Errno::EXIST) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
     // A name for it (linkat cannot replace a file), then the rename over the target: only
     // between the two does a temporary name exist.
-    let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
     let mut last = None;
     for attempt in 0..16u32 {
         let tmp = temp_name(name, attempt);
@@ -246,6 +264,35 @@ mod tests {
             .flatten()
             .collect();
         assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+    }
+
+    /// A new file is never seen under a temporary name (a kill there left one in the project
+    /// that the sweep, which needs the target beside it, never removed: found by the soak).
+    #[test]
+    fn a_new_file_never_has_a_temporary_name() {
+        use rustix::fs::inotify;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fd = inotify::init(inotify::CreateFlags::NONBLOCK).expect("inotify");
+        inotify::add_watch(
+            &fd,
+            dir.path(),
+            inotify::WatchFlags::CREATE | inotify::WatchFlags::MOVED_TO,
+        )
+        .expect("watch");
+        write_atomic(&dir.path().join("notes.txt"), b"new\n").expect("atomic");
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 4096];
+        let mut reader = inotify::Reader::new(&fd, &mut buf);
+        let mut seen = Vec::new();
+        while let Ok(e) = reader.next() {
+            if let Some(n) = e.file_name() {
+                seen.push(n.to_string_lossy().into_owned());
+            }
+        }
+        assert_eq!(seen, ["notes.txt"], "names the folder saw");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("notes.txt")).expect("read"),
+            "new\n"
+        );
     }
 
     fn names(dir: &Path) -> Vec<String> {
