@@ -3,7 +3,11 @@
 //! of one shared file, restored and undone, and run while the disk is full. After every step:
 //! every edit a run reported is on disk, no file is torn and no temporary file is left, every
 //! restore brings the project back byte for byte to how it was when that turn began (and its
-//! undo to how it was before), and the user's `.git` is unchanged.
+//! undo to how it was before), and the user's `.git` is unchanged. Issue 47 adds: every session
+//! whose log holds a task is found by `tandem-cli sessions --search` (its search file cut short,
+//! zeroed or behind after a kill is rebuilt), and the day's spending ledger counts each priced
+//! reply once — never a reservation a killed run held, never less than the replies of runs that
+//! were not killed.
 //!
 //! It runs in a user and mount namespace of its own, on a small tmpfs that holds both the
 //! project and Tandem's data (as one home partition would), so the disk can really be filled.
@@ -20,6 +24,9 @@ use test_support::git;
 const INSIDE: &str = "TANDEM_SOAK_INSIDE";
 /// Sessions taking turns on the project; each owns one line of `shared.txt`.
 const SESSIONS: usize = 3;
+/// What each scripted reply costs: 1,000 prompt tokens of claude-sonnet-4-5 at $3 a million,
+/// and the one output token the stream's start reports ($15 a million).
+const REPLY_USD: f64 = 0.003 + 0.000_015;
 
 /// Runs the soak inside a namespace where it may mount a disk of its own.
 #[test]
@@ -135,15 +142,15 @@ impl Planned {
             "name": "soak",
             "format": "anthropic",
             "turns": [
-                {"reply": {"tool_calls": [{"id": "w1", "name": "write_file",
+                {"reply": {"input_tokens": 1000, "tool_calls": [{"id": "w1", "name": "write_file",
                     "input": {"path": self.note_path, "content": self.note}}]}},
-                {"reply": {"tool_calls": [{"id": "r1", "name": "read_file",
+                {"reply": {"input_tokens": 1000, "tool_calls": [{"id": "r1", "name": "read_file",
                     "input": {"path": "shared.txt"}}]}},
-                {"reply": {"tool_calls": [{"id": "e1", "name": "edit_file",
+                {"reply": {"input_tokens": 1000, "tool_calls": [{"id": "e1", "name": "edit_file",
                     "input": {"path": "shared.txt",
                               "old_string": format!("line {k}: {current}\n"),
                               "new_string": format!("line {k}: {}\n", self.round)}}]}},
-                {"reply": {"tool_calls": [{"id": "d1", "name": "task_done",
+                {"reply": {"input_tokens": 1000, "tool_calls": [{"id": "d1", "name": "task_done",
                     "input": {"summary": format!("round {}", self.round)}}]}}
             ]
         });
@@ -185,6 +192,13 @@ struct Counts {
     full_disk_episodes: u64,
     failed_while_full: u64,
     checks: u64,
+    /// Model replies served to any run.
+    replies: u64,
+    /// Replies served to runs that were neither killed nor run while the disk was full: each
+    /// must be in the day's ledger.
+    replies_counted: u64,
+    /// Search files damaged on purpose after a kill (cut short, zeroed).
+    search_files_damaged: u64,
 }
 
 struct Soak {
@@ -243,7 +257,13 @@ impl Soak {
                 "--provider",
                 "anthropic",
             ])
-            .args(["--model", "scripted-model", "--base-url", server.base_url()])
+            .args([
+                "--model",
+                "claude-sonnet-4-5",
+                "--base-url",
+                server.base_url(),
+            ])
+            .args(["--max-cost", "1000"])
             .arg("--project")
             .arg(&self.root);
             if let Some(id) = &self.ids[p.session] {
@@ -284,6 +304,11 @@ impl Soak {
             if !killed && o.status.success() {
                 assert!(unasked.is_empty(), "{unasked:?}");
             }
+            let served = server.requests().len() as u64;
+            self.counts.replies += served;
+            if !killed && !self.full {
+                self.counts.replies_counted += served;
+            }
             drop(server);
             out.push(Ran {
                 planned: p,
@@ -317,6 +342,8 @@ impl Soak {
     /// What must hold after any step.
     fn check(&mut self, step: &str) {
         self.counts.checks += 1;
+        self.check_search(step);
+        self.check_ledger(step);
         shared_values(&self.root);
         let t = tree(&self.root);
         let temps: Vec<&String> = t.keys().filter(|k| k.contains(".tandem-")).collect();
@@ -325,6 +352,89 @@ impl Soak {
             test_support::projects::git_dir(&self.root) == self.git_before,
             "{step}: the user's .git changed"
         );
+    }
+
+    /// Every session whose log holds a whole line with its task is found by a search.
+    fn check_search(&self, step: &str) {
+        let dir = self.data.join("sessions");
+        let logged: Vec<String> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let id = name.strip_suffix(".jsonl")?.to_string();
+                let text = std::fs::read_to_string(e.path()).ok()?;
+                let whole = match text.rfind('\n') {
+                    Some(end) => &text[..end],
+                    None => "",
+                };
+                whole.contains("soak task").then_some(id)
+            })
+            .collect();
+        if logged.is_empty() {
+            return;
+        }
+        let o = self
+            .command()
+            .args(["sessions", "--search", "soak task", "--project"])
+            .arg(&self.root)
+            .output()
+            .expect("tandem-cli sessions");
+        let found = String::from_utf8_lossy(&o.stdout);
+        for id in &logged {
+            assert!(
+                found.lines().any(|l| l.starts_with(&format!("{id}\t"))),
+                "{step}: session {id} holds the task and a search does not find it\n{found}{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
+
+    /// The day's ledger counts every reply of a run that was not killed, and nothing more
+    /// than the replies served (a killed run's reservation is never spending).
+    fn check_ledger(&self, step: &str) {
+        let mut usd = 0.0;
+        for e in std::fs::read_dir(self.data.join("spend"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+            for line in text.lines() {
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+                    usd += v["usd"].as_f64().unwrap_or(0.0);
+                }
+            }
+        }
+        let c = &self.counts;
+        let (low, high) = (
+            c.replies_counted as f64 * REPLY_USD,
+            c.replies as f64 * REPLY_USD,
+        );
+        assert!(
+            usd >= low - 1e-9 && usd <= high + 1e-9,
+            "{step}: the day's ledger says ${usd:.3}; the replies served say ${low:.3}..${high:.3}"
+        );
+    }
+
+    /// After a kill, what a power cut leaves of a search file: cut short, or zeroed.
+    fn damage_search_file(&mut self, session: usize) {
+        let Some(id) = self.ids[session].clone() else {
+            return;
+        };
+        let path = self.data.join("sessions").join(format!("{id}.search"));
+        let Ok(bytes) = std::fs::read(&path) else {
+            return;
+        };
+        let damaged = if self.rng.chance(50) {
+            let keep = self.rng.below(bytes.len() as u64 + 1) as usize;
+            bytes[..keep].to_vec()
+        } else {
+            vec![0; bytes.len()]
+        };
+        std::fs::write(&path, damaged).expect("damage the search file");
+        self.counts.search_files_damaged += 1;
     }
 
     /// Every edit a run reported is on disk, and nothing it wrote is torn.
@@ -373,6 +483,9 @@ impl Soak {
         let k = self.rng.below(SESSIONS as u64) as usize;
         let start = tree(&self.root);
         let runs = self.run(vec![Planned::new(k, round)], kill_percent).await;
+        if runs.iter().any(|r| r.killed) && !self.full && self.rng.chance(50) {
+            self.damage_search_file(k);
+        }
         self.check_runs(&format!("round {round} (session {k} alone)"), &runs);
         if !self.full {
             self.turns.push((k, round, start));
@@ -483,7 +596,7 @@ impl Soak {
     fn report(&self, seed: u64, rounds: u64) -> String {
         let c = &self.counts;
         format!(
-            "| {rounds} | {} | {} | {} | {} | {} ({} refused) | {} | {} | {} | {} ({} restores refused while full) | {} | `{seed}` |",
+            "| {rounds} | {} | {} | {} | {} | {} ({} refused) | {} | {} | {} | {} ({} restores refused while full) | {} | {} ({} counted for sure) | {} | `{seed}` |",
             SESSIONS,
             c.runs,
             c.kills,
@@ -496,6 +609,9 @@ impl Soak {
             c.full_disk_episodes,
             c.failed_while_full,
             c.checks,
+            c.replies,
+            c.replies_counted,
+            c.search_files_damaged,
         )
     }
 }
@@ -504,7 +620,7 @@ impl Soak {
 fn write_report(path: &Path, row: &str) {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let (start, end) = ("<!-- soak:start -->", "<!-- soak:end -->");
-    let header = "| rounds | sessions | runs | killed | rounds at once | edits reported (refused) | new files reported | restores | undos | full-disk episodes | checks | seed |\n|---|---|---|---|---|---|---|---|---|---|---|---|";
+    let header = "| rounds | sessions | runs | killed | rounds at once | edits reported (refused) | new files reported | restores | undos | full-disk episodes | checks | priced replies in the ledger | search files damaged | seed |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
     let block = format!("{start}\n{header}\n{row}\n{end}");
     let text = match (text.find(start), text.find(end)) {
         (Some(a), Some(b)) if a < b => format!("{}{block}{}", &text[..a], &text[b + end.len()..]),
