@@ -416,7 +416,12 @@ turns_removed: number,
  */
 stops_tasks: Array<string>, };
 
-export type RestoreRecord = { checkpoint: number, turn: number | null, scope: RestoreScope, 
+export type RestoreRecord = { checkpoint: number, turn: number | null, 
+/**
+ * The first words of the person's message that began that turn (older logs lack it; a
+ * wake-up has none): the window names the turn by them, as it shows no turn numbers.
+ */
+turn_words?: string, scope: RestoreScope, 
 /**
  * The files it changed.
  */

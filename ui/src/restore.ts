@@ -38,7 +38,15 @@ function files(n: number): string {
 
 /** One line for the transcript: what a restore did. */
 export function restoredText(r: RestoreRecord): string {
-  const when = r.turn === null ? "before a restore" : r.turn === 1 ? "the start of the session" : `when turn ${r.turn} began`;
+  // The window numbers no turns: a turn is named by the person's words that began it.
+  const when =
+    r.turn === null
+      ? "before a restore"
+      : r.turn === 1
+        ? "the start of the session"
+        : r.turn_words
+          ? `before “${r.turn_words}”`
+          : `when turn ${r.turn} began`;
   const what = r.scope === "both" ? "the files and the conversation" : r.scope === "files_only" ? "the files" : "the conversation";
   const parts: string[] = [];
   if (r.scope !== "conversation_only") parts.push(`${files(r.files.length)} changed back`);

@@ -178,6 +178,13 @@ async fn every_turn_comes_back_the_restore_is_undone_and_the_conversation_follow
             .expect("restore");
         assert_eq!(tree(&root), *want, "files restored to turn {}", n + 1);
         assert_eq!(record.files.len(), preview.files.len());
+        // The window names the turn by the words that began it (it numbers no turns).
+        let words = [
+            "Turn one: write and edit",
+            "Turn two: commands",
+            "Turn three: more edits",
+        ];
+        assert_eq!(record.turn_words.as_deref(), Some(words[n]));
         h.session
             .restore(request(record.undo_checkpoint, RestoreScope::FilesOnly))
             .await

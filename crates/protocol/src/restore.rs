@@ -144,6 +144,11 @@ pub struct RestorePreview {
 pub struct RestoreRecord {
     pub checkpoint: u32,
     pub turn: Option<u32>,
+    /// The first words of the person's message that began that turn (older logs lack it; a
+    /// wake-up has none): the window names the turn by them, as it shows no turn numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub turn_words: Option<String>,
     pub scope: RestoreScope,
     /// The files it changed.
     pub files: Vec<String>,

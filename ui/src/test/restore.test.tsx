@@ -41,6 +41,7 @@ afterEach(() => {
 const record = (over: Partial<RestoreRecord> = {}): RestoreRecord => ({
   checkpoint: 1,
   turn: 2,
+  turn_words: "Now break it",
   scope: "both",
   files: ["src/a.rs"],
   not_restorable: [],
@@ -145,7 +146,9 @@ describe("undo and restore", () => {
     expect(restores(calls, "restore_preview")).toHaveLength(1);
     expect(screen.queryByTestId("restore-card")).toBeNull();
     const note = await screen.findByTestId("restored");
-    expect(note).toHaveTextContent("Restored the files and the conversation to when turn 2 began: 1 file changed back, 1 turn left the conversation.");
+    // Issue 46, item 8: "to when turn 2 began", where no turn is numbered on screen. The turn
+    // is named by the words that began it.
+    expect(note).toHaveTextContent("Restored the files and the conversation to before “Now break it”: 1 file changed back, 1 turn left the conversation.");
     // The note names the files.
     expect(within(note).getByTestId("restored-files")).toHaveTextContent("Changed back: src/a.rs.");
     expect(screen.getAllByTestId("message-user")).toHaveLength(1);

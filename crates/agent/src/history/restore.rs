@@ -55,6 +55,9 @@ struct Pending {
     scope: RestoreScope,
     checkpoint: u32,
     turn: Option<u32>,
+    /// The first words of the person's message that began that turn.
+    #[serde(default)]
+    turn_words: Option<String>,
     /// For a conversation restore: the log position the conversation goes back to.
     to_seq: Option<u64>,
     turns_removed: u32,
@@ -70,12 +73,30 @@ fn resolve(cps: &Checkpoints, target: RestoreTarget) -> Result<u32, RestoreError
     }
 }
 
-/// The turn (numbered from 1) that began at this checkpoint.
-fn turn_of(entries: &[Entry<Value>], checkpoint: u32) -> Option<u32> {
-    turn_starts(entries)
+/// The turn (numbered from 1) that began at this checkpoint, and the first words of the
+/// person's message that began it (a wake-up has none): what the window names it by, as it
+/// numbers no turns.
+fn turn_of(entries: &[Entry<Value>], checkpoint: u32) -> (Option<u32>, Option<String>) {
+    let Some(start) = turn_starts(entries)
         .into_iter()
         .find(|t| t.checkpoint == Some(checkpoint))
-        .map(|t| t.number)
+    else {
+        return (None, None);
+    };
+    let words = match &start.event {
+        AgentEvent::UserMessage { text, .. } => Some(first_words(text)),
+        _ => None,
+    };
+    (Some(start.number), words)
+}
+
+/// A message's first line, at most 60 characters.
+fn first_words(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or_default();
+    match line.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_string(),
+    }
 }
 
 /// The checkpoint turn `number` began at (`tandem-cli restore --to N`).
@@ -120,7 +141,7 @@ fn prepare(
     req: &RestoreRequest,
 ) -> Result<Pending, RestoreError> {
     let checkpoint = resolve(cps, req.target)?;
-    let turn = turn_of(entries, checkpoint);
+    let (turn, turn_words) = turn_of(entries, checkpoint);
     let (to_seq, turns_removed) = if req.scope.conversation() {
         let to = cps
             .log_seq(checkpoint)
@@ -150,6 +171,7 @@ fn prepare(
         scope: req.scope,
         checkpoint,
         turn,
+        turn_words,
         to_seq,
         turns_removed,
         note,
@@ -265,6 +287,7 @@ fn done(
         record: RestoreRecord {
             checkpoint: pending.checkpoint,
             turn: pending.turn,
+            turn_words: pending.turn_words.clone(),
             scope: pending.scope,
             files,
             not_restorable,
