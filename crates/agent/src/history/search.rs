@@ -4,9 +4,10 @@
 //! measured against the goal in `benches/session_search.rs`.
 
 use super::log::{LogError, read_session};
-use super::search_text::{Head, SearchText, covered, extract_path, sound, text_of};
+use super::search_text::{Head, REWIND, SearchText, covered, extract_path, sound, text_of};
 use protocol::{SearchHit, SearchHitKind};
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Sessions a search answers with, newest first.
@@ -100,8 +101,13 @@ impl Query {
     }
 
     /// The first line of `text` (not its head line) holding every word, where the first word
-    /// is in it, and how many lines do.
-    fn first_match(&self, text: &[u8]) -> Option<(usize, usize, usize, u32)> {
+    /// is in it, and how many lines do; lines a restore took out of the conversation (`undone`)
+    /// do not count.
+    fn first_match(
+        &self,
+        text: &[u8],
+        undone: &BTreeSet<u64>,
+    ) -> Option<(usize, usize, usize, u32)> {
         let mut found: Option<(usize, usize, usize)> = None;
         let mut count = 0u32;
         let mut from = memchr::memchr(b'\n', text)? + 1;
@@ -115,10 +121,11 @@ impl Query {
             let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |p| at + p);
             lowered.clear();
             lowered.extend(text[start..end].iter().map(u8::to_ascii_lowercase));
-            if self
-                .rest
-                .iter()
-                .all(|t| memchr::memmem::find(&lowered, t).is_some())
+            if !line_undone(&text[start..end], undone)
+                && self
+                    .rest
+                    .iter()
+                    .all(|t| memchr::memmem::find(&lowered, t).is_some())
             {
                 count += 1;
                 found.get_or_insert((start, end, at));
@@ -129,6 +136,64 @@ impl Query {
     }
 }
 
+/// Whether a line of the text is a restore's own, or one a restore took out of the conversation.
+fn line_undone(line: &[u8], undone: &BTreeSet<u64>) -> bool {
+    let mut parts = line.splitn(3, |b| *b == b'\t');
+    let seq = parts
+        .next()
+        .and_then(|s| std::str::from_utf8(s).ok()?.parse::<u64>().ok());
+    parts.next() == Some(REWIND.as_bytes()) || seq.is_some_and(|s| undone.contains(&s))
+}
+
+/// The entries of a text that restores took out of the conversation (undone turns): worked
+/// out as the session's conversation is, from its restore lines. Empty without restores.
+fn undone_in(text: &[u8]) -> BTreeSet<u64> {
+    let mut marker = Vec::from(&b"\t"[..]);
+    marker.extend_from_slice(REWIND.as_bytes());
+    marker.push(b'\t');
+    if memchr::memmem::find(text, &marker).is_none() {
+        return BTreeSet::new();
+    }
+    let mut entries = Vec::new();
+    for line in text.split(|b| *b == b'\n').skip(1) {
+        let mut parts = line.splitn(3, |b| *b == b'\t');
+        let (Some(seq), Some(kind), rest) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let Some(seq) = std::str::from_utf8(seq)
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        let event = match rest.and_then(|r| std::str::from_utf8(r).ok()?.parse::<u64>().ok()) {
+            Some(to_seq) if kind == REWIND.as_bytes() => {
+                super::entry::EngineEntry::ConversationRestored { to_seq }.line()
+            }
+            _ => Value::Null,
+        };
+        if entries
+            .last()
+            .is_none_or(|e: &super::log::Entry<Value>| e.seq != seq)
+        {
+            entries.push(super::log::Entry {
+                seq,
+                at_ms: 0,
+                event,
+            });
+        }
+    }
+    let kept: BTreeSet<u64> = super::rewind::effective(&entries)
+        .iter()
+        .map(|e| e.seq)
+        .collect();
+    entries
+        .iter()
+        .map(|e| e.seq)
+        .filter(|s| !kept.contains(s))
+        .collect()
+}
+
 /// The hit of one session's text, if it is `project`'s and holds the words.
 fn hit_in(log: &Path, project: &str, query: &Query) -> Option<SearchHit> {
     let text = extract_of(log)?;
@@ -137,7 +202,7 @@ fn hit_in(log: &Path, project: &str, query: &Query) -> Option<SearchHit> {
     if head.project != project {
         return None;
     }
-    let (start, end, at, matches) = query.first_match(&text)?;
+    let (start, end, at, matches) = query.first_match(&text, &undone_in(&text))?;
     let line = String::from_utf8_lossy(&text[start..end]);
     let mut parts = line.splitn(3, '\t');
     let (seq, kind, body) = (parts.next()?, parts.next()?, parts.next()?);
@@ -232,6 +297,50 @@ mod tests {
             text.push('\n');
         }
         std::fs::write(&log, text).expect("write");
+    }
+
+    /// Issue 46, item 8: a search found turns a restore had taken out of the conversation, and
+    /// opened nowhere. They are left out; undoing the restore brings them back.
+    #[test]
+    fn turns_a_restore_took_back_are_not_found_until_it_is_undone() {
+        use super::super::entry::EngineEntry;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let user = |seq: u64, text: &str| entry(seq, json!({"type": "user_message", "text": text}));
+        let rewind =
+            |seq: u64, to_seq: u64| entry(seq, EngineEntry::ConversationRestored { to_seq }.line());
+        let mut entries = vec![
+            user(1, "alpha first turn"),
+            user(2, "bravo second turn"),
+            rewind(3, 2),
+            user(4, "charlie after the restore"),
+        ];
+        session(dir.path(), "s1", "/p", &entries);
+        let found = |q: &str| {
+            search_sessions(dir.path(), "/p", q)
+                .expect("search")
+                .iter()
+                .map(|h| h.seq)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(found("alpha"), [1]);
+        assert_eq!(
+            found("bravo"),
+            Vec::<u64>::new(),
+            "an undone turn is not offered"
+        );
+        assert_eq!(found("charlie"), [4]);
+        assert_eq!(found("turn"), [1], "the first match that is still there");
+        // Undone: the conversation as it was before the restore (entry 3), with what came after.
+        entries.push(rewind(5, 3));
+        session(dir.path(), "s1", "/p", &entries);
+        let _ = std::fs::remove_file(dir.path().join("s1.search"));
+        assert_eq!(found("bravo"), [2]);
+        assert_eq!(found("charlie"), Vec::<u64>::new());
+        assert_eq!(
+            found("3"),
+            Vec::<u64>::new(),
+            "a restore's own line is no message"
+        );
     }
 
     #[test]

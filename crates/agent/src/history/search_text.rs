@@ -1,9 +1,10 @@
 //! A session's searchable text, kept beside its log (`<id>.search`): a first line naming the
-//! project and the title, then one line per piece — `seq TAB kind TAB text` — appended as the
+//! project and the title, then one line per piece — `seq TAB kind TAB text` (and a line for each
+//! conversation restore, so what it undid is not offered) — appended as the
 //! log is written and written again from the log when a session is reopened or the file is
 //! missing (logs from before it existed). `search` reads these files.
 
-use super::entry::LogEntry;
+use super::entry::{EngineEntry, LogEntry};
 use protocol::{AgentEvent, ContentBlock, SearchHitKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -117,10 +118,18 @@ fn line(seq: u64, kind: SearchHitKind, text: &str, max: usize) -> Option<String>
     Some(format!("{seq}\t{kind}\t{flat}\n"))
 }
 
+/// The line kind of a conversation restore (`seq TAB rewind TAB to_seq`): the entries it took
+/// out of the conversation are left out of a search's answer.
+pub(crate) const REWIND: &str = "rewind";
+
 /// The searchable lines of one logged event.
 pub(crate) fn lines_of(seq: u64, event: &Value) -> String {
     let mut out = String::new();
-    match LogEntry::read(event).event() {
+    let entry = LogEntry::read(event);
+    if let LogEntry::Engine(EngineEntry::ConversationRestored { to_seq }) = entry {
+        return format!("{seq}\t{REWIND}\t{to_seq}\n");
+    }
+    match entry.event() {
         Some(AgentEvent::UserMessage { text, .. }) => {
             out.extend(line(seq, SearchHitKind::User, &text, MESSAGE_TEXT_CAP));
         }
