@@ -1180,6 +1180,42 @@ async fn fully_visible(app: &App, css: &str) -> TestResult<bool> {
     Ok(v.json().as_bool().unwrap_or(false))
 }
 
+/// Whether the element `css` is painted whole: at every point of a grid over it, what is on
+/// top is it or inside it (nothing drawn over it).
+async fn painted_on_top(app: &App, css: &str) -> TestResult<bool> {
+    let v = app
+        .driver
+        .execute(
+            r#"const el = document.querySelector(arguments[0]);
+               if (!el) return false;
+               const r = el.getBoundingClientRect();
+               for (let i = 1; i < 8; i++) for (let j = 1; j < 8; j++) {
+                 const at = document.elementFromPoint(r.left + (r.width * i) / 8, r.top + (r.height * j) / 8);
+                 if (at === null || !(at === el || el.contains(at))) return false;
+               }
+               return true;"#,
+            vec![serde_json::json!(css)],
+        )
+        .await?;
+    Ok(v.json().as_bool().unwrap_or(false))
+}
+
+/// The `content` and width of a pseudo-element (`::before`) of the element `css`.
+async fn pseudo_before(app: &App, css: &str) -> TestResult<(String, String)> {
+    let v = app
+        .driver
+        .execute(
+            r#"const el = document.querySelector(arguments[0]);
+               if (!el) return ["", ""];
+               const s = getComputedStyle(el, "::before");
+               return [s.content, s.width];"#,
+            vec![serde_json::json!(css)],
+        )
+        .await?;
+    let pair: (String, String) = serde_json::from_value(v.json().clone())?;
+    Ok(pair)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_narrow_window_keeps_approve_stop_and_the_project_name_usable() -> TestResult {
     let Some(s) = Scripted::start("app_narrow_window.json").await? else {
@@ -1371,6 +1407,25 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
         );
     }
     app.screenshot(&format!("{shots}-01-two-changes")).await?;
+    // Issue 46, item 8: the card's Approve and Deny were painted over the "Switch to Full
+    // auto?" dialog. Asked while the card waits, the dialog is on top; kept as it was.
+    app.wait_for("[data-testid=mode-select]")
+        .await?
+        .click()
+        .await?;
+    app.wait_for("[data-testid=mode-select] option[value=full_auto]")
+        .await?
+        .click()
+        .await?;
+    app.wait_for("[data-testid=full-auto-limits]").await?;
+    app.screenshot(&format!("{shots}-01b-full-auto-dialog-over-the-card"))
+        .await?;
+    assert!(
+        painted_on_top(&app, "[data-testid=full-auto-confirm]").await?,
+        "something is painted over the Full auto dialog"
+    );
+    app.click("[data-testid=full-auto-no]").await?;
+    app.wait_gone("[data-testid=full-auto-confirm]").await?;
     let at_first = review_button_rects(&app).await?;
 
     // Side by side: the buttons stay put; removed lines red on the left, added green on the
@@ -1410,6 +1465,14 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
     app.wait_for("[data-testid=whole-file-diff] .cm-editor")
         .await?;
     let whole = text_content(&app, "[data-testid=whole-file]").await?;
+    // The folded unchanged lines are marked by a drawn chevron, not "⦚" (a glyph the
+    // system fonts lack: it showed as empty boxes).
+    let (content, width) =
+        pseudo_before(&app, "[data-testid=whole-file-diff] .cm-collapsedLines").await?;
+    assert!(
+        !content.contains('⦚') && width == "9px",
+        "the fold marker is {content:?}, {width} wide"
+    );
     assert!(whole.contains("line five"), "{whole:?}");
     assert!(
         !whole.contains("line nine"),

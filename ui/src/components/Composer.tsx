@@ -6,6 +6,7 @@ import { setComposerInput } from "../composerInput";
 import { useApp } from "../store";
 import { call } from "../api";
 import { insertMention, matchFiles, mentionAt, type Mention } from "../mentions";
+import { draftFor, keepDraft } from "../drafts";
 import { CostMeter } from "./CostMeter";
 import { ModeSelect } from "./ModeSelect";
 
@@ -60,6 +61,21 @@ export function Composer() {
   // being written already.
   const draft = useSession((s) => s.draft);
   const lastDraft = useRef<string | null>(null);
+  // An example task clicked while something is written here: asked, never replaced silently.
+  const [offered, setOffered] = useState<string | null>(null);
+  // Each session keeps its own draft: switching sessions puts this one's aside and brings
+  // the other's back.
+  const key = current?.id ?? "new";
+  const keyNow = useRef(key);
+  const textNow = useRef(text);
+  textNow.current = text;
+  useEffect(() => {
+    if (keyNow.current === key) return;
+    keepDraft(keyNow.current, textNow.current);
+    keyNow.current = key;
+    setText(draftFor(key));
+    setOffered(null);
+  }, [key]);
   useEffect(() => {
     if (!draft) return;
     const previous = lastDraft.current;
@@ -67,6 +83,11 @@ export function Composer() {
     const text = draft.text;
     if (draft.chosen && text !== null) {
       // An example task the person clicked: theirs to send or to change.
+      const mine = textNow.current;
+      if (mine.trim() !== "" && mine !== text) {
+        setOffered(text);
+        return;
+      }
       setText(text);
       input.current?.focus();
       return;
@@ -90,9 +111,14 @@ export function Composer() {
   const submit = async () => {
     if (running || sending || text.trim() === "") return;
     setSending(true);
-    const started = await send(text);
+    // Out of the box before the send: a new session's id arriving must not keep it as a draft.
+    const words = text;
+    setText("");
+    textNow.current = "";
+    keepDraft(key, "");
+    const started = await send(words);
     setSending(false);
-    if (started) setText("");
+    if (!started) setText((t) => (t === "" ? words : t));
     input.current?.focus();
   };
 
@@ -121,6 +147,31 @@ export function Composer() {
           </span>
           <button className="link-button" data-testid="composer-busy-open" onClick={() => void openSession(elsewhere.id)}>
             {elsewhere.state === "waiting" ? "Answer it" : "Open it"}
+          </button>
+        </div>
+      )}
+      {offered !== null && (
+        <div className="composer-offer" data-testid="example-offer" role="group" aria-label="Replace your draft?">
+          <span>Replace what you wrote with this example?</span>
+          <button
+            data-testid="example-replace"
+            onClick={() => {
+              setText(offered);
+              setOffered(null);
+              input.current?.focus();
+            }}
+          >
+            Replace
+          </button>
+          <button
+            className="link-button"
+            data-testid="example-keep"
+            onClick={() => {
+              setOffered(null);
+              input.current?.focus();
+            }}
+          >
+            Keep mine
           </button>
         </div>
       )}

@@ -87,6 +87,13 @@ export function LimitsTab() {
       {FIELDS.map(({ field, label, unit, testId }) => (
         <label className="field" key={field}>
           <span>{label}</span>
+          {unit === "tokens" && field === "session_tokens" && (
+            <small className="muted" data-testid="limit-tokens-hint">
+              A token is a piece of a word, about ¾ of a word of English: a million tokens is some 750,000 words the
+              model reads or writes. Models read the whole conversation again at every step, so a session of an hour
+              can use a few million.
+            </small>
+          )}
           <input
             data-testid={testId}
             inputMode={unit === "usd" ? "decimal" : "numeric"}

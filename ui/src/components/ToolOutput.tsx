@@ -1,7 +1,9 @@
 // A tool's result: command output with its terminal colours, search hits that open the file,
-// anything else as plain text.
+// anything else as plain text; web addresses in it open in the browser.
 import { useMemo } from "react";
+import { openUrl } from "@tauri-apps/plugin-opener";
 import { parseAnsi, type AnsiStyle } from "../ansi";
+import { splitUrls } from "../links";
 import type { OutputForm } from "../bindings";
 import { useApp } from "../store";
 
@@ -19,13 +21,41 @@ function cssOf(style: AnsiStyle): React.CSSProperties | undefined {
   };
 }
 
+/** Text with its web addresses as links that open in the browser. */
+export function Linked({ text }: { text: string }) {
+  const pieces = useMemo(() => splitUrls(text), [text]);
+  return (
+    <>
+      {pieces.map((p, i) =>
+        p.url === undefined ? (
+          p.text
+        ) : (
+          <a
+            key={i}
+            href={p.url}
+            className="output-link"
+            data-testid="output-link"
+            title={`Open ${p.url} in your browser`}
+            onClick={(e) => {
+              e.preventDefault();
+              openUrl(p.url).catch(() => undefined);
+            }}
+          >
+            {p.text}
+          </a>
+        ),
+      )}
+    </>
+  );
+}
+
 export function AnsiText({ text, testId }: { text: string; testId?: string }) {
   const spans = useMemo(() => parseAnsi(text), [text]);
   return (
     <pre className="term" data-testid={testId}>
       {spans.map((s, i) => (
         <span key={i} style={cssOf(s.style)}>
-          {s.text}
+          <Linked text={s.text} />
         </span>
       ))}
     </pre>
@@ -73,6 +103,10 @@ export function ToolOutput({ form, output }: { form: OutputForm; output: string 
     case "terminal":
       return <AnsiText text={output} />;
     case "plain":
-      return <pre className="term plain">{output}</pre>;
+      return (
+        <pre className="term plain">
+          <Linked text={output} />
+        </pre>
+      );
   }
 }

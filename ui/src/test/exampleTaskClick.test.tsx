@@ -1,7 +1,10 @@
 // Issue 22, item 5: the example tasks on an empty session looked like something to click, and
 // clicking did nothing. Clicking one now puts it in the message box, to send or to change first.
+// Issue 46, item 8: it replaced a draft without asking, and a draft followed the person into
+// another session.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanup, render, screen } from "@testing-library/react";
+import { act, cleanup, render, screen } from "@testing-library/react";
+import { forgetDrafts } from "../drafts";
 import userEvent from "@testing-library/user-event";
 import { clearMocks, mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import { useSession } from "../session";
@@ -51,7 +54,7 @@ describe("an example task", () => {
     expect(screen.getByTestId("send-button")).toBeEnabled();
   });
 
-  it("replaces what the box held: the person chose it", async () => {
+  it("never replaces a draft silently: the person is asked, and keeps theirs or takes it", async () => {
     const user = userEvent.setup();
     render(
       <>
@@ -63,6 +66,32 @@ describe("an example task", () => {
     await user.type(box, "something else");
     const second = screen.getAllByTestId("example-task")[1]!;
     await user.click(second);
+    expect(box).toHaveValue("something else");
+    expect(screen.getByTestId("example-offer")).toHaveTextContent("Replace what you wrote with this example?");
+    await user.click(screen.getByTestId("example-keep"));
+    expect(box).toHaveValue("something else");
+    expect(screen.queryByTestId("example-offer")).toBeNull();
+    await user.click(second);
+    await user.click(screen.getByTestId("example-replace"));
     expect(box).toHaveValue(second.getAttribute("data-text"));
+  });
+});
+
+describe("drafts", () => {
+  it("stay with their session: a draft typed in one does not follow the person into another", async () => {
+    forgetDrafts();
+    const user = userEvent.setup();
+    render(<Composer />);
+    const box = screen.getByRole("textbox");
+    await user.type(box, "half a thought for s1");
+    act(() => useSession.setState({ current: sessionInfo("s2") }));
+    expect(box).toHaveValue("");
+    await user.type(box, "for s2");
+    act(() => useSession.setState({ current: null }));
+    expect(box).toHaveValue("");
+    act(() => useSession.setState({ current: sessionInfo("s1") }));
+    expect(box).toHaveValue("half a thought for s1");
+    act(() => useSession.setState({ current: sessionInfo("s2") }));
+    expect(box).toHaveValue("for s2");
   });
 });

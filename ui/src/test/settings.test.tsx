@@ -842,6 +842,15 @@ describe("settings: spending limits", () => {
     await screen.findByTestId("limits-note");
     expect(args(calls, "save_limits")).toEqual({ session_usd: 5, session_tokens: 200000 });
   });
+
+  // Issue 46, item 8: the tab asked for "tokens" with no hint of what one is.
+  it("says what a token is, beside the token limits and the money ones", async () => {
+    const { user } = await openSettings({ limits: {} });
+    await user.click(screen.getByTestId("settings-tab-limits"));
+    const hint = await screen.findByTestId("limit-tokens-hint");
+    expect(hint).toHaveTextContent("A token is a piece of a word");
+    expect(screen.getByTestId("limit-session-usd")).toBeInTheDocument();
+  });
 });
 
 // Issue 27: which desktop notifications are shown is chosen in Settings, saved at once.
