@@ -1,5 +1,6 @@
 // The agent side of the app: the project's sessions, the open one's transcript, the running
 // turn, its approvals and background tasks. Rust runs the agent; this store shows and asks.
+import { keepDraft } from "./drafts";
 import { create } from "zustand";
 import { call, retryTurn, sendMessage, toAppError } from "./api";
 import { SEND_AGAIN, asFailure } from "./errors";
@@ -72,6 +73,9 @@ type SessionState = {
   spend: SpendStatus | null;
   /** Opened from a search: the transcript shows the first entry holding these words. */
   searchFocus: { session: string; query: string } | null;
+  /** A message written while another session held the agent: sent when it is free, to the
+   *  session it was written in (null: a new one). */
+  queued: { session: string | null; text: string } | null;
 
   /** Resolves once the project's session list is loaded (or failed to). */
   setProject: (root: string) => Promise<void>;
@@ -82,6 +86,13 @@ type SessionState = {
   /** The transcript has shown the search's match. */
   clearSearchFocus: () => void;
   send: (text: string) => Promise<boolean>;
+  /** Keeps a message for the open session (or a new one) until the agent is free. */
+  queue: (text: string) => void;
+  /** Takes the queued message back (its words), if any. */
+  unqueue: () => string | null;
+  /** The agent is free: the queued message goes to its session if that is the one open;
+   *  otherwise it waits in that session's message box, never lost. */
+  flushQueue: () => Promise<void>;
   receive: (session: string, events: AgentEvent[]) => void;
   stop: () => Promise<void>;
   /** Tries the failed turn of the open session again. */
@@ -132,6 +143,7 @@ export const useSession = create<SessionState>((set, get) => ({
   sessionsLoaded: false,
   sessionsError: null,
   runningSession: null,
+  queued: null,
   mode: "ask",
   changesVersion: 0,
   sandbox: null,
@@ -139,7 +151,7 @@ export const useSession = create<SessionState>((set, get) => ({
 
   setProject(root) {
     if (get().root === root) return Promise.resolve();
-    set({ root, sessions: [], sessionsLoaded: false, sessionsError: null, runningSession: null, ...fresh() });
+    set({ root, sessions: [], sessionsLoaded: false, sessionsError: null, runningSession: null, queued: null, ...fresh() });
     const listed = get().refreshSessions();
     if (get().sandbox === null) {
       afterFirstFrame()
@@ -183,6 +195,28 @@ export const useSession = create<SessionState>((set, get) => ({
     } catch (err) {
       if (get().current?.id !== id) return;
       set({ loading: false, error: `This session could not be opened: ${toAppError(err).message}` });
+    }
+  },
+
+  queue(text) {
+    if (text.trim() === "") return;
+    set({ queued: { session: get().current?.id ?? null, text } });
+  },
+
+  unqueue() {
+    const q = get().queued;
+    set({ queued: null });
+    return q?.text ?? null;
+  },
+
+  async flushQueue() {
+    const q = get().queued;
+    if (!q || get().runningSession !== null) return;
+    set({ queued: null });
+    if ((get().current?.id ?? null) === q.session) {
+      await get().send(q.text);
+    } else {
+      keepDraft(q.session ?? "new", q.text);
     }
   },
 
@@ -474,6 +508,7 @@ async function runTurn(id: string, start: Start) {
     void getState().refreshSessions();
     void getState().refreshTasks();
     void getState().refreshSpend();
+    void getState().flushQueue();
   }
 }
 

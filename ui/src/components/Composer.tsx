@@ -107,8 +107,19 @@ export function Composer() {
       : null,
   );
   const openSession = useSession((s) => s.openSession);
+  // Written while another session holds the agent: kept, and sent when it is free.
+  const queued = useSession((s) => (s.queued && s.queued.session === (s.current?.id ?? null) ? s.queued : null));
+  const queue = useSession((s) => s.queue);
+  const unqueue = useSession((s) => s.unqueue);
+  const canQueue = elsewhere !== null && queued === null;
 
   const submit = async () => {
+    if (canQueue && text.trim() !== "") {
+      queue(text);
+      setText("");
+      keepDraft(key, "");
+      return;
+    }
     if (running || sending || text.trim() === "") return;
     setSending(true);
     // Out of the box before the send: a new session's id arriving must not keep it as a draft.
@@ -143,10 +154,29 @@ export function Composer() {
                 : <strong>{elsewhere.title}</strong>
               </>
             ) : null}
-            . You can send here when it is done.
+            . {queued ? "Your message here waits for it." : "What you send here waits for it, and goes when it is done."}
           </span>
           <button className="link-button" data-testid="composer-busy-open" onClick={() => void openSession(elsewhere.id)}>
             {elsewhere.state === "waiting" ? "Answer it" : "Open it"}
+          </button>
+        </div>
+      )}
+      {queued && (
+        <div className="composer-queued" data-testid="composer-queued" role="status">
+          <span>
+            Queued: <q>{queued.text.length > 80 ? `${queued.text.slice(0, 80)}…` : queued.text}</q> — sent when the other
+            session is done.
+          </span>
+          <button
+            className="link-button"
+            data-testid="composer-queued-cancel"
+            onClick={() => {
+              const words = unqueue();
+              if (words !== null) setText((t) => (t.trim() === "" ? words : t));
+              input.current?.focus();
+            }}
+          >
+            Take it back
           </button>
         </div>
       )}
@@ -265,11 +295,17 @@ export function Composer() {
         <button
           className="primary"
           data-testid="send-button"
-          disabled={running || sending || text.trim() === ""}
+          disabled={canQueue ? text.trim() === "" : running || sending || text.trim() === ""}
           onClick={() => void submit()}
-          title={running ? "Wait for the current turn to end, or stop it" : "Send (Enter)"}
+          title={
+            canQueue
+              ? "Keep this message and send it when the other session is done (Enter)"
+              : running
+                ? "Wait for the current turn to end, or stop it"
+                : "Send (Enter)"
+          }
         >
-          Send
+          {canQueue ? "Queue" : "Send"}
         </button>
       </div>
     </div>

@@ -1428,11 +1428,49 @@ describe("errors", () => {
     const { user, calls } = await startTurn();
     await user.click(screen.getByTestId("new-session"));
     const busy = await screen.findByTestId("composer-busy");
-    expect(busy).toHaveTextContent("Another session is working: Fix the bug. You can send here when it is done.");
+    expect(busy).toHaveTextContent("Another session is working: Fix the bug. What you send here waits for it, and goes when it is done.");
     expect(screen.getByTestId("send-button")).toBeDisabled();
     await user.click(within(busy).getByTestId("composer-busy-open"));
     await waitFor(() => expect(screen.queryByTestId("composer-busy")).toBeNull());
     expect(calls.filter((c) => c.cmd === "load_session").map((c) => (c.payload as { args: unknown }).args)).toContainEqual({ session: "new-1" });
+  });
+
+  // Issue 46, item 3: better than a line, a task sent while another session holds the agent is
+  // queued, says so, and goes to its own session when the agent is free.
+  it("queues a task sent while another session works, and sends it when that one ends", async () => {
+    let turns = 0;
+    let first: FakeTurn | null = null;
+    const calls = installFakeBackend(project, {
+      onTurn: (t) => {
+        turns += 1;
+        if (turns === 1) first = t;
+        else t.end();
+      },
+    });
+    const user = userEvent.setup();
+    render(<App />);
+    await user.type(await screen.findByTestId("composer-input"), "Fix the bug");
+    await user.keyboard("{Enter}");
+    await waitFor(() => expect(first).not.toBeNull());
+    await user.click(screen.getByTestId("new-session"));
+    await screen.findByTestId("composer-busy");
+    const box = screen.getByTestId("composer-input");
+    await user.type(box, "Write the docs");
+    expect(screen.getByTestId("send-button")).toHaveTextContent("Queue");
+    await user.keyboard("{Enter}");
+    expect(box).toHaveValue("");
+    expect(screen.getByTestId("composer-queued")).toHaveTextContent("Queued: Write the docs — sent when the other session is done.");
+    expect(calls.filter((c) => c.cmd === "create_session")).toHaveLength(1);
+    // Taken back, it is in the box again; queued again, it waits.
+    await user.click(screen.getByTestId("composer-queued-cancel"));
+    expect(box).toHaveValue("Write the docs");
+    await user.keyboard("{Enter}");
+    await screen.findByTestId("composer-queued");
+    act(() => (first as unknown as FakeTurn).end());
+    await waitFor(() => expect(calls.filter((c) => c.cmd === "create_session")).toHaveLength(2));
+    const created = calls.filter((c) => c.cmd === "create_session").map((c) => (c.payload as { args: { task: string } }).args.task);
+    expect(created).toEqual(["Fix the bug", "Write the docs"]);
+    await waitFor(() => expect(screen.queryByTestId("composer-queued")).toBeNull());
   });
 
   it("says a session busy elsewhere is busy, from its code", async () => {
