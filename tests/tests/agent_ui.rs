@@ -1180,6 +1180,62 @@ async fn fully_visible(app: &App, css: &str) -> TestResult<bool> {
     Ok(v.json().as_bool().unwrap_or(false))
 }
 
+/// Issue 46, item 7: a commit's card lists its files with their diffs (not its JSON), and marks
+/// the file the person never saw change in Tandem (made before the session).
+async fn commit_card(dark: bool, (width, height): (u32, u32), shots: &str) -> TestResult {
+    let Some(s) = Scripted::start("app_commit_card.json").await? else {
+        return Ok(());
+    };
+    write(s.project.path(), "notes.txt", b"the person's notes\n");
+    let env: &[(&str, &str)] = if dark {
+        &[("GTK_THEME", "Adwaita:dark")]
+    } else {
+        &[]
+    };
+    let app = s.launch(env).await?;
+    app.driver.set_window_rect(0, 0, width, height).await?;
+    send(&app, "Spell out five in list.txt and commit").await?;
+    app.wait_text("[data-testid=approval-card]", "list.txt")
+        .await?;
+    click_in_place(&app, &app.wait_for("[data-testid=approve-button]").await?).await?;
+    let card = wait_content(&app, "[data-testid=commit-review]", "Spell out five").await?;
+    assert!(
+        !card.contains("\"message\""),
+        "the card shows JSON: {card:?}"
+    );
+    assert_eq!(
+        app.attrs("[data-testid=commit-file]", "data-seen").await?,
+        ["false", "true"],
+        "the change the person never saw comes first"
+    );
+    let unseen = text_content(&app, "[data-testid=commit-unseen-warning]").await?;
+    assert!(unseen.contains("did not see it in Tandem"), "{unseen:?}");
+    let diffs = app
+        .attrs("[data-testid=commit-file-diff]", "textContent")
+        .await?;
+    assert!(
+        diffs[1].contains("-line 5") && diffs[1].contains("+line five"),
+        "{diffs:?}"
+    );
+    assert!(diffs[0].contains("+the person's notes"), "{diffs:?}");
+    assert!(fully_visible(&app, "[data-testid=deny-button]").await?);
+    app.screenshot(&format!("{shots}-commit-card")).await?;
+    app.click("[data-testid=deny-button]").await?;
+    app.wait_for("[data-testid=done-summary]").await?;
+    app.quit().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_card_shows_its_files_and_diffs() -> TestResult {
+    commit_card(false, (1280, 800), "commit-light-1280").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_card_shows_its_files_and_diffs_dark_and_narrow() -> TestResult {
+    commit_card(true, (900, 700), "commit-dark-900").await
+}
+
 /// Whether the element `css` is painted whole: at every point of a grid over it, what is on
 /// top is it or inside it (nothing drawn over it).
 async fn painted_on_top(app: &App, css: &str) -> TestResult<bool> {

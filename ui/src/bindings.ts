@@ -189,7 +189,12 @@ words: string,
  * A command that has run: its changes, waiting for a yes before they land. Answered
  * with `approve` (all), `deny` (none) or `approve_partial` (the pieces accepted).
  */
-review?: ChangeReview, reason: string, rule: string, 
+review?: ChangeReview, 
+/**
+ * A commit: what goes in, file by file, with its diff (the call's JSON said only its
+ * message).
+ */
+commit?: CommitPreview, reason: string, rule: string, 
 /**
  * Rules the user could grant instead of answering each time, in order.
  */
@@ -209,6 +214,29 @@ confinement: Confinement | null,
  * outside: what the sandbox refused.
  */
 sandbox_denial: SandboxDenial | null, };
+
+export type CommitPreview = { message: string, files: Array<CommitFile>, 
+/**
+ * Files beyond those listed (a commit of very many).
+ */
+more: number, };
+
+export type CommitFile = { 
+/**
+ * Relative to the project.
+ */
+path: string, change: CommitChange, added: number, removed: number, 
+/**
+ * The unified diff's hunks (empty for a binary file), cut when very long.
+ */
+diff: string, 
+/**
+ * The session changed it, so the person saw the change in Tandem (as an edit or a
+ * command's changes); false for a change made outside Tandem or before the session.
+ */
+seen: boolean, };
+
+export type CommitChange = "added" | "modified" | "deleted";
 
 export type TitlePart = { text: string, code: boolean, };
 

@@ -1176,3 +1176,73 @@ async fn the_context_meter_uses_the_local_servers_own_context() {
         "the meter warns against the server's 4096 tokens: {filling:?}"
     );
 }
+
+/// Issue 46, item 7: approving a commit was blind — the card showed `{"message": …}`. It lists
+/// each file with its diff, and marks a file whose change the person never saw in Tandem (made
+/// before the session) apart from the agent's reviewed edit.
+#[tokio::test]
+async fn a_commit_card_lists_its_files_with_their_diffs_and_marks_a_change_not_seen() {
+    let p = tempfile::tempdir().expect("tempdir");
+    std::fs::write(p.path().join("a.txt"), "one\n").expect("write");
+    std::fs::write(p.path().join("b.txt"), "bee\n").expect("write");
+    test_support::git(p.path(), &["init", "-q"]);
+    test_support::git(p.path(), &["add", "."]);
+    test_support::git(p.path(), &["commit", "-qm", "start"]);
+    // The person's change, before the session: not seen in Tandem.
+    std::fs::write(p.path().join("b.txt"), "bee\nhive\n").expect("write");
+    let s = Scenario::from_json(
+        &serde_json::json!({"name": "edit then commit", "format": "anthropic", "turns": [
+            {"reply": {"tool_calls": [{"id": "r1", "name": "read_file", "input": {"path": "a.txt"}}]}},
+            {"reply": {"tool_calls": [{"id": "e1", "name": "edit_file",
+                "input": {"path": "a.txt", "old_string": "one", "new_string": "two"}}]}},
+            {"reply": {"tool_calls": [{"id": "c1", "name": "git_commit",
+                "input": {"message": "Say two"}}]}},
+            {"reply": {"tool_calls": [{"id": "d1", "name": "task_done",
+                "input": {"summary": "Committed."}}]}}
+        ]})
+        .to_string(),
+    )
+    .expect("scenario");
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let keep = asked.clone();
+    let h = Harness::start(s, p.path(), Setup::new(Mode::Ask), move |r| {
+        keep.lock().expect("lock").push(r.clone());
+        if r.commit.is_some() {
+            ApprovalAnswer::Deny { message: None }
+        } else {
+            ApprovalAnswer::Approve
+        }
+    })
+    .await;
+    let _ = h.run("Change a to two and commit").await;
+    let asked = asked.lock().expect("lock").clone();
+    let commit = asked
+        .iter()
+        .find_map(|r| r.commit.clone())
+        .expect("the commit was asked about, with its files");
+    assert_eq!(commit.message, "Say two");
+    let files: Vec<(&str, bool)> = commit
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.seen))
+        .collect();
+    assert_eq!(files, [("a.txt", true), ("b.txt", false)], "{commit:?}");
+    assert!(
+        commit
+            .files
+            .iter()
+            .all(|f| f.change == protocol::CommitChange::Modified)
+    );
+    let a = &commit.files[0];
+    assert!(
+        a.diff.contains("-one") && a.diff.contains("+two"),
+        "{}",
+        a.diff
+    );
+    assert_eq!((a.added, a.removed), (1, 1));
+    assert!(
+        commit.files[1].diff.contains("+hive"),
+        "{}",
+        commit.files[1].diff
+    );
+}

@@ -33,6 +33,43 @@ pub struct ApprovalRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub review: Option<Box<ChangeReview>>,
+    /// A commit: what goes in, file by file, with its diff (the call's JSON said only its
+    /// message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub commit: Option<CommitPreview>,
+}
+
+/// What a commit would record, for the person asked about it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+pub struct CommitPreview {
+    pub message: String,
+    pub files: Vec<CommitFile>,
+    /// Files beyond those listed (a commit of very many).
+    pub more: u32,
+}
+
+/// One file a commit would record: its change against HEAD and its diff.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct CommitFile {
+    /// Relative to the project.
+    pub path: String,
+    pub change: CommitChange,
+    pub added: u32,
+    pub removed: u32,
+    /// The unified diff's hunks (empty for a binary file), cut when very long.
+    pub diff: String,
+    /// The session changed it, so the person saw the change in Tandem (as an edit or a
+    /// command's changes); false for a change made outside Tandem or before the session.
+    pub seen: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CommitChange {
+    Added,
+    Modified,
+    Deleted,
 }
 
 /// Why a call is asked about: the policy's reason, in plain words, and the rule that asked.

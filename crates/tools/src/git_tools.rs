@@ -291,6 +291,84 @@ pub fn commit_files(root: &ProjectRoot, args: &GitCommitArgs) -> ToolResult<Vec<
         .collect())
 }
 
+/// One file a commit would record, for the person asked about it.
+#[derive(Debug, Clone)]
+pub struct CommitDiff {
+    /// Relative to the project.
+    pub path: String,
+    pub change: protocol::CommitChange,
+    pub added: u32,
+    pub removed: u32,
+    /// The hunks as unified diff text; empty for a binary file.
+    pub diff: String,
+}
+
+/// Lines of one file's diff a commit card shows.
+const COMMIT_DIFF_LINES: usize = 400;
+
+/// What committing `paths` (as `commit_files` names them) would record against HEAD: each
+/// file's change and its diff, text files only, cut at `COMMIT_DIFF_LINES`.
+pub fn commit_diffs(root: &ProjectRoot, paths: &[PathBuf]) -> ToolResult<Vec<CommitDiff>> {
+    let repo = open_repo(root)?;
+    let Some(workdir) = repo.workdir().map(Path::to_path_buf) else {
+        return Ok(Vec::new());
+    };
+    let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+    let mut out = Vec::new();
+    for abs in paths {
+        let Ok(in_repo) = abs.strip_prefix(&workdir) else {
+            continue;
+        };
+        let shown = abs.strip_prefix(root.path()).unwrap_or(in_repo);
+        let old = head
+            .as_ref()
+            .and_then(|t| t.get_path(in_repo).ok())
+            .and_then(|e| repo.find_blob(e.id()).ok())
+            .map(|b| b.content().to_vec());
+        let new = std::fs::read(abs).ok();
+        let change = match (&old, &new) {
+            (None, _) => protocol::CommitChange::Added,
+            (Some(_), None) => protocol::CommitChange::Deleted,
+            (Some(_), Some(_)) => protocol::CommitChange::Modified,
+        };
+        let text = |b: Option<Vec<u8>>| match b {
+            None => Some(String::new()),
+            Some(b) => String::from_utf8(b).ok(),
+        };
+        let (diff, added, removed) = match (text(old), text(new)) {
+            (Some(o), Some(n)) => {
+                let (added, removed) = crate::diff::line_counts(&o, &n);
+                let mut diff = String::new();
+                for h in crate::diff::hunks(&o, &n) {
+                    diff.push_str(&h.text);
+                    if !diff.ends_with('\n') {
+                        diff.push('\n');
+                    }
+                }
+                let lines = diff.lines().count();
+                if lines > COMMIT_DIFF_LINES {
+                    diff = diff
+                        .lines()
+                        .take(COMMIT_DIFF_LINES)
+                        .map(|l| format!("{l}\n"))
+                        .collect();
+                    diff.push_str(&format!("… {} more lines\n", lines - COMMIT_DIFF_LINES));
+                }
+                (diff, added, removed)
+            }
+            _ => (String::new(), 0, 0),
+        };
+        out.push(CommitDiff {
+            path: crate::path_text::from_path(shown),
+            change,
+            added,
+            removed,
+            diff,
+        });
+    }
+    Ok(out)
+}
+
 /// A path named in `files`, checked: inside the repository, there (or tracked, for a
 /// deletion), and not ignored unless `force`.
 fn commit_path(

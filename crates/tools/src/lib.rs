@@ -72,8 +72,8 @@ pub use error::{ToolError, ToolResult};
 pub use git_places::{GitPlaces, git_places, neutral_git_env, repository_configs};
 pub use git_status::{GitStatus, StatusEntry, git_status};
 pub use git_tools::{
-    BranchAction, CommitResult, GitBranchArgs, GitCommitArgs, GitDiffArgs, GitLogArgs,
-    commit_files, git_branch, git_commit, git_diff, git_log, render_commit,
+    BranchAction, CommitDiff, CommitResult, GitBranchArgs, GitCommitArgs, GitDiffArgs, GitLogArgs,
+    commit_diffs, commit_files, git_branch, git_commit, git_diff, git_log, render_commit,
 };
 pub use history_secrets::HistorySecrets;
 pub use layer::{

@@ -17,6 +17,7 @@ import { focusComposer } from "../composerInput";
 import { CallTitle } from "./CallTitle";
 import { DiffReview } from "./DiffReview";
 import { CommandReview } from "./CommandReview";
+import { CommitReview } from "./CommitReview";
 import { answerForReview, initialChoice, keptCount, reviewLabel, type ReviewChoice } from "../commandReview";
 
 export function ApprovalCard() {
@@ -287,6 +288,10 @@ function ApprovalQuestion({ request, total }: { request: ApprovalRequest; total:
             focused={focused}
             onFocus={setFocused}
           />
+        ) : request.commit ? (
+          <div className="diff-scroll review-scroll">
+            <CommitReview commit={request.commit} />
+          </div>
         ) : request.command !== null ? (
           <CommandDetails request={request} />
         ) : (

@@ -536,6 +536,51 @@ describe("a turn", () => {
     ]);
   });
 
+  // Issue 46, item 7: approving a commit was blind (the card showed its JSON). The card lists
+  // the files with their diffs and warns about a change the person never saw in Tandem.
+  it("shows a commit's files and diffs on its card, and warns about a change not seen", async () => {
+    const { push, user } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      proposed("c", "git_commit", { message: "Say two" }, "Commit: Say two"),
+      {
+        type: "approval_needed",
+        request: request("c", {
+          tool: "git_commit",
+          input: { message: "Say two" },
+          command: null,
+          commands: [],
+          confinement: null,
+          title: title("Commit: Say two"),
+          words: "Commit",
+          commit: {
+            message: "Say two",
+            files: [
+              { path: "a.txt", change: "modified", added: 1, removed: 1, diff: "@@ -1,1 +1,1 @@\n-one\n+two\n", seen: true },
+              { path: "notes/b.txt", change: "added", added: 2, removed: 0, diff: "@@ -0,0 +1,2 @@\n+bee\n+hive\n", seen: false },
+            ],
+            more: 0,
+          },
+        }),
+      },
+    ]);
+    const card = await screen.findByTestId("commit-review");
+    expect(within(card).getByTestId("commit-message")).toHaveTextContent("Say two");
+    const files = within(card).getAllByTestId("commit-file");
+    // The change the person never saw comes first.
+    expect(files.map((f) => f.getAttribute("data-seen"))).toEqual(["false", "true"]);
+    expect(files[1]).toHaveTextContent("a.txt changed +1 −1");
+    expect(within(files[0]!).getByTestId("commit-unseen")).toHaveTextContent("not seen in Tandem");
+    expect(within(card).getByTestId("commit-unseen-warning")).toHaveTextContent("1 file in this commit changed where you did not see it in Tandem");
+    const diffs = within(card).getAllByTestId("commit-file-diff");
+    expect(diffs[0]).toHaveTextContent("+hive");
+    expect(card.querySelector(".diff-add")).not.toBeNull();
+    // Not the call's JSON.
+    expect(screen.queryByText(/"message": "Say two"/)).toBeNull();
+    expect(screen.getByTestId("approve-button")).toBeEnabled();
+    void user;
+  });
+
   it("shows denied calls, policy refusals and a readable error with a next step", async () => {
     const { push, turn } = await startTurn();
     push([

@@ -121,6 +121,7 @@ mod tests {
             title: Vec::new(),
             words: String::new(),
             review: None,
+            commit: None,
         }
     }
 

@@ -50,6 +50,7 @@ impl Subject<'_> {
             title: self.title.clone(),
             words: tools::words_for(self.name),
             review: None,
+            commit: None,
         }
     }
 

@@ -371,7 +371,9 @@ impl Calls {
             // What it changes is what the person is asked about, once it has run.
             Verdict::Ask if reviewed => None,
             Verdict::Ask => {
-                let request = approval_request(&asker, subject, &decision, &prepared, confinement);
+                let mut request =
+                    approval_request(&asker, subject, &decision, &prepared, confinement);
+                request.commit = commit_preview(&self.toolbox, &self.session, &prepared);
                 let splits = prepared.planned.is_some();
                 match asker.settle(request, &decision, splits, cancel).await? {
                     Settled::Go(accepted) => accepted,
@@ -653,6 +655,56 @@ impl Calls {
         reply.attachment = attachment;
         Ok(reply)
     }
+}
+
+/// Files a commit card lists; more are counted.
+const COMMIT_FILES_SHOWN: usize = 50;
+
+/// For a commit: its files and their diffs, and whether the person saw each change in Tandem
+/// (the session changed it). None for any other call.
+fn commit_preview(
+    toolbox: &Toolbox,
+    session: &SessionFiles,
+    prepared: &Prepared,
+) -> Option<protocol::CommitPreview> {
+    let paths = prepared.call.commits(&toolbox.ws)?.ok()?;
+    let diffs = match tools::commit_diffs(toolbox.ws.root(), &paths) {
+        Ok(d) => d,
+        Err(e) => {
+            tracing::warn!(%e, "a commit's files could not be read for its card");
+            return None;
+        }
+    };
+    let seen = session
+        .dir
+        .as_deref()
+        .map(crate::history::changes::changed_paths)
+        .unwrap_or_default();
+    let message = prepared
+        .call
+        .input
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let more = diffs.len().saturating_sub(COMMIT_FILES_SHOWN) as u32;
+    let files = diffs
+        .into_iter()
+        .take(COMMIT_FILES_SHOWN)
+        .map(|d| protocol::CommitFile {
+            seen: seen.contains(&d.path),
+            path: d.path,
+            change: d.change,
+            added: d.added,
+            removed: d.removed,
+            diff: d.diff,
+        })
+        .collect();
+    Some(protocol::CommitPreview {
+        message,
+        files,
+        more,
+    })
 }
 
 /// What the person is asked: the call, the policy's reason, and for a change the file before

@@ -30,6 +30,14 @@ struct Baseline {
     files: BTreeMap<String, Option<String>>,
 }
 
+/// The files the session changed (the person saw each change in Tandem), relative to the
+/// project; none when the record cannot be read.
+pub(crate) fn changed_paths(dir: &Path) -> std::collections::BTreeSet<String> {
+    load(dir)
+        .map(|b| b.files.into_keys().collect())
+        .unwrap_or_default()
+}
+
 fn load(dir: &Path) -> Result<Baseline, ChangesError> {
     let path = dir.join(BASELINE_FILE);
     match std::fs::read_to_string(&path) {
