@@ -153,6 +153,7 @@ mod tests {
             title: Vec::new(),
             words: String::new(),
             review: None,
+            commit: None,
         };
         tx.send(AgentEvent::ApprovalNeeded {
             request: Box::new(request),
