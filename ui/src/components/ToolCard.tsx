@@ -11,6 +11,7 @@ import { CallTitle } from "./CallTitle";
 import { formatDuration } from "../format";
 import { summaryWords } from "../toolSummary";
 import { AnsiText, ToolOutput } from "./ToolOutput";
+import { Thumbnail } from "./Thumbnail";
 
 /** Which cards the user opened or closed, kept while the virtual list unmounts them. */
 export const ExpandedMemo = createContext<Map<string, boolean>>(new Map());
@@ -201,6 +202,7 @@ function Card({ item }: { item: ToolItem }) {
           {description(item)}
         </p>
       )}
+      {summary?.kind === "file_seen" && <Thumbnail path={summary.path} />}
       {summary?.kind === "command_ran" && summary.changes && <CommandChanges changes={summary.changes} />}
       {/* The person turned down a command's changes, with words: said on its card as for a
           denied call. */}

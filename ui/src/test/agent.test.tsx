@@ -536,6 +536,27 @@ describe("a turn", () => {
     ]);
   });
 
+  // Issue 46, item 7: a picture the agent looked at said only "Looked at a file that is not
+  // text". It is shown small on the card, and opens whole.
+  it("shows a picture the agent looked at as a thumbnail on its card", async () => {
+    project.files["shot.png"] = { kind: "image", path: "shot.png", mime: "image/png", size: 68, data_base64: "iVBORw0KGgo=" };
+    try {
+      const { push, user } = await startTurn();
+      push([
+        { type: "user_message", text: "Fix the bug" },
+        proposed("i", "read_file", { path: "shot.png" }, "Read shot.png"),
+        { type: "tool_finished", id: "i", name: "read_file", output: "An image.", is_error: false, summary: { kind: "file_seen", path: "shot.png" } },
+      ]);
+      const thumb = await screen.findByTestId("tool-thumbnail", {}, { timeout: 4000 });
+      const img = thumb.querySelector("img")!;
+      expect(img.getAttribute("src")).toBe("data:image/png;base64,iVBORw0KGgo=");
+      expect(img).toHaveAttribute("alt", "shot.png, the picture the agent looked at");
+      await user.click(thumb);
+    } finally {
+      delete project.files["shot.png"];
+    }
+  });
+
   // Issue 46, item 7: approving a commit was blind (the card showed its JSON). The card lists
   // the files with their diffs and warns about a change the person never saw in Tandem.
   it("shows a commit's files and diffs on its card, and warns about a change not seen", async () => {
