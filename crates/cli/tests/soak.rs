@@ -354,7 +354,8 @@ impl Soak {
         );
     }
 
-    /// Every session whose log holds a whole line with its task is found by a search.
+    /// Every session whose conversation holds its task (a whole line of its log, in a turn no
+    /// restore took back) is found by a search.
     fn check_search(&self, step: &str) {
         let dir = self.data.join("sessions");
         let logged: Vec<String> = std::fs::read_dir(&dir)
@@ -370,6 +371,18 @@ impl Soak {
                     None => "",
                 };
                 whole.contains("soak task").then_some(id)
+            })
+            // A restore may have taken every turn with the task out of the conversation: a
+            // search rightly leaves those out.
+            .filter(|id| {
+                let o = self
+                    .command()
+                    .args(["show", id])
+                    .output()
+                    .expect("tandem-cli show");
+                String::from_utf8_lossy(&o.stdout).lines().any(|l| {
+                    l.contains("soak task") && !l.contains("taken out of the conversation")
+                })
             })
             .collect();
         if logged.is_empty() {
