@@ -191,6 +191,7 @@ pub fn run() {
             settings_host::remove_rule,
             settings_host::add_rule,
             settings_host::trust_project,
+            settings_host::set_policy_default,
             commands::sandbox_status,
             extensions_host::skills_view,
             extensions_host::set_skill_enabled,

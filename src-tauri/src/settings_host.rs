@@ -401,6 +401,25 @@ pub async fn add_rule(args: AddRuleArgs, state: State<'_, AppState>) -> CmdResul
     .await
 }
 
+/// Sets one default (the mode new sessions start in, a limit on a session's changes) in your
+/// own rules file, then lists the rules again: what is in force may be the project's stricter
+/// value.
+#[tauri::command]
+pub async fn set_policy_default(
+    args: protocol::SetPolicyDefaultArgs,
+    state: State<'_, AppState>,
+) -> CmdResult<RulesView> {
+    let root = opened_root(&state, &args.root)?;
+    blocking(move || {
+        let user_file = locations::user_policy_file();
+        config::set_default_in_file(root.path(), &user_file, args.setting)
+            .map_err(|e| invalid(format!("The default was not saved: {e}")))?;
+        config::rules_view(root.path(), &user_file)
+            .map_err(|e| invalid(format!("The rules cannot be read: {e}")))
+    })
+    .await
+}
+
 /// Trusts the open project's own rules file, or stops trusting it (your file's
 /// `trusted_projects`), then lists the rules again.
 #[tauri::command]

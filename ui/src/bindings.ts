@@ -884,7 +884,30 @@ trusted: boolean,
 /**
  * The tools a rule may turn off, by name.
  */
-tools: Array<string>, };
+tools: Array<string>, 
+/**
+ * The mode new sessions start in and the limits on how much a session changes, as in
+ * force for this project.
+ */
+defaults: PolicyDefaults, };
+
+export type PolicyDefaults = { 
+/**
+ * The mode new sessions start in.
+ */
+mode: Mode, 
+/**
+ * Beyond this many lines changed in a session, changes are refused.
+ */
+max_diff_lines: number, 
+/**
+ * Beyond this many, every further change asks, whatever the mode.
+ */
+require_approval_above: number, };
+
+export type PolicyDefault = { "kind": "mode", "value": Mode } | { "kind": "max_diff_lines", "value": number } | { "kind": "require_approval_above", "value": number };
+
+export type SetPolicyDefaultArgs = { root: string, setting: PolicyDefault, };
 
 export type RuleGroup = { kind: RuleGroupKind, 
 /**
@@ -1199,6 +1222,7 @@ export interface Commands {
   remove_rule: { args: RemoveRuleArgs; result: RulesView };
   add_rule: { args: AddRuleArgs; result: RulesView };
   trust_project: { args: TrustProjectArgs; result: RulesView };
+  set_policy_default: { args: SetPolicyDefaultArgs; result: RulesView };
   sandbox_status: { args: null; result: SandboxStatus };
   skills_view: { args: ProjectArgs; result: SkillsView };
   set_skill_enabled: { args: SetSkillEnabledArgs; result: SkillsView };

@@ -153,6 +153,16 @@ export const useSession = create<SessionState>((set, get) => ({
     if (get().root === root) return Promise.resolve();
     set({ root, sessions: [], sessionsLoaded: false, sessionsError: null, runningSession: null, queued: null, ...fresh() });
     const listed = get().refreshSessions();
+    // The mode new sessions start in is a rule (Settings → Rules → Defaults): the window starts
+    // there for this project. Read after the first frame; until then, Ask.
+    afterFirstFrame()
+      .then(() => call("policy_rules", { root }))
+      .then(
+        (rules) => {
+          if (get().root === root && get().runningSession === null && rules.defaults) set({ mode: rules.defaults.mode });
+        },
+        () => undefined,
+      );
     if (get().sandbox === null) {
       afterFirstFrame()
         .then(() => call("sandbox_status"))

@@ -36,7 +36,8 @@ pub use launch::{
 };
 pub use mcp_launch::{SandboxLauncher, machine_sandbox, mcp_hub};
 pub use rule_files::{
-    RuleFileError, add_rule_to_file, remove_rule_from_file, rules_view, set_project_trusted,
+    RuleFileError, add_rule_to_file, remove_rule_from_file, rules_view, set_default_in_file,
+    set_project_trusted,
 };
 pub use settings::{
     CommandSettings, MemorySecrets, ModelFile, NoSecrets, NotificationSettings, ProviderSettings,

@@ -64,6 +64,11 @@ pub fn rules_view(root: &Path, user_file: &Path) -> Result<RulesView, LaunchErro
             .iter()
             .any(|t| Path::new(t) == root || *t == here),
         tools: tools::TOOLS.iter().map(|t| t.name.to_string()).collect(),
+        defaults: protocol::PolicyDefaults {
+            mode: policy.mode.value,
+            max_diff_lines: policy.max_diff_lines.value,
+            require_approval_above: policy.require_approval_above.value,
+        },
     })
 }
 
@@ -133,6 +138,17 @@ pub fn set_project_trusted(
 ) -> Result<(), RuleFileError> {
     edit_file(root, user_file, RuleFileKind::User, true, |text, name| {
         policy::set_trusted(text, name, root, trusted)
+    })
+}
+
+/// Sets one default in the user's own rules file.
+pub fn set_default_in_file(
+    root: &Path,
+    user_file: &Path,
+    setting: protocol::PolicyDefault,
+) -> Result<(), RuleFileError> {
+    edit_file(root, user_file, RuleFileKind::User, true, |text, name| {
+        policy::set_default(text, name, setting)
     })
 }
 

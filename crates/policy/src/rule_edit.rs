@@ -81,6 +81,37 @@ pub fn add_rule(text: &str, file: &str, key: &RuleKey) -> Result<String, PolicyE
     Ok(doc.to_string())
 }
 
+/// The text with one default set (`mode`, `max_diff_lines`, `require_approval_above`), the
+/// rest as it was.
+pub fn set_default(
+    text: &str,
+    file: &str,
+    setting: protocol::PolicyDefault,
+) -> Result<String, PolicyError> {
+    let mut doc = parse(text, file)?;
+    let invalid = |message: String| PolicyError::Invalid {
+        file: file.to_string(),
+        message,
+    };
+    let (key, value) = match setting {
+        protocol::PolicyDefault::Mode(mode) => ("mode", toml_edit::value(mode.name())),
+        protocol::PolicyDefault::MaxDiffLines(n)
+        | protocol::PolicyDefault::RequireApprovalAbove(n)
+            if n == 0 =>
+        {
+            return Err(invalid("a number of lines must be above 0".into()));
+        }
+        protocol::PolicyDefault::MaxDiffLines(n) => {
+            ("max_diff_lines", toml_edit::value(i64::from(n)))
+        }
+        protocol::PolicyDefault::RequireApprovalAbove(n) => {
+            ("require_approval_above", toml_edit::value(i64::from(n)))
+        }
+    };
+    doc.as_table_mut().insert(key, value);
+    Ok(doc.to_string())
+}
+
 /// The user's rules text with `project_root` in `trusted_projects` (its own rules file may then
 /// loosen the user's rules) or taken out of it.
 pub fn set_trusted(
@@ -156,6 +187,37 @@ mod tests {
         assert!(p.turned_off("web_fetch").is_some(), "{text}");
         assert!(p.describe().contains("make deploy"), "{text}");
         assert!(add_rule(&text, "u", &key(None, RuleList::CommandsAllow, "  ")).is_err());
+    }
+
+    /// Issue 46, item 8: the default mode and the diff limits were settable only in TOML.
+    #[test]
+    fn defaults_are_set_in_the_file_and_load_with_its_comments_kept() {
+        use protocol::{Mode, PolicyDefault};
+        let text = "# mine\n[commands]\nallow = [\"make lint\"]\n";
+        let text = set_default(text, "u", PolicyDefault::Mode(Mode::AutoEdit)).expect("mode");
+        let text = set_default(&text, "u", PolicyDefault::MaxDiffLines(900)).expect("max");
+        let text =
+            set_default(&text, "u", PolicyDefault::RequireApprovalAbove(120)).expect("ask above");
+        let text = set_default(&text, "u", PolicyDefault::MaxDiffLines(800)).expect("again");
+        assert!(
+            text.contains("# mine\n[commands]"),
+            "the comment stays: {text}"
+        );
+        assert_eq!(text.matches("max_diff_lines").count(), 1, "{text}");
+        let p = Policy::load(
+            Some(RuleText {
+                path: Path::new("/u.toml"),
+                text: &text,
+            }),
+            None,
+            Path::new("/p"),
+        )
+        .expect("load");
+        assert_eq!(p.mode.value, Mode::AutoEdit);
+        assert_eq!(p.max_diff_lines.value, 800);
+        assert_eq!(p.require_approval_above.value, 120);
+        assert!(p.describe().contains("make lint"), "{text}");
+        assert!(set_default(&text, "u", PolicyDefault::RequireApprovalAbove(0)).is_err());
     }
 
     #[test]

@@ -242,6 +242,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("remove_rule", "RemoveRuleArgs", "RulesView"),
     ("add_rule", "AddRuleArgs", "RulesView"),
     ("trust_project", "TrustProjectArgs", "RulesView"),
+    ("set_policy_default", "SetPolicyDefaultArgs", "RulesView"),
     ("sandbox_status", "null", "SandboxStatus"),
     ("skills_view", "ProjectArgs", "SkillsView"),
     ("set_skill_enabled", "SetSkillEnabledArgs", "SkillsView"),

@@ -20,6 +20,36 @@ pub struct RulesView {
     pub trusted: bool,
     /// The tools a rule may turn off, by name.
     pub tools: Vec<String>,
+    /// The mode new sessions start in and the limits on how much a session changes, as in
+    /// force for this project.
+    pub defaults: PolicyDefaults,
+}
+
+/// The settings a rules file sets once (not lists): in force for a project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PolicyDefaults {
+    /// The mode new sessions start in.
+    pub mode: crate::Mode,
+    /// Beyond this many lines changed in a session, changes are refused.
+    pub max_diff_lines: u32,
+    /// Beyond this many, every further change asks, whatever the mode.
+    pub require_approval_above: u32,
+}
+
+/// One default set in the person's own rules file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum PolicyDefault {
+    Mode(crate::Mode),
+    MaxDiffLines(u32),
+    RequireApprovalAbove(u32),
+}
+
+/// Sets one default in the person's own rules file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SetPolicyDefaultArgs {
+    pub root: String,
+    pub setting: PolicyDefault,
 }
 
 /// Built-in rules of one kind, in words: "Files Tandem never reads or changes: .env files, SSH

@@ -1,10 +1,12 @@
 // Settings → Rules: the rules in force for the open project, as Rust words them. Whether the
 // project's own rules file is trusted; the user's own rules, each with the project it applies
-// to, to change or remove, and a form to add one; then the built-in rules in groups; then what
-// holds in every mode.
+// to, to change or remove, and a form to add one; the defaults (the mode new sessions start in,
+// the limits on how much a session changes); then the built-in rules in groups; then what holds
+// in every mode.
 import { useEffect, useState } from "react";
 import type { OwnRule, RuleKey, RulesView } from "../bindings";
 import { call, toAppError } from "../api";
+import { RuleDefaults } from "./RuleDefaults";
 import { RuleForm } from "./RuleForm";
 
 /** Where one of the user's rules applies, from where it is kept. */
@@ -121,6 +123,7 @@ export function RulesTab({ root }: { root: string | null }) {
           </span>
         </label>
       </div>
+      <RuleDefaults root={root} defaults={rules.defaults} onSaved={setRules} />
       <div className="rule-group yours" data-testid="own-rules">
         <div className="rule-group-head">
           <h2>Your rules</h2>

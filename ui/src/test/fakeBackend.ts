@@ -25,6 +25,7 @@ import type {
   RestoreArgs,
   RestorePreview,
   RestoreRecord,
+  PolicyDefault,
   RuleKey,
   RulesView,
   SandboxStatus,
@@ -240,6 +241,7 @@ export function rulesView(overrides: Partial<RulesView> = {}): RulesView {
     notes: [],
     trusted: false,
     tools: ["read_file", "run_command", "web_fetch", "web_search"],
+    defaults: { mode: "ask", max_diff_lines: 2000, require_approval_above: 200 },
     ...overrides,
   };
 }
@@ -429,6 +431,15 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
       case "trust_project":
         rules = { ...rules, trusted: Boolean(args.trusted) };
         return rules;
+      case "set_policy_default": {
+        const setting = args.setting as unknown as PolicyDefault;
+        const d = { ...rules.defaults };
+        if (setting.kind === "mode") d.mode = setting.value;
+        else if (setting.kind === "max_diff_lines") d.max_diff_lines = setting.value;
+        else d.require_approval_above = setting.value;
+        rules = { ...rules, defaults: d };
+        return rules;
+      }
       case "skills_view":
         return skills;
       case "set_skill_enabled":

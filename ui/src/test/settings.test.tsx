@@ -510,6 +510,50 @@ describe("rules in words", () => {
   });
 });
 
+// Issue 46, item 8: the default mode and the diff limits were settable only in TOML.
+describe("settings: rule defaults", () => {
+  it("sets the mode new sessions start in and the diff limits, refusing limits that cannot work", async () => {
+    const { calls, user, view } = await openSettings({ rules: rulesView() });
+    await user.click(within(view).getByTestId("settings-tab-rules"));
+    const defaults = await within(view).findByTestId("rule-defaults");
+    const mode = within(defaults).getByTestId("default-mode");
+    expect(mode).toHaveValue("ask");
+    const askAbove = within(defaults).getByTestId("ask-above-lines");
+    const maxLines = within(defaults).getByTestId("max-diff-lines");
+    expect(askAbove).toHaveValue("200");
+    expect(maxLines).toHaveValue("2000");
+    expect(within(defaults).getByTestId("save-defaults")).toBeDisabled();
+    await user.clear(askAbove);
+    await user.type(askAbove, "3000");
+    expect(within(defaults).getByTestId("defaults-problem")).toHaveTextContent("Asking must start before changes are refused");
+    expect(within(defaults).getByTestId("save-defaults")).toBeDisabled();
+    await user.clear(askAbove);
+    await user.type(askAbove, "x");
+    expect(within(defaults).getByTestId("defaults-problem")).toHaveTextContent("type a whole number of lines above 0");
+    await user.clear(askAbove);
+    await user.type(askAbove, "150");
+    await user.selectOptions(mode, "auto_edit");
+    await user.click(within(defaults).getByTestId("save-defaults"));
+    await within(defaults).findByTestId("defaults-note");
+    expect(calls.filter((c) => c.cmd === "set_policy_default").map((c) => (c.payload as { args: unknown }).args)).toEqual([
+      { root: "/work/demo", setting: { kind: "mode", value: "auto_edit" } },
+      { root: "/work/demo", setting: { kind: "require_approval_above", value: 150 } },
+    ]);
+    expect(within(defaults).getByTestId("defaults-note")).toHaveTextContent("Saved. New sessions use these");
+    expect(mode).toHaveValue("auto_edit");
+    expect(within(defaults).getByTestId("save-defaults")).toBeDisabled();
+  });
+});
+
+describe("settings: the default mode", () => {
+  it("is the mode the window starts in for the project", async () => {
+    installFakeBackend(project, { rules: rulesView({ defaults: { mode: "auto_edit", max_diff_lines: 2000, require_approval_above: 200 } }) });
+    render(<App />);
+    const select = await screen.findByTestId("mode-select");
+    await waitFor(() => expect(select).toHaveValue("auto_edit"));
+  });
+});
+
 describe("rules added, changed and the project trusted", () => {
   const rules: RulesView = rulesView({
     yours: [
