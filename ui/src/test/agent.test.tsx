@@ -1337,7 +1337,8 @@ describe("changes", () => {
     const items = await screen.findAllByTestId("change-item");
     expect(items[0]).toHaveTextContent("src/a.rs+2−1");
     expect(items[1]).toHaveTextContent("new");
-    expect(screen.getByTestId("change-diff").querySelector(".cm-editor")).toHaveTextContent("fn b() {}");
+    // The editor is loaded lazily: on a busy machine it comes a moment after the list.
+    await waitFor(() => expect(screen.getByTestId("change-diff").querySelector(".cm-editor")).toHaveTextContent("fn b() {}"));
     await user.click(items[1]!);
     await waitFor(() => expect(screen.getByTestId("change-diff").querySelector(".cm-editor")).toHaveTextContent("new"));
   });
