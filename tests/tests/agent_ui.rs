@@ -1226,6 +1226,67 @@ async fn commit_card(dark: bool, (width, height): (u32, u32), shots: &str) -> Te
     Ok(())
 }
 
+/// Issue 46, items 3 and 8, in the real window: while one session waits for an answer, a new
+/// session's example task asks before replacing a draft, the task is queued and said so above
+/// the box (and taken back); Settings → Rules shows the defaults.
+async fn queue_and_defaults(dark: bool, (width, height): (u32, u32), shots: &str) -> TestResult {
+    let Some(s) = Scripted::start("app_commit_card.json").await? else {
+        return Ok(());
+    };
+    let env: &[(&str, &str)] = if dark {
+        &[("GTK_THEME", "Adwaita:dark")]
+    } else {
+        &[]
+    };
+    let app = s.launch(env).await?;
+    app.driver.set_window_rect(0, 0, width, height).await?;
+    send(&app, "Spell out five in list.txt and commit").await?;
+    app.wait_text("[data-testid=approval-card]", "list.txt")
+        .await?;
+    app.click("[data-testid=new-session]").await?;
+    app.wait_for("[data-testid=composer-busy]").await?;
+    let input = app.wait_for("[data-testid=composer-input]").await?;
+    input.send_keys("Write the docs").await?;
+    app.click("[data-testid=example-task]").await?;
+    app.wait_for("[data-testid=example-offer]").await?;
+    app.screenshot(&format!("{shots}-example-offer")).await?;
+    app.click("[data-testid=example-keep]").await?;
+    app.wait_gone("[data-testid=example-offer]").await?;
+    assert_eq!(composer_value(&app).await?, "Write the docs");
+    app.wait_text("[data-testid=send-button]", "Queue").await?;
+    app.click("[data-testid=send-button]").await?;
+    let queued = wait_content(&app, "[data-testid=composer-queued]", "Write the docs").await?;
+    assert!(
+        queued.contains("sent when the other session is done"),
+        "{queued:?}"
+    );
+    app.screenshot(&format!("{shots}-queued")).await?;
+    app.click("[data-testid=composer-queued-cancel]").await?;
+    app.wait_gone("[data-testid=composer-queued]").await?;
+    assert_eq!(composer_value(&app).await?, "Write the docs");
+
+    app.click("[data-testid=settings-button]").await?;
+    app.click("[data-testid=settings-tab-rules]").await?;
+    app.wait_for("[data-testid=rule-defaults] [data-testid=default-mode]")
+        .await?;
+    app.screenshot(&format!("{shots}-rule-defaults")).await?;
+    app.quit().await?;
+    // The first session's edit is left unanswered: the rest of its script never runs.
+    let _ = s.server.failures();
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_waits_queued_while_another_session_waits_and_the_rules_show_defaults() -> TestResult
+{
+    queue_and_defaults(false, (1280, 800), "queue-light-1280").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_waits_queued_dark_and_narrow() -> TestResult {
+    queue_and_defaults(true, (900, 700), "queue-dark-900").await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_card_shows_its_files_and_diffs() -> TestResult {
     commit_card(false, (1280, 800), "commit-light-1280").await

@@ -373,15 +373,28 @@ impl Soak {
                 whole.contains("soak task").then_some(id)
             })
             // A restore may have taken every turn with the task out of the conversation: a
-            // search rightly leaves those out.
+            // search rightly leaves those out. And a run killed after its task was received but
+            // before the message was logged has a turn with no message to find.
             .filter(|id| {
                 let o = self
                     .command()
                     .args(["show", id])
                     .output()
                     .expect("tandem-cli show");
+                let log =
+                    std::fs::read_to_string(dir.join(format!("{id}.jsonl"))).unwrap_or_default();
                 String::from_utf8_lossy(&o.stdout).lines().any(|l| {
-                    l.contains("soak task") && !l.contains("taken out of the conversation")
+                    let asked = l
+                        .trim_start()
+                        .split_once(". ")
+                        .and_then(|(_, rest)| rest.split(" — ").next())
+                        .unwrap_or_default();
+                    asked.contains("soak task")
+                        && !l.contains("taken out of the conversation")
+                        && log.lines().any(|e| {
+                            e.contains("\"user_message\"")
+                                && e.contains(&format!("\"text\":\"{asked}\""))
+                        })
                 })
             })
             .collect();

@@ -69,7 +69,9 @@ export function Composer() {
   const keyNow = useRef(key);
   const textNow = useRef(text);
   textNow.current = text;
-  useEffect(() => {
+  // A layout effect: in the same commit as the switch, so no key typed just after it is lost
+  // (an effect ran late on a busy machine and wiped the first letters typed).
+  useLayoutEffect(() => {
     if (keyNow.current === key) return;
     keepDraft(keyNow.current, textNow.current);
     keyNow.current = key;
