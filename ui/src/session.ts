@@ -53,6 +53,8 @@ type SessionState = {
   /** The session whose turn is running, if any. */
   runningSession: string | null;
   mode: Mode;
+  /** The person picked the mode in this window: the project's default no longer replaces it. */
+  modeChosen: boolean;
   /** Approval requests answered here, hidden before Rust's confirmation arrives. */
   answered: Record<string, true>;
   tasks: BackgroundTask[];
@@ -145,13 +147,14 @@ export const useSession = create<SessionState>((set, get) => ({
   runningSession: null,
   queued: null,
   mode: "ask",
+  modeChosen: false,
   changesVersion: 0,
   sandbox: null,
   ...fresh(),
 
   setProject(root) {
     if (get().root === root) return Promise.resolve();
-    set({ root, sessions: [], sessionsLoaded: false, sessionsError: null, runningSession: null, queued: null, ...fresh() });
+    set({ root, sessions: [], sessionsLoaded: false, sessionsError: null, runningSession: null, queued: null, modeChosen: false, ...fresh() });
     const listed = get().refreshSessions();
     // The mode new sessions start in is a rule (Settings → Rules → Defaults): the window starts
     // there for this project. Read after the first frame; until then, Ask.
@@ -159,7 +162,10 @@ export const useSession = create<SessionState>((set, get) => ({
       .then(() => call("policy_rules", { root }))
       .then(
         (rules) => {
-          if (get().root === root && get().runningSession === null && rules.defaults) set({ mode: rules.defaults.mode });
+          // Never over a mode the person chose meanwhile.
+          if (get().root === root && !get().modeChosen && get().runningSession === null && rules.defaults) {
+            set({ mode: rules.defaults.mode });
+          }
         },
         () => undefined,
       );
@@ -380,7 +386,7 @@ export const useSession = create<SessionState>((set, get) => ({
   },
 
   setMode(mode) {
-    set({ mode });
+    set({ mode, modeChosen: true });
     // A running turn takes the new mode from its next call on.
     const running = get().runningSession;
     if (running) {

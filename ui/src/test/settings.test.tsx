@@ -6,6 +6,7 @@ import userEvent from "@testing-library/user-event";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { App } from "../App";
 import { useApp } from "../store";
+import { useSession } from "../session";
 import { DEFAULT_LOCAL_URL, PROVIDER_KINDS } from "../bindings";
 import type { EngineError, RulesView } from "../bindings";
 import { builtinStatus, engineError, entry, installFakeBackend, rulesView, settingsView, text, type Call, type FakeAgent, type FakeProject, type FakeTurn } from "./fakeBackend";
@@ -551,6 +552,24 @@ describe("settings: the default mode", () => {
     render(<App />);
     const select = await screen.findByTestId("mode-select");
     await waitFor(() => expect(select).toHaveValue("auto_edit"));
+  });
+
+  it("never replaces a mode the person picked before the default arrived", async () => {
+    const calls = installFakeBackend(project, {
+      rules: rulesView({ defaults: { mode: "auto_edit", max_diff_lines: 2000, require_approval_above: 200 } }),
+    });
+    render(<App />);
+    const select = await screen.findByTestId("mode-select");
+    await waitFor(() => expect(select).toHaveValue("auto_edit"));
+    const asked = calls.filter((c) => c.cmd === "policy_rules").length;
+    // Another project opens and the person picks a mode before its rules are read.
+    act(() => {
+      void useSession.getState().setProject("/work/other");
+      useSession.getState().setMode("read_only");
+    });
+    await waitFor(() => expect(calls.filter((c) => c.cmd === "policy_rules").length).toBeGreaterThan(asked));
+    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 50)));
+    expect(select).toHaveValue("read_only");
   });
 });
 
