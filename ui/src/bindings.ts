@@ -227,9 +227,14 @@ export type CommitFile = {
  */
 path: string, change: CommitChange, added: number, removed: number, 
 /**
- * The unified diff's hunks (empty for a binary file), cut when very long.
+ * The unified diff's hunks (empty for a binary, very large or secret file), cut when
+ * very long.
  */
 diff: string, 
+/**
+ * A secret (`.env`, keys): its content is not shown, before or after.
+ */
+secret: boolean, 
 /**
  * The session changed it, so the person saw the change in Tandem (as an edit or a
  * command's changes); false for a change made outside Tandem or before the session.

@@ -57,8 +57,11 @@ pub struct CommitFile {
     pub change: CommitChange,
     pub added: u32,
     pub removed: u32,
-    /// The unified diff's hunks (empty for a binary file), cut when very long.
+    /// The unified diff's hunks (empty for a binary, very large or secret file), cut when
+    /// very long.
     pub diff: String,
+    /// A secret (`.env`, keys): its content is not shown, before or after.
+    pub secret: bool,
     /// The session changed it, so the person saw the change in Tandem (as an edit or a
     /// command's changes); false for a change made outside Tandem or before the session.
     pub seen: bool,

@@ -299,8 +299,47 @@ pub struct CommitDiff {
     pub change: protocol::CommitChange,
     pub added: u32,
     pub removed: u32,
-    /// The hunks as unified diff text; empty for a binary file.
+    /// The hunks as unified diff text; empty for a binary, very large or secret file.
     pub diff: String,
+    /// A secret (`.env`, keys): its content is never shown, before or after.
+    pub secret: bool,
+}
+
+/// Files bigger than this are not read for a commit card's diff.
+const COMMIT_DIFF_BYTES: u64 = 1024 * 1024;
+
+/// What a commit would record for `abs` from the worktree, read as git reads it: a link's
+/// target (never the file it points at — a link to `~/.ssh/id_rsa` must not show the key), a
+/// regular file's bytes up to `COMMIT_DIFF_BYTES`; None when it is gone. `Some(None)`: there,
+/// but not shown (too big, not a file).
+fn worktree_side(abs: &Path) -> Option<Option<Vec<u8>>> {
+    let meta = std::fs::symlink_metadata(abs).ok()?;
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(abs).ok()?;
+        return Some(Some(crate::path_text::from_path(&target).into_bytes()));
+    }
+    if !meta.is_file() || meta.len() > COMMIT_DIFF_BYTES {
+        return Some(None);
+    }
+    Some(read_no_follow(abs))
+}
+
+/// A regular file's bytes, refusing a link swapped in since it was looked at.
+fn read_no_follow(abs: &Path) -> Option<Vec<u8>> {
+    use rustix::fs::{Mode, OFlags};
+    use std::io::Read as _;
+    let fd = rustix::fs::open(
+        abs,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    let mut bytes = Vec::new();
+    std::fs::File::from(fd)
+        .take(COMMIT_DIFF_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= COMMIT_DIFF_BYTES).then_some(bytes)
 }
 
 /// Lines of one file's diff a commit card shows.
@@ -325,18 +364,24 @@ pub fn commit_diffs(root: &ProjectRoot, paths: &[PathBuf]) -> ToolResult<Vec<Com
             .and_then(|t| t.get_path(in_repo).ok())
             .and_then(|e| repo.find_blob(e.id()).ok())
             .map(|b| b.content().to_vec());
-        let new = std::fs::read(abs).ok();
+        let new = worktree_side(abs);
         let change = match (&old, &new) {
             (None, _) => protocol::CommitChange::Added,
             (Some(_), None) => protocol::CommitChange::Deleted,
             (Some(_), Some(_)) => protocol::CommitChange::Modified,
         };
+        let secret = root.is_secret(abs);
         let text = |b: Option<Vec<u8>>| match b {
             None => Some(String::new()),
             Some(b) => String::from_utf8(b).ok(),
         };
-        let (diff, added, removed) = match (text(old), text(new)) {
-            (Some(o), Some(n)) => {
+        let texts = match (secret, new) {
+            (true, _) | (false, Some(None)) => None,
+            (false, Some(Some(n))) => text(old).zip(text(Some(n))),
+            (false, None) => text(old).zip(Some(String::new())),
+        };
+        let (diff, added, removed) = match texts {
+            Some((o, n)) => {
                 let (added, removed) = crate::diff::line_counts(&o, &n);
                 let mut diff = String::new();
                 for h in crate::diff::hunks(&o, &n) {
@@ -364,6 +409,7 @@ pub fn commit_diffs(root: &ProjectRoot, paths: &[PathBuf]) -> ToolResult<Vec<Com
             added,
             removed,
             diff,
+            secret,
         });
     }
     Ok(out)
@@ -667,6 +713,51 @@ fn git_date(seconds: i64, offset_minutes: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn secret(p: &Path) -> bool {
+        p.file_name().is_some_and(|n| n == ".env")
+    }
+
+    /// Attack: a cloned repository's untracked link to a secret outside the project, and a
+    /// `.env` the person changed. The commit card shows the link as git records it (its
+    /// target's name) and withholds the secret's content, before and after.
+    #[test]
+    fn a_commit_card_never_shows_what_a_link_points_at_nor_a_secret() {
+        let outside = tempfile::tempdir().expect("tempdir");
+        let key = outside.path().join("id_rsa");
+        std::fs::write(&key, "PRIVATE-KEY-MARKER\n").expect("write");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = Repository::init(dir.path()).expect("init");
+        std::fs::write(dir.path().join(".env"), "TOKEN=old-marker\n").expect("write");
+        let mut index = repo.index().expect("index");
+        index.add_path(Path::new(".env")).expect("add");
+        let tree = repo
+            .find_tree(index.write_tree().expect("tree"))
+            .expect("tree");
+        let sig = git2::Signature::now("t", "t@example.com").expect("sig");
+        repo.commit(Some("HEAD"), &sig, &sig, "start", &tree, &[])
+            .expect("commit");
+        std::fs::write(dir.path().join(".env"), "TOKEN=new-marker\n").expect("write");
+        std::os::unix::fs::symlink(&key, dir.path().join("notes.txt")).expect("link");
+        std::fs::write(dir.path().join("big.txt"), vec![b'x'; 2 * 1024 * 1024]).expect("write");
+        let root = ProjectRoot::open(dir.path())
+            .expect("open")
+            .hiding_secrets(secret);
+        let args = GitCommitArgs {
+            message: "m".into(),
+            files: None,
+            force: false,
+        };
+        let paths = commit_files(&root, &args).expect("files");
+        let diffs = commit_diffs(&root, &paths).expect("diffs");
+        let all: String = diffs.iter().map(|d| d.diff.clone()).collect();
+        assert!(!all.contains("PRIVATE-KEY-MARKER"), "{all}");
+        assert!(!all.contains("marker"), "{all}");
+        let by = |p: &str| diffs.iter().find(|d| d.path == p).expect(p);
+        assert!(by(".env").secret && by(".env").diff.is_empty());
+        assert!(by("notes.txt").diff.contains(&key.display().to_string()));
+        assert!(by("big.txt").diff.is_empty(), "a 2 MB file is not read");
+    }
 
     #[test]
     fn dates_read_as_git_prints_them() {

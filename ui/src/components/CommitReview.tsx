@@ -54,7 +54,15 @@ export function CommitReview({ commit }: { commit: CommitPreview }) {
                   </span>
                 )}
               </summary>
-              {f.diff === "" ? <p className="muted small">No text to show (a binary file).</p> : <DiffText diff={f.diff} />}
+              {f.secret ? (
+                <p className="muted small" data-testid="commit-secret">
+                  A secret file (keys, passwords): its content is not shown here. Committing it puts it in the history.
+                </p>
+              ) : f.diff === "" ? (
+                <p className="muted small">No text to show (a binary or very large file).</p>
+              ) : (
+                <DiffText diff={f.diff} />
+              )}
             </details>
           </li>
         ))}

@@ -577,8 +577,9 @@ describe("a turn", () => {
           commit: {
             message: "Say two",
             files: [
-              { path: "a.txt", change: "modified", added: 1, removed: 1, diff: "@@ -1,1 +1,1 @@\n-one\n+two\n", seen: true },
-              { path: "notes/b.txt", change: "added", added: 2, removed: 0, diff: "@@ -0,0 +1,2 @@\n+bee\n+hive\n", seen: false },
+              { path: "a.txt", change: "modified", added: 1, removed: 1, diff: "@@ -1,1 +1,1 @@\n-one\n+two\n", seen: true, secret: false },
+              { path: "notes/b.txt", change: "added", added: 2, removed: 0, diff: "@@ -0,0 +1,2 @@\n+bee\n+hive\n", seen: false, secret: false },
+              { path: ".env", change: "modified", added: 0, removed: 0, diff: "", seen: true, secret: true },
             ],
             more: 0,
           },
@@ -589,7 +590,9 @@ describe("a turn", () => {
     expect(within(card).getByTestId("commit-message")).toHaveTextContent("Say two");
     const files = within(card).getAllByTestId("commit-file");
     // The change the person never saw comes first.
-    expect(files.map((f) => f.getAttribute("data-seen"))).toEqual(["false", "true"]);
+    expect(files.map((f) => f.getAttribute("data-seen"))).toEqual(["false", "true", "true"]);
+    // A secret's content is never on the card; it says why.
+    expect(within(files[2]!).getByTestId("commit-secret")).toHaveTextContent("its content is not shown here");
     expect(files[1]).toHaveTextContent("a.txt changed +1 −1");
     expect(within(files[0]!).getByTestId("commit-unseen")).toHaveTextContent("not seen in Tandem");
     expect(within(card).getByTestId("commit-unseen-warning")).toHaveTextContent("1 file in this commit changed where you did not see it in Tandem");

@@ -698,6 +698,7 @@ fn commit_preview(
             added: d.added,
             removed: d.removed,
             diff: d.diff,
+            secret: d.secret,
         })
         .collect();
     Some(protocol::CommitPreview {
