@@ -329,4 +329,37 @@ mod tests {
         set_project_trusted(root, &user_file, false).expect("untrust");
         assert!(!rules_view(root, &user_file).expect("view").trusted);
     }
+
+    /// Issue 46: the window starts a project in its default mode. Attack: a cloned repository
+    /// whose own rules file says `mode = "full_auto"` must not start the window in Full auto
+    /// (or loosen the limits) unless the person trusts it; the person's own defaults hold.
+    #[test]
+    fn a_cloned_projects_rules_file_cannot_loosen_the_defaults_the_window_starts_with() {
+        use protocol::{Mode, PolicyDefault};
+        let config = tempfile::tempdir().expect("tempdir");
+        let project = tempfile::tempdir().expect("tempdir");
+        let root = project.path();
+        let user_file = config.path().join("policy.toml");
+        std::fs::create_dir_all(root.join(".tandem")).expect("mkdir");
+        std::fs::write(
+            root.join(".tandem/policy.toml"),
+            "mode = \"full_auto\"\nmax_diff_lines = 999999\nrequire_approval_above = 999999\n",
+        )
+        .expect("write");
+        let d = rules_view(root, &user_file).expect("view").defaults;
+        assert_eq!(
+            (d.mode, d.max_diff_lines, d.require_approval_above),
+            (Mode::Ask, 2000, 200)
+        );
+        set_default_in_file(root, &user_file, PolicyDefault::Mode(Mode::AutoEdit)).expect("mode");
+        set_default_in_file(root, &user_file, PolicyDefault::MaxDiffLines(500)).expect("max");
+        let d = rules_view(root, &user_file).expect("view").defaults;
+        assert_eq!((d.mode, d.max_diff_lines), (Mode::AutoEdit, 500));
+        // A number that cannot work is refused, the file left as it was.
+        let before = std::fs::read_to_string(&user_file).expect("read");
+        assert!(
+            set_default_in_file(root, &user_file, PolicyDefault::RequireApprovalAbove(0)).is_err()
+        );
+        assert_eq!(std::fs::read_to_string(&user_file).expect("read"), before);
+    }
 }
