@@ -14,31 +14,12 @@
 //! picks sizes. The numbers and how to read them are in docs/benchmarks.md.
 
 use checkpoints::Checkpoints;
-use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+use test_support::projects::disk_bytes;
 
 const PER_DIR: usize = 100;
-
-fn disk_bytes(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            if let Ok(meta) = std::fs::symlink_metadata(e.path()) {
-                total += meta.blocks() * 512;
-                if meta.is_dir() {
-                    dirs.push(e.path());
-                }
-            }
-        }
-    }
-    total
-}
 
 fn git(root: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     let out = Command::new("git")

@@ -5,8 +5,8 @@
 
 use checkpoints::Checkpoints;
 use protocol::NotRestorableReason;
-use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
+use test_support::projects::disk_bytes;
 
 const UNTRACKED: usize = 2_500;
 
@@ -14,22 +14,6 @@ fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
     std::fs::write(p, text).expect("write");
-}
-
-/// The disk a folder's files take (allocated blocks), as `du` counts it.
-fn disk_bytes(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
-            let meta = std::fs::symlink_metadata(e.path()).expect("meta");
-            total += meta.blocks() * 512;
-            if meta.is_dir() {
-                dirs.push(e.path());
-            }
-        }
-    }
-    total
 }
 
 struct Project {

@@ -2,25 +2,9 @@
 //! session's first checkpoint, and the checkpoint copies nothing that has not changed.
 
 use model_server::{Scenario, ScriptedServer};
-use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 use std::time::Instant;
-
-/// The disk a folder's files take (allocated blocks), as `du` counts it.
-fn disk_bytes(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
-            let meta = std::fs::symlink_metadata(e.path()).expect("meta");
-            total += meta.blocks() * 512;
-            if meta.is_dir() {
-                dirs.push(e.path());
-            }
-        }
-    }
-    total
-}
+use test_support::projects::disk_bytes;
 
 /// Issue 47: a git project with 3,000 untracked files. The session's data stays under a tenth
 /// of the project (no copy of what did not change; it was a full copy), the agent's edit is

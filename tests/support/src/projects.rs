@@ -36,3 +36,25 @@ pub fn git_dir(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     }
     out
 }
+
+/// The disk a folder's files take (allocated blocks, as `du` counts them): what a session's
+/// data costs next to the project's.
+pub fn disk_bytes(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut total = 0;
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if let Ok(meta) = std::fs::symlink_metadata(e.path()) {
+                total += meta.blocks() * 512;
+                if meta.is_dir() {
+                    dirs.push(e.path());
+                }
+            }
+        }
+    }
+    total
+}
