@@ -172,6 +172,7 @@ pub fn run() {
             session_host::stop_task,
             session_host::review_task,
             session_host::session_changes,
+            session_host::fetched_picture,
             session_host::restore_preview,
             session_host::restore,
             settings_host::get_settings,

@@ -717,6 +717,21 @@ pub async fn session_changes(
     blocking(move || agent::session_changes(&dir, &root).map_err(|e| invalid(e.to_string()))).await
 }
 
+/// A picture the session's `web_fetch` saved, for its card. Only a plain name among that
+/// session's fetched files is read: the window cannot be made to read anything else this way.
+#[tauri::command]
+pub async fn fetched_picture(
+    args: protocol::FetchedPictureArgs,
+) -> CmdResult<protocol::FileContent> {
+    // The id is checked as any session's (no path in it) before it names a folder.
+    log_path(&args.session)?;
+    let dir = locations::session_files_dir(&args.session).join("fetched");
+    blocking(move || {
+        tools::read_fetched_picture(&dir, &args.name).map_err(crate::commands::for_people)
+    })
+    .await
+}
+
 /// Writes the session to the file the person chose (Markdown or its JSON log), whole or not at
 /// all; answers with where it went.
 #[tauri::command]

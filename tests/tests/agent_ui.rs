@@ -50,6 +50,23 @@ impl Scripted {
         }))
     }
 
+    /// [`Scripted::start`] with the scenario's `@NAME@` placeholders filled in.
+    async fn start_with(
+        scenario_file: &str,
+        vars: &[(&str, String)],
+    ) -> TestResult<Option<Scripted>> {
+        let Some(binary) = preflight() else {
+            return Ok(None);
+        };
+        Ok(Some(Scripted {
+            binary,
+            project: list_project(),
+            config: tempfile::tempdir()?,
+            data: tempfile::tempdir()?,
+            server: ScriptedServer::start(Scenario::named_with(scenario_file, vars)).await?,
+        }))
+    }
+
     /// Launches the app on the project (again, after a quit: same folders, same server).
     async fn launch(&self, extra_env: &[(&str, &str)]) -> TestResult<App> {
         let root = self.project.path().display().to_string();
@@ -1270,6 +1287,27 @@ async fn queue_and_defaults(dark: bool, (width, height): (u32, u32), shots: &str
     app.wait_for("[data-testid=rule-defaults] [data-testid=default-mode]")
         .await?;
     app.screenshot(&format!("{shots}-rule-defaults")).await?;
+    // Item 8: what a token is, said beside the limit that counts them.
+    app.click("[data-testid=settings-tab-limits]").await?;
+    let hint = text_content(&app, "[data-testid=limit-tokens-hint]").await?;
+    assert!(hint.contains("word"), "{hint:?}");
+    // The box stays on its label's line; the hint goes under the row.
+    let rows = app
+        .driver
+        .execute(
+            "const box = document.querySelector('[data-testid=limit-session-tokens]').getBoundingClientRect(); \
+             const label = document.querySelector('[data-testid=limit-session-tokens]').closest('label').querySelector('span').getBoundingClientRect(); \
+             const hint = document.querySelector('[data-testid=limit-tokens-hint]').getBoundingClientRect(); \
+             return [Math.abs((box.top + box.bottom) / 2 - (label.top + label.bottom) / 2) < 8, hint.top >= box.bottom - 1];",
+            vec![],
+        )
+        .await?;
+    assert_eq!(
+        rows.json(),
+        &serde_json::json!([true, true]),
+        "the tokens row is out of line"
+    );
+    app.screenshot(&format!("{shots}-limits")).await?;
     app.quit().await?;
     // The first session's edit is left unanswered: the rest of its script never runs.
     let _ = s.server.failures();
@@ -1285,6 +1323,104 @@ async fn a_task_waits_queued_while_another_session_waits_and_the_rules_show_defa
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_waits_queued_dark_and_narrow() -> TestResult {
     queue_and_defaults(true, (900, 700), "queue-dark-900").await
+}
+
+/// A small bar chart (96×64 PNG), the picture of these tests.
+const CHART_PNG: &[u8] = include_bytes!("../fixtures/chart.png");
+
+/// Issue 46, item 7, in the real window: a picture read from the project and one fetched from
+/// the web each show on their card (they said "Looked at a file that is not text" and "Fetched
+/// the page"), and a pull request's address in a command's output is a link.
+async fn pictures_and_links(dark: bool, (width, height): (u32, u32), shots: &str) -> TestResult {
+    let site = test_support::http::serve(|_| {
+        test_support::http::respond_bytes("200 OK", "image/png", CHART_PNG, "")
+    })
+    .await;
+    let Some(s) =
+        Scripted::start_with("app_pictures_and_links.json", &[("@PIC_URL@", site)]).await?
+    else {
+        return Ok(());
+    };
+    write(s.project.path(), "chart.png", CHART_PNG);
+    let env: &[(&str, &str)] = if dark {
+        &[("GTK_THEME", "Adwaita:dark")]
+    } else {
+        &[]
+    };
+    let app = s.launch(env).await?;
+    app.driver.set_window_rect(0, 0, width, height).await?;
+    send(&app, "Look at the chart").await?;
+    // Fetching from this machine's own address asks first.
+    app.wait_text("[data-testid=approval-card]", "127.0.0.1")
+        .await?;
+    click_in_place(&app, &app.wait_for("[data-testid=approve-button]").await?).await?;
+    app.wait_for("[data-testid=done-summary]").await?;
+    // Each picture is read after its card shows.
+    app.wait_count("[data-testid=tool-thumbnail] img", 2)
+        .await?;
+    let alts = app.attrs("[data-testid=tool-thumbnail] img", "alt").await?;
+    assert_eq!(
+        alts.len(),
+        2,
+        "a thumbnail on the read's card and on the fetch's: {alts:?}"
+    );
+    assert!(alts[0].contains("chart.png"), "{alts:?}");
+    assert!(
+        alts[1].contains("fetched from http://127.0.0.1"),
+        "{alts:?}"
+    );
+    // Drawn, not a broken image: the browser decoded the picture at its size.
+    let widths = app
+        .driver
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; \
+             const imgs = Array.from(document.querySelectorAll('[data-testid=tool-thumbnail] img')); \
+             Promise.all(imgs.map(i => i.decode().catch(() => undefined))).then(() => done(imgs.map(i => i.naturalWidth)));",
+            vec![],
+        )
+        .await?;
+    assert_eq!(
+        widths.json(),
+        &serde_json::json!([96, 96]),
+        "{:?}",
+        widths.json()
+    );
+    app.screenshot(&format!("{shots}-pictures-and-link"))
+        .await?;
+    // In the result and again in its Details: each is the address, without the full stop.
+    let links = app
+        .attrs("[data-testid=output-link]", "textContent")
+        .await?;
+    assert!(
+        !links.is_empty() && links.iter().all(|l| l == "https://github.com/o/r/pull/7"),
+        "{links:?}"
+    );
+    // The picture is seen whole: its button is as high as the picture, not one line.
+    let clipped = app
+        .driver
+        .execute(
+            "return Array.from(document.querySelectorAll('[data-testid=tool-thumbnail]'), b => b.getBoundingClientRect().height < b.querySelector('img').getBoundingClientRect().height);",
+            vec![],
+        )
+        .await?;
+    assert_eq!(
+        clipped.json(),
+        &serde_json::json!([false, false]),
+        "a thumbnail is cut"
+    );
+    app.quit().await?;
+    assert!(s.server.failures().is_empty(), "{:?}", s.server.failures());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pictures_and_a_link_show_on_their_cards() -> TestResult {
+    pictures_and_links(false, (1280, 800), "pictures-light-1280").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pictures_and_a_link_show_on_their_cards_dark_and_narrow() -> TestResult {
+    pictures_and_links(true, (900, 700), "pictures-dark-900").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

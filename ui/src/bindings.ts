@@ -259,7 +259,7 @@ export type ToolSummary = { "kind": "repeated", paused: boolean, } | { "kind": "
 /**
  * What it changed in the project (it ran over a layer), and what became of it.
  */
-changes?: CommandChanges, } | { "kind": "command_in_background", task: string, } | { "kind": "file_read", path: string, from: number, to: number, total_lines: number, } | { "kind": "file_seen", path: string, } | { "kind": "file_changed", path: string, created: boolean, added_lines: number, removed_lines: number, } | { "kind": "changes_kept", path: string, kept: number, total: number, } | { "kind": "files_listed", count: number, more: number, } | { "kind": "search_matches", matches: number, files: number, } | { "kind": "page_fetched", url: string, status: number, } | { "kind": "web_results", count: number, } | { "kind": "plan_updated", steps: number, done: number, } | { "kind": "helper_reported", name: string, finished: boolean, files_changed: number, } | { "kind": "sent_back", warnings: Array<DoneWarning>, } | { "kind": "denied", message: string | null, } | { "kind": "refused", reason: string, };
+changes?: CommandChanges, } | { "kind": "command_in_background", task: string, } | { "kind": "file_read", path: string, from: number, to: number, total_lines: number, } | { "kind": "file_seen", path: string, } | { "kind": "file_changed", path: string, created: boolean, added_lines: number, removed_lines: number, } | { "kind": "changes_kept", path: string, kept: number, total: number, } | { "kind": "files_listed", count: number, more: number, } | { "kind": "search_matches", matches: number, files: number, } | { "kind": "page_fetched", url: string, status: number, picture?: string, } | { "kind": "web_results", count: number, } | { "kind": "plan_updated", steps: number, done: number, } | { "kind": "helper_reported", name: string, finished: boolean, files_changed: number, } | { "kind": "sent_back", warnings: Array<DoneWarning>, } | { "kind": "denied", message: string | null, } | { "kind": "refused", reason: string, };
 
 export type ChangeKind = "deleted" | "replaced" | "created" | "modified" | "mode_changed";
 
@@ -973,6 +973,8 @@ export type ProjectArgs = { root: string, };
 
 export type SessionArgs = { session: string, };
 
+export type FetchedPictureArgs = { session: string, name: string, };
+
 export type CreateSessionArgs = { root: string, 
 /**
  * The first task: the session's title.
@@ -1208,6 +1210,7 @@ export interface Commands {
   stop_task: { args: StopTaskArgs; result: Array<BackgroundTask> };
   review_task: { args: StopTaskArgs; result: Array<BackgroundTask> };
   session_changes: { args: SessionArgs; result: Array<SessionFileChange> };
+  fetched_picture: { args: FetchedPictureArgs; result: FileContent };
   restore_preview: { args: RestoreArgs; result: RestorePreview };
   restore: { args: RestoreArgs; result: RestoreRecord };
   get_settings: { args: null; result: SettingsView };

@@ -76,7 +76,8 @@ export function summaryWords(s: ToolSummary): string {
     case "search_matches":
       return s.matches === 0 ? "No matches" : `${plural(s.matches, "match", "matches")} in ${plural(s.files, "file")}`;
     case "page_fetched":
-      return s.status >= 400 ? `The site answered with an error (HTTP ${s.status})` : "Fetched the page";
+      if (s.status >= 400) return `The site answered with an error (HTTP ${s.status})`;
+      return s.picture ? "Fetched a picture" : "Fetched the page";
     case "web_results":
       return s.count === 0 ? "No results" : plural(s.count, "result");
     case "plan_updated":

@@ -227,8 +227,15 @@ pub enum ToolSummary {
     FilesListed { count: u32, more: u32 },
     /// Lines that matched a search of the project, in how many files.
     SearchMatches { matches: u32, files: u32 },
-    /// A web page was fetched (its HTTP status).
-    PageFetched { url: String, status: u16 },
+    /// A web page was fetched (its HTTP status). `picture`: the file name, among the
+    /// session's fetched files, of the picture it was (shown on the card).
+    PageFetched {
+        url: String,
+        status: u16,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        picture: Option<String>,
+    },
     /// Results of a web search.
     WebResults { count: u32 },
     /// The plan now: how many steps, how many done.

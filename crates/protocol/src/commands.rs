@@ -70,6 +70,13 @@ pub struct SessionArgs {
     pub session: String,
 }
 
+/// A picture a session's `web_fetch` saved (`ToolSummary::PageFetched.picture`), by its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct FetchedPictureArgs {
+    pub session: String,
+    pub name: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct CreateSessionArgs {
     pub root: String,
@@ -223,6 +230,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("stop_task", "StopTaskArgs", "Array<BackgroundTask>"),
     ("review_task", "StopTaskArgs", "Array<BackgroundTask>"),
     ("session_changes", "SessionArgs", "Array<SessionFileChange>"),
+    ("fetched_picture", "FetchedPictureArgs", "FileContent"),
     ("restore_preview", "RestoreArgs", "RestorePreview"),
     ("restore", "RestoreArgs", "RestoreRecord"),
     ("get_settings", "null", "SettingsView"),

@@ -137,6 +137,7 @@ pub fn typescript() -> String {
         TrustProjectArgs::decl(&cfg),
         ProjectArgs::decl(&cfg),
         SessionArgs::decl(&cfg),
+        FetchedPictureArgs::decl(&cfg),
         CreateSessionArgs::decl(&cfg),
         SendMessageArgs::decl(&cfg),
         AnswerApprovalArgs::decl(&cfg),

@@ -89,7 +89,8 @@ pub use pull_request::{
     create_pull_request, find_program, render_pull_request,
 };
 pub use read_file::{
-    DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_file, render_content,
+    DEFAULT_READ_LIMIT, IMAGE_INLINE_BYTES, MAX_LINE_CHARS, ReadFileArgs, read_fetched_picture,
+    read_file, render_content,
 };
 pub use registry::{
     Caching, Details, EngineCall, Look, Needs, NoArgs, Offer, Offered, Resolved, Runs, SmallModel,

@@ -35,6 +35,32 @@ pub struct ReadFileArgs {
     pub limit: Option<u32>,
 }
 
+/// A picture `web_fetch` saved in `fetched` (a session's fetched files), by its plain name: the
+/// window shows it on the call's card. Any other name, or a file that is not a picture, is
+/// refused, so nothing else can be read this way.
+pub fn read_fetched_picture(fetched: &Path, name: &str) -> ToolResult<FileContent> {
+    let plain = !name.is_empty()
+        && name.starts_with("picture-")
+        && !name.contains(['/', '\\'])
+        && image_mime(Path::new(name)).is_some();
+    if !plain {
+        return Err(ToolError::InvalidArgument(format!(
+            "{name} is not a picture this session fetched"
+        )));
+    }
+    let root = ProjectRoot::open(fetched).map_err(|_| {
+        ToolError::InvalidArgument(format!("{name} is no longer among this session's files"))
+    })?;
+    read_file(
+        &root,
+        &ReadFileArgs {
+            path: name.to_string(),
+            offset: None,
+            limit: Some(1),
+        },
+    )
+}
+
 pub fn read_file(root: &ProjectRoot, args: &ReadFileArgs) -> ToolResult<FileContent> {
     let limit = args.limit.unwrap_or(DEFAULT_READ_LIMIT);
     if limit == 0 {
@@ -529,6 +555,29 @@ mod tests {
             }
         );
         assert!(render_content(&c).contains("binary file (11 B)"));
+    }
+
+    #[test]
+    fn only_a_fetched_picture_by_its_plain_name_is_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("picture-3.png"), b"\x89PNG").expect("write");
+        std::fs::write(dir.path().join("fetch-1.txt"), "secret").expect("write");
+        match read_fetched_picture(dir.path(), "picture-3.png").expect("read") {
+            FileContent::Image { mime, .. } => assert_eq!(mime, "image/png"),
+            other => panic!("not an image: {other:?}"),
+        }
+        for bad in [
+            "fetch-1.txt",
+            "../picture-3.png",
+            "picture-../../x.png",
+            "picture-3.txt",
+            "",
+        ] {
+            assert!(
+                read_fetched_picture(dir.path(), bad).is_err(),
+                "{bad} was read"
+            );
+        }
     }
 
     #[test]

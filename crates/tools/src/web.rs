@@ -101,6 +101,10 @@ pub struct FetchResult {
     /// An image the page is, for the engine to attach when the model takes images.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub image: Option<FetchedFile>,
+    /// Where that image was saved among the session's fetched files, for the window to show
+    /// it on the call's card (the person sees what the model saw).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picture_saved: Option<PathBuf>,
     /// A PDF the page is (its text is `text`), for the engine to attach when the model takes
     /// files.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -306,6 +310,7 @@ pub async fn web_fetch(
     let is_html = content_type.contains("html");
     let looks_binary = body.iter().take(8000).any(|&b| b == 0);
     let mut image = None;
+    let mut picture_saved = None;
     let mut document = None;
     let mut text = if crate::pdf_text::is_pdf(&body) || content_type.contains("application/pdf") {
         // The seed: a PDF's text for the model, as read_file gives it, and the file itself
@@ -329,6 +334,9 @@ pub async fn web_fetch(
     } else if let Some(mime) = image_type(&content_type) {
         let size = crate::list_files::human_size(body.len() as u64);
         if body.len() as u64 <= crate::read_file::IMAGE_INLINE_BYTES {
+            let ext = mime.trim_start_matches("image/").replace("jpeg", "jpg");
+            // Not saved is not a failure: the model still gets the picture, the card shows none.
+            picture_saved = paging::save_bytes(&config.output_dir, &body, "picture", &ext).ok();
             image = Some(FetchedFile {
                 mime: mime.to_string(),
                 data_base64: base64::Engine::encode(
@@ -378,6 +386,7 @@ pub async fn web_fetch(
         saved_to: page.saved_to,
         range: page.range,
         image,
+        picture_saved,
         document,
     })
 }

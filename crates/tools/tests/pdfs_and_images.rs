@@ -91,3 +91,25 @@ async fn web_fetch_reads_a_pdf_and_brings_an_image_to_attach() {
         PNG
     );
 }
+
+/// Issue 46: a fetched picture is saved among the session's fetched files, so the window can
+/// show the person the picture the model saw (it was "Fetched the page" and nothing more).
+#[tokio::test]
+async fn a_fetched_picture_is_saved_for_the_window() {
+    let base = http::serve(|_| http::respond_bytes("200 OK", "image/png", PNG, "")).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let c = WebConfig::new(dir.path().join("fetched"));
+    let a: tools::WebFetchArgs =
+        serde_json::from_value(json!({"url": format!("{base}/pic")})).expect("args");
+    let r = tools::web_fetch(&c, &a, &FetchContext::default())
+        .await
+        .expect("fetch");
+    let saved = r.picture_saved.expect("the picture was saved");
+    assert!(
+        saved.starts_with(dir.path().join("fetched")),
+        "{}",
+        saved.display()
+    );
+    assert_eq!(saved.extension().and_then(|e| e.to_str()), Some("png"));
+    assert_eq!(std::fs::read(&saved).expect("read"), PNG);
+}

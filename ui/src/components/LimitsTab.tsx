@@ -87,13 +87,6 @@ export function LimitsTab() {
       {FIELDS.map(({ field, label, unit, testId }) => (
         <label className="field" key={field}>
           <span>{label}</span>
-          {unit === "tokens" && field === "session_tokens" && (
-            <small className="muted" data-testid="limit-tokens-hint">
-              A token is a piece of a word, about ¾ of a word of English: a million tokens is some 750,000 words the
-              model reads or writes. Models read the whole conversation again at every step, so a session of an hour
-              can use a few million.
-            </small>
-          )}
           <input
             data-testid={testId}
             inputMode={unit === "usd" ? "decimal" : "numeric"}
@@ -101,7 +94,17 @@ export function LimitsTab() {
             value={draft[field]}
             onChange={(e) => setDraft({ ...draft, [field]: e.target.value })}
             aria-invalid={typeof parsed === "string" && parsed.startsWith(label) ? true : undefined}
+            aria-describedby={field === "session_tokens" ? "limit-tokens-hint" : undefined}
           />
+          {/* Under the row it explains, across both columns: in the control's column it
+              pushed the box onto a line of its own. */}
+          {field === "session_tokens" && (
+            <small className="muted" id="limit-tokens-hint" data-testid="limit-tokens-hint">
+              A token is a piece of a word, about ¾ of a word of English: a million tokens is some 750,000 words the
+              model reads or writes. Models read the whole conversation again at every step, so a session of an hour
+              can use a few million.
+            </small>
+          )}
         </label>
       ))}
       {typeof parsed === "string" && (

@@ -202,7 +202,10 @@ function Card({ item }: { item: ToolItem }) {
           {description(item)}
         </p>
       )}
-      {summary?.kind === "file_seen" && <Thumbnail path={summary.path} />}
+      {summary?.kind === "file_seen" && <Thumbnail picture={{ kind: "project", path: summary.path }} />}
+      {summary?.kind === "page_fetched" && summary.picture && (
+        <Thumbnail picture={{ kind: "fetched", name: summary.picture, url: summary.url }} />
+      )}
       {summary?.kind === "command_ran" && summary.changes && <CommandChanges changes={summary.changes} />}
       {/* The person turned down a command's changes, with words: said on its card as for a
           denied call. */}

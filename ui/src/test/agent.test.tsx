@@ -557,6 +557,53 @@ describe("a turn", () => {
     }
   });
 
+  // Issue 46, item 7: a picture the agent fetched said only "Fetched the page". The session's
+  // saved copy (what the model saw) is shown on the card; a click opens its address in the
+  // browser, never in the window.
+  it("shows a picture the agent fetched as a thumbnail, read from the session's saved copy", async () => {
+    const { push, user, calls } = await startTurn({
+      fetched: { "picture-4.png": { kind: "image", path: "picture-4.png", mime: "image/png", size: 68, data_base64: "iVBORw0KGgo=" } },
+    });
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      proposed("f", "web_fetch", { url: "https://example.com/chart.png" }, "Fetch https://example.com/chart.png"),
+      {
+        type: "tool_finished",
+        id: "f",
+        name: "web_fetch",
+        output: "(an image: image/png, 68 B)",
+        is_error: false,
+        summary: { kind: "page_fetched", url: "https://example.com/chart.png", status: 200, picture: "picture-4.png" },
+      },
+    ]);
+    const thumb = await screen.findByTestId("tool-thumbnail", {}, { timeout: 4000 });
+    expect(thumb.querySelector("img")!.getAttribute("src")).toBe("data:image/png;base64,iVBORw0KGgo=");
+    expect(thumb.querySelector("img")).toHaveAttribute("alt", "The picture the agent fetched from https://example.com/chart.png");
+    expect(screen.getByTestId("tool-summary")).toHaveTextContent("Fetched a picture");
+    const asked = calls.find((c) => c.cmd === "fetched_picture")?.payload as { args: { session: string; name: string } };
+    expect(asked.args.name).toBe("picture-4.png");
+    expect(asked.args.session).toBe("new-1");
+    await user.click(thumb);
+    await waitFor(() => expect(calls.some((c) => c.cmd === "plugin:opener|open_url")).toBe(true));
+    expect(calls.find((c) => c.cmd === "plugin:opener|open_url")?.payload).toMatchObject({ url: "https://example.com/chart.png" });
+  });
+
+  // Issue 46, item 8: "Stopped at the step limit…" was reported twice. The turn's end comes as
+  // an event and again as the command's answer: it is said once.
+  it("says once that the turn stopped at the step limit", async () => {
+    const { push, turn } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      proposed("s", "read_file", { path: "calc.py" }, "Read calc.py"),
+      { type: "tool_finished", id: "s", name: "read_file", output: "1\tx = 1", is_error: false },
+      { type: "turn_ended", outcome: { kind: "step_limit" } },
+    ]);
+    await act(async () => turn.end({ kind: "step_limit" }));
+    await screen.findByText(/Stopped at the step limit/);
+    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 100)));
+    expect(screen.getAllByText(/step limit/)).toHaveLength(1);
+  });
+
   // Issue 46, item 7: approving a commit was blind (the card showed its JSON). The card lists
   // the files with their diffs and warns about a change the person never saw in Tandem.
   it("shows a commit's files and diffs on its card, and warns about a change not seen", async () => {

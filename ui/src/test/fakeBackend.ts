@@ -63,6 +63,8 @@ export type FakeAgent = {
   transcripts?: Record<string, SessionTranscript>;
   tasks?: BackgroundTask[];
   changes?: SessionFileChange[];
+  /** Pictures the session's fetches saved, by name (fetched_picture). */
+  fetched?: Record<string, FileContent>;
   localServers?: LocalServer[];
   /** What test_connection answers: the models, or the failure in words. */
   models?: string[] | EngineError;
@@ -565,6 +567,11 @@ export function installFakeBackend(project: FakeProject, agent: FakeAgent = {}):
         return agent.sandbox ?? { sandboxed: true, summary: "Commands run in a sandbox." };
       case "session_changes":
         return agent.changes ?? [];
+      case "fetched_picture": {
+        const file = agent.fetched?.[String(args.name)];
+        if (!file) throw { code: "invalid_argument", message: `${String(args.name)} is not a picture this session fetched` };
+        return file;
+      }
       case "restore_preview": {
         if (!agent.restorePreview) throw new Error("no restore preview scripted");
         return agent.restorePreview(args as unknown as RestoreArgs);

@@ -55,6 +55,11 @@ fn run<'a>(
         let summary = ToolSummary::PageFetched {
             url: r.url.clone(),
             status: r.status,
+            picture: r
+                .picture_saved
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned()),
         };
         Ok(ToolOutput::new(render_fetch(&r), to_value(&r))
             .summed(Some(summary))

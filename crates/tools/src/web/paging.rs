@@ -225,11 +225,21 @@ static NEXT: AtomicUsize = AtomicUsize::new(1);
 /// Saves `text` under a new name in `dir`, as an absolute path (the model is told to read it
 /// by that path), or says why it could not.
 fn save(dir: &Path, text: &str) -> Result<PathBuf, String> {
+    save_bytes(dir, text.as_bytes(), "fetch", "txt")
+}
+
+/// Saves `bytes` as `{stem}-N.{ext}` under a new name in `dir`, as an absolute path.
+pub(crate) fn save_bytes(
+    dir: &Path,
+    bytes: &[u8],
+    stem: &str,
+    ext: &str,
+) -> Result<PathBuf, String> {
     let dir = std::path::absolute(dir).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     loop {
         let path = dir.join(format!(
-            "fetch-{}.txt",
+            "{stem}-{}.{ext}",
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
         match std::fs::OpenOptions::new()
@@ -239,7 +249,7 @@ fn save(dir: &Path, text: &str) -> Result<PathBuf, String> {
         {
             // The name is ours; the text replaces the empty file whole, never half written.
             Ok(_) => {
-                crate::write_atomic(&path, text.as_bytes()).map_err(|e| e.to_string())?;
+                crate::write_atomic(&path, bytes).map_err(|e| e.to_string())?;
                 return Ok(path);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
