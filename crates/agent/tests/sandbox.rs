@@ -376,9 +376,15 @@ async fn the_persons_edit_while_a_command_runs_is_merged_with_its_change() {
     git(&f.project, &["commit", "-qam", "longer notes"]);
     std::thread::sleep(std::time::Duration::from_millis(100));
     let notes = f.project.join("notes.txt");
-    // The person adds a line at the end while the command sleeps.
+    // The person adds a line at the end while the command sleeps: once its `sleep` runs (a
+    // fixed delay from the start came before the command on a busy machine, and then nothing
+    // was left to merge).
     let person = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(900));
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while test_support::procs::sleeping("2.137") == 0 && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
         std::fs::write(&notes, "alpha\nbeta\n\n\n\nend\nmine\n").expect("write");
     });
     let (h, outcome) = run_with(

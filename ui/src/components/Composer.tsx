@@ -71,12 +71,21 @@ export function Composer() {
   textNow.current = text;
   // A layout effect: in the same commit as the switch, so no key typed just after it is lost
   // (an effect ran late on a busy machine and wiped the first letters typed).
+  // A task sent from a new session's box: the session it starts is the same conversation, so
+  // what is typed while it is being made stays in the box (it went to "new", and was lost).
+  const startingHere = useRef(false);
   useLayoutEffect(() => {
-    if (keyNow.current === key) return;
-    keepDraft(keyNow.current, textNow.current);
+    const before = keyNow.current;
+    if (before === key) return;
     keyNow.current = key;
-    setText(draftFor(key));
     setOffered(null);
+    if (before === "new" && startingHere.current) {
+      startingHere.current = false;
+      return;
+    }
+    startingHere.current = false;
+    keepDraft(before, textNow.current);
+    setText(draftFor(key));
   }, [key]);
   useEffect(() => {
     if (!draft) return;
@@ -129,7 +138,9 @@ export function Composer() {
     setText("");
     textNow.current = "";
     keepDraft(key, "");
+    startingHere.current = key === "new";
     const started = await send(words);
+    if (!started) startingHere.current = false;
     setSending(false);
     if (!started) setText((t) => (t === "" ? words : t));
     input.current?.focus();

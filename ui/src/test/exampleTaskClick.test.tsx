@@ -94,4 +94,28 @@ describe("drafts", () => {
     act(() => useSession.setState({ current: sessionInfo("s2") }));
     expect(box).toHaveValue("for s2");
   });
+
+  // Seen in the real window on a busy machine: the first letter typed after sending a new
+  // session's task, before the session had its id, went to the "new" box's draft and was lost.
+  it("keep what is typed while a new session's task is being started", async () => {
+    forgetDrafts();
+    act(() => useSession.setState({ current: null }));
+    let started: (ok: boolean) => void = () => undefined;
+    act(() => useSession.setState({ send: () => new Promise<boolean>((resolve) => (started = resolve)) }));
+    const user = userEvent.setup();
+    render(<Composer />);
+    const box = screen.getByRole("textbox");
+    await user.type(box, "Rename line 2{Enter}");
+    expect(box).toHaveValue("");
+    await user.type(box, "a");
+    act(() => useSession.setState({ current: sessionInfo("s9") }));
+    await user.type(box, "lso add a test");
+    await act(async () => started(true));
+    expect(box).toHaveValue("also add a test");
+    // Going to another session and back finds it there, not in a new session's box.
+    act(() => useSession.setState({ current: null }));
+    expect(box).toHaveValue("");
+    act(() => useSession.setState({ current: sessionInfo("s9") }));
+    expect(box).toHaveValue("also add a test");
+  });
 });
