@@ -959,7 +959,7 @@ impl<'a> Judge<'a> {
         let args = Args::split(name, shown_refs.get(1..).unwrap_or(&[]));
         let text = shown.join(" ");
         let mut allowed: Option<Finding> = None;
-        for rule in &self.policy.commands {
+        for rule in self.policy.commands.iter() {
             match rule.verdict {
                 Verdict::Deny | Verdict::Ask if rule.pattern.matches_lenient(name, &args) => {
                     let reason = rule.reason.clone().unwrap_or_else(|| match rule.verdict {

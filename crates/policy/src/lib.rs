@@ -37,6 +37,7 @@ mod expand;
 mod files;
 mod git;
 mod git_history;
+mod glob;
 mod hosts;
 mod interpreters;
 mod machine;

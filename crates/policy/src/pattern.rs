@@ -7,8 +7,8 @@
 //! them; allow rules match *strictly* (the positionals first, in order), so they allow no more
 //! than they say.
 
+use crate::glob::Glob;
 use crate::shell::basename;
-use globset::{GlobBuilder, GlobMatcher};
 
 /// `python3 -m MODULE args…` as the engine judges it: the module is the program, since it runs
 /// what `MODULE args…` runs, whichever Python starts it. A rule written the way a person runs
@@ -27,12 +27,12 @@ pub fn module_run<'a, 'b>(words: &'a [&'b str]) -> Option<&'a [&'b str]> {
 #[derive(Debug, Clone)]
 pub struct CommandPattern {
     text: String,
-    program: GlobMatcher,
+    program: Glob,
     /// The program name when it has no glob characters: compared as a string, which is most of
     /// the rules and much cheaper than a glob.
     program_literal: Option<String>,
     flags: Vec<String>,
-    positionals: Vec<GlobMatcher>,
+    positionals: Vec<Glob>,
 }
 
 /// Long options that mean the same as a short one, per program: `rm --recursive` is `rm -r`.
@@ -47,13 +47,8 @@ const FLAG_ALIASES: &[(&str, &str, &str)] = &[
     ("cp", "-R", "-r"),
 ];
 
-fn glob(text: &str) -> Result<GlobMatcher, String> {
-    GlobBuilder::new(text)
-        .literal_separator(false)
-        .backslash_escape(true)
-        .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| format!("“{text}” is not a valid pattern: {e}"))
+fn glob(text: &str) -> Result<Glob, String> {
+    Glob::new(text, false, true).map_err(|e| format!("“{text}” is not a valid pattern: {e}"))
 }
 
 /// Splits `-rf` into `-r`, `-f`; keeps `--long`, `-` and `--` as they are; maps aliases.
