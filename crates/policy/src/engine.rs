@@ -280,6 +280,15 @@ fn judge_fetch(
             )];
         }
     };
+    // A local address is named with its port ("127.0.0.1:8080"): the person's own server is
+    // lifted by a rule naming it, never every server on the machine.
+    let port = parsed.port_or_known_default().unwrap_or(0);
+    let local = format!("{host}:{port}");
+    let named_local = policy
+        .web
+        .allowed_domains
+        .iter()
+        .find(|d| d.domain == local || d.domain == host);
     let mut f = Vec::new();
     if let Some(d) = policy
         .web
@@ -294,18 +303,20 @@ fn judge_fetch(
             d.source.clone(),
         ));
     }
-    if private {
-        f.push(Finding::floor(
-            Verdict::Ask,
-            format!("“{host}” is on this machine or your private network; reaching it needs your approval (built-in rule)"),
-            "private network",
-        ));
-    } else if let Some(ip) = resolved.iter().find(|ip| is_private_ip(**ip)) {
-        f.push(Finding::floor(
-            Verdict::Ask,
-            format!("“{host}” leads to {ip}, on this machine or your private network; reaching it needs your approval (built-in rule)"),
-            "private network",
-        ));
+    let leads_to = resolved.iter().find(|ip| is_private_ip(**ip));
+    if (private || leads_to.is_some()) && named_local.is_none() {
+        let reason = match leads_to.filter(|_| !private) {
+            None => format!(
+                "“{local}” is on this machine or your private network; reaching it needs your approval (built-in rule)"
+            ),
+            Some(ip) => format!(
+                "“{host}” leads to {ip}, on this machine or your private network; reaching it needs your approval (built-in rule)"
+            ),
+        };
+        f.push(
+            Finding::floor(Verdict::Ask, reason, "private network")
+                .with_suggestions(suggest::local_address(&local)),
+        );
     }
     let method = method.trim().to_ascii_uppercase();
     let reads = method.is_empty() || method == "GET" || method == "HEAD";
@@ -335,11 +346,13 @@ fn judge_fetch(
         ));
         return f;
     }
-    let allowed = policy
-        .web
-        .allowed_domains
-        .iter()
-        .find(|d| domain_matches(&host, &d.domain));
+    let allowed = named_local.or_else(|| {
+        policy
+            .web
+            .allowed_domains
+            .iter()
+            .find(|d| domain_matches(&host, &d.domain))
+    });
     // Whatever the mode, the address itself must not hand a secret to a host nobody chose.
     if allowed.is_none()
         && let Some(place) = crate::url_secrets::secret_in(&parsed)
@@ -365,11 +378,17 @@ fn judge_fetch(
         );
         return f;
     }
+    // A local address is offered with its port (above), never the whole machine.
+    let offered = if private || leads_to.is_some() {
+        suggest::local_address(&local)
+    } else {
+        suggest::domain(&host)
+    };
     f.push(network_by_mode(
         policy,
         mode,
         &format!("fetching “{host}”"),
-        suggest::domain(&host),
+        offered,
     ));
     f
 }

@@ -151,6 +151,23 @@ pub fn domain(host: &str) -> Vec<Suggestion> {
     ]
 }
 
+/// For a server on this machine or the private network: that address and port, for the
+/// session or always in this project (other local addresses still ask).
+pub fn local_address(host_port: &str) -> Vec<Suggestion> {
+    vec![
+        Suggestion {
+            label: format!("Allow “{host_port}” for this session"),
+            scope: Scope::Session,
+            grant: Grant::AllowDomain(host_port.to_string()),
+        },
+        Suggestion {
+            label: format!("Always allow “{host_port}” in this project"),
+            scope: Scope::Project,
+            grant: Grant::AllowDomain(host_port.to_string()),
+        },
+    ]
+}
+
 /// For a tool of an MCP server: that one tool, always in this project or for the session.
 pub fn tool(name: &str) -> Vec<Suggestion> {
     vec![
