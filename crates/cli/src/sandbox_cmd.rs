@@ -88,12 +88,16 @@ pub fn run(command: SandboxCommand) -> Result<ExitCode> {
         );
         println!(
             "limits:             {}",
-            match (l.process_limit, l.memory_limit) {
-                (None, None) => "none".to_string(),
-                (p, m) => format!(
-                    "{} processes, {} memory per process",
+            match (l.process_limit, l.memory_limit, l.file_limit) {
+                (None, None, None) => "none".to_string(),
+                (p, m, f) => format!(
+                    "{} processes, {} memory per process, {} per file written",
                     p.map_or("any number of".to_string(), |p| p.to_string()),
-                    m.map_or("any".to_string(), |m| format!("{:.1} GB", m as f64 / 1e9))
+                    m.map_or("any".to_string(), |m| format!("{:.1} GB", m as f64 / 1e9)),
+                    f.map_or("any size".to_string(), |f| format!(
+                        "{:.1} GB",
+                        f as f64 / 1e9
+                    ))
                 ),
             }
         );

@@ -42,6 +42,8 @@ fn sandbox_check_reports_the_kernel_and_the_switch() {
         "sockets hidden:     yes",
         "home hidden:        yes",
         "limits:             2048 processes",
+        // Issue 45: one file a command writes is limited too, and said.
+        "per file written",
         "abstract sockets:   scoped",
         "command changes:    on a copy-on-write layer",
     ] {

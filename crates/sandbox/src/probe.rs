@@ -48,6 +48,9 @@ pub struct Layers {
     pub process_limit: Option<u64>,
     /// Bytes of data memory one process may take, when limited.
     pub memory_limit: Option<u64>,
+    /// Bytes one file a command writes may hold, when limited.
+    #[serde(default)]
+    pub file_limit: Option<u64>,
     /// Abstract sockets (the X server's, D-Bus's) of programs outside are unreachable even
     /// with the network granted (Landlock ABI 6 or later). Without it, a command that gets the
     /// network could reach them.

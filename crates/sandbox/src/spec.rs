@@ -144,6 +144,11 @@ pub struct Limits {
     /// by whoever lands the layer; the helper does not see it.
     #[serde(default = "default_layer_limit")]
     pub layer_bytes: u64,
+    /// Bytes one file the command writes may hold (RLIMIT_FSIZE), anywhere it may write: the
+    /// private `/tmp` is on the machine's disk, and a runaway writer there filled it. Past it
+    /// the write fails ("File too large") and the command's result names the limit.
+    #[serde(default = "default_file_limit")]
+    pub file_bytes: u64,
 }
 
 impl Default for Limits {
@@ -152,8 +157,14 @@ impl Default for Limits {
             processes: 2048,
             memory_bytes: default_memory_limit(),
             layer_bytes: default_layer_limit(),
+            file_bytes: default_file_limit(),
         }
     }
+}
+
+/// 8 GiB a file: a disk image or a large build artifact fits; one file cannot fill a disk.
+pub fn default_file_limit() -> u64 {
+    8 << 30
 }
 
 /// 20 GiB: a large build folder fits; a runaway writer stops before it fills a disk.

@@ -264,6 +264,9 @@ pub enum LimitHit {
     /// It wrote more into its layer of the project than it may (see
     /// [`sandbox::Limits::layer_bytes`]).
     Layer { bytes: u64 },
+    /// A file it wrote reached the size one file may have (see
+    /// [`sandbox::Limits::file_bytes`]).
+    FileSize { bytes: u64 },
 }
 
 /// Which limit a failed command's output shows it reached: the kernel tells the command, not
@@ -279,6 +282,20 @@ fn limit_hit(output: &str, limits: &sandbox::Limits) -> Option<LimitHit> {
     ];
     for line in output.lines().rev() {
         let lower = line.to_ascii_lowercase();
+        // The shell's words for a child ended by SIGXFSZ, the system's for a write refused
+        // with EFBIG, the sandbox's own for the command itself.
+        if [
+            "file size limit exceeded",
+            "file too large",
+            "limit on the size of one file",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
+        {
+            return Some(LimitHit::FileSize {
+                bytes: limits.file_bytes,
+            });
+        }
         let spawning = ["fork", "spawn", "thread", "clone"]
             .iter()
             .any(|w| lower.contains(w));
@@ -905,9 +922,11 @@ async fn run_process(
             };
             let limit = match (&config.sandbox, confinement.is_sandboxed()) {
                 _ if over_cap.is_some() => over_cap.map(|bytes| LimitHit::Layer { bytes }),
-                (Some(setup), true) if exit_code != Some(0) || timed_out => {
-                    limit_hit(&output, &setup.limits)
-                }
+                // A file past its size limit is said even when the command went on to succeed
+                // (the shell reports the write it stopped; a later step may hide it).
+                (Some(setup), true) => limit_hit(&output, &setup.limits).filter(|h| {
+                    exit_code != Some(0) || timed_out || matches!(h, LimitHit::FileSize { .. })
+                }),
                 _ => None,
             };
             Ok(CommandOutcome::Finished {
@@ -1084,6 +1103,14 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
                         "[The command reached the limit of {} it may write, so it was stopped and none of its changes landed.]\n",
                         size_words(*bytes)
                     ),
+                    LimitHit::FileSize { bytes } => format!(
+                        "[A file the command wrote reached the sandbox's limit of {} for one file, so that write was stopped. Write less into one file (filter or compress the output), or split it.]\n",
+                        if *bytes >= 1 << 30 {
+                            format!("{:.1} GB", *bytes as f64 / f64::from(1u32 << 30))
+                        } else {
+                            format!("{:.1} MB", *bytes as f64 / f64::from(1u32 << 20))
+                        }
+                    ),
                 });
             }
             if let Some(d) = sandbox_denial {
@@ -1126,6 +1153,7 @@ mod tests {
             processes: 400,
             memory_bytes: 1 << 30,
             layer_bytes: 1 << 30,
+            file_bytes: 8 << 30,
         };
         for (output, hit) in [
             (
@@ -1147,6 +1175,14 @@ mod tests {
             (
                 "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n",
                 Some(LimitHit::Memory { bytes: 1 << 30 }),
+            ),
+            (
+                "sh: 1: head: File size limit exceeded (core dumped)\n",
+                Some(LimitHit::FileSize { bytes: 8 << 30 }),
+            ),
+            (
+                "tandem-sandbox: the command was stopped: a file it wrote reached the sandbox's limit on the size of one file\n",
+                Some(LimitHit::FileSize { bytes: 8 << 30 }),
             ),
             ("assertion failed: 1 == 2\n", None),
             ("cannot open file x\n", None),

@@ -921,6 +921,57 @@ async fn a_fork_bomb_and_a_memory_hog_end_with_the_limits() {
     );
 }
 
+/// Issue 45: a command could fill the disk under the app: nothing limited what it wrote, and
+/// its private `/tmp` is on the machine's disk. One file may hold `file_bytes` now, in `/tmp`
+/// as in the project, and the result names the limit; no core file is left behind.
+#[tokio::test]
+async fn a_file_past_the_size_limit_is_stopped_and_named() {
+    let f = fixture();
+    let mut config = f.config.clone();
+    if let Some(mut s) = config.sandbox.take() {
+        s.limits = sandbox::Limits {
+            file_bytes: 4 << 20,
+            ..s.limits
+        };
+        config.sandbox = Some(s);
+    }
+    for target in ["/tmp/fill.bin", "fill.bin"] {
+        let (code, output, out) = run_with(
+            &f,
+            &config,
+            &format!(
+                "head -c 64M /dev/zero > {target}; ls -l {target} | awk '{{print \"size=\" $5}}'"
+            ),
+            SANDBOXED,
+        )
+        .await;
+        assert!(
+            output.contains(&format!("size={}", 4 << 20)),
+            "{target}: the file stopped at the limit: {code:?} {output}"
+        );
+        let text = tools::render_outcome(&out);
+        assert!(
+            text.contains("limit of 4.0 MB for one file"),
+            "{target}: {text}"
+        );
+    }
+    let cores: Vec<_> = std::fs::read_dir(&f.project)
+        .expect("project")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("core"))
+        .collect();
+    assert!(cores.is_empty(), "core files: {cores:?}");
+    // Ordinary writes are untouched by it.
+    let (code, output, _) = run_with(
+        &f,
+        &config,
+        "head -c 1M /dev/zero > small.bin && echo ok",
+        SANDBOXED,
+    )
+    .await;
+    assert_eq!((code, output.as_str()), (Some(0), "ok\n"));
+}
+
 #[tokio::test]
 async fn nothing_outlives_a_command_run_outside_the_sandbox() {
     let f = fixture();

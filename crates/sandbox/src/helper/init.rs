@@ -94,7 +94,12 @@ fn limit(limits: &crate::spec::Limits) -> Result<(), SetupError> {
         limits.memory_bytes,
         limits.memory_bytes,
     )
-    .map_err(step("limiting memory"))
+    .map_err(step("limiting memory"))?;
+    setrlimit(Resource::RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes)
+        .map_err(step("limiting the size of a file"))?;
+    // A writer past the limit is ended by SIGXFSZ, which dumps core: no core files land in
+    // the project.
+    setrlimit(Resource::RLIMIT_CORE, 0, 0).map_err(step("turning off core files"))
 }
 
 fn drop_capabilities() -> Result<(), SetupError> {
@@ -128,12 +133,22 @@ fn forward_signals(group: Pid) {
     });
 }
 
+/// Said when the command was ended for writing a file past the limit (a shell says "File size
+/// limit exceeded" for its own children).
+const FILE_LIMIT_WORDS: &str =
+    "the command was stopped: a file it wrote reached the sandbox's limit on the size of one file";
+
 /// Reaps every child (orphans land on PID 1) until the command itself ends.
 fn reap_until(command: Pid) -> i32 {
     loop {
         match waitpid(None::<Pid>, None) {
             Ok(WaitStatus::Exited(pid, code)) if pid == command => return code,
-            Ok(WaitStatus::Signaled(pid, sig, _)) if pid == command => return 128 + sig as i32,
+            Ok(WaitStatus::Signaled(pid, sig, _)) if pid == command => {
+                if sig == Signal::SIGXFSZ {
+                    eprintln!("tandem-sandbox: {FILE_LIMIT_WORDS}");
+                }
+                return 128 + sig as i32;
+            }
             Ok(_) => {}
             Err(nix::errno::Errno::EINTR) => {}
             Err(_) => return crate::SETUP_FAILED_EXIT,

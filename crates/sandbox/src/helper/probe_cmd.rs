@@ -31,6 +31,7 @@ echo "nproc=$(awk '/^Max processes/ {print $3}' /proc/self/limits)"
 echo "pid_max=$(cat /proc/sys/kernel/pid_max)"
 echo "uid=$(id -u)"
 echo "data=$(awk '/^Max data size/ {print $4}' /proc/self/limits)"
+echo "fsize=$(awk '/^Max file size/ {print $4}' /proc/self/limits)"
 exit 42
 "#;
 
@@ -230,6 +231,7 @@ fn layers(printed: &str, abi: Option<u32>) -> Layers {
             get("uid") == "0",
         ),
         memory_limit: limit(get("data"), 1),
+        file_limit: limit(get("fsize"), 1),
         abstract_sockets_scoped: abi.is_some_and(|a| a >= 6),
         project_layer: false,
     }
