@@ -139,6 +139,13 @@ pub fn run() {
             app.manage(builtin_host::BuiltinDownloads::default());
             // TANDEM_PROVIDER & co. choose the model until the user picks one in the window.
             app.manage(config::PresetSlot::new(config::Preset::from_env().ok().flatten()));
+            // What a killed app or CLI left in /tmp/tandem-UID goes, off the window's thread.
+            std::thread::spawn(|| {
+                let removed = config::machine_sandbox::sweep_private_tmps(&config::locations::sessions_dir());
+                if removed > 0 {
+                    tracing::info!(removed, "removed private /tmp folders no session uses");
+                }
+            });
             // Whether commands can be sandboxed is found by starting one: do it now, off the
             // window's thread, so the first command and the mode selector do not wait for it.
             std::thread::spawn(|| {

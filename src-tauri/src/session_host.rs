@@ -94,6 +94,13 @@ impl Sessions {
             tracing::info!(stopped, "stopping background tasks as the app closes");
             std::thread::sleep(Duration::from_millis(300));
         }
+        // The process ends without dropping its sessions: their private /tmp folders (on the
+        // machine's disk) go now, not at some later start.
+        for l in &live {
+            if let Some(tmp) = l.session.private_tmp() {
+                let _ = std::fs::remove_dir_all(tmp);
+            }
+        }
     }
 
     fn pending_count(&self) -> usize {

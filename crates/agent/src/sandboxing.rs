@@ -3,28 +3,48 @@
 //! policy let through runs — with what this machine's sandbox cannot promise put to the
 //! person.
 
-use config::machine_sandbox::{private_tmp, sandbox_setup};
+use crate::call::rules::SharedPolicy;
+use config::machine_sandbox::{private_tmp, sandbox_setup_hiding};
 use policy::{Decision, Mode};
 use protocol::{Confinement, OutsideReason};
 use std::path::Path;
-use tools::Toolbox;
+use std::sync::PoisonError;
+use tools::{SecretTest, Toolbox};
 
 pub use config::machine_sandbox::{Capabilities, HOME_FOR_TOOLCHAINS, Unavailable, capabilities};
 
-/// Gives a session's toolbox its confinement: secret files kept out of searches, the
-/// sandbox for commands (when this machine has one) and a private temporary folder. Nothing
-/// is read yet: a session that lives long starts that with [`start_watching`].
-pub fn confine(toolbox: &mut Toolbox, session_id: &str, session_dir: &Path) {
-    toolbox.ws.hide_secrets(policy::is_secret);
+/// Gives a session's toolbox its confinement: secret files and the paths its rules protect
+/// kept out of searches, diffs, listings and commands' view, the sandbox for commands (when
+/// this machine has one) and a private temporary folder. Nothing is read yet: a session that
+/// lives long starts that with [`start_watching`].
+pub fn confine(toolbox: &mut Toolbox, session_id: &str, session_dir: &Path, rules: &SharedPolicy) {
+    let kept = kept_from_agent(rules.clone(), toolbox.ws.root().path());
+    toolbox.ws.hide_secrets(kept.clone());
     toolbox.history = Some(tools::HistorySecrets::new(
         toolbox.ws.root().path(),
-        policy::is_secret,
+        kept.clone(),
     ));
     toolbox.commands.tmp_dir = private_tmp(session_id, session_dir);
     toolbox.scratch = Some(toolbox.commands.tmp_dir.clone());
-    toolbox.commands.sandbox = sandbox_setup(session_dir.join("sandbox"));
+    toolbox.commands.sandbox = sandbox_setup_hiding(session_dir.join("sandbox"), kept);
     tools::CommandLayer::clear_stale(&session_dir.join("sandbox"), toolbox.ws.root().path());
     toolbox.commands.reaper = sandbox::find_helper().ok();
+}
+
+/// The one list of what the agent and its commands never see: files of the built-in secret
+/// patterns and the paths the merged rules protect (built-in, the person's, the project's),
+/// read from the session's rules at each look. read_file and write_file are judged by the same
+/// rules; searches, diffs, listings, git's status and the sandbox ask this.
+pub fn kept_from_agent(rules: SharedPolicy, root: &Path) -> SecretTest {
+    let root = root.to_path_buf();
+    SecretTest::from(move |abs: &Path| {
+        policy::is_secret(abs)
+            || policy::is_protected(
+                &rules.read().unwrap_or_else(PoisonError::into_inner),
+                &root,
+                abs,
+            )
+    })
 }
 
 /// Starts reading the project (its secret files, its repositories, its history) in the

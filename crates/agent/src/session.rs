@@ -28,7 +28,7 @@ use protocol::{
     SessionState, TurnOutcome, WakeReason,
 };
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
@@ -138,8 +138,9 @@ pub struct Session {
     _guard: Arc<CloseGuard>,
 }
 
-/// Ends the engine when the last handle goes: its tasks and agents stop with it.
-struct CloseGuard(Arc<Shared>);
+/// Ends the engine when the last handle goes: its tasks and agents stop with it, and its
+/// private temporary folder (the machine's disk, outside the session's files) is removed.
+struct CloseGuard(Arc<Shared>, Option<PathBuf>);
 
 impl Drop for CloseGuard {
     fn drop(&mut self) {
@@ -152,6 +153,9 @@ impl Drop for CloseGuard {
         self.0.closed.cancel();
         self.0.kit.stop_named();
         self.0.tasks.stop_all();
+        if let Some(tmp) = &self.1 {
+            let _ = std::fs::remove_dir_all(tmp);
+        }
     }
 }
 
@@ -282,7 +286,8 @@ impl Session {
             tokio::task::spawn_blocking(move || watch.watch());
         }
         toolbox.web.search = opts.web_search;
-        crate::sandboxing::confine(&mut toolbox, &id, &files_dir);
+        let policy: SharedPolicy = Arc::new(RwLock::new(opts.policy));
+        crate::sandboxing::confine(&mut toolbox, &id, &files_dir, &policy);
         // What the agent read survives a crash: a resumed session may edit those files.
         let kept = std::fs::create_dir_all(&files_dir)
             .and_then(|()| toolbox.ws.keep_seen_in(&files_dir.join("seen.jsonl")));
@@ -300,11 +305,12 @@ impl Session {
         }
         crate::sandboxing::start_watching(&toolbox);
         let tasks = toolbox.tasks.clone();
+        // Only the folder the session made for itself (a caller's own is the caller's).
+        let private_tmp = toolbox.scratch.clone();
         let (etx, erx) = mpsc::unbounded_channel();
         let approvals = Approvals::default();
         let mode = ModeSwitch::default();
         let kit = Arc::new(Kit::new(opts.resolver, files_dir.join("agents")));
-        let policy: SharedPolicy = Arc::new(RwLock::new(opts.policy));
         let spend = Arc::new(crate::spend::SpendMeter::new(
             opts.spend,
             spent_usd,
@@ -347,11 +353,17 @@ impl Session {
             Session {
                 id,
                 ops: ops_tx,
-                _guard: Arc::new(CloseGuard(shared.clone())),
+                _guard: Arc::new(CloseGuard(shared.clone(), private_tmp)),
                 shared,
             },
             erx,
         )
+    }
+
+    /// The private temporary folder the session made for its commands (not one a caller
+    /// handed in), removed as the session closes.
+    pub fn private_tmp(&self) -> Option<PathBuf> {
+        self._guard.1.clone()
     }
 
     pub fn id(&self) -> &str {

@@ -749,3 +749,42 @@ async fn a_running_background_commands_changes_are_reviewed_when_the_person_asks
         ["notes.txt"]
     );
 }
+
+/// Issue 45: the session's private /tmp is on the machine's disk, outside the session's files.
+/// It goes with the session (the app also removes its live sessions' as it quits, and sweeps
+/// what a killed process left: `config::machine_sandbox::sweep_private_tmps`).
+#[tokio::test]
+async fn the_private_tmp_goes_when_the_session_ends() {
+    let f = fixture();
+    let helper = sandbox::find_helper().expect("the helper is built (cargo build -p sandbox)");
+    let setup_dir = f.session.join("sandbox");
+    let home = f.home.clone();
+    let sandbox = SandboxSetup::new(helper, setup_dir, policy::is_secret)
+        .hiding(vec![f.home.join(".ssh")])
+        .with_home(f.home.clone(), Vec::new())
+        .with_layers(true);
+    let setup = Setup::new(Mode::FullAuto).with_options(move |o| {
+        o.config.home = Some(home);
+        o.sandboxing = Sandboxing::With(sandbox);
+    });
+    let h = Harness::start(
+        scenario_with("agent_private_tmp_removed.json", &[]),
+        &f.project,
+        setup,
+        |_| ApprovalAnswer::Approve,
+    )
+    .await;
+    let outcome = h.run("work").await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(h.server.failures(), Vec::<String>::new());
+    let tmp = h.session.private_tmp().expect("a private /tmp of its own");
+    assert!(tmp.is_dir(), "{} was made for the command", tmp.display());
+    drop(h);
+    let gone = test_support::wait_until(
+        "the private /tmp to be removed",
+        std::time::Duration::from_secs(10),
+        || std::future::ready(!tmp.exists()),
+    )
+    .await;
+    assert!(gone.is_ok(), "{} is still there", tmp.display());
+}

@@ -471,6 +471,8 @@ async fn answer_for(approve: ApproveArg, req: ApprovalRequest) -> ApprovalAnswer
 }
 
 pub fn run(a: RunArgs) -> Result<ExitCode> {
+    // What a killed run left in /tmp/tandem-UID goes first (this run's own goes as it ends).
+    config::machine_sandbox::sweep_private_tmps(&sessions_dir());
     let loaded = load(&a.project)?;
     let preset = preset(&a.model)?;
     let settings_file = config::locations::settings_file();

@@ -56,6 +56,53 @@ pub fn hidden_locations(home: Option<&Path>) -> Vec<PathBuf> {
     v
 }
 
+/// The folder that holds every session's private temporary folder, when it is the user's own.
+fn private_tmp_base() -> Option<PathBuf> {
+    let uid = std::fs::metadata("/proc/self").map(|m| m.uid()).ok()?;
+    let base = std::env::temp_dir().join(format!("tandem-{uid}"));
+    let ours = std::fs::symlink_metadata(&base)
+        .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0);
+    ours.then_some(base)
+}
+
+/// Removes the private temporary folders no session uses any more: a session ends them as it
+/// closes, but a killed app or CLI never did, and they stayed on the machine's disk (hundreds
+/// after a day of work). A folder goes when its session's log in `sessions_dir` is held by no
+/// process (a live session holds it, in this process too), when it is a CLI call's whose
+/// process is gone, or, for sessions of another data folder, when nothing touched it for a
+/// day. Answers how many went.
+pub fn sweep_private_tmps(sessions_dir: &Path) -> usize {
+    let Some(base) = private_tmp_base() else {
+        return 0;
+    };
+    let Ok(entries) = std::fs::read_dir(&base) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        let unused = if let Some(pid) = name.strip_prefix("cli-") {
+            !Path::new("/proc").join(pid).exists()
+        } else {
+            let log = sessions_dir.join(format!("{name}.jsonl"));
+            match std::fs::OpenOptions::new().append(true).open(&log) {
+                Ok(file) => file.try_lock().is_ok(),
+                Err(_) => entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age > std::time::Duration::from_secs(24 * 3600)),
+            }
+        };
+        if unused && std::fs::remove_dir_all(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// The session's private temporary folder: `/tmp/tandem-UID/SESSION`, made private to the
 /// user. Not in the session folder, which is hidden from commands with the rest of Tandem's
 /// data. A `/tmp/tandem-UID` that someone else owns is not used.
@@ -65,12 +112,9 @@ pub fn private_tmp(session_id: &str, session_dir: &Path) -> PathBuf {
         .unwrap_or(0);
     let base = std::env::temp_dir().join(format!("tandem-{uid}"));
     let _ = std::fs::DirBuilder::new().mode(0o700).create(&base);
-    let ours = std::fs::symlink_metadata(&base)
-        .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0);
-    if ours {
-        base.join(session_id)
-    } else {
-        session_dir.join("tmp")
+    match private_tmp_base() {
+        Some(base) => base.join(session_id),
+        None => session_dir.join("tmp"),
     }
 }
 
@@ -188,8 +232,18 @@ pub fn project_layered(project: &Path, state_dir: &Path) -> Option<bool> {
 }
 
 /// The sandbox for a session's (or a tool server's) processes, with its helper's files in
-/// `state_dir`; `None` on a machine without one.
+/// `state_dir`; `None` on a machine without one. It hides the files of the built-in secret
+/// patterns.
 pub fn sandbox_setup(state_dir: PathBuf) -> Option<SandboxSetup> {
+    sandbox_setup_hiding(state_dir, policy::is_secret.into())
+}
+
+/// [`sandbox_setup`], hiding the project's files `is_secret` names (a session's: its rules'
+/// protected paths too).
+pub fn sandbox_setup_hiding(
+    state_dir: PathBuf,
+    is_secret: tools::SecretTest,
+) -> Option<SandboxSetup> {
     let caps = capabilities();
     match (&caps.helper, caps.sandboxed) {
         (Some(helper), true) => {
@@ -198,7 +252,7 @@ pub fn sandbox_setup(state_dir: PathBuf) -> Option<SandboxSetup> {
                 .filter(|h| h.is_absolute())
                 .and_then(|h| h.canonicalize().ok());
             let layers = layers_in(&state_dir);
-            let setup = SandboxSetup::new(helper.clone(), state_dir, policy::is_secret)
+            let setup = SandboxSetup::new(helper.clone(), state_dir, is_secret)
                 .hiding(hidden_locations(home.as_deref()))
                 .with_layers(layers);
             Some(match home {

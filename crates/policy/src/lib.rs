@@ -68,7 +68,7 @@ pub use engine::evaluate;
 pub use hosts::{is_private_host, is_private_ip};
 pub use mode::Mode;
 pub use overview::{hard_limits, own_rules, remove_rule};
-pub use paths::{HOME_SECRETS, SecretGlobs, is_secret, project_secret_globs};
+pub use paths::{HOME_SECRETS, SecretGlobs, is_protected, is_secret, project_secret_globs};
 pub use rule_edit::{add_rule, set_default, set_trusted};
 pub use rules::{
     BUILTIN_TOML, NetworkMode, PathRules, Policy, PolicyError, RuleText, ToolRules, Trust,

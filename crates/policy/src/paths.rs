@@ -288,6 +288,20 @@ pub fn is_secret(abs: &Path) -> bool {
     project_secret_globs().is_secret(abs)
 }
 
+/// Whether the merged rules protect `abs` (the built-in, the person's and the project's
+/// `paths.protected`, less their exceptions): matched against the path relative to `root`
+/// inside the project, the absolute one outside, as the tools' judgements match them. Every
+/// tool that shows files (a search, a diff, a listing) and the sandbox keep these out too.
+pub fn is_protected(policy: &Policy, root: &Path, abs: &Path) -> bool {
+    let subject = match abs.strip_prefix(root) {
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => abs.to_string_lossy().trim_start_matches('/').to_string(),
+    };
+    !subject.is_empty()
+        && policy.paths.protected_set.is_match(&subject)
+        && !policy.paths.exceptions_set.is_match(&subject)
+}
+
 /// Whether a path is, or is inside, a secret only the home folder holds (`~/.docker/`).
 pub fn is_home_secret(abs: &Path, home: Option<&Path>) -> bool {
     home.and_then(|h| abs.strip_prefix(h).ok())

@@ -57,7 +57,9 @@ pub fn git_status(root: &ProjectRoot) -> ToolResult<Option<GitStatus>> {
         let Some(rel) = path.strip_prefix(&prefix) else {
             continue;
         };
-        if rel.is_empty() {
+        // What the rules keep from the agent is not named to it either (the window's own
+        // root hides nothing: the person sees every badge).
+        if rel.is_empty() || root.is_secret(&root.path().join(rel)) {
             continue;
         }
         let st = s.status();

@@ -24,16 +24,16 @@ struct Answer {
 #[derive(Debug, Clone)]
 pub struct HistorySecrets {
     root: PathBuf,
-    is_secret: fn(&Path) -> bool,
+    is_secret: crate::SecretTest,
     answer: Arc<(Mutex<Answer>, Condvar)>,
 }
 
 impl HistorySecrets {
     /// For `root`'s history (nothing to look at outside git); nothing is read yet.
-    pub fn new(root: &Path, is_secret: fn(&Path) -> bool) -> Self {
+    pub fn new(root: &Path, is_secret: impl Into<crate::SecretTest>) -> Self {
         HistorySecrets {
             root: root.to_path_buf(),
-            is_secret,
+            is_secret: is_secret.into(),
             answer: Arc::new((Mutex::new(Answer::default()), Condvar::new())),
         }
     }
@@ -45,11 +45,15 @@ impl HistorySecrets {
             return;
         }
         state.started = true;
-        let (slot, root, is_secret) = (self.answer.clone(), self.root.clone(), self.is_secret);
+        let (slot, root, is_secret) = (
+            self.answer.clone(),
+            self.root.clone(),
+            self.is_secret.clone(),
+        );
         let spawned = std::thread::Builder::new()
             .name("history-secrets".into())
             .spawn(move || {
-                let found = look(&root, is_secret);
+                let found = look(&root, &is_secret);
                 let (lock, ready) = &*slot;
                 lock.lock().unwrap_or_else(PoisonError::into_inner).known = Some(found);
                 ready.notify_all();
@@ -74,7 +78,7 @@ impl HistorySecrets {
 /// Every path any commit of any ref added, checked until a secret one turns up. git is run
 /// with the repository's programs switched off (it only lists names here, which runs none,
 /// but a copied repository's configuration is not trusted).
-fn look(root: &Path, is_secret: fn(&Path) -> bool) -> bool {
+fn look(root: &Path, is_secret: &crate::SecretTest) -> bool {
     let Ok(repo) = git2::Repository::discover(root) else {
         return false;
     };

@@ -81,7 +81,7 @@ pub use layer::{
     LayerView, changes_words, found_changes, why_words,
 };
 pub use list_files::{DEFAULT_LIST_LIMIT, ListFilesArgs, list_files, render_listing};
-pub use paths::{ProjectRoot, real_path};
+pub use paths::{ProjectRoot, SecretTest, real_path, secret_test};
 pub use plan::{TaskDoneArgs, UpdatePlanArgs, render_plan, task_done, update_plan};
 pub use project_guard::{Known, ProjectGuard};
 pub use pull_request::{

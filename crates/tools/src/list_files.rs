@@ -123,6 +123,18 @@ fn list(
         kept = Some(entries.into_iter().map(|e| e.path).collect::<BTreeSet<_>>());
         (entries, skipped) = walk.entries(false);
     }
+    // What the rules keep from the agent is not listed to it (the window's own root hides
+    // nothing); the listing says how many were left out, so "no such file" is not assumed.
+    let before = entries.len();
+    entries.retain(|e| !root.is_secret(&root.path().join(&e.path)));
+    let protected = before - entries.len();
+    if protected > 0 {
+        skipped.push(format!(
+            "{protected} {} not listed: the rules keep {} from the agent (secrets or protected paths)",
+            if protected == 1 { "file" } else { "files" },
+            if protected == 1 { "it" } else { "them" },
+        ));
+    }
     sort_entries(&mut entries);
     let total = entries.len();
     entries.truncate(limit as usize);

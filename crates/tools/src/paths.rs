@@ -14,13 +14,43 @@ const MAX_ENTRIES_SEARCHED: usize = 50_000;
 /// and version-control internals are never what the model meant.
 const NEVER_SEARCHED: &[&str] = &[".git", "node_modules"];
 
+/// Which files are kept from the agent and its commands (the policy engine's judgement,
+/// handed in: secrets by their built-in patterns and the paths the person's and the project's
+/// rules protect). Called with absolute paths.
+#[derive(Clone)]
+pub struct SecretTest(std::sync::Arc<dyn Fn(&Path) -> bool + Send + Sync>);
+
+impl<F: Fn(&Path) -> bool + Send + Sync + 'static> From<F> for SecretTest {
+    fn from(f: F) -> Self {
+        SecretTest(std::sync::Arc::new(f))
+    }
+}
+
+impl std::ops::Deref for SecretTest {
+    type Target = dyn Fn(&Path) -> bool + Send + Sync;
+    fn deref(&self) -> &Self::Target {
+        &*self.0
+    }
+}
+
+impl std::fmt::Debug for SecretTest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretTest")
+    }
+}
+
+/// A [`SecretTest`] of a plain function (the built-in secret patterns alone).
+pub fn secret_test(f: fn(&Path) -> bool) -> SecretTest {
+    f.into()
+}
+
 /// A project folder, canonicalized once when opened.
 #[derive(Debug, Clone)]
 pub struct ProjectRoot {
     root: PathBuf,
     /// Which files hold secrets: searches never look inside them, whatever globs ask for.
     /// Handed in by the caller (the policy engine's judgement).
-    secret: Option<fn(&Path) -> bool>,
+    secret: Option<SecretTest>,
 }
 
 impl PartialEq for ProjectRoot {
@@ -60,20 +90,20 @@ impl ProjectRoot {
     }
 
     /// The same project, with the files `is_secret` names kept out of every search.
-    pub fn hiding_secrets(mut self, is_secret: fn(&Path) -> bool) -> Self {
-        self.secret = Some(is_secret);
+    pub fn hiding_secrets(mut self, is_secret: impl Into<SecretTest>) -> Self {
+        self.secret = Some(is_secret.into());
         self
     }
 
     /// This folder, keeping out of its searches what `other`'s keep out.
     pub(crate) fn hiding_secrets_as(mut self, other: &ProjectRoot) -> Self {
-        self.secret = other.secret;
+        self.secret = other.secret.clone();
         self
     }
 
     /// Whether a file is one of the secrets searches never open.
     pub fn is_secret(&self, path: &Path) -> bool {
-        self.secret.is_some_and(|f| f(path))
+        self.secret.as_ref().is_some_and(|f| f(path))
     }
 
     pub fn path(&self) -> &Path {

@@ -34,7 +34,7 @@ struct State {
 /// A project's secret files and repositories, kept current.
 pub struct ProjectGuard {
     root: PathBuf,
-    is_secret: fn(&Path) -> bool,
+    is_secret: crate::SecretTest,
     state: Mutex<State>,
     ready: Condvar,
 }
@@ -50,10 +50,14 @@ impl std::fmt::Debug for ProjectGuard {
 impl ProjectGuard {
     /// Starts reading and watching `root` on a thread of its own. `sync_dir` is a folder of the
     /// caller's outside the project (the watcher's flush markers go there).
-    pub fn start(root: &Path, sync_dir: &Path, is_secret: fn(&Path) -> bool) -> Arc<Self> {
+    pub fn start(
+        root: &Path,
+        sync_dir: &Path,
+        is_secret: impl Into<crate::SecretTest>,
+    ) -> Arc<Self> {
         let guard = Arc::new(ProjectGuard {
             root: root.to_path_buf(),
-            is_secret,
+            is_secret: is_secret.into(),
             state: Mutex::new(State::default()),
             ready: Condvar::new(),
         });

@@ -29,7 +29,7 @@ pub struct SandboxSetup {
     pub keep_visible: Vec<PathBuf>,
     /// Which files hold secrets (the policy engine's judgement, handed in: this crate does
     /// not depend on the policy).
-    pub is_secret: fn(&Path) -> bool,
+    pub is_secret: crate::SecretTest,
     /// How much one command may take.
     pub limits: Limits,
     /// Whether a command that may write runs over a copy-on-write layer of the project, its
@@ -56,7 +56,11 @@ impl SandboxSetup {
     /// A setup that hides nothing beyond what the sandbox always hides (`/tmp`, `/run`,
     /// the machine's sockets, the project's secret files); see [`SandboxSetup::hiding`] and
     /// [`SandboxSetup::with_home`].
-    pub fn new(helper: PathBuf, state_dir: PathBuf, is_secret: fn(&Path) -> bool) -> Self {
+    pub fn new(
+        helper: PathBuf,
+        state_dir: PathBuf,
+        is_secret: impl Into<crate::SecretTest>,
+    ) -> Self {
         SandboxSetup {
             helper,
             state_dir,
@@ -64,7 +68,7 @@ impl SandboxSetup {
             home: None,
             home_visible: Vec::new(),
             keep_visible: Vec::new(),
-            is_secret,
+            is_secret: is_secret.into(),
             limits: Limits::default(),
             layers: false,
             learned: Arc::default(),
@@ -176,7 +180,7 @@ impl SandboxSetup {
                 let g = ProjectGuard::start(
                     project,
                     &self.state_dir.join("watch-sync"),
-                    self.is_secret,
+                    self.is_secret.clone(),
                 );
                 *slot = Some((project.to_path_buf(), g.clone()));
                 g

@@ -201,7 +201,7 @@ impl Workspace {
     }
 
     /// Keeps the files `is_secret` names out of every search of this workspace.
-    pub fn hide_secrets(&mut self, is_secret: fn(&Path) -> bool) {
+    pub fn hide_secrets(&mut self, is_secret: impl Into<crate::SecretTest>) {
         self.root = self.root.clone().hiding_secrets(is_secret);
     }
 

@@ -296,7 +296,7 @@ async fn the_sessions_saved_outputs_are_read_back_by_the_path_the_model_was_give
     let hiding = Toolbox::new(
         ProjectRoot::open(_d.path())
             .expect("open")
-            .hiding_secrets(|p| p.ends_with("credentials.json")),
+            .hiding_secrets(|p: &std::path::Path| p.ends_with("credentials.json")),
         s.path().to_path_buf(),
     );
     let found = hiding

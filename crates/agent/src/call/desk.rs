@@ -58,9 +58,10 @@ impl Desk {
         toolbox.cache = tools::Cache::off();
         toolbox.web.search = config::web_search_from_settings(&config::locations::settings_file());
         let scratch_id = format!("cli-{}", std::process::id());
-        crate::sandboxing::confine(&mut toolbox, &scratch_id, scratch);
+        let policy = Arc::new(RwLock::new(policy));
+        crate::sandboxing::confine(&mut toolbox, &scratch_id, scratch, &policy);
         let rules = Rules {
-            policy: Arc::new(RwLock::new(policy)),
+            policy,
             mode_now: ModeSwitch::default(),
             mode,
             home: std::env::var_os("HOME").map(PathBuf::from),

@@ -9,6 +9,10 @@ use tools::{ProjectRoot, SandboxSetup};
 
 /// How commands of the session are sandboxed.
 #[derive(Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one value per session, read once when it starts: boxing it buys nothing"
+)]
 pub enum Sandboxing {
     /// As this machine allows (the probe decides).
     Machine,
