@@ -102,6 +102,14 @@ pub fn run(command: SandboxCommand) -> Result<ExitCode> {
             }
         );
         println!(
+            "readable folders:   {}",
+            if l.readable.is_empty() {
+                "(not known)".to_string()
+            } else {
+                l.readable.join(" ")
+            }
+        );
+        println!(
             "abstract sockets:   {}",
             if l.abstract_sockets_scoped {
                 "scoped (Landlock): unreachable even with the network granted"

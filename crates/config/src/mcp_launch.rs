@@ -46,7 +46,10 @@ impl Launcher for SandboxLauncher {
             .map_err(|e| format!("{}: {e}", self.tmp_dir.display()))?;
         let (mut cmd, status, tmp_inside) = match &self.sandbox {
             Some(setup) => {
-                let spec = setup.spec(&self.project, &self.tmp_dir, *network, false);
+                let mut spec = setup.spec(&self.project, &self.tmp_dir, *network, false);
+                // The person's own configuration names the program and its script: their
+                // folders stay readable (reads are otherwise the system's and the project's).
+                spec.readable = named_folders(command, args);
                 std::fs::create_dir_all(&setup.state_dir)
                     .map_err(|e| format!("{}: {e}", setup.state_dir.display()))?;
                 let status = setup.state_dir.join(format!(
@@ -106,6 +109,25 @@ pub fn mcp_hub(
         timing,
         project,
     })
+}
+
+/// The folders of the files a server's command line names by absolute path (the program, a
+/// script, a config file), and the folders it names itself.
+fn named_folders(command: &str, args: &[String]) -> Vec<PathBuf> {
+    std::iter::once(command)
+        .chain(args.iter().map(String::as_str))
+        .map(Path::new)
+        .filter(|p| p.is_absolute())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter_map(|p| {
+            if p.is_dir() {
+                Some(p)
+            } else {
+                p.parent().map(Path::to_path_buf)
+            }
+        })
+        .filter(|p| p != Path::new("/"))
+        .collect()
 }
 
 /// The sandbox this machine gives a project's servers: as commands get it, with its own

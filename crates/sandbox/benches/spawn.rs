@@ -52,6 +52,7 @@ fn scene() -> &'static Scene {
             },
             shown: Default::default(),
             network: false,
+            readable: Vec::new(),
             limits: Default::default(),
             state_dir: base.join("state"),
         };

@@ -51,6 +51,10 @@ pub struct Layers {
     /// Bytes one file a command writes may hold, when limited.
     #[serde(default)]
     pub file_limit: Option<u64>,
+    /// The folders at the top of the machine (and in `/home`) a command could list: the
+    /// allow-list as the probe's own sandboxed command saw it.
+    #[serde(default)]
+    pub readable: Vec<String>,
     /// Abstract sockets (the X server's, D-Bus's) of programs outside are unreachable even
     /// with the network granted (Landlock ABI 6 or later). Without it, a command that gets the
     /// network could reach them.

@@ -32,6 +32,11 @@ pub struct SandboxSpec {
     /// Whether the command sees the machine's network. Without it, it sees only its own
     /// loopback interface.
     pub network: bool,
+    /// Folders outside the system's, the project and the home's toolchains that the command
+    /// may read (and run from): what the person's own configuration names, such as the folder
+    /// of a tool server's script. Reads are an allow-list; nothing else outside is readable.
+    #[serde(default)]
+    pub readable: Vec<PathBuf>,
     /// How much one command may take.
     #[serde(default)]
     pub limits: Limits,

@@ -189,6 +189,88 @@ fn names_a_program(section: &str, subsection: Option<&str>, key: &str) -> bool {
 /// copy written into `dir` that keeps every setting but those naming programs; the copy is
 /// shown in place of the file to a command that only reads or that has the network.
 pub fn repository_configs(project: &Path, dir: &Path) -> Vec<(PathBuf, PathBuf)> {
+    configs_copied(project, dir, true)
+}
+
+/// For a command that writes and has no network: the repository's configuration files
+/// without the credentials they hold (a token in a remote's URL, an `http.extraHeader`), each
+/// copied into `dir`; none when no file holds one (the command then sees, and may change, the
+/// configuration itself).
+pub fn repository_configs_without_credentials(
+    project: &Path,
+    dir: &Path,
+) -> Vec<(PathBuf, PathBuf)> {
+    let holds = git2::Repository::open(project).is_ok_and(|repo| {
+        config_files(&repo).iter().any(|f| {
+            git2::Config::open(f).is_ok_and(|c| {
+                let mut found = false;
+                let _ = c.entries(None).map(|mut entries| {
+                    while let Some(Ok(e)) = entries.next() {
+                        if let (Ok(name), Ok(value)) = (e.name(), e.value()) {
+                            found |= credential(name, value);
+                        }
+                    }
+                });
+                found
+            })
+        })
+    });
+    if holds {
+        configs_copied(project, dir, false)
+    } else {
+        Vec::new()
+    }
+}
+
+/// The repository's own configuration files that exist.
+fn config_files(repo: &git2::Repository) -> Vec<PathBuf> {
+    let mut files = vec![repo.commondir().join("config")];
+    files.push(repo.path().join("config.worktree"));
+    files.dedup();
+    files.retain(|f| f.is_file());
+    files
+}
+
+/// Whether a setting (`name` as git2 gives it, `section.sub.key`) carries a credential: a URL
+/// with a user or password in it, or an HTTP header (`Authorization: …`).
+fn credential(name: &str, value: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".extraheader")
+        || strip_userinfo(name) != name
+        || strip_userinfo(value) != value
+}
+
+/// A URL (or any text holding some) without the `user:password@` of each `scheme://…@host`.
+pub fn strip_userinfo(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + 3);
+        out.push_str(head);
+        // The authority ends at the first `/`, `?` or `#`; its userinfo at the last `@`.
+        let end = tail.find(['/', '?', '#']).unwrap_or(tail.len());
+        let authority = &tail[..end];
+        // Over http a user name is as good as a token (`https://ghp_…@github.com`); over ssh
+        // it is who logs in (`ssh://git@host`), and only a password is taken out.
+        let scheme = head[..head.len() - 3]
+            .rsplit(|c: char| !c.is_ascii_alphanumeric() && c != '+' && c != '-' && c != '.')
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let web = scheme == "http" || scheme == "https";
+        match authority.rfind('@') {
+            Some(i) if web || authority[..i].contains(':') => out.push_str(&authority[i + 1..]),
+            _ => out.push_str(authority),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The configuration files copied into `dir`: without credentials, and without the settings
+/// that name programs when `programs_too`.
+fn configs_copied(project: &Path, dir: &Path, programs_too: bool) -> Vec<(PathBuf, PathBuf)> {
     let Ok(repo) = git2::Repository::open(project) else {
         return Vec::new();
     };
@@ -203,7 +285,7 @@ pub fn repository_configs(project: &Path, dir: &Path) -> Vec<(PathBuf, PathBuf)>
         let Ok(config) = git2::Config::open(&file) else {
             continue;
         };
-        let text = without_programs(&config);
+        let text = rewritten(&config, programs_too);
         let copy = dir.join(format!("git-config-{i}"));
         if std::fs::create_dir_all(dir).is_ok()
             && crate::write_atomic(&copy, text.as_bytes()).is_ok()
@@ -214,8 +296,9 @@ pub fn repository_configs(project: &Path, dir: &Path) -> Vec<(PathBuf, PathBuf)>
     out
 }
 
-/// `config` written out again (includes followed) without the settings that name programs.
-fn without_programs(config: &git2::Config) -> String {
+/// `config` written out again (includes followed) without credentials, and without the
+/// settings that name programs when `programs_too`.
+fn rewritten(config: &git2::Config, programs_too: bool) -> String {
     let mut text = String::new();
     let mut current: Option<(String, Option<String>)> = None;
     let Ok(mut entries) = config.entries(None) else {
@@ -234,9 +317,17 @@ fn without_programs(config: &git2::Config) -> String {
         };
         let section = section.to_ascii_lowercase();
         let key = key.to_ascii_lowercase();
-        if names_a_program(&section, subsection.as_deref(), &key) {
+        if programs_too && names_a_program(&section, subsection.as_deref(), &key) {
             continue;
         }
+        // A header is the credential itself (`Authorization: Bearer …`); a URL keeps its
+        // host and path, less the user and token.
+        if key == "extraheader" {
+            continue;
+        }
+        let subsection = subsection.map(|s| strip_userinfo(&s));
+        let value = strip_userinfo(value);
+        let value = value.as_str();
         let header = (section.clone(), subsection.clone());
         if current.as_ref() != Some(&header) {
             match &subsection {
@@ -268,6 +359,25 @@ fn escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_are_taken_out_of_urls_and_nothing_else() {
+        for (given, want) in [
+            (
+                "https://me:ghp_x@github.com/o/r.git",
+                "https://github.com/o/r.git",
+            ),
+            ("https://ghp_x@github.com/o/r", "https://github.com/o/r"),
+            ("ssh://git@host:22/r", "ssh://git@host:22/r"),
+            ("ssh://me:pw@host/r", "ssh://host/r"),
+            ("https://github.com/o/r.git", "https://github.com/o/r.git"),
+            ("git@github.com:o/r.git", "git@github.com:o/r.git"),
+            ("https://a@b/x https://c:d@e/y", "https://b/x https://e/y"),
+            ("https://h/p?q=a@b", "https://h/p?q=a@b"),
+        ] {
+            assert_eq!(strip_userinfo(given), want, "{given}");
+        }
+    }
     use std::process::Command;
 
     fn git(dir: &Path, args: &[&str]) -> std::process::Output {

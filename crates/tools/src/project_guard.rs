@@ -47,6 +47,15 @@ impl std::fmt::Debug for ProjectGuard {
     }
 }
 
+/// Whether `path` is a socket file: a service's socket inside the project (a development
+/// Postgres's `.s.PGSQL.5432`, overmind's `.overmind.sock`) is the host's program, reachable
+/// by name from the sandbox whatever the kernel's table says, so it is hidden as a secret is.
+/// A socket a command makes in its copy-on-write layer never appears here.
+fn is_socket(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_socket())
+}
+
 impl ProjectGuard {
     /// Starts reading and watching `root` on a thread of its own. `sync_dir` is a folder of the
     /// caller's outside the project (the watcher's flush markers go there).
@@ -108,7 +117,7 @@ impl ProjectGuard {
         let path = self.root.join(rel);
         if path.file_name().is_some_and(|n| n == ".git") {
             repos.insert(path);
-        } else if (self.is_secret)(&path) {
+        } else if (self.is_secret)(&path) || is_socket(&path) {
             secrets.insert(path);
         }
     }
@@ -163,7 +172,7 @@ impl ProjectGuard {
                         } else {
                             state.repositories.remove(&path);
                         }
-                    } else if exists && (self.is_secret)(&path) {
+                    } else if exists && ((self.is_secret)(&path) || is_socket(&path)) {
                         state.secrets.insert(path);
                     }
                 }

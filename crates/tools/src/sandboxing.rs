@@ -225,14 +225,17 @@ impl SandboxSetup {
         let places = git_places(project, &known.repositories);
         // A command that only reads, or that has the network, sees the repository's
         // configuration without the programs it names.
+        // Neither ever sees a credential the configuration holds (a token in a remote's URL):
+        // a command that writes without the network sees the configuration less those alone.
+        let copies = self.state_dir.join("git-config");
         let replaced = if network || read_only {
-            repository_configs(project, &self.state_dir.join("git-config"))
-                .into_iter()
-                .map(|(source, target)| Replacement { source, target })
-                .collect()
+            repository_configs(project, &copies)
         } else {
-            Vec::new()
-        };
+            crate::git_places::repository_configs_without_credentials(project, &copies)
+        }
+        .into_iter()
+        .map(|(source, target)| Replacement { source, target })
+        .collect();
         SandboxSpec {
             project: project.to_path_buf(),
             project_writable: !read_only,
@@ -251,6 +254,7 @@ impl SandboxSetup {
             },
             shown: Shown { binds, replaced },
             network,
+            readable: Vec::new(),
             limits: self.limits,
             state_dir: self.state_dir.clone(),
         }

@@ -921,6 +921,172 @@ async fn a_fork_bomb_and_a_memory_hog_end_with_the_limits() {
     );
 }
 
+/// A folder at the top of the machine for a test, removed when dropped; `None` where this
+/// user may not make one (not root).
+struct TopFolder(PathBuf);
+
+impl TopFolder {
+    fn make(name: &str) -> Option<TopFolder> {
+        let path = PathBuf::from(format!("/{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&path).ok()?;
+        Some(TopFolder(path))
+    }
+}
+
+impl Drop for TopFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Issue 45: Landlock let a command read every top-level folder: `/srv/otherapp/.env`, `/opt`,
+/// `/data`, `/mnt` were printed. Reads are an allow-list now: the system, the project, its
+/// temporary folder and the home's toolchains; another application's folder at the top of
+/// the machine, and `/var/tmp`, are not readable. A toolchain under `/opt` still runs.
+#[tokio::test]
+async fn folders_outside_the_allow_list_are_unreadable_and_opt_still_runs() {
+    let f = fixture();
+    let Some(other) = TopFolder::make("tandem-otherapp") else {
+        eprintln!("skipped: this user cannot make a folder at the top of the machine");
+        return;
+    };
+    std::fs::write(other.0.join(".env"), "TOKEN=other-app-marker-45\n").expect("write");
+    let var_tmp = PathBuf::from(format!("/var/tmp/tandem-45-{}", std::process::id()));
+    std::fs::write(&var_tmp, "var-tmp-marker-45\n").expect("write");
+    let tool = PathBuf::from(format!("/opt/tandem-tool-{}", std::process::id()));
+    std::fs::create_dir_all(&tool).expect("opt");
+    let script = tool.join("hello");
+    std::fs::write(&script, "#!/bin/sh\necho toolchain-ran\n").expect("write");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+
+    let (_, output, _) = run(
+        &f,
+        &format!(
+            "cat {0}/.env; ls {0}; cat {1}; find / -maxdepth 3 -name .env 2>/dev/null | xargs cat 2>/dev/null; {2}",
+            other.0.display(),
+            var_tmp.display(),
+            script.display()
+        ),
+    )
+    .await;
+    let _ = std::fs::remove_file(&var_tmp);
+    let _ = std::fs::remove_dir_all(&tool);
+    assert!(!output.contains("other-app-marker-45"), "{output}");
+    assert!(!output.contains("var-tmp-marker-45"), "{output}");
+    assert!(
+        output.contains("toolchain-ran"),
+        "a toolchain under /opt runs: {output}"
+    );
+}
+
+/// Issue 45: `git remote -v` printed a token in the remote's URL (`https://user:ghp_…@host`).
+/// A command sees the repository's configuration without it (the host and path stay), whether
+/// it writes or only reads; the project's own file keeps it.
+#[tokio::test]
+async fn a_token_in_a_remote_url_never_reaches_a_command() {
+    let f = fixture();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&f.project)
+            .status()
+            .expect("git")
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://me:ghp_fakeTokenMarker45@github.com/o/r.git",
+    ]);
+    git(&[
+        "config",
+        "http.https://github.com/.extraheader",
+        "AUTHORIZATION: basic fakeHeaderMarker45",
+    ]);
+    for confinement in [
+        SANDBOXED,
+        Confinement::Sandboxed {
+            network: false,
+            read_only: true,
+        },
+    ] {
+        let (code, output, _) = run_in(
+            &f,
+            "git remote -v; git config --get remote.origin.url; cat .git/config; git config --list",
+            confinement,
+        )
+        .await;
+        assert!(
+            output.contains("https://github.com/o/r.git"),
+            "{code:?} {output}"
+        );
+        assert!(
+            !output.contains("fakeTokenMarker45"),
+            "{confinement:?}: {output}"
+        );
+        assert!(
+            !output.contains("fakeHeaderMarker45"),
+            "{confinement:?}: {output}"
+        );
+    }
+    let config = std::fs::read_to_string(f.project.join(".git/config")).expect("config");
+    assert!(
+        config.contains("fakeTokenMarker45"),
+        "the project's own file is left as it was"
+    );
+}
+
+/// Issue 45: a host service's socket inside the project (a development Postgres's
+/// `.devenv/state/postgres/.s.PGSQL.5432`) stayed reachable: the kernel's table names sockets
+/// as they were bound, and this one was bound by a relative name from its folder. Socket files
+/// in the project are found by type and hidden, however they were named.
+#[tokio::test]
+async fn a_host_services_socket_in_the_project_is_unreachable() {
+    let f = fixture();
+    let dir = f.project.join(".devenv/state/postgres");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    // The "service": a process of the host that binds by a relative name from its folder,
+    // and says whether anyone connected within a few seconds.
+    let service = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import socket, sys\n\
+             s = socket.socket(socket.AF_UNIX); s.bind('.s.PGSQL.5432'); s.listen(1)\n\
+             open('ready', 'w').close(); s.settimeout(4)\n\
+             try:\n    s.accept(); open('accepted', 'w').close()\n\
+             except OSError:\n    pass\n",
+        )
+        .current_dir(&dir)
+        .spawn()
+        .expect("python3");
+    let ready = test_support::wait_until_blocking(
+        "the service to listen",
+        std::time::Duration::from_secs(10),
+        || dir.join("ready").exists(),
+    );
+    assert!(ready.is_ok(), "the service did not start");
+    let (code, output, _) = run(
+        &f,
+        "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('.devenv/state/postgres/.s.PGSQL.5432'); print('CONNECTED')\"",
+    )
+    .await;
+    let mut service = service;
+    let _ = service.wait();
+    assert!(!output.contains("CONNECTED"), "{code:?} {output}");
+    assert!(
+        !dir.join("accepted").exists(),
+        "the service saw a connection from the sandbox"
+    );
+    // An ordinary file beside it is still there for the command.
+    std::fs::write(dir.join("postgresql.conf"), "port = 5432\n").expect("write");
+    let (_, output, _) = run(&f, "cat .devenv/state/postgres/postgresql.conf").await;
+    assert!(output.contains("port = 5432"), "{output}");
+}
+
 /// Issue 45: a command could fill the disk under the app: nothing limited what it wrote, and
 /// its private `/tmp` is on the machine's disk. One file may hold `file_bytes` now, in `/tmp`
 /// as in the project, and the result names the limit; no core file is left behind.

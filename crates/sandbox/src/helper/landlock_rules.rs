@@ -1,5 +1,7 @@
-//! The Landlock ruleset: read and run everything but devices, write only the project, `/tmp`
-//! and `/dev/shm`; no signals to and no abstract sockets of processes outside.
+//! The Landlock ruleset: read and run the system, the project and what the spec shows (an
+//! allow-list: other top-level folders, such as `/srv`, `/mnt`, `/media`, `/data`, other
+//! people's homes and `/var/tmp`, are not readable), write only the project, `/tmp` and
+//! `/dev/shm`; no signals to and no abstract sockets of processes outside.
 
 use super::{SetupError, step};
 use crate::spec::SandboxSpec;
@@ -27,13 +29,61 @@ const DEVICES: &[&str] = &[
     "/dev/shm",
 ];
 
+/// Top-level folders of the system a command reads and runs from (those this machine has).
+/// `/var` is read but for `/var/tmp` (every user's files that outlive a reboot).
+pub const SYSTEM_FOLDERS: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc",
+    "/sys", "/run", "/tmp", "/nix", "/snap", "/gnu", "/var",
+];
+
+/// What a command may read, by folder: the system's, the project (and the worktree it is a
+/// folder of), the home folder as the sandbox shows it (empty but for toolchains) and the
+/// folders the spec keeps visible. Everything else stays unreadable whatever its permissions.
+pub fn readable(spec: &SandboxSpec) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for folder in SYSTEM_FOLDERS {
+        if *folder == "/var" {
+            if let Ok(entries) = std::fs::read_dir(folder) {
+                out.extend(
+                    entries
+                        .flatten()
+                        .filter(|e| e.file_name() != "tmp")
+                        .map(|e| e.path()),
+                );
+            }
+        } else {
+            out.push(PathBuf::from(folder));
+        }
+    }
+    out.push(spec.project.clone());
+    // A project that is a folder of a repository: git reads the whole worktree and its .git.
+    if let Some(worktree) = spec
+        .project
+        .ancestors()
+        .skip(1)
+        .find(|a| a.join(".git").exists())
+    {
+        out.push(worktree.to_path_buf());
+    }
+    if let Some(home) = &spec.home.folder {
+        out.push(home.clone());
+    }
+    out.extend(spec.readable.iter().cloned());
+    for p in spec.home.visible.iter().chain(&spec.home.keep_visible) {
+        out.push(p.clone());
+        // A toolchain folder may be a link to elsewhere (`~/.cargo` → `/work/.cargo`).
+        if let Ok(real) = std::fs::canonicalize(p) {
+            out.push(real);
+        }
+    }
+    out.retain(|p| p.exists() && !p.starts_with("/dev"));
+    out.sort();
+    out.dedup();
+    out
+}
+
 pub(super) fn restrict(spec: &SandboxSpec) -> Result<u32, SetupError> {
-    // Reads reach every top-level folder but /dev; /dev gets its own short list.
-    let top: Vec<PathBuf> = std::fs::read_dir("/")
-        .map_err(step("listing /"))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p != &PathBuf::from("/dev"))
-        .collect();
+    let top = readable(spec);
     let mut writable: Vec<PathBuf> = vec![spec.tmp_inside(), "/dev/shm".into()];
     if spec.project_writable {
         writable.push(spec.project.clone());

@@ -32,6 +32,7 @@ echo "pid_max=$(cat /proc/sys/kernel/pid_max)"
 echo "uid=$(id -u)"
 echo "data=$(awk '/^Max data size/ {print $4}' /proc/self/limits)"
 echo "fsize=$(awk '/^Max file size/ {print $4}' /proc/self/limits)"
+echo "readable=$(for d in /* /home/* /var/tmp; do [ -d "$d" ] && ls "$d" >/dev/null 2>&1 && printf '%s ' "$d"; done)"
 exit 42
 "#;
 
@@ -60,6 +61,7 @@ fn probe() -> Capabilities {
         guarded: Guarded::default(),
         shown: Default::default(),
         network: false,
+        readable: Vec::new(),
         limits: Default::default(),
         state_dir: base.join("state"),
     };
@@ -232,6 +234,10 @@ fn layers(printed: &str, abi: Option<u32>) -> Layers {
         ),
         memory_limit: limit(get("data"), 1),
         file_limit: limit(get("fsize"), 1),
+        readable: get("readable")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
         abstract_sockets_scoped: abi.is_some_and(|a| a >= 6),
         project_layer: false,
     }
