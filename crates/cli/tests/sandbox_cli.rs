@@ -2,7 +2,7 @@
 //! the kernel offers, the fallback switch, and commands that cannot outlive the CLI or see its
 //! environment. The helper must be built beside the CLI (`make test` builds the workspace).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 use test_support::wait_until_blocking;
@@ -258,6 +258,8 @@ fn the_cli_s_commands_get_a_private_tmp_and_no_host_socket() {
     );
     let (_, out, err) = run_command(p.path(), &cmd, false, &[]);
     assert!(!out.contains("HOST-TMP-FILE"), "{out}{err}");
+    // The command ran in the sandbox (a refusal by the rules would prove nothing).
+    assert!(out.contains("[exit code"), "{out}{err}");
     assert!(!out.contains("CONNECTED"), "{out}{err}");
     assert!(
         out.contains("tmp-entries=0"),
@@ -267,4 +269,57 @@ fn the_cli_s_commands_get_a_private_tmp_and_no_host_socket() {
         listener.accept().is_err(),
         "the socket in /tmp got a connection"
     );
+}
+
+/// Issue 45: sockets the kernel's table does not name — one bound by a relative name from its
+/// folder, one bound and then renamed — accepted a sandboxed command's connection, and another
+/// application's folder at the top of the machine was readable. Such folders are empty for a
+/// command now (hidden, and outside the read allow-list), so neither is even found. Run
+/// through `tandem-cli tool run_command` with this machine's sandbox, as a session runs it.
+#[test]
+fn sockets_the_kernel_does_not_name_and_other_apps_folders_are_out_of_reach() {
+    helper_built();
+    let top = PathBuf::from(format!("/tandem-srv-{}", std::process::id()));
+    if std::fs::create_dir_all(top.join("app")).is_err() {
+        eprintln!("skipped: this user cannot make a folder at the top of the machine");
+        return;
+    }
+    std::fs::write(top.join("app/notes.txt"), "srv-marker-45\n").expect("write");
+    let service = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import os, socket\n\
+             a = socket.socket(socket.AF_UNIX); a.bind('svc.sock'); a.listen(1)\n\
+             b = socket.socket(socket.AF_UNIX); b.bind('first.sock'); b.listen(1)\n\
+             os.rename('first.sock', 'moved.sock')\n\
+             open('ready', 'w').close()\n\
+             for s in (a, b):\n    s.settimeout(3)\n    try:\n        s.accept(); open('accepted', 'w').close()\n    except OSError:\n        pass\n",
+        )
+        .current_dir(top.join("app"))
+        .spawn()
+        .expect("python3");
+    let ready =
+        test_support::wait_until_blocking("the service to listen", Duration::from_secs(10), || {
+            top.join("app/ready").exists()
+        });
+    assert!(ready.is_ok(), "the service did not start");
+    let p = project();
+    let app = top.join("app").display().to_string();
+    let (_, out, err) = run_command(
+        p.path(),
+        &format!(
+            "cat {app}/notes.txt; for s in svc.sock moved.sock; do python3 -c \"import socket, sys; c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); print('CONNECTED', sys.argv[1])\" {app}/$s; done"
+        ),
+        false,
+        &[],
+    );
+    let mut service = service;
+    let _ = service.wait();
+    let accepted = top.join("app/accepted").exists();
+    let _ = std::fs::remove_dir_all(&top);
+    // The command ran in the sandbox (a refusal by the rules would prove nothing).
+    assert!(out.contains("[exit code"), "{out}{err}");
+    assert!(!out.contains("CONNECTED"), "{out}{err}");
+    assert!(!accepted, "the service saw a connection from the sandbox");
+    assert!(!out.contains("srv-marker-45"), "{out}");
 }

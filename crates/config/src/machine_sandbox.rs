@@ -46,6 +46,8 @@ pub fn hidden_locations(home: Option<&Path>) -> Vec<PathBuf> {
             .unwrap_or(0)
     )));
     v.extend(SERVICE_SOCKETS.iter().map(PathBuf::from));
+    v.extend(outside_folders(home));
+    v.extend(sockets_by_type(&[Path::new("/var"), Path::new("/opt")]));
     // Links are followed: a hidden link would hide nothing.
     let mut v: Vec<PathBuf> = v
         .into_iter()
@@ -54,6 +56,80 @@ pub fn hidden_locations(home: Option<&Path>) -> Vec<PathBuf> {
     v.sort();
     v.dedup();
     v
+}
+
+/// The top-level folders a command has no reason to see (`/srv`, `/mnt`, `/media`, `/data`,
+/// other people's homes, `/var/tmp`): hidden behind empty folders, so a socket bound there by
+/// a program outside (however it was named: a relative bind, a rename, from another network
+/// namespace) is not even found. Reads are an allow-list as well
+/// ([`sandbox::SYSTEM_FOLDERS`]); a folder that holds the project or what the sandbox shows
+/// is left (the spec drops it).
+fn outside_folders(home: Option<&Path>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/") else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        let system = sandbox::SYSTEM_FOLDERS.iter().any(|s| path == Path::new(s));
+        if !is_dir || system || path == Path::new("/dev") {
+            continue;
+        }
+        if path == Path::new("/home") {
+            // Each home but the user's (the sandbox shows that one as its toolchains only).
+            if let Ok(homes) = std::fs::read_dir(&path) {
+                out.extend(
+                    homes
+                        .flatten()
+                        .map(|h| h.path())
+                        .filter(|h| Some(h.as_path()) != home),
+                );
+            }
+            continue;
+        }
+        if Some(path.as_path()) == home {
+            continue;
+        }
+        out.push(path);
+    }
+    out.push(PathBuf::from("/var/tmp"));
+    out
+}
+
+/// Socket files in `places` (found by their type, S_IFSOCK, not by the kernel's table of
+/// names), a few levels deep and a bounded number of entries: a service's socket in a place
+/// commands read (`/var/lib/…/mysql.sock`) is hidden whatever it was called when bound.
+fn sockets_by_type(places: &[&Path]) -> Vec<PathBuf> {
+    use std::os::unix::fs::FileTypeExt as _;
+    const DEPTH: usize = 5;
+    const ENTRIES: usize = 50_000;
+    let mut out = Vec::new();
+    let mut seen = 0;
+    let mut stack: Vec<(PathBuf, usize)> = places
+        .iter()
+        .filter(|p| **p != Path::new("/var/tmp"))
+        .map(|p| (p.to_path_buf(), 0))
+        .collect();
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > ENTRIES {
+                return out;
+            }
+            let Ok(t) = e.file_type() else { continue };
+            let path = e.path();
+            if t.is_socket() {
+                out.push(path);
+            } else if t.is_dir() && depth + 1 < DEPTH && path != Path::new("/var/tmp") {
+                stack.push((path, depth + 1));
+            }
+        }
+    }
+    out
 }
 
 /// The folder that holds every session's private temporary folder, when it is the user's own.

@@ -23,8 +23,8 @@ pub mod helper;
 pub use launch::{SETUP_FAILED_EXIT, SetupReport, read_report, wrap, wrap_outside};
 pub use probe::{Capabilities, Layers, Unavailable, find_helper, probe, probe_with};
 pub use spec::{
-    BIND_ROOT, Bind, Guarded, HomeView, Layer, Limits, Replacement, SandboxSpec, Shown,
-    default_memory_limit,
+    BIND_ROOT, Bind, Guarded, HomeView, Layer, Limits, Replacement, SYSTEM_FOLDERS, SandboxSpec,
+    Shown, default_memory_limit,
 };
 
 /// The environment switch that turns the sandbox off (`TANDEM_SANDBOX=off`), to see how the

@@ -136,6 +136,16 @@ impl Bind {
     }
 }
 
+/// Top-level folders of the system a command reads and runs from (those this machine has).
+/// `/var` is read but for `/var/tmp` (every user's files that outlive a reboot). Every other
+/// top-level folder is unreadable, and the caller hides it as well (see
+/// `config::machine_sandbox::hidden_locations`): Landlock does not stop a connection to a
+/// socket found by name there.
+pub const SYSTEM_FOLDERS: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc",
+    "/sys", "/run", "/tmp", "/nix", "/snap", "/gnu", "/var",
+];
+
 /// Per-command limits. A fork bomb or a runaway allocation ends the command with a clear
 /// message instead of taking the machine (and the app) with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -215,10 +215,24 @@ impl SandboxSetup {
         binds: Vec<Bind>,
     ) -> SandboxSpec {
         // A hidden folder that holds the project or the temporary folder would hide them too.
+        // So would one that holds what the sandbox shows: a test's fake home, a toolchain the
+        // home links to elsewhere, the helper's own files.
+        let shown: Vec<PathBuf> = self
+            .keep_visible
+            .iter()
+            .cloned()
+            .chain(
+                self.home_visible
+                    .iter()
+                    .filter_map(|v| std::fs::canonicalize(v).ok()),
+            )
+            .chain([self.state_dir.clone()])
+            .collect();
         let mut hidden: Vec<PathBuf> = self
             .hidden
             .iter()
             .filter(|h| !project.starts_with(h) && !tmp.starts_with(h))
+            .filter(|h| !shown.iter().any(|s| s.starts_with(h)))
             .cloned()
             .collect();
         hidden.extend(known.secrets.iter().cloned());

@@ -4,12 +4,12 @@
 //! `/dev/shm`; no signals to and no abstract sockets of processes outside.
 
 use super::{SetupError, step};
-use crate::spec::SandboxSpec;
+use crate::spec::{SYSTEM_FOLDERS, SandboxSpec};
 use landlock::{
     ABI, Access, AccessFs, BitFlags, CompatLevel, Compatible, LandlockStatus, Ruleset, RulesetAttr,
     RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The newest ABI this ruleset was written and tested for; older kernels get what they offer.
 const TARGET: ABI = ABI::V6;
@@ -27,13 +27,6 @@ const DEVICES: &[&str] = &[
     "/dev/ptmx",
     "/dev/pts",
     "/dev/shm",
-];
-
-/// Top-level folders of the system a command reads and runs from (those this machine has).
-/// `/var` is read but for `/var/tmp` (every user's files that outlive a reboot).
-pub const SYSTEM_FOLDERS: &[&str] = &[
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc",
-    "/sys", "/run", "/tmp", "/nix", "/snap", "/gnu", "/var",
 ];
 
 /// What a command may read, by folder: the system's, the project (and the worktree it is a
@@ -68,6 +61,14 @@ pub fn readable(spec: &SandboxSpec) -> Vec<PathBuf> {
     if let Some(home) = &spec.home.folder {
         out.push(home.clone());
     }
+    // The command's own HOME (the same folder, but where a caller shows another home): a
+    // program looking for `~/.gitconfig` finds it or finds nothing, never "permission denied".
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from)
+        && home.is_absolute()
+        && home != Path::new("/")
+    {
+        out.push(home);
+    }
     out.extend(spec.readable.iter().cloned());
     for p in spec.home.visible.iter().chain(&spec.home.keep_visible) {
         out.push(p.clone());
@@ -88,8 +89,9 @@ pub(super) fn restrict(spec: &SandboxSpec) -> Result<u32, SetupError> {
     if spec.project_writable {
         writable.push(spec.project.clone());
     }
-    let mut rules: Vec<(PathBuf, BitFlags<AccessFs>)> =
-        vec![("/".into(), AccessFs::ReadDir.into())];
+    // Not even `/` is listable: a rule there would let every folder beneath it be listed
+    // (Landlock rules hold for a whole tree), and names are what a command looks for.
+    let mut rules: Vec<(PathBuf, BitFlags<AccessFs>)> = Vec::new();
     rules.extend(top.into_iter().map(|p| (p, AccessFs::from_read(TARGET))));
     let device =
         AccessFs::from_read(TARGET) | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;

@@ -257,8 +257,14 @@ impl Plan {
             }
         }
         // Files first: the empty file may itself sit in a folder that is hidden next.
-        let (dirs, files): (Vec<&PathBuf>, Vec<&PathBuf>) =
-            spec.guarded.hidden.iter().partition(|p| p.is_dir());
+        // A hidden folder that holds a folder the spec lets the command read (a tool server's
+        // script) would hide it: it is left.
+        let (dirs, files): (Vec<&PathBuf>, Vec<&PathBuf>) = spec
+            .guarded
+            .hidden
+            .iter()
+            .filter(|h| !spec.readable.iter().any(|r| r.starts_with(h)))
+            .partition(|p| p.is_dir());
         for p in files.into_iter().chain(dirs) {
             hide(p, &empty)?;
         }

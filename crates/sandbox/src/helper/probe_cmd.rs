@@ -32,7 +32,7 @@ echo "pid_max=$(cat /proc/sys/kernel/pid_max)"
 echo "uid=$(id -u)"
 echo "data=$(awk '/^Max data size/ {print $4}' /proc/self/limits)"
 echo "fsize=$(awk '/^Max file size/ {print $4}' /proc/self/limits)"
-echo "readable=$(for d in /* /home/* /var/tmp; do [ -d "$d" ] && ls "$d" >/dev/null 2>&1 && printf '%s ' "$d"; done)"
+echo "readable=$(for d in $3; do ls "$d" >/dev/null 2>&1 && printf '%s ' "$d"; done)"
 exit 42
 "#;
 
@@ -89,6 +89,7 @@ fn probe() -> Capabilities {
                     "probe",
                     &socket_path.display().to_string(),
                     &home_file.display().to_string(),
+                    &candidates(),
                 ],
             )
             .current_dir(&project)
@@ -207,6 +208,28 @@ fn process_limit(pid_max: Option<u64>, nproc: Option<u64>, root: bool) -> Option
         _ if root => None,
         _ => nproc,
     }
+}
+
+/// The folders whose readability the probe reports, found outside the sandbox (inside, not
+/// even `/` can be listed): every top-level folder, each home in `/home`, and `/var/tmp`.
+fn candidates() -> String {
+    let list = |dir: &str| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                    .map(|e| e.path().display().to_string())
+                    .filter(|p| !p.contains(char::is_whitespace))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut all = list("/");
+    all.extend(list("/home"));
+    all.push("/var/tmp".into());
+    all.sort();
+    all.join(" ")
 }
 
 /// The layers, from what the sandboxed shell printed.
