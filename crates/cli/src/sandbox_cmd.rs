@@ -102,6 +102,17 @@ pub fn run(command: SandboxCommand) -> Result<ExitCode> {
             }
         );
         println!(
+            "whole command:      {}",
+            match config::machine_sandbox::cgroup_v2_controllers() {
+                _ if config::machine_sandbox::whole_command_limits_possible() => "cgroup v2 offers memory and pids here, but Tandem does not use them yet: the limits above are per process".to_string(),
+                Some(c) => format!(
+                    "not capped: this machine's cgroup v2 offers {} (no memory and pids controllers), so the limits above are per process",
+                    if c.is_empty() { "no controllers".to_string() } else { c.join(", ") }
+                ),
+                None => "not capped: this machine has no cgroup v2 hierarchy, so the limits above are per process".to_string(),
+            }
+        );
+        println!(
             "readable folders:   {}",
             if l.readable.is_empty() {
                 "(not known)".to_string()

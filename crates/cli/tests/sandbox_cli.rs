@@ -42,8 +42,11 @@ fn sandbox_check_reports_the_kernel_and_the_switch() {
         "sockets hidden:     yes",
         "home hidden:        yes",
         "limits:             2048 processes",
-        // Issue 45: one file a command writes is limited too, and said.
+        // Issue 45: one file a command writes is limited too, and said; and whether a command
+        // is capped as a whole (cgroup v2) is said in words.
         "per file written",
+        "whole command:      ",
+        "readable folders:   ",
         "abstract sockets:   scoped",
         "command changes:    on a copy-on-write layer",
     ] {

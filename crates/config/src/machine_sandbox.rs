@@ -8,7 +8,9 @@ use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
 use std::path::{Path, PathBuf};
 use tools::SandboxSetup;
 
-pub use sandbox::{Capabilities, Unavailable};
+pub use sandbox::{
+    Capabilities, Unavailable, cgroup_v2_controllers, whole_command_limits_possible,
+};
 
 /// What this machine offers, found once per process (`TANDEM_SANDBOX=off` turns it off).
 pub fn capabilities() -> &'static Capabilities {

@@ -21,7 +21,10 @@ mod spec;
 pub mod helper;
 
 pub use launch::{SETUP_FAILED_EXIT, SetupReport, read_report, wrap, wrap_outside};
-pub use probe::{Capabilities, Layers, Unavailable, find_helper, probe, probe_with};
+pub use probe::{
+    Capabilities, Layers, Unavailable, cgroup_v2_controllers, find_helper, probe, probe_with,
+    whole_command_limits_possible,
+};
 pub use spec::{
     BIND_ROOT, Bind, Guarded, HomeView, Layer, Limits, Replacement, SYSTEM_FOLDERS, SandboxSpec,
     Shown, default_memory_limit,

@@ -223,3 +223,25 @@ fn run_probe(helper: &Path) -> Capabilities {
         ),
     }
 }
+
+/// The cgroup v2 controllers this machine offers (`memory`, `pids` …), from the unified
+/// hierarchy wherever it is mounted (`/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` beside v1);
+/// `None` without one. A command's memory and processes can be capped as a whole only where
+/// both `memory` and `pids` are there (and delegated to this user); per-process limits
+/// (`RLIMIT_DATA`, `RLIMIT_NPROC`, `pid_max`) hold everywhere.
+pub fn cgroup_v2_controllers() -> Option<Vec<String>> {
+    [
+        "/sys/fs/cgroup/cgroup.controllers",
+        "/sys/fs/cgroup/unified/cgroup.controllers",
+    ]
+    .iter()
+    .find_map(|f| std::fs::read_to_string(f).ok())
+    .map(|t| t.split_whitespace().map(str::to_string).collect())
+}
+
+/// Whether a command's memory and processes could be capped as a whole here (see
+/// [`cgroup_v2_controllers`]).
+pub fn whole_command_limits_possible() -> bool {
+    cgroup_v2_controllers()
+        .is_some_and(|c| c.iter().any(|x| x == "memory") && c.iter().any(|x| x == "pids"))
+}
