@@ -214,6 +214,8 @@ struct Soak {
     counts: Counts,
     /// When the disk is full, no run is expected to finish.
     full: bool,
+    /// A run of the step just checked was killed.
+    killed: bool,
 }
 
 impl Soak {
@@ -346,7 +348,14 @@ impl Soak {
         self.check_ledger(step);
         shared_values(&self.root);
         let t = tree(&self.root);
-        let temps: Vec<&String> = t.keys().filter(|k| k.contains(".tandem-")).collect();
+        // A run killed between writing a changed file whole and renaming it over the old one
+        // leaves its temporary name (the rename is what makes the change whole); the next
+        // writer in that folder removes it. Only then, and only a dead writer's, is one allowed.
+        let temps: Vec<&String> = t
+            .keys()
+            .filter(|k| k.contains(".tandem-"))
+            .filter(|k| !(self.killed && writer_is_gone(k)))
+            .collect();
         assert!(temps.is_empty(), "{step}: temporary files left: {temps:?}");
         assert!(
             test_support::projects::git_dir(&self.root) == self.git_before,
@@ -502,7 +511,9 @@ impl Soak {
                 );
             }
         }
+        self.killed = runs.iter().any(|r| r.killed);
         self.check(step);
+        self.killed = false;
     }
 
     async fn solo(&mut self, round: u64, kill_percent: u64) {
@@ -704,6 +715,7 @@ async fn soak_inside() {
         turns: Vec::new(),
         counts: Counts::default(),
         full: false,
+        killed: false,
     };
     // Every session has a turn before anything is thrown at it.
     for k in 0..SESSIONS {
@@ -742,4 +754,13 @@ async fn soak_inside() {
     if let Some(path) = std::env::var_os("TANDEM_SOAK_REPORT") {
         write_report(Path::new(&path), &row);
     }
+}
+
+/// Whether the process that wrote a temporary name (`.NAME.tandem-PID-N.tmp`) has ended.
+fn writer_is_gone(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once(".tandem-")
+        .and_then(|(_, tail)| tail.split('-').next())
+        .and_then(|pid| pid.parse::<u32>().ok())
+        .is_some_and(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists())
 }
