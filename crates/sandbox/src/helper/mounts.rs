@@ -257,13 +257,11 @@ impl Plan {
             }
         }
         // Files first: the empty file may itself sit in a folder that is hidden next.
-        // A hidden folder that holds a folder the spec lets the command read (a tool server's
-        // script) would hide it: it is left.
         let (dirs, files): (Vec<&PathBuf>, Vec<&PathBuf>) = spec
             .guarded
             .hidden
             .iter()
-            .filter(|h| !spec.readable.iter().any(|r| r.starts_with(h)))
+            .filter(|h| !spared(h, &spec.readable))
             .partition(|p| p.is_dir());
         for p in files.into_iter().chain(dirs) {
             hide(p, &empty)?;
@@ -273,6 +271,17 @@ impl Plan {
         }
         Ok(())
     }
+}
+
+/// Whether a hidden place is left because it holds a folder the spec lets the command read (a
+/// tool server's script under `/srv/tools`). Only an outside folder is ever left — one at the
+/// top of the machine or a home in `/home` — never a secret, a protected path, Tandem's own
+/// data or a socket, whatever a configuration names: a server's command line naming
+/// `/project/secrets` must not bring that folder back.
+fn spared(hidden: &Path, readable: &[PathBuf]) -> bool {
+    let outside =
+        matches!(hidden.parent(), Some(p) if p == Path::new("/") || p == Path::new("/home"));
+    outside && readable.iter().any(|r| r.starts_with(hidden))
 }
 
 /// Checks a layer's folders before the namespaces exist: outside the project (the kernel
@@ -565,4 +574,33 @@ fn remount_read_only(target: &Path) -> Result<(), nix::Error> {
         }
     }
     mount(NONE, target, NONE, flags, NONE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tool server's command line may bring back an outside folder it lives in, never a
+    /// secret, a protected folder or Tandem's data it happens to name.
+    #[test]
+    fn only_outside_folders_are_spared_for_what_a_server_names() {
+        let readable = [
+            PathBuf::from("/srv/tools"),
+            PathBuf::from("/work/p/secrets"),
+            PathBuf::from("/home/other/bin"),
+            PathBuf::from("/data/tandem"),
+        ];
+        assert!(spared(Path::new("/srv"), &readable));
+        assert!(spared(Path::new("/home/other"), &readable));
+        assert!(spared(Path::new("/data"), &readable));
+        for kept_hidden in [
+            "/work/p/secrets",
+            "/work/p/secrets/key.pem",
+            "/data/tandem",
+            "/home/other/.ssh",
+            "/mnt",
+        ] {
+            assert!(!spared(Path::new(kept_hidden), &readable), "{kept_hidden}");
+        }
+    }
 }
