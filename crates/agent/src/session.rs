@@ -136,11 +136,14 @@ pub struct Session {
     ops: mpsc::UnboundedSender<Op>,
     shared: Arc<Shared>,
     _guard: Arc<CloseGuard>,
+    /// The private temporary folder it made for its commands (the app removes it at quit,
+    /// when no drop runs).
+    private_tmp: Option<PathBuf>,
 }
 
-/// Ends the engine when the last handle goes: its tasks and agents stop with it, and its
-/// private temporary folder (the machine's disk, outside the session's files) is removed.
-struct CloseGuard(Arc<Shared>, Option<PathBuf>);
+/// Ends the engine when the last handle goes: its tasks and agents stop with it (the toolbox,
+/// dropped with the engine, removes the private temporary folder).
+struct CloseGuard(Arc<Shared>);
 
 impl Drop for CloseGuard {
     fn drop(&mut self) {
@@ -153,9 +156,6 @@ impl Drop for CloseGuard {
         self.0.closed.cancel();
         self.0.kit.stop_named();
         self.0.tasks.stop_all();
-        if let Some(tmp) = &self.1 {
-            let _ = std::fs::remove_dir_all(tmp);
-        }
     }
 }
 
@@ -353,7 +353,8 @@ impl Session {
             Session {
                 id,
                 ops: ops_tx,
-                _guard: Arc::new(CloseGuard(shared.clone(), private_tmp)),
+                _guard: Arc::new(CloseGuard(shared.clone())),
+                private_tmp,
                 shared,
             },
             erx,
@@ -361,9 +362,9 @@ impl Session {
     }
 
     /// The private temporary folder the session made for its commands (not one a caller
-    /// handed in), removed as the session closes.
+    /// handed in), removed as the session closes (see `Toolbox`'s drop).
     pub fn private_tmp(&self) -> Option<PathBuf> {
-        self._guard.1.clone()
+        self.private_tmp.clone()
     }
 
     pub fn id(&self) -> &str {

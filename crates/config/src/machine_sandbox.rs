@@ -188,8 +188,10 @@ pub fn private_tmp(session_id: &str, session_dir: &Path) -> PathBuf {
     let uid = std::fs::metadata("/proc/self")
         .map(|m| m.uid())
         .unwrap_or(0);
-    let base = std::env::temp_dir().join(format!("tandem-{uid}"));
-    let _ = std::fs::DirBuilder::new().mode(0o700).create(&base);
+    // Made if missing; used only if it turns out to be this user's own and private.
+    let _ = std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(std::env::temp_dir().join(format!("tandem-{uid}")));
     match private_tmp_base() {
         Some(base) => base.join(session_id),
         None => session_dir.join("tmp"),
