@@ -514,7 +514,8 @@ impl Policy {
                         f.reason.clone(),
                     ),
                 };
-                let pattern = CommandPattern::parse(pattern_text).map_err(|m| {
+                // A fault of the pattern or of its examples, at the pattern's place in the file.
+                let at_pattern = |m: String| {
                     let (line, column) = locate(text, pattern_text);
                     PolicyError::Parse {
                         file: file.to_string(),
@@ -522,20 +523,13 @@ impl Policy {
                         column,
                         message: m,
                     }
-                })?;
+                };
+                let pattern = CommandPattern::parse(pattern_text).map_err(at_pattern)?;
                 // The built-in rules' examples are checked by this crate's tests
                 // (`builtin_rules_load_cleanly`), not at every load in every process; a
                 // person's own rules are checked as they load.
                 if cfg!(test) || !matches!(source, Source::Builtin) {
-                    check_examples(&pattern, verdict, matches, not_match).map_err(|m| {
-                        let (line, column) = locate(text, pattern_text);
-                        PolicyError::Parse {
-                            file: file.to_string(),
-                            line,
-                            column,
-                            message: m,
-                        }
-                    })?;
+                    check_examples(&pattern, verdict, matches, not_match).map_err(at_pattern)?;
                 }
                 if verdict == Verdict::Allow && !may_loosen {
                     notes.push(note(format!(
