@@ -953,7 +953,7 @@ value: string, };
 
 export type RuleFileKind = "user" | "project";
 
-export type RuleList = "commands_allow" | "commands_ask" | "commands_deny" | "paths_protected" | "paths_protected_exceptions" | "paths_allow_write" | "network_allowed_domains" | "network_denied_domains" | "tools_allow" | "tools_off";
+export type RuleList = "commands_allow" | "commands_ask" | "commands_deny" | "paths_protected" | "paths_protected_exceptions" | "paths_allow_write" | "paths_allow_read" | "network_allowed_domains" | "network_denied_domains" | "tools_allow" | "tools_off";
 
 export type RemoveRuleArgs = { 
 /**

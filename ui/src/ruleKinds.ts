@@ -11,6 +11,7 @@ export const RULE_KINDS: RuleKind[] = [
   { list: "paths_allow_write", label: "Edit files without asking", example: "docs/**" },
   { list: "paths_protected", label: "Never read or change files", example: "secrets/**" },
   { list: "paths_protected_exceptions", label: "Let the agent read files that look secret", example: ".env.example" },
+  { list: "paths_allow_read", label: "Let commands read a folder outside the project", example: "/srv/shared" },
   { list: "network_allowed_domains", label: "Fetch from a site without asking", example: "docs.rs" },
   { list: "network_denied_domains", label: "Never fetch from a site", example: "example.com" },
   { list: "tools_allow", label: "Use a server's tool without asking", example: "github__list_issues" },

@@ -26,7 +26,11 @@ pub fn confine(toolbox: &mut Toolbox, session_id: &str, session_dir: &Path, rule
     ));
     toolbox.commands.tmp_dir = private_tmp(session_id, session_dir);
     toolbox.scratch = Some(toolbox.commands.tmp_dir.clone());
-    toolbox.commands.sandbox = sandbox_setup_hiding(session_dir.join("sandbox"), kept);
+    toolbox.commands.sandbox =
+        sandbox_setup_hiding(session_dir.join("sandbox"), kept).map(|mut s| {
+            s.granted_reads = granted_reads(rules.clone());
+            s
+        });
     tools::CommandLayer::clear_stale(&session_dir.join("sandbox"), toolbox.ws.root().path());
     toolbox.commands.reaper = sandbox::find_helper().ok();
 }
@@ -44,6 +48,18 @@ pub fn kept_from_agent(rules: SharedPolicy, root: &Path) -> SecretTest {
                 &root,
                 abs,
             )
+    })
+}
+
+/// The places outside the project the session's rules let commands read (`paths.allow_read`
+/// and what the person allowed this session), read from the rules at each command.
+pub fn granted_reads(rules: SharedPolicy) -> tools::GrantedReads {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    tools::GrantedReads::from(move || {
+        rules
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .readable_outside(home.as_deref())
     })
 }
 

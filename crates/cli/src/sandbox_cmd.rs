@@ -120,6 +120,26 @@ pub fn run(command: SandboxCommand) -> Result<ExitCode> {
                 l.readable.join(" ")
             }
         );
+        if let Some(root) = &a.project {
+            let root = root.canonicalize()?;
+            let policy =
+                config::load_project_policy(&root, Some(&config::locations::user_policy_file()))?;
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            let granted = policy.readable_outside(home.as_deref());
+            println!(
+                "granted to read:    {}",
+                if granted.is_empty() {
+                    "nothing outside the project (your rules' paths.allow_read adds a folder)"
+                        .to_string()
+                } else {
+                    granted
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            );
+        }
         println!(
             "abstract sockets:   {}",
             if l.abstract_sockets_scoped {

@@ -326,3 +326,55 @@ fn sockets_the_kernel_does_not_name_and_other_apps_folders_are_out_of_reach() {
     assert!(!accepted, "the service saw a connection from the sandbox");
     assert!(!out.contains("srv-marker-45"), "{out}");
 }
+
+/// Issue 45: a folder outside the project is hidden from commands unless the person's rules
+/// name it (`paths.allow_read`); `sandbox check --project` says what they grant, and a
+/// command the person approves that names a place outside is shown that place.
+#[test]
+fn a_folder_outside_is_read_when_the_persons_rules_grant_it() {
+    helper_built();
+    let p = project();
+    let outside = PathBuf::from(format!("/var/tmp/tandem-cli-45-{}", std::process::id()));
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    std::fs::write(outside.join("data.txt"), "outside-marker-45\n").expect("write");
+    struct Gone(PathBuf);
+    impl Drop for Gone {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    let _gone = Gone(outside.clone());
+    // Computed by the shell, the policy cannot see the place, and the sandbox hides it.
+    let cat = format!("d={}; cat $d/data.txt", outside.display());
+    let (_, out, err) = run_command(p.path(), &cat, false, &[]);
+    assert!(!out.contains("outside-marker-45"), "{out}{err}");
+    // Named, approved: shown to that command.
+    let (_, out, err) = run_command(
+        p.path(),
+        &format!("cat {}/data.txt", outside.display()),
+        false,
+        &[],
+    );
+    assert!(out.contains("outside-marker-45"), "{out}{err}");
+
+    let config = p.path().join("user-config");
+    std::fs::create_dir_all(config.join("tandem")).expect("mkdir");
+    std::fs::write(
+        config.join("tandem/policy.toml"),
+        format!("[paths]\nallow_read = [\"{}\"]\n", outside.display()),
+    )
+    .expect("write");
+    let config = config.display().to_string();
+    let root = p.path().display().to_string();
+    let (code, out, err) = tandem_cli(
+        &["sandbox", "check", "--project", &root],
+        &[("XDG_CONFIG_HOME", &config)],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("granted to read:    {}", outside.display())),
+        "{out}"
+    );
+    let (_, out, err) = run_command(p.path(), &cat, false, &[("XDG_CONFIG_HOME", &config)]);
+    assert!(out.contains("outside-marker-45"), "{out}{err}");
+}

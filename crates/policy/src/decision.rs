@@ -67,13 +67,17 @@ pub struct Decision {
 /// What a command needs from the OS sandbox. The engine sets these; the caller builds the
 /// sandbox from them. Neither is ever granted silently: a command that needs to leave the
 /// sandbox is never `Allow` on its own.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SandboxNeeds {
     /// The command needs the network (a package install, `git fetch`, a rule the user granted).
     pub network: bool,
     /// The command can only do what it says outside the sandbox (it writes outside the
     /// project, or touches a path the sandbox keeps read-only or hidden).
     pub outside: bool,
+    /// Places outside the project the command names for reading (absolute): the sandbox hides
+    /// everything outside its allow-list, so a command the person let read one is shown it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<String>,
 }
 
 impl Decision {
@@ -134,6 +138,12 @@ impl Finding {
         self
     }
 
+    /// The command reads `place`, outside the project: shown to it if it runs.
+    pub fn reading(mut self, place: &std::path::Path) -> Self {
+        self.needs.reads.push(place.display().to_string());
+        self
+    }
+
     pub fn leaving_sandbox(mut self) -> Self {
         self.needs.outside = true;
         self
@@ -144,12 +154,16 @@ impl Finding {
 pub(crate) fn decide(findings: Vec<Finding>) -> Option<Decision> {
     let top = findings.iter().map(|f| f.verdict).max()?;
     // Every part of a command line runs in the one sandbox, so it must allow what any part needs.
-    let sandbox = findings
-        .iter()
-        .fold(SandboxNeeds::default(), |acc, f| SandboxNeeds {
-            network: acc.network || f.needs.network,
-            outside: acc.outside || f.needs.outside,
-        });
+    let sandbox = findings.iter().fold(SandboxNeeds::default(), |mut acc, f| {
+        acc.network |= f.needs.network;
+        acc.outside |= f.needs.outside;
+        for r in &f.needs.reads {
+            if !acc.reads.contains(r) {
+                acc.reads.push(r.clone());
+            }
+        }
+        acc
+    });
     let mut chosen: Option<Finding> = None;
     let mut suggestions: Vec<Suggestion> = Vec::new();
     let suggest = top == Verdict::Ask

@@ -142,7 +142,7 @@ impl Judge<'_> {
         }
         if self.ctx.relative(&r.real).is_none() {
             let name = r.real.display().to_string();
-            let f = read_outside(self.policy, &r.real, &name);
+            let f = read_outside(self.policy, self.ctx, &r.real, &name);
             if f.verdict == Verdict::Ask {
                 self.push(
                     Finding::floor(
@@ -150,10 +150,11 @@ impl Judge<'_> {
                         format!("the command names “{name}”, outside the project folder; reaching outside needs your approval (built-in rule)"),
                         "outside the project",
                     )
-                    .with_suggestions(vec![suggest::read(&r.real)]),
+                    .with_suggestions(suggest::read(&r.real))
+                    .reading(&r.real),
                 );
             } else {
-                self.push(f);
+                self.push(f.reading(&r.real));
             }
         }
     }
@@ -192,8 +193,8 @@ impl Judge<'_> {
                     self.climbs(p);
                 } else if self.ctx.relative(&r.real).is_none() {
                     let name = r.real.display().to_string();
-                    let f = read_outside(self.policy, &r.real, &name);
-                    self.push(f);
+                    let f = read_outside(self.policy, self.ctx, &r.real, &name);
+                    self.push(f.reading(&r.real));
                 }
             }
             Word::Glob(p) => {

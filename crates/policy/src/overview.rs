@@ -207,6 +207,9 @@ fn own_words(list: RuleList, value: &str) -> String {
             format!("Let the agent read {} (not secret)", path_words(value))
         }
         RuleList::PathsAllowWrite => format!("Edit {} without asking", path_words(value)),
+        RuleList::PathsAllowRead => {
+            format!("Let the agent and its commands read “{value}”, outside the project")
+        }
         RuleList::NetworkAllowedDomains => format!("Fetch from {value} without asking"),
         RuleList::NetworkDeniedDomains => format!("Never fetch from {value}"),
         RuleList::ToolsAllow => format!("Use the tool “{value}” without asking"),

@@ -324,18 +324,29 @@ pub fn judge_path(policy: &Policy, ctx: &Context, abs: &Path, access: Access) ->
             format!("“{name}” is a file this session saved (a cut result, a command's output, a fetched page): the agent reads its own output back"),
             "session's saved output",
         )),
-        (None, Access::Read) => out.push(read_outside(policy, abs, &name)),
+        (None, Access::Read) => out.push(read_outside(policy, ctx, abs, &name)),
         _ => {}
     }
     out
 }
 
-/// A read outside the project: allowed when granted this session, a question otherwise.
-pub fn read_outside(policy: &Policy, abs: &Path, name: &str) -> Finding {
-    match policy.paths.allow_read.iter().find(|r| r.glob.is_match(abs)) {
+/// A read outside the project: allowed when granted (this session, or by a rule naming the
+/// folder), a question otherwise.
+pub fn read_outside(policy: &Policy, ctx: &Context, abs: &Path, name: &str) -> Finding {
+    match policy
+        .paths
+        .allow_read
+        .iter()
+        .find(|r| r.covers(abs, ctx.home))
+    {
         Some(r) => Finding::new(
             Verdict::Allow,
-            format!("reading “{name}” was allowed this session"),
+            match r.source {
+                crate::source::Source::Session => {
+                    format!("reading “{name}” was allowed this session")
+                }
+                _ => format!("your rules let the agent read “{}”", r.text),
+            },
             format!("allow_read \"{}\"", r.text),
             r.source.clone(),
         )
@@ -345,7 +356,7 @@ pub fn read_outside(policy: &Policy, abs: &Path, name: &str) -> Finding {
             format!("“{name}” is outside the project folder; reading it needs your approval (built-in rule)"),
             "outside the project",
         )
-        .with_suggestions(vec![crate::suggest::read(abs)]),
+        .with_suggestions(crate::suggest::read(abs)),
     }
 }
 

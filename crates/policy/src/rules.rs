@@ -95,6 +95,8 @@ struct AllowCommands {
 struct AllowWrites {
     #[serde(default)]
     allow_write: Vec<String>,
+    #[serde(default)]
+    allow_read: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -114,6 +116,10 @@ struct PathsSection {
     /// Globs the agent may write without asking, in `ask` mode.
     #[serde(default)]
     allow_write: Vec<String>,
+    /// Folders outside the project the agent and its commands may read (`/srv/shared`,
+    /// `~/datasets`): everything else outside is hidden from commands.
+    #[serde(default)]
+    allow_read: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -170,6 +176,66 @@ pub struct PathRule {
     pub source: Source,
 }
 
+/// A place outside the project the agent and its commands may read: the folder (or file) and
+/// everything in it. Written absolute or from the home folder (`~/datasets`).
+#[derive(Debug, Clone)]
+pub struct ReadRule {
+    pub text: String,
+    pub source: Source,
+}
+
+impl ReadRule {
+    /// The place it names, `~/` taken as `home`; None for a `~/` place when no home is known.
+    pub fn place(&self, home: Option<&Path>) -> Option<PathBuf> {
+        match self.text.strip_prefix("~/") {
+            Some(rest) => home.map(|h| h.join(rest)),
+            None => Some(PathBuf::from(&self.text)),
+        }
+    }
+
+    /// Whether `abs` is the place or inside it.
+    pub fn covers(&self, abs: &Path, home: Option<&Path>) -> bool {
+        self.place(home).is_some_and(|p| abs.starts_with(p))
+    }
+}
+
+/// Checks a place given to `paths.allow_read`: a whole path outside any glob, absolute or
+/// from the home folder, and not the whole machine or home (that would undo the sandbox's
+/// allow-list rather than add a folder to it).
+fn read_place(text: &str) -> Result<String, String> {
+    if text.contains(['*', '?', '[', '{']) {
+        return Err(format!(
+            "“{text}” in paths.allow_read is a pattern; name the folder itself (it covers everything in it)"
+        ));
+    }
+    literal_read_place(text)
+}
+
+/// [`read_place`] for a path taken as it is (a grant of one file, whose name may hold `[`).
+fn literal_read_place(text: &str) -> Result<String, String> {
+    let t = text.trim().trim_end_matches('/');
+    if t.is_empty() || t == "~" {
+        return Err(format!(
+            "“{text}” in paths.allow_read would let commands read the whole machine or home; name the folder they need"
+        ));
+    }
+    let absolute = t.starts_with('/') || t.starts_with("~/");
+    if !absolute {
+        return Err(format!(
+            "“{text}” in paths.allow_read must be a whole folder path, starting with / or ~/"
+        ));
+    }
+    if Path::new(t)
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(format!(
+            "“{text}” in paths.allow_read must not contain “..”"
+        ));
+    }
+    Ok(t.to_string())
+}
+
 /// A tool of an MCP server allowed by name.
 #[derive(Debug, Clone)]
 pub struct ToolRule {
@@ -217,7 +283,9 @@ pub struct PathRules {
     pub(crate) protected_set: Arc<GlobSet>,
     pub(crate) exceptions_set: Arc<GlobSet>,
     pub allow_write: Vec<PathRule>,
-    pub allow_read: Vec<PathRule>,
+    /// Places outside the project that may be read: granted this session, or written in the
+    /// rules (`paths.allow_read`).
+    pub allow_read: Vec<ReadRule>,
 }
 
 /// The `[network]` domain rules and whether web search runs without asking.
@@ -498,6 +566,19 @@ impl Policy {
                 }
             }
         }
+        for r in &parsed.paths.allow_read {
+            let text = read_place(r).map_err(&invalid)?;
+            if may_loosen {
+                self.paths.allow_read.push(ReadRule {
+                    text,
+                    source: source.clone(),
+                });
+            } else {
+                notes.push(note(format!(
+                    "paths.allow_read “{r}” would loosen the rules"
+                )));
+            }
+        }
 
         for (specs, verdict) in [
             (&parsed.commands.deny, Verdict::Deny),
@@ -616,6 +697,12 @@ impl Policy {
                     source: source.clone(),
                 });
             }
+            for r in &grants.paths.allow_read {
+                self.paths.allow_read.push(ReadRule {
+                    text: read_place(r).map_err(&invalid)?,
+                    source: source.clone(),
+                });
+            }
             for d in &grants.network.allowed_domains {
                 self.web.allowed_domains.push(DomainRule {
                     domain: normalize_domain(d),
@@ -641,6 +728,15 @@ impl Policy {
         Ok(())
     }
 
+    /// The places outside the project its rules let commands read, `~/` taken as `home`.
+    pub fn readable_outside(&self, home: Option<&Path>) -> Vec<PathBuf> {
+        self.paths
+            .allow_read
+            .iter()
+            .filter_map(|r| r.place(home))
+            .collect()
+    }
+
     /// The rule that turned a tool off, if one did.
     pub fn turned_off(&self, tool: &str) -> Option<&ToolRule> {
         self.tools.off.iter().find(|t| t.name == tool)
@@ -663,9 +759,8 @@ impl Policy {
                 glob: path_glob(g)?,
                 source: Source::Session,
             }),
-            Grant::AllowRead(p) => self.paths.allow_read.push(PathRule {
-                text: p.clone(),
-                glob: path_glob(&globset::escape(p))?,
+            Grant::AllowRead(p) => self.paths.allow_read.push(ReadRule {
+                text: literal_read_place(p)?,
                 source: Source::Session,
             }),
             Grant::AllowDomain(d) => self.web.allowed_domains.push(DomainRule {
@@ -716,6 +811,12 @@ impl Policy {
             for r in list {
                 out.push((format!("{title} \"{}\"", r.text), r.source.to_string()));
             }
+        }
+        for r in &self.paths.allow_read {
+            out.push((
+                format!("paths.allow_read \"{}\"", r.text),
+                r.source.to_string(),
+            ));
         }
         for r in self.commands.iter() {
             let verdict = match r.verdict {
@@ -858,7 +959,8 @@ pub fn add_project_grant(
         Grant::AllowWrite(g) => (RuleList::PathsAllowWrite, g.clone()),
         Grant::AllowDomain(d) => (RuleList::NetworkAllowedDomains, d.clone()),
         Grant::AllowTool(t) => (RuleList::ToolsAllow, t.clone()),
-        Grant::AllowRead(_) | Grant::AllowSearch => {
+        Grant::AllowRead(p) => (RuleList::PathsAllowRead, p.clone()),
+        Grant::AllowSearch => {
             return Err(PolicyError::Invalid {
                 file: file.to_string(),
                 message: "this permission can be given for the session only".into(),

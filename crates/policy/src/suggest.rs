@@ -127,13 +127,32 @@ pub fn write(rel: &str) -> Vec<Suggestion> {
     out
 }
 
-pub fn read(abs: &Path) -> Suggestion {
+/// Reading a file outside the project: this file for the session, or its folder always in
+/// this project (which lets the project's commands read that folder too).
+pub fn read(abs: &Path) -> Vec<Suggestion> {
     let p = abs.display().to_string();
-    Suggestion {
+    let mut out = vec![Suggestion {
         label: format!("Allow reading “{p}” this session"),
         scope: Scope::Session,
         grant: Grant::AllowRead(p),
+    }];
+    if let Some(folder) = abs.parent().filter(|f| {
+        f.parent().is_some()
+            && !f
+                .as_os_str()
+                .to_string_lossy()
+                .contains(['*', '?', '[', '{'])
+    }) {
+        let f = folder.display().to_string();
+        out.push(Suggestion {
+            label: format!(
+                "Always let the agent and its commands read the folder “{f}” in this project"
+            ),
+            scope: Scope::Project,
+            grant: Grant::AllowRead(f),
+        });
     }
+    out
 }
 
 pub fn domain(host: &str) -> Vec<Suggestion> {

@@ -124,6 +124,8 @@ pub enum RuleList {
     PathsProtected,
     PathsProtectedExceptions,
     PathsAllowWrite,
+    /// Folders outside the project that the agent and its commands may read.
+    PathsAllowRead,
     NetworkAllowedDomains,
     NetworkDeniedDomains,
     /// Tools of MCP servers used without asking.
@@ -133,13 +135,14 @@ pub enum RuleList {
 }
 
 impl RuleList {
-    pub const ALL: [RuleList; 10] = [
+    pub const ALL: [RuleList; 11] = [
         RuleList::CommandsAllow,
         RuleList::CommandsAsk,
         RuleList::CommandsDeny,
         RuleList::PathsProtected,
         RuleList::PathsProtectedExceptions,
         RuleList::PathsAllowWrite,
+        RuleList::PathsAllowRead,
         RuleList::NetworkAllowedDomains,
         RuleList::NetworkDeniedDomains,
         RuleList::ToolsAllow,
@@ -155,6 +158,7 @@ impl RuleList {
             RuleList::PathsProtected => ("paths", "protected"),
             RuleList::PathsProtectedExceptions => ("paths", "protected_exceptions"),
             RuleList::PathsAllowWrite => ("paths", "allow_write"),
+            RuleList::PathsAllowRead => ("paths", "allow_read"),
             RuleList::NetworkAllowedDomains => ("network", "allowed_domains"),
             RuleList::NetworkDeniedDomains => ("network", "denied_domains"),
             RuleList::ToolsAllow => ("tools", "allow"),

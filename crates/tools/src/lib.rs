@@ -106,7 +106,7 @@ pub use run_command::{
     CommandConfig, CommandOutcome, LandedFile, LimitHit, OnLanded, OnStarted, Program,
     RunCommandArgs, RunContext, render_outcome, run_command, run_program,
 };
-pub use sandboxing::{SandboxSetup, sandbox_denial};
+pub use sandboxing::{GrantedReads, SandboxSetup, sandbox_denial};
 pub use saved_outputs::{SavedOutputs, SavedPath};
 pub use search::{
     CaseMode, DEFAULT_MAX_RESULTS, Include, SearchArgs, SearchLine, SearchResult, render_search,

@@ -53,6 +53,9 @@ pub struct RunContext {
     pub cancel: Option<tokio_util::sync::CancellationToken>,
     /// Folders shown read-only under `/run/tandem` in the sandbox (a user's skill).
     pub binds: Vec<sandbox::Bind>,
+    /// Places outside the project the person let this command read (the sandbox hides
+    /// everything outside its allow-list).
+    pub readable: Vec<PathBuf>,
     /// Told the task id as soon as the command runs, so its output can be shown live.
     pub on_started: Option<OnStarted>,
     /// Which of its changes land without a question, when it runs over a layer.
@@ -95,6 +98,7 @@ impl RunContext {
             owner: None,
             cancel: None,
             binds: Vec::new(),
+            readable: Vec::new(),
             on_started: None,
             landing: crate::Landing::UNREVIEWED,
             on_landed: None,
@@ -370,6 +374,7 @@ fn build_command(
                 read_only,
                 &known,
                 run.binds.clone(),
+                &run.readable,
             );
             if let Some(layer) = layer {
                 spec.layer = Some(layer.spec());

@@ -30,6 +30,10 @@ pub struct SandboxSetup {
     /// Which files hold secrets (the policy engine's judgement, handed in: this crate does
     /// not depend on the policy).
     pub is_secret: crate::SecretTest,
+    /// The places outside the project the rules let commands read (`paths.allow_read`, and
+    /// what the person allowed this session), asked at each command: rules change as a
+    /// session goes on.
+    pub granted_reads: GrantedReads,
     /// How much one command may take.
     pub limits: Limits,
     /// Whether a command that may write runs over a copy-on-write layer of the project, its
@@ -37,6 +41,29 @@ pub struct SandboxSetup {
     pub layers: bool,
     /// What the setup learns about projects as commands run (shared by its clones).
     learned: Arc<Learned>,
+}
+
+/// The places outside the project the rules let commands read (the policy's judgement, handed
+/// in: this crate does not depend on the policy). Absolute paths.
+#[derive(Clone)]
+pub struct GrantedReads(Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync>);
+
+impl<F: Fn() -> Vec<PathBuf> + Send + Sync + 'static> From<F> for GrantedReads {
+    fn from(f: F) -> Self {
+        GrantedReads(Arc::new(f))
+    }
+}
+
+impl Default for GrantedReads {
+    fn default() -> Self {
+        GrantedReads::from(Vec::new)
+    }
+}
+
+impl std::fmt::Debug for GrantedReads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GrantedReads")
+    }
 }
 
 /// What a setup learns about the projects its commands run in.
@@ -69,6 +96,7 @@ impl SandboxSetup {
             home_visible: Vec::new(),
             keep_visible: Vec::new(),
             is_secret: is_secret.into(),
+            granted_reads: GrantedReads::default(),
             limits: Limits::default(),
             layers: false,
             learned: Arc::default(),
@@ -201,10 +229,26 @@ impl SandboxSetup {
     /// The spec for one command in `project`, with `tmp` as its private temporary folder.
     pub fn spec(&self, project: &Path, tmp: &Path, network: bool, read_only: bool) -> SandboxSpec {
         let known = self.known(project);
-        self.spec_for(project, tmp, network, read_only, &known, Vec::new())
+        self.spec_for(project, tmp, network, read_only, &known, Vec::new(), &[])
     }
 
-    /// The spec for one command, from what is `known` of the project, showing `binds`.
+    /// Places outside the project one command may read: what the rules grant and what the
+    /// person let this command read (`approved`), each as it really is; never a secret.
+    pub fn readable_outside(&self, approved: &[PathBuf]) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = (self.granted_reads.0)()
+            .into_iter()
+            .chain(approved.iter().cloned())
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .filter(|p| !(self.is_secret)(p))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The spec for one command, from what is `known` of the project, showing `binds`, and
+    /// letting it read `approved` outside the project (the person said yes to that).
+    #[allow(clippy::too_many_arguments)]
     pub fn spec_for(
         &self,
         project: &Path,
@@ -213,6 +257,7 @@ impl SandboxSetup {
         read_only: bool,
         known: &Known,
         binds: Vec<Bind>,
+        approved: &[PathBuf],
     ) -> SandboxSpec {
         // A hidden folder that holds the project or the temporary folder would hide them too.
         // So would one that holds what the sandbox shows: a test's fake home, a toolchain the
@@ -250,6 +295,12 @@ impl SandboxSetup {
         .into_iter()
         .map(|(source, target)| Replacement { source, target })
         .collect();
+        let readable = self.readable_outside(approved);
+        // The home folder is shown empty: a place in it the rules grant is shown too.
+        let mut home_visible = self.home_visible.clone();
+        if let Some(home) = &self.home {
+            home_visible.extend(readable.iter().filter(|r| r.starts_with(home)).cloned());
+        }
         SandboxSpec {
             project: project.to_path_buf(),
             project_writable: !read_only,
@@ -257,7 +308,7 @@ impl SandboxSetup {
             tmp: tmp.to_path_buf(),
             home: HomeView {
                 folder: self.home.clone(),
-                visible: self.home_visible.clone(),
+                visible: home_visible,
                 keep_visible: self.keep_visible.clone(),
             },
             guarded: Guarded {
@@ -268,7 +319,7 @@ impl SandboxSetup {
             },
             shown: Shown { binds, replaced },
             network,
-            readable: Vec::new(),
+            readable,
             limits: self.limits,
             state_dir: self.state_dir.clone(),
         }

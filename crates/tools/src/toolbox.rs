@@ -44,6 +44,8 @@ pub struct WakeupArgs {
 pub struct CallContext {
     /// For run_command: where it runs (unset: the toolbox's default).
     pub confinement: Option<Confinement>,
+    /// For run_command: places outside the project the person let it read.
+    pub readable: Vec<std::path::PathBuf>,
     /// For web_fetch: where the first request goes and who judges redirects.
     pub fetch: FetchContext,
     /// The agent on whose behalf it runs (a sub-agent's id): background tasks it starts are
@@ -242,6 +244,7 @@ impl Toolbox {
                 owner: ctx.owner.clone(),
                 cancel: ctx.cancel.clone(),
                 binds,
+                readable: ctx.readable.clone(),
                 on_started: ctx.on_started.clone(),
                 landing: ctx.landing.unwrap_or(crate::Landing::UNREVIEWED),
                 on_landed: ctx.on_landed.clone(),

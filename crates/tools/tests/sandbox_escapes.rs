@@ -614,7 +614,7 @@ async fn a_worktrees_git_file_and_the_hooks_path_stay_read_only() {
 
 #[tokio::test]
 async fn git_with_the_network_or_in_read_only_runs_no_repository_program() {
-    let f = fixture();
+    let mut f = fixture();
     // Markers go to the command's own /tmp, the one place it can write in every mode.
     let m = "/tmp/repo-program-ran";
     // A remote beside the project, and repository settings that name programs (as a folder
@@ -631,6 +631,10 @@ async fn git_with_the_network_or_in_read_only_runs_no_repository_program() {
         &["remote", "add", "origin", remote.to_str().expect("utf-8")],
     );
     git(&f.project, &["push", "-q", "origin", "HEAD:main"]);
+    // Outside the project, the remote is read only because the person's rules say so.
+    let granted = remote.clone();
+    f.config.sandbox.as_mut().expect("sandbox").granted_reads =
+        tools::GrantedReads::from(move || vec![granted.clone()]);
     for (k, v) in [
         (
             "remote.origin.uploadpack",
@@ -1175,4 +1179,113 @@ async fn a_helper_kept_under_tmp_still_sandboxes() {
     }
     let (code, output, _) = run_with(&f, &config, "echo fine", SANDBOXED).await;
     assert_eq!((code, output.as_str()), (Some(0), "fine\n"));
+}
+
+/// Issue 45: projects that need a folder outside get it by a rule the person grants. In CI the
+/// project's folder lives under `/var/tmp`, hidden whole, and a remote beside it was gone:
+/// `git fetch` failed. A folder outside — at the top of the machine or in `/var/tmp` — is read
+/// only when the rules grant it (`paths.allow_read`) or the person let this command read it;
+/// a service's socket beside a granted folder stays out of reach.
+#[tokio::test]
+async fn a_folder_outside_is_read_only_when_granted() {
+    let mut f = fixture();
+    let Some(top) = TopFolder::make("tandem-shared") else {
+        eprintln!("skipped: this user cannot make a folder at the top of the machine");
+        return;
+    };
+    let lib = top.0.join("lib");
+    let svc = top.0.join("svc");
+    std::fs::create_dir_all(&lib).expect("mkdir");
+    std::fs::create_dir_all(&svc).expect("mkdir");
+    std::fs::write(lib.join("data.txt"), "top-granted-marker\n").expect("write");
+    // Bound by relative names from their folders, so the kernel's table does not name them.
+    struct Listener(std::process::Child);
+    impl Drop for Listener {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let listen = |dir: &Path, name: &str| {
+        let child = Command::new("python3")
+            .arg("-c")
+            .arg("import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); print('up', flush=True); time.sleep(120)")
+            .arg(name)
+            .current_dir(dir)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3");
+        let mut child = Listener(child);
+        let mut up = [0u8; 2];
+        child
+            .0
+            .stdout
+            .as_mut()
+            .expect("stdout")
+            .read_exact(&mut up)
+            .expect("listening");
+        child
+    };
+    let _in_lib = listen(&lib, "in-lib.sock");
+    let _beside = listen(&svc, "beside.sock");
+    let var_tmp = PathBuf::from(format!("/var/tmp/tandem-45-grant-{}", std::process::id()));
+    std::fs::create_dir_all(&var_tmp).expect("mkdir");
+    std::fs::write(var_tmp.join("data.txt"), "var-tmp-granted-marker\n").expect("write");
+    struct Gone(PathBuf);
+    impl Drop for Gone {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    let _gone = Gone(var_tmp.clone());
+    // As the app hides them: every outside folder at the top of the machine, and /var/tmp.
+    let setup = f.config.sandbox.take().expect("sandbox");
+    let mut hidden = setup.hidden.clone();
+    hidden.extend([top.0.clone(), PathBuf::from("/var/tmp")]);
+    f.config.sandbox = Some(setup.hiding(hidden));
+    let command = format!(
+        "cat {0}/data.txt {1}/data.txt; for s in {0}/in-lib.sock {2}/beside.sock; do python3 -c \"import socket,sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print('CONNECTED', sys.argv[1])\" $s 2>/dev/null; done; true",
+        lib.display(),
+        var_tmp.display(),
+        svc.display()
+    );
+
+    let (_, before, _) = run(&f, &command).await;
+    assert!(!before.contains("top-granted-marker"), "{before}");
+    assert!(!before.contains("var-tmp-granted-marker"), "{before}");
+
+    // Approved for this one command (the person said yes to a command naming them).
+    let args = RunCommandArgs {
+        command: command.clone(),
+        description: None,
+        timeout: Some(60),
+        background: false,
+    };
+    let mut ctx = RunContext::new(SANDBOXED);
+    ctx.readable = vec![lib.clone(), var_tmp.clone()];
+    let once = match run_command(&f.ws, &f.tasks, &f.config, &args, &ctx)
+        .await
+        .expect("runs")
+    {
+        CommandOutcome::Finished { output, .. } => output,
+        other => panic!("not finished: {other:?}"),
+    };
+    assert!(once.contains("top-granted-marker"), "{once}");
+    assert!(once.contains("var-tmp-granted-marker"), "{once}");
+    assert!(!once.contains("CONNECTED"), "a socket was reached: {once}");
+
+    // Granted by the rules, for every command.
+    let granted = vec![lib.clone(), var_tmp.clone()];
+    f.config.sandbox.as_mut().expect("sandbox").granted_reads =
+        tools::GrantedReads::from(move || granted.clone());
+    let (_, after, _) = run(&f, &command).await;
+    assert!(after.contains("top-granted-marker"), "{after}");
+    assert!(after.contains("var-tmp-granted-marker"), "{after}");
+    assert!(
+        !after.contains("CONNECTED"),
+        "a socket was reached: {after}"
+    );
+    // What the grant does not name stays unreadable.
+    let (_, sibling, _) = run(&f, &format!("ls {}", svc.display())).await;
+    assert!(!sibling.contains("beside.sock"), "{sibling}");
 }

@@ -413,6 +413,7 @@ impl Calls {
                 mode,
                 on_landed: self.session.dir.clone().map(keep_baselines),
                 landing: super::command::landing_for(mode),
+                readable: decision.sandbox.reads.iter().map(Into::into).collect(),
             };
             let mut landed = Vec::new();
             let reply = super::command::run(

@@ -25,6 +25,8 @@ pub(crate) struct Command<'a> {
     pub on_landed: Option<tools::OnLanded>,
     /// Which of its changes land without a question; the rest are reviewed when it ends.
     pub landing: tools::Landing,
+    /// Places outside the project it names for reading, which the person let it read.
+    pub readable: Vec<std::path::PathBuf>,
 }
 
 /// Where a command's changes land without a question: in Ask mode, none of the project's
@@ -109,6 +111,7 @@ pub(crate) async fn run(
     let confinement = command.confinement;
     let ctx = CallContext {
         confinement: Some(confinement),
+        readable: command.readable.clone(),
         cancel: Some(cancel.clone()),
         on_started: Some(announce_started(asker, subject.id)),
         owner: asker.journal.agent_id().map(str::to_string),

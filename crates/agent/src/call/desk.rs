@@ -160,6 +160,7 @@ impl Desk {
             None => {
                 let ctx = tools::CallContext {
                     confinement: Some(confinement),
+                    readable: decision.sandbox.reads.iter().map(Into::into).collect(),
                     fetch: tools::FetchContext {
                         addrs: prepared.addrs.clone(),
                         // It runs: the policy allowed it, or the person did (--approve).

@@ -159,7 +159,7 @@ pub(crate) fn log_decision(
         decision: decision.decision,
         reason: decision.reason.clone(),
         rule: decision.rule.name.clone(),
-        sandbox: decision.sandbox,
+        sandbox: decision.sandbox.clone(),
         command: command.map(str::to_string),
     })?;
     Ok(())

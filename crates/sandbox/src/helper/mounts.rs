@@ -274,13 +274,14 @@ impl Plan {
 }
 
 /// Whether a hidden place is left because it holds a folder the spec lets the command read (a
-/// tool server's script under `/srv/tools`). Only an outside folder is ever left — one at the
-/// top of the machine or a home in `/home` — never a secret, a protected path, Tandem's own
+/// tool server's script under `/srv/tools`, a folder the person's rules let commands read).
+/// Only an outside folder is ever left — one at the top of the machine, a home in `/home` or
+/// `/var/tmp` — never a secret, a protected path, Tandem's own
 /// data or a socket, whatever a configuration names: a server's command line naming
 /// `/project/secrets` must not bring that folder back.
-fn spared(hidden: &Path, readable: &[PathBuf]) -> bool {
-    let outside =
-        matches!(hidden.parent(), Some(p) if p == Path::new("/") || p == Path::new("/home"));
+pub(super) fn spared(hidden: &Path, readable: &[PathBuf]) -> bool {
+    let outside = hidden == Path::new("/var/tmp")
+        || matches!(hidden.parent(), Some(p) if p == Path::new("/") || p == Path::new("/home"));
     outside && readable.iter().any(|r| r.starts_with(hidden))
 }
 

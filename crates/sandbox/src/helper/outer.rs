@@ -77,7 +77,18 @@ fn start(inv: &Invocation) -> Result<(i32, Vec<String>), SetupError> {
     let gid = nix::unistd::getgid();
     let parent = getppid();
     // Read in the machine's network namespace, before this process leaves it.
-    let sockets = sockets::path_sockets(&[&spec.project, &spec.tmp]);
+    let mut sockets = sockets::path_sockets(&[&spec.project, &spec.tmp]);
+    // A folder outside left visible for a place in it the command may read (Landlock does not
+    // govern connecting to a socket by its path): every socket in it is hidden.
+    let spared: Vec<std::path::PathBuf> = spec
+        .guarded
+        .hidden
+        .iter()
+        .filter(|h| mounts::spared(h, &spec.readable))
+        .chain(&spec.readable)
+        .cloned()
+        .collect();
+    sockets.extend(sockets::sockets_in(&spared, &[&spec.project, &spec.tmp]));
 
     let mut flags = CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWIPC;
     if !spec.network {

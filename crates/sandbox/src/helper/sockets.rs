@@ -18,6 +18,41 @@ pub(super) fn path_sockets(keep: &[&Path]) -> Vec<PathBuf> {
     found
 }
 
+/// Socket files found by their type (S_IFSOCK) in `places` (folders outside the project a
+/// command was let read): the kernel's table names a socket as it was bound (a relative name,
+/// before a rename, in another namespace), so a service's socket among them is found by what
+/// it is. A few levels deep and a bounded number of entries; none under `keep`.
+pub(super) fn sockets_in(places: &[PathBuf], keep: &[&Path]) -> Vec<PathBuf> {
+    use std::os::unix::fs::FileTypeExt as _;
+    const DEPTH: usize = 6;
+    const ENTRIES: usize = 20_000;
+    let mut out = Vec::new();
+    let mut seen = 0;
+    let mut stack: Vec<(PathBuf, usize)> = places.iter().map(|p| (p.clone(), 0)).collect();
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > ENTRIES {
+                return out;
+            }
+            let Ok(t) = e.file_type() else { continue };
+            let path = e.path();
+            if keep.iter().any(|k| path.starts_with(k)) {
+                continue;
+            }
+            if t.is_socket() {
+                out.push(path);
+            } else if t.is_dir() && depth + 1 < DEPTH {
+                stack.push((path, depth + 1));
+            }
+        }
+    }
+    out
+}
+
 /// Paths of the table's lines: what follows the seventh field, spaces and all.
 fn parse(table: &str) -> Vec<PathBuf> {
     table
@@ -54,6 +89,19 @@ mod tests {
                 PathBuf::from("/run/user/1000/bus")
             ]
         );
+    }
+
+    #[test]
+    fn a_socket_in_a_readable_place_is_found_by_its_type() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let deep = dir.path().join("a/b");
+        std::fs::create_dir_all(&deep).expect("mkdir");
+        let _listener =
+            std::os::unix::net::UnixListener::bind(deep.join("svc.sock")).expect("bind");
+        std::fs::write(deep.join("plain"), "x").expect("write");
+        let places = [dir.path().to_path_buf()];
+        assert_eq!(sockets_in(&places, &[]), vec![deep.join("svc.sock")]);
+        assert!(sockets_in(&places, &[&dir.path().join("a")]).is_empty());
     }
 
     #[test]

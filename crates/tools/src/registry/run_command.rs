@@ -73,6 +73,7 @@ fn run<'a>(
                 owner: ctx.owner.clone(),
                 cancel: ctx.cancel.clone(),
                 binds: Vec::new(),
+                readable: ctx.readable.clone(),
                 on_started: ctx.on_started.clone(),
                 landing: ctx.landing.unwrap_or(crate::Landing::UNREVIEWED),
                 on_landed: ctx.on_landed.clone(),
