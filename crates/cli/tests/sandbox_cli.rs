@@ -378,3 +378,55 @@ fn a_folder_outside_is_read_when_the_persons_rules_grant_it() {
     let (_, out, err) = run_command(p.path(), &cat, false, &[("XDG_CONFIG_HOME", &config)]);
     assert!(out.contains("outside-marker-45"), "{out}{err}");
 }
+
+/// Issue 45: a `.env.production` committed once and removed later was printed by a script
+/// that runs `git log -p` (the policy sees only the command it is given). What any command
+/// prints — and the saved output the agent may read back — shows the values that file held
+/// hidden, whether git or a script printed them.
+#[test]
+fn secrets_from_git_history_never_reach_a_commands_output() {
+    helper_built();
+    let p = project();
+    let root = p.path();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_AUTHOR_NAME", "T")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "T")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .expect("git")
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(
+        root.join(".env.production"),
+        "DATABASE_URL=postgres://app:Prod-Pass-7731@db/app\nSTRIPE_KEY=sk_live_51HistoryMarker\n",
+    )
+    .expect("write");
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "config"]);
+    git(&["rm", "-q", ".env.production"]);
+    git(&["commit", "-qm", "remove the secrets"]);
+    std::fs::write(
+        root.join("show.py"),
+        "import subprocess\nprint(subprocess.run(['git', 'log', '-p', '--all'], capture_output=True, text=True).stdout)\n",
+    )
+    .expect("write");
+    for command in ["python3 show.py", "git log -p", "git show HEAD~1"] {
+        let (code, out, err) = run_command(root, command, false, &[]);
+        assert_eq!(code, 0, "{command}: {out}{err}");
+        assert!(
+            out.contains("DATABASE_URL="),
+            "{command}: the change is shown: {out}"
+        );
+        for secret in ["Prod-Pass-7731", "sk_live_51HistoryMarker"] {
+            assert!(!out.contains(secret), "{command} printed {secret}: {out}");
+        }
+        assert!(out.contains("[hidden: a secret from git history]"), "{out}");
+    }
+}

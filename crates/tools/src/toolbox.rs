@@ -165,11 +165,50 @@ impl Toolbox {
                 let _acting = self.ws.agent_action();
                 call.run_on(&self.ws)
             }
-            Runs::Toolbox | Runs::Waits => call.run_with(self, ctx).await,
+            Runs::Toolbox | Runs::Waits => {
+                let mut out = call.run_with(self, ctx).await?;
+                // What a program printed: a command's, a background task's, a skill's.
+                if matches!(out.details, crate::Details::Command(_)) || spec.name == "task_poll" {
+                    self.hide_history_secrets(&mut out);
+                }
+                Ok(out)
+            }
             Runs::Engine => Err(ToolError::InvalidArgument(format!(
                 "{} is run by the agent engine, not the toolbox",
                 spec.name
             ))),
+        }
+    }
+
+    /// What a command printed, with the values of secret files the project's git history once
+    /// held hidden (a script that runs `git log -p` is not seen into by the policy): in the
+    /// text the model reads, the result's fields and the saved output it may read back.
+    fn hide_history_secrets(&self, out: &mut ToolOutput) {
+        let Some(history) = &self.history else {
+            return;
+        };
+        if !history.holds_secrets() {
+            return;
+        }
+        if let Some(text) = history.redact(&out.text) {
+            out.text = text;
+        }
+        redact_value(&mut out.structured, history);
+        if let crate::Details::Command(crate::CommandOutcome::Finished {
+            output,
+            output_path,
+            ..
+        }) = &mut out.details
+        {
+            if let Some(text) = history.redact(output) {
+                *output = text;
+            }
+            if let Ok(saved) = std::fs::read_to_string(&*output_path)
+                && let Some(text) = history.redact(&saved)
+                && let Err(e) = std::fs::write(&*output_path, text)
+            {
+                tracing::warn!(%e, "could not hide a secret in a command's saved output");
+            }
         }
     }
 
@@ -253,6 +292,20 @@ impl Toolbox {
         .await;
         self.cache.clear();
         Ok(crate::registry::command_output(outcome?))
+    }
+}
+
+/// Every string in a result's fields, with the history's secret values hidden.
+fn redact_value(v: &mut serde_json::Value, history: &crate::HistorySecrets) {
+    match v {
+        serde_json::Value::String(s) => {
+            if let Some(text) = history.redact(s) {
+                *s = text;
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|i| redact_value(i, history)),
+        serde_json::Value::Object(map) => map.values_mut().for_each(|i| redact_value(i, history)),
+        _ => {}
     }
 }
 
