@@ -75,7 +75,18 @@ pub fn run(command: SandboxCommand) -> Result<ExitCode> {
         );
         println!("seccomp:            {}", yes(caps.seccomp));
         let l = &caps.layers;
-        println!("private /tmp:       {}", yes(l.private_tmp));
+        println!(
+            "private /tmp:       {}",
+            if l.private_tmp {
+                format!(
+                    "yes, up to {:.1} GB (a command that fills it past that is stopped)",
+                    config::machine_sandbox::Limits::default().tmp_bytes as f64
+                        / f64::from(1u32 << 30)
+                )
+            } else {
+                "no".to_string()
+            }
+        );
         println!("empty /run:         {}", yes(l.private_run));
         println!(
             "own terminals:      {} (/dev/pts)",
@@ -103,13 +114,16 @@ pub fn run(command: SandboxCommand) -> Result<ExitCode> {
         );
         println!(
             "whole command:      {}",
-            match config::machine_sandbox::cgroup_v2_controllers() {
-                _ if config::machine_sandbox::whole_command_limits_possible() => "cgroup v2 offers memory and pids here, but Tandem does not use them yet: the limits above are per process".to_string(),
-                Some(c) => format!(
-                    "not capped: this machine's cgroup v2 offers {} (no memory and pids controllers), so the limits above are per process",
+            match (config::machine_sandbox::cgroup_place(), config::machine_sandbox::cgroup_v2_controllers()) {
+                (Some(place), _) => format!(
+                    "capped: memory and processes together, by a control group per command ({})",
+                    place.words()
+                ),
+                (None, Some(c)) => format!(
+                    "not capped: no control group this user may make (cgroup v2 offers {}), so the limits above are per process",
                     if c.is_empty() { "no controllers".to_string() } else { c.join(", ") }
                 ),
-                None => "not capped: this machine has no cgroup v2 hierarchy, so the limits above are per process".to_string(),
+                (None, None) => "not capped: no control group this user may make, so the limits above are per process".to_string(),
             }
         );
         println!(

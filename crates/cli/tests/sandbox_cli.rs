@@ -36,7 +36,7 @@ fn sandbox_check_reports_the_kernel_and_the_switch() {
     assert!(out.contains("landlock:           ABI"), "{out}");
     // Each layer, as the probe's own sandboxed command saw it.
     for line in [
-        "private /tmp:       yes",
+        "private /tmp:       yes, up to 10.0 GB",
         "empty /run:         yes",
         "own terminals:      yes",
         "sockets hidden:     yes",
@@ -311,7 +311,7 @@ fn sockets_the_kernel_does_not_name_and_other_apps_folders_are_out_of_reach() {
     let (_, out, err) = run_command(
         p.path(),
         &format!(
-            "cat {app}/notes.txt; for s in svc.sock moved.sock; do python3 -c \"import socket, sys; c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); print('CONNECTED', sys.argv[1])\" {app}/$s; done"
+            "d={app}; cat $d/notes.txt; for s in svc.sock moved.sock; do python3 -c \"import socket, sys; c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); print('CONNECTED', sys.argv[1])\" $d/$s; done; python3 -c \"import socket; c = socket.socket(socket.AF_UNIX); c.connect('{app}/svc.sock'); print('CONNECTED', 'named')\""
         ),
         false,
         &[],

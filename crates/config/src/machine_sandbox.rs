@@ -8,9 +8,7 @@ use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
 use std::path::{Path, PathBuf};
 use tools::SandboxSetup;
 
-pub use sandbox::{
-    Capabilities, Unavailable, cgroup_v2_controllers, whole_command_limits_possible,
-};
+pub use sandbox::{Capabilities, Limits, Unavailable, cgroup_place, cgroup_v2_controllers};
 
 /// What this machine offers, found once per process (`TANDEM_SANDBOX=off` turns it off).
 pub fn capabilities() -> &'static Capabilities {

@@ -54,6 +54,7 @@ fn scene() -> &'static Scene {
             network: false,
             readable: Vec::new(),
             limits: Default::default(),
+            cgroup_procs: Vec::new(),
             state_dir: base.join("state"),
         };
         Scene {

@@ -13,6 +13,7 @@
 //! [`SandboxSpec`], ask [`probe`] once whether the machine can sandboxes at all, and wrap the
 //! command with [`wrap`].
 
+mod cgroups;
 mod launch;
 mod probe;
 mod spec;
@@ -20,10 +21,10 @@ mod spec;
 #[cfg(target_os = "linux")]
 pub mod helper;
 
+pub use cgroups::{CgroupPlace, CommandCgroup, cgroup_place};
 pub use launch::{SETUP_FAILED_EXIT, SetupReport, read_report, wrap, wrap_outside};
 pub use probe::{
     Capabilities, Layers, Unavailable, cgroup_v2_controllers, find_helper, probe, probe_with,
-    whole_command_limits_possible,
 };
 pub use spec::{
     BIND_ROOT, Bind, Guarded, HomeView, Layer, Limits, Replacement, SYSTEM_FOLDERS, SandboxSpec,

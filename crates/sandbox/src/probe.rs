@@ -238,10 +238,3 @@ pub fn cgroup_v2_controllers() -> Option<Vec<String>> {
     .find_map(|f| std::fs::read_to_string(f).ok())
     .map(|t| t.split_whitespace().map(str::to_string).collect())
 }
-
-/// Whether a command's memory and processes could be capped as a whole here (see
-/// [`cgroup_v2_controllers`]).
-pub fn whole_command_limits_possible() -> bool {
-    cgroup_v2_controllers()
-        .is_some_and(|c| c.iter().any(|x| x == "memory") && c.iter().any(|x| x == "pids"))
-}

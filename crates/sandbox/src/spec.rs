@@ -40,6 +40,11 @@ pub struct SandboxSpec {
     /// How much one command may take.
     #[serde(default)]
     pub limits: Limits,
+    /// The `cgroup.procs` files of the command's own control group (see
+    /// [`crate::CommandCgroup`]): the helper joins it before anything else, so the command's
+    /// memory and processes are capped as a whole. Empty where the machine offers none.
+    #[serde(default)]
+    pub cgroup_procs: Vec<PathBuf>,
     /// A folder of the caller's outside the project for the helper's own files. Commands
     /// never see it.
     pub state_dir: PathBuf,
@@ -164,6 +169,11 @@ pub struct Limits {
     /// the write fails ("File too large") and the command's result names the limit.
     #[serde(default = "default_file_limit")]
     pub file_bytes: u64,
+    /// Bytes the session's private `/tmp` may hold (less when the disk has less room): a
+    /// command that fills it past that is stopped, and its result names the limit. Kept by
+    /// whoever runs the command; the helper does not see it.
+    #[serde(default = "default_tmp_limit")]
+    pub tmp_bytes: u64,
 }
 
 impl Default for Limits {
@@ -173,8 +183,15 @@ impl Default for Limits {
             memory_bytes: default_memory_limit(),
             layer_bytes: default_layer_limit(),
             file_bytes: default_file_limit(),
+            tmp_bytes: default_tmp_limit(),
         }
     }
+}
+
+/// 10 GiB in the private `/tmp`: a build's scratch or a downloaded toolchain fits; the
+/// machine's disk is not filled under the app.
+pub fn default_tmp_limit() -> u64 {
+    10 << 30
 }
 
 /// 8 GiB a file: a disk image or a large build artifact fits; one file cannot fill a disk.

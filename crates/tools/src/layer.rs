@@ -365,13 +365,13 @@ fn usable(folder: &Path) -> bool {
     own && CommandLayer::keeps_marks(folder)
 }
 
-fn free_bytes(path: &Path) -> u64 {
+pub(crate) fn free_bytes(path: &Path) -> u64 {
     rustix::fs::statvfs(path)
         .map(|s| s.f_bavail.saturating_mul(s.f_frsize))
         .unwrap_or(u64::MAX)
 }
 
-fn disk_usage(path: &Path) -> u64 {
+pub(crate) fn disk_usage(path: &Path) -> u64 {
     use std::os::unix::fs::MetadataExt as _;
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return 0;

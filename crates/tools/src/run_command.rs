@@ -271,6 +271,14 @@ pub enum LimitHit {
     /// A file it wrote reached the size one file may have (see
     /// [`sandbox::Limits::file_bytes`]).
     FileSize { bytes: u64 },
+    /// Its processes together took all the memory the command may have (its control group's
+    /// cap): the kernel ended one.
+    CommandMemory { bytes: u64 },
+    /// Its processes together were as many as the command may have (its control group's cap).
+    CommandProcesses { limit: u64 },
+    /// It filled the session's private `/tmp` past what it may hold (see
+    /// [`sandbox::Limits::tmp_bytes`]).
+    Tmp { bytes: u64 },
 }
 
 /// Which limit a failed command's output shows it reached: the kernel tells the command, not
@@ -345,7 +353,8 @@ fn build_command(
     status: &Path,
     known: Option<&Known>,
     layer: Option<&CommandLayer>,
-) -> ToolResult<std::process::Command> {
+) -> ToolResult<(std::process::Command, Option<sandbox::CommandCgroup>)> {
+    let mut group = None;
     let project = ws.root().path();
     let (exe, args): (&std::ffi::OsStr, Vec<&std::ffi::OsStr>) = match program {
         Program::Shell(command) => (
@@ -380,6 +389,22 @@ fn build_command(
                 spec.layer = Some(layer.spec());
                 // Written to directly, it would be the command's way around the overlay.
                 spec.guarded.hidden.push(layer.folder().to_path_buf());
+            }
+            // Its memory and processes capped as a whole, where the machine lets us.
+            if let Some(place) = sandbox::cgroup_place() {
+                match sandbox::CommandCgroup::make(
+                    place,
+                    setup.limits.memory_bytes,
+                    setup.limits.processes,
+                ) {
+                    Ok(g) => {
+                        spec.cgroup_procs = g.procs_files();
+                        group = Some(g);
+                    }
+                    Err(e) => {
+                        tracing::warn!(%e, "could not make the command's control group: its limits are per process");
+                    }
+                }
             }
             let tmp = spec.tmp_inside();
             let cmd = sandbox::wrap(&setup.helper, &spec, status, exe, args);
@@ -432,7 +457,7 @@ fn build_command(
         // `python3 -m json.tool` would import the project's own `json/` first.
         cmd.env("PYTHONSAFEPATH", "1");
     }
-    Ok(cmd)
+    Ok((cmd, group))
 }
 
 /// A file name no other command of this process uses, for the helper's status report.
@@ -604,7 +629,8 @@ async fn run_process(
         }
         None => None,
     };
-    let cmd = build_command(
+    // The command's control group lives as long as the command, and is read when it ends.
+    let (cmd, group) = build_command(
         ws,
         config,
         program,
@@ -666,12 +692,24 @@ async fn run_process(
     let registry = tasks.clone();
     let task_id = id.clone();
     let kill_grace = config.timing.kill_grace;
+    let group_limits = sandbox_setup
+        .as_ref()
+        .map_or((0, 0), |s| (s.limits.memory_bytes, s.limits.processes));
     // What the layer may hold, and the disk's room as the command starts: the disk is looked
     // at often (cheap), the layer walked only once the disk has lost that much.
     let layer_watch = layer.as_ref().and_then(|l| {
         let limit = sandbox_setup.as_ref()?.limits.layer_bytes;
         Some((l.cap(limit), l.free_now()))
     });
+    // The private /tmp's cap, watched the same way: the disk as it goes, the folder walked
+    // only once the disk has lost enough to matter.
+    let mut tmp_watch = match (&sandbox_setup, confinement.is_sandboxed()) {
+        (Some(setup), true) => Some(TmpWatch::new(
+            config.tmp_dir.clone(),
+            setup.limits.tmp_bytes,
+        )),
+        _ => None,
+    };
     // Ignored output of a command nobody waits on (a server, a watcher) is copied into the
     // project as it comes; the rest of its changes wait until it ends.
     let mut mirror = layer.as_ref().map(CommandLayer::mirror);
@@ -681,8 +719,10 @@ async fn run_process(
         let mut stopped = false;
         let mut timed_out = false;
         let mut over_cap = None;
+        let mut tmp_full = None;
         let mut output_open = true;
         let mut look = tokio::time::interval(LAYER_LOOK);
+        let mut tmp_look = tokio::time::interval(LAYER_LOOK);
         let status = loop {
             let timer = async {
                 match deadline {
@@ -730,6 +770,22 @@ async fn run_process(
                         let _ = child.signal(SIGKILL);
                     }
                 }
+                _ = tmp_look.tick(), if tmp_watch.is_some() && tmp_full.is_none() => {
+                    if let Some(w) = tmp_watch.take() {
+                        let (w, full) = tokio::task::spawn_blocking(move || {
+                            let mut w = w;
+                            let full = w.full();
+                            (w, full)
+                        })
+                        .await
+                        .unwrap_or_else(|_| (TmpWatch::gone(), None));
+                        tmp_watch = Some(w);
+                        if full.is_some() {
+                            tmp_full = full;
+                            let _ = child.signal(SIGKILL);
+                        }
+                    }
+                }
             }
         };
         // The group is gone; drain what is left in the pipes (bounded: the writers are dead).
@@ -741,6 +797,28 @@ async fn run_process(
         for p in pumps {
             p.abort();
         }
+        // What the command's group saw, then the group is gone (waiting for it to empty).
+        let group_hit = match group {
+            Some(g) => tokio::task::spawn_blocking(move || {
+                let hit = if g.memory_ran_out() {
+                    Some(LimitHit::CommandMemory {
+                        bytes: group_limits.0,
+                    })
+                } else if g.processes_ran_out() {
+                    Some(LimitHit::CommandProcesses {
+                        limit: group_limits.1,
+                    })
+                } else {
+                    None
+                };
+                drop(g);
+                hit
+            })
+            .await
+            .ok()
+            .flatten(),
+            None => None,
+        };
         let report = status_path
             .as_deref()
             .map(sandbox::read_report)
@@ -768,6 +846,13 @@ async fn run_process(
         }
         if let Some(cap) = over_cap {
             sink.write(layer_full_note(cap).as_bytes()).await;
+        }
+        // A result says it in its own words; a command nobody waits on says it here.
+        if let Some(cap) = tmp_full
+            && (background || done_tx.is_closed())
+        {
+            sink.write(format!("\n{}\n", tmp_full_note(cap)).as_bytes())
+                .await;
         }
         if refusal_note {
             sink.write(LAYER_REFUSED_NOTE.as_bytes()).await;
@@ -861,6 +946,8 @@ async fn run_process(
             undone,
             landed,
             over_cap,
+            tmp_full,
+            group_hit,
         });
         if let Err(Ended {
             landed: Some(landed),
@@ -907,6 +994,8 @@ async fn run_process(
             undone,
             landed,
             over_cap,
+            tmp_full,
+            group_hit,
         })) => {
             tasks.forget(&id);
             // Read a line at a time, never whole: the file holds up to ten megabytes.
@@ -927,6 +1016,8 @@ async fn run_process(
             };
             let limit = match (&config.sandbox, confinement.is_sandboxed()) {
                 _ if over_cap.is_some() => over_cap.map(|bytes| LimitHit::Layer { bytes }),
+                _ if tmp_full.is_some() => tmp_full.map(|bytes| LimitHit::Tmp { bytes }),
+                _ if group_hit.is_some() => group_hit,
                 // A file past its size limit is said even when the command went on to succeed
                 // (the shell reports the write it stopped; a later step may hide it).
                 (Some(setup), true) => limit_hit(&output, &setup.limits).filter(|h| {
@@ -985,6 +1076,84 @@ struct Ended {
     landed: Option<crate::layer::Landed>,
     /// The layer's cap, when the command wrote past it.
     over_cap: Option<u64>,
+    /// The private /tmp's cap, when the command filled it past that.
+    tmp_full: Option<u64>,
+    /// A cap of the command's control group it reached (its memory or processes as a whole).
+    group_hit: Option<LimitHit>,
+}
+
+/// Watches what a command puts in the session's private `/tmp` against its cap. The disk's
+/// free room is read at each look (cheap); the folder is walked only each time the disk has
+/// lost as much as the folder still had room for (at least [`TMP_STEP`]).
+struct TmpWatch {
+    dir: PathBuf,
+    cap: u64,
+    free_then: u64,
+    /// How far the disk's free room must fall before the folder is walked again.
+    next_walk: u64,
+}
+
+/// The least the disk must lose before the private /tmp is walked again.
+const TMP_STEP: u64 = 256 << 20;
+
+impl TmpWatch {
+    fn new(dir: PathBuf, limit: u64) -> Self {
+        let free_then = crate::layer::free_bytes(&dir);
+        // Never more than the disk has room for: a nearly full disk caps it lower.
+        let cap = limit.min(free_then.saturating_mul(9) / 10);
+        TmpWatch {
+            dir,
+            cap,
+            free_then,
+            next_walk: TMP_STEP.min(cap).max(1),
+        }
+    }
+
+    /// A watch that never fires (its look could not be made).
+    fn gone() -> Self {
+        TmpWatch {
+            dir: PathBuf::new(),
+            cap: u64::MAX,
+            free_then: 0,
+            next_walk: u64::MAX,
+        }
+    }
+
+    /// The cap, when the folder holds more than it now.
+    fn full(&mut self) -> Option<u64> {
+        if self.dir.as_os_str().is_empty() {
+            return None;
+        }
+        let lost = self
+            .free_then
+            .saturating_sub(crate::layer::free_bytes(&self.dir));
+        if lost < self.next_walk {
+            return None;
+        }
+        let used = crate::layer::disk_usage(&self.dir);
+        if used > self.cap {
+            return Some(self.cap);
+        }
+        self.next_walk = lost + (self.cap - used).max(TMP_STEP);
+        None
+    }
+}
+
+/// Said when a command filled the private /tmp past its cap.
+fn tmp_full_note(cap: u64) -> String {
+    format!(
+        "[The session's temporary folder (/tmp) reached its limit of {}, so the command was stopped. Remove what is no longer needed there (for example `rm -rf /tmp/build-cache`) and go on; write large results into the project instead.]",
+        short_size(cap)
+    )
+}
+
+/// "8.0 GB", "48 MB".
+fn short_size(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.1} GB", bytes as f64 / f64::from(1u32 << 30))
+    } else {
+        format!("{} MB", bytes >> 20)
+    }
 }
 
 /// How often a layered command's disk use is looked at.
@@ -1108,6 +1277,14 @@ pub fn render_outcome(outcome: &CommandOutcome) -> String {
                         "[The command reached the limit of {} it may write, so it was stopped and none of its changes landed.]\n",
                         size_words(*bytes)
                     ),
+                    LimitHit::Tmp { bytes } => format!("{}\n", tmp_full_note(*bytes)),
+                    LimitHit::CommandMemory { bytes } => format!(
+                        "[The command's processes together reached the sandbox's limit of {} of memory for one command, so the system ended one of them. Work on less at once (fewer parallel jobs, smaller inputs), or find what grows without end.]\n",
+                        short_size(*bytes)
+                    ),
+                    LimitHit::CommandProcesses { limit } => format!(
+                        "[The command reached the sandbox's limit of {limit} processes for one command, so it could not start more. Run fewer at a time (for example `make -j4`, `cargo test -- --test-threads=4`).]\n"
+                    ),
                     LimitHit::FileSize { bytes } => format!(
                         "[A file the command wrote reached the sandbox's limit of {} for one file, so that write was stopped. Write less into one file (filter or compress the output), or split it.]\n",
                         if *bytes >= 1 << 30 {
@@ -1159,6 +1336,7 @@ mod tests {
             memory_bytes: 1 << 30,
             layer_bytes: 1 << 30,
             file_bytes: 8 << 30,
+            tmp_bytes: 10 << 30,
         };
         for (output, hit) in [
             (

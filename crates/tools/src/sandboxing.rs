@@ -321,6 +321,7 @@ impl SandboxSetup {
             network,
             readable,
             limits: self.limits,
+            cgroup_procs: Vec::new(),
             state_dir: self.state_dir.clone(),
         }
     }

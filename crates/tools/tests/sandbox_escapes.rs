@@ -1289,3 +1289,118 @@ async fn a_folder_outside_is_read_only_when_granted() {
     let (_, sibling, _) = run(&f, &format!("ls {}", svc.display())).await;
     assert!(!sibling.contains("beside.sock"), "{sibling}");
 }
+
+/// Issue 45: the private `/tmp` is on the machine's disk, and many files each under the
+/// one-file limit still filled it. It holds `tmp_bytes` at most now: a command that fills it
+/// past that is stopped, and its result names the limit and what to do.
+#[tokio::test]
+async fn the_private_tmp_is_capped_and_the_command_that_fills_it_is_stopped() {
+    let f = fixture();
+    let mut config = f.config.clone();
+    if let Some(mut s) = config.sandbox.take() {
+        s.limits = sandbox::Limits {
+            tmp_bytes: 48 << 20,
+            ..s.limits
+        };
+        config.sandbox = Some(s);
+    }
+    // 8 MB at a time, for up to 800 MB: each file is well under the one-file limit.
+    let (code, output, out) = run_with(
+        &f,
+        &config,
+        "for i in $(seq 1 100); do head -c 8M /dev/zero > /tmp/part$i; sync; sleep 0.05; done; echo ALL-WRITTEN",
+        SANDBOXED,
+    )
+    .await;
+    assert!(!output.contains("ALL-WRITTEN"), "{code:?} {output}");
+    assert!(
+        matches!(
+            &out,
+            CommandOutcome::Finished {
+                limit_hit: Some(tools::LimitHit::Tmp { bytes }),
+                ..
+            } if *bytes == 48 << 20
+        ),
+        "{out:?}"
+    );
+    let text = tools::render_outcome(&out);
+    assert!(
+        text.contains(
+            "temporary folder (/tmp) reached its limit of 48 MB, so the command was stopped"
+        ),
+        "{text}"
+    );
+    let held: u64 = std::fs::read_dir(&f.config.tmp_dir)
+        .expect("tmp")
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    assert!(
+        held < 400 << 20,
+        "stopped long before the end: {held} bytes"
+    );
+    // Room made, the next command runs.
+    let (code, output, _) = run_with(&f, &config, "rm -f /tmp/part*; echo room", SANDBOXED).await;
+    assert_eq!(code, Some(0), "{output}");
+}
+
+/// Issue 45: the limits were per process, so 2,048 processes × half the memory each still
+/// overcommitted the machine. Where the machine offers a control group this user may make
+/// (cgroup v2 delegated, or v1's memory and pids hierarchies), a command's processes share
+/// one cap: four processes each under the per-process limit, together over it, are stopped,
+/// and the result names the limit for the whole command.
+#[tokio::test]
+async fn processes_under_the_per_process_limit_are_capped_together() {
+    let Some(place) = sandbox::cgroup_place() else {
+        eprintln!("skipped: this machine offers no control group this user may make");
+        return;
+    };
+    eprintln!("control groups: {}", place.words());
+    let f = fixture();
+    let mut config = f.config.clone();
+    if let Some(mut s) = config.sandbox.take() {
+        s.limits = sandbox::Limits {
+            memory_bytes: 512 << 20,
+            ..s.limits
+        };
+        config.sandbox = Some(s);
+    }
+    let hold = "python3 -c \"import time; x = b'a' * (300 * 1024 * 1024); print('HE' + 'LD', flush=True); time.sleep(3)\"";
+    let (code, output, out) = run_with(
+        &f,
+        &config,
+        &format!("for i in 1 2 3 4; do {hold} & done; wait; echo END"),
+        SANDBOXED,
+    )
+    .await;
+    assert!(
+        output.matches("HELD").count() < 4,
+        "all four held 300 MB each: {code:?} {output}"
+    );
+    assert!(
+        matches!(
+            &out,
+            CommandOutcome::Finished {
+                limit_hit: Some(tools::LimitHit::CommandMemory { bytes }),
+                ..
+            } if *bytes == 512 << 20
+        ),
+        "{out:?}"
+    );
+    let text = tools::render_outcome(&out);
+    assert!(
+        text.contains("limit of 512 MB of memory for one command"),
+        "{text}"
+    );
+    // One process under the cap runs as before.
+    let (code, output, _) = run_with(
+        &f,
+        &config,
+        "python3 -c \"x = b'a' * (100 * 1024 * 1024); print('FITS')\"",
+        SANDBOXED,
+    )
+    .await;
+    assert_eq!(code, Some(0), "{output}");
+    assert!(output.contains("FITS"), "{output}");
+}

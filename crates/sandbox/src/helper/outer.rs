@@ -72,6 +72,13 @@ fn write_map(file: &str, text: &str) -> Result<(), SetupError> {
 
 fn start(inv: &Invocation) -> Result<(i32, Vec<String>), SetupError> {
     let spec = &inv.spec;
+    // First of all, so that every process the command starts is in its group.
+    for procs in &spec.cgroup_procs {
+        std::fs::write(procs, std::process::id().to_string()).map_err(step(format!(
+            "joining the command's control group ({})",
+            procs.display()
+        )))?;
+    }
     let plan = mounts::Plan::prepare(spec)?;
     let uid = nix::unistd::getuid();
     let gid = nix::unistd::getgid();

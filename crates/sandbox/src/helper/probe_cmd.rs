@@ -63,6 +63,7 @@ fn probe() -> Capabilities {
         network: false,
         readable: Vec::new(),
         limits: Default::default(),
+        cgroup_procs: Vec::new(),
         state_dir: base.join("state"),
     };
     let status = base.join("status.json");

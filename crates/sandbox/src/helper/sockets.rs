@@ -28,6 +28,15 @@ pub(super) fn sockets_in(places: &[PathBuf], keep: &[&Path]) -> Vec<PathBuf> {
     const ENTRIES: usize = 20_000;
     let mut out = Vec::new();
     let mut seen = 0;
+    // A place that is itself a socket is hidden too: reading a path never means talking to
+    // the program behind it.
+    for p in places {
+        if std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
+            && !keep.iter().any(|k| p.starts_with(k))
+        {
+            out.push(p.clone());
+        }
+    }
     let mut stack: Vec<(PathBuf, usize)> = places.iter().map(|p| (p.clone(), 0)).collect();
     while let Some((dir, depth)) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -101,6 +110,11 @@ mod tests {
         std::fs::write(deep.join("plain"), "x").expect("write");
         let places = [dir.path().to_path_buf()];
         assert_eq!(sockets_in(&places, &[]), vec![deep.join("svc.sock")]);
+        // Named itself.
+        assert_eq!(
+            sockets_in(&[deep.join("svc.sock")], &[]),
+            vec![deep.join("svc.sock")]
+        );
         assert!(sockets_in(&places, &[&dir.path().join("a")]).is_empty());
     }
 
