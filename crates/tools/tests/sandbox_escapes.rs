@@ -1089,6 +1089,22 @@ async fn a_host_services_socket_in_the_project_is_unreachable() {
     std::fs::write(dir.join("postgresql.conf"), "port = 5432\n").expect("write");
     let (_, output, _) = run(&f, "cat .devenv/state/postgres/postgresql.conf").await;
     assert!(output.contains("port = 5432"), "{output}");
+    // A socket the command itself makes in the project is its own to use, over a layer of the
+    // project or not (a test suite's own server and client).
+    let own = "python3 -c \"import os, socket, threading\ns = socket.socket(socket.AF_UNIX); s.bind('run/own.sock'); s.listen(1)\nt = threading.Thread(target=lambda: s.accept()[0].sendall(b'OWN-SOCKET-OK')); t.start()\nc = socket.socket(socket.AF_UNIX); c.connect('run/own.sock'); print(c.recv(64).decode()); t.join()\"";
+    for layers in [false, true] {
+        let mut config = f.config.clone();
+        if let Some(s) = config.sandbox.take() {
+            config.sandbox = Some(s.with_layers(layers));
+        }
+        std::fs::create_dir_all(f.project.join("run")).expect("mkdir");
+        let (code, output, _) = run_with(&f, &config, own, SANDBOXED).await;
+        assert!(
+            output.contains("OWN-SOCKET-OK"),
+            "layers {layers}: {code:?} {output}"
+        );
+        let _ = std::fs::remove_file(f.project.join("run/own.sock"));
+    }
 }
 
 /// Issue 45: a command could fill the disk under the app: nothing limited what it wrote, and
