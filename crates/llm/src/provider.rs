@@ -103,7 +103,7 @@ impl ProviderConfig {
 }
 
 /// The largest model, in billions of parameters, that gets the small-model help unasked.
-const SMALL_MODEL_BILLIONS: f64 = 4.0;
+const SMALL_MODEL_BILLIONS: f64 = 8.0;
 
 /// The built-in model always; a model on a server on this machine when its name says it has at
 /// most [`SMALL_MODEL_BILLIONS`] parameters (`qwen2.5-coder:1.5b`,
@@ -359,6 +359,11 @@ mod tests {
     fn small_models_on_this_machine_get_the_help_unless_the_setting_says_no() {
         let local = ProviderConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:11434/v1", None);
         assert!(local.is_small("qwen2.5-coder:1.5b"));
+        // Issue 48: a 1.5B–7B model behind a server gets the same help as the built-in one
+        // (Llama 3.1's 8B too).
+        assert!(local.is_small("qwen2.5-coder:7b"));
+        assert!(local.is_small("llama3.1:8b"));
+        assert!(!local.is_small("qwen2.5-coder:14b"));
         assert!(!local.is_small("qwen2.5-coder:32b"));
         assert!(
             !local.is_small("qwen2.5-coder"),

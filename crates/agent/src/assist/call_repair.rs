@@ -3,10 +3,13 @@
 //! learns the right shape. Nothing here decides whether a call may run; the repaired call is
 //! judged and shown like any other.
 //!
-//! In order: `read_file`'s line numbers taken out of the text written (any model; see
-//! `echoed_numbers`), a fence around a small model's whole content taken off (`file_blocks`),
-//! an old_string matched with other spacing (any model; `loose_match`), and a small model's
-//! edit of a function's first line or body widened to the whole function (`function_edit`).
+//! For small models only (the built-in one, a small one behind a server, or as the provider's
+//! setting says): a large model's exact text is what it meant — a file whose lines really
+//! start with `   1 | `, an old_string that must match as written. In order: `read_file`'s
+//! line numbers taken out of the text written (`echoed_numbers`), a fence around the whole
+//! content taken off (`file_blocks`), an old_string matched with other spacing
+//! (`loose_match`), and an edit of a function's first line or body widened to the whole
+//! function (`function_edit`).
 
 use super::echoed_numbers::without_numbers;
 use super::project_text::read as read_project_text;
@@ -20,6 +23,9 @@ pub(crate) fn repaired_call(
     small_model: bool,
     input: &Value,
 ) -> Option<(Value, String)> {
+    if !small_model {
+        return None;
+    }
     let mut call = input.clone();
     let mut note = String::new();
     // A file's whole text (`content`) is put right on its own; replacements (`old_string`,
@@ -51,12 +57,11 @@ pub(crate) fn repaired_call(
             note.push_str(NUMBERS_NOTE);
         }
     }
-    // Small models only: a document that is one fenced block is rare, but real.
-    if small_model
-        && let Some(plain) = call
-            .get("content")
-            .and_then(Value::as_str)
-            .and_then(super::file_blocks::unfenced)
+    // A document that is one fenced block is rare, but real.
+    if let Some(plain) = call
+        .get("content")
+        .and_then(Value::as_str)
+        .and_then(super::file_blocks::unfenced)
     {
         call["content"] = Value::String(plain);
         note.push_str(
@@ -77,7 +82,7 @@ pub(crate) fn repaired_call(
             note.push_str("\n(Your old_string matched the file only with other spacing and line breaks: the file's own text was replaced. Copy old_string exactly next time.)");
         }
     }
-    if small_model && let Some(file) = &file {
+    if let Some(file) = &file {
         let text = |k: &str| call.get(k).and_then(Value::as_str);
         let wide = super::function_edit::widened(
             file,

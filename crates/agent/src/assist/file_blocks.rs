@@ -41,6 +41,34 @@ pub fn file_blocks(text: &str, exists: &dyn Fn(&str) -> bool) -> Vec<(String, St
     found
 }
 
+/// The text of every closed fenced block of a reply, and whether a path is named for it (in
+/// its fence or on the line above): a block named for another file is not this one's.
+pub fn fenced_blocks(text: &str) -> Vec<(bool, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some(info) = lines[i].trim_start().strip_prefix("```") else {
+            i += 1;
+            continue;
+        };
+        let Some(close) = (i + 1..lines.len()).find(|&j| lines[j].trim() == "```") else {
+            break;
+        };
+        let named = path_in(info).is_some()
+            || lines[..i]
+                .iter()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|l| path_in(l).is_some());
+        let mut content = lines[i + 1..close].join("\n");
+        content.push('\n');
+        found.push((named, content));
+        i = close + 1;
+    }
+    found
+}
+
 /// A small model's reply with no call and a whole file in a code block under its path, as the
 /// `write_file` call it means.
 pub(crate) fn as_write_call(

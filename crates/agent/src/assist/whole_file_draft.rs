@@ -19,16 +19,69 @@ const EXAMPLE_REPLY: &str =
     "show_greeting.py\n```\ndef greeting(name):\n    print(f\"Hey {name}\")\n```\n";
 
 /// Drafts asked for again after a check failed, per task: aider's loop (the failing output
-/// back, the file whole again) fixed what its first reply got wrong within two rounds.
-pub(crate) const REPAIRS: u32 = 2;
+/// back, the file whole again, three times at most) solved every problem of a public suite
+/// whose first draft failed its check.
+pub(crate) const REPAIRS: u32 = 3;
 
-/// A draft about to be asked for: the files it shows (path, text as read), the task, and the
-/// check that failed since the last draft.
+/// Drafts asked for again, per task, when a reply could not be used (see [`DraftMiss`]):
+/// such a reply is told what was wrong with it and asked again, instead of the task falling
+/// back to tool calls a small model circles in.
+pub(crate) const RETRIES: u32 = 2;
+
+/// Why a draft's reply wrote nothing. Each is told to the model in the next draft.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DraftMiss {
+    /// No fenced block under a shown file's path.
+    NoBlock,
+    /// Every block was the file as it is: nothing changed.
+    Unchanged,
+    /// A block stood in for part of the file with a marker (`# ... rest of the code`).
+    Elided,
+    /// The reply ended (its token limit) before the block's closing fence.
+    Cut,
+}
+
+impl DraftMiss {
+    /// The kind, as the log and the benchmark count it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            DraftMiss::NoBlock => "no_block",
+            DraftMiss::Unchanged => "unchanged",
+            DraftMiss::Elided => "elided",
+            DraftMiss::Cut => "cut",
+        }
+    }
+
+    /// What the next draft tells the model about its last reply.
+    fn words(self, paths: &str, failed: bool) -> String {
+        match self {
+            DraftMiss::NoBlock => format!(
+                "Your last reply had no file in the form asked. Reply with {paths} on a line of its own, then its whole new content in one fenced code block, and nothing else."
+            ),
+            DraftMiss::Unchanged if failed => format!(
+                "Your last reply gave {paths} back unchanged, and the check still fails: the code must change. Read the failure above, find the line that causes it, and write {paths} again with that fixed."
+            ),
+            DraftMiss::Unchanged => format!(
+                "Your last reply gave {paths} back unchanged. Write {paths} again with the request done."
+            ),
+            DraftMiss::Elided => format!(
+                "Your last reply left out part of {paths} (a \"...\" line). Write every line of the file, with none skipped."
+            ),
+            DraftMiss::Cut => format!(
+                "Your last reply was cut off before {paths}'s block ended. Write only the file, whole, with no explanation."
+            ),
+        }
+    }
+}
+
+/// A draft about to be asked for: the files it shows (path, text as read), the task, the
+/// check that failed since the last draft, and what was wrong with the last reply.
 #[derive(Debug, Clone)]
 pub(crate) struct Draft {
     files: Vec<(String, String)>,
     task: String,
     failed: Option<FailedCheck>,
+    missed: Option<DraftMiss>,
 }
 
 /// A check that failed, as a draft shows it: the command and the lines that say what failed.
@@ -44,6 +97,10 @@ pub(crate) struct DraftBasis {
     pub task: String,
     pub paths: Vec<String>,
     pub repairs: u32,
+    /// Drafts asked again after a reply that wrote nothing.
+    pub retries: u32,
+    /// The last check that failed, shown again to a retry.
+    pub failed: Option<FailedCheck>,
 }
 
 impl Draft {
@@ -55,12 +112,19 @@ impl Draft {
             files,
             task: task.to_string(),
             failed: None,
+            missed: None,
         })
     }
 
     /// The same draft shown with a check that failed.
     pub(crate) fn after(mut self, failed: FailedCheck) -> Draft {
         self.failed = Some(failed);
+        self
+    }
+
+    /// The same draft, told what was wrong with the last reply.
+    pub(crate) fn missed(mut self, miss: DraftMiss) -> Draft {
+        self.missed = Some(miss);
         self
     }
 
@@ -86,6 +150,16 @@ impl Draft {
             }
             shown.push_str("\nFix the code so that it passes.\n");
         }
+        if let Some(miss) = self.missed {
+            let paths = self
+                .files
+                .iter()
+                .map(|(p, _)| p.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            shown.push_str(&miss.words(&paths, self.failed.is_some()));
+            shown.push('\n');
+        }
         shown.push_str("Request: ");
         shown.push_str(&self.task);
         shown.push_str("\n\nReply with the path of each file you change on a line of its own and its whole new content in a fenced code block.");
@@ -101,41 +175,110 @@ impl Draft {
         ]
     }
 
+    #[cfg(test)]
+    fn as_calls(&self, resp: ChatResponse, step: u32) -> ChatResponse {
+        self.read(resp, step).0
+    }
+
     /// The reply as the `write_file` calls it means: one per block of a shown file whose text
-    /// differs from what was shown. A reply with none is blank (it changed nothing to keep).
-    /// Only a file's first block counts: after the answer the built-in model went on with more
-    /// blocks under the same path (the tests it imagined), each of which would have replaced it.
-    pub(crate) fn as_calls(&self, mut resp: ChatResponse, step: u32) -> ChatResponse {
+    /// differs from what was shown, and why it wrote nothing when it did not (the reply is then
+    /// blank). Only a file's first block counts: after the answer the built-in model went on
+    /// with more blocks under the same path (the tests it imagined), each of which would have
+    /// replaced it.
+    pub(crate) fn read(
+        &self,
+        mut resp: ChatResponse,
+        step: u32,
+    ) -> (ChatResponse, Option<DraftMiss>) {
+        let text = resp.message.text();
         let shown = |p: &str| self.files.iter().any(|(path, _)| path == p);
+        let mut blocks = super::file_blocks::file_blocks(&text, &shown);
+        // One file shown and one block written under no path: that file. The built-in model
+        // put `# solution.py` inside the block, or no path at all.
+        if blocks.is_empty()
+            && let [(only, _)] = self.files.as_slice()
+            && let [(false, block)] = super::file_blocks::fenced_blocks(&text).as_slice()
+        {
+            blocks.push((only.clone(), without_path_line(block, only)));
+        }
         let mut seen = Vec::new();
-        let calls: Vec<ContentBlock> =
-            super::file_blocks::file_blocks(&resp.message.text(), &shown)
-                .into_iter()
-                .filter(|(path, _)| {
-                    let first = !seen.contains(path);
-                    seen.push(path.clone());
-                    first
-                })
-                .filter(|(path, content)| {
-                    self.files.iter().any(|(p, before)| {
-                        p == path
-                            && before.trim_end() != content.trim_end()
-                            && !elides(before, content)
-                    })
-                })
-                .enumerate()
-                .map(|(i, (path, content))| ContentBlock::ToolUse {
-                    id: format!("draft_{step}_{i}"),
-                    name: "write_file".into(),
-                    input: serde_json::json!({ "path": path, "content": content }),
-                })
-                .collect();
+        let firsts: Vec<(String, String)> = blocks
+            .into_iter()
+            .filter(|(path, _)| {
+                let first = !seen.contains(path);
+                seen.push(path.clone());
+                first
+            })
+            .collect();
+        let before = |path: &str| {
+            self.files
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, b)| b.as_str())
+        };
+        let miss = if firsts.is_empty() {
+            let open = text
+                .lines()
+                .filter(|l| l.trim_start().starts_with("```"))
+                .count()
+                % 2
+                == 1;
+            Some(
+                if open && resp.stop_reason == protocol::StopReason::MaxTokens {
+                    DraftMiss::Cut
+                } else {
+                    DraftMiss::NoBlock
+                },
+            )
+        } else if firsts
+            .iter()
+            .all(|(p, c)| before(p).is_some_and(|b| b.trim_end() == c.trim_end()))
+        {
+            Some(DraftMiss::Unchanged)
+        } else if firsts
+            .iter()
+            .all(|(p, c)| before(p).is_some_and(|b| b.trim_end() == c.trim_end() || elides(b, c)))
+        {
+            Some(DraftMiss::Elided)
+        } else {
+            None
+        };
+        let calls: Vec<ContentBlock> = firsts
+            .into_iter()
+            .filter(|(path, content)| {
+                before(path)
+                    .is_some_and(|b| b.trim_end() != content.trim_end() && !elides(b, content))
+            })
+            .enumerate()
+            .map(|(i, (path, content))| ContentBlock::ToolUse {
+                id: format!("draft_{step}_{i}"),
+                name: "write_file".into(),
+                input: serde_json::json!({ "path": path, "content": content }),
+            })
+            .collect();
+        if let Some(m) = miss {
+            // The reply itself is not kept (its text is not the conversation's): the log says
+            // what it was, for the benchmark's count of misses and for whoever reads why.
+            tracing::info!(target: "tandem::draft", miss = m.name(), reply = %text, "a draft wrote nothing");
+        }
         // The calls alone: the blocks' text is their content, and kept twice it would double
         // what the next step reads.
         resp.message.content = calls;
         resp.lenient = None;
         resp.malformed_tool_calls.clear();
-        resp
+        (resp, miss)
+    }
+}
+
+/// A block without a first line that only names its file as a comment (`# solution.py`).
+fn without_path_line(block: &str, path: &str) -> String {
+    match block.split_once('\n') {
+        Some((first, rest))
+            if first.trim().trim_start_matches(['#', '/', '-', ' ']).trim() == path =>
+        {
+            rest.to_string()
+        }
+        _ => block.to_string(),
     }
 }
 
@@ -279,7 +422,7 @@ impl Drafts {
         let basis = DraftBasis {
             task: task.to_string(),
             paths: read,
-            repairs: 0,
+            ..DraftBasis::default()
         };
         self.pending = draft_of(root, &basis);
         self.basis = Some(basis);
@@ -294,20 +437,68 @@ impl Drafts {
         output: &str,
         root: &ProjectRoot,
         may_write: bool,
-    ) {
+    ) -> Repair {
         let Some(mut basis) = self.basis.take() else {
-            return;
+            return Repair::NotDrafted;
         };
-        if basis.repairs < REPAIRS && super::checks::is_check(command) && may_write {
+        let plan = if !super::checks::is_check(command) || !may_write {
+            Repair::NotDrafted
+        } else if basis.repairs < REPAIRS {
             basis.repairs += 1;
             let failed = FailedCheck {
                 command: command.to_string(),
                 lines: what_failed(output),
             };
+            basis.failed = Some(failed.clone());
             self.pending = draft_of(root, &basis).map(|d| d.after(failed));
-        }
+            if self.pending.is_some() {
+                Repair::Drafted
+            } else {
+                Repair::NotDrafted
+            }
+        } else {
+            Repair::Exhausted {
+                repairs: basis.repairs,
+            }
+        };
         self.basis = Some(basis);
+        plan
     }
+
+    /// After a draft's reply that wrote nothing: the draft again, told why, while retries
+    /// remain; whether one was planned (else the task goes on with the tools). A first draft
+    /// answered in prose, or with the file as it was, may be right (nothing to change; the
+    /// tools can look further); after a failed check, or with a file cut short or elided, the
+    /// reply cannot be.
+    pub(crate) fn plan_retry(&mut self, miss: DraftMiss, root: &ProjectRoot) -> bool {
+        let Some(mut basis) = self.basis.take() else {
+            return false;
+        };
+        let wrong = basis.failed.is_some() || matches!(miss, DraftMiss::Elided | DraftMiss::Cut);
+        if wrong && basis.retries < RETRIES {
+            basis.retries += 1;
+            let draft = draft_of(root, &basis).map(|d| match &basis.failed {
+                Some(f) => d.after(f.clone()),
+                None => d,
+            });
+            self.pending = draft.map(|d| d.missed(miss));
+        }
+        let planned = self.pending.is_some();
+        self.basis = Some(basis);
+        planned
+    }
+}
+
+/// What a failed check means for a task's drafts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Repair {
+    /// No draft of this task, or not a check: the task goes on as it was.
+    NotDrafted,
+    /// The next step is the draft again, with what failed.
+    Drafted,
+    /// The check still fails after every repair the task may have: tool calls after this
+    /// circled (make bench-agent), so the task pauses, saying so.
+    Exhausted { repairs: u32 },
 }
 
 /// The draft of the basis's files as they are now.
@@ -515,6 +706,162 @@ mod tests {
             1,
         );
         assert_eq!(done.message.content.len(), 1);
+    }
+
+    /// Issue 48: a repair draft's reply "came back empty" (an empty assistant message in the
+    /// log) and the task fell back to tool calls that circled. Each way a reply writes nothing
+    /// is named, so the next draft can say what was wrong.
+    #[test]
+    fn a_reply_that_writes_nothing_says_why() {
+        let miss = |text: &str, stop: protocol::StopReason| {
+            let mut r = reply(text);
+            r.stop_reason = stop;
+            draft().read(r, 1).1
+        };
+        use protocol::StopReason::{EndTurn, MaxTokens};
+        assert_eq!(
+            miss("The bug is the minus sign.", EndTurn),
+            Some(DraftMiss::NoBlock)
+        );
+        assert_eq!(
+            miss(
+                "calc.py\n```\ndef add(a, b):\n    return a - b\n```\n",
+                EndTurn
+            ),
+            Some(DraftMiss::Unchanged)
+        );
+        assert_eq!(
+            miss(
+                "calc.py\n```\ndef add(a, b):\n    return a + b\n# ... rest of the code unchanged\n```\n",
+                EndTurn
+            ),
+            Some(DraftMiss::Elided)
+        );
+        assert_eq!(
+            miss("calc.py\n```\ndef add(a, b):\n    return a +", MaxTokens),
+            Some(DraftMiss::Cut)
+        );
+        assert_eq!(
+            miss(
+                "calc.py\n```\ndef add(a, b):\n    return a + b\n```\n",
+                EndTurn
+            ),
+            None
+        );
+    }
+
+    /// The built-in model wrote its one block with no path above it, or with `# calc.py` as
+    /// the block's first line: with one file shown, that block is the file (without the line
+    /// that names it).
+    #[test]
+    fn one_file_shown_and_one_block_without_its_path_is_that_file() {
+        for text in [
+            "Here is the fix:\n```python\ndef add(a, b):\n    return a + b\n```\n",
+            "```python\n# calc.py\ndef add(a, b):\n    return a + b\n```\n",
+        ] {
+            let (resp, miss) = draft().read(reply(text), 1);
+            assert_eq!(miss, None, "{text}");
+            assert_eq!(
+                resp.message.content,
+                [ContentBlock::ToolUse {
+                    id: "draft_1_0".into(),
+                    name: "write_file".into(),
+                    input: serde_json::json!({
+                        "path": "calc.py",
+                        "content": "def add(a, b):\n    return a + b\n"
+                    }),
+                }],
+                "{text}"
+            );
+        }
+        // Two blocks and no path: which one is the file is not plain.
+        let two =
+            "```python\ndef add(a, b):\n    return a + b\n```\n```python\nprint(add(1, 2))\n```\n";
+        assert_eq!(draft().read(reply(two), 1).1, Some(DraftMiss::NoBlock));
+    }
+
+    fn project_with_calc() -> (tempfile::TempDir, ProjectRoot) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join("calc.py"),
+            "def add(a, b):\n    return a - b\n",
+        )
+        .expect("write");
+        let root = ProjectRoot::open(dir.path()).expect("open");
+        (dir, root)
+    }
+
+    /// Aider's loop: the failing output back and the file whole again, three times at most;
+    /// after that the task does not fall back to tool calls (they circled), it pauses.
+    #[test]
+    fn a_failed_check_is_repaired_three_times_then_the_task_pauses() {
+        let (_dir, root) = project_with_calc();
+        let mut drafts = Drafts::default();
+        drafts.plan_first(
+            "Fix add in calc.py.",
+            vec!["calc.py".into()],
+            &root,
+            true,
+            true,
+        );
+        assert!(drafts.take().is_some(), "the first draft");
+        let failing = "AssertionError: -1 != 5\n[exit code 1; 0.1 s]\n";
+        for n in 1..=REPAIRS {
+            assert_eq!(
+                drafts.plan_repair("python3 -m unittest", failing, &root, true),
+                Repair::Drafted,
+                "repair {n}"
+            );
+            let d = drafts.take().expect("a repair draft");
+            let last = d.messages().last().expect("message").text();
+            assert!(last.contains("AssertionError: -1 != 5"), "{last}");
+        }
+        assert_eq!(
+            drafts.plan_repair("python3 -m unittest", failing, &root, true),
+            Repair::Exhausted { repairs: 3 }
+        );
+        assert!(drafts.take().is_none());
+        // A command that is not a check is no reason to draft.
+        assert_eq!(
+            drafts.plan_repair("ls", "", &root, true),
+            Repair::NotDrafted
+        );
+    }
+
+    /// A repair whose reply wrote nothing is asked again, told why, with the failure still
+    /// shown: twice at most, then the task goes on with the tools.
+    #[test]
+    fn a_draft_that_wrote_nothing_is_asked_again_told_why() {
+        let (_dir, root) = project_with_calc();
+        let mut drafts = Drafts::default();
+        drafts.plan_first(
+            "Fix add in calc.py.",
+            vec!["calc.py".into()],
+            &root,
+            true,
+            true,
+        );
+        let _ = drafts.take();
+        let failing = "AssertionError: -1 != 5\n";
+        drafts.plan_repair("python3 -m unittest", failing, &root, true);
+        let _ = drafts.take();
+        for _ in 0..RETRIES {
+            assert!(drafts.plan_retry(DraftMiss::Unchanged, &root));
+            let last = drafts
+                .take()
+                .expect("a retry")
+                .messages()
+                .last()
+                .expect("message")
+                .text();
+            assert!(
+                last.contains("gave calc.py back unchanged, and the check still fails"),
+                "{last}"
+            );
+            assert!(last.contains("AssertionError: -1 != 5"), "{last}");
+        }
+        assert!(!drafts.plan_retry(DraftMiss::Unchanged, &root));
+        assert!(drafts.take().is_none());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::calls::{Calls, Facts};
 use super::loop_breaker::Verdict;
 use super::reply::{Attachment, Reply};
 use crate::assist::project_text;
-use crate::assist::whole_file_draft::Drafts;
+use crate::assist::whole_file_draft::{Drafts, Repair};
 use crate::history::log::LogError;
 use crate::journal::Journal;
 use crate::outcome::Outcome;
@@ -80,7 +80,20 @@ impl Round {
             && reply.ran.exit_code.is_some_and(|c| c != 0)
         {
             let may_write = may_write(calls);
-            drafts.plan_repair(command, &reply.text, root, may_write);
+            if let Repair::Exhausted { repairs } =
+                drafts.plan_repair(command, &reply.text, root, may_write)
+            {
+                // Tool calls after the last repair circled until the loop guard stopped them:
+                // the task pauses now, saying why.
+                reply.text.push_str(&format!(
+                    "\n\nThe check still fails after {repairs} rewrites of the file. Stop here; the person will say how to go on."
+                ));
+                self.outcome = Some(Outcome::Paused {
+                    reason: format!(
+                        "`{command}` still fails after {repairs} tries at rewriting the file"
+                    ),
+                });
+            }
         }
         reply.text = fit_for_model(calls, &id, reply.text);
         if !reply.is_error
