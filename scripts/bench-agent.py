@@ -134,7 +134,8 @@ def run_tandem(cli, model, task, proj: Path, max_steps: int, timeout: int):
         "TANDEM_DATA_DIR": str(data),
         "TANDEM_CONFIG_DIR": str(proj.parent / "config"),
         "TANDEM_NO_KEYCHAIN": "1",
-        "TANDEM_LOG": "builtin=info",
+        # The draft's misses are logged with the reply the model wrote (see failure_kinds).
+        "TANDEM_LOG": "builtin=info,tandem::draft=info",
     }
     # The saved beginnings of conversations are shared between tasks, as between sessions.
     shared = REPO / "target" / "bench-agent" / "kv-cache"
@@ -144,9 +145,10 @@ def run_tandem(cli, model, task, proj: Path, max_steps: int, timeout: int):
     cmd = [str(cli), "run", "--project", str(proj), "--provider", "builtin", "--model-path", str(model),
            "--mode", "full_auto", "--approve", "all", "--max-steps", str(max_steps), "--json", task["prompt"]]
     started = time.monotonic()
+    err = ""
     try:
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-        out, code = r.stdout, r.returncode
+        out, code, err = r.stdout, r.returncode, r.stderr
     except subprocess.TimeoutExpired as e:
         out, code = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
     wall = time.monotonic() - started
@@ -166,7 +168,49 @@ def run_tandem(cli, model, task, proj: Path, max_steps: int, timeout: int):
         elif kind == "tool_call_proposed":
             calls.append(ev.get("name"))
     (proj.parent / "tandem.jsonl").write_text(out)
-    return {"steps": steps, "tokens": tokens, "wall_s": round(wall, 1), "exit": code, "calls": calls}
+    (proj.parent / "tandem.log").write_text(err)
+    return {"steps": steps, "tokens": tokens, "wall_s": round(wall, 1), "exit": code, "calls": calls,
+            "kinds": failure_kinds(out, err, task)}
+
+
+def failure_kinds(events: str, log: str, task) -> dict:
+    """What went wrong in a run, counted from its events and log: drafts that wrote nothing (by
+    why), calls repeated until the loop guard stepped in (a circle), calls aimed at the tests or
+    edits that matched nothing (a wrong target), the step limit, and a check still failing after
+    the repairs."""
+    kinds = {}
+
+    def add(k, n=1):
+        kinds[k] = kinds.get(k, 0) + n
+    for m in re.finditer(r"a draft wrote nothing.*?miss=(\w+)", log):
+        add(f"empty draft ({m.group(1)})")
+    proposed = {}
+    for line in events.splitlines():
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        kind = ev.get("type")
+        if kind == "tool_call_proposed":
+            proposed[ev.get("id")] = ev
+            inp = json.dumps(ev.get("input", {}))
+            if ev.get("name") in ("write_file", "edit_file") and any(t in inp for t in task["tests"]):
+                add("wrong target")
+        elif kind == "tool_finished":
+            out = str(ev.get("output", ""))
+            if "old_string was not found" in out or "old_string and new_string are the same" in out:
+                add("wrong target")
+            if "repeated" in out and "same arguments" in out:
+                add("circle")
+        elif kind == "turn_ended":
+            o = ev.get("outcome", {})
+            status = o.get("status") if isinstance(o, dict) else o
+            if status == "step_limit":
+                add("step limit")
+            if status == "paused":
+                reason = o.get("reason", "") if isinstance(o, dict) else ""
+                add("repairs exhausted" if "rewriting the file" in reason else "circle")
+    return kinds
 
 
 def free_port() -> int:
@@ -235,6 +279,14 @@ def table(rows, aider_ran: bool, planned: int) -> str:
                + (f"**{a_solved} of {len(rows)}**" if aider_ran else "not run") + " |")
     if len(rows) < planned:
         out.append(f"\n{len(rows)} of the {planned} tasks were run.")
+    kinds = {}
+    for _, r, _ in rows:
+        if r and not r["solved"]:
+            for k, n in r.get("kinds", {}).items():
+                kinds[k] = kinds.get(k, 0) + n
+    if kinds:
+        out.append("\nWhat went wrong in Tandem's misses, counted from its logs: "
+                   + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ".")
     return "\n".join(out)
 
 

@@ -89,6 +89,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             tools: tools(),
             max_tokens: 128,
             temperature: Some(0.0),
+            call_required: false,
         };
         let started = Instant::now();
         let mut first_piece = None;
@@ -164,6 +165,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         tools: tools(),
         max_tokens: 8,
         temperature: Some(0.0),
+        call_required: false,
     };
     let c = cancel.clone();
     tokio::spawn(async move {

@@ -48,11 +48,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             tools,
             max_tokens: 512,
             temperature: Some(0.0),
+            // Every question needs a call, as the agent's steps do: the call grammar holds from
+            // the first token (a reply in prose was 5 of 6 misses without it).
+            call_required: true,
         };
         let started = Instant::now();
-        let reply = engine
-            .reply(&req, Generation::default(), &mut |_| {}, &cancel)
-            .await;
+        let how = Generation {
+            force_tool_call: req.call_required,
+        };
+        let reply = engine.reply(&req, how, &mut |_| {}, &cancel).await;
         let out = match reply {
             Ok(resp) => {
                 let calls: Vec<Value> = resp

@@ -349,7 +349,10 @@ impl LocalModel for Engine {
         on_event: &'a mut (dyn FnMut(StreamEvent) + Send),
         cancel: &'a CancellationToken,
     ) -> LocalReply<'a> {
-        Box::pin(self.reply(req, Generation::default(), on_event, cancel))
+        let how = Generation {
+            force_tool_call: req.call_required && !req.tools.is_empty(),
+        };
+        Box::pin(self.reply(req, how, on_event, cancel))
     }
 
     fn context(&self) -> Option<u32> {

@@ -124,6 +124,7 @@ mod tests {
             }],
             max_tokens: 10,
             temperature: None,
+            call_required: false,
         }
     }
 

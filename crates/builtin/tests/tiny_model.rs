@@ -45,6 +45,7 @@ fn request(messages: Vec<Message>, max_tokens: u32) -> ChatRequest {
         tools: tools(),
         max_tokens,
         temperature: None,
+        call_required: false,
     }
 }
 
@@ -443,4 +444,33 @@ async fn a_damaged_saved_beginning_is_removed_and_the_prompt_read() {
         std::fs::read(&state).expect("saved again").len(),
         bytes.len()
     );
+}
+
+/// Issue 48: where the agent needs a call it says so on the request (`call_required`), and the
+/// built-in model, answering through the provider's seam, is held to one from its first token:
+/// no reply in prose. Without it the same request may be answered in words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_that_requires_a_call_gets_one_through_the_provider() {
+    use llm::LocalModel as _;
+    let engine = engine();
+    let mut req = request(
+        vec![Message::user_text(
+            "Say hello to me in one short sentence, please.",
+        )],
+        60,
+    );
+    req.call_required = true;
+    let r = engine
+        .stream(&req, &mut |_| {}, &CancellationToken::new())
+        .await
+        .expect("a reply");
+    assert!(
+        r.message
+            .content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::ToolUse { .. })),
+        "{:?}",
+        r.message
+    );
+    assert_eq!(r.stop_reason, protocol::StopReason::ToolUse);
 }

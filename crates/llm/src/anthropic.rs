@@ -80,6 +80,9 @@ pub(crate) fn body(req: &ChatRequest) -> Value {
     }
     if !tools.is_empty() {
         body["tools"] = Value::Array(tools);
+        if req.call_required {
+            body["tool_choice"] = json!({"type": "any"});
+        }
     }
     if let Some(t) = req.temperature {
         body["temperature"] = json!(t);

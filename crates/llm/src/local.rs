@@ -123,6 +123,7 @@ mod tests {
             }],
             max_tokens: 100,
             temperature: None,
+            call_required: false,
         }
     }
 

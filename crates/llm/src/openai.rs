@@ -111,6 +111,9 @@ pub(crate) fn body(req: &ChatRequest, opts: &OpenAiOptions) -> Value {
                 .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}))
                 .collect(),
         );
+        if req.call_required {
+            body["tool_choice"] = json!("required");
+        }
     }
     if let Some(t) = req.temperature {
         body["temperature"] = json!(t);
@@ -412,6 +415,7 @@ mod tests {
             tools: Vec::new(),
             max_tokens: 100,
             temperature: None,
+            call_required: false,
         };
         let messages = messages_json(&req);
         assert_eq!(

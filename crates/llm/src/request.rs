@@ -11,6 +11,10 @@ pub struct ChatRequest {
     pub tools: Vec<ToolDefinition>,
     pub max_tokens: u32,
     pub temperature: Option<f32>,
+    /// The reply must be a call of one of `tools` (a small model answered in prose where the
+    /// agent needed a call): `tool_choice: "required"` for OpenAI-compatible servers, `any`
+    /// for Anthropic, the call grammar from the first token for the built-in model.
+    pub call_required: bool,
 }
 
 /// What streams out while the model answers, for the live transcript.

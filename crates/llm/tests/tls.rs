@@ -142,6 +142,7 @@ async fn reply_through_tls() {
         tools: vec![],
         max_tokens: 16,
         temperature: None,
+        call_required: false,
     };
     let reply = provider
         .stream(&req, &mut |_| {}, &CancellationToken::new())

@@ -78,6 +78,9 @@ pub struct Expect {
     /// The request's text (all of it, serialized) contains each of these.
     #[serde(default)]
     pub contains: Vec<String>,
+    /// The request's text contains none of these.
+    #[serde(default)]
+    pub lacks: Vec<String>,
     /// The offered tools include these names.
     #[serde(default)]
     pub tools_include: Vec<String>,

@@ -239,6 +239,13 @@ fn check(i: usize, expect: &Expect, req: &Recorded) -> Vec<String> {
             f.push(format!("turn {i}: the request does not contain {c:?}"));
         }
     }
+    for c in &expect.lacks {
+        if text.contains(c.as_str()) {
+            f.push(format!(
+                "turn {i}: the request contains {c:?}, which it must not"
+            ));
+        }
+    }
     let tool_names: Vec<String> = req
         .body
         .get("tools")

@@ -22,6 +22,7 @@ fn request() -> ChatRequest {
         }],
         max_tokens: 1024,
         temperature: None,
+        call_required: false,
     }
 }
 

@@ -300,7 +300,7 @@ fn elides(before: &str, after: &str) -> bool {
 
 /// Whether a task may want files changed: not a question. Asked to change a file it was only
 /// asked about, a small model may well rewrite it anyway. "Can you fix …?" is a request.
-fn asks_for_change(task: &str) -> bool {
+pub(crate) fn asks_for_change(task: &str) -> bool {
     const ASKING: &[&str] = &[
         "what",
         "why",

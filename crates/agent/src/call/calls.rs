@@ -426,7 +426,7 @@ impl Calls {
                 &mut landed,
             )
             .await;
-            self.note_landed(&landed);
+            self.note_landed(Some(text), &landed);
             return Ok(Called::Answered(reply?));
         }
         if let Some(engine) = prepared.call.engine() {
@@ -559,15 +559,20 @@ impl Calls {
         if let Some(dir) = &self.session.dir {
             (keep_baselines(dir.clone()).0)(before);
         }
-        self.note_landed(before);
+        // A background command's changes, reviewed later: changes like an edit's.
+        self.note_landed(None, before);
     }
 
-    /// Project files a command's layer landed in the foreground: the files changed this turn
-    /// take them as they take an edit's (the session's record has them from `keep_baselines`).
-    fn note_landed(&mut self, landed: &[(String, Option<String>)]) {
+    /// Project files a command's layer landed (`by`: the command, when it ran in the
+    /// foreground): the files changed this turn take them as they take an edit's (the
+    /// session's record has them from `keep_baselines`).
+    fn note_landed(&mut self, by: Option<&str>, landed: &[(String, Option<String>)]) {
         for (path, _) in landed {
             self.changed_files.insert(path.clone());
-            self.record.written(path);
+            match by {
+                Some(command) => self.record.landed_by(command, path),
+                None => self.record.written(path),
+            }
         }
     }
 

@@ -57,6 +57,19 @@ impl WorkRecord {
             .retain(|w| !matches!(w, DoneWarning::EditPartlyKept { path: p, .. } if p == path));
     }
 
+    /// `command`'s layer landed `path`. A check's own output (`__pycache__/`, a coverage
+    /// file) is not a change after the check: counted as one, it sent a task_done back with
+    /// "it has not run since your last change" right after the check passed (HumanEval, the
+    /// built-in model). Any other command's changes are.
+    pub fn landed_by(&mut self, command: &str, path: &str) {
+        if is_check(command) {
+            self.rejected.remove(path);
+            self.touched.insert(path.to_string());
+        } else {
+            self.written(path);
+        }
+    }
+
     /// The person kept `kept` of the `total` changes of an edit to `path`.
     pub fn kept_in_part(&mut self, path: &str, kept: u32, total: u32) {
         self.written(path);
@@ -365,6 +378,16 @@ mod tests {
         assert_eq!(record.warnings(&claim, &p), not_run, "written, not run");
         record.ran("bash test.sh", Some(0), true);
         assert_eq!(record.warnings(&claim, &p), []);
+        // What the check itself left in the project is its own doing, not a later change.
+        record.landed_by("bash test.sh", "__pycache__/ext.cpython-311.pyc");
+        assert_eq!(record.warnings(&claim, &p), [], "the check's own output");
+        record.landed_by("python3 gen.py", "report.txt");
+        assert_eq!(
+            record.warnings(&claim, &p),
+            not_run,
+            "another command's changes"
+        );
+        record.ran("bash test.sh", Some(0), true);
         record.written("ext.sh");
         assert_eq!(record.warnings(&claim, &p), not_run, "changed after it");
         record.ran("bash test.sh", Some(1), false);

@@ -116,6 +116,7 @@ impl Model {
             tools,
             max_tokens,
             temperature: None,
+            call_required: false,
         }
     }
 
