@@ -430,3 +430,57 @@ fn secrets_from_git_history_never_reach_a_commands_output() {
         assert!(out.contains("[hidden: a secret from git history]"), "{out}");
     }
 }
+
+/// Issue 45: a socket bound from another network namespace (a container, flatpak, another
+/// sandbox) is in no table of this one. One in a toolchain folder of the home that commands
+/// see (`~/.npm`) was reachable; sockets are found there by type now, and hidden.
+#[test]
+fn a_socket_bound_in_another_network_namespace_is_out_of_reach() {
+    helper_built();
+    let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
+    let npm = home.path().join(".npm");
+    std::fs::create_dir_all(&npm).expect("mkdir");
+    let sock = npm.join("daemon.sock");
+    let listener = "import socket, sys\n\
+         s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)\n\
+         open(sys.argv[1] + '.ready', 'w').close(); s.settimeout(5)\n\
+         try:\n    s.accept(); open(sys.argv[1] + '.accepted', 'w').close()\n\
+         except OSError:\n    pass\n";
+    let spawned = Command::new("unshare")
+        .args(["--net", "python3", "-c", listener])
+        .arg(&sock)
+        .spawn();
+    let Ok(mut service) = spawned else {
+        eprintln!("skipped: unshare is not here");
+        return;
+    };
+    let ready =
+        test_support::wait_until_blocking("the service to listen", Duration::from_secs(10), || {
+            sock.with_extension("sock.ready").exists()
+        });
+    if ready.is_err() {
+        let _ = service.kill();
+        eprintln!("skipped: this user cannot make a network namespace");
+        return;
+    }
+    let unix = std::fs::read_to_string("/proc/net/unix").expect("table");
+    assert!(
+        !unix.contains(&sock.display().to_string()),
+        "bound in another namespace, the socket is not in this one's table"
+    );
+    let p = project();
+    let home_dir = home.path().display().to_string();
+    let (_, out, err) = run_command(
+        p.path(),
+        "python3 -c \"import os, socket; c = socket.socket(socket.AF_UNIX); c.connect(os.path.expanduser('~/.npm/daemon.sock')); print('CONNECTED')\"",
+        false,
+        &[("HOME", &home_dir)],
+    );
+    let _ = service.wait();
+    assert!(out.contains("[exit code"), "{out}{err}");
+    assert!(!out.contains("CONNECTED"), "{out}{err}");
+    assert!(
+        !sock.with_extension("sock.accepted").exists(),
+        "the service saw a connection from the sandbox"
+    );
+}

@@ -47,7 +47,12 @@ pub fn hidden_locations(home: Option<&Path>) -> Vec<PathBuf> {
     )));
     v.extend(SERVICE_SOCKETS.iter().map(PathBuf::from));
     v.extend(outside_folders(home));
-    v.extend(sockets_by_type(&[Path::new("/var"), Path::new("/opt")]));
+    // And in the home's toolchain folders, which commands see: a language server's or a
+    // daemon's socket there, bound in another network namespace, is in no table of this one.
+    let toolchains: Vec<PathBuf> = home.map(home_for_toolchains).unwrap_or_default();
+    let mut places: Vec<&Path> = vec![Path::new("/var"), Path::new("/opt")];
+    places.extend(toolchains.iter().map(PathBuf::as_path));
+    v.extend(sockets_by_type(&places));
     // Links are followed: a hidden link would hide nothing.
     let mut v: Vec<PathBuf> = v
         .into_iter()
