@@ -580,12 +580,18 @@ impl Agent {
     ) -> Result<Option<(ModelReply, u64)>, AgentError> {
         let draft = self.drafts.take();
         let req = match &draft {
-            Some(d) => self.model.request(
-                Some(DRAFT_SYSTEM.to_string()),
-                d.messages(),
-                Vec::new(),
-                self.config.max_tokens,
-            ),
+            Some(d) => {
+                let mut req = self.model.request(
+                    Some(DRAFT_SYSTEM.to_string()),
+                    d.messages(),
+                    Vec::new(),
+                    self.config.max_tokens,
+                );
+                // The example is the same in every draft: kept with the system message, a
+                // new session's first draft reads only the files and the task.
+                req.fixed_messages = crate::assist::whole_file_draft::EXAMPLE_MESSAGES;
+                req
+            }
             None => {
                 let mut req = self.model.request(
                     Some(system),

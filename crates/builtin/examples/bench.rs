@@ -90,6 +90,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             max_tokens: 128,
             temperature: Some(0.0),
             call_required: false,
+            fixed_messages: 0,
         };
         let started = Instant::now();
         let mut first_piece = None;
@@ -166,6 +167,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         max_tokens: 8,
         temperature: Some(0.0),
         call_required: false,
+        fixed_messages: 0,
     };
     let c = cancel.clone();
     tokio::spawn(async move {

@@ -51,6 +51,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             // Every question needs a call, as the agent's steps do: the call grammar holds from
             // the first token (a reply in prose was 5 of 6 misses without it).
             call_required: true,
+            fixed_messages: 0,
         };
         let started = Instant::now();
         let how = Generation {

@@ -245,8 +245,14 @@ impl Engine {
     ) -> Result<Outcome, LlmError> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let flag = Arc::new(StopFlag::default());
+        let messages = prompt::messages(req);
+        // The system message, then the request's fixed messages (as the template merges none
+        // of them: a draft's example alternates user and assistant).
+        let has_system = messages.first().is_some_and(|m| m.role == "system");
+        let fixed_messages = (usize::from(has_system) + req.fixed_messages).min(messages.len());
         let job = Job {
-            messages: prompt::messages(req),
+            messages,
+            fixed_messages,
             tools: req.tools.clone(),
             max_tokens: req.max_tokens,
             temperature: req.temperature,

@@ -125,6 +125,7 @@ mod tests {
             max_tokens: 10,
             temperature: None,
             call_required: false,
+            fixed_messages: 0,
         }
     }
 

@@ -34,6 +34,9 @@ pub const PROMPT_BATCH: usize = 512;
 /// One reply to write.
 pub struct Job {
     pub messages: Vec<TemplateMessage>,
+    /// How many of `messages`, from the first, are the same in every session (the system
+    /// message, a draft's example): their KV cache is the beginning kept between processes.
+    pub fixed_messages: usize,
     pub tools: Vec<ToolDefinition>,
     pub max_tokens: u32,
     pub temperature: Option<f32>,
@@ -163,7 +166,7 @@ impl Worker<'_> {
         // its logits are where the reply starts.
         let mut keep = prefix_store::common_prefix(&self.cached, &tokens);
         keep = keep.min(tokens.len().saturating_sub(1));
-        let fixed = self.fixed_beginning(&job.messages, &tokens);
+        let fixed = self.fixed_beginning(&job.messages[..job.fixed_messages], &tokens);
         let restored = self.restore_beginning(&tokens, keep);
         keep = keep.max(restored);
         self.ctx
@@ -289,21 +292,21 @@ impl Worker<'_> {
         })
     }
 
-    /// How many of `tokens` are the system message: the part of a conversation that is the
-    /// same from one session to the next (tools and rules first, the project's own words
-    /// after). Zero without a system message.
-    fn fixed_beginning(&self, messages: &[TemplateMessage], tokens: &[LlamaToken]) -> usize {
-        let Some(system) = messages.first().filter(|m| m.role == "system") else {
+    /// How many of `tokens` are the `fixed` messages: the part of a conversation that is the
+    /// same from one session to the next (the system message — tools and rules first, the
+    /// project's own words after — and a draft's example). Zero without them.
+    fn fixed_beginning(&self, fixed: &[TemplateMessage], tokens: &[LlamaToken]) -> usize {
+        if fixed.is_empty() {
             return 0;
-        };
-        let Ok(chat) = LlamaChatMessage::new(system.role.to_string(), system.content.clone())
+        }
+        let Ok(chat) = fixed
+            .iter()
+            .map(|m| LlamaChatMessage::new(m.role.to_string(), m.content.clone()))
+            .collect::<Result<Vec<_>, _>>()
         else {
             return 0;
         };
-        let Ok(text) = self
-            .model
-            .apply_chat_template(&self.template, &[chat], false)
-        else {
+        let Ok(text) = self.model.apply_chat_template(&self.template, &chat, false) else {
             return 0;
         };
         let own = self.model.vocab().tokenize(text.as_bytes(), true, true);

@@ -46,6 +46,7 @@ fn request(messages: Vec<Message>, max_tokens: u32) -> ChatRequest {
         max_tokens,
         temperature: None,
         call_required: false,
+        fixed_messages: 0,
     }
 }
 
@@ -473,4 +474,57 @@ async fn a_request_that_requires_a_call_gets_one_through_the_provider() {
         r.message
     );
     assert_eq!(r.stop_reason, protocol::StopReason::ToolUse);
+}
+
+/// Issue 48: a new session's first draft read its fixed beginning again — the system message
+/// is short (under what is worth saving), and the example after it is the same every time.
+/// A request that says its first messages are fixed has them saved with the system message,
+/// and the next process loads them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drafts_fixed_example_is_saved_with_its_system_message() {
+    let dir = tempfile::tempdir().expect("dir");
+    let load = || engine_saving_into(dir.path());
+    let example = "show_greeting.py\n```\ndef greeting(name):\n    print(f\"Hello {name}\")\n```\n\nRequest: Change the greeting to be more casual.\n".repeat(3);
+    let draft = |task: &str| {
+        let mut req = request(
+            vec![
+                Message::user_text(example.clone()),
+                Message {
+                    role: protocol::Role::Assistant,
+                    content: vec![ContentBlock::Text {
+                        text: "show_greeting.py\n```\ndef greeting(name):\n    print(f\"Hey {name}\")\n```\n".into(),
+                    }],
+                },
+                Message::user_text(task),
+            ],
+            8,
+        );
+        req.tools.clear();
+        req.system = Some("Act as an expert software developer.".into());
+        req.fixed_messages = 2;
+        req
+    };
+    let cold = reply_to(
+        &load(),
+        &draft("calc.py\n```\nx = 1\n```\nRequest: Fix it."),
+    )
+    .await;
+    assert_eq!(cold.stats.restored_tokens, 0, "{:?}", cold.stats);
+    let warm = reply_to(
+        &load(),
+        &draft("other.py\n```\ny = 2\n```\nRequest: Fix it."),
+    )
+    .await;
+    assert!(
+        warm.stats.restored_tokens >= 128,
+        "the example was loaded, not read: {:?}",
+        warm.stats
+    );
+    // Without the hint only the short system message is fixed: nothing worth saving.
+    let dir2 = tempfile::tempdir().expect("dir");
+    let mut plain = draft("calc.py\n```\nx = 1\n```\nRequest: Fix it.");
+    plain.fixed_messages = 0;
+    let _ = reply_to(&engine_saving_into(dir2.path()), &plain).await;
+    let again = reply_to(&engine_saving_into(dir2.path()), &plain).await;
+    assert_eq!(again.stats.restored_tokens, 0, "{:?}", again.stats);
 }

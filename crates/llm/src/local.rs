@@ -124,6 +124,7 @@ mod tests {
             max_tokens: 100,
             temperature: None,
             call_required: false,
+            fixed_messages: 0,
         }
     }
 

@@ -416,6 +416,7 @@ mod tests {
             max_tokens: 100,
             temperature: None,
             call_required: false,
+            fixed_messages: 0,
         };
         let messages = messages_json(&req);
         assert_eq!(

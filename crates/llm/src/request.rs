@@ -15,6 +15,10 @@ pub struct ChatRequest {
     /// agent needed a call): `tool_choice: "required"` for OpenAI-compatible servers, `any`
     /// for Anthropic, the call grammar from the first token for the built-in model.
     pub call_required: bool,
+    /// How many of `messages`, from the first, are the same in every session (a draft's worked
+    /// example): a model that keeps the KV cache of a conversation's fixed beginning between
+    /// sessions (the built-in one) keeps them with the system message.
+    pub fixed_messages: usize,
 }
 
 /// What streams out while the model answers, for the live transcript.

@@ -143,6 +143,7 @@ async fn reply_through_tls() {
         max_tokens: 16,
         temperature: None,
         call_required: false,
+        fixed_messages: 0,
     };
     let reply = provider
         .stream(&req, &mut |_| {}, &CancellationToken::new())

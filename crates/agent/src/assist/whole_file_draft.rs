@@ -18,6 +18,10 @@ const EXAMPLE_REQUEST: &str = "show_greeting.py\n```\ndef greeting(name):\n    p
 const EXAMPLE_REPLY: &str =
     "show_greeting.py\n```\ndef greeting(name):\n    print(f\"Hey {name}\")\n```\n";
 
+/// The messages a draft starts with after its system message (the example's request and
+/// reply): the same in every draft of every session.
+pub(crate) const EXAMPLE_MESSAGES: usize = 2;
+
 /// Drafts asked for again after a check failed, per task: aider's loop (the failing output
 /// back, the file whole again, three times at most) solved every problem of a public suite
 /// whose first draft failed its check.
@@ -592,6 +596,19 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn the_example_is_the_drafts_fixed_beginning() {
+        let a = draft().messages();
+        let b = Draft::new(
+            "Fix sub in other.py.",
+            vec![("other.py".into(), "x = 1\n".into())],
+        )
+        .expect("draft")
+        .messages();
+        assert_eq!(a[..EXAMPLE_MESSAGES], b[..EXAMPLE_MESSAGES]);
+        assert_ne!(a[EXAMPLE_MESSAGES], b[EXAMPLE_MESSAGES]);
     }
 
     #[test]

@@ -117,6 +117,7 @@ impl Model {
             max_tokens,
             temperature: None,
             call_required: false,
+            fixed_messages: 0,
         }
     }
 
