@@ -182,7 +182,8 @@ def failure_kinds(events: str, log: str, task) -> dict:
 
     def add(k, n=1):
         kinds[k] = kinds.get(k, 0) + n
-    for m in re.finditer(r"a draft wrote nothing.*?miss=(\w+)", log):
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", log)
+    for m in re.finditer(r"a draft wrote nothing miss=\"?(\w+)", plain):
         add(f"empty draft ({m.group(1)})")
     proposed = {}
     for line in events.splitlines():
@@ -204,12 +205,15 @@ def failure_kinds(events: str, log: str, task) -> dict:
                 add("circle")
         elif kind == "turn_ended":
             o = ev.get("outcome", {})
-            status = o.get("status") if isinstance(o, dict) else o
+            status = o.get("kind") if isinstance(o, dict) else o
             if status == "step_limit":
                 add("step limit")
-            if status == "paused":
-                reason = o.get("reason", "") if isinstance(o, dict) else ""
+            elif status == "paused":
+                reason = o.get("reason", "")
                 add("repairs exhausted" if "rewriting the file" in reason else "circle")
+            elif status == "failed":
+                code = (o.get("error") or {}).get("code", "error")
+                add("context full" if code == "context_too_long" else f"failed ({code})")
     return kinds
 
 

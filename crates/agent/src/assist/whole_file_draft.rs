@@ -86,6 +86,8 @@ pub(crate) struct Draft {
     task: String,
     failed: Option<FailedCheck>,
     missed: Option<DraftMiss>,
+    /// The files as the task began, for a repair that goes on from the first draft.
+    original: Option<Vec<(String, String)>>,
 }
 
 /// A check that failed, as a draft shows it: the command and the lines that say what failed.
@@ -105,6 +107,8 @@ pub(crate) struct DraftBasis {
     pub retries: u32,
     /// The last check that failed, shown again to a retry.
     pub failed: Option<FailedCheck>,
+    /// The files as the task began (its first draft showed them so).
+    pub original: Vec<(String, String)>,
 }
 
 impl Draft {
@@ -117,6 +121,7 @@ impl Draft {
             task: task.to_string(),
             failed: None,
             missed: None,
+            original: None,
         })
     }
 
@@ -133,41 +138,12 @@ impl Draft {
     }
 
     /// The conversation the draft is asked in: the example, then the files and the request.
+    /// A repair goes on from there as aider's loop does: the files as the task began with the
+    /// request, the model's own answer (the files as they are now), then what failed — told
+    /// its answer failed, the model changes it; shown the files as given, it wrote them back
+    /// unchanged (make bench-agent on HumanEval).
     pub(crate) fn messages(&self) -> Vec<Message> {
-        let mut shown = String::new();
-        for (path, text) in &self.files {
-            shown.push_str(path);
-            shown.push_str("\n```\n");
-            shown.push_str(text);
-            if !text.ends_with('\n') {
-                shown.push('\n');
-            }
-            shown.push_str("```\n\n");
-        }
-        if let Some(f) = &self.failed {
-            shown.push_str(&format!("`{}` fails:\n", f.command));
-            // Indented, not fenced: a fence here could be read as a file's block.
-            for l in &f.lines {
-                shown.push_str("    ");
-                shown.push_str(l);
-                shown.push('\n');
-            }
-            shown.push_str("\nFix the code so that it passes.\n");
-        }
-        if let Some(miss) = self.missed {
-            let paths = self
-                .files
-                .iter()
-                .map(|(p, _)| p.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
-            shown.push_str(&miss.words(&paths, self.failed.is_some()));
-            shown.push('\n');
-        }
-        shown.push_str("Request: ");
-        shown.push_str(&self.task);
-        shown.push_str("\n\nReply with the path of each file you change on a line of its own and its whole new content in a fenced code block.");
-        vec![
+        let mut out = vec![
             Message::user_text(EXAMPLE_REQUEST),
             Message {
                 role: Role::Assistant,
@@ -175,8 +151,61 @@ impl Draft {
                     text: EXAMPLE_REPLY.to_string(),
                 }],
             },
-            Message::user_text(shown),
-        ]
+        ];
+        let reply_form = "\n\nReply with the path of each file you change on a line of its own and its whole new content in a fenced code block.";
+        match (&self.failed, &self.original) {
+            (Some(f), Some(original)) => {
+                out.push(Message::user_text(format!(
+                    "{}Request: {}{reply_form}",
+                    blocks(original),
+                    self.task
+                )));
+                out.push(Message {
+                    role: Role::Assistant,
+                    content: vec![ContentBlock::Text {
+                        text: blocks(&self.files).trim_end().to_string() + "\n",
+                    }],
+                });
+                let mut said = failure_words(f);
+                if let Some(miss) = self.missed {
+                    said.push_str(&miss.words(&self.paths(), true));
+                    said.push('\n');
+                }
+                said.push_str(reply_form.trim_start());
+                out.push(Message::user_text(said));
+            }
+            _ => {
+                let mut shown = blocks(&self.files);
+                if let Some(f) = &self.failed {
+                    shown.push_str(&failure_words(f));
+                }
+                if let Some(miss) = self.missed {
+                    shown.push_str(&miss.words(&self.paths(), self.failed.is_some()));
+                    shown.push('\n');
+                }
+                shown.push_str("Request: ");
+                shown.push_str(&self.task);
+                shown.push_str(reply_form);
+                out.push(Message::user_text(shown));
+            }
+        }
+        out
+    }
+
+    /// The shown files' paths, for words about them.
+    fn paths(&self) -> String {
+        self.files
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The same draft going on from the files as the task began (a repair: see
+    /// [`Draft::messages`]).
+    pub(crate) fn from(mut self, original: Vec<(String, String)>) -> Draft {
+        self.original = Some(original);
+        self
     }
 
     #[cfg(test)]
@@ -423,12 +452,15 @@ impl Drafts {
         if !small_model || read.is_empty() || !asks_for_change(task) || !may_write {
             return;
         }
-        let basis = DraftBasis {
+        let mut basis = DraftBasis {
             task: task.to_string(),
             paths: read,
             ..DraftBasis::default()
         };
         self.pending = draft_of(root, &basis);
+        if let Some(d) = &self.pending {
+            basis.original = d.files.clone();
+        }
         self.basis = Some(basis);
     }
 
@@ -454,7 +486,8 @@ impl Drafts {
                 lines: what_failed(output),
             };
             basis.failed = Some(failed.clone());
-            self.pending = draft_of(root, &basis).map(|d| d.after(failed));
+            self.pending =
+                draft_of(root, &basis).map(|d| d.after(failed).from(basis.original.clone()));
             if self.pending.is_some() {
                 Repair::Drafted
             } else {
@@ -482,7 +515,7 @@ impl Drafts {
         if wrong && basis.retries < RETRIES {
             basis.retries += 1;
             let draft = draft_of(root, &basis).map(|d| match &basis.failed {
-                Some(f) => d.after(f.clone()),
+                Some(f) => d.after(f.clone()).from(basis.original.clone()),
                 None => d,
             });
             self.pending = draft.map(|d| d.missed(miss));
@@ -503,6 +536,34 @@ pub(crate) enum Repair {
     /// The check still fails after every repair the task may have: tool calls after this
     /// circled (make bench-agent), so the task pauses, saying so.
     Exhausted { repairs: u32 },
+}
+
+/// Files as a draft shows them: each path on its line, then its text in a fenced block.
+fn blocks(files: &[(String, String)]) -> String {
+    let mut shown = String::new();
+    for (path, text) in files {
+        shown.push_str(path);
+        shown.push_str("\n```\n");
+        shown.push_str(text);
+        if !text.ends_with('\n') {
+            shown.push('\n');
+        }
+        shown.push_str("```\n\n");
+    }
+    shown
+}
+
+/// A failed check as a draft tells it.
+fn failure_words(f: &FailedCheck) -> String {
+    let mut said = format!("`{}` fails:\n", f.command);
+    // Indented, not fenced: a fence here could be read as a file's block.
+    for l in &f.lines {
+        said.push_str("    ");
+        said.push_str(l);
+        said.push('\n');
+    }
+    said.push_str("\nFix the code so that it passes.\n");
+    said
 }
 
 /// The draft of the basis's files as they are now.
@@ -842,6 +903,53 @@ mod tests {
         assert_eq!(
             drafts.plan_repair("ls", "", &root, true),
             Repair::NotDrafted
+        );
+    }
+
+    /// Issue 48: shown the files as they are (its own code) with what failed, the built-in
+    /// model wrote them back unchanged, four times in one task. A repair goes on as aider's
+    /// loop does: the files as the task began and the request, the model's answer (the files
+    /// as they are now) as its own reply, then what failed.
+    #[test]
+    fn a_repair_goes_on_from_the_models_own_answer() {
+        let (dir, root) = project_with_calc();
+        let mut drafts = Drafts::default();
+        drafts.plan_first(
+            "Fix add in calc.py.",
+            vec!["calc.py".into()],
+            &root,
+            true,
+            true,
+        );
+        let _ = drafts.take();
+        std::fs::write(
+            dir.path().join("calc.py"),
+            "def add(a, b):\n    return a * b\n",
+        )
+        .expect("the model's answer");
+        drafts.plan_repair(
+            "python3 -m unittest",
+            "AssertionError: 6 != 5\n",
+            &root,
+            true,
+        );
+        let m = drafts.take().expect("a repair").messages();
+        assert_eq!(m.len(), 5, "{m:?}");
+        let texts: Vec<String> = m.iter().map(Message::text).collect();
+        assert!(
+            texts[2].contains("return a - b") && texts[2].contains("Request: Fix add in calc.py."),
+            "{}",
+            texts[2]
+        );
+        assert_eq!(m[3].role, Role::Assistant);
+        assert_eq!(
+            texts[3],
+            "calc.py\n```\ndef add(a, b):\n    return a * b\n```\n"
+        );
+        assert!(
+            texts[4].starts_with("`python3 -m unittest` fails:\n    AssertionError: 6 != 5\n\nFix the code so that it passes.\n"),
+            "{}",
+            texts[4]
         );
     }
 
