@@ -294,9 +294,18 @@ def table(rows, aider_ran: bool, planned: int) -> str:
     return "\n".join(out)
 
 
-def write_doc(text: str):
+def write_tables(rows, aider_ran: bool, tasks):
+    """Each suite's table between its own markers: this repository's tasks, HumanEval's."""
+    for marker, public in (("bench-agent", False), ("bench-agent-public", True)):
+        planned = [t for t in tasks if (t["kind"] == "humaneval") == public]
+        mine = [r for r in rows if (r[0]["kind"] == "humaneval") == public]
+        if mine:
+            write_doc(table(mine, aider_ran, len(planned)), marker)
+
+
+def write_doc(text: str, marker: str = "bench-agent"):
     doc = DOC.read_text()
-    start, end = "<!-- bench-agent:start -->", "<!-- bench-agent:end -->"
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
     if start not in doc:
         raise SystemExit(f"{DOC} has no {start} marker")
     before, rest = doc.split(start, 1)
@@ -344,7 +353,7 @@ def main():
             rows.append((t, r, ar))
             if a.write:
                 # After every task: a run cut short still leaves what it measured.
-                write_doc(table(rows, server is not None, len(tasks)))
+                write_tables(rows, server is not None, tasks)
             print(f"{t['id']}: tandem {'solved' if r['solved'] else 'not solved'} "
                   f"({r['steps']} steps, {r['tokens']} tok, {r['wall_s']} s, {' → '.join(map(str, r['calls']))})"
                   + (f"; aider {'solved' if ar['solved'] else 'not solved'}" if ar else ""), flush=True)
@@ -353,10 +362,9 @@ def main():
             server.stop()
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps([{"task": t["id"], "tandem": r, "aider": ar} for t, r, ar in rows], indent=1))
-    text = table(rows, server is not None, len(tasks))
-    print(text)
+    print(table(rows, server is not None, len(tasks)))
     if a.write:
-        write_doc(text)
+        write_tables(rows, server is not None, tasks)
 
 
 if __name__ == "__main__":
