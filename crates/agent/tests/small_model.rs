@@ -279,8 +279,8 @@ async fn a_small_models_first_move_is_a_whole_file_draft_that_lands_as_an_approv
 }
 
 /// Issue 23: after a draft, the check the task names failed and the small model's edits went
-/// in circles. As aider does, the draft is asked for again with what failed (twice at most);
-/// the second one passes.
+/// in circles. As aider does, the draft is asked for again with what failed (three times at
+/// most, issue 48: going on from the model's own answer); the second one passes.
 #[tokio::test]
 async fn a_failed_check_after_a_draft_brings_a_draft_with_the_failure() {
     let project = tempfile::tempdir().expect("tempdir");
@@ -313,7 +313,13 @@ async fn a_failed_check_after_a_draft_brings_a_draft_with_the_failure() {
     let drafts: Vec<String> = requests
         .iter()
         .filter(|r| r.tools.is_empty())
-        .map(|r| r.messages.last().map(|m| m.text()).unwrap_or_default())
+        .map(|r| {
+            r.messages
+                .iter()
+                .map(|m| m.text())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
         .collect();
     assert_eq!(drafts.len(), 2, "{drafts:?}");
     assert!(
@@ -322,6 +328,20 @@ async fn a_failed_check_after_a_draft_brings_a_draft_with_the_failure() {
             && drafts[1].contains("AssertionError: 6 != 5"),
         "the file as it is now and what failed: {}",
         drafts[1]
+    );
+    // The model's own answer is its reply, and what failed comes after it.
+    let repair = requests
+        .iter()
+        .filter(|r| r.tools.is_empty())
+        .nth(1)
+        .expect("a repair");
+    let last = repair.messages.len() - 1;
+    assert_eq!(repair.messages[last - 1].role, protocol::Role::Assistant);
+    assert!(repair.messages[last - 1].text().contains("return a * b"));
+    assert!(
+        repair.messages[last]
+            .text()
+            .contains("AssertionError: 6 != 5")
     );
     let checks: Vec<Option<i32>> = h
         .events()
