@@ -150,7 +150,10 @@ def run_tandem(cli, model, task, proj: Path, max_steps: int, timeout: int):
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
         out, code, err = r.stdout, r.returncode, r.stderr
     except subprocess.TimeoutExpired as e:
-        out, code = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
+        def text(b):
+            return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
+        # What it logged until then counts too (the draft's misses are in it).
+        out, code, err = text(e.stdout), "timeout", text(e.stderr)
     wall = time.monotonic() - started
     steps = tokens = 0
     calls = []
