@@ -80,25 +80,24 @@ impl HistorySecrets {
 
     /// Whether the history holds a secret file, or may (not known within a few seconds).
     pub fn holds_secrets(&self) -> bool {
+        self.answered().known.unwrap_or(true)
+    }
+
+    /// The answer once the look has ended, or as it stands after [`WAIT`].
+    fn answered(&self) -> std::sync::MutexGuard<'_, Answer> {
         self.begin();
         let (lock, ready) = &*self.answer;
         let state = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let (state, _) = ready
+        ready
             .wait_timeout_while(state, WAIT, |a| a.known.is_none())
-            .unwrap_or_else(PoisonError::into_inner);
-        state.known.unwrap_or(true)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0
     }
 
     /// The values the history's secret files held (waiting for the look, as
     /// [`HistorySecrets::holds_secrets`] does).
     fn values(&self) -> Arc<Vec<String>> {
-        self.begin();
-        let (lock, ready) = &*self.answer;
-        let state = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let (state, _) = ready
-            .wait_timeout_while(state, WAIT, |a| a.known.is_none())
-            .unwrap_or_else(PoisonError::into_inner);
-        state.values.clone()
+        self.answered().values.clone()
     }
 
     /// `text` with every value the history's secret files ever held replaced by
