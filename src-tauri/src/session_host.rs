@@ -225,7 +225,7 @@ fn turn_end_notice(
             "Stopped at a spending limit",
             agent::spend::limit_words(reached),
         ),
-        TurnOutcome::Paused { reason } => ("Paused", format!("{reason}: tell it how to go on")),
+        TurnOutcome::Paused { reason } => ("Paused", format!("{reason}. Tell it how to go on")),
         TurnOutcome::Cancelled => return None,
         _ => (
             "Waiting for you",

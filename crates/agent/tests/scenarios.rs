@@ -793,7 +793,7 @@ async fn nearing_the_context_window_compacts_older_turns_with_the_model() {
     assert!(warned < at, "warned before compacting");
     assert!(
         dropped.iter().any(|l| l == "You: Look around")
-            && dropped.iter().any(|l| l == "Called read_file"),
+            && dropped.iter().any(|l| l == "Read list.txt"),
         "{dropped:?}"
     );
 }

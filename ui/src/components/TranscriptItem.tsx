@@ -46,6 +46,15 @@ function outcomeText(o: TurnOutcome): { text: string; tone: "muted" | "warn" | "
   }
 }
 
+/** A line whose `backticked` parts (a command in a pause's reason) are set as code, as a
+ * call's title sets them, instead of showing the backticks. */
+function CodeSpans({ text }: { text: string }) {
+  const parts = text.split("`");
+  // An odd count of backticks leaves one unpaired: the text is shown as it is.
+  if (parts.length % 2 === 0) return <>{text}</>;
+  return <>{parts.map((p, i) => (i % 2 === 1 ? <code key={i}>{p}</code> : p))}</>;
+}
+
 export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Item }) {
   switch (item.kind) {
     case "user":
@@ -116,7 +125,7 @@ export const TranscriptItem = memo(function TranscriptItem({ item }: { item: Ite
       const { text, tone } = outcomeText(item.outcome);
       return (
         <div className={`outcome ${tone}`} data-testid="turn-outcome" data-kind={item.outcome.kind}>
-          {text}
+          <CodeSpans text={text} />
         </div>
       );
     }

@@ -434,15 +434,34 @@ describe("a turn", () => {
         outcome: "repeated",
         summary: { kind: "repeated", paused: true },
       },
-      { type: "turn_ended", outcome: { kind: "paused", reason: "the model called read_file with the same arguments 3 times in a row" } },
+      {
+        type: "turn_ended",
+        outcome: { kind: "paused", reason: "Tandem stopped a repeated step: Read calc.py again (3 times in a row, after one step back)" },
+      },
     ]);
     const quiet = await screen.findByTestId("tool-repeated");
+    // The turn's end in the same words: the tool's name reached the person there too.
+    const ended = await screen.findByTestId("turn-outcome");
+    expect(ended).toHaveAttribute("data-kind", "paused");
+    expect(ended).toHaveTextContent("Tandem stopped a repeated step: Read calc.py again");
+    expect(ended).not.toHaveTextContent("read_file");
     expect(within(quiet).getByTestId("tool-repeated-words")).toHaveTextContent(
       "Tandem stopped a repeated step: Read calc.py again — the agent went round in circles, so the task is paused: tell it how to go on.",
     );
     expect(within(quiet).getByTestId("tool-repeated-words")).not.toHaveTextContent("You have called");
     expect(within(quiet).getByTestId("tool-details")).toHaveTextContent("You have called read_file");
     expect(screen.queryAllByTestId("tool-card")).toHaveLength(0);
+  });
+
+  it("sets a command in a pause's reason as code, without its backticks", async () => {
+    const { push } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      { type: "turn_ended", outcome: { kind: "paused", reason: "`python3 -m unittest` still fails after 3 tries at rewriting the file" } },
+    ]);
+    const ended = await screen.findByTestId("turn-outcome");
+    expect(ended).not.toHaveTextContent("`");
+    expect(ended.querySelector("code")).toHaveTextContent("python3 -m unittest");
   });
 
   it("shows a task_done the engine sent back as a quiet line, and the end of a task as one block", async () => {

@@ -100,7 +100,7 @@ impl LoopBreaker {
         };
         if self.stepped_back {
             return Some(Verdict::Pause {
-                reason: format!("the model {what}, after one step back"),
+                reason: self.repeated_words(cycle.len()),
                 text: format!(
                     "You have {what}. The task is paused for the user; try a different approach."
                 ),
@@ -144,7 +144,9 @@ impl LoopBreaker {
         let what = format!("`{command}` failed {runs} times in a row");
         if self.stepped_back {
             return Some(Verdict::Pause {
-                reason: format!("the checks still failed after one step back: {what}"),
+                reason: format!(
+                    "`{command}` still failed {runs} times in a row after one step back"
+                ),
                 text: format!("{what}. The task is paused for the user."),
             });
         }
@@ -170,6 +172,31 @@ impl LoopBreaker {
                     .map(str::to_string)
             }),
         });
+    }
+
+    /// The newest `period` calls in words for people, for a pause: "Tandem stopped a repeated
+    /// step: Read `calc.py` again". The model's words ("called read_file with the same
+    /// arguments…") reached the person's transcript, notification and export before.
+    fn repeated_words(&self, period: usize) -> String {
+        let seen = self.recent.len().saturating_sub(period);
+        let titles: Vec<String> = self
+            .recent
+            .iter()
+            .skip(seen)
+            .map(|(name, input)| {
+                let input = serde_json::from_str(input).unwrap_or(serde_json::Value::Null);
+                crate::history::export::title_words(&tools::title_of(name, &input))
+            })
+            .collect();
+        match titles.as_slice() {
+            [one] => format!(
+                "Tandem stopped a repeated step: {one} again ({LOOP_LIMIT} times in a row, after one step back)"
+            ),
+            many => format!(
+                "Tandem stopped a circle of steps: {} ({LOOP_LIMIT} times over, after one step back)",
+                many.join(" → ")
+            ),
+        }
     }
 
     /// The newest cycle of calls repeated [`LOOP_LIMIT`] times at the end of the record.
@@ -283,8 +310,13 @@ mod tests {
         // The record starts again after a step back: two more are not yet a circle.
         assert_eq!(call(&mut b), None);
         assert_eq!(call(&mut b), None);
-        assert!(
-            matches!(call(&mut b), Some(Verdict::Pause { reason, .. }) if reason.contains("after one step back"))
+        let Some(Verdict::Pause { reason, .. }) = call(&mut b) else {
+            panic!("the second circle pauses");
+        };
+        // Words for the person: the call as the window names it, never the tool's name.
+        assert_eq!(
+            reason,
+            "Tandem stopped a repeated step: Read a again (3 times in a row, after one step back)"
         );
     }
 

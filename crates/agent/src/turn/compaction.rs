@@ -41,7 +41,10 @@ pub(crate) fn dropped_lines(messages: &[Message]) -> Vec<String> {
                 ContentBlock::Text { text } if !text.trim().is_empty() => {
                     format!("Tandem: {}", one_line(text))
                 }
-                ContentBlock::ToolUse { name, .. } => format!("Called {name}"),
+                // The call as the window names it ("Read calc.py"), not the tool's name.
+                ContentBlock::ToolUse { name, input, .. } => {
+                    crate::history::export::title_words(&tools::title_of(name, input))
+                }
                 ContentBlock::ToolResult { content, .. } => {
                     format!("Result: {}", one_line(content))
                 }
