@@ -212,8 +212,9 @@ struct Story {
     turn: u32,
 }
 
-/// A call's title as Markdown: its code parts in backticks.
-fn title_words(title: &[protocol::TitlePart]) -> String {
+/// A call's title as Markdown: its code parts in backticks. Also the words of a pause and of
+/// a compaction's dropped calls.
+pub(crate) fn title_words(title: &[protocol::TitlePart]) -> String {
     title
         .iter()
         .map(|p| {
@@ -224,6 +225,46 @@ fn title_words(title: &[protocol::TitlePart]) -> String {
             }
         })
         .collect()
+}
+
+/// What contradicts a task's summary, in the window's words (Markdown).
+fn done_warning_words(w: &protocol::DoneWarning) -> String {
+    use protocol::DoneWarning as W;
+    let code = |t: &str| format!("`{}`", first_line(t, 100).replace('`', "'"));
+    match w {
+        W::EditRejected { path } => format!("{} is unchanged: you rejected its edit.", code(path)),
+        W::FileUnchanged { path } => {
+            format!("{} is listed as changed, but nothing changed it.", code(path))
+        }
+        W::CheckFailed {
+            command,
+            exit_code: Some(c),
+        } => format!("The last check failed: {} ended with exit code {c}.", code(command)),
+        W::CheckFailed {
+            command,
+            exit_code: None,
+        } => format!(
+            "The last check was stopped before it finished: {}.",
+            code(command)
+        ),
+        W::CheckNotRun { command } => format!(
+            "The check the task asked for did not run after the last change: {}.",
+            code(command)
+        ),
+        W::FileMissing { path } => {
+            format!("{} is listed as changed, but it does not exist.", code(path))
+        }
+        W::CommandDenied { command } => format!("You denied {}: it did not run.", code(command)),
+        W::CallDenied { title } => format!("You said no to: {title}."),
+        W::EditPartlyKept { path, kept, total } => {
+            format!("You kept {kept} of {total} changes to {}.", code(path))
+        }
+        W::ChangesRejected { command, paths } => format!(
+            "You rejected what {} did to {}: it did not land.",
+            code(command),
+            paths.iter().map(|p| code(p)).collect::<Vec<_>>().join(", ")
+        ),
+    }
 }
 
 /// Why the agent woke, in words.
@@ -328,12 +369,31 @@ impl Story {
                 );
             }
             AgentEvent::Restored { record } => {
+                // Named as the window names it: no turn or checkpoint numbers, which the
+                // person never sees.
+                let when = match (record.turn, record.turn_words.as_deref()) {
+                    (None, _) => "before a restore".to_string(),
+                    (Some(1), _) => "the start of the session".to_string(),
+                    (_, Some(words)) => format!("before “{}”", first_line(words, 80)),
+                    (Some(_), None) => "an earlier turn".to_string(),
+                };
+                let files = match record.files.as_slice() {
+                    [] => "no files changed back".to_string(),
+                    [one] => format!("`{one}` changed back"),
+                    many => format!("{} files changed back", many.len()),
+                };
+                let _ = writeln!(out, "\n_Restored to {when} ({files})._\n");
+            }
+            AgentEvent::Done { warnings, .. } if !warnings.is_empty() => {
+                // The window ends such a task amber, "check this": so does the export, or
+                // it read "done — Generated report.txt" after the person denied the command.
                 let _ = writeln!(
                     out,
-                    "\n_Restored to checkpoint {} ({} files)._\n",
-                    record.checkpoint,
-                    record.files.len()
+                    "\n**Check this** — the agent says it is done, but:\n"
                 );
+                for w in warnings {
+                    let _ = writeln!(out, "- {}", done_warning_words(w));
+                }
             }
             AgentEvent::Compacted {
                 summary,
@@ -390,6 +450,57 @@ mod tests {
     fn a_fence_is_longer_than_any_backticks_inside() {
         assert_eq!(fence("plain"), "```");
         assert_eq!(fence("a ```` b"), "`````");
+    }
+
+    /// Issue 46: the export read "done — Generated report.txt" after the person denied the
+    /// command, and "Restored to checkpoint 3" where the window shows no numbers.
+    #[test]
+    fn an_ending_that_claims_more_than_happened_says_so_and_a_restore_names_its_turn() {
+        let mut story = Story::default();
+        let mut out = String::new();
+        story.tell(
+            &mut out,
+            &AgentEvent::Done {
+                summary: "Generated report.txt".into(),
+                warnings: vec![
+                    protocol::DoneWarning::CommandDenied {
+                        command: "python3 gen.py".into(),
+                    },
+                    protocol::DoneWarning::FileMissing {
+                        path: "report.txt".into(),
+                    },
+                ],
+            },
+        );
+        story.tell(
+            &mut out,
+            &AgentEvent::Restored {
+                record: protocol::RestoreRecord {
+                    checkpoint: 3,
+                    turn: Some(3),
+                    turn_words: Some("Now break it".into()),
+                    scope: protocol::RestoreScope::Both,
+                    files: vec!["calc.py".into()],
+                    not_restorable: vec![],
+                    turns_removed: 1,
+                    undo_checkpoint: 4,
+                },
+            },
+        );
+        assert!(
+            out.contains("**Check this** — the agent says it is done, but:"),
+            "{out}"
+        );
+        assert!(out.contains("- You denied `python3 gen.py`: it did not run."), "{out}");
+        assert!(
+            out.contains("- `report.txt` is listed as changed, but it does not exist."),
+            "{out}"
+        );
+        assert!(
+            out.contains("_Restored to before “Now break it” (`calc.py` changed back)._"),
+            "{out}"
+        );
+        assert!(!out.contains("checkpoint 3"), "{out}");
     }
 
     #[test]
