@@ -498,6 +498,7 @@ impl Agent {
                     self.model.window().map_or(self.config.context_window, |w| {
                         w.min(self.config.context_window)
                     }),
+                    crate::turn::prompt::estimate_fixed(&system, &tools),
                     &mut self.model,
                     &mut self.journal,
                     &system,

@@ -27,6 +27,26 @@ const HOSTED: &[(&str, u32)] = &[
     ("o4", 200_000),
     ("deepseek", 128_000),
     ("mistral-large", 128_000),
+    ("gemini-", 1_048_576),
+    ("grok-", 131_072),
+    ("llama-3.1-", 131_072),
+    ("llama-3.3-", 131_072),
+    ("mixtral-8x7b", 32_768),
+];
+
+/// Hosts of hosted APIs, where a model's window is known by its name and there is no server
+/// of the person's own to ask.
+const HOSTED_HOSTS: &[&str] = &[
+    "api.openai.com",
+    "api.anthropic.com",
+    "openrouter.ai",
+    "api.groq.com",
+    "api.deepseek.com",
+    "api.mistral.ai",
+    "generativelanguage.googleapis.com",
+    "api.x.ai",
+    "api.together.xyz",
+    "api.fireworks.ai",
 ];
 
 impl Provider {
@@ -47,7 +67,14 @@ impl Provider {
         }
         match c.kind.wire() {
             Wire::Anthropic => Some(200_000),
-            Wire::OpenAi if is_loopback(&c.base_url) => self.ask_local_server(model).await,
+            // A server of the person's own, on this computer or another one on the network
+            // (Ollama on a desktop with a GPU): asked, as it may have been given any context.
+            Wire::OpenAi if is_loopback(&c.base_url) || !hosted_api(&c.base_url) => {
+                match self.ask_local_server(model).await {
+                    Some(n) => Some(n),
+                    None => hosted(model),
+                }
+            }
             Wire::OpenAi => hosted(model),
             Wire::Builtin => None,
         }
@@ -81,12 +108,59 @@ impl Provider {
             .timeout(ASK_TIMEOUT)
             .send()
             .await;
-        let v = match show {
-            Ok(r) if r.status().is_success() => r.json::<serde_json::Value>().await.ok()?,
-            _ => return None,
-        };
-        Some(ollama_num_ctx(&v).unwrap_or(OLLAMA_DEFAULT_CONTEXT))
+        if let Ok(r) = show
+            && r.status().is_success()
+            && let Ok(v) = r.json::<serde_json::Value>().await
+        {
+            return Some(ollama_num_ctx(&v).unwrap_or(OLLAMA_DEFAULT_CONTEXT));
+        }
+        // vLLM (`max_model_len`) and others say it in their OpenAI-style model list; LM
+        // Studio in its own (`/api/v0/models`).
+        for list in [format!("{base}/models"), format!("{root}/api/v0/models")] {
+            let Ok(r) = self.http().get(list).timeout(ASK_TIMEOUT).send().await else {
+                continue;
+            };
+            if r.status().is_success()
+                && let Ok(v) = r.json::<serde_json::Value>().await
+                && let Some(n) = listed_context(&v, model)
+            {
+                return Some(n);
+            }
+        }
+        None
     }
+}
+
+/// Whether `base_url` is a hosted API (its models' windows are known by name).
+fn hosted_api(base_url: &str) -> bool {
+    reqwest::Url::parse(base_url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+        .is_some_and(|h| {
+            HOSTED_HOSTS
+                .iter()
+                .any(|known| h == *known || h.ends_with(&format!(".{known}")))
+        })
+}
+
+/// `model`'s context in an OpenAI-style model list, where the server says it: vLLM's
+/// `max_model_len`, LM Studio's `loaded_context_length` / `max_context_length`, OpenRouter's
+/// `context_length`.
+fn listed_context(list: &serde_json::Value, model: &str) -> Option<u32> {
+    let entry = list
+        .get("data")?
+        .as_array()?
+        .iter()
+        .find(|m| m.get("id").and_then(serde_json::Value::as_str) == Some(model))?;
+    [
+        "loaded_context_length",
+        "max_model_len",
+        "context_length",
+        "max_context_length",
+    ]
+    .iter()
+    .find_map(|k| entry.get(*k).and_then(serde_json::Value::as_u64))
+    .and_then(|n| u32::try_from(n).ok())
 }
 
 /// The `num_ctx` in an Ollama model's parameters ("num_ctx 8192" on a line of its own).
@@ -114,11 +188,35 @@ fn hosted(model: &str) -> Option<u32> {
 mod tests {
     use super::*;
 
+    /// A server on another computer of the person's network was taken for a hosted API: its
+    /// window was 200,000 (or unknown) whatever it had been given.
+    #[test]
+    fn a_server_on_the_network_is_asked_and_a_hosted_api_is_known_by_name() {
+        assert!(hosted_api("https://api.openai.com/v1"));
+        assert!(hosted_api("https://openrouter.ai/api/v1"));
+        assert!(!hosted_api("http://192.168.1.20:11434/v1"));
+        assert!(!hosted_api("http://gpu-box.lan:8080/v1"));
+        let vllm = serde_json::json!({"data": [
+            {"id": "other", "max_model_len": 4096},
+            {"id": "Qwen/Qwen2.5-Coder-7B-Instruct", "max_model_len": 32768}
+        ]});
+        assert_eq!(
+            listed_context(&vllm, "Qwen/Qwen2.5-Coder-7B-Instruct"),
+            Some(32768)
+        );
+        let lm_studio = serde_json::json!({"data": [
+            {"id": "qwen2.5-coder-7b", "max_context_length": 32768, "loaded_context_length": 8192}
+        ]});
+        assert_eq!(listed_context(&lm_studio, "qwen2.5-coder-7b"), Some(8192));
+        assert_eq!(listed_context(&lm_studio, "absent"), None);
+    }
+
     #[test]
     fn hosted_models_by_name_and_ollama_parameters() {
         assert_eq!(hosted("claude-sonnet-4-5"), Some(200_000));
         assert_eq!(hosted("openai/gpt-4o-mini"), Some(128_000));
         assert_eq!(hosted("qwen2.5-coder:7b"), None);
+        assert_eq!(hosted("gemini-2.5-pro"), Some(1_048_576));
         let show = serde_json::json!({"parameters": "stop \"<|im_end|>\"\nnum_ctx                        16384\n"});
         assert_eq!(ollama_num_ctx(&show), Some(16384));
         assert_eq!(

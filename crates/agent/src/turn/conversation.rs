@@ -95,16 +95,20 @@ impl Conversation {
     }
 
     /// Before a step: the person is told when the conversation nears the context's limit
-    /// (`window` tokens), and past the mark it is compacted. What stops the turn meanwhile.
+    /// (`window` tokens), and past the mark it is compacted. `fixed` is what every request
+    /// carries besides the messages (the instructions and the tools' definitions): counted
+    /// too, or a 4,096-token server was told nothing until the messages alone filled it.
+    /// What stops the turn meanwhile.
     pub(crate) async fn mind_the_context(
         &mut self,
         window: u32,
+        fixed: u64,
         model: &mut Model,
         journal: &mut Journal,
         system: &str,
         cancel: &CancellationToken,
     ) -> Result<Option<Outcome>, AgentError> {
-        let used = estimate_tokens(&self.messages);
+        let used = estimate_tokens(&self.messages) + fixed;
         let window = u64::from(window).max(1);
         let percent = u32::try_from(used * 100 / window).unwrap_or(u32::MAX);
         // Said before a compaction, also when one step jumps past both marks.

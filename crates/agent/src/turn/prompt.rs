@@ -198,6 +198,16 @@ pub(crate) fn estimate_tokens(messages: &[Message]) -> u64 {
     (chars / 4) as u64
 }
 
+/// The tokens a request's instructions and tool definitions take, estimated as the messages
+/// are (four characters a token).
+pub(crate) fn estimate_fixed(system: &str, tools: &[protocol::ToolDefinition]) -> u64 {
+    let tools: usize = tools
+        .iter()
+        .map(|t| t.name.len() + t.description.len() + t.input_schema.to_string().len())
+        .sum();
+    ((system.len() + tools) / 4) as u64
+}
+
 /// What a small model is told besides the common prompt.
 /// (Worded from watching the 1.5B model: told only "go step by step", it read the file, ran
 /// the tests and finished without the edit; told what "make the code do X" means, it edited.)
