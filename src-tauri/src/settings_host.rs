@@ -17,6 +17,7 @@ use protocol::{
     TestConnectionArgs, TestWebSearchArgs, TrustProjectArgs, UseModelArgs, WebSearchTest,
     WebSearchView,
 };
+use std::path::Path;
 use std::time::Duration;
 use tauri::State;
 
@@ -216,6 +217,22 @@ fn key_for(kind: ProviderKind, typed: Option<String>, provider: Option<&str>) ->
     })
 }
 
+/// The built-in model's answer to Connect: its one model when its file is there, else "not
+/// downloaded yet" (it said "Connected — 1 model", and using it "cannot run on this computer").
+fn builtin_connection(present: bool, file: &Path) -> ConnectionTest {
+    if present {
+        return ConnectionTest::Connected {
+            models: vec![llm::BUILTIN_MODEL.to_string()],
+        };
+    }
+    ConnectionTest::Failed {
+        error: llm::model_failure(
+            &llm::LlmError::BuiltinNotDownloaded(file.display().to_string()),
+            FailureContext::default(),
+        ),
+    }
+}
+
 /// The models a server lists, or what went wrong in words.
 async fn models_of(kind: ProviderKind, base: &str, key: Option<String>) -> ConnectionTest {
     // One model, on this computer: nothing to ask, but whether it has its file yet (the
@@ -224,19 +241,7 @@ async fn models_of(kind: ProviderKind, base: &str, key: Option<String>) -> Conne
         let present = blocking(|| Ok(crate::builtin_host::model_file_present()))
             .await
             .unwrap_or(false);
-        if !present {
-            return ConnectionTest::Failed {
-                error: llm::model_failure(
-                    &llm::LlmError::BuiltinNotDownloaded(
-                        config::default_model_path().display().to_string(),
-                    ),
-                    FailureContext::default(),
-                ),
-            };
-        }
-        return ConnectionTest::Connected {
-            models: vec![llm::BUILTIN_MODEL.to_string()],
-        };
+        return builtin_connection(present, &config::default_model_path());
     }
     let at = FailureContext {
         server: Some(base),
@@ -442,6 +447,21 @@ pub async fn trust_project(
 mod tests {
     use super::*;
     use model_server::{Scenario, ScriptedServer};
+
+    #[test]
+    fn the_built_in_model_without_its_file_is_not_downloaded_yet() {
+        let file = Path::new("/nowhere/models/qwen.gguf");
+        let ConnectionTest::Failed { error } = builtin_connection(false, file) else {
+            panic!("no file is no connection");
+        };
+        assert_eq!(error.code, protocol::FailureCode::BuiltinNotDownloaded);
+        assert!(error.message.contains("not downloaded yet"), "{}", error.message);
+        assert!(!error.message.contains("cannot run"), "{}", error.message);
+        assert!(matches!(
+            builtin_connection(true, file),
+            ConnectionTest::Connected { models } if models.len() == 1
+        ));
+    }
 
     #[tokio::test]
     async fn a_local_server_is_found_with_its_models_and_a_silent_port_is_not() {
