@@ -1236,7 +1236,7 @@ async fn commit_card(dark: bool, (width, height): (u32, u32), shots: &str) -> Te
     );
     assert!(diffs[0].contains("+the person's notes"), "{diffs:?}");
     assert!(fully_visible(&app, "[data-testid=deny-button]").await?);
-    app.screenshot(&format!("{shots}-commit-card")).await?;
+    both_sizes(&app, &format!("{shots}-commit-card"), (width, height)).await?;
     app.click("[data-testid=deny-button]").await?;
     app.wait_for("[data-testid=done-summary]").await?;
     app.quit().await?;
@@ -1266,7 +1266,7 @@ async fn queue_and_defaults(dark: bool, (width, height): (u32, u32), shots: &str
     input.send_keys("Write the docs").await?;
     app.click("[data-testid=example-task]").await?;
     app.wait_for("[data-testid=example-offer]").await?;
-    app.screenshot(&format!("{shots}-example-offer")).await?;
+    both_sizes(&app, &format!("{shots}-example-offer"), (width, height)).await?;
     app.click("[data-testid=example-keep]").await?;
     app.wait_gone("[data-testid=example-offer]").await?;
     assert_eq!(composer_value(&app).await?, "Write the docs");
@@ -1277,7 +1277,7 @@ async fn queue_and_defaults(dark: bool, (width, height): (u32, u32), shots: &str
         queued.contains("sent when the other session is done"),
         "{queued:?}"
     );
-    app.screenshot(&format!("{shots}-queued")).await?;
+    both_sizes(&app, &format!("{shots}-queued"), (width, height)).await?;
     app.click("[data-testid=composer-queued-cancel]").await?;
     app.wait_gone("[data-testid=composer-queued]").await?;
     assert_eq!(composer_value(&app).await?, "Write the docs");
@@ -1286,7 +1286,7 @@ async fn queue_and_defaults(dark: bool, (width, height): (u32, u32), shots: &str
     app.click("[data-testid=settings-tab-rules]").await?;
     app.wait_for("[data-testid=rule-defaults] [data-testid=default-mode]")
         .await?;
-    app.screenshot(&format!("{shots}-rule-defaults")).await?;
+    both_sizes(&app, &format!("{shots}-rule-defaults"), (width, height)).await?;
     // Item 8: what a token is, said beside the limit that counts them.
     app.click("[data-testid=settings-tab-limits]").await?;
     let hint = text_content(&app, "[data-testid=limit-tokens-hint]").await?;
@@ -1307,7 +1307,7 @@ async fn queue_and_defaults(dark: bool, (width, height): (u32, u32), shots: &str
         &serde_json::json!([true, true]),
         "the tokens row is out of line"
     );
-    app.screenshot(&format!("{shots}-limits")).await?;
+    both_sizes(&app, &format!("{shots}-limits"), (width, height)).await?;
     app.quit().await?;
     // The first session's edit is left unanswered: the rest of its script never runs.
     let _ = s.server.failures();
@@ -1317,12 +1317,150 @@ async fn queue_and_defaults(dark: bool, (width, height): (u32, u32), shots: &str
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_waits_queued_while_another_session_waits_and_the_rules_show_defaults() -> TestResult
 {
-    queue_and_defaults(false, (1280, 800), "queue-light-1280").await
+    queue_and_defaults(false, (1280, 800), "queue-light").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_waits_queued_dark_and_narrow() -> TestResult {
-    queue_and_defaults(true, (900, 700), "queue-dark-900").await
+    queue_and_defaults(true, (900, 700), "queue-dark").await
+}
+
+/// Screenshots `name` at 1280×800 (`name-1280`) and 900×700 (`name-900`), then gives the
+/// window `size` back: each test runs in one theme, so its two sizes make the four looks.
+async fn both_sizes(app: &App, name: &str, size: (u32, u32)) -> TestResult {
+    for (w, h) in [(1280, 800), (900, 700)] {
+        app.driver.set_window_rect(0, 0, w, h).await?;
+        app.screenshot(&format!("{name}-{w}")).await?;
+    }
+    app.driver.set_window_rect(0, 0, size.0, size.1).await?;
+    Ok(())
+}
+
+/// Issue 46, items 1, 2, 4 and 7, in the real window: a denied command's ending is amber and
+/// says what did not happen (never a green "Task done · Generated report.txt"), the command's
+/// card says what it is for, a repeated step pauses in people's words (the tool's name never
+/// shows) and the session says "Paused", and Undo previews first, names the person's later
+/// line and keeps it. Every screen in both sizes.
+async fn the_window_tells_the_truth(dark: bool, shots: &str) -> TestResult {
+    let Some(s) = Scripted::start("app_truth.json").await? else {
+        return Ok(());
+    };
+    write(
+        s.project.path(),
+        "gen.py",
+        b"open('report.txt', 'w').write('report')\n",
+    );
+    let env: &[(&str, &str)] = if dark {
+        &[("GTK_THEME", "Adwaita:dark")]
+    } else {
+        &[]
+    };
+    let app = s.launch(env).await?;
+    let size = (1280, 800);
+    app.driver.set_window_rect(0, 0, size.0, size.1).await?;
+
+    // 1. The command, denied; the ending names what did not happen.
+    send(&app, "Make the report").await?;
+    app.wait_text("[data-testid=approval-card]", "python3 gen.py")
+        .await?;
+    click_in_place(&app, &app.wait_for("[data-testid=deny-button]").await?).await?;
+    app.wait_for("[data-testid=done-summary]").await?;
+    assert_eq!(
+        app.attrs("[data-testid=done-summary]", "data-kind").await?,
+        ["warning"],
+        "never a green ending over a denied command"
+    );
+    assert_eq!(
+        app.attrs("[data-testid=done-warning]", "data-kind").await?,
+        ["file_missing", "command_denied"]
+    );
+    let said = text_content(&app, "[data-testid=done-summary]").await?;
+    assert!(
+        said.contains("You denied python3 gen.py: it did not run.")
+            && said.contains("report.txt is listed as changed, but it does not exist."),
+        "{said:?}"
+    );
+    let described = text_content(&app, "[data-testid=tool-description]").await?;
+    assert!(
+        described.contains("Makes report.txt from list.txt"),
+        "{described:?}"
+    );
+    both_sizes(&app, &format!("{shots}-01-denied-ending"), size).await?;
+
+    // 2. The same read six times: a step back, then a pause, in people's words.
+    send(&app, "Look at list.txt").await?;
+    let outcome = app
+        .wait_text("[data-testid=turn-outcome][data-kind=paused]", "repeated step")
+        .await?;
+    assert!(
+        outcome.contains("Read list.txt again") && !outcome.contains("read_file"),
+        "{outcome:?}"
+    );
+    let quiet = text_content(&app, "[data-testid=tool-repeated-words]").await?;
+    assert!(
+        quiet.contains("Tandem stopped a repeated step") && !quiet.contains("read_file"),
+        "{quiet:?}"
+    );
+    wait_content(
+        &app,
+        "[data-testid=session-item]",
+        "Paused — tell it how to go on",
+    )
+    .await?;
+    both_sizes(&app, &format!("{shots}-02-paused"), size).await?;
+
+    // 3. The agent's edit and new file, then the person's own line on top; Undo previews.
+    send(&app, "Spell out line 3").await?;
+    for _ in 0..2 {
+        app.wait_for("[data-testid=approval-card]").await?;
+        click_in_place(&app, &app.wait_for("[data-testid=approve-button]").await?).await?;
+        app.wait_gone("[data-testid=approval-card]").await?;
+    }
+    wait_content(
+        &app,
+        "[data-testid=transcript]",
+        "Spelled out line 3 and added NOTES.md.",
+    )
+    .await?;
+    let list = s.project.path().join("list.txt");
+    // The person's line comes after the agent's write, by the clock too.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut mine = std::fs::read_to_string(&list)?;
+    mine.push_str("my own line\n");
+    std::fs::write(&list, &mine)?;
+    let undos = app.all("[data-testid=undo-button]").await?;
+    let last = undos.last().ok_or("no Undo on the last message")?;
+    last.click().await?;
+    app.wait_for("[data-testid=restore-preview][data-ready=true]")
+        .await?;
+    let keeps = text_content(&app, "[data-testid=restore-keeps]").await?;
+    assert!(keeps.contains("list.txt"), "{keeps:?}");
+    assert!(
+        s.project.path().join("NOTES.md").exists(),
+        "nothing is undone before the person confirms"
+    );
+    both_sizes(&app, &format!("{shots}-03-undo-preview"), size).await?;
+    app.click("[data-testid=restore-confirm]").await?;
+    let note = wait_content(&app, "[data-testid=restored-files]", "NOTES.md").await?;
+    assert!(!s.project.path().join("NOTES.md").exists(), "{note:?}");
+    assert_eq!(
+        std::fs::read_to_string(&list)?,
+        mine,
+        "the person's line (and the agent's edit under it) is kept"
+    );
+    both_sizes(&app, &format!("{shots}-04-undone"), size).await?;
+    app.quit().await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_denied_command_a_repeated_step_and_an_undo_say_what_happened() -> TestResult {
+    the_window_tells_the_truth(false, "truth-light").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_denied_command_a_repeated_step_and_an_undo_say_what_happened_in_dark() -> TestResult {
+    the_window_tells_the_truth(true, "truth-dark").await
 }
 
 /// A small bar chart (96×64 PNG), the picture of these tests.
@@ -1385,8 +1523,7 @@ async fn pictures_and_links(dark: bool, (width, height): (u32, u32), shots: &str
         "{:?}",
         widths.json()
     );
-    app.screenshot(&format!("{shots}-pictures-and-link"))
-        .await?;
+    both_sizes(&app, &format!("{shots}-pictures-and-link"), (width, height)).await?;
     // In the result and again in its Details: each is the address, without the full stop.
     let links = app
         .attrs("[data-testid=output-link]", "textContent")
@@ -1415,22 +1552,22 @@ async fn pictures_and_links(dark: bool, (width, height): (u32, u32), shots: &str
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pictures_and_a_link_show_on_their_cards() -> TestResult {
-    pictures_and_links(false, (1280, 800), "pictures-light-1280").await
+    pictures_and_links(false, (1280, 800), "pictures-light").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pictures_and_a_link_show_on_their_cards_dark_and_narrow() -> TestResult {
-    pictures_and_links(true, (900, 700), "pictures-dark-900").await
+    pictures_and_links(true, (900, 700), "pictures-dark").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_card_shows_its_files_and_diffs() -> TestResult {
-    commit_card(false, (1280, 800), "commit-light-1280").await
+    commit_card(false, (1280, 800), "commit-light").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_commit_card_shows_its_files_and_diffs_dark_and_narrow() -> TestResult {
-    commit_card(true, (900, 700), "commit-dark-900").await
+    commit_card(true, (900, 700), "commit-dark").await
 }
 
 /// Whether the element `css` is painted whole: at every point of a grid over it, what is on
@@ -1659,7 +1796,7 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
             "the plain diff is {plain} px high, the editor that replaces it {editor} px"
         );
     }
-    app.screenshot(&format!("{shots}-01-two-changes")).await?;
+    both_sizes(&app, &format!("{shots}-01-two-changes"), (width, height)).await?;
     // Issue 46, item 8: the card's Approve and Deny were painted over the "Switch to Full
     // auto?" dialog. Asked while the card waits, the dialog is on top; kept as it was.
     app.wait_for("[data-testid=mode-select]")
@@ -1671,8 +1808,7 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
         .click()
         .await?;
     app.wait_for("[data-testid=full-auto-limits]").await?;
-    app.screenshot(&format!("{shots}-01b-full-auto-dialog-over-the-card"))
-        .await?;
+    both_sizes(&app, &format!("{shots}-01b-full-auto-dialog-over-the-card"), (width, height)).await?;
     assert!(
         painted_on_top(&app, "[data-testid=full-auto-confirm]").await?,
         "something is painted over the Full auto dialog"
@@ -1695,7 +1831,7 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
     assert!(r > g, "a removed line is red, not ({r}, {g})");
     let [r, g, _] = background_rgb(&app, "[data-testid=hunk] .cm-merge-b .cm-changedLine").await?;
     assert!(g > r, "an added line is green, not ({r}, {g})");
-    app.screenshot(&format!("{shots}-02-side-by-side")).await?;
+    both_sizes(&app, &format!("{shots}-02-side-by-side"), (width, height)).await?;
 
     // Keep the first change, reject the second.
     let rejects = app.all("[data-testid=hunk-reject]").await?;
@@ -1746,7 +1882,7 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
         y >= 0.0 && y + h <= inner,
         "Approve is out of sight: {y} + {h} > {inner}"
     );
-    app.screenshot(&format!("{shots}-03-whole-file")).await?;
+    both_sizes(&app, &format!("{shots}-03-whole-file"), (width, height)).await?;
     click_in_place(&app, &app.wait_for("[data-testid=layout-unified]").await?).await?;
     assert_eq!(review_button_rects(&app).await?, at_first);
     app.click("[data-testid=approve-button]").await?;
@@ -1791,7 +1927,7 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
             break;
         }
     }
-    app.screenshot(&format!("{shots}-04-failed-check")).await?;
+    both_sizes(&app, &format!("{shots}-04-failed-check"), (width, height)).await?;
     // Back to the newest entry (the list draws only the rows near what is in view). CI once
     // saw "Latest" go between its lookup and the click: the card sat so near the end that
     // rows measured after the scroll brought the list back to its end by itself.
@@ -1811,20 +1947,19 @@ async fn near_edits_reviewed_apart_and_a_failed_check(
         "{said:?}"
     );
     assert!(!said.contains("✓"), "{said:?}");
-    app.screenshot(&format!("{shots}-05-task-done-warning"))
-        .await?;
+    both_sizes(&app, &format!("{shots}-05-task-done-warning"), (width, height)).await?;
     app.quit().await?;
     Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn near_edits_are_reviewed_apart_and_a_failed_check_is_red() -> TestResult {
-    near_edits_reviewed_apart_and_a_failed_check(false, (1280, 800), "review-light-1280").await
+    near_edits_reviewed_apart_and_a_failed_check(false, (1280, 800), "review-light").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn near_edits_and_a_failed_check_in_a_dark_narrow_window() -> TestResult {
-    near_edits_reviewed_apart_and_a_failed_check(true, (900, 700), "review-dark-900").await
+    near_edits_reviewed_apart_and_a_failed_check(true, (900, 700), "review-dark").await
 }
 
 /// The first-run screen's "another server address" field, its fold opened. The fold is read
