@@ -773,6 +773,10 @@ async fn a_commands_changes_are_reviewed_with_one_hunk_rejected_and_undone() -> 
     app.wait_count("[data-testid=change-item]", 2).await?;
     app.screenshot("agent-32-command-review-changes").await?;
     app.click("[data-testid=undo-button]").await?;
+    // Undo previews first (issue 46): nothing goes back until it is confirmed.
+    app.wait_for("[data-testid=restore-preview][data-ready=true]")
+        .await?;
+    app.click("[data-testid=undo-confirm]").await?;
     app.wait_for("[data-testid=restored]").await?;
     app.wait_gone("[data-testid=change-item]").await?;
     assert_eq!(std::fs::read_to_string(&list)?, before);
@@ -910,9 +914,10 @@ async fn a_task_done_before_the_named_check_ran_says_so_in_the_window() -> TestR
     Ok(())
 }
 
-/// Undo: a turn edits a file and adds one; Undo on the last message (one click) brings both
-/// back, the Changes panel empties and the transcript says what was restored; the restore is
-/// undone in turn, and "Restore to here" previews the same restore with its diff.
+/// Undo: a turn edits a file and adds one; Undo on the last message previews both by name and,
+/// once confirmed, brings them back, the Changes panel empties and the transcript says what was
+/// restored; the restore is undone in turn, and "Restore to here" previews the same restore with
+/// its diff.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn undo_brings_the_last_turns_files_back_and_the_changes_panel_empties() -> TestResult {
     let Some(s) = Scripted::start("app_undo_last_turn.json").await? else {
@@ -945,6 +950,12 @@ async fn undo_brings_the_last_turns_files_back_and_the_changes_panel_empties() -
     app.screenshot("undo-01-before").await?;
 
     app.click("[data-testid=undo-button]").await?;
+    // The preview names both files, and nothing has gone back yet.
+    app.wait_for("[data-testid=restore-preview][data-ready=true]")
+        .await?;
+    app.wait_count("[data-testid=restore-file]", 2).await?;
+    assert!(std::fs::read_to_string(&list)?.contains("line three"));
+    app.click("[data-testid=undo-confirm]").await?;
     app.wait_for("[data-testid=restored]").await?;
     app.wait_gone("[data-testid=change-item]").await?;
     wait_content(

@@ -33,9 +33,12 @@ export type RestoreAsk = {
   title: string;
   /** The message the turn began with: back in the composer when the conversation goes back. */
   text: string | null;
-  /** Files changed since that the agent did not change (the person's own): left out of `paths`
-   * and named, so an Undo keeps them unless the person chooses otherwise. */
-  keeps?: string[];
+  /** Files changed since by someone other than the agent (the person's own): left out of
+   * `paths` and named, so an Undo keeps them unless the person chooses otherwise. `afterAgent`:
+   * the agent changed it too, before them, so keeping it keeps the agent's change as well. */
+  keeps?: Array<{ path: string; afterAgent: boolean }>;
+  /** An Undo of the last turn: the card speaks of undoing, not restoring. */
+  undo?: boolean;
 };
 
 type SessionState = {
@@ -111,8 +114,8 @@ type SessionState = {
   setMode: (mode: Mode) => void;
   clearError: () => void;
   askRestore: (ask: RestoreAsk | null) => void;
-  /** Undo of the last turn: at once when only the agent's changes go back; otherwise the
-   * preview, naming the person's own changes, which stay unless they choose otherwise. */
+  /** Undo of the last turn: always its preview first, naming the person's own changes, which
+   * stay unless they choose otherwise. */
   undo: (checkpoint: number, text: string, title: string) => Promise<void>;
   setDraft: (text: string | null, chosen?: boolean) => void;
   /** Restores the open session; true when it happened. */
@@ -418,18 +421,17 @@ export const useSession = create<SessionState>((set, get) => ({
     // The person's own: files the agent never changed, and the agent's files changed again after.
     const yours = preview.files
       .filter((f) => (f.not_by_agent || f.changed_after_agent) && !f.generated)
-      .map((f) => f.path);
-    if (yours.length === 0) {
-      if (await get().restore(target, "both", null)) get().setDraft(text);
-      return;
-    }
+      .map((f) => ({ path: f.path, afterAgent: f.changed_after_agent }));
+    // Issue 46: an undo is previewed like any restore, even when only the agent's work goes
+    // back; a person should see which files change before they do.
     get().askRestore({
       target,
       scopes: ["both", "files_only", "conversation_only"],
-      paths: preview.files.filter((f) => !yours.includes(f.path)).map((f) => f.path),
+      paths: yours.length === 0 ? null : preview.files.filter((f) => !yours.some((y) => y.path === f.path)).map((f) => f.path),
       title,
       text,
       keeps: yours,
+      undo: true,
     });
   },
 

@@ -118,6 +118,9 @@ export type Transcript = {
   turn: Totals;
   session: Totals;
   turnOpen: boolean;
+  /** The command's answer closed the turn before its turn_ended event came (Rust waits only so
+   *  long for the events to be sent): that event, when it comes, has nothing left to say. */
+  endedByAnswer: boolean;
   streamingText: number | null;
   streamingThinking: number | null;
   /** The tool call the model is writing (its tool's name in words, its arguments' length so
@@ -142,6 +145,7 @@ export function emptyTranscript(): Transcript {
     turn: emptyTotals(),
     session: emptyTotals(),
     turnOpen: false,
+    endedByAnswer: false,
     streamingText: null,
     streamingThinking: null,
     writing: null,
@@ -297,6 +301,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       push(s, { kind: "user", text: e.text, checkpoint: e.checkpoint ?? null });
       s.turn = emptyTotals();
       s.turnOpen = true;
+      s.endedByAnswer = false;
       break;
     case "wake":
       endStreaming(s);
@@ -304,6 +309,7 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       push(s, { kind: "wake", reason: e.reason });
       s.turn = emptyTotals();
       s.turnOpen = true;
+      s.endedByAnswer = false;
       break;
     case "subagent_started":
       endStreaming(s);
@@ -493,11 +499,13 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       break;
     case "error":
       endStreaming(s);
+      dropAnsweredEnd(s, (it) => it.kind === "outcome" && it.outcome.kind === "failed");
       settleFailures(s, "resolved");
       push(s, { kind: "error", error: e.error, failure: "live" });
       break;
     case "done": {
       endStreaming(s);
+      dropAnsweredEnd(s, (it) => it.kind === "done");
       // The task_done call that ended the task and the end itself are one block: the summary
       // takes the call's place.
       const call = finishingCall(s);
@@ -513,9 +521,20 @@ function step(s: Transcript, e: AgentEvent, opts: FoldOptions) {
       s.plan = e.items;
       break;
     case "turn_ended":
-      endTurn(s, e.outcome, opts);
+      // Said once, whichever of the answer and the event comes first.
+      if (s.endedByAnswer) s.endedByAnswer = false;
+      else endTurn(s, e.outcome, opts);
       break;
   }
+}
+
+/** The command's answer came first and showed the turn's end from its outcome alone: the late
+ * event says the same with more (the engine's warnings, the task_done call it replaces), so it
+ * takes the place of that line rather than adding a second. Only the last item: the answer's
+ * line was pushed last, and taking it leaves every other index as it was. */
+function dropAnsweredEnd(s: Transcript, isIt: (item: TranscriptItem) => boolean) {
+  const last = s.items[s.items.length - 1];
+  if (s.endedByAnswer && last !== undefined && isIt(last)) s.items.pop();
 }
 
 /** The accepted call that ended the turn under way's task (task_done; its index), if one came
@@ -568,7 +587,7 @@ function endTurn(s: Transcript, outcome: TurnOutcome, opts: FoldOptions) {
 /** The session ended its turn without saying so (the command failed or resolved early). */
 export function closeTurn(state: Transcript, outcome: TurnOutcome, opts: FoldOptions): Transcript {
   if (!state.turnOpen) return state;
-  return applyEvents(state, [{ type: "turn_ended", outcome }], opts);
+  return { ...applyEvents(state, [{ type: "turn_ended", outcome }], opts), endedByAnswer: true };
 }
 
 /** The words of an entry a search looks through (what the session search indexed of it). */

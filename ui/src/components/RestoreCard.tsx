@@ -1,7 +1,8 @@
 // A restore before it happens, pinned above the composer where approvals are asked: the choice
 // of what comes back (files, conversation or both), every file it will change in the same diff
 // view as an approval, the files it cannot bring back and why, and the turns the conversation
-// loses. Nothing changes until Restore is pressed, and the restore itself can be undone.
+// loses. Nothing changes until Restore is pressed, and the restore itself can be undone. An
+// Undo of the last turn is the same card in its own words.
 import { useEffect, useState } from "react";
 import type { RestoreFile, RestorePreview, RestoreScope } from "../bindings";
 import { call, toAppError } from "../api";
@@ -58,15 +59,22 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
   const notByAgent = own.filter((f) => f.not_by_agent || f.changed_after_agent).length;
   const chosen = files.find((f) => f.path === selected) ?? own[0] ?? generated[0];
   const nothing = shown !== null && scope !== "conversation_only" && files.length === 0;
+  const undo = ask.undo === true;
+  // Undo's own testids, so a test that means an undo cannot press a restore's button by mistake.
+  const act = undo ? "undo" : "restore";
   return (
-    <section className="approval-card restore-card" data-testid="restore-card" aria-label="Restore">
+    <section className="approval-card restore-card" data-testid="restore-card" aria-label={undo ? "Undo" : "Restore"}>
       <header className="approval-header">
         <span className="approval-badge" aria-hidden>
-          ↺
+          {undo ? "↶" : "↺"}
         </span>
         <div className="approval-heading">
-          <strong>Restore {ask.title}</strong>
-          <span className="muted">Nothing changes until you press Restore, and a restore can be undone.</span>
+          <strong data-testid="restore-title">{undo ? ask.title : `Restore ${ask.title}`}</strong>
+          <span className="muted">
+            {undo
+              ? "Nothing changes until you press Undo these changes, and the undo can itself be undone."
+              : "Nothing changes until you press Restore, and a restore can be undone."}
+          </span>
         </div>
       </header>
       {ask.scopes.length > 1 && (
@@ -94,31 +102,15 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
         )}
         {!shown && !error && <p className="muted">Looking at what would change…</p>}
         {shown && <PreviewSummary preview={shown} />}
-        {ask.keeps && ask.keeps.length > 0 && (
-          <div className="banner warn restore-keeps" data-testid="restore-keeps">
-            <span>
-              {ask.keeps.length === 1 ? "Your own change stays as it is: " : "Your own changes stay as they are: "}
-              {ask.keeps.map((p, i) => (
-                <span key={p}>
-                  {i > 0 && ", "}
-                  <code>{shownPath(p)}</code>
-                </span>
-              ))}
-              . Going back would take {ask.keeps.length === 1 ? "it" : "them"} away too.
-            </span>
-            <button className="small" data-testid="restore-keeps-undo-too" onClick={() => askRestore({ ...ask, paths: null, keeps: [] })}>
-              Undo {ask.keeps.length === 1 ? "it" : "them"} too
-            </button>
-          </div>
-        )}
+        {ask.keeps && ask.keeps.length > 0 && <Keeps keeps={ask.keeps} undoToo={() => askRestore({ ...ask, paths: null, keeps: [] })} />}
         {nothing && <p data-testid="restore-nothing">The files are already as they were then: nothing to change.</p>}
         {files.length > 0 && (
           <>
             {notByAgent > 0 && (
               <p className="banner warn" data-testid="restore-not-by-agent-note">
                 {notByAgent === 1
-                  ? "1 of these changes was not made by the agent — your own edit, or another program's. Restoring takes it away too."
-                  : `${notByAgent} of these changes were not made by the agent — your own edits, or another program's. Restoring takes them away too.`}
+                  ? `1 of these changes was not made by the agent — your own edit, or another program's. ${undo ? "Undoing" : "Restoring"} takes it away too.`
+                  : `${notByAgent} of these changes were not made by the agent — your own edits, or another program's. ${undo ? "Undoing" : "Restoring"} takes them away too.`}
               </p>
             )}
             {own.length > 0 && <FileList files={own} chosen={chosen} choose={setSelected} />}
@@ -137,12 +129,12 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
       </div>
       <div className="approval-bottom">
         <footer className="approval-actions">
-          <button data-testid="restore-cancel" onClick={() => askRestore(null)} disabled={restoring}>
+          <button data-testid={`${act}-cancel`} onClick={() => askRestore(null)} disabled={restoring}>
             Cancel
           </button>
           <button
             className="primary"
-            data-testid="restore-confirm"
+            data-testid={`${act}-confirm`}
             disabled={restoring || running || !shown}
             onClick={() =>
               void restore(ask.target, scope, ask.paths).then((r) => {
@@ -153,11 +145,57 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
             }
             title={running ? "Wait for the turn to end, or stop it" : undefined}
           >
-            {restoring ? "Restoring…" : "Restore"}
+            {restoring ? (undo ? "Undoing…" : "Restoring…") : undo ? "Undo these changes" : "Restore"}
           </button>
         </footer>
       </div>
     </section>
+  );
+}
+
+/** The files an Undo leaves as they are, by name: the person's own changes, and the files they
+ * changed after the agent, which stay whole, the agent's change in them included. */
+function Keeps({ keeps, undoToo }: { keeps: NonNullable<RestoreAsk["keeps"]>; undoToo: () => void }) {
+  const mine = keeps.filter((k) => !k.afterAgent);
+  const whole = keeps.filter((k) => k.afterAgent);
+  return (
+    <div className="banner warn restore-keeps" data-testid="restore-keeps">
+      <span>
+        {mine.length > 0 && (
+          <span data-testid="restore-keeps-mine">
+            {mine.length === 1 ? "Your own change stays as it is: " : "Your own changes stay as they are: "}
+            <Paths keeps={mine} />. Going back would take {mine.length === 1 ? "it" : "them"} away too.
+          </span>
+        )}
+        {mine.length > 0 && whole.length > 0 && " "}
+        {whole.length > 0 && (
+          // Kept whole, so the agent's own edit stays too: an Undo that says only "your change
+          // stays" would let the person think the agent's part went back.
+          <span data-testid="restore-keeps-whole">
+            <Paths keeps={whole} />
+            {whole.length === 1
+              ? " changed again after the agent's edit, so it stays whole as it is now, the agent's change included. Going back would take the later change away with the agent's."
+              : " changed again after the agent's edits, so they stay whole as they are now, the agent's changes included. Going back would take the later changes away with the agent's."}
+          </span>
+        )}
+      </span>
+      <button className="small" data-testid="restore-keeps-undo-too" onClick={undoToo}>
+        Undo {keeps.length === 1 ? "it" : "them"} too
+      </button>
+    </div>
+  );
+}
+
+function Paths({ keeps }: { keeps: NonNullable<RestoreAsk["keeps"]> }) {
+  return (
+    <>
+      {keeps.map((k, i) => (
+        <span key={k.path}>
+          {i > 0 && ", "}
+          <code>{shownPath(k.path)}</code>
+        </span>
+      ))}
+    </>
   );
 }
 

@@ -623,6 +623,55 @@ describe("a turn", () => {
     expect(screen.getAllByText(/step limit/)).toHaveLength(1);
   });
 
+  // The same, the other way round: the command's answer can come before the turn_ended event
+  // (Rust waits only so long for the events to be sent). The late event must not say it again.
+  it("says once that the turn stopped at the step limit when the answer comes before the event", async () => {
+    const { push, turn } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      proposed("s", "read_file", { path: "calc.py" }, "Read calc.py"),
+      { type: "tool_finished", id: "s", name: "read_file", output: "1\tx = 1", is_error: false },
+    ]);
+    await act(async () => turn.end({ kind: "step_limit" }));
+    await screen.findByText(/Stopped at the step limit/);
+    push([{ type: "turn_ended", outcome: { kind: "step_limit" } }]);
+    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 100)));
+    expect(screen.getAllByText(/step limit/)).toHaveLength(1);
+  });
+
+  // The answer first again, for a task that ended done: the late events bring the summary with
+  // what the engine found wrong, and it is shown once, as the end of the task, with those words.
+  it("shows a task's end once when the answer comes before its done event", async () => {
+    const { push, turn } = await startTurn();
+    push([
+      { type: "user_message", text: "Fix the bug" },
+      proposed("d", "task_done", { summary: "Fixed it." }, "Finish: Fixed it."),
+      { type: "tool_finished", id: "d", name: "task_done", output: "Task complete: Fixed it.", is_error: false, outcome: "ok" },
+    ]);
+    await act(async () => turn.end({ kind: "done", summary: "Fixed it." }));
+    await screen.findByTestId("done-summary");
+    push([
+      { type: "done", summary: "Fixed it.", warnings: [{ kind: "check_not_run", command: "bash test.sh" }] },
+      { type: "turn_ended", outcome: { kind: "done", summary: "Fixed it." } },
+    ]);
+    await waitFor(() => expect(screen.getByTestId("done-summary")).toHaveAttribute("data-kind", "warning"));
+    expect(screen.getAllByTestId("done-summary")).toHaveLength(1);
+    expect(screen.queryAllByTestId("tool-card")).toHaveLength(0);
+  });
+
+  // And for a turn that failed: the late error event says what the answer said already.
+  it("shows a failed turn's error once when the answer comes before the error event", async () => {
+    const { push, turn } = await startTurn();
+    const error = engineError("unreachable", "Connection refused");
+    push([{ type: "user_message", text: "Fix the bug" }]);
+    await act(async () => turn.end({ kind: "failed", error }));
+    await screen.findByTestId("transcript-error");
+    push([{ type: "error", error }, { type: "turn_ended", outcome: { kind: "failed", error } }]);
+    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 100)));
+    expect(screen.getAllByTestId("transcript-error")).toHaveLength(1);
+    expect(screen.getAllByTestId("retry-button")).toHaveLength(1);
+  });
+
   // Issue 46, item 7: approving a commit was blind (the card showed its JSON). The card lists
   // the files with their diffs and warns about a change the person never saw in Tandem.
   it("shows a commit's files and diffs on its card, and warns about a change not seen", async () => {

@@ -121,7 +121,7 @@ async function twoTurns(agent: FakeAgent) {
 }
 
 describe("undo and restore", () => {
-  it("has Undo on the last message only, restores files and conversation in one click, and undoes the restore", async () => {
+  it("has Undo on the last message only, previews what it changes back, restores on confirm, and undoes the restore", async () => {
     const after = (r: RestoreRecord, events: AgentEvent[]) => ({
       record: r,
       transcript: { info: sessionInfo("new-1"), events, warnings: [] },
@@ -139,12 +139,25 @@ describe("undo and restore", () => {
     expect(within(messages[0]!).queryByTestId("undo-button")).toBeNull();
     expect(within(messages[0]!).getByTestId("restore-button")).toBeEnabled();
     await user.click(within(messages[1]!).getByTestId("undo-button"));
+    // Issue 46: Undo previews with the same care as Restore, even when only the agent's
+    // changes go back. The files it changes back are named, each with what happens to it.
+    const card = await screen.findByTestId("restore-card");
+    await waitFor(() => expect(within(card).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
+    expect(within(card).getByTestId("restore-title")).toHaveTextContent(/^Undo “Now break it”$/);
+    const files = within(card).getAllByTestId("restore-file");
+    expect(files.map((f) => f.getAttribute("data-action"))).toEqual(["modify", "delete"]);
+    expect(files[0]).toHaveTextContent("src/a.rs");
+    expect(files[1]).toHaveTextContent("src/new.rs");
+    expect(files[1]).toHaveTextContent("removed");
+    expect(within(card).queryByTestId("restore-keeps")).toBeNull();
+    // Nothing is restored until the person confirms.
+    expect(restores(calls)).toHaveLength(0);
+    expect(within(card).queryByTestId("restore-confirm")).toBeNull();
+    expect(within(card).getByTestId("undo-confirm")).toHaveTextContent("Undo these changes");
+    await user.click(within(card).getByTestId("undo-confirm"));
     await waitFor(() => expect(restores(calls)).toHaveLength(1));
-    // One click, nothing to confirm when only the agent's changes go back (looked at first):
-    // the restore itself is the way back.
     expect(restores(calls)[0]).toEqual({ session: "new-1", target: { kind: "checkpoint", id: 1 }, scope: "both", paths: null });
-    expect(restores(calls, "restore_preview")).toHaveLength(1);
-    expect(screen.queryByTestId("restore-card")).toBeNull();
+    await waitFor(() => expect(screen.queryByTestId("restore-card")).toBeNull());
     const note = await screen.findByTestId("restored");
     // Issue 46, item 8: "to when turn 2 began", where no turn is numbered on screen. The turn
     // is named by the words that began it.
@@ -196,7 +209,7 @@ describe("undo and restore", () => {
     );
     await waitFor(() => expect(within(card).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
     expect(within(card).getAllByTestId("restore-file").map((f) => f.textContent)).not.toContainEqual(expect.stringContaining("notes.md"));
-    await user.click(within(card).getByTestId("restore-confirm"));
+    await user.click(within(card).getByTestId("undo-confirm"));
     await waitFor(() => expect(restores(calls)).toHaveLength(1));
     expect(restores(calls)[0]!.paths).toEqual(["src/a.rs", "src/new.rs"]);
   });
@@ -212,8 +225,48 @@ describe("undo and restore", () => {
     });
     await user.click(within(screen.getAllByTestId("message-user")[1]!).getByTestId("undo-button"));
     const card = await screen.findByTestId("restore-card");
-    expect(within(card).getByTestId("restore-keeps")).toHaveTextContent("Your own change stays as it is: src/a.rs.");
+    // Kept whole: the agent's edit in it stays with the person's, and the card says so.
+    expect(within(card).getByTestId("restore-keeps")).toHaveTextContent(
+      "src/a.rs changed again after the agent's edit, so it stays whole as it is now, the agent's change included.",
+    );
+    expect(within(card).getByTestId("restore-keeps")).not.toHaveTextContent("Your own change stays as it is");
+    await waitFor(() => expect(within(card).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
+    expect(within(card).getAllByTestId("restore-file").map((f) => f.textContent)).toEqual([expect.stringContaining("src/new.rs")]);
     expect(restores(calls)).toHaveLength(0);
+  });
+
+  it("on Undo, names the person's own files and those changed after the agent apart", async () => {
+    const { user } = await twoTurns({
+      restorePreview: (a) => {
+        const base = preview(a);
+        const files = base.files.map((f) =>
+          f.path === "src/a.rs" ? { ...f, changed_after_agent: true } : { ...f, not_by_agent: true },
+        );
+        return { ...base, files: a.paths === null ? files : files.filter((f) => a.paths!.includes(f.path)) };
+      },
+      restore: () => ({ record: record(), transcript: { info: sessionInfo("new-1"), events: [], warnings: [] } }),
+    });
+    await user.click(within(screen.getAllByTestId("message-user")[1]!).getByTestId("undo-button"));
+    const keeps = within(await screen.findByTestId("restore-card")).getByTestId("restore-keeps");
+    expect(keeps).toHaveTextContent("Your own change stays as it is: src/new.rs. Going back would take it away too.");
+    expect(keeps).toHaveTextContent(
+      "src/a.rs changed again after the agent's edit, so it stays whole as it is now, the agent's change included. Going back would take the later change away with the agent's.",
+    );
+    expect(within(keeps).getByTestId("restore-keeps-undo-too")).toHaveTextContent("Undo them too");
+  });
+
+  it("on Undo, Cancel leaves everything as it is", async () => {
+    const { calls, user } = await twoTurns({
+      restorePreview: preview,
+      restore: () => ({ record: record(), transcript: { info: sessionInfo("new-1"), events: [], warnings: [] } }),
+    });
+    await user.click(within(screen.getAllByTestId("message-user")[1]!).getByTestId("undo-button"));
+    const card = await screen.findByTestId("restore-card");
+    await waitFor(() => expect(within(card).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
+    await user.click(within(card).getByTestId("undo-cancel"));
+    expect(screen.queryByTestId("restore-card")).toBeNull();
+    expect(restores(calls)).toHaveLength(0);
+    expect(screen.getAllByTestId("message-user")).toHaveLength(2);
   });
 
   it("on Undo, takes back the person's own change too when they choose so", async () => {
@@ -225,7 +278,7 @@ describe("undo and restore", () => {
     const now = screen.getByTestId("restore-card");
     await waitFor(() => expect(within(now).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
     expect(within(now).getByTestId("restore-not-by-agent-note")).toHaveTextContent("1 of these changes was not made by the agent");
-    await user.click(within(now).getByTestId("restore-confirm"));
+    await user.click(within(now).getByTestId("undo-confirm"));
     await waitFor(() => expect(restores(calls)).toHaveLength(1));
     expect(restores(calls)[0]!.paths).toBeNull();
   });
