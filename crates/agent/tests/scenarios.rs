@@ -520,8 +520,7 @@ async fn the_same_cycle_of_calls_steps_back_once_then_pauses_for_the_user() {
     .await;
     assert!(
         matches!(&outcome, TurnOutcome::Paused { reason }
-            if reason.contains("same 2 calls (read_file → list_files) 3 times")
-                && reason.contains("after one step back")),
+            if reason == "Tandem stopped a circle of steps: Read list.txt → List files (3 times over, after one step back)"),
         "{outcome:?}"
     );
     let finished = finished(&h);
@@ -582,8 +581,7 @@ async fn the_same_tests_failing_three_times_step_back_with_the_assertion_then_pa
     .await;
     assert!(
         matches!(&outcome, TurnOutcome::Paused { reason }
-            if reason.contains("still failed after one step back")
-                && reason.contains("`python3 -B -m unittest -q test_calc` failed 3 times in a row")),
+            if reason == "`python3 -B -m unittest -q test_calc` still failed 3 times in a row after one step back"),
         "{outcome:?}"
     );
     let finished = finished(&h);

@@ -377,10 +377,14 @@ mod tests {
         // Three more failures after the step back pause the task.
         assert_eq!(b.after_check(cmd, false, PYTEST_FAILURE, &read), None);
         assert_eq!(b.after_check(cmd, false, PYTEST_FAILURE, &read), None);
-        assert!(matches!(
-            b.after_check(cmd, false, PYTEST_FAILURE, &read),
-            Some(Verdict::Pause { reason, .. }) if reason.contains("still failed after one step back")
-        ));
+        let Some(Verdict::Pause { reason, .. }) = b.after_check(cmd, false, PYTEST_FAILURE, &read)
+        else {
+            panic!("the third failure after the step back pauses");
+        };
+        assert_eq!(
+            reason,
+            format!("`{cmd}` still failed 3 times in a row after one step back")
+        );
     }
 
     #[test]
