@@ -455,7 +455,11 @@ mod tests {
             panic!("no file is no connection");
         };
         assert_eq!(error.code, protocol::FailureCode::BuiltinNotDownloaded);
-        assert!(error.message.contains("not downloaded yet"), "{}", error.message);
+        assert!(
+            error.message.contains("not downloaded yet"),
+            "{}",
+            error.message
+        );
         assert!(!error.message.contains("cannot run"), "{}", error.message);
         assert!(matches!(
             builtin_connection(true, file),

@@ -1164,8 +1164,8 @@ async fn the_context_meter_uses_the_local_servers_own_context() {
         let task = task.to_string();
         let path = p.path().to_path_buf();
         async move {
-            let h = Harness::start(s, &path, Setup::new(Mode::Ask), |_| ApprovalAnswer::Approve)
-                .await;
+            let h =
+                Harness::start(s, &path, Setup::new(Mode::Ask), |_| ApprovalAnswer::Approve).await;
             h.run(&task).await;
             h.events().into_iter().find_map(|e| match e {
                 AgentEvent::ContextFilling { used_percent, .. } => Some(used_percent),

@@ -234,12 +234,18 @@ fn done_warning_words(w: &protocol::DoneWarning) -> String {
     match w {
         W::EditRejected { path } => format!("{} is unchanged: you rejected its edit.", code(path)),
         W::FileUnchanged { path } => {
-            format!("{} is listed as changed, but nothing changed it.", code(path))
+            format!(
+                "{} is listed as changed, but nothing changed it.",
+                code(path)
+            )
         }
         W::CheckFailed {
             command,
             exit_code: Some(c),
-        } => format!("The last check failed: {} ended with exit code {c}.", code(command)),
+        } => format!(
+            "The last check failed: {} ended with exit code {c}.",
+            code(command)
+        ),
         W::CheckFailed {
             command,
             exit_code: None,
@@ -252,7 +258,10 @@ fn done_warning_words(w: &protocol::DoneWarning) -> String {
             code(command)
         ),
         W::FileMissing { path } => {
-            format!("{} is listed as changed, but it does not exist.", code(path))
+            format!(
+                "{} is listed as changed, but it does not exist.",
+                code(path)
+            )
         }
         W::CommandDenied { command } => format!("You denied {}: it did not run.", code(command)),
         W::CallDenied { title } => format!("You said no to: {title}."),
@@ -387,10 +396,7 @@ impl Story {
             AgentEvent::Done { warnings, .. } if !warnings.is_empty() => {
                 // The window ends such a task amber, "check this": so does the export, or
                 // it read "done — Generated report.txt" after the person denied the command.
-                let _ = writeln!(
-                    out,
-                    "\n**Check this** — the agent says it is done, but:\n"
-                );
+                let _ = writeln!(out, "\n**Check this** — the agent says it is done, but:\n");
                 for w in warnings {
                     let _ = writeln!(out, "- {}", done_warning_words(w));
                 }
@@ -491,7 +497,10 @@ mod tests {
             out.contains("**Check this** — the agent says it is done, but:"),
             "{out}"
         );
-        assert!(out.contains("- You denied `python3 gen.py`: it did not run."), "{out}");
+        assert!(
+            out.contains("- You denied `python3 gen.py`: it did not run."),
+            "{out}"
+        );
         assert!(
             out.contains("- `report.txt` is listed as changed, but it does not exist."),
             "{out}"
