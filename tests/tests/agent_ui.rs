@@ -1442,6 +1442,19 @@ async fn the_window_tells_the_truth(dark: bool, shots: &str) -> TestResult {
     )
     .await?;
     both_sizes(&app, &format!("{shots}-02-paused"), size).await?;
+    // In a narrow window the badge wraps inside its item (it was cut at the sidebar's edge).
+    app.driver.set_window_rect(0, 0, 900, 700).await?;
+    let inside = app
+        .driver
+        .execute(
+            "const b = document.querySelector('[data-testid=session-item] .state-badge').getBoundingClientRect(); \
+             const i = document.querySelector('[data-testid=session-item]').getBoundingClientRect(); \
+             return b.right <= i.right + 0.5;",
+            vec![],
+        )
+        .await?;
+    assert_eq!(inside.json(), &serde_json::json!(true), "the badge is cut");
+    app.driver.set_window_rect(0, 0, size.0, size.1).await?;
 
     // 3. The agent's edit and new file, then the person's own line on top; Undo previews.
     send(&app, "Spell out line 3").await?;
