@@ -252,6 +252,9 @@ def main():
     entries = load(data, a.every)
     model = Path(a.model)
     builtin, b_wall = run_builtin(a.bfcl_bin, model, entries)
+    # Kept at once: a second column that fails (a server that cannot start) loses nothing.
+    (WORK / "results.json").write_text(json.dumps({"builtin": builtin, "llama_server": {}}, indent=1))
+    print(f"built-in model: {score(entries, builtin)} in {b_wall:.0f} s", flush=True)
     server = os.environ.get("LLAMA_SERVER")
     served, s_wall = run_server(server, model, entries) if server else ({}, 0)
     (WORK / "results.json").write_text(json.dumps({"builtin": builtin, "llama_server": served}, indent=1))

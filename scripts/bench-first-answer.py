@@ -41,7 +41,7 @@ def run_one(cli: str, model: Path, task_id: str, data: Path, work: Path) -> dict
     shutil.copytree(TASKS / task_id / "project", proj)
     subprocess.run(["git", "init", "-q"], cwd=proj, check=True)
     env = {**os.environ, "TANDEM_DATA_DIR": str(data), "TANDEM_CONFIG_DIR": str(work / "config"),
-           "TANDEM_NO_KEYCHAIN": "1"}
+           "TANDEM_NO_KEYCHAIN": "1", "TANDEM_LOG": "builtin=info"}
     cmd = ["/usr/bin/time", "-f", "maxrss_kb=%M", str(cli), "run", "--project", str(proj),
            "--provider", "builtin", "--model-path", str(model), "--mode", "full_auto",
            "--approve", "all", "--max-steps", "3", "--json", task["prompt"]]
@@ -59,9 +59,17 @@ def run_one(cli: str, model: Path, task_id: str, data: Path, work: Path) -> dict
         if first is None and event.get("type") == "usage":
             first = time.monotonic() - started
     _, err = proc.communicate()
+    err = re.sub(r"\x1b\[[0-9;]*m", "", err or "")
     total = time.monotonic() - started
     rss = re.search(r"maxrss_kb=(\d+)", err or "")
+    # The first reply's own numbers, as the model's worker logs them: how much of the prompt
+    # was read (not kept from a saved beginning), and when its first token came.
+    reply = re.search(r"prompt_tokens=(\d+).*?reused_tokens=(\d+).*?restored_tokens=(\d+).*?"
+                      r"generated_tokens=(\d+).*?first_token_ms=(\d+)", err or "")
     return {"task": task_id, "first_call_s": round(first, 1) if first is not None else None,
+            "first_reply": None if not reply else {
+                "prompt_tokens": int(reply.group(1)), "restored_tokens": int(reply.group(3)),
+                "generated_tokens": int(reply.group(4)), "first_token_s": round(int(reply.group(5)) / 1000, 1)},
             "run_s": round(total, 1), "peak_mb": round(int(rss.group(1)) / 1024) if rss else None}
 
 
@@ -84,10 +92,13 @@ def main() -> None:
             r["kv_cache"] = "empty (first session ever)" if i == 0 else "saved by earlier sessions"
             rows.append(r)
             print(json.dumps(r), flush=True)
-    print("| task | KV cache | first call | whole run (≤ 3 steps) | peak memory |")
-    print("|---|---|---|---|---|")
+    print("| task | KV cache | first reply done | its first token | prompt (restored) | written | whole run (≤ 3 steps) | peak memory |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['task']} | {r['kv_cache']} | {r['first_call_s']} s | {r['run_s']} s | {r['peak_mb']} MB |")
+        f = r["first_reply"] or {}
+        print(f"| {r['task']} | {r['kv_cache']} | {r['first_call_s']} s | {f.get('first_token_s')} s | "
+              f"{f.get('prompt_tokens')} ({f.get('restored_tokens')}) | {f.get('generated_tokens')} tokens | "
+              f"{r['run_s']} s | {r['peak_mb']} MB |")
 
 
 if __name__ == "__main__":
