@@ -1188,6 +1188,36 @@ async fn the_context_meter_uses_the_local_servers_own_context() {
     );
 }
 
+/// Issue 48: a prompt may fill a model's context only up to the reply's room (the built-in
+/// model keeps a quarter of its 8,192 tokens for the reply). Measured against the whole
+/// context, a conversation was "61 %" full when it had 80 % of what a prompt may hold, and
+/// the warning and the compaction came after the prompt had stopped fitting.
+#[tokio::test]
+async fn the_context_meter_leaves_the_replys_room() {
+    let p = project();
+    let s = Scenario::from_json(
+        r#"{"name": "a server with the built-in model's context", "format": "openai",
+            "context": 8192, "turns": [{"reply": {"text": "Read it."}}]}"#,
+    )
+    .expect("scenario");
+    let h = Harness::start(s, p.path(), Setup::new(Mode::Ask), |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    // With the instructions and the tools' definitions (~4,000 tokens), ~4,800 tokens: 59 % of
+    // 8,192 (no warning), 78 % of the 6,144 a prompt may fill.
+    h.run(&format!("Summarise this: {}", "word ".repeat(700)))
+        .await;
+    let filling = h.events().into_iter().find_map(|e| match e {
+        AgentEvent::ContextFilling { used_percent, .. } => Some(used_percent),
+        _ => None,
+    });
+    assert!(
+        filling.is_some_and(|p| (75..=95).contains(&p)),
+        "the meter counts against the prompt's room: {filling:?}"
+    );
+}
+
 /// Issue 46, item 7: approving a commit was blind — the card showed `{"message": …}`. It lists
 /// each file with its diff, and marks a file whose change the person never saw in Tandem (made
 /// before the session) apart from the agent's reviewed edit.

@@ -13,6 +13,14 @@ use tokio_util::sync::CancellationToken;
 pub(crate) const WARN_AT_PERCENT: u32 = 70;
 /// Past this share, the older turns are summarised.
 pub(crate) const COMPACT_AT_PERCENT: u32 = 80;
+/// The part of a model's context a prompt may fill: the rest is the reply's. A prompt that
+/// leaves less than a quarter of the context or the reply's limit is refused (the built-in
+/// model) or its reply cut (a local server): measured against the whole context, a small
+/// model's 8,192 tokens were "80 % full" only after its prompts had stopped fitting.
+pub(crate) fn prompt_room(window: u32, max_tokens: u32) -> u32 {
+    window.saturating_sub(max_tokens.min(window / 4)).max(1)
+}
+
 /// Lines of what a compaction dropped that the transcript lists.
 const MAX_DROPPED_LINES: usize = 60;
 
