@@ -494,10 +494,14 @@ impl Agent {
                 .conversation
                 .mind_the_context(
                     // The model's own context, never more than the agent's setting (its default
-                    // is a hosted model's 200k; a test or a person may set less).
-                    self.model.window().map_or(self.config.context_window, |w| {
-                        w.min(self.config.context_window)
-                    }),
+                    // is a hosted model's 200k; a test or a person may set less), less the
+                    // reply's room.
+                    crate::turn::compaction::prompt_room(
+                        self.model.window().map_or(self.config.context_window, |w| {
+                            w.min(self.config.context_window)
+                        }),
+                        self.config.max_tokens,
+                    ),
                     crate::turn::prompt::estimate_fixed(&system, &tools),
                     &mut self.model,
                     &mut self.journal,
@@ -562,6 +566,9 @@ impl Agent {
                 .run_calls(&resp, calls, &mut done_pushbacks, cancel)
                 .await?
             {
+                return Ok(o);
+            }
+            if drafted && let Some(o) = self.check_the_draft(&mut done_pushbacks, cancel).await? {
                 return Ok(o);
             }
         }
@@ -740,6 +747,78 @@ impl Agent {
             self.journal.sync()?;
         }
         Ok(outcome)
+    }
+
+    /// After a small model's draft landed, the check the task names runs at once as the
+    /// agent's own call (see [`crate::assist::draft_check`]): failing, the next step is the
+    /// draft again with what failed; passing, a task that ends with its check is done. Nothing
+    /// runs when the draft wrote nothing (the person said no to its writes).
+    async fn check_the_draft(
+        &mut self,
+        done_pushbacks: &mut u32,
+        cancel: &CancellationToken,
+    ) -> Result<Option<Outcome>, AgentError> {
+        let Some(check) = self.drafts.check().cloned() else {
+            return Ok(None);
+        };
+        if !self.calls.record.written_since_check() {
+            return Ok(None);
+        }
+        let id = format!("check_{}", self.conversation.messages.len());
+        let input = json!({ "command": check.command });
+        let message = Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolUse {
+                id: id.clone(),
+                name: "run_command".into(),
+                input: input.clone(),
+            }],
+        };
+        self.journal.emit(AgentEvent::AssistantMessage {
+            message: message.clone(),
+        })?;
+        self.conversation.messages.push(message.clone());
+        let asked = ChatResponse {
+            message,
+            stop_reason: protocol::StopReason::ToolUse,
+            usage: protocol::Usage::default(),
+            malformed_tool_calls: Vec::new(),
+            lenient: None,
+            attempts: 0,
+        };
+        let calls = vec![(id, "run_command".to_string(), input)];
+        if let Some(o) = self
+            .run_calls(&asked, calls, done_pushbacks, cancel)
+            .await?
+        {
+            return Ok(Some(o));
+        }
+        let record = &self.calls.record;
+        let passed = record
+            .last_check()
+            .is_some_and(|c| c.passed && c.command == check.command)
+            && !record.written_since_check();
+        if !passed || !check.ends_task {
+            return Ok(None);
+        }
+        let files = record.touched();
+        let summary = check.summary(&files);
+        let warnings = record.warnings(
+            &crate::call::claims::Claim {
+                summary: &summary,
+                files: &files,
+            },
+            &crate::call::claims::Project {
+                root: self.calls.toolbox.ws.root(),
+                session_started_ms: self.calls.session.started_ms,
+            },
+        );
+        self.journal.emit(AgentEvent::Done {
+            summary: summary.clone(),
+            warnings,
+        })?;
+        self.journal.sync()?;
+        Ok(Some(Outcome::Done { summary }))
     }
 
     /// One of the engine's own calls: a sub-agent started or a named agent messaged.

@@ -6,6 +6,7 @@
 pub(crate) mod call_repair;
 pub(crate) mod checks;
 pub(crate) mod code_shape;
+pub(crate) mod draft_check;
 pub(crate) mod echoed_numbers;
 pub(crate) mod file_blocks;
 pub(crate) mod function_edit;

@@ -280,20 +280,20 @@ async fn a_small_models_first_move_is_a_whole_file_draft_that_lands_as_an_approv
 
 /// Issue 23: after a draft, the check the task names failed and the small model's edits went
 /// in circles. As aider does, the draft is asked for again with what failed (three times at
-/// most, issue 48: going on from the model's own answer); the second one passes.
+/// most, issue 48: going on from the model's own answer); the second one passes. Issue 48:
+/// the check runs right after each draft as the agent's own call (aider's `--auto-test`), not
+/// a model step asked to run it, and a task that ends with its check is done when it passes.
 #[tokio::test]
 async fn a_failed_check_after_a_draft_brings_a_draft_with_the_failure() {
     let project = tempfile::tempdir().expect("tempdir");
     test_support::projects::buggy_calc(project.path());
+    // No replies with the tools: asked for one, the model would answer task_done at once.
     let model = Arc::new(Recorded::drafting(
         vec![
             "calc.py\n```\ndef add(a, b):\n    return a * b\n```\n",
             "calc.py\n```\ndef add(a, b):\n    return a + b\n```\n",
         ],
-        vec![
-            r#"{"name": "run_command", "arguments": {"command": "python3 -B -m unittest -q test_calc"}}"#,
-            r#"{"name": "run_command", "arguments": {"command": "python3 -B -m unittest -q test_calc"}}"#,
-        ],
+        vec![],
     ));
     let mut setup = Setup::new(Mode::FullAuto);
     setup.local_model = Some(model.clone());
@@ -354,6 +354,76 @@ async fn a_failed_check_after_a_draft_brings_a_draft_with_the_failure() {
         })
         .collect();
     assert_eq!(checks, [Some(1), Some(0)]);
+    assert!(
+        requests.iter().all(|r| r.tools.is_empty()),
+        "no model step between a draft and its check, nor after it passed: {} requests",
+        requests.len()
+    );
+    assert_eq!(
+        outcome,
+        TurnOutcome::Done {
+            summary: "Changed `calc.py`; `python3 -B -m unittest -q test_calc` passes.".into()
+        }
+    );
+    // The check is the agent's call, shown and logged as any other: the transcript reads
+    // draft, write, check.
+    let shown: Vec<String> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolCallProposed { name, .. } => Some(name),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "read_file",
+            "write_file",
+            "run_command",
+            "write_file",
+            "run_command"
+        ]
+    );
+}
+
+/// Issue 48: a task that asks for more after its check (a commit, a note) is not done when the
+/// check passes: the model goes on with the tools.
+#[tokio::test]
+async fn a_draft_whose_check_passes_goes_on_when_the_task_asks_more() {
+    let project = tempfile::tempdir().expect("tempdir");
+    test_support::projects::buggy_calc(project.path());
+    let model = Arc::new(Recorded::drafting(
+        vec!["calc.py\n```\ndef add(a, b):\n    return a + b\n```\n"],
+        vec![],
+    ));
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.local_model = Some(model.clone());
+    let h = Harness::start(no_scenario(), project.path(), setup, |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    let outcome = h
+        .run("Fix add in calc.py, run `python3 -B -m unittest -q test_calc`, then write NOTES.md saying what was wrong.")
+        .await;
+    assert_eq!(
+        outcome,
+        TurnOutcome::Done {
+            summary: "Nothing to do.".into()
+        },
+        "the model's own task_done ends it"
+    );
+    let requests = model.requests.lock().expect("lock");
+    assert_eq!(
+        requests
+            .iter()
+            .map(|r| r.tools.is_empty())
+            .collect::<Vec<_>>(),
+        [true, false],
+        "the draft, then a step with the tools after the check passed"
+    );
+    let conversation = serde_json::to_string(&requests[1].messages).expect("json");
+    assert!(conversation.contains("run_command"), "{conversation}");
 }
 
 /// A draft shows only files whose read the policy allowed, and writes only files it showed:

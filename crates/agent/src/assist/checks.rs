@@ -276,9 +276,37 @@ pub(crate) fn failing_lines(output: &str) -> Vec<&str> {
     out
 }
 
+/// The commands in backticks in a task that are checks, in the order written.
+pub(crate) fn named_in(task: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, quoted) in task.split('`').enumerate() {
+        let command = quoted.trim();
+        // Every second piece is inside backticks; a fenced block's language line is not a
+        // command, nor is anything over one line.
+        if i % 2 == 1
+            && !command.is_empty()
+            && !command.contains('\n')
+            && is_check(command)
+            && !out.iter().any(|c| c == command)
+        {
+            out.push(command.to_string());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_checks_a_task_names_are_those_in_backticks() {
+        assert_eq!(
+            named_in("Fix it. Run `python3 -m pytest -q` then `npm test`; see `calc.py`."),
+            ["python3 -m pytest -q", "npm test"]
+        );
+        assert_eq!(named_in("No backticks: run pytest."), Vec::<String>::new());
+    }
 
     #[test]
     fn checks_are_test_build_and_lint_runs() {

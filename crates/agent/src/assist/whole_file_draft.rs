@@ -109,6 +109,8 @@ pub(crate) struct DraftBasis {
     pub failed: Option<FailedCheck>,
     /// The files as the task began (its first draft showed them so).
     pub original: Vec<(String, String)>,
+    /// The check the task names, run by the agent after each draft landed.
+    pub check: Option<super::draft_check::DraftCheck>,
 }
 
 impl Draft {
@@ -432,6 +434,11 @@ impl Drafts {
         self.pending.take()
     }
 
+    /// The check to run after this task's draft landed, if the task names one.
+    pub(crate) fn check(&self) -> Option<&super::draft_check::DraftCheck> {
+        self.basis.as_ref()?.check.as_ref()
+    }
+
     /// A draft planned as the turn ended belongs to it, not to the next turn.
     pub(crate) fn drop_pending(&mut self) {
         self.pending = None;
@@ -455,6 +462,7 @@ impl Drafts {
         let mut basis = DraftBasis {
             task: task.to_string(),
             paths: read,
+            check: super::draft_check::DraftCheck::of(task),
             ..DraftBasis::default()
         };
         self.pending = draft_of(root, &basis);

@@ -116,7 +116,7 @@ impl WorkRecord {
     pub fn new_task(&mut self, task: &str) {
         self.last_check = None;
         self.written_since_check = false;
-        self.asked_checks = asked_checks(task);
+        self.asked_checks = crate::assist::checks::named_in(task);
         self.refused.clear();
         self.touched.clear();
     }
@@ -134,6 +134,21 @@ impl WorkRecord {
                 passed,
             });
         }
+    }
+
+    /// The last check of this task, if one ran.
+    pub fn last_check(&self) -> Option<&CheckRun> {
+        self.last_check.as_ref()
+    }
+
+    /// Whether a write went through after the last check of this task, or before any.
+    pub fn written_since_check(&self) -> bool {
+        self.written_since_check
+    }
+
+    /// The paths changed in this task, in order.
+    pub fn touched(&self) -> Vec<String> {
+        self.touched.iter().cloned().collect()
     }
 
     /// Where `claim` disagrees with what happened, in the order files were named, the failed
@@ -202,25 +217,6 @@ impl WorkRecord {
         }
         out
     }
-}
-
-/// The commands in backticks in a task that are checks, in the order written.
-fn asked_checks(task: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for (i, quoted) in task.split('`').enumerate() {
-        let command = quoted.trim();
-        // Every second piece is inside backticks; a fenced block's language line is not a
-        // command, nor is anything over one line.
-        if i % 2 == 1
-            && !command.is_empty()
-            && !command.contains('\n')
-            && is_check(command)
-            && !out.iter().any(|c| c == command)
-        {
-            out.push(command.to_string());
-        }
-    }
-    out
 }
 
 /// True when the file exists and was last modified before the session started: nothing in
@@ -400,17 +396,5 @@ mod tests {
         );
         record.new_task("Explain what `ls` shows.");
         assert_eq!(record.warnings(&claim, &p), [], "`ls` is not a check");
-    }
-
-    #[test]
-    fn asked_checks_are_the_checks_in_backticks() {
-        assert_eq!(
-            asked_checks("Fix it. Run `python3 -m pytest -q` then `npm test`; see `calc.py`."),
-            ["python3 -m pytest -q", "npm test"]
-        );
-        assert_eq!(
-            asked_checks("No backticks: run pytest."),
-            Vec::<String>::new()
-        );
     }
 }
