@@ -598,6 +598,7 @@ impl Agent {
                 // The example is the same in every draft: kept with the system message, a
                 // new session's first draft reads only the files and the task.
                 req.fixed_messages = crate::assist::whole_file_draft::EXAMPLE_MESSAGES;
+                req.temperature = d.temperature();
                 req
             }
             None => {

@@ -429,9 +429,15 @@ impl Worker<'_> {
             }
         };
         let pick = match temperature {
-            Some(t) if t > 0.0 => {
-                LlamaSampler::chain_simple([LlamaSampler::temp(t), LlamaSampler::dist(self.seed)])
-            }
+            // Sampled among the likely tokens only, as llama.cpp's defaults do: from the whole
+            // distribution a small model's code takes a stray token now and then.
+            Some(t) if t > 0.0 => LlamaSampler::chain_simple([
+                LlamaSampler::top_k(40),
+                LlamaSampler::top_p(0.95, 1),
+                LlamaSampler::min_p(0.05, 1),
+                LlamaSampler::temp(t),
+                LlamaSampler::dist(self.seed),
+            ]),
             _ => LlamaSampler::greedy(),
         };
         Sampling { grammar, pick }

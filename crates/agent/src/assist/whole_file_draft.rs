@@ -32,6 +32,9 @@ pub(crate) const REPAIRS: u32 = 3;
 /// back to tool calls a small model circles in.
 pub(crate) const RETRIES: u32 = 2;
 
+/// How a retry after a failed check is sampled: llama.cpp's default.
+const RETRY_TEMPERATURE: f32 = 0.8;
+
 /// Why a draft's reply wrote nothing. Each is told to the model in the next draft.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum DraftMiss {
@@ -88,6 +91,8 @@ pub(crate) struct Draft {
     missed: Option<DraftMiss>,
     /// The files as the task began, for a repair that goes on from the first draft.
     original: Option<Vec<(String, String)>>,
+    /// Sampled, not the likeliest reply: see [`Draft::temperature`].
+    temperature: Option<f32>,
 }
 
 /// A check that failed, as a draft shows it: the command and the lines that say what failed.
@@ -124,6 +129,7 @@ impl Draft {
             failed: None,
             missed: None,
             original: None,
+            temperature: None,
         })
     }
 
@@ -201,6 +207,15 @@ impl Draft {
             .map(|(p, _)| p.as_str())
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// How the reply is picked: the likeliest (none) but for a draft asked again after a
+    /// failed check got a reply that wrote nothing. Told its answer gave the file back
+    /// unchanged, the built-in model gave it back unchanged again, three times in a row
+    /// (HumanEval's problem 120): the likeliest reply stays the likeliest. Sampled, a retry
+    /// can differ.
+    pub(crate) fn temperature(&self) -> Option<f32> {
+        self.temperature
     }
 
     /// The same draft going on from the files as the task began (a repair: see
@@ -523,7 +538,11 @@ impl Drafts {
         if wrong && basis.retries < RETRIES {
             basis.retries += 1;
             let draft = draft_of(root, &basis).map(|d| match &basis.failed {
-                Some(f) => d.after(f.clone()).from(basis.original.clone()),
+                Some(f) => {
+                    let mut d = d.after(f.clone()).from(basis.original.clone());
+                    d.temperature = Some(RETRY_TEMPERATURE);
+                    d
+                }
                 None => d,
             });
             self.pending = draft.map(|d| d.missed(miss));
@@ -974,19 +993,20 @@ mod tests {
             true,
             true,
         );
-        let _ = drafts.take();
+        assert_eq!(drafts.take().expect("a draft").temperature(), None);
         let failing = "AssertionError: -1 != 5\n";
         drafts.plan_repair("python3 -m unittest", failing, &root, true);
-        let _ = drafts.take();
+        assert_eq!(
+            drafts.take().expect("a repair").temperature(),
+            None,
+            "a repair is the likeliest reply"
+        );
         for _ in 0..RETRIES {
             assert!(drafts.plan_retry(DraftMiss::Unchanged, &root));
-            let last = drafts
-                .take()
-                .expect("a retry")
-                .messages()
-                .last()
-                .expect("message")
-                .text();
+            let retry = drafts.take().expect("a retry");
+            // The likeliest reply gave the file back unchanged: a retry is sampled.
+            assert_eq!(retry.temperature(), Some(RETRY_TEMPERATURE));
+            let last = retry.messages().last().expect("message").text();
             assert!(
                 last.contains("gave calc.py back unchanged, and the check still fails"),
                 "{last}"
