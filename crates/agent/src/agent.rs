@@ -10,7 +10,7 @@
 //! sub-agents are agents too, with their own journal and conversation, sharing the session's
 //! toolbox, rules and questions.
 
-use crate::assist::whole_file_draft::{DRAFT_SYSTEM, Drafts};
+use crate::assist::whole_file_draft::{DRAFT_SYSTEM, Drafts, Retry};
 use crate::call::approvals::Approvals;
 use crate::call::calls::{Asked, Called, Caller, Calls, SessionFiles};
 use crate::call::reply::{Halt, Reply};
@@ -534,10 +534,13 @@ impl Agent {
             if calls.is_empty() && drafted {
                 // A draft that wrote nothing is asked again, told why, while retries remain;
                 // then the task goes on with the tools.
-                if let Some(m) = miss {
-                    self.drafts.plan_retry(m, self.calls.toolbox.ws.root());
-                }
+                let retry = miss.map(|m| self.drafts.plan_retry(m, self.calls.toolbox.ws.root()));
                 self.journal.sync()?;
+                if let Some(Retry::GiveUp { command, tries }) = retry {
+                    return Ok(Outcome::Paused {
+                        reason: Retry::reason(&command, tries),
+                    });
+                }
                 continue;
             }
             if calls.is_empty() {

@@ -1632,7 +1632,8 @@ async fn a_small_models_check_failing_after_three_repairs_pauses_the_task() {
 
 /// Found by make bench-agent: told its tests failed and that it may stop, a small model called
 /// task_done again at once. It is sent back twice: first with the failing assertion and the
-/// function it changed and no way out, then with the way out.
+/// function it changed and no way out, then with the way out. (The task names no file: with
+/// one, the drafts and their checks come first, and repairs that write nothing pause the task.)
 #[tokio::test]
 async fn a_small_models_task_done_after_failing_tests_is_sent_back_twice() {
     let project = repo();
@@ -1646,7 +1647,7 @@ async fn a_small_models_task_done_after_failing_tests_is_sent_back_twice() {
         |_| ApprovalAnswer::Approve,
     )
     .await;
-    let outcome = h.run("Fix add in calc.py, then run the tests.").await;
+    let outcome = h.run("Fix add, then run the tests.").await;
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
     let sent_back: Vec<String> = finished(&h)
         .into_iter()

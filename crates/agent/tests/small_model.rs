@@ -387,6 +387,47 @@ async fn a_failed_check_after_a_draft_brings_a_draft_with_the_failure() {
     );
 }
 
+/// Issue 48: after a failed check, the model gave the file back unchanged to the repair and to
+/// both retries, then the task fell back to tool calls that circled for ten more steps (five
+/// minutes of HumanEval's problem 120). It pauses saying why, with no tool step; the retries
+/// are sampled, not the likeliest reply again.
+#[tokio::test]
+async fn repairs_that_write_nothing_pause_the_task_instead_of_circling_with_the_tools() {
+    let project = tempfile::tempdir().expect("tempdir");
+    test_support::projects::buggy_calc(project.path());
+    let wrong = "calc.py\n```\ndef add(a, b):\n    return a * b\n```\n";
+    let model = Arc::new(Recorded::drafting(vec![wrong, wrong, wrong, wrong], vec![]));
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.local_model = Some(model.clone());
+    let h = Harness::start(no_scenario(), project.path(), setup, |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    let outcome = h
+        .run("Fix add in calc.py. Run `python3 -B -m unittest -q test_calc` to check.")
+        .await;
+    assert_eq!(
+        outcome,
+        TurnOutcome::Paused {
+            reason: "`python3 -B -m unittest -q test_calc` still fails after 3 tries at rewriting the file".into()
+        }
+    );
+    let requests = model.requests.lock().expect("lock");
+    assert_eq!(
+        requests
+            .iter()
+            .map(|r| (r.tools.is_empty(), r.temperature))
+            .collect::<Vec<_>>(),
+        [
+            (true, None),
+            (true, None),
+            (true, Some(0.8)),
+            (true, Some(0.8))
+        ],
+        "the draft, the repair, two sampled retries; no step with the tools"
+    );
+}
+
 /// Issue 48: a task that asks for more after its check (a commit, a note) is not done when the
 /// check passes: the model goes on with the tools.
 #[tokio::test]

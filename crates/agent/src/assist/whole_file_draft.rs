@@ -526,13 +526,15 @@ impl Drafts {
     }
 
     /// After a draft's reply that wrote nothing: the draft again, told why, while retries
-    /// remain; whether one was planned (else the task goes on with the tools). A first draft
-    /// answered in prose, or with the file as it was, may be right (nothing to change; the
-    /// tools can look further); after a failed check, or with a file cut short or elided, the
-    /// reply cannot be.
-    pub(crate) fn plan_retry(&mut self, miss: DraftMiss, root: &ProjectRoot) -> bool {
+    /// remain. A first draft answered in prose, or with the file as it was, may be right
+    /// (nothing to change; the tools can look further); after a failed check, or with a file
+    /// cut short or elided, the reply cannot be. When the retries after a failed check wrote
+    /// nothing either, the task gives up: the tool calls after them circled for ten more steps
+    /// and never passed (HumanEval's problem 120, five minutes), where aider stops after its
+    /// tries.
+    pub(crate) fn plan_retry(&mut self, miss: DraftMiss, root: &ProjectRoot) -> Retry {
         let Some(mut basis) = self.basis.take() else {
-            return false;
+            return Retry::WithTools;
         };
         let wrong = basis.failed.is_some() || matches!(miss, DraftMiss::Elided | DraftMiss::Cut);
         if wrong && basis.retries < RETRIES {
@@ -547,9 +549,34 @@ impl Drafts {
             });
             self.pending = draft.map(|d| d.missed(miss));
         }
-        let planned = self.pending.is_some();
+        let plan = match &basis.failed {
+            _ if self.pending.is_some() => Retry::Drafted,
+            Some(failed) if basis.retries >= RETRIES => Retry::GiveUp {
+                command: failed.command.clone(),
+                tries: basis.repairs + basis.retries,
+            },
+            _ => Retry::WithTools,
+        };
         self.basis = Some(basis);
-        planned
+        plan
+    }
+}
+
+/// What follows a draft's reply that wrote nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Retry {
+    /// The next step is the draft again, told why.
+    Drafted,
+    /// The task goes on with the tools.
+    WithTools,
+    /// The check still fails and the last drafts after it wrote nothing: the task pauses.
+    GiveUp { command: String, tries: u32 },
+}
+
+impl Retry {
+    /// Why a task that gives up pauses, in the words the window shows for repairs that ran out.
+    pub(crate) fn reason(command: &str, tries: u32) -> String {
+        format!("`{command}` still fails after {tries} tries at rewriting the file")
     }
 }
 
@@ -1002,7 +1029,10 @@ mod tests {
             "a repair is the likeliest reply"
         );
         for _ in 0..RETRIES {
-            assert!(drafts.plan_retry(DraftMiss::Unchanged, &root));
+            assert_eq!(
+                drafts.plan_retry(DraftMiss::Unchanged, &root),
+                Retry::Drafted
+            );
             let retry = drafts.take().expect("a retry");
             // The likeliest reply gave the file back unchanged: a retry is sampled.
             assert_eq!(retry.temperature(), Some(RETRY_TEMPERATURE));
@@ -1013,7 +1043,15 @@ mod tests {
             );
             assert!(last.contains("AssertionError: -1 != 5"), "{last}");
         }
-        assert!(!drafts.plan_retry(DraftMiss::Unchanged, &root));
+        // Then the check still fails and nothing more was written: the task gives up, not
+        // the tools' circle.
+        assert_eq!(
+            drafts.plan_retry(DraftMiss::Unchanged, &root),
+            Retry::GiveUp {
+                command: "python3 -m unittest".into(),
+                tries: 3
+            }
+        );
         assert!(drafts.take().is_none());
     }
 

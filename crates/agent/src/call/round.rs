@@ -89,9 +89,7 @@ impl Round {
                     "\n\nThe check still fails after {repairs} rewrites of the file. Stop here; the person will say how to go on."
                 ));
                 self.outcome = Some(Outcome::Paused {
-                    reason: format!(
-                        "`{command}` still fails after {repairs} tries at rewriting the file"
-                    ),
+                    reason: crate::assist::whole_file_draft::Retry::reason(command, repairs),
                 });
             }
         }
