@@ -290,6 +290,16 @@ fn start_live(app: &tauri::AppHandle, id: &str, root: ProjectRoot) -> CmdResult<
     .options(&settings);
     opts.extensions = crate::extensions_host::session_extensions(app, &root);
     let (session, events) = Session::open(opts, id).map_err(session_error)?;
+    // The built-in model loads while the person types: a new session's first answer waited
+    // for it (issue 48). Loaded once per process; a turn that starts meanwhile waits for it.
+    let preset = app.state::<config::PresetSlot>().inner().clone();
+    tauri::async_runtime::spawn_blocking(move || {
+        config::load_builtin_if_default(
+            &preset,
+            &locations::settings_file(),
+            &crate::builtin_host::loader(),
+        )
+    });
     let live = Arc::new(Live {
         session,
         root: root.path().to_path_buf(),

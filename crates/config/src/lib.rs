@@ -30,9 +30,9 @@ pub use extensions::{
 pub use keychain::{Keychain, KeychainError};
 pub use launch::{
     BuiltinLoader, KeyFile, LaunchError, Preset, PresetSlot, ProviderResolver, ResolvedModel,
-    StoredKeys, choose_provider, default_model_path, launch_failure, load_project_policy,
-    no_builtin, no_provider, provider_resolver, read_settings, web_search_from_settings,
-    web_search_of,
+    StoredKeys, choose_provider, default_model_path, launch_failure, load_builtin_if_default,
+    load_project_policy, no_builtin, no_provider, provider_resolver, read_settings,
+    web_search_from_settings, web_search_of,
 };
 pub use mcp_launch::{SandboxLauncher, machine_sandbox, mcp_hub};
 pub use rule_files::{
