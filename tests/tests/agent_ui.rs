@@ -928,6 +928,74 @@ async fn a_task_done_before_the_named_check_ran_says_so_in_the_window() -> TestR
     Ok(())
 }
 
+/// Issue 48, in the real window: a small model behind a local server writes the file the task
+/// names whole; the person approves the write, the check the task names runs as Tandem's own
+/// step (no model step asked to run it, none to finish), and the task ends done in Tandem's
+/// words with the check passing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_models_draft_is_checked_by_tandem_and_the_task_ends_when_it_passes() -> TestResult
+{
+    let Some(s) = Scripted::start("app_small_model_draft_checked.json").await? else {
+        return Ok(());
+    };
+    write(
+        s.project.path(),
+        "calc.py",
+        b"def add(a, b):\n    return a - b\n",
+    );
+    write(
+        s.project.path(),
+        "test_calc.py",
+        b"import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    );
+    let app = s
+        .launch(&[
+            ("TANDEM_PROVIDER", "openai"),
+            ("TANDEM_MODEL", "qwen2.5-coder:1.5b"),
+        ])
+        .await?;
+    send(
+        &app,
+        "Fix add in calc.py. Run `python3 -B -m unittest -q` to check.",
+    )
+    .await?;
+    // The draft's write, asked about like any write (Ask mode).
+    app.wait_text("[data-testid=approval-card]", "calc.py")
+        .await?;
+    app.wait_gone("[data-testid=diff-loading]").await?;
+    both_sizes(&app, "draft-01-write", (1280, 800)).await?;
+    click_in_place(&app, &app.wait_for("[data-testid=approve-button]").await?).await?;
+    // The check is a known test run the sandbox holds: the rules let it run unasked.
+    app.wait_for("[data-testid=done-summary]").await?;
+    assert!(
+        app.all("[data-testid=approval-card]").await?.is_empty(),
+        "only the write asked"
+    );
+    assert_eq!(
+        app.attrs("[data-testid=done-summary]", "data-kind").await?,
+        ["done"]
+    );
+    let said = text_content(&app, "[data-testid=done-summary]").await?;
+    assert!(
+        said.contains("Changed calc.py") && said.contains("python3 -B -m unittest -q passes"),
+        "{said:?}"
+    );
+    let transcript = text_content(&app, "[data-testid=transcript]").await?;
+    assert!(
+        transcript.contains("python3 -B -m unittest -q"),
+        "the check's card: {transcript:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.project.path().join("calc.py"))?,
+        "def add(a, b):\n    return a + b\n"
+    );
+    assert_eq!(s.server.requests().len(), 1, "one model step: the draft");
+    assert!(s.server.failures().is_empty(), "{:?}", s.server.failures());
+    both_sizes(&app, "draft-02-done", (1280, 800)).await?;
+    app.quit().await?;
+    Ok(())
+}
+
 /// Undo: a turn edits a file and adds one; Undo on the last message previews both by name and,
 /// once confirmed, brings them back, the Changes panel empties and the transcript says what was
 /// restored; the restore is undone in turn, and "Restore to here" previews the same restore with
