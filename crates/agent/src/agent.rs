@@ -533,7 +533,7 @@ impl Agent {
             let lenient_note = resp.lenient.as_ref().and_then(|l| l.note());
             if calls.is_empty() && drafted {
                 // A draft that wrote nothing is asked again, told why, while retries remain;
-                // then the task goes on with the tools.
+                // then the task goes on with the tools, or pauses when it was a repair.
                 let retry = miss.map(|m| self.drafts.plan_retry(m, self.calls.toolbox.ws.root()));
                 self.journal.sync()?;
                 if let Some(Retry::GiveUp { command, tries }) = retry {

@@ -4,7 +4,10 @@
 //! the same, again and again (8 of 14 misses in one run of make bench-agent); asked this way
 //! (aider's whole-file format), the same model solved 15 of the 22 tasks in one reply. The
 //! blocks become `write_file` calls of the agent's conversation — judged, guarded, approved and
-//! shown like any other — and the task goes on with the tools: run the check, fix, finish.
+//! shown like any other. The check the task names then runs as the agent's own call (see
+//! [`super::draft_check`]); failing, the draft is asked again with what failed (aider's loop);
+//! passing, a task that ends with its check is done. A task without a named check goes on
+//! with the tools.
 
 use super::project_text::read as read_project_text;
 use llm::ChatResponse;
