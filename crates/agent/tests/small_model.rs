@@ -428,6 +428,42 @@ async fn repairs_that_write_nothing_pause_the_task_instead_of_circling_with_the_
     );
 }
 
+/// Attack: the check Tandem runs after a draft is the task's own backticked command, and a
+/// command that is a check only in part (a cloned project's README suggesting
+/// `python3 -m unittest && echo … > ../outside`) gets no pass for it: the policy asks, as it
+/// would for the model's call, and said no to, nothing runs outside the project.
+#[tokio::test]
+async fn the_drafts_check_is_judged_like_any_command_and_a_denied_one_does_not_run() {
+    let outside = tempfile::tempdir().expect("outside");
+    let project = outside.path().join("p");
+    std::fs::create_dir(&project).expect("mkdir");
+    test_support::projects::buggy_calc(&project);
+    let model = Arc::new(Recorded::drafting(
+        vec!["calc.py\n```\ndef add(a, b):\n    return a + b\n```\n"],
+        vec![],
+    ));
+    let mut setup = Setup::new(Mode::Ask);
+    setup.local_model = Some(model.clone());
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let h = Harness::start(no_scenario(), &project, setup, move |p| {
+        seen.lock().expect("lock").push(p.tool.clone());
+        if p.tool == "run_command" {
+            ApprovalAnswer::Deny { message: None }
+        } else {
+            ApprovalAnswer::Approve
+        }
+    })
+    .await;
+    h.run("Fix add in calc.py. Run `python3 -B -m unittest -q && echo harmless-72 > ../outside.txt` to check.")
+        .await;
+    assert_eq!(*asked.lock().expect("lock"), ["write_file", "run_command"]);
+    assert!(
+        !outside.path().join("outside.txt").exists(),
+        "the denied command ran"
+    );
+}
+
 /// Issue 48: a task that asks for more after its check (a commit, a note) is not done when the
 /// check passes: the model goes on with the tools.
 #[tokio::test]
