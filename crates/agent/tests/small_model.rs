@@ -428,6 +428,64 @@ async fn repairs_that_write_nothing_pause_the_task_instead_of_circling_with_the_
     );
 }
 
+/// Issue 48: the third failing check in a row brought the loop guard's step back ("…make one
+/// edit that does exactly that") into the check's output, the person's card and the
+/// conversation, where the next move is the draft again with what failed, not an edit.
+#[tokio::test]
+async fn a_check_failing_between_drafts_gets_no_step_back_meant_for_tool_calls() {
+    let project = tempfile::tempdir().expect("tempdir");
+    test_support::projects::buggy_calc(project.path());
+    let model = Arc::new(Recorded::drafting(
+        vec![
+            "calc.py\n```\ndef add(a, b):\n    return a * b\n```\n",
+            "calc.py\n```\ndef add(a, b):\n    return a ** b\n```\n",
+            "calc.py\n```\ndef add(a, b):\n    return a * b + 1\n```\n",
+            "calc.py\n```\ndef add(a, b):\n    return a + b\n```\n",
+        ],
+        vec![],
+    ));
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.local_model = Some(model.clone());
+    let h = Harness::start(no_scenario(), project.path(), setup, |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    let outcome = h
+        .run("Fix add in calc.py. Run `python3 -B -m unittest -q test_calc` to check.")
+        .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    let checks: Vec<(Option<i32>, String)> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished {
+                name,
+                exit_code,
+                output,
+                ..
+            } if name == "run_command" => Some((exit_code, output)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        checks.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+        [Some(1), Some(1), Some(1), Some(0)]
+    );
+    for (_, output) in &checks {
+        assert!(
+            !output.contains("Step back") && !output.contains("make one edit"),
+            "{output}"
+        );
+    }
+    let requests = model.requests.lock().expect("lock");
+    assert_eq!(requests.len(), 4, "four drafts, no step with the tools");
+    let last = requests[3].messages.last().expect("a message").text();
+    assert!(
+        !last.contains("Step back") && !last.contains("make one edit"),
+        "{last}"
+    );
+}
+
 /// Attack: the check Tandem runs after a draft is the task's own backticked command, and a
 /// command that is a check only in part (a cloned project's README suggesting
 /// `python3 -m unittest && echo … > ../outside`) gets no pass for it: the policy asks, as it

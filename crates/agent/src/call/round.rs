@@ -76,13 +76,14 @@ impl Round {
             reply.text.push_str(note);
         }
         let root = calls.toolbox.ws.root();
+        let mut redrafted = false;
         if let Some(command) = &facts.command
             && reply.ran.exit_code.is_some_and(|c| c != 0)
         {
             let may_write = may_write(calls);
-            if let Repair::Exhausted { repairs } =
-                drafts.plan_repair(command, &reply.text, root, may_write)
-            {
+            let plan = drafts.plan_repair(command, &reply.text, root, may_write);
+            redrafted = plan == Repair::Drafted;
+            if let Repair::Exhausted { repairs } = plan {
                 // Tool calls after the last repair circled until the loop guard stopped them:
                 // the task pauses now, saying why.
                 reply.text.push_str(&format!(
@@ -98,6 +99,9 @@ impl Round {
             && let Some(verdict) = watch_for_circles(calls, &facts, &reply)
         {
             match verdict {
+                // The next move is the draft again, shown what failed: the step back's advice
+                // (one edit) is for tool calls, and would only reach the card.
+                Verdict::StepBack { .. } if redrafted => {}
                 Verdict::StepBack { text } => reply.text.push_str(&text),
                 Verdict::Pause { reason, text } => {
                     reply.text.push_str("\n\n");
