@@ -541,6 +541,18 @@ impl Agent {
                         reason: Retry::reason(&command, tries),
                     });
                 }
+                // A first draft that gives the file back unchanged says nothing needs to
+                // change; the check the task names says whether that is so. Failing, its
+                // report brings the draft again; without it, the tools' edits circled
+                // (py-word-count in make bench-agent).
+                if retry == Some(Retry::WithTools)
+                    && miss == Some(crate::assist::whole_file_draft::DraftMiss::Unchanged)
+                    && let Some(o) = self
+                        .check_the_draft(CheckAfter::Unchanged, &mut done_pushbacks, cancel)
+                        .await?
+                {
+                    return Ok(o);
+                }
                 continue;
             }
             if calls.is_empty() {
@@ -571,7 +583,11 @@ impl Agent {
             {
                 return Ok(o);
             }
-            if drafted && let Some(o) = self.check_the_draft(&mut done_pushbacks, cancel).await? {
+            if drafted
+                && let Some(o) = self
+                    .check_the_draft(CheckAfter::Written, &mut done_pushbacks, cancel)
+                    .await?
+            {
                 return Ok(o);
             }
         }
@@ -759,13 +775,18 @@ impl Agent {
     /// runs when the draft wrote nothing (the person said no to its writes).
     async fn check_the_draft(
         &mut self,
+        after: CheckAfter,
         done_pushbacks: &mut u32,
         cancel: &CancellationToken,
     ) -> Result<Option<Outcome>, AgentError> {
         let Some(check) = self.drafts.check().cloned() else {
             return Ok(None);
         };
-        if !self.calls.record.written_since_check() {
+        let due = match after {
+            CheckAfter::Written => self.calls.record.written_since_check(),
+            CheckAfter::Unchanged => self.calls.record.last_check().is_none(),
+        };
+        if !due {
             return Ok(None);
         }
         let id = format!("check_{}", self.conversation.messages.len());
@@ -802,7 +823,9 @@ impl Agent {
             .last_check()
             .is_some_and(|c| c.passed && c.command == check.command)
             && !record.written_since_check();
-        if !passed || !check.ends_task {
+        // Passing on a file the draft left as it was, the check ends nothing: the task
+        // asked for a change, and the tools look further.
+        if !passed || !check.ends_task || after == CheckAfter::Unchanged {
             return Ok(None);
         }
         let files = record.touched();
@@ -1060,4 +1083,13 @@ impl Worker for Agent {
     fn log(&mut self, event: &AgentEvent) {
         let _ = self.journal.append(event);
     }
+}
+
+/// What a small model's draft did before the check the task names runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CheckAfter {
+    /// Its writes landed.
+    Written,
+    /// It gave the file back unchanged, and no check ran yet.
+    Unchanged,
 }

@@ -486,6 +486,107 @@ async fn a_check_failing_between_drafts_gets_no_step_back_meant_for_tool_calls()
     );
 }
 
+/// Issue 48: a first draft that gave the file back unchanged sent the task on with the tools,
+/// whose edits circled until the loop guard paused it (py-word-count in make bench-agent). The
+/// check the task names runs first; failing, its report brings the draft again, as after a
+/// draft that wrote.
+#[tokio::test]
+async fn an_unchanged_first_draft_runs_the_check_and_its_failure_brings_a_repair_draft() {
+    let project = tempfile::tempdir().expect("tempdir");
+    test_support::projects::buggy_calc(project.path());
+    let model = Arc::new(Recorded::drafting(
+        vec![
+            "calc.py\n```\ndef add(a, b):\n    return a - b\n```\n",
+            "calc.py\n```\ndef add(a, b):\n    return a + b\n```\n",
+        ],
+        vec![],
+    ));
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.local_model = Some(model.clone());
+    let h = Harness::start(no_scenario(), project.path(), setup, |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    let outcome = h
+        .run("Fix add in calc.py. Run `python3 -B -m unittest -q test_calc` to check.")
+        .await;
+    assert_eq!(
+        outcome,
+        TurnOutcome::Done {
+            summary: "Changed `calc.py`; `python3 -B -m unittest -q test_calc` passes.".into()
+        }
+    );
+    let requests = model.requests.lock().expect("lock");
+    assert!(
+        requests.iter().all(|r| r.tools.is_empty()),
+        "the draft and its repair, no step with the tools: {} requests",
+        requests.len()
+    );
+    assert_eq!(requests.len(), 2);
+    assert!(
+        requests[1]
+            .messages
+            .last()
+            .expect("a message")
+            .text()
+            .contains("AssertionError: -1 != 5")
+    );
+    let shown: Vec<String> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolCallProposed { name, .. } => Some(name),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        ["read_file", "run_command", "write_file", "run_command"]
+    );
+}
+
+/// An unchanged first draft whose check passes ends nothing: the task asked for a change, and
+/// the tools look further.
+#[tokio::test]
+async fn an_unchanged_first_draft_whose_check_passes_goes_on_with_the_tools() {
+    let project = tempfile::tempdir().expect("tempdir");
+    test_support::projects::buggy_calc(project.path());
+    std::fs::write(
+        project.path().join("calc.py"),
+        "def add(a, b):\n    return a + b\n",
+    )
+    .expect("write");
+    let model = Arc::new(Recorded::drafting(
+        vec!["calc.py\n```\ndef add(a, b):\n    return a + b\n```\n"],
+        vec![],
+    ));
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.local_model = Some(model.clone());
+    let h = Harness::start(no_scenario(), project.path(), setup, |_| {
+        ApprovalAnswer::Approve
+    })
+    .await;
+    let _ = h
+        .run("Fix add in calc.py. Run `python3 -B -m unittest -q test_calc` to check.")
+        .await;
+    let requests = model.requests.lock().expect("lock");
+    assert!(
+        requests.iter().skip(1).any(|r| !r.tools.is_empty()),
+        "a step with the tools after the passing check"
+    );
+    let checks: Vec<Option<i32>> = h
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished {
+                name, exit_code, ..
+            } if name == "run_command" => Some(exit_code),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(checks.first(), Some(&Some(0)));
+}
+
 /// Attack: the check Tandem runs after a draft is the task's own backticked command, and a
 /// command that is a check only in part (a cloned project's README suggesting
 /// `python3 -m unittest && echo … > ../outside`) gets no pass for it: the policy asks, as it
