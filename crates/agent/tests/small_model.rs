@@ -93,6 +93,40 @@ fn no_scenario() -> Scenario {
     }
 }
 
+/// The task the calc tests give a small model: one file to fix, its check named.
+const FIX_ADD: &str = "Fix add in calc.py. Run `python3 -B -m unittest -q test_calc` to check.";
+
+/// [`FIX_ADD`] on the buggy calc project in Full auto, the model answering with `drafts` (and
+/// task_done with the tools): the harness, the model and how the turn ended.
+async fn fix_add_drafting(
+    project: &std::path::Path,
+    drafts: Vec<&'static str>,
+) -> (Harness, Arc<Recorded>, TurnOutcome) {
+    test_support::projects::buggy_calc(project);
+    let model = Arc::new(Recorded::drafting(drafts, vec![]));
+    let mut setup = Setup::new(Mode::FullAuto);
+    setup.local_model = Some(model.clone());
+    let h = Harness::start(no_scenario(), project, setup, |_| ApprovalAnswer::Approve).await;
+    let outcome = h.run(FIX_ADD).await;
+    (h, model, outcome)
+}
+
+/// Each `run_command` that finished: its exit code and output.
+fn commands_run(h: &Harness) -> Vec<(Option<i32>, String)> {
+    h.events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolFinished {
+                name,
+                exit_code,
+                output,
+                ..
+            } if name == "run_command" => Some((exit_code, output)),
+            _ => None,
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn the_built_in_model_gets_the_compact_tools_and_the_step_by_step_prompt() {
     let project = tempfile::tempdir().expect("tempdir");
@@ -434,39 +468,18 @@ async fn repairs_that_write_nothing_pause_the_task_instead_of_circling_with_the_
 #[tokio::test]
 async fn a_check_failing_between_drafts_gets_no_step_back_meant_for_tool_calls() {
     let project = tempfile::tempdir().expect("tempdir");
-    test_support::projects::buggy_calc(project.path());
-    let model = Arc::new(Recorded::drafting(
+    let (h, model, outcome) = fix_add_drafting(
+        project.path(),
         vec![
             "calc.py\n```\ndef add(a, b):\n    return a * b\n```\n",
             "calc.py\n```\ndef add(a, b):\n    return a ** b\n```\n",
             "calc.py\n```\ndef add(a, b):\n    return a * b + 1\n```\n",
             "calc.py\n```\ndef add(a, b):\n    return a + b\n```\n",
         ],
-        vec![],
-    ));
-    let mut setup = Setup::new(Mode::FullAuto);
-    setup.local_model = Some(model.clone());
-    let h = Harness::start(no_scenario(), project.path(), setup, |_| {
-        ApprovalAnswer::Approve
-    })
+    )
     .await;
-    let outcome = h
-        .run("Fix add in calc.py. Run `python3 -B -m unittest -q test_calc` to check.")
-        .await;
     assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
-    let checks: Vec<(Option<i32>, String)> = h
-        .events()
-        .into_iter()
-        .filter_map(|e| match e {
-            AgentEvent::ToolFinished {
-                name,
-                exit_code,
-                output,
-                ..
-            } if name == "run_command" => Some((exit_code, output)),
-            _ => None,
-        })
-        .collect();
+    let checks = commands_run(&h);
     assert_eq!(
         checks.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
         [Some(1), Some(1), Some(1), Some(0)]
@@ -493,23 +506,14 @@ async fn a_check_failing_between_drafts_gets_no_step_back_meant_for_tool_calls()
 #[tokio::test]
 async fn an_unchanged_first_draft_runs_the_check_and_its_failure_brings_a_repair_draft() {
     let project = tempfile::tempdir().expect("tempdir");
-    test_support::projects::buggy_calc(project.path());
-    let model = Arc::new(Recorded::drafting(
+    let (h, model, outcome) = fix_add_drafting(
+        project.path(),
         vec![
             "calc.py\n```\ndef add(a, b):\n    return a - b\n```\n",
             "calc.py\n```\ndef add(a, b):\n    return a + b\n```\n",
         ],
-        vec![],
-    ));
-    let mut setup = Setup::new(Mode::FullAuto);
-    setup.local_model = Some(model.clone());
-    let h = Harness::start(no_scenario(), project.path(), setup, |_| {
-        ApprovalAnswer::Approve
-    })
+    )
     .await;
-    let outcome = h
-        .run("Fix add in calc.py. Run `python3 -B -m unittest -q test_calc` to check.")
-        .await;
     assert_eq!(
         outcome,
         TurnOutcome::Done {
@@ -550,12 +554,10 @@ async fn an_unchanged_first_draft_runs_the_check_and_its_failure_brings_a_repair
 #[tokio::test]
 async fn an_unchanged_first_draft_whose_check_passes_goes_on_with_the_tools() {
     let project = tempfile::tempdir().expect("tempdir");
+    // The draft shows the file as it is when the task starts: already right.
+    let fixed = "def add(a, b):\n    return a + b\n";
     test_support::projects::buggy_calc(project.path());
-    std::fs::write(
-        project.path().join("calc.py"),
-        "def add(a, b):\n    return a + b\n",
-    )
-    .expect("write");
+    std::fs::write(project.path().join("calc.py"), fixed).expect("write");
     let model = Arc::new(Recorded::drafting(
         vec!["calc.py\n```\ndef add(a, b):\n    return a + b\n```\n"],
         vec![],
@@ -566,25 +568,13 @@ async fn an_unchanged_first_draft_whose_check_passes_goes_on_with_the_tools() {
         ApprovalAnswer::Approve
     })
     .await;
-    let _ = h
-        .run("Fix add in calc.py. Run `python3 -B -m unittest -q test_calc` to check.")
-        .await;
+    let _ = h.run(FIX_ADD).await;
     let requests = model.requests.lock().expect("lock");
     assert!(
         requests.iter().skip(1).any(|r| !r.tools.is_empty()),
         "a step with the tools after the passing check"
     );
-    let checks: Vec<Option<i32>> = h
-        .events()
-        .into_iter()
-        .filter_map(|e| match e {
-            AgentEvent::ToolFinished {
-                name, exit_code, ..
-            } if name == "run_command" => Some(exit_code),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(checks.first(), Some(&Some(0)));
+    assert_eq!(commands_run(&h).first().map(|(c, _)| *c), Some(Some(0)));
 }
 
 /// Attack: the check Tandem runs after a draft is the task's own backticked command, and a
