@@ -996,6 +996,63 @@ async fn a_small_models_draft_is_checked_by_tandem_and_the_task_ends_when_it_pas
     Ok(())
 }
 
+/// Issue 48, in the real window: the small model's first draft gives the file back unchanged;
+/// the check the task names runs (its failing card shown), its report brings the draft again,
+/// whose write the person approves, and the task ends done — no tool step that circles.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unchanged_first_draft_runs_the_check_and_the_repair_lands_in_the_window() -> TestResult
+{
+    let Some(s) = Scripted::start("app_small_model_unchanged_draft.json").await? else {
+        return Ok(());
+    };
+    write(
+        s.project.path(),
+        "calc.py",
+        b"def add(a, b):\n    return a - b\n",
+    );
+    write(
+        s.project.path(),
+        "test_calc.py",
+        b"import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    );
+    let app = s
+        .launch(&[
+            ("TANDEM_PROVIDER", "openai"),
+            ("TANDEM_MODEL", "qwen2.5-coder:1.5b"),
+        ])
+        .await?;
+    send(
+        &app,
+        "Fix add in calc.py. Run `python3 -B -m unittest -q` to check.",
+    )
+    .await?;
+    // The repair's write, asked about after the failing check.
+    app.wait_text("[data-testid=approval-card]", "calc.py")
+        .await?;
+    app.wait_gone("[data-testid=diff-loading]").await?;
+    let transcript = text_content(&app, "[data-testid=transcript]").await?;
+    assert!(
+        transcript.contains("python3 -B -m unittest -q") && transcript.contains("-1 != 5"),
+        "the failing check's card before the write: {transcript:?}"
+    );
+    both_sizes(&app, "unchanged-draft-01-write", (1280, 800)).await?;
+    click_in_place(&app, &app.wait_for("[data-testid=approve-button]").await?).await?;
+    app.wait_for("[data-testid=done-summary]").await?;
+    assert_eq!(
+        app.attrs("[data-testid=done-summary]", "data-kind").await?,
+        ["done"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.project.path().join("calc.py"))?,
+        "def add(a, b):\n    return a + b\n"
+    );
+    assert_eq!(s.server.requests().len(), 2, "two drafts, no tool step");
+    assert!(s.server.failures().is_empty(), "{:?}", s.server.failures());
+    both_sizes(&app, "unchanged-draft-02-done", (1280, 800)).await?;
+    app.quit().await?;
+    Ok(())
+}
+
 /// Undo: a turn edits a file and adds one; Undo on the last message previews both by name and,
 /// once confirmed, brings them back, the Changes panel empties and the transcript says what was
 /// restored; the restore is undone in turn, and "Restore to here" previews the same restore with

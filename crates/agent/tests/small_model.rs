@@ -613,6 +613,44 @@ async fn the_drafts_check_is_judged_like_any_command_and_a_denied_one_does_not_r
     );
 }
 
+/// Attack, the same through the check run after an unchanged first draft: the command is the
+/// task's, still judged and asked about; denied, nothing runs outside the project.
+#[tokio::test]
+async fn the_check_after_an_unchanged_draft_is_judged_and_a_denied_one_does_not_run() {
+    let outside = tempfile::tempdir().expect("outside");
+    let project = outside.path().join("p");
+    std::fs::create_dir(&project).expect("mkdir");
+    test_support::projects::buggy_calc(&project);
+    let model = Arc::new(Recorded::drafting(
+        vec!["calc.py\n```\ndef add(a, b):\n    return a - b\n```\n"],
+        vec![],
+    ));
+    let mut setup = Setup::new(Mode::Ask);
+    setup.local_model = Some(model.clone());
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let h = Harness::start(no_scenario(), &project, setup, move |p| {
+        seen.lock().expect("lock").push(p.tool.clone());
+        if p.tool == "run_command" {
+            ApprovalAnswer::Deny { message: None }
+        } else {
+            ApprovalAnswer::Approve
+        }
+    })
+    .await;
+    h.run("Fix add in calc.py. Run `python3 -B -m unittest -q && echo harmless-73 > ../outside.txt` to check.")
+        .await;
+    assert_eq!(
+        asked.lock().expect("lock").first().map(String::as_str),
+        Some("run_command"),
+        "the check after the unchanged draft was asked about"
+    );
+    assert!(
+        !outside.path().join("outside.txt").exists(),
+        "the denied command ran"
+    );
+}
+
 /// Issue 48: a task that asks for more after its check (a commit, a note) is not done when the
 /// check passes: the model goes on with the tools.
 #[tokio::test]
