@@ -10,7 +10,7 @@
 //! sub-agents are agents too, with their own journal and conversation, sharing the session's
 //! toolbox, rules and questions.
 
-use crate::assist::whole_file_draft::{DRAFT_SYSTEM, Drafts, Retry};
+use crate::assist::whole_file_draft::{Drafts, Retry};
 use crate::call::approvals::Approvals;
 use crate::call::calls::{Asked, Called, Caller, Calls, SessionFiles};
 use crate::call::reply::{Halt, Reply};
@@ -609,7 +609,7 @@ impl Agent {
         let req = match &draft {
             Some(d) => {
                 let mut req = self.model.request(
-                    Some(DRAFT_SYSTEM.to_string()),
+                    Some(d.system().to_string()),
                     d.messages(),
                     Vec::new(),
                     self.config.max_tokens,

@@ -3,6 +3,7 @@
 //! files a task names read before its first step, a whole-file write that would lose what the
 //! file had refused, and reading what a project's checks report.
 
+pub(crate) mod afresh_draft;
 pub(crate) mod call_repair;
 pub(crate) mod checks;
 pub(crate) mod code_shape;

@@ -423,8 +423,9 @@ async fn a_failed_check_after_a_draft_brings_a_draft_with_the_failure() {
 
 /// Issue 48: after a failed check, the model gave the file back unchanged to the repair and to
 /// both retries, then the task fell back to tool calls that circled for ten more steps (five
-/// minutes of HumanEval's problem 120). It pauses saying why, with no tool step; the retries
-/// are sampled, not the likeliest reply again.
+/// minutes of HumanEval's problem 120). It pauses saying why, with no tool step. The retries
+/// are the draft asked afresh in two other wordings (told to change its answer, sampled or
+/// not, the model gave the same answer back).
 #[tokio::test]
 async fn repairs_that_write_nothing_pause_the_task_instead_of_circling_with_the_tools() {
     let project = tempfile::tempdir().expect("tempdir");
@@ -452,14 +453,62 @@ async fn repairs_that_write_nothing_pause_the_task_instead_of_circling_with_the_
             .iter()
             .map(|r| (r.tools.is_empty(), r.temperature))
             .collect::<Vec<_>>(),
-        [
-            (true, None),
-            (true, None),
-            (true, Some(0.8)),
-            (true, Some(0.8))
-        ],
-        "the draft, the repair, two sampled retries; no step with the tools"
+        [(true, None); 4],
+        "the draft, the repair, two drafts afresh; no step with the tools"
     );
+    let systems: Vec<&str> = requests
+        .iter()
+        .map(|r| r.system.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(systems[0], systems[1], "the repair goes on from the draft");
+    assert!(
+        systems[2] != systems[0] && systems[3] != systems[0] && systems[2] != systems[3],
+        "two other wordings"
+    );
+    for afresh in &requests[2..] {
+        let shown: String = afresh.messages.iter().map(|m| m.text()).collect();
+        assert!(
+            shown.contains("return a - b"),
+            "the task's first file: {shown}"
+        );
+        assert!(
+            !shown.contains("return a * b"),
+            "not the failing answer: {shown}"
+        );
+    }
+}
+
+/// Issue 48: the draft asked afresh after an unchanged repair is the one that solves the task
+/// (HumanEval 128 with the built-in model: the first answer's wrong token survived every
+/// repair). Its block writes the file and the task's check then passes.
+#[tokio::test]
+async fn a_draft_asked_afresh_after_an_unchanged_repair_lands_and_the_check_passes() {
+    let project = tempfile::tempdir().expect("tempdir");
+    let wrong = "calc.py\n```\ndef add(a, b):\n    return a * b\n```\n";
+    let (h, model, outcome) = fix_add_drafting(
+        project.path(),
+        vec![
+            wrong,
+            wrong,
+            "Ok, I will:\n\n1. Make add return the sum.\n\ncalc.py\n```\ndef add(a, b):\n    return a + b\n```\n",
+        ],
+    )
+    .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        commands_run(&h).iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+        [Some(1), Some(0)],
+        "the first answer's check fails, the afresh answer's passes"
+    );
+    let requests = model.requests.lock().expect("lock");
+    assert_eq!(requests.len(), 3);
+    assert_ne!(
+        requests[2].system, requests[0].system,
+        "the third is asked afresh, in another wording"
+    );
+    drop(requests);
+    let calc = std::fs::read_to_string(project.path().join("calc.py")).expect("calc.py");
+    assert!(calc.contains("return a + b"), "{calc}");
 }
 
 /// Issue 48: the third failing check in a row brought the loop guard's step back ("…make one

@@ -9,6 +9,7 @@
 //! passing, a task that ends with its check is done. A task without a named check goes on
 //! with the tools.
 
+use super::afresh_draft::Afresh;
 use super::project_text::read as read_project_text;
 use llm::ChatResponse;
 use protocol::{ContentBlock, Message, Role};
@@ -35,7 +36,8 @@ pub(crate) const REPAIRS: u32 = 3;
 /// back to tool calls a small model circles in.
 pub(crate) const RETRIES: u32 = 2;
 
-/// How a retry after a failed check is sampled: llama.cpp's default.
+/// How a retry after a failed check is sampled: llama.cpp's default. Only a reply that wrote
+/// nothing for another reason than an unchanged file (no block, cut, elided) is retried so.
 const RETRY_TEMPERATURE: f32 = 0.8;
 
 /// Why a draft's reply wrote nothing. Each is told to the model in the next draft.
@@ -96,6 +98,11 @@ pub(crate) struct Draft {
     original: Option<Vec<(String, String)>>,
     /// Sampled, not the likeliest reply: see [`Draft::temperature`].
     temperature: Option<f32>,
+    /// Asked afresh from the files as the task began (see [`super::afresh_draft`]).
+    afresh: Option<Afresh>,
+    /// The files as they are now, where they differ from those shown (an afresh draft shows
+    /// the task's first files): a block equal to either writes nothing.
+    now: Option<Vec<(String, String)>>,
 }
 
 /// A check that failed, as a draft shows it: the command and the lines that say what failed.
@@ -119,6 +126,8 @@ pub(crate) struct DraftBasis {
     pub original: Vec<(String, String)>,
     /// The check the task names, run by the agent after each draft landed.
     pub check: Option<super::draft_check::DraftCheck>,
+    /// Drafts asked afresh after a repair gave the file back unchanged.
+    pub afresh: u32,
 }
 
 impl Draft {
@@ -133,6 +142,8 @@ impl Draft {
             missed: None,
             original: None,
             temperature: None,
+            afresh: None,
+            now: None,
         })
     }
 
@@ -148,12 +159,20 @@ impl Draft {
         self
     }
 
+    /// The system message the draft is asked with.
+    pub(crate) fn system(&self) -> &'static str {
+        self.afresh.map_or(DRAFT_SYSTEM, Afresh::system)
+    }
+
     /// The conversation the draft is asked in: the example, then the files and the request.
     /// A repair goes on from there as aider's loop does: the files as the task began with the
     /// request, the model's own answer (the files as they are now), then what failed — told
     /// its answer failed, the model changes it; shown the files as given, it wrote them back
     /// unchanged (make bench-agent on HumanEval).
     pub(crate) fn messages(&self) -> Vec<Message> {
+        if let Some(afresh) = self.afresh {
+            return afresh.messages(&blocks(&self.files), &self.task);
+        }
         let mut out = vec![
             Message::user_text(EXAMPLE_REQUEST),
             Message {
@@ -269,6 +288,18 @@ impl Draft {
                 .find(|(p, _)| p == path)
                 .map(|(_, b)| b.as_str())
         };
+        let now = |path: &str| {
+            self.now
+                .iter()
+                .flatten()
+                .find(|(p, _)| p == path)
+                .map(|(_, b)| b.as_str())
+        };
+        // Equal to the file as shown, or (afresh) as it is now: nothing to write.
+        let same = |path: &str, content: &str| {
+            before(path).is_some_and(|b| b.trim_end() == content.trim_end())
+                || now(path).is_some_and(|n| n.trim_end() == content.trim_end())
+        };
         let miss = if firsts.is_empty() {
             let open = text
                 .lines()
@@ -285,12 +316,12 @@ impl Draft {
             )
         } else if firsts
             .iter()
-            .all(|(p, c)| before(p).is_some_and(|b| b.trim_end() == c.trim_end()))
+            .all(|(p, c)| before(p).is_some() && same(p, c))
         {
             Some(DraftMiss::Unchanged)
         } else if firsts
             .iter()
-            .all(|(p, c)| before(p).is_some_and(|b| b.trim_end() == c.trim_end() || elides(b, c)))
+            .all(|(p, c)| before(p).is_some_and(|b| same(p, c) || elides(b, c)))
         {
             Some(DraftMiss::Elided)
         } else {
@@ -299,8 +330,7 @@ impl Draft {
         let calls: Vec<ContentBlock> = firsts
             .into_iter()
             .filter(|(path, content)| {
-                before(path)
-                    .is_some_and(|b| b.trim_end() != content.trim_end() && !elides(b, content))
+                before(path).is_some_and(|b| !same(path, content) && !elides(b, content))
             })
             .enumerate()
             .map(|(i, (path, content))| ContentBlock::ToolUse {
@@ -529,7 +559,8 @@ impl Drafts {
     }
 
     /// After a draft's reply that wrote nothing: the draft again, told why, while retries
-    /// remain. A first draft answered in prose, or with the file as it was, may be right
+    /// remain. A repair that gave the file back unchanged is asked afresh instead (see
+    /// [`super::afresh_draft`]): told that it did, the model gave it back unchanged again. A first draft answered in prose, or with the file as it was, may be right
     /// (nothing to change; the tools can look further); after a failed check, or with a file
     /// cut short or elided, the reply cannot be. When the retries after a failed check wrote
     /// nothing either, the task gives up: the tool calls after them circled for ten more steps
@@ -542,15 +573,30 @@ impl Drafts {
         let wrong = basis.failed.is_some() || matches!(miss, DraftMiss::Elided | DraftMiss::Cut);
         if wrong && basis.retries < RETRIES {
             basis.retries += 1;
-            let draft = draft_of(root, &basis).map(|d| match &basis.failed {
-                Some(f) => {
-                    let mut d = d.after(f.clone()).from(basis.original.clone());
-                    d.temperature = Some(RETRY_TEMPERATURE);
-                    d
+            let afresh = (basis.failed.is_some() && miss == DraftMiss::Unchanged)
+                .then(|| Afresh::nth(basis.afresh))
+                .flatten();
+            self.pending = match afresh {
+                Some(wording) => {
+                    basis.afresh += 1;
+                    draft_of(root, &basis).and_then(|now| {
+                        let mut d = Draft::new(&basis.task, basis.original.clone())?;
+                        d.afresh = Some(wording);
+                        d.now = Some(now.files);
+                        Some(d)
+                    })
                 }
-                None => d,
-            });
-            self.pending = draft.map(|d| d.missed(miss));
+                None => draft_of(root, &basis)
+                    .map(|d| match &basis.failed {
+                        Some(f) => {
+                            let mut d = d.after(f.clone()).from(basis.original.clone());
+                            d.temperature = Some(RETRY_TEMPERATURE);
+                            d
+                        }
+                        None => d,
+                    })
+                    .map(|d| d.missed(miss)),
+            };
         }
         let plan = match &basis.failed {
             _ if self.pending.is_some() => Retry::Drafted,
@@ -1010,8 +1056,8 @@ mod tests {
         );
     }
 
-    /// A repair whose reply wrote nothing is asked again, told why, with the failure still
-    /// shown: twice at most, then the task goes on with the tools.
+    /// A repair whose reply wrote nothing in the form asked is asked again, told why, with
+    /// the failure still shown: twice at most, then the task gives up.
     #[test]
     fn a_draft_that_wrote_nothing_is_asked_again_told_why() {
         let (_dir, root) = project_with_calc();
@@ -1032,22 +1078,96 @@ mod tests {
             "a repair is the likeliest reply"
         );
         for _ in 0..RETRIES {
-            assert_eq!(
-                drafts.plan_retry(DraftMiss::Unchanged, &root),
-                Retry::Drafted
-            );
+            assert_eq!(drafts.plan_retry(DraftMiss::NoBlock, &root), Retry::Drafted);
             let retry = drafts.take().expect("a retry");
-            // The likeliest reply gave the file back unchanged: a retry is sampled.
+            // The likeliest reply was not in the form asked: a retry is sampled.
             assert_eq!(retry.temperature(), Some(RETRY_TEMPERATURE));
+            assert_eq!(retry.system(), DRAFT_SYSTEM);
             let last = retry.messages().last().expect("message").text();
-            assert!(
-                last.contains("gave calc.py back unchanged, and the check still fails"),
-                "{last}"
-            );
+            assert!(last.contains("had no file in the form asked"), "{last}");
             assert!(last.contains("AssertionError: -1 != 5"), "{last}");
         }
         // Then the check still fails and nothing more was written: the task gives up, not
         // the tools' circle.
+        assert_eq!(
+            drafts.plan_retry(DraftMiss::NoBlock, &root),
+            Retry::GiveUp {
+                command: "python3 -m unittest".into(),
+                tries: 3
+            }
+        );
+        assert!(drafts.take().is_none());
+    }
+
+    /// Issue 48: after a failed check, the repairs gave the file back unchanged (he-128: the
+    /// first draft's one wrong token survived three repairs, two of them sampled). A repair
+    /// that does is followed by the draft asked afresh — the task's first files, its request,
+    /// no earlier answer — in one wording and then the other, each the likeliest reply.
+    #[test]
+    fn a_repair_given_back_unchanged_is_followed_by_drafts_asked_afresh() {
+        let (dir, root) = project_with_calc();
+        let mut drafts = Drafts::default();
+        drafts.plan_first(
+            "Fix add in calc.py.",
+            vec!["calc.py".into()],
+            &root,
+            true,
+            true,
+        );
+        let _ = drafts.take();
+        std::fs::write(
+            dir.path().join("calc.py"),
+            "def add(a, b):\n    return a * b\n",
+        )
+        .expect("the model's answer");
+        drafts.plan_repair(
+            "python3 -m unittest",
+            "AssertionError: 6 != 5\n",
+            &root,
+            true,
+        );
+        let _ = drafts.take();
+        let mut systems = Vec::new();
+        for _ in 0..RETRIES {
+            assert_eq!(
+                drafts.plan_retry(DraftMiss::Unchanged, &root),
+                Retry::Drafted
+            );
+            let afresh = drafts.take().expect("a draft asked afresh");
+            assert_eq!(afresh.temperature(), None, "the likeliest reply");
+            assert_ne!(afresh.system(), DRAFT_SYSTEM);
+            systems.push(afresh.system());
+            let texts: Vec<String> = afresh.messages().iter().map(Message::text).collect();
+            let all = texts.join("\n");
+            assert!(all.contains("return a - b"), "the first files: {all}");
+            assert!(
+                !all.contains("return a * b"),
+                "not the answer that failed: {all}"
+            );
+            assert!(!all.contains("AssertionError"), "nor its failure: {all}");
+            assert_eq!(
+                texts.last().map(String::as_str),
+                Some("Fix add in calc.py.")
+            );
+            // A block equal to the failing answer on disk, or to the first file, writes
+            // nothing; another one is the write.
+            for same in [
+                "def add(a, b):\n    return a * b\n",
+                "def add(a, b):\n    return a - b\n",
+            ] {
+                let (resp, miss) =
+                    afresh.read(reply(&format!("Ok.\n\ncalc.py\n```\n{same}```\n")), 3);
+                assert_eq!(miss, Some(DraftMiss::Unchanged));
+                assert!(resp.message.content.is_empty());
+            }
+            let (resp, miss) = afresh.read(
+                reply("Ok, I will:\n\n1. Add.\n\ncalc.py\n```\ndef add(a, b):\n    return a + b\n```\n"),
+                3,
+            );
+            assert_eq!(miss, None);
+            assert_eq!(resp.message.content.len(), 1);
+        }
+        assert_ne!(systems[0], systems[1], "two wordings");
         assert_eq!(
             drafts.plan_retry(DraftMiss::Unchanged, &root),
             Retry::GiveUp {
@@ -1055,7 +1175,6 @@ mod tests {
                 tries: 3
             }
         );
-        assert!(drafts.take().is_none());
     }
 
     #[test]
