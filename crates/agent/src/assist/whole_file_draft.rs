@@ -297,8 +297,8 @@ impl Draft {
         };
         // Equal to the file as shown, or (afresh) as it is now: nothing to write.
         let same = |path: &str, content: &str| {
-            before(path).is_some_and(|b| b.trim_end() == content.trim_end())
-                || now(path).is_some_and(|n| n.trim_end() == content.trim_end())
+            before(path).is_some_and(|b| same_lines(b, content))
+                || now(path).is_some_and(|n| same_lines(n, content))
         };
         let miss = if firsts.is_empty() {
             let open = text
@@ -351,6 +351,25 @@ impl Draft {
         resp.malformed_tool_calls.clear();
         (resp, miss)
     }
+}
+
+/// The same text but for blank lines at its start or end. HumanEval's stub begins with a blank
+/// line the model's block leaves out: read as a change, its stub given back as it was was
+/// written (+0 −1) and the task went on as if it had been answered (problem 64).
+fn same_lines(a: &str, b: &str) -> bool {
+    core_lines(a) == core_lines(b)
+}
+
+/// The text from its first line that is not blank, to its end without trailing space.
+fn core_lines(t: &str) -> &str {
+    let t = t.trim_end();
+    let start = t
+        .char_indices()
+        .take_while(|(_, c)| c.is_whitespace())
+        .filter(|(_, c)| *c == '\n')
+        .last()
+        .map_or(0, |(i, _)| i + 1);
+    &t[start..]
 }
 
 /// A block without a first line that only names its file as a comment (`# solution.py`).
@@ -573,7 +592,11 @@ impl Drafts {
         let wrong = basis.failed.is_some() || matches!(miss, DraftMiss::Elided | DraftMiss::Cut);
         if wrong && basis.retries < RETRIES {
             basis.retries += 1;
-            let afresh = (basis.failed.is_some() && miss == DraftMiss::Unchanged)
+            // Once asked afresh, a reply that wrote nothing (he-64: the right function, then
+            // tests of its own inside the block until it repeated itself and was cut) is
+            // followed by the other wording, not by a repair of the answer that failed.
+            let afresh = (basis.failed.is_some()
+                && (miss == DraftMiss::Unchanged || basis.afresh > 0))
                 .then(|| Afresh::nth(basis.afresh))
                 .flatten();
             self.pending = match afresh {
@@ -760,6 +783,24 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    /// HumanEval 64: the stub begins with a blank line; the model's block left it out and was
+    /// otherwise the stub. Written as a change (+0 −1), the task went on as if answered.
+    #[test]
+    fn a_block_that_differs_only_in_blank_lines_at_its_ends_is_unchanged() {
+        let stub = Draft::new(
+            "Implement f in solution.py.",
+            vec![("solution.py".into(), "\n\ndef f():\n    pass\n\n".into())],
+        )
+        .expect("draft");
+        let (resp, miss) = stub.read(reply("solution.py\n```\ndef f():\n    pass\n```\n"), 1);
+        assert_eq!(miss, Some(DraftMiss::Unchanged));
+        assert!(resp.message.is_blank());
+        // Indenting the first line is a change, not a blank line.
+        assert!(!same_lines("\nx = 1\n", "    x = 1\n"));
+        assert!(same_lines("\n\nx = 1\n", "x = 1"));
+        assert!(!same_lines("x = 1\n\ny = 2\n", "x = 1\ny = 2\n"));
     }
 
     #[test]
@@ -1168,6 +1209,7 @@ mod tests {
             assert_eq!(resp.message.content.len(), 1);
         }
         assert_ne!(systems[0], systems[1], "two wordings");
+        assert!(drafts.take().is_none());
         assert_eq!(
             drafts.plan_retry(DraftMiss::Unchanged, &root),
             Retry::GiveUp {
@@ -1175,6 +1217,36 @@ mod tests {
                 tries: 3
             }
         );
+    }
+
+    /// HumanEval 64: the first draft asked afresh wrote the right function and then tests of
+    /// its own inside the block until it was cut; the retry that followed repaired the failing
+    /// answer (given back unchanged). Once asked afresh, any reply that writes nothing is
+    /// followed by the other wording.
+    #[test]
+    fn a_draft_asked_afresh_that_writes_nothing_is_followed_by_the_other_wording() {
+        let (_dir, root) = project_with_calc();
+        let mut drafts = Drafts::default();
+        drafts.plan_first(
+            "Fix add in calc.py.",
+            vec!["calc.py".into()],
+            &root,
+            true,
+            true,
+        );
+        let _ = drafts.take();
+        drafts.plan_repair("python3 -m unittest", "AssertionError\n", &root, true);
+        let _ = drafts.take();
+        assert_eq!(
+            drafts.plan_retry(DraftMiss::Unchanged, &root),
+            Retry::Drafted
+        );
+        let first = drafts.take().expect("afresh").system();
+        assert_eq!(drafts.plan_retry(DraftMiss::Cut, &root), Retry::Drafted);
+        let second = drafts.take().expect("afresh again");
+        assert_ne!(second.system(), first);
+        assert_ne!(second.system(), DRAFT_SYSTEM);
+        assert_eq!(second.temperature(), None);
     }
 
     #[test]
