@@ -1,13 +1,15 @@
 //! A draft asked afresh: the task's files as it began and its request, with no earlier answer
 //! and no failure shown, in the shape of a conversation (the files in a message of their own,
 //! the request alone after them) whose example reply first says what it will change. A small
-//! model that gave its failing file back unchanged after every repair was sure of its answer;
-//! asked the same way again (sampled or told to change it) it gave the same answer (HumanEval
+//! model that gave its failing file back unchanged after a repair was sure of its answer;
+//! asked the same way again (sampled, or told to change it) it gave the same answer (HumanEval
 //! 32, 64, 120, 128, 160 in make bench-agent: 0 of 15 repair replies wrote anything). Asked
-//! afresh, its likeliest answer is another one: with llama-server and the same GGUF, the first
-//! wording below solved 3 of those 7 misses (5 HumanEval, 2 of the own tasks) and the second
-//! 3; sampled at 0.8 instead, 1 of 16 tries. The two wordings are two tries: which answer a
-//! 1.5B model finds likeliest turns on the words, not on what they mean.
+//! afresh, its likeliest answer is often another one. Measured with llama-server and the same
+//! GGUF, greedy, on the seven tasks Tandem missed (those five and py-word-count, sh-greet):
+//! the first wording below solved 3 (he-32, he-64, sh-greet); aider's own whole-file prompt in
+//! this shape, which the second wording follows, 4 (he-64, he-128, py-word-count, sh-greet);
+//! the same shapes sampled at 0.8, 1 of 16 tries. Which answer a 1.5B model finds likeliest
+//! turns on the words more than on what they mean, so the two wordings are two tries.
 
 use protocol::{ContentBlock, Message, Role};
 
