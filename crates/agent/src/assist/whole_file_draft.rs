@@ -1013,19 +1013,39 @@ mod tests {
         (dir, root)
     }
 
+    /// Drafts of "Fix add in calc.py." with its first draft planned.
+    fn calc_drafts(root: &ProjectRoot) -> Drafts {
+        let mut drafts = Drafts::default();
+        drafts.plan_first(
+            "Fix add in calc.py.",
+            vec!["calc.py".into()],
+            root,
+            true,
+            true,
+        );
+        drafts
+    }
+
+    /// After the first draft wrote `answer` into calc.py and the check failed: the repair.
+    fn repair_of(dir: &std::path::Path, root: &ProjectRoot, answer: &str) -> Drafts {
+        let mut drafts = calc_drafts(root);
+        let _ = drafts.take();
+        std::fs::write(dir.join("calc.py"), answer).expect("the model's answer");
+        drafts.plan_repair(
+            "python3 -m unittest",
+            "AssertionError: 6 != 5\n",
+            root,
+            true,
+        );
+        drafts
+    }
+
     /// Aider's loop: the failing output back and the file whole again, three times at most;
     /// after that the task does not fall back to tool calls (they circled), it pauses.
     #[test]
     fn a_failed_check_is_repaired_three_times_then_the_task_pauses() {
         let (_dir, root) = project_with_calc();
-        let mut drafts = Drafts::default();
-        drafts.plan_first(
-            "Fix add in calc.py.",
-            vec!["calc.py".into()],
-            &root,
-            true,
-            true,
-        );
+        let mut drafts = calc_drafts(&root);
         assert!(drafts.take().is_some(), "the first draft");
         let failing = "AssertionError: -1 != 5\n[exit code 1; 0.1 s]\n";
         for n in 1..=REPAIRS {
@@ -1057,26 +1077,7 @@ mod tests {
     #[test]
     fn a_repair_goes_on_from_the_models_own_answer() {
         let (dir, root) = project_with_calc();
-        let mut drafts = Drafts::default();
-        drafts.plan_first(
-            "Fix add in calc.py.",
-            vec!["calc.py".into()],
-            &root,
-            true,
-            true,
-        );
-        let _ = drafts.take();
-        std::fs::write(
-            dir.path().join("calc.py"),
-            "def add(a, b):\n    return a * b\n",
-        )
-        .expect("the model's answer");
-        drafts.plan_repair(
-            "python3 -m unittest",
-            "AssertionError: 6 != 5\n",
-            &root,
-            true,
-        );
+        let mut drafts = repair_of(dir.path(), &root, "def add(a, b):\n    return a * b\n");
         let m = drafts.take().expect("a repair").messages();
         assert_eq!(m.len(), 5, "{m:?}");
         let texts: Vec<String> = m.iter().map(Message::text).collect();
@@ -1102,14 +1103,7 @@ mod tests {
     #[test]
     fn a_draft_that_wrote_nothing_is_asked_again_told_why() {
         let (_dir, root) = project_with_calc();
-        let mut drafts = Drafts::default();
-        drafts.plan_first(
-            "Fix add in calc.py.",
-            vec!["calc.py".into()],
-            &root,
-            true,
-            true,
-        );
+        let mut drafts = calc_drafts(&root);
         assert_eq!(drafts.take().expect("a draft").temperature(), None);
         let failing = "AssertionError: -1 != 5\n";
         drafts.plan_repair("python3 -m unittest", failing, &root, true);
@@ -1147,26 +1141,7 @@ mod tests {
     #[test]
     fn a_repair_given_back_unchanged_is_followed_by_drafts_asked_afresh() {
         let (dir, root) = project_with_calc();
-        let mut drafts = Drafts::default();
-        drafts.plan_first(
-            "Fix add in calc.py.",
-            vec!["calc.py".into()],
-            &root,
-            true,
-            true,
-        );
-        let _ = drafts.take();
-        std::fs::write(
-            dir.path().join("calc.py"),
-            "def add(a, b):\n    return a * b\n",
-        )
-        .expect("the model's answer");
-        drafts.plan_repair(
-            "python3 -m unittest",
-            "AssertionError: 6 != 5\n",
-            &root,
-            true,
-        );
+        let mut drafts = repair_of(dir.path(), &root, "def add(a, b):\n    return a * b\n");
         let _ = drafts.take();
         let mut systems = Vec::new();
         for _ in 0..RETRIES {
@@ -1226,14 +1201,7 @@ mod tests {
     #[test]
     fn a_draft_asked_afresh_that_writes_nothing_is_followed_by_the_other_wording() {
         let (_dir, root) = project_with_calc();
-        let mut drafts = Drafts::default();
-        drafts.plan_first(
-            "Fix add in calc.py.",
-            vec!["calc.py".into()],
-            &root,
-            true,
-            true,
-        );
+        let mut drafts = calc_drafts(&root);
         let _ = drafts.take();
         drafts.plan_repair("python3 -m unittest", "AssertionError\n", &root, true);
         let _ = drafts.take();
