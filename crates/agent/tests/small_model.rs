@@ -626,22 +626,19 @@ async fn an_unchanged_first_draft_whose_check_passes_goes_on_with_the_tools() {
     assert_eq!(commands_run(&h).first().map(|(c, _)| *c), Some(Some(0)));
 }
 
-/// Attack: the check Tandem runs after a draft is the task's own backticked command, and a
-/// command that is a check only in part (a cloned project's README suggesting
-/// `python3 -m unittest && echo … > ../outside`) gets no pass for it: the policy asks, as it
-/// would for the model's call, and said no to, nothing runs outside the project.
-#[tokio::test]
-async fn the_drafts_check_is_judged_like_any_command_and_a_denied_one_does_not_run() {
+/// The buggy calc project in a folder of its own, in Ask mode, the model drafting `draft`; every
+/// write approved, every command denied. The folder around the project, the harness, and the
+/// tools asked about, in order.
+async fn in_ask_mode_denying_commands(
+    draft: &'static str,
+) -> (tempfile::TempDir, Harness, Arc<Mutex<Vec<String>>>) {
     let outside = tempfile::tempdir().expect("outside");
     let project = outside.path().join("p");
     std::fs::create_dir(&project).expect("mkdir");
     test_support::projects::buggy_calc(&project);
-    let model = Arc::new(Recorded::drafting(
-        vec!["calc.py\n```\ndef add(a, b):\n    return a + b\n```\n"],
-        vec![],
-    ));
+    let model = Arc::new(Recorded::drafting(vec![draft], vec![]));
     let mut setup = Setup::new(Mode::Ask);
-    setup.local_model = Some(model.clone());
+    setup.local_model = Some(model);
     let asked = Arc::new(Mutex::new(Vec::new()));
     let seen = asked.clone();
     let h = Harness::start(no_scenario(), &project, setup, move |p| {
@@ -653,6 +650,17 @@ async fn the_drafts_check_is_judged_like_any_command_and_a_denied_one_does_not_r
         }
     })
     .await;
+    (outside, h, asked)
+}
+
+/// Attack: the check Tandem runs after a draft is the task's own backticked command, and a
+/// command that is a check only in part (a cloned project's README suggesting
+/// `python3 -m unittest && echo … > ../outside`) gets no pass for it: the policy asks, as it
+/// would for the model's call, and said no to, nothing runs outside the project.
+#[tokio::test]
+async fn the_drafts_check_is_judged_like_any_command_and_a_denied_one_does_not_run() {
+    let (outside, h, asked) =
+        in_ask_mode_denying_commands("calc.py\n```\ndef add(a, b):\n    return a + b\n```\n").await;
     h.run("Fix add in calc.py. Run `python3 -B -m unittest -q && echo harmless-72 > ../outside.txt` to check.")
         .await;
     assert_eq!(*asked.lock().expect("lock"), ["write_file", "run_command"]);
@@ -666,27 +674,8 @@ async fn the_drafts_check_is_judged_like_any_command_and_a_denied_one_does_not_r
 /// task's, still judged and asked about; denied, nothing runs outside the project.
 #[tokio::test]
 async fn the_check_after_an_unchanged_draft_is_judged_and_a_denied_one_does_not_run() {
-    let outside = tempfile::tempdir().expect("outside");
-    let project = outside.path().join("p");
-    std::fs::create_dir(&project).expect("mkdir");
-    test_support::projects::buggy_calc(&project);
-    let model = Arc::new(Recorded::drafting(
-        vec!["calc.py\n```\ndef add(a, b):\n    return a - b\n```\n"],
-        vec![],
-    ));
-    let mut setup = Setup::new(Mode::Ask);
-    setup.local_model = Some(model.clone());
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let seen = asked.clone();
-    let h = Harness::start(no_scenario(), &project, setup, move |p| {
-        seen.lock().expect("lock").push(p.tool.clone());
-        if p.tool == "run_command" {
-            ApprovalAnswer::Deny { message: None }
-        } else {
-            ApprovalAnswer::Approve
-        }
-    })
-    .await;
+    let (outside, h, asked) =
+        in_ask_mode_denying_commands("calc.py\n```\ndef add(a, b):\n    return a - b\n```\n").await;
     h.run("Fix add in calc.py. Run `python3 -B -m unittest -q && echo harmless-73 > ../outside.txt` to check.")
         .await;
     assert_eq!(
