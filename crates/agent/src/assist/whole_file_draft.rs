@@ -540,7 +540,8 @@ impl Drafts {
     }
 
     /// After a check the task's draft was for failed: the next step is the draft again, with
-    /// what failed, while repairs remain and it `may_write`. Where nothing may be written
+    /// what failed, while repairs remain and it `may_write` (after an answer asked afresh, the
+    /// other wording while one remains). Where nothing may be written
     /// (read-only mode, write_file turned off), a draft's writes would only be refused.
     pub(crate) fn plan_repair(
         &mut self,
@@ -561,8 +562,13 @@ impl Drafts {
                 lines: what_failed(output),
             };
             basis.failed = Some(failed.clone());
-            self.pending =
-                draft_of(root, &basis).map(|d| d.after(failed).from(basis.original.clone()));
+            // An answer asked afresh that fails is followed by the other wording, not by a
+            // repair of it: in make bench-agent none of five such repairs passed (HumanEval
+            // 32, 120, 128, js-slugify, sh-ext), and the second wording never ran in three.
+            self.pending = match (basis.afresh > 0).then(|| Afresh::nth(basis.afresh)) {
+                Some(Some(wording)) => afresh_draft(root, &mut basis, wording),
+                _ => draft_of(root, &basis).map(|d| d.after(failed).from(basis.original.clone())),
+            };
             if self.pending.is_some() {
                 Repair::Drafted
             } else {
@@ -579,8 +585,9 @@ impl Drafts {
 
     /// After a draft's reply that wrote nothing: the draft again, told why, while retries
     /// remain. A repair that gave the file back unchanged is asked afresh instead (see
-    /// [`super::afresh_draft`]): told that it did, the model gave it back unchanged again. A first draft answered in prose, or with the file as it was, may be right
-    /// (nothing to change; the tools can look further); after a failed check, or with a file
+    /// [`super::afresh_draft`]): told that it did, the model gave it back unchanged again. A
+    /// first draft answered in prose, or with the file as it was, may be right (nothing to
+    /// change; the tools can look further); after a failed check, or with a file
     /// cut short or elided, the reply cannot be. When the retries after a failed check wrote
     /// nothing either, the task gives up: the tool calls after them circled for ten more steps
     /// and never passed (HumanEval's problem 120, five minutes), where aider stops after its
@@ -600,15 +607,7 @@ impl Drafts {
                 .then(|| Afresh::nth(basis.afresh))
                 .flatten();
             self.pending = match afresh {
-                Some(wording) => {
-                    basis.afresh += 1;
-                    draft_of(root, &basis).and_then(|now| {
-                        let mut d = Draft::new(&basis.task, basis.original.clone())?;
-                        d.afresh = Some(wording);
-                        d.now = Some(now.files);
-                        Some(d)
-                    })
-                }
+                Some(wording) => afresh_draft(root, &mut basis, wording),
                 None => draft_of(root, &basis)
                     .map(|d| match &basis.failed {
                         Some(f) => {
@@ -690,6 +689,17 @@ fn failure_words(f: &FailedCheck) -> String {
     }
     said.push_str("\nFix the code so that it passes.\n");
     said
+}
+
+/// The draft asked afresh in `wording`: the files as the task began, with those as they are
+/// now kept to tell an answer given back unchanged.
+fn afresh_draft(root: &ProjectRoot, basis: &mut DraftBasis, wording: Afresh) -> Option<Draft> {
+    basis.afresh += 1;
+    let now = draft_of(root, basis)?;
+    let mut d = Draft::new(&basis.task, basis.original.clone())?;
+    d.afresh = Some(wording);
+    d.now = Some(now.files);
+    Some(d)
 }
 
 /// The draft of the basis's files as they are now.
@@ -1215,6 +1225,66 @@ mod tests {
         assert_ne!(second.system(), first);
         assert_ne!(second.system(), DRAFT_SYSTEM);
         assert_eq!(second.temperature(), None);
+    }
+
+    /// HumanEval 32: the answer asked afresh wrote and failed the check; the repair of it that
+    /// followed used the last repair, so the other wording never ran. A failed answer asked
+    /// afresh is followed by the other wording (a repair, by count), then by repairs.
+    #[test]
+    fn an_answer_asked_afresh_that_fails_the_check_is_followed_by_the_other_wording() {
+        let (dir, root) = project_with_calc();
+        let mut drafts = repair_of(dir.path(), &root, "def add(a, b):\n    return a * b\n");
+        let _ = drafts.take();
+        assert_eq!(
+            drafts.plan_retry(DraftMiss::Unchanged, &root),
+            Retry::Drafted
+        );
+        let first = drafts.take().expect("afresh").system();
+        std::fs::write(dir.path().join("calc.py"), "def add(a, b):\n    return b\n")
+            .expect("the afresh answer");
+        assert_eq!(
+            drafts.plan_repair(
+                "python3 -m unittest",
+                "AssertionError: 2 != 3\n",
+                &root,
+                true
+            ),
+            Repair::Drafted
+        );
+        let second = drafts.take().expect("the other wording");
+        assert_ne!(second.system(), first);
+        assert_ne!(second.system(), DRAFT_SYSTEM);
+        assert_eq!(second.temperature(), None);
+        let all: Vec<String> = second.messages().iter().map(Message::text).collect();
+        let all = all.join("\n");
+        assert!(
+            all.contains("return a - b") && !all.contains("return b\n"),
+            "{all}"
+        );
+        assert!(!all.contains("AssertionError"), "{all}");
+        // Both wordings tried: the next failure is repaired, until the repairs run out.
+        assert_eq!(
+            drafts.plan_repair(
+                "python3 -m unittest",
+                "AssertionError: 2 != 3\n",
+                &root,
+                true
+            ),
+            Repair::Drafted
+        );
+        let repair = drafts.take().expect("a repair");
+        assert_eq!(repair.system(), DRAFT_SYSTEM);
+        let last = repair.messages().last().expect("message").text();
+        assert!(last.contains("AssertionError: 2 != 3"), "{last}");
+        assert_eq!(
+            drafts.plan_repair(
+                "python3 -m unittest",
+                "AssertionError: 2 != 3\n",
+                &root,
+                true
+            ),
+            Repair::Exhausted { repairs: REPAIRS }
+        );
     }
 
     #[test]
