@@ -307,9 +307,9 @@ def parts_text(parts: list, layer: str, of: int) -> str:
         head = (f"The whole suite, run in {of} parts (each both columns in one run), call layer "
                 f"`{layer}`, {', '.join(dates)}:")
     else:
-        head = (f"Parts {', '.join(map(str, done))} of {of} of the whole suite so far (each both "
-                f"columns in one run), call layer `{layer}`, {', '.join(dates)}; the whole suite "
-                f"is not yet measured:")
+        which = f"Part {done[0]}" if len(done) == 1 else f"Parts {', '.join(map(str, done))}"
+        head = (f"{which} of {of} of the whole suite so far (each part both columns in one run), "
+                f"call layer `{layer}`, {', '.join(dates)}; the whole suite is not yet measured:")
     return head + "\n\n" + "\n".join(rows)
 
 
