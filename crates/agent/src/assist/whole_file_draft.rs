@@ -1240,17 +1240,17 @@ mod tests {
             Retry::Drafted
         );
         let first = drafts.take().expect("afresh").system();
-        std::fs::write(dir.path().join("calc.py"), "def add(a, b):\n    return b\n")
-            .expect("the afresh answer");
-        assert_eq!(
-            drafts.plan_repair(
+        let fails = |d: &mut Drafts| {
+            d.plan_repair(
                 "python3 -m unittest",
                 "AssertionError: 2 != 3\n",
                 &root,
-                true
-            ),
-            Repair::Drafted
-        );
+                true,
+            )
+        };
+        std::fs::write(dir.path().join("calc.py"), "def add(a, b):\n    return b\n")
+            .expect("the afresh answer");
+        assert_eq!(fails(&mut drafts), Repair::Drafted);
         let second = drafts.take().expect("the other wording");
         assert_ne!(second.system(), first);
         assert_ne!(second.system(), DRAFT_SYSTEM);
@@ -1263,28 +1263,12 @@ mod tests {
         );
         assert!(!all.contains("AssertionError"), "{all}");
         // Both wordings tried: the next failure is repaired, until the repairs run out.
-        assert_eq!(
-            drafts.plan_repair(
-                "python3 -m unittest",
-                "AssertionError: 2 != 3\n",
-                &root,
-                true
-            ),
-            Repair::Drafted
-        );
+        assert_eq!(fails(&mut drafts), Repair::Drafted);
         let repair = drafts.take().expect("a repair");
         assert_eq!(repair.system(), DRAFT_SYSTEM);
         let last = repair.messages().last().expect("message").text();
         assert!(last.contains("AssertionError: 2 != 3"), "{last}");
-        assert_eq!(
-            drafts.plan_repair(
-                "python3 -m unittest",
-                "AssertionError: 2 != 3\n",
-                &root,
-                true
-            ),
-            Repair::Exhausted { repairs: REPAIRS }
-        );
+        assert_eq!(fails(&mut drafts), Repair::Exhausted { repairs: REPAIRS });
     }
 
     #[test]
