@@ -511,6 +511,44 @@ async fn a_draft_asked_afresh_after_an_unchanged_repair_lands_and_the_check_pass
     assert!(calc.contains("return a + b"), "{calc}");
 }
 
+/// Issue 48 (HumanEval 32): the answer asked afresh wrote and failed its check; a repair of it
+/// followed and the other wording never ran. After a failed afresh answer the next draft is
+/// the other wording — the first files again, not the failing answer — and its answer lands.
+#[tokio::test]
+async fn a_failed_afresh_answer_is_followed_by_the_other_wording_which_lands() {
+    let project = tempfile::tempdir().expect("tempdir");
+    let wrong = "calc.py\n```\ndef add(a, b):\n    return a * b\n```\n";
+    let (h, model, outcome) = fix_add_drafting(
+        project.path(),
+        vec![
+            wrong,
+            wrong,
+            "Ok, I will:\n\n1. Raise a to b.\n\ncalc.py\n```\ndef add(a, b):\n    return a ** b\n```\n",
+            "Changes: add returns the sum.\n\ncalc.py\n```\ndef add(a, b):\n    return a + b\n```\n",
+        ],
+    )
+    .await;
+    assert!(matches!(outcome, TurnOutcome::Done { .. }), "{outcome:?}");
+    assert_eq!(
+        commands_run(&h).iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+        [Some(1), Some(1), Some(0)],
+        "the first answer fails, the afresh answer fails, the other wording's passes"
+    );
+    let requests = model.requests.lock().expect("lock");
+    assert_eq!(requests.len(), 4);
+    assert_ne!(requests[3].system, requests[2].system, "the other wording");
+    assert_ne!(requests[3].system, requests[0].system, "not a repair");
+    let shown: Vec<String> = requests[3].messages.iter().map(|m| m.text()).collect();
+    let shown = shown.join("\n");
+    assert!(
+        shown.contains("return a - b") && !shown.contains("a ** b"),
+        "the first file, not the failing answer: {shown}"
+    );
+    drop(requests);
+    let calc = std::fs::read_to_string(project.path().join("calc.py")).expect("calc.py");
+    assert!(calc.contains("return a + b"), "{calc}");
+}
+
 /// Issue 48: the third failing check in a row brought the loop guard's step back ("…make one
 /// edit that does exactly that") into the check's output, the person's card and the
 /// conversation, where the next move is the draft again with what failed, not an edit.
