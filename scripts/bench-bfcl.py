@@ -259,8 +259,11 @@ def call_layer() -> str:
     """What the answers and their judging depend on — the git trees of CALL_LAYER and this
     script's code that asks and checks (not the code that writes the table) — as a short hash;
     empty when CALL_LAYER has uncommitted changes."""
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", *CALL_LAYER], cwd=REPO,
-                           capture_output=True, text=True, check=True).stdout.strip()
+    try:
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", *CALL_LAYER], cwd=REPO,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""  # not a git checkout: the layer cannot be named
     if dirty:
         return ""
     trees = subprocess.run(["git", "rev-parse", *[f"HEAD:{p}" for p in CALL_LAYER]], cwd=REPO,
@@ -325,10 +328,11 @@ def main():
     if a.part and a.every != 1:
         ap.error("--part splits the whole suite; it does not take --every")
     server = os.environ.get("LLAMA_SERVER")
-    layer = call_layer()
+    # Only a part is kept with its call layer (git): a plain run needs no repository.
+    layer = call_layer() if a.part else ""
     if a.part and a.write and not (server and layer):
         ap.error("--part --write keeps a part of the whole suite: it needs LLAMA_SERVER (both "
-                 "columns) and a call layer without uncommitted changes (" + ", ".join(CALL_LAYER) + ")")
+                 "columns) and a git checkout without uncommitted changes in its call layer (" + ", ".join(CALL_LAYER) + ")")
     data = fetch_data()
     entries = load(data, a.every, a.part or (1, 1))
     model = Path(a.model)
