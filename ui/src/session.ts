@@ -39,6 +39,9 @@ export type RestoreAsk = {
   keeps?: Array<{ path: string; afterAgent: boolean }>;
   /** An Undo of the last turn: the card speaks of undoing, not restoring. */
   undo?: boolean;
+  /** What the first of `scopes` with these `paths` changes, when it was read already (an Undo
+   *  reads it to find the person's own files): the card shows it rather than asking again. */
+  preview?: RestorePreview;
 };
 
 type SessionState = {
@@ -432,6 +435,7 @@ export const useSession = create<SessionState>((set, get) => ({
       text,
       keeps: yours,
       undo: true,
+      preview: yours.length === 0 ? preview : undefined,
     });
   },
 

@@ -3,7 +3,7 @@
 // view as an approval, the files it cannot bring back and why, and the turns the conversation
 // loses. Nothing changes until Restore is pressed, and the restore itself can be undone. An
 // Undo of the last turn is the same card in its own words.
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { RestoreFile, RestorePreview, RestoreScope } from "../bindings";
 import { call, toAppError } from "../api";
 import { reasonWords, SCOPES } from "../restore";
@@ -27,12 +27,21 @@ function RestoreQuestion({ ask, session }: { ask: RestoreAsk; session: string })
   const restoring = useSession((s) => s.restoring);
   const running = useSession((s) => s.runningSession !== null);
   const [scope, setScope] = useState<RestoreScope>(ask.scopes[0] ?? "both");
-  const [preview, setPreview] = useState<{ scope: RestoreScope; value: RestorePreview } | null>(null);
+  const [preview, setPreview] = useState<{ scope: RestoreScope; value: RestorePreview } | null>(() =>
+    ask.preview ? { scope: ask.scopes[0] ?? "both", value: ask.preview } : null,
+  );
   const [error, setError] = useState<string | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [layout, setLayout] = useState<DiffLayout>("unified");
 
+  // The scope whose preview came with the ask (an Undo read it already): not read twice.
+  const given = useRef<RestoreScope | null>(ask.preview ? (ask.scopes[0] ?? "both") : null);
+
   useEffect(() => {
+    if (given.current === scope) {
+      given.current = null;
+      return;
+    }
     let live = true;
     setError(null);
     call("restore_preview", { session, target: ask.target, scope, paths: ask.paths })

@@ -144,6 +144,8 @@ describe("undo and restore", () => {
     const card = await screen.findByTestId("restore-card");
     await waitFor(() => expect(within(card).getByTestId("restore-preview")).toHaveAttribute("data-ready", "true"));
     expect(within(card).getByTestId("restore-title")).toHaveTextContent(/^Undo “Now break it”$/);
+    // The preview Undo read to find the person's own files is the one shown: one read, not two.
+    expect(restores(calls, "restore_preview")).toEqual([{ session: "new-1", target: { kind: "checkpoint", id: 1 }, scope: "both", paths: null }]);
     const files = within(card).getAllByTestId("restore-file");
     expect(files.map((f) => f.getAttribute("data-action"))).toEqual(["modify", "delete"]);
     expect(files[0]).toHaveTextContent("src/a.rs");
